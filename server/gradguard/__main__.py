@@ -1,0 +1,5 @@
+"""`python -m gradguard` is the same as the `gradguard` command."""
+
+from gradguard.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,194 @@
+"""The engine: one pure entry point shared by the CLI and the language server.
+
+`check_source` parses with `ast`, computes the shared dataflow facts once, runs every
+enabled rule (a crashing rule is reported and the others still run), drops suppressed
+findings and returns plain data. `fix_source` applies fixes round by round and refuses any
+result that does not parse.
+"""
+
+from __future__ import annotations
+
+import ast
+import logging
+import traceback
+import warnings
+from dataclasses import dataclass, replace
+
+from gradguard.core.edits import apply_edits, compatible_fixes
+from gradguard.core.findings import Finding, Fix, Position, Range, Safety
+from gradguard.core.rule import Rule, RuleContext, all_rules
+from gradguard.core.settings import Settings
+from gradguard.core.suppression import Suppressions
+from gradguard.core.text import SourceText
+
+log = logging.getLogger(__name__)
+
+# Recursive `ast` walks on pathological nesting are caught, not allowed to escape.
+_PARSE_FAILURES = (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError)
+
+
+@dataclass(frozen=True)
+class ParseError:
+    """Why a document could not be analysed, and where."""
+
+    message: str
+    range: Range
+
+
+@dataclass(frozen=True)
+class RuleError:
+    """A rule crashed on this document; the other rules' findings are still reported."""
+
+    code: str
+    message: str
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """The outcome of checking one document."""
+
+    findings: tuple[Finding, ...]
+    parse_error: ParseError | None = None
+    rule_errors: tuple[RuleError, ...] = ()
+    skipped: bool = False
+
+
+@dataclass(frozen=True)
+class FixResult:
+    """The outcome of `fix_source`: the new text, how many fixes were applied, what remains."""
+
+    text: str
+    applied: int
+    remaining: CheckResult
+
+
+def mentions_torch(text: str) -> bool:
+    """Cheap pre-filter: a file that never says `torch` cannot hold an autograd mistake."""
+    return "torch" in text
+
+
+def parse(source: SourceText, filename: str = "<unknown>") -> ast.Module | ParseError:
+    """Parse with CPython's parser; return a `ParseError` instead of raising."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # SyntaxWarning for invalid escapes etc.
+            return ast.parse(source.text, filename=filename)
+    except SyntaxError as exc:
+        line = max((exc.lineno or 1) - 1, 0)
+        line = min(line, source.line_count - 1)
+        column = max((exc.offset or 1) - 1, 0)
+        start = Position(line, min(column, len(source.line(line))))
+        end = Position(line, len(source.line(line)))
+        return ParseError(f"SyntaxError: {exc.msg}", Range(start, end))
+    except _PARSE_FAILURES as exc:
+        start = Position(0, 0)
+        return ParseError(f"{type(exc).__name__}: {exc}", Range(start, start))
+
+
+def selected_rules(settings: Settings, path: str | None) -> list[Rule]:
+    """The rules enabled for `path` under `settings`."""
+    return [rule for rule in all_rules() if settings.is_enabled(rule.code, path)]
+
+
+def check_source(
+    text: str,
+    *,
+    path: str | None = None,
+    settings: Settings | None = None,
+    source: SourceText | None = None,
+) -> CheckResult:
+    """Analyse one document and return its findings (never raises on user input)."""
+    settings = settings or Settings()
+    if not mentions_torch(text):
+        return CheckResult(findings=(), skipped=True)
+    source = source or SourceText(text)
+    tree = parse(source, path or "<unknown>")
+    if isinstance(tree, ParseError):
+        return CheckResult(findings=(), parse_error=tree)
+    return check_tree(source, tree, path=path, settings=settings)
+
+
+def check_tree(
+    source: SourceText, tree: ast.Module, *, path: str | None, settings: Settings
+) -> CheckResult:
+    """Run the enabled rules on an already parsed module."""
+    from gradguard.analysis.model import analyse_module
+
+    try:
+        analysis = analyse_module(tree)
+    except RecursionError:
+        message = "the file nests too deeply to analyse"
+        return CheckResult((), ParseError(message, Range(Position(0, 0), Position(0, 0))))
+    context = RuleContext(source=source, tree=tree, analysis=analysis, path=path)
+    suppressions = Suppressions.scan(source)
+    findings: list[Finding] = []
+    errors: list[RuleError] = []
+    for rule in selected_rules(settings, path):
+        try:
+            produced = list(rule.check(context))
+        except Exception as exc:  # a rule bug must not take the other rules down
+            log.error("rule %s crashed on %s:\n%s", rule.code, path, traceback.format_exc())
+            errors.append(RuleError(rule.code, f"{type(exc).__name__}: {exc}"))
+            continue
+        for finding in produced:
+            if suppressions.suppresses(finding.code, finding.range.start.line):
+                continue
+            severity = settings.severity_for(finding.code, finding.severity)
+            findings.append(replace(finding, severity=severity))
+    findings.sort(key=lambda f: (f.range.start, f.code))
+    return CheckResult(findings=tuple(_dedupe(findings)), rule_errors=tuple(errors))
+
+
+def _dedupe(findings: list[Finding]) -> list[Finding]:
+    seen: set[tuple[str, Range]] = set()
+    unique: list[Finding] = []
+    for finding in findings:
+        key = (finding.code, finding.range)
+        if key not in seen:
+            seen.add(key)
+            unique.append(finding)
+    return unique
+
+
+def applicable_fixes(
+    findings: tuple[Finding, ...], *, unsafe: bool, codes: frozenset[str] | None = None
+) -> list[Fix]:
+    """The first fix of each finding that the fix policy allows."""
+    fixes: list[Fix] = []
+    for finding in findings:
+        if codes is not None and finding.code not in codes:
+            continue
+        fix = finding.fix
+        if fix is not None and (unsafe or fix.safety is Safety.SAFE):
+            fixes.append(fix)
+    return fixes
+
+
+def fix_source(
+    text: str,
+    *,
+    path: str | None = None,
+    settings: Settings | None = None,
+    unsafe: bool = False,
+    codes: frozenset[str] | None = None,
+    max_rounds: int = 10,
+) -> FixResult:
+    """Apply fixes until none applies; never return text that does not parse."""
+    settings = settings or Settings()
+    result = check_source(text, path=path, settings=settings)
+    applied = 0
+    for _ in range(max_rounds):
+        if result.parse_error is not None:
+            break
+        source = SourceText(text)
+        fixes = compatible_fixes(source, applicable_fixes(result.findings, unsafe=unsafe, codes=codes))
+        if not fixes:
+            break
+        candidate = apply_edits(source, [edit for fix in fixes for edit in fix.edits])
+        if isinstance(parse(SourceText(candidate)), ParseError):
+            log.error("a fix produced unparsable code in %s; fixes not applied", path)
+            break
+        text = candidate
+        applied += len(fixes)
+        result = check_source(text, path=path, settings=settings)
+    return FixResult(text=text, applied=applied, remaining=result)

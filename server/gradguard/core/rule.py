@@ -1,0 +1,128 @@
+"""The rule contract: one module under `gradguard.rules` per rule, discovered at import time."""
+
+from __future__ import annotations
+
+import abc
+import ast
+import importlib
+import pkgutil
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING, ClassVar
+
+from gradguard.core.findings import Finding, Fix, Range, Related, Severity
+from gradguard.core.text import SourceText
+
+if TYPE_CHECKING:
+    from gradguard.analysis.model import ModuleAnalysis
+
+DOCS_URL = "https://github.com/gradguard/gradguard/blob/main/docs/rules.md#{anchor}"
+
+
+@dataclass(frozen=True)
+class Invalid:
+    """An INVALID example: code the rule must flag, and the text its first fix must produce."""
+
+    code: str
+    fixed: str | None = None
+    unsafe_fix: bool = False
+
+
+@dataclass(frozen=True)
+class RuleContext:
+    """Everything a rule may read: the text, the `ast`, and the shared dataflow facts."""
+
+    source: SourceText
+    tree: ast.Module
+    analysis: ModuleAnalysis
+    path: str | None = None
+
+    def node_range(self, node: ast.AST) -> Range:
+        """The exact range of an `ast` node (statement or expression)."""
+        start = self.source.from_ast(node.lineno, node.col_offset)  # type: ignore[attr-defined]
+        end_line = getattr(node, "end_lineno", None) or node.lineno  # type: ignore[attr-defined]
+        end_col = getattr(node, "end_col_offset", None)
+        end = self.source.from_ast(end_line, end_col if end_col is not None else 0)
+        return Range(start, end)
+
+
+class Rule(abc.ABC):
+    """Base class of every rule. Subclasses set the class attributes and implement `check`."""
+
+    code: ClassVar[str]
+    name: ClassVar[str]
+    severity: ClassVar[Severity] = Severity.ERROR
+    summary: ClassVar[str]
+    valid: ClassVar[Sequence[str]] = ()
+    invalid: ClassVar[Sequence[Invalid]] = ()
+    tags: ClassVar[tuple[str, ...]] = ()
+
+    @property
+    def docs(self) -> str:
+        """The rule's documentation: its module docstring (What it does / Why is this bad? ...)."""
+        module = importlib.import_module(type(self).__module__)
+        return (module.__doc__ or self.summary).strip()
+
+    @property
+    def url(self) -> str:
+        """Link to the rule's documentation."""
+        return DOCS_URL.format(anchor=f"{self.code.lower()}-{self.name}")
+
+    @abc.abstractmethod
+    def check(self, ctx: RuleContext) -> Iterable[Finding]:
+        """Yield the rule's findings for one module."""
+
+    def finding(
+        self,
+        message: str,
+        rng: Range,
+        related: Sequence[Related] = (),
+        fixes: Sequence[Fix] = (),
+    ) -> Finding:
+        """Build a finding carrying this rule's identity."""
+        return Finding(
+            code=self.code,
+            name=self.name,
+            severity=self.severity,
+            message=message,
+            range=rng,
+            related=tuple(related),
+            fixes=tuple(fixes),
+            url=self.url,
+            tags=self.tags,
+        )
+
+
+@cache
+def all_rules() -> tuple[Rule, ...]:
+    """Every rule in `gradguard.rules`, sorted by code. Adding a rule means adding one module."""
+    import gradguard.rules as package
+
+    found: dict[str, Rule] = {}
+    for info in pkgutil.iter_modules(package.__path__):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{package.__name__}.{info.name}")
+        for value in vars(module).values():
+            if (
+                isinstance(value, type)
+                and issubclass(value, Rule)
+                and value is not Rule
+                and not getattr(value, "__abstractmethods__", None)
+                and value.__module__ == module.__name__
+            ):
+                rule = value()
+                if rule.code in found:
+                    raise RuntimeError(f"duplicate rule code {rule.code}")
+                found[rule.code] = rule
+    return tuple(sorted(found.values(), key=lambda r: r.code))
+
+
+def rule_by_code(code: str) -> Rule | None:
+    """Look a rule up by code (`GG201`) or name (`hidden-state-not-detached`)."""
+    wanted = code.strip()
+    for rule in all_rules():
+        if rule.code == wanted.upper() or rule.name == wanted.lower():
+            return rule
+    return None

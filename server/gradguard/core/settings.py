@@ -1,0 +1,159 @@
+"""User settings: rule selection, severities, fix policy; read from `[tool.gradguard]`.
+
+Precedence (like ruff): command-line flags or editor settings override `pyproject.toml`,
+which overrides the defaults here.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path, PurePath
+from typing import Any
+
+from gradguard.core.findings import Severity
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+
+class SettingsError(ValueError):
+    """A setting has the wrong type or value; the message names it."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The effective configuration for one file."""
+
+    select: tuple[str, ...] = ("ALL",)
+    ignore: tuple[str, ...] = ()
+    per_file_ignores: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    severity: Mapping[str, Severity] = field(default_factory=dict)
+    unsafe_fixes: bool = False
+    source: Path | None = None
+
+    def is_enabled(self, code: str, path: str | None = None) -> bool:
+        """True when `code` is selected, not ignored, and not ignored for `path`."""
+        selected = _longest_match(code, self.select)
+        ignored = _longest_match(code, self.ignore)
+        if selected < 0 or ignored >= selected:
+            return False
+        if path is not None:
+            for pattern, codes in self.per_file_ignores.items():
+                if _path_matches(path, pattern, self.source) and _longest_match(code, codes) >= 0:
+                    return False
+        return True
+
+    def severity_for(self, code: str, default: Severity) -> Severity:
+        """The configured severity for `code` (exact code or longest prefix), else `default`."""
+        best = -1
+        result = default
+        for key, value in self.severity.items():
+            length = _prefix_length(code, key)
+            if length > best:
+                best, result = length, value
+        return result
+
+    def merged(self, overrides: Mapping[str, Any]) -> Settings:
+        """Return a copy with the given (already validated) keys replaced."""
+        return replace(self, **overrides)
+
+
+def _prefix_length(code: str, selector: str) -> int:
+    selector = selector.strip().upper()
+    if selector == "ALL":
+        return 0
+    return len(selector) if code.startswith(selector) else -1
+
+
+def _longest_match(code: str, selectors: tuple[str, ...]) -> int:
+    return max((_prefix_length(code, s) for s in selectors), default=-1)
+
+
+def _path_matches(path: str, pattern: str, config_file: Path | None) -> bool:
+    candidate = PurePath(path)
+    names = {candidate.as_posix(), candidate.name}
+    if config_file is not None:
+        try:
+            names.add(Path(path).resolve().relative_to(config_file.parent.resolve()).as_posix())
+        except (ValueError, OSError):
+            pass
+    return any(fnmatch.fnmatch(name, pattern) for name in names)
+
+
+def _codes(key: str, value: Any) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise SettingsError(f"`{key}` must be a list of rule codes, got {value!r}")
+    return tuple(v.strip().upper() for v in value if v.strip())
+
+
+def _severity(key: str, value: Any) -> Severity:
+    try:
+        return Severity(str(value).lower())
+    except ValueError:
+        choices = ", ".join(s.value for s in Severity)
+        raise SettingsError(f"`{key}` must be one of {choices}, got {value!r}") from None
+
+
+def parse_settings(table: Mapping[str, Any], base: Settings | None = None) -> Settings:
+    """Validate a `[tool.gradguard]`-shaped mapping (dashes or underscores) into `Settings`."""
+    settings = base or Settings()
+    updates: dict[str, Any] = {}
+    for raw_key, value in table.items():
+        key = raw_key.replace("-", "_")
+        if key in ("select", "ignore"):
+            updates[key] = _codes(raw_key, value)
+        elif key == "extend_ignore":
+            updates["ignore"] = updates.get("ignore", settings.ignore) + _codes(raw_key, value)
+        elif key == "per_file_ignores":
+            if not isinstance(value, Mapping):
+                raise SettingsError(f"`{raw_key}` must be a table of glob = [codes]")
+            updates[key] = {str(k): _codes(f"{raw_key}.{k}", v) for k, v in value.items()}
+        elif key == "severity":
+            if not isinstance(value, Mapping):
+                raise SettingsError(f"`{raw_key}` must be a table of CODE = severity")
+            updates[key] = {str(k).upper(): _severity(f"{raw_key}.{k}", v) for k, v in value.items()}
+        elif key == "unsafe_fixes":
+            if not isinstance(value, bool):
+                raise SettingsError(f"`{raw_key}` must be true or false, got {value!r}")
+            updates[key] = value
+        else:
+            raise SettingsError(f"unknown setting `{raw_key}`")
+    return settings.merged(updates)
+
+
+def find_pyproject(start: Path) -> Path | None:
+    """The nearest `pyproject.toml` at or above `start` that has a `[tool.gradguard]` table."""
+    directory = start if start.is_dir() else start.parent
+    for folder in (directory, *directory.parents):
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file():
+            try:
+                data = tomllib.loads(candidate.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+                continue
+            if isinstance(data.get("tool"), dict) and "gradguard" in data["tool"]:
+                return candidate
+    return None
+
+
+def load_pyproject(path: Path, base: Settings | None = None) -> Settings:
+    """Read `[tool.gradguard]` from `path`; raise `SettingsError` with the file name on errors."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise SettingsError(f"{path}: cannot read: {exc}") from exc
+    table = data.get("tool", {}).get("gradguard", {})
+    if not isinstance(table, dict):
+        raise SettingsError(f"{path}: [tool.gradguard] must be a table")
+    try:
+        settings = parse_settings(table, base)
+    except SettingsError as exc:
+        raise SettingsError(f"{path}: {exc}") from exc
+    return replace(settings, source=path)

@@ -1,0 +1,116 @@
+"""Source text with line tables: the single place where positions change encoding.
+
+`ast` reports columns as UTF-8 byte offsets, GradGuard works in code points, and LSP
+clients speak UTF-16 code units by default (UTF-8 or UTF-32 when negotiated).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from gradguard.core.findings import Position, Range
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+@dataclass(frozen=True)
+class SourceText:
+    """An immutable document text with fast line access and position conversions."""
+
+    text: str
+    _starts: tuple[int, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        starts = [0]
+        starts.extend(m.end() for m in _LINE_BREAK.finditer(self.text))
+        object.__setattr__(self, "_starts", tuple(starts))
+
+    @property
+    def line_count(self) -> int:
+        """Number of lines (a trailing newline starts one more, empty, line)."""
+        return len(self._starts)
+
+    def line(self, index: int) -> str:
+        """Line `index` (0-based) without its line break."""
+        start = self._starts[index]
+        end = self._starts[index + 1] if index + 1 < len(self._starts) else len(self.text)
+        return self.text[start:end].rstrip("\r\n")
+
+    def lines(self) -> Iterator[str]:
+        """Every line without its line break."""
+        for i in range(self.line_count):
+            yield self.line(i)
+
+    @cached_property
+    def newline(self) -> str:
+        """The document's dominant line break, used when fixes insert lines."""
+        m = _LINE_BREAK.search(self.text)
+        return m.group(0) if m else "\n"
+
+    def offset(self, pos: Position) -> int:
+        """Absolute code-point offset of `pos` (clamped to the document)."""
+        line = min(max(pos.line, 0), len(self._starts) - 1)
+        return min(self._starts[line] + max(pos.character, 0), self._line_end(line))
+
+    def _line_end(self, line: int) -> int:
+        return self._starts[line] + len(self.line(line))
+
+    def position_at(self, offset: int) -> Position:
+        """Inverse of `offset`."""
+        lo, hi = 0, len(self._starts) - 1
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if self._starts[mid] <= offset:
+                lo = mid
+            else:
+                hi = mid - 1
+        return Position(lo, offset - self._starts[lo])
+
+    def end(self) -> Position:
+        """Position just past the last character."""
+        return self.position_at(len(self.text))
+
+    def slice(self, rng: Range) -> str:
+        """The text covered by `rng`."""
+        return self.text[self.offset(rng.start) : self.offset(rng.end)]
+
+    # -- conversions -------------------------------------------------------------------------
+
+    def from_ast(self, lineno: int, col_offset: int) -> Position:
+        """Convert an `ast` position (1-based line, UTF-8 byte column) to a `Position`."""
+        line = min(max(lineno - 1, 0), self.line_count - 1)
+        text = self.line(line)
+        if text.isascii():
+            return Position(line, min(col_offset, len(text)))
+        return Position(line, len(text.encode("utf-8")[:col_offset].decode("utf-8", "ignore")))
+
+    def to_units(self, pos: Position, encoding: str) -> int:
+        """Column of `pos` in code units of `encoding` ("utf-16", "utf-8" or "utf-32")."""
+        if encoding == "utf-32" or pos.line >= self.line_count:
+            return pos.character
+        prefix = self.line(pos.line)[: pos.character]
+        if prefix.isascii():
+            return len(prefix)
+        if encoding == "utf-8":
+            return len(prefix.encode("utf-8"))
+        return len(prefix.encode("utf-16-le")) // 2
+
+    def from_units(self, line: int, units: int, encoding: str) -> Position:
+        """Inverse of `to_units`: a client position in `encoding` units to a `Position`."""
+        if line >= self.line_count:
+            return self.end()
+        text = self.line(max(line, 0))
+        if encoding == "utf-32" or text.isascii():
+            return Position(line, min(max(units, 0), len(text)))
+        count = 0
+        for index, char in enumerate(text):
+            if count >= units:
+                return Position(line, index)
+            if encoding == "utf-8":
+                count += len(char.encode("utf-8"))
+            else:
+                count += 2 if ord(char) > 0xFFFF else 1
+        return Position(line, len(text))

@@ -1,0 +1,1 @@
+"""The rules: one module per rule, found by `gradguard.core.rule.all_rules`."""
