@@ -38,15 +38,65 @@ Env = dict[str, Value]
 
 _CONVERSION_BUILTINS = {"float": Kind.SCALAR, "int": Kind.SCALAR, "bool": Kind.SCALAR}
 _PLAIN_BUILTINS = frozenset(
-    "len print range isinstance issubclass str repr enumerate zip sorted min max abs round "
-    "hasattr getattr setattr id type format open iter next dict set".split()
+    [
+        "len",
+        "print",
+        "range",
+        "isinstance",
+        "issubclass",
+        "str",
+        "repr",
+        "enumerate",
+        "zip",
+        "sorted",
+        "min",
+        "max",
+        "abs",
+        "round",
+        "hasattr",
+        "getattr",
+        "setattr",
+        "id",
+        "type",
+        "format",
+        "open",
+        "iter",
+        "next",
+        "dict",
+        "set",
+    ]
 )
 _MODULE_SELF_METHODS = frozenset(
-    "train eval to cuda cpu float double half bfloat16 requires_grad_ apply share_memory".split()
+    [
+        "train",
+        "eval",
+        "to",
+        "cuda",
+        "cpu",
+        "float",
+        "double",
+        "half",
+        "bfloat16",
+        "requires_grad_",
+        "apply",
+        "share_memory",
+    ]
 )
 _MODULE_INFO_METHODS = frozenset(
-    "parameters named_parameters buffers named_buffers children named_children modules "
-    "named_modules state_dict zero_grad register_forward_hook register_buffer".split()
+    [
+        "parameters",
+        "named_parameters",
+        "buffers",
+        "named_buffers",
+        "children",
+        "named_children",
+        "modules",
+        "named_modules",
+        "state_dict",
+        "zero_grad",
+        "register_forward_hook",
+        "register_buffer",
+    ]
 )
 
 
@@ -123,7 +173,9 @@ class ModuleInterpreter:
         stack: list[tuple[ast.AST, ScopeNode | None]] = [(node, owner)]
         while stack:
             current, parent = stack.pop()
-            if isinstance(current, ast.Module | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            if isinstance(
+                current, ast.Module | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+            ):
                 if parent is not None:
                     self.parent_scope[id(current)] = parent
                 parent = current
@@ -146,7 +198,7 @@ class ModuleInterpreter:
         module_scope = self.scope_of(self.tree)
         self.globals = self._module_constants(module_scope)
         body = FunctionInterpreter(self, module_scope, None, record=True)
-        body.env.update(self.globals)
+        body.env = dict(self.globals)
         body.run_block(self.tree.body)
         for node in ast.walk(self.tree):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
@@ -178,7 +230,7 @@ class ModuleInterpreter:
         self.collecting_globals = False
         return {
             name: value
-            for name, value in scratch.env.items()
+            for name, value in (scratch.env or {}).items()
             if value.kind in (Kind.MODULE, Kind.CLASS, Kind.FUNCTION, Kind.INSTANCE)
         }
 
@@ -265,14 +317,19 @@ def _mentions_freezing(tree: ast.Module) -> bool:
     """True when the file may freeze parameters (`requires_grad = False`,
     `requires_grad_(False)`): a module call's output is then tracked only if its input is."""
     for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute) and node.attr == "requires_grad":
-            if isinstance(node.ctx, ast.Store):
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Attribute) and t.attr == "requires_grad" for t in node.targets
+        ):
+            if not _is_true(node.value):
                 return True
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            if node.func.attr == "requires_grad_" and node.args:
-                first = node.args[0]
-                if not (isinstance(first, ast.Constant) and first.value is True):
-                    return True
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "requires_grad_"
+            and node.args
+            and not _is_true(node.args[0])
+        ):
+            return True
     return False
 
 
@@ -352,7 +409,9 @@ class FunctionInterpreter:
             self.eval(target.slice)
             if base_key is not None and self.env is not None and base_key in self.env:
                 base = self.env[base_key]
-                mutated = replace(UNKNOWN, kind=base.kind, carries=base.carries | value.all_carries())
+                mutated = replace(
+                    UNKNOWN, kind=base.kind, carries=base.carries | value.all_carries()
+                )
                 self.env[base_key] = mutated
         elif isinstance(target, ast.Starred):
             self.bind(target.value, UNKNOWN)
@@ -380,7 +439,11 @@ class FunctionInterpreter:
             return None
         if qualified in api.NO_GRAD and call is not None:
             return GradMode(False, GradOff(expr, "torch.no_grad()", owner))
-        if qualified in api.NO_GRAD and call is None and isinstance(owner, ast.FunctionDef | ast.AsyncFunctionDef):
+        if (
+            qualified in api.NO_GRAD
+            and call is None
+            and isinstance(owner, ast.FunctionDef | ast.AsyncFunctionDef)
+        ):
             return GradMode(False, GradOff(expr, "torch.no_grad", owner))
         if qualified in api.INFERENCE_MODE:
             flag = self._flag_argument(call, "mode") if call else True
@@ -533,7 +596,7 @@ class FunctionInterpreter:
             for name in stmt.names:
                 self.env[name] = UNKNOWN
 
-    _stmt_Nonlocal = _stmt_Global  # type: ignore[assignment]
+    _stmt_Nonlocal = _stmt_Global
 
     def _stmt_Import(self, stmt: ast.Import | ast.ImportFrom) -> None:
         for alias in stmt.names:
@@ -541,7 +604,7 @@ class FunctionInterpreter:
             if name != "*":
                 self.bind_key(name, Value(kind=Kind.OTHER))
 
-    _stmt_ImportFrom = _stmt_Import  # type: ignore[assignment]
+    _stmt_ImportFrom = _stmt_Import
 
     def _stmt_FunctionDef(self, stmt: FunctionNode) -> None:
         for decorator in stmt.decorator_list:
@@ -549,7 +612,7 @@ class FunctionInterpreter:
                 self.eval(decorator)
         self.bind_key(stmt.name, Value(kind=Kind.FUNCTION, function=stmt))
 
-    _stmt_AsyncFunctionDef = _stmt_FunctionDef  # type: ignore[assignment]
+    _stmt_AsyncFunctionDef = _stmt_FunctionDef
 
     def _stmt_ClassDef(self, stmt: ast.ClassDef) -> None:
         info = self.module.class_info(stmt)
@@ -580,7 +643,7 @@ class FunctionInterpreter:
         self.run_block(stmt.body)
         self.mode = saved
 
-    _stmt_AsyncWith = _stmt_With  # type: ignore[assignment]
+    _stmt_AsyncWith = _stmt_With
 
     def _stmt_Try(self, stmt: ast.Try) -> None:
         start = self.env
@@ -610,7 +673,7 @@ class FunctionInterpreter:
             else:
                 self.run_block(stmt.finalbody)
 
-    _stmt_TryStar = _stmt_Try  # type: ignore[assignment]
+    _stmt_TryStar = _stmt_Try
 
     def _stmt_Match(self, stmt: ast.Match) -> None:
         self.eval(stmt.subject)
@@ -636,7 +699,7 @@ class FunctionInterpreter:
             element = replace(iterable, leaf=False, elements=None)
         self._loop(stmt, lambda: self.bind(stmt.target, element))
 
-    _stmt_AsyncFor = _stmt_For  # type: ignore[assignment]
+    _stmt_AsyncFor = _stmt_For
 
     def _stmt_While(self, stmt: ast.While) -> None:
         self._loop(stmt, lambda: self.eval(stmt.test))
@@ -747,10 +810,14 @@ class FunctionInterpreter:
         base = self.eval(expr.value)
         if base.kind is Kind.TENSOR:
             if expr.attr == "data":
-                return Value(Grad.UNTRACKED, Kind.TENSOR, Loss(LossKind.DETACH, expr, ".data"), leaf=True)
+                return Value(
+                    Grad.UNTRACKED, Kind.TENSOR, Loss(LossKind.DETACH, expr, ".data"), leaf=True
+                )
             if expr.attr in api.TENSOR_VIEWS:
                 return self.tensor_op(expr, [base])
-            return Value(kind=Kind.OTHER if expr.attr in ("shape", "dtype", "device") else Kind.UNKNOWN)
+            return Value(
+                kind=Kind.OTHER if expr.attr in ("shape", "dtype", "device") else Kind.UNKNOWN
+            )
         info = base.instance_of or (base.module.local if base.module else None)
         if info is not None and expr.attr in info.attributes and base.kind is not Kind.CLASS:
             return info.attributes[expr.attr]
@@ -764,10 +831,12 @@ class FunctionInterpreter:
     def _expr_Tuple(self, expr: ast.Tuple | ast.List) -> Value:
         elements = [self.eval(e) for e in expr.elts]
         if any(isinstance(e, ast.Starred) for e in expr.elts):
-            return Value(kind=Kind.UNKNOWN, carries=frozenset().union(*(e.all_carries() for e in elements)))
+            return Value(
+                kind=Kind.UNKNOWN, carries=frozenset().union(*(e.all_carries() for e in elements))
+            )
         return Value(grad=Grad.UNKNOWN, kind=Kind.SEQUENCE, elements=tuple(elements))
 
-    _expr_List = _expr_Tuple  # type: ignore[assignment]
+    _expr_List = _expr_Tuple
 
     def _expr_IfExp(self, expr: ast.IfExp) -> Value:
         self.eval(expr.test)
@@ -971,9 +1040,13 @@ class FunctionInterpreter:
             loss = Loss(LossKind.CONVERSION, call, f".{name}()")
             return Value(grad=Grad.UNTRACKED, kind=kind, loss=loss)
         if name in api.DETACH_METHODS:
-            return Value(Grad.UNTRACKED, Kind.TENSOR, Loss(LossKind.DETACH, call, ".detach()"), leaf=True)
+            return Value(
+                Grad.UNTRACKED, Kind.TENSOR, Loss(LossKind.DETACH, call, ".detach()"), leaf=True
+            )
         if name == "detach_":
-            detached = Value(Grad.UNTRACKED, Kind.TENSOR, Loss(LossKind.DETACH, call, ".detach_()"), leaf=True)
+            detached = Value(
+                Grad.UNTRACKED, Kind.TENSOR, Loss(LossKind.DETACH, call, ".detach_()"), leaf=True
+            )
             if key is not None:
                 self.bind_key(key, detached)
             return detached
@@ -992,11 +1065,15 @@ class FunctionInterpreter:
         if name.endswith("_") and not name.startswith("_"):
             # In place: the receiver now also depends on the arguments.
             if key is not None and self.mode.enabled is not False:
-                self.bind_key(key, replace(self.tensor_op(call, [receiver, *args]), leaf=receiver.leaf))
+                self.bind_key(
+                    key, replace(self.tensor_op(call, [receiver, *args]), leaf=receiver.leaf)
+                )
             return receiver
         return Value(kind=Kind.UNKNOWN)
 
-    def call_value(self, call: ast.Call, callee: Value, evaluated: list[Value] | None = None) -> Value:
+    def call_value(
+        self, call: ast.Call, callee: Value, evaluated: list[Value] | None = None
+    ) -> Value:
         """Call an already evaluated callee: a module, a local function or class, or unknown."""
         args = evaluated if evaluated is not None else self.arguments(call)
         if callee.kind is Kind.MODULE and callee.module is not None:
@@ -1112,7 +1189,9 @@ def _restamp(summary: Value, base: Value, mode: GradMode) -> Value:
     """A local module's output: the structure its `forward` returns, with each tensor leaf
     re-evaluated for this call (grad mode, the call's own loop-carried inputs)."""
     if summary.elements is not None:
-        return Value(kind=Kind.SEQUENCE, elements=tuple(_restamp(e, base, mode) for e in summary.elements))
+        return Value(
+            kind=Kind.SEQUENCE, elements=tuple(_restamp(e, base, mode) for e in summary.elements)
+        )
     if summary.kind is not Kind.TENSOR:
         return replace(UNKNOWN, carries=base.carries)
     if mode.enabled is False:
@@ -1125,7 +1204,9 @@ def _restamp(summary: Value, base: Value, mode: GradMode) -> Value:
 def _used_arguments(forward: FunctionNode, call: ast.Call, args: list[Value]) -> list[Value]:
     """The argument values whose matching `forward` parameter is actually read."""
     params = [p.arg for p in (*forward.args.posonlyargs, *forward.args.args)][1:]
-    read = {n.id for n in ast.walk(forward) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    read = {
+        n.id for n in ast.walk(forward) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+    }
     if forward.args.vararg is not None or forward.args.kwarg is not None:
         return args
     used: list[Value] = []
