@@ -12,10 +12,11 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+from typing import Any
 
 from gradguard.analysis import torch_api as api
-from gradguard.analysis.imports import Scope, ScopeNode, build_scope
+from gradguard.analysis.imports import COMPOUND, Scope, ScopeNode, build_scope, walrus_names
 from gradguard.analysis.model import BackwardCall, FunctionNode, LoopNode, ModuleAnalysis
 from gradguard.analysis.values import (
     NONE,
@@ -30,6 +31,7 @@ from gradguard.analysis.values import (
     ModuleRef,
     Value,
     combine,
+    evolve,
     join,
     literal,
 )
@@ -154,8 +156,20 @@ def dotted(expr: ast.expr) -> str | None:
 class ModuleInterpreter:
     """Drives the analysis of one module: scopes, classes, module-level names, functions."""
 
-    def __init__(self, tree: ast.Module, analysis: ModuleAnalysis) -> None:
+    def __init__(self, tree: ast.Module, analysis: ModuleAnalysis, text: str | None = None) -> None:
         self.tree = tree
+        self.walrus = walrus_names(text) if text is not None else _walrus_targets(tree)
+        # Lines that may hold a backward()/autograd call: only functions spanning one of them
+        # are analysed up front; the others only when a call needs their return value.
+        self.backward_lines: set[int] | None = None
+        if text is not None:
+            self.backward_lines = {
+                number
+                for number, line in enumerate(text.splitlines(), start=1)
+                if "backward" in line or "autograd" in line
+            }
+        self.functions: list[FunctionNode] = []
+        self.declared_global: set[str] = set()
         self.analysis = analysis
         self.scopes: dict[int, Scope] = {}
         self.parent_scope: dict[int, ScopeNode] = {}
@@ -164,23 +178,35 @@ class ModuleInterpreter:
         self.in_progress: set[int] = set()
         self.globals: Env = {}
         self.collecting_globals = False
-        self.freezes_parameters = _mentions_freezing(tree)
-        self._index_scopes(tree, None)
+        may_freeze = text is None or "requires_grad" in text
+        self.freezes_parameters = may_freeze and _mentions_freezing(tree)
+        self._index_scopes(tree)
 
     # -- scopes ------------------------------------------------------------------------------
 
-    def _index_scopes(self, node: ast.AST, owner: ScopeNode | None) -> None:
-        stack: list[tuple[ast.AST, ScopeNode | None]] = [(node, owner)]
+    def _index_scopes(self, tree: ast.Module) -> None:
+        """Record each function's and class's enclosing scope, visiting statements only."""
+        stack: list[tuple[ast.stmt, ScopeNode]] = [(stmt, tree) for stmt in reversed(tree.body)]
         while stack:
-            current, parent = stack.pop()
-            if isinstance(
-                current, ast.Module | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
-            ):
-                if parent is not None:
-                    self.parent_scope[id(current)] = parent
-                parent = current
-            for child in ast.iter_child_nodes(current):
-                stack.append((child, parent))
+            stmt, owner = stack.pop()
+            if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                self.parent_scope[id(stmt)] = owner
+                if not isinstance(stmt, ast.ClassDef):
+                    self.functions.append(stmt)
+                stack.extend((child, stmt) for child in reversed(stmt.body))
+                continue
+            if isinstance(stmt, ast.Global):
+                self.declared_global.update(stmt.names)
+            if not isinstance(stmt, COMPOUND):
+                continue
+            for name in ("finalbody", "orelse", "body"):
+                block = getattr(stmt, name, None)
+                if block:
+                    stack.extend((child, owner) for child in reversed(block))
+            for handler in getattr(stmt, "handlers", ()):
+                stack.extend((child, owner) for child in reversed(handler.body))
+            for case in getattr(stmt, "cases", ()):
+                stack.extend((child, owner) for child in reversed(case.body))
 
     def scope_of(self, node: ScopeNode) -> Scope:
         """The name-resolution scope of a module, function or class node."""
@@ -188,7 +214,7 @@ class ModuleInterpreter:
         if key not in self.scopes:
             parent_node = self.parent_scope.get(key)
             parent = self.scope_of(parent_node) if parent_node is not None else None
-            self.scopes[key] = build_scope(node, parent)
+            self.scopes[key] = build_scope(node, parent, extra_bound=self.walrus)
         return self.scopes[key]
 
     # -- driver ------------------------------------------------------------------------------
@@ -200,19 +226,24 @@ class ModuleInterpreter:
         body = FunctionInterpreter(self, module_scope, None, record=True)
         body.env = dict(self.globals)
         body.run_block(self.tree.body)
-        for node in ast.walk(self.tree):
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        for node in self.functions:
+            if self._may_backpropagate(node):
                 self.summary(node)
+
+    def _may_backpropagate(self, node: FunctionNode) -> bool:
+        if self.backward_lines is None:
+            return True
+        end = node.end_lineno or node.lineno
+        return any(node.lineno <= line <= end for line in self.backward_lines)
 
     def _module_constants(self, scope: Scope) -> Env:
         """Module-level names bound exactly once to a class, function, module or constructor
         result; functions of the file may rely on them."""
-        counts: dict[str, int] = {}
-        for node in ast.walk(self.tree):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
-                counts[node.id] = counts.get(node.id, 0) + 1
-            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-                counts[node.name] = counts.get(node.name, 0) + 1
+        counts = {
+            name: count
+            for name, count in (scope.counts or {}).items()
+            if name not in self.declared_global
+        }
         scratch = FunctionInterpreter(self, scope, None, record=False)
         self.collecting_globals = True  # function summaries must wait for the globals
         for stmt in self.tree.body:
@@ -263,14 +294,11 @@ class ModuleInterpreter:
     def _collect_attributes(self, info: ClassInfo) -> None:
         """`self.x = nn.Linear(...)` in `__init__`, for attributes assigned nowhere else."""
         stores: dict[str, int] = {}
-        for node in ast.walk(info.node):
-            if (
-                isinstance(node, ast.Attribute)
-                and isinstance(node.ctx, ast.Store)
-                and isinstance(node.value, ast.Name)
-                and node.value.id == "self"
-            ):
-                stores[node.attr] = stores.get(node.attr, 0) + 1
+        for method in info.node.body:
+            if isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef):
+                for target in _assignment_targets(method.body):
+                    if isinstance(target, ast.Attribute) and dotted(target.value) == "self":
+                        stores[target.attr] = stores.get(target.attr, 0) + 1
         init = next(
             (s for s in info.node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"),
             None,
@@ -397,7 +425,7 @@ class FunctionInterpreter:
             if base_key is not None and self.env is not None and base_key in self.env:
                 base = self.env[base_key]
                 if base.kind is Kind.TENSOR and target.attr in ("requires_grad", "data", "grad"):
-                    self.env[base_key] = replace(UNKNOWN, kind=Kind.TENSOR, origin=base.origin)
+                    self.env[base_key] = evolve(UNKNOWN, kind=Kind.TENSOR, origin=base.origin)
             if key is not None:
                 self.bind_key(key, value)
             else:
@@ -409,7 +437,7 @@ class FunctionInterpreter:
             self.eval(target.slice)
             if base_key is not None and self.env is not None and base_key in self.env:
                 base = self.env[base_key]
-                mutated = replace(
+                mutated = evolve(
                     UNKNOWN, kind=base.kind, carries=base.carries | value.all_carries()
                 )
                 self.env[base_key] = mutated
@@ -423,9 +451,9 @@ class FunctionInterpreter:
                 self.bind(target, element)
             return
         if value.kind is Kind.TENSOR:
-            element = replace(value, elements=None, leaf=False)
+            element = evolve(value, elements=None, leaf=False)
         else:
-            element = replace(UNKNOWN, carries=value.all_carries())
+            element = evolve(UNKNOWN, carries=value.all_carries())
         for target in targets:
             self.bind(target, element)
 
@@ -530,9 +558,9 @@ class FunctionInterpreter:
         """Interpret one statement."""
         previous, self.stmt = self.stmt, stmt
         try:
-            method = getattr(self, f"_stmt_{type(stmt).__name__}", None)
-            if method is not None:
-                method(stmt)
+            handler = _STMT_HANDLERS.get(type(stmt))
+            if handler is not None:
+                handler(self, stmt)
             else:
                 for child in ast.iter_child_nodes(stmt):
                     if isinstance(child, ast.expr):
@@ -696,7 +724,7 @@ class FunctionInterpreter:
         iterable = self.eval(stmt.iter)
         element = UNKNOWN
         if iterable.kind is Kind.TENSOR:
-            element = replace(iterable, leaf=False, elements=None)
+            element = evolve(iterable, leaf=False, elements=None)
         self._loop(stmt, lambda: self.bind(stmt.target, element))
 
     _stmt_AsyncFor = _stmt_For
@@ -724,8 +752,8 @@ class FunctionInterpreter:
                 if previous is value:
                     continue
                 carry = Carry(key, stmt, value.origin, value, previous)
-                merged = join(previous, value) if previous is not None else replace(value)
-                head[key] = replace(merged, carries=merged.carries | {carry})
+                merged = join(previous, value) if previous is not None else evolve(value)
+                head[key] = evolve(merged, carries=merged.carries | {carry})
                 self.heads[id(carry)] = head[key]
         mode = self.mode
         end, breaks = self._iteration(stmt, head, head_action)
@@ -777,9 +805,9 @@ class FunctionInterpreter:
 
     def eval(self, expr: ast.expr) -> Value:
         """The abstract value of an expression (evaluating nested calls for their effects)."""
-        method = getattr(self, f"_expr_{type(expr).__name__}", None)
-        if method is not None:
-            result: Value = method(expr)
+        handler = _EXPR_HANDLERS.get(type(expr))
+        if handler is not None:
+            result: Value = handler(self, expr)
             return result
         for child in ast.iter_child_nodes(expr):
             if isinstance(child, ast.expr) and not isinstance(
@@ -872,7 +900,7 @@ class FunctionInterpreter:
                 return base.elements[position]
         if base.kind is Kind.TENSOR:
             return self.tensor_op(expr, [base, index])
-        return replace(UNKNOWN, carries=base.all_carries())
+        return evolve(UNKNOWN, carries=base.all_carries())
 
     def _expr_Await(self, expr: ast.Await) -> Value:
         self.eval(expr.value)
@@ -888,7 +916,7 @@ class FunctionInterpreter:
         if self.mode.enabled is False and self.mode.off is not None:
             loss = Loss(LossKind.NO_GRAD, node, self.mode.off.description, self.mode.off)
             return Value(grad=Grad.UNTRACKED, kind=Kind.UNKNOWN, loss=loss)
-        return replace(UNKNOWN, carries=carries)
+        return evolve(UNKNOWN, carries=carries)
 
     def tensor_op(self, node: ast.AST, inputs: list[Value], kind: Kind = Kind.TENSOR) -> Value:
         """A differentiable torch operation under the current grad mode."""
@@ -897,7 +925,7 @@ class FunctionInterpreter:
             return Value(grad=Grad.UNTRACKED, kind=kind, loss=loss)
         result = combine(inputs, result_kind=kind)
         if self.mode.enabled is None:
-            return replace(result, grad=Grad.UNKNOWN, loss=None)
+            return evolve(result, grad=Grad.UNKNOWN, loss=None)
         return result
 
     # -- calls -------------------------------------------------------------------------------
@@ -1066,7 +1094,7 @@ class FunctionInterpreter:
             # In place: the receiver now also depends on the arguments.
             if key is not None and self.mode.enabled is not False:
                 self.bind_key(
-                    key, replace(self.tensor_op(call, [receiver, *args]), leaf=receiver.leaf)
+                    key, evolve(self.tensor_op(call, [receiver, *args]), leaf=receiver.leaf)
                 )
             return receiver
         return Value(kind=Kind.UNKNOWN)
@@ -1100,7 +1128,7 @@ class FunctionInterpreter:
             owns_graph = kind.has_parameters and not self.module.freezes_parameters
             base = self.tensor_op(call, args)
             if owns_graph and self.mode.enabled is True:
-                base = replace(base, grad=Grad.TRACKED, loss=None)
+                base = evolve(base, grad=Grad.TRACKED, loss=None)
             return _shaped(kind.output, base)
         if module.local is not None:
             forward = next(
@@ -1164,8 +1192,57 @@ class FunctionInterpreter:
         )
 
 
+def _assignment_targets(body: list[ast.stmt]) -> Iterator[ast.expr]:
+    """Every assignment target in a block and its nested blocks (not nested functions)."""
+    stack = list(reversed(body))
+    while stack:
+        stmt = stack.pop()
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            continue
+        targets: list[ast.expr] = []
+        if isinstance(stmt, ast.Assign):
+            targets = list(stmt.targets)
+        elif isinstance(stmt, ast.AugAssign | ast.AnnAssign | ast.For | ast.AsyncFor):
+            targets = [stmt.target]
+        elif isinstance(stmt, ast.With | ast.AsyncWith):
+            targets = [i.optional_vars for i in stmt.items if i.optional_vars is not None]
+        while targets:
+            target = targets.pop()
+            if isinstance(target, ast.Tuple | ast.List):
+                targets.extend(target.elts)
+            elif isinstance(target, ast.Starred):
+                targets.append(target.value)
+            else:
+                yield target
+        for name in ("finalbody", "orelse", "body"):
+            block = getattr(stmt, name, None)
+            if isinstance(block, list):
+                stack.extend(reversed(block))
+        for handler in getattr(stmt, "handlers", ()):
+            stack.extend(reversed(handler.body))
+
+
+def _walrus_targets(tree: ast.Module) -> frozenset[str]:
+    return frozenset(
+        node.target.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name)
+    )
+
+
 def _is_true(expr: ast.expr) -> bool:
     return isinstance(expr, ast.Constant) and bool(expr.value) is True
+
+
+def _handlers(prefix: str) -> dict[type, Any]:
+    """Dispatch tables for `FunctionInterpreter`: node type -> unbound handler method."""
+    table: dict[type, Any] = {}
+    for name in dir(FunctionInterpreter):
+        if name.startswith(prefix):
+            node_type = getattr(ast, name[len(prefix) :], None)
+            if isinstance(node_type, type):
+                table[node_type] = getattr(FunctionInterpreter, name)
+    return table
 
 
 def _local_method(receiver: Value, name: str) -> FunctionNode | None:
@@ -1193,12 +1270,28 @@ def _restamp(summary: Value, base: Value, mode: GradMode) -> Value:
             kind=Kind.SEQUENCE, elements=tuple(_restamp(e, base, mode) for e in summary.elements)
         )
     if summary.kind is not Kind.TENSOR:
-        return replace(UNKNOWN, carries=base.carries)
+        return evolve(UNKNOWN, carries=base.carries)
     if mode.enabled is False:
         return base
     if summary.grad is Grad.TRACKED and mode.enabled:
         return Value(grad=Grad.TRACKED, kind=Kind.TENSOR, carries=base.carries)
     return Value(grad=Grad.UNKNOWN, kind=Kind.TENSOR, carries=base.carries)
+
+
+_READS_CACHE: dict[int, tuple[FunctionNode, frozenset[str]]] = {}
+
+
+def _names_read(function: FunctionNode) -> frozenset[str]:
+    cached = _READS_CACHE.get(id(function))
+    if cached is not None and cached[0] is function:
+        return cached[1]
+    names = frozenset(
+        n.id for n in ast.walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+    )
+    if len(_READS_CACHE) > 256:
+        _READS_CACHE.clear()
+    _READS_CACHE[id(function)] = (function, names)
+    return names
 
 
 def _used_arguments(forward: FunctionNode, call: ast.Call, args: list[Value]) -> list[Value]:
@@ -1217,3 +1310,7 @@ def _used_arguments(forward: FunctionNode, call: ast.Call, args: list[Value]) ->
         if kw.arg is None or kw.arg in read:
             used.append(value)
     return used
+
+
+_EXPR_HANDLERS = _handlers("_expr_")
+_STMT_HANDLERS = _handlers("_stmt_")

@@ -68,10 +68,13 @@ class ModuleAnalysis:
         yield from block[index + 1 :]
 
 
-def analyse_module(tree: ast.Module) -> ModuleAnalysis:
-    """Run the dataflow pass over the module body and every function in it."""
+def analyse_module(tree: ast.Module, text: str | None = None) -> ModuleAnalysis:
+    """Run the dataflow pass over the module body and every function in it.
+
+    `text`, the module's source, lets the analysis skip work the text shows is not needed.
+    """
     from gradguard.analysis.dataflow import ModuleInterpreter
 
     analysis = ModuleAnalysis(tree)
-    ModuleInterpreter(tree, analysis).run()
+    ModuleInterpreter(tree, analysis, text).run()
     return analysis

@@ -115,7 +115,7 @@ def check_tree(
     from gradguard.analysis.model import analyse_module
 
     try:
-        analysis = analyse_module(tree)
+        analysis = analyse_module(tree, source.text)
     except RecursionError:
         message = "the file nests too deeply to analyse"
         return CheckResult((), ParseError(message, Range(Position(0, 0), Position(0, 0))))
