@@ -140,6 +140,7 @@ out = model(x)
 loss = criterion(out, y)
 loss.backward()
 """,
+            error=ERROR,
         ),
         Invalid(
             """
@@ -160,6 +161,7 @@ print("computed")
 T.autograd.backward(loss)
 """,
             unsafe_fix=True,
+            error=ERROR,
         ),
         Invalid(
             """
@@ -182,6 +184,7 @@ loss = compute_loss(torch.randn(4, 3))
 loss.backward()
 """,
             unsafe_fix=True,
+            error=ERROR,
         ),
         Invalid(
             """
@@ -202,6 +205,7 @@ with open("log.txt", "w") as log:
     loss = model(torch.randn(2, 3)).sum()
 loss.backward()
 """,
+            error=ERROR,
         ),
     )
 
