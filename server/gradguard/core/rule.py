@@ -63,6 +63,9 @@ class Rule(abc.ABC):
     valid: ClassVar[Sequence[str]] = ()
     invalid: ClassVar[Sequence[Invalid]] = ()
     tags: ClassVar[tuple[str, ...]] = ()
+    # Words a function must contain for this rule to find anything in it (the analysis skips
+    # other functions); empty means every function must be analysed.
+    triggers: ClassVar[tuple[str, ...]] = ()
 
     @property
     def docs(self) -> str:

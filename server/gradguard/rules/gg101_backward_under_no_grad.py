@@ -63,6 +63,7 @@ class BackwardUnderNoGrad(Rule):
     code = "GG101"
     name = "backward-under-no-grad"
     severity = Severity.ERROR
+    triggers = ("backward", "autograd")
     summary = "backward() on a value computed under torch.no_grad()"
 
     valid = (
