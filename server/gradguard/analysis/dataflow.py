@@ -472,6 +472,8 @@ class FunctionInterpreter:
             base_key = dotted(target.value)
             if base_key is not None and self.env is not None and base_key in self.env:
                 base = self.env[base_key]
+                if base.kind is Kind.TENSOR and self.stmt is not None:
+                    self.record_use("setattr", target.attr, self.stmt, target.value, base)
                 if base.kind is Kind.TENSOR and target.attr in ("requires_grad", "data"):
                     self.env[base_key] = evolve(UNKNOWN, kind=Kind.TENSOR, origin=base.origin)
             if key is not None:

@@ -42,7 +42,16 @@ from collections.abc import Iterator
 from gradguard.analysis.imports import torch_alias
 from gradguard.analysis.model import TensorUse
 from gradguard.analysis.values import Grad
-from gradguard.core.findings import Finding, Fix, Position, Range, Related, Safety, Severity, TextEdit
+from gradguard.core.findings import (
+    Finding,
+    Fix,
+    Position,
+    Range,
+    Related,
+    Safety,
+    Severity,
+    TextEdit,
+)
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text
 from gradguard.rewrite.statements import indentation, stands_alone
@@ -177,7 +186,9 @@ def _fix(ctx: RuleContext, stmt: ast.stmt, flagged: set[int], alias: str | None)
     _, block = ctx.analysis.block_of(stmt)
     index = next(i for i, s in enumerate(block) if s is stmt)
     first = last = index
-    while first > 0 and id(block[first - 1]) in flagged and stands_alone(ctx.source, block[first - 1]):
+    while (
+        first > 0 and id(block[first - 1]) in flagged and stands_alone(ctx.source, block[first - 1])
+    ):
         first -= 1
     while (
         last + 1 < len(block)
