@@ -42,14 +42,28 @@ from gradguard.rewrite.expressions import replace_expr
 ERROR = "Only Tensors of floating point and complex dtype can require gradients"
 
 _INTEGER_DTYPES = frozenset(
-    ["long", "int", "int64", "int32", "int16", "int8", "uint8", "uint16", "uint32", "uint64", "short", "bool"]
+    [
+        "long",
+        "int",
+        "int64",
+        "int32",
+        "int16",
+        "int8",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+        "short",
+        "bool",
+    ]
 )
 _FROM_DATA = frozenset({"torch.tensor", "torch.as_tensor"})
 _ALWAYS_INTEGER = frozenset({"torch.randint", "torch.randint_like", "torch.randperm"})
 _FROM_BOUNDS = frozenset({"torch.arange"})
 _FROM_FILL = frozenset({"torch.full"})
 _WITH_DTYPE = frozenset(
-    f"torch.{n}" for n in ["zeros", "ones", "empty", "full", "eye", "zeros_like", "ones_like", "empty_like"]
+    f"torch.{n}"
+    for n in ["zeros", "ones", "empty", "full", "eye", "zeros_like", "ones_like", "empty_like"]
 )
 
 

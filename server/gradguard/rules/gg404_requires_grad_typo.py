@@ -130,9 +130,10 @@ b.requires_grad = True
                 start = ctx.source.from_ast(keyword.lineno, keyword.col_offset)
                 name_range = Range(start, Position(start.line, start.character + len(keyword.arg)))
                 function = torch_call.qualified.rsplit(".", 1)[-1]
+                error = f"{function}() got an unexpected keyword argument '{keyword.arg}'"
                 message = (
                     f"`{keyword.arg}` is not `{CORRECT}`: {torch_call.qualified}(...) raises "
-                    f"\"TypeError: {function}() got an unexpected keyword argument '{keyword.arg}'\""
+                    f'"TypeError: {error}"'
                 )
                 yield self.finding(message, name_range, (), [_rename(name_range)])
         for use in ctx.analysis.tensor_uses:
