@@ -11,6 +11,7 @@ Exit codes: 0 no findings, 1 findings remain (or `--diff` would change something
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import re
 import sys
@@ -23,6 +24,8 @@ from gradguard import __version__
 from gradguard.core.settings import Settings, SettingsError, find_pyproject, load_pyproject
 from gradguard.files import DecodedSource, NotUtf8Error, decode, discover, read_source, write_atomic
 from gradguard.output import FORMATS, Failure, FileReport, Report, render
+
+log = logging.getLogger(__name__)
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -271,6 +274,16 @@ class CheckRun:
 
     def check_text(self, display: str, decoded: DecodedSource, settings: Settings) -> str | None:
         """Record the findings for one text; return the fixed text if fixing changed it."""
+        try:
+            return self._check_text(display, decoded, settings)
+        except Exception as exc:  # a GradGuard bug on one file must not hide the others
+            import traceback
+
+            log.debug("internal error on %s:\n%s", display, traceback.format_exc())
+            self.fail(display, f"internal error: {type(exc).__name__}: {exc} (please report)")
+            return None
+
+    def _check_text(self, display: str, decoded: DecodedSource, settings: Settings) -> str | None:
         from gradguard.core.engine import ParseError, check_source, fix_source, parse
         from gradguard.core.text import SourceText
 

@@ -11,7 +11,6 @@ import contextlib
 import fnmatch
 import os
 import stat
-import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -251,6 +250,8 @@ def write_atomic(path: Path, data: bytes) -> None:
     A temporary file in the same directory is renamed over the target, so a crash or a
     full disk never leaves a half-written source file. Symlinks are followed (the link stays).
     """
+    import tempfile  # only when writing: it pulls in shutil and random
+
     target = Path(os.path.realpath(path))
     mode = stat.S_IMODE(target.stat().st_mode)
     fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
