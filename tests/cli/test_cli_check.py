@@ -9,14 +9,16 @@ import sys
 import types
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
-
-from conftest import CONSOLE_SCRIPT, Runner
 from gradguard import __version__
 from gradguard.cli import main
 
 Write = Callable[[Path, str | bytes], Path]
+# The `gradguard` fixture (tests/cli/conftest.py) returns a `Completed`.
+Runner = Callable[..., Any]
+CONSOLE_SCRIPT = Path(sys.executable).parent / "gradguard"
 
 CLEAN = "import torch\n\n\ndef f(x):\n    return x * 2\n"
 BROKEN = "import torch\nx = (\n"
@@ -118,7 +120,7 @@ def test_diff_without_changes_exits_0_and_prints_nothing(
 
 
 def test_fix_on_stdin_echoes_unchanged_source(gradguard: Runner) -> None:
-    source = "import torch\r\nx = 1\r\n".encode()
+    source = b"import torch\r\nx = 1\r\n"
     result = gradguard("check", "--fix", "-", stdin=source)
     assert result.code == 0
     assert result.stdout_bytes == source

@@ -8,7 +8,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-
 from gradguard.files import (
     GitignoreMatcher,
     NotUtf8Error,

@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from gradguard.core.findings import (
     Finding,
     Fix,
