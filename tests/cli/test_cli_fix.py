@@ -177,7 +177,7 @@ def test_stdin_fix_prints_the_fixed_source(gradguard: Runner) -> None:
     source = SAFE.code.replace("\n", "\r\n").encode()
     result = gradguard("check", "--fix", "--stdin-filename", "train.py", "-", stdin=source)
     assert result.code == 0
-    assert result.stdout_bytes == SAFE.fixed.replace("\n", "\r\n").encode()  # type: ignore[union-attr]
+    assert result.stdout_bytes == SAFE.fixed.replace("\n", "\r\n").encode()
     assert result.stderr == "Found 1 error (1 fixed, 0 remaining).\n"
 
 
@@ -334,3 +334,51 @@ def test_rule_json(capsys: pytest.CaptureFixture[str]) -> None:
     data = json.loads(capsys.readouterr().out)
     assert (data["code"], data["name"]) == ("GG101", "backward-under-no-grad")
     assert "## Fix safety" in data["explanation"]
+
+
+# -- robustness --------------------------------------------------------------------------------
+
+
+def test_a_crashing_rule_is_reported_and_the_other_rules_still_run(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    write: Write,
+) -> None:
+    rule = rule_by_code("GG201")
+    assert rule is not None
+
+    def crash(self: object, ctx: object) -> list[Finding]:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(type(rule), "check", crash)
+    write(tmp_path / "a.py", SAFE.code)
+    write(tmp_path / "b.py", UNSAFE.code)
+    assert main(["check", "--output-format", "json", str(tmp_path)]) == 2
+    out, err = capsys.readouterr()
+    assert [i["code"] for i in json.loads(out)] == ["GG101"]
+    assert "a.py: error: rule GG201 crashed: RuntimeError: boom" in err
+
+
+def test_an_internal_error_on_one_file_does_not_stop_the_run(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    write: Write,
+) -> None:
+    import gradguard.core.engine as engine
+
+    real_check_source = engine.check_source
+
+    def flaky_check_source(text: str, **kwargs: Any) -> engine.CheckResult:
+        if "inference_mode" in text:
+            raise RecursionError("too deep")
+        return real_check_source(text, **kwargs)
+
+    monkeypatch.setattr(engine, "check_source", flaky_check_source)
+    write(tmp_path / "a.py", SAFE.code)
+    write(tmp_path / "b.py", UNSAFE.code)
+    assert main(["check", "--output-format", "json", str(tmp_path)]) == 2
+    out, err = capsys.readouterr()
+    assert [i["code"] for i in json.loads(out)] == ["GG201"]
+    assert "b.py: error: internal error: RecursionError: too deep (please report)" in err
