@@ -174,7 +174,7 @@ class ModuleInterpreter:
         self.scopes: dict[int, Scope] = {}
         self.parent_scope: dict[int, ScopeNode] = {}
         self.classes: dict[int, ClassInfo] = {}
-        self.summaries: dict[int, Value] = {}
+        self.summaries: dict[int, FunctionSummary] = {}
         self.in_progress: set[int] = set()
         self.globals: Env = {}
         self.collecting_globals = False
@@ -255,7 +255,7 @@ class ModuleInterpreter:
                 and len(stmt.targets) == 1
                 and isinstance(stmt.targets[0], ast.Name)
                 and counts.get(stmt.targets[0].id) == 1
-                and isinstance(stmt.value, ast.Call)
+                and isinstance(stmt.value, ast.Call | ast.Constant)
             ):
                 scratch.run_block([stmt])
         self.collecting_globals = False
@@ -263,6 +263,7 @@ class ModuleInterpreter:
             name: value
             for name, value in (scratch.env or {}).items()
             if value.kind in (Kind.MODULE, Kind.CLASS, Kind.FUNCTION, Kind.INSTANCE)
+            or isinstance(value.const, bool)
         }
 
     def class_info(self, node: ast.ClassDef) -> ClassInfo:
@@ -322,11 +323,15 @@ class ModuleInterpreter:
 
     def summary(self, node: FunctionNode) -> Value:
         """Analyse a function once (recording its facts) and return what it returns."""
+        return self.summary_of(node).returned
+
+    def summary_of(self, node: FunctionNode) -> FunctionSummary:
+        """What a function returns and how it reads and writes `self` state."""
         key = id(node)
         if key in self.summaries:
             return self.summaries[key]
         if key in self.in_progress or self.collecting_globals:
-            return UNKNOWN
+            return FunctionSummary(UNKNOWN)
         self.in_progress.add(key)
         try:
             interpreter = FunctionInterpreter(self, self.scope_of(node), node, record=True)
@@ -335,10 +340,25 @@ class ModuleInterpreter:
             returned = join(interpreter.returned, NONE if interpreter.env is not None else None)
             if interpreter.returned is None and interpreter.env is None:
                 returned = UNKNOWN
+            summary = FunctionSummary(returned, interpreter.state_reads, interpreter.state_writes())
         finally:
             self.in_progress.discard(key)
-        self.summaries[key] = returned
-        return returned
+        self.summaries[key] = summary
+        return summary
+
+
+@dataclass(frozen=True)
+class FunctionSummary:
+    """A function as seen from its callers.
+
+    `state_reads` are `self.<attr>` values the method reads before assigning them (with the
+    reading expression); `state_writes` the values it leaves in `self.<attr>` on return.
+    Together they let a caller see module state carried from one call to the next.
+    """
+
+    returned: Value
+    state_reads: dict[str, ast.expr] = field(default_factory=dict)
+    state_writes: dict[str, Value] = field(default_factory=dict)
 
 
 def _mentions_freezing(tree: ast.Module) -> bool:
@@ -385,6 +405,9 @@ class FunctionInterpreter:
         # The value each carried name has at the top of an iteration, by id(carry): a read of
         # exactly that value reads the previous iteration's state.
         self.heads: dict[int, Value] = {}
+        # `self.<attr>` read before this function assigned it: the state a previous call left.
+        self.state_reads: dict[str, ast.expr] = {}
+        self.exits: list[Env | None] = []
 
     # -- environment -------------------------------------------------------------------------
 
@@ -402,6 +425,17 @@ class FunctionInterpreter:
                 if carry.key == key and self.heads.get(id(carry)) is value:
                     self.module.analysis.carry_reads.setdefault(carry, []).append(node)
         return value
+
+    def state_writes(self) -> dict[str, Value]:
+        """`self.<attr>` values this function leaves behind, on every way out of it."""
+        exits = join_envs([*self.exits, self.env])
+        if exits is None or self.function is None:
+            return {}
+        return {
+            key[5:]: value
+            for key, value in exits.items()
+            if key.startswith("self.") and key.count(".") == 1 and value.origin is not None
+        }
 
     def _bound_here(self, name: str) -> bool:
         return self.function is not None and self.scope.is_bound_locally(name)
@@ -595,6 +629,7 @@ class FunctionInterpreter:
 
     def _stmt_Return(self, stmt: ast.Return) -> None:
         value = self.eval(stmt.value) if stmt.value is not None else NONE
+        self.exits.append(self.env)
         self.returned = value if self.returned is None else join(self.returned, value)
         self.env = None
 
@@ -835,6 +870,8 @@ class FunctionInterpreter:
         key = dotted(expr)
         if key is not None and self.env is not None and key in self.env:
             return self.lookup(key, expr)
+        if key is not None and key.startswith("self.") and key.count(".") == 1:
+            self.state_reads.setdefault(expr.attr, expr)
         base = self.eval(expr.value)
         if base.kind is Kind.TENSOR:
             if expr.attr == "data":
@@ -911,7 +948,11 @@ class FunctionInterpreter:
         if any(v.kind is Kind.TENSOR for v in operands):
             return self.tensor_op(node, operands)
         if all(v.kind is Kind.SCALAR for v in operands):
-            return Value(grad=Grad.UNTRACKED, kind=Kind.SCALAR, loss=operands[0].loss)
+            losses = [v.loss for v in operands if v.loss is not None]
+            reasons = [loss for loss in losses if loss.kind is not LossKind.LITERAL] or losses
+            return Value(
+                grad=Grad.UNTRACKED, kind=Kind.SCALAR, loss=reasons[0] if reasons else None
+            )
         carries = frozenset().union(*(v.all_carries() for v in operands))
         if self.mode.enabled is False and self.mode.off is not None:
             loss = Loss(LossKind.NO_GRAD, node, self.mode.off.description, self.mode.off)
@@ -996,6 +1037,8 @@ class FunctionInterpreter:
             return self.tensor_op(call, args)
         if qualified in api.TUPLE_RETURNING:
             return self.tensor_op(call, args, kind=Kind.UNKNOWN)
+        if qualified in api.SEQUENTIAL:
+            return Value(kind=Kind.MODULE, module=ModuleRef(qualified, kind=_sequential_kind(args)))
         module_kind = api.nn_module_kind(qualified)
         last = qualified.rsplit(".", 1)[-1]
         if module_kind is not None or (qualified.startswith("torch.nn.") and last[:1].isupper()):
@@ -1121,9 +1164,11 @@ class FunctionInterpreter:
     def module_call(self, call: ast.Call, module: ModuleRef, args: list[Value]) -> Value:
         """`model(x)`: outputs follow the module's kind and the grad mode."""
         if module.qualified is not None:
-            kind = api.nn_module_kind(module.qualified)
+            kind = module.kind or api.nn_module_kind(module.qualified)
             if kind is None or kind.output is None:
                 self.taint_arguments(call)
+                if self.mode.enabled is False:
+                    return evolve(self.tensor_op(call, args), kind=Kind.UNKNOWN)
                 return UNKNOWN
             owns_graph = kind.has_parameters and not self.module.freezes_parameters
             base = self.tensor_op(call, args)
@@ -1142,12 +1187,36 @@ class FunctionInterpreter:
             if forward is None:
                 self.taint_arguments(call)
                 return UNKNOWN
-            summary = self.module.summary(forward)
+            summary = self.module.summary_of(forward)
             used = _used_arguments(forward, call, args)
+            used.extend(self._module_state_in(call, summary))
             base = self.tensor_op(call, used)
-            return _restamp(summary, base, self.mode)
+            self._module_state_out(call, summary, base)
+            return _restamp(summary.returned, base, self.mode)
         self.taint_arguments(call)
         return UNKNOWN
+
+    def _module_state_in(self, call: ast.Call, summary: FunctionSummary) -> list[Value]:
+        """State that `forward` reads from `self`, as the caller sees it (`model.hidden`)."""
+        owner = dotted(call.func)
+        if owner is None:
+            return []
+        return [
+            self.lookup(f"{owner}.{attr}", node)
+            for attr, node in summary.state_reads.items()
+            if attr in summary.state_writes
+        ]
+
+    def _module_state_out(self, call: ast.Call, summary: FunctionSummary, base: Value) -> None:
+        """State that `forward` leaves on `self`, bound in the caller as `model.hidden`."""
+        owner = dotted(call.func)
+        if owner is None:
+            return
+        for attr, value in summary.state_writes.items():
+            stamped = _restamp(value, base, self.mode)
+            key = f"{owner}.{attr}"
+            if self.env is not None:
+                self.env[key] = evolve(stamped, origin=value.origin)
 
     def taint_arguments(self, call: ast.Call) -> None:
         """Arguments handed to code we cannot see may be detached in place: forget their
@@ -1243,6 +1312,20 @@ def _handlers(prefix: str) -> dict[type, Any]:
             if isinstance(node_type, type):
                 table[node_type] = getattr(FunctionInterpreter, name)
     return table
+
+
+def _sequential_kind(layers: list[Value]) -> api.ModuleKind | None:
+    """An `nn.Sequential` of known tensor-to-tensor layers is itself one."""
+    has_parameters = False
+    for layer in layers:
+        ref = layer.module
+        kind = api.nn_module_kind(ref.qualified) if ref and ref.qualified else None
+        if ref is not None and ref.kind is not None:
+            kind = ref.kind
+        if layer.kind is not Kind.MODULE or kind is None or kind.output != "tensor":
+            return None
+        has_parameters = has_parameters or kind.has_parameters
+    return api.ModuleKind(has_parameters, "tensor") if layers else None
 
 
 def _local_method(receiver: Value, name: str) -> FunctionNode | None:

@@ -13,6 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from gradguard.analysis.torch_api import ModuleKind
+
 
 class Grad(enum.Enum):
     """Whether a value takes part in autograd."""
@@ -98,6 +100,7 @@ class ModuleRef:
 
     qualified: str | None = None  # "torch.nn.LSTM"
     local: ClassInfo | None = None
+    kind: ModuleKind | None = None  # derived for this instance (an nn.Sequential of layers)
 
 
 @dataclass(frozen=True)
@@ -181,7 +184,7 @@ def join(a: Value | None, b: Value | None) -> Value:
     return Value(
         grad=grad,
         kind=kind,
-        loss=a.loss if a.loss == b.loss else None,
+        loss=_join_loss(a.loss, b.loss) if grad is Grad.UNTRACKED else None,
         leaf=a.leaf and b.leaf,
         elements=elements,
         carries=a.carries | b.carries,
@@ -191,6 +194,18 @@ def join(a: Value | None, b: Value | None) -> Value:
         instance_of=a.instance_of if a.instance_of is b.instance_of else None,
         const=a.const if a.const == b.const and type(a.const) is type(b.const) else None,
     )
+
+
+def _join_loss(a: Loss | None, b: Loss | None) -> Loss | None:
+    """Both paths lost history; keep a reason when they agree, or the one that is not a mere
+    literal (`total = 0.0` joined with `total += x.item()` is still "converted by .item()")."""
+    if a == b:
+        return a
+    if a is not None and a.kind is LossKind.LITERAL:
+        return b
+    if b is not None and b.kind is LossKind.LITERAL:
+        return a
+    return None
 
 
 def combine(values: Iterable[Value], *, result_kind: Kind = Kind.TENSOR) -> Value:
