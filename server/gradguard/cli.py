@@ -213,8 +213,13 @@ class SettingsResolver:
                 result = self._nearest[folder]
                 break
             chain.append(folder)
-            if (folder / "pyproject.toml").is_file():
+            candidate = folder / "pyproject.toml"
+            if candidate.is_file():
                 result = find_pyproject(folder)
+                if result != candidate:
+                    # find_pyproject passes over a file it cannot parse; a broken nearest
+                    # pyproject.toml must stop the run, not silently switch settings.
+                    load_pyproject(candidate)
                 break
         for folder in chain:
             self._nearest[folder] = result
@@ -343,6 +348,8 @@ def run_check(
     out = out or sys.stdout
     err = err or sys.stderr
     resolver = SettingsResolver(options.select, options.ignore, options.unsafe_fixes)
+    for selector in _unknown_selectors((*(options.select or ()), *(options.ignore or ()))):
+        err.write(f"warning: `{selector}` matches no GradGuard rule\n")
     run = CheckRun(options, out, err, resolver)
     disk_paths = [p for p in options.paths if p != STDIN]
     discovery = discover(disk_paths)
@@ -386,6 +393,14 @@ def run_check(
     if run.failures:
         return EXIT_ERROR
     return EXIT_FINDINGS if report.finding_count else EXIT_OK
+
+
+def _unknown_selectors(selectors: Sequence[str]) -> list[str]:
+    """Command-line codes or prefixes that select nothing (a typo, most likely)."""
+    from gradguard.core.rule import all_rules
+
+    codes = [rule.code for rule in all_rules()]
+    return [s for s in selectors if s != "ALL" and not any(c.startswith(s) for c in codes)]
 
 
 def _display_path(path: Path) -> str:

@@ -260,3 +260,36 @@ def test_lsp_import_failure_is_a_clear_error(
 def test_lsp_tcp_must_be_host_port(value: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["lsp", "--tcp", value]) == 2
     assert "expected HOST:PORT" in capsys.readouterr().err
+
+
+def test_unparsable_pyproject_stops_the_run(
+    gradguard: Runner, tmp_path: Path, write: Write
+) -> None:
+    write(tmp_path / "pyproject.toml", "[tool.gradguard\nselect = 1\n")
+    write(tmp_path / "a.py", CLEAN)
+    result = gradguard("check")
+    assert result.code == 2
+    assert result.stderr.startswith(f"error: {tmp_path / 'pyproject.toml'}: cannot read:")
+
+
+def test_pyproject_without_a_gradguard_table_is_passed_over(
+    gradguard: Runner, tmp_path: Path, write: Write
+) -> None:
+    write(tmp_path / "pyproject.toml", "[tool.gradguard]\nselect = 1\n")  # would fail
+    write(tmp_path / "sub/pyproject.toml", '[project]\nname = "x"\n')
+    write(tmp_path / "sub/a.py", CLEAN)
+    assert gradguard("check", "sub").code == 2  # the outer table applies, and is invalid
+    write(tmp_path / "pyproject.toml", '[tool.gradguard]\nselect = ["GG1"]\n')
+    assert gradguard("check", "sub").code == 0
+
+
+def test_a_selector_that_matches_no_rule_is_a_warning(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, write: Write
+) -> None:
+    write(tmp_path / "a.py", CLEAN)
+    assert main(["check", "--select", "GG9,GG1", "--ignore", "XY1", str(tmp_path)]) == 0
+    err = capsys.readouterr().err
+    assert err.splitlines() == [
+        "warning: `GG9` matches no GradGuard rule",
+        "warning: `XY1` matches no GradGuard rule",
+    ]

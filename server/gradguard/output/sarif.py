@@ -32,6 +32,7 @@ def render(report: Report, *, color: bool = False) -> str:
             "name": rule.name,
             "shortDescription": {"text": rule.summary},
             "fullDescription": {"text": rule.docs, "markdown": rule.docs},
+            "help": {"text": rule.docs, "markdown": rule.docs},
             "helpUri": rule.url,
             "defaultConfiguration": {"level": _LEVEL[rule.severity]},
         }
