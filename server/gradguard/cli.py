@@ -33,6 +33,8 @@ EXIT_ERROR = 2
 STDIN = "-"
 
 _SELECTOR = re.compile(r"^(ALL|[A-Z]+[0-9]*)$")
+# Python's line breaks only: str.splitlines would also split at form feeds and U+2028.
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
 
 def _codes(value: str) -> tuple[str, ...]:
@@ -264,18 +266,18 @@ class CheckRun:
         except OSError as exc:
             self.fail(display, f"cannot write the fixed file: {exc.strerror or exc}")
 
-    def check_stdin(self, data: bytes) -> str | None:
-        """Check standard input; returns the text `--fix` should print."""
+    def check_stdin(self, data: bytes) -> bytes:
+        """Check standard input; returns the bytes `--fix` prints (the input if unchanged)."""
         name = self.options.stdin_filename
         display = name or STDIN
         try:
             decoded = decode(data)
         except NotUtf8Error as exc:
             self.fail(display, str(exc), exc.line, exc.column)
-            return None
+            return data
         settings = self.settings.for_file(Path(name) if name else Path.cwd() / STDIN)
         new_text = self.check_text(display, decoded, settings)
-        return decoded.text if new_text is None else new_text
+        return data if new_text is None else decoded.encode(new_text)
 
     def check_text(self, display: str, decoded: DecodedSource, settings: Settings) -> str | None:
         """Record the findings for one text; return the fixed text if fixing changed it."""
@@ -355,7 +357,7 @@ def run_check(
     discovery = discover(disk_paths)
     for missing in discovery.missing:
         run.fail(missing, "No such file or directory")
-    fixed_stdin: str | None = None
+    fixed_stdin = b""
     try:
         for path in discovery.files:
             run.check_file(path)
@@ -379,14 +381,13 @@ def run_check(
     report = run.report()
     if options.fix and STDIN in options.paths:
         # The fixed source owns stdout (editors pipe it back); diagnostics go to stderr.
-        if fixed_stdin is not None:
-            out.flush()
-            buffer = getattr(out, "buffer", None)
-            if buffer is not None:
-                buffer.write(fixed_stdin.encode("utf-8"))
-                buffer.flush()
-            else:
-                out.write(fixed_stdin)
+        out.flush()
+        buffer = getattr(out, "buffer", None)
+        if buffer is not None:
+            buffer.write(fixed_stdin)
+            buffer.flush()
+        else:  # a text-only stream (tests): the bytes are UTF-8 by construction or pass-through
+            out.write(fixed_stdin.decode("utf-8", "surrogateescape"))
         err.write(render(report, options.output_format, color=_use_color(err)))
     else:
         out.write(render(report, options.output_format, color=_use_color(out)))
@@ -397,6 +398,8 @@ def run_check(
 
 def _unknown_selectors(selectors: Sequence[str]) -> list[str]:
     """Command-line codes or prefixes that select nothing (a typo, most likely)."""
+    if not selectors:
+        return []  # skip importing the rules just for this
     from gradguard.core.rule import all_rules
 
     codes = [rule.code for rule in all_rules()]
@@ -417,8 +420,8 @@ def _unified_diff(display: str, before: str, after: str) -> str:
     import difflib
 
     lines = difflib.unified_diff(
-        before.splitlines(keepends=True),
-        after.splitlines(keepends=True),
+        _LINE.findall(before),
+        _LINE.findall(after),
         fromfile=display,
         tofile=display,
     )

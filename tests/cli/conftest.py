@@ -52,7 +52,7 @@ def run_gradguard(
     )
     return Completed(
         proc.returncode,
-        proc.stdout.decode("utf-8"),
+        proc.stdout.decode("utf-8", "replace"),
         proc.stderr.decode("utf-8"),
         proc.stdout,
     )

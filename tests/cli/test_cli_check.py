@@ -95,6 +95,10 @@ def test_stdin_not_utf8(gradguard: Runner) -> None:
     result = gradguard("check", "-", stdin=b"import torch\n\xff\n")
     assert result.code == 2
     assert result.stderr.startswith("-:2:1: error: file is not valid UTF-8")
+    # With --fix the input is passed through untouched, so a pipe never loses the file.
+    fixed = gradguard("check", "--fix", "-", stdin=b"import torch\n\xff\n")
+    assert fixed.code == 2
+    assert fixed.stdout_bytes == b"import torch\n\xff\n"
 
 
 def test_fix_and_diff_never_touch_an_unparsable_file(

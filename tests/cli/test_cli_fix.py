@@ -174,10 +174,12 @@ def test_fix_refuses_a_result_that_does_not_parse(
 
 
 def test_stdin_fix_prints_the_fixed_source(gradguard: Runner) -> None:
-    source = SAFE.code.replace("\n", "\r\n").encode()
+    assert SAFE.fixed is not None
+    bom = b"\xef\xbb\xbf"
+    source = bom + SAFE.code.replace("\n", "\r\n").encode()
     result = gradguard("check", "--fix", "--stdin-filename", "train.py", "-", stdin=source)
     assert result.code == 0
-    assert result.stdout_bytes == SAFE.fixed.replace("\n", "\r\n").encode()
+    assert result.stdout_bytes == bom + SAFE.fixed.replace("\n", "\r\n").encode()
     assert result.stderr == "Found 1 error (1 fixed, 0 remaining).\n"
 
 
