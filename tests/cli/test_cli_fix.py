@@ -108,10 +108,15 @@ def test_unsafe_fix_needs_the_flag(gradguard: Runner, tmp_path: Path, write: Wri
     assert target.read_text() == UNSAFE.fixed
 
 
+@pytest.mark.parametrize(
+    "suffix", ["", "# a form feed \x0c and U+2028 \u2028 are not line breaks\n"]
+)
 def test_diff_prints_the_fix_and_writes_nothing(
-    gradguard: Runner, tmp_path: Path, write: Write
+    gradguard: Runner, tmp_path: Path, write: Write, suffix: str
 ) -> None:
-    target = write(tmp_path / "train.py", SAFE.code)
+    assert SAFE.fixed is not None
+    # The suffix lands in the hunk's context lines, right after the fixed line.
+    target = write(tmp_path / "train.py", SAFE.code + suffix)
     before = (target.read_bytes(), target.stat().st_mtime_ns)
     result = gradguard("check", "--diff", "train.py")
     assert result.code == 1
@@ -126,7 +131,7 @@ def test_diff_prints_the_fix_and_writes_nothing(
     copy.mkdir()
     (copy / "train.py").write_bytes(before[0])
     subprocess.run([git, "apply", "-"], cwd=copy, input=result.stdout.encode(), check=True)
-    assert (copy / "train.py").read_text() == SAFE.fixed
+    assert (copy / "train.py").read_bytes() == (SAFE.fixed + suffix).encode()
 
 
 def test_fix_checks_the_other_files_when_some_cannot_be_read(
