@@ -227,3 +227,29 @@ def test_text_colour_only_when_asked() -> None:
 def test_failure_rendering() -> None:
     assert Failure("a.py", "boom").render() == "a.py: error: boom"
     assert Failure("a.py", "boom", Position(2, 4)).render() == "a.py:3:5: error: boom"
+
+
+def test_text_frame_expands_tabs_and_underlines_every_line_of_a_range() -> None:
+    source = "for x in data:\n\tout, h = rnn(x, h)\n\tloss.backward()\n"
+    multi = Finding("GG201", "n", Severity.ERROR, "m", Range(Position(0, 0), Position(2, 16)))
+    tab = Finding("GG201", "n", Severity.ERROR, "m", rng(1, 10, 13))  # `rnn`
+    out = render(Report((FileReport("a.py", SourceText(source), (multi, tab)),)), "text")
+    assert out.startswith(
+        "a.py:1:1: GG201 m\n"
+        "  |\n"
+        "1 | for x in data:\n"
+        "  | ^^^^^^^^^^^^^^\n"
+        "2 |     out, h = rnn(x, h)\n"
+        "  |     ^^^^^^^^^^^^^^^^^^\n"
+        "3 |     loss.backward()\n"
+        "  |     ^^^^^^^^^^^^^^^ GG201\n"
+        "  |\n"
+        "\n"
+        "a.py:2:11: GG201 m\n"
+        "  |\n"
+        "1 | for x in data:\n"
+        "2 |     out, h = rnn(x, h)\n"
+        "  |              ^^^ GG201\n"
+        "3 |     loss.backward()\n"
+        "  |\n"
+    )
