@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import pytest
+
 from gradguard.core import engine
 from gradguard.core.edits import apply_edits
 from gradguard.core.findings import Finding

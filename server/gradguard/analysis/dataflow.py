@@ -17,7 +17,14 @@ from typing import Any
 
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.imports import COMPOUND, Scope, ScopeNode, build_scope, walrus_names
-from gradguard.analysis.model import BackwardCall, FunctionNode, LoopNode, ModuleAnalysis
+from gradguard.analysis.model import (
+    BackwardCall,
+    FunctionNode,
+    LoopNode,
+    ModuleAnalysis,
+    TensorUse,
+    TorchCall,
+)
 from gradguard.analysis.values import (
     NONE,
     UNKNOWN,
@@ -156,17 +163,24 @@ def dotted(expr: ast.expr) -> str | None:
 class ModuleInterpreter:
     """Drives the analysis of one module: scopes, classes, module-level names, functions."""
 
-    def __init__(self, tree: ast.Module, analysis: ModuleAnalysis, text: str | None = None) -> None:
+    def __init__(
+        self,
+        tree: ast.Module,
+        analysis: ModuleAnalysis,
+        text: str | None = None,
+        triggers: tuple[str, ...] | None = None,
+    ) -> None:
         self.tree = tree
         self.walrus = walrus_names(text) if text is not None else _walrus_targets(tree)
-        # Lines that may hold a backward()/autograd call: only functions spanning one of them
-        # are analysed up front; the others only when a call needs their return value.
-        self.backward_lines: set[int] | None = None
-        if text is not None:
-            self.backward_lines = {
+        # Lines holding a word some enabled rule needs (`backward`, `requires_grad`, ...): only
+        # functions spanning one of them are analysed up front; the others only when a call
+        # needs their return value. No text or no triggers: analyse everything.
+        self.trigger_lines: set[int] | None = None
+        if text is not None and triggers:
+            self.trigger_lines = {
                 number
                 for number, line in enumerate(text.splitlines(), start=1)
-                if "backward" in line or "autograd" in line
+                if any(word in line for word in triggers)
             }
         self.functions: list[FunctionNode] = []
         self.declared_global: set[str] = set()
@@ -231,10 +245,10 @@ class ModuleInterpreter:
                 self.summary(node)
 
     def _may_backpropagate(self, node: FunctionNode) -> bool:
-        if self.backward_lines is None:
+        if self.trigger_lines is None:
             return True
         end = node.end_lineno or node.lineno
-        return any(node.lineno <= line <= end for line in self.backward_lines)
+        return any(node.lineno <= line <= end for line in self.trigger_lines)
 
     def _module_constants(self, scope: Scope) -> Env:
         """Module-level names bound exactly once to a class, function, module or constructor
@@ -468,7 +482,7 @@ class FunctionInterpreter:
             self._bind_sequence(target.elts, value)
         elif isinstance(target, ast.Subscript):
             base_key = dotted(target.value)
-            self.eval(target.slice)
+            self._subscript_store(target, self.stmt)
             if base_key is not None and self.env is not None and base_key in self.env:
                 base = self.env[base_key]
                 mutated = evolve(
@@ -477,6 +491,16 @@ class FunctionInterpreter:
                 self.env[base_key] = mutated
         elif isinstance(target, ast.Starred):
             self.bind(target.value, UNKNOWN)
+
+    def _subscript_store(self, target: ast.Subscript, stmt: ast.AST | None) -> None:
+        """`x[i] = v` / `x[i] += v` writes into `x` in place."""
+        self.eval(target.slice)
+        base_key = dotted(target.value)
+        if base_key is None or self.env is None or base_key not in self.env:
+            return
+        base = self.env[base_key]
+        if base.kind is Kind.TENSOR and stmt is not None:
+            self.record_use("inplace", "setitem", stmt, target.value, base)
 
     def _bind_sequence(self, targets: list[ast.expr], value: Value) -> None:
         has_star = any(isinstance(t, ast.Starred) for t in targets)
@@ -625,6 +649,11 @@ class FunctionInterpreter:
     def _stmt_AugAssign(self, stmt: ast.AugAssign) -> None:
         current = self.eval(stmt.target) if not isinstance(stmt.target, ast.Subscript) else UNKNOWN
         value = self.eval(stmt.value)
+        if current.kind is Kind.TENSOR:
+            operator = type(stmt.op).__name__
+            self.record_use("inplace", operator, stmt, stmt.target, current)
+        elif isinstance(stmt.target, ast.Subscript):
+            self._subscript_store(stmt.target, stmt)
         self.bind(stmt.target, self.arithmetic(stmt, [current, value]))
 
     def _stmt_Return(self, stmt: ast.Return) -> None:
@@ -760,9 +789,23 @@ class FunctionInterpreter:
         element = UNKNOWN
         if iterable.kind is Kind.TENSOR:
             element = evolve(iterable, leaf=False, elements=None)
+        elif self._iterates_parameters(stmt.iter):
+            element = Value(grad=Grad.TRACKED, kind=Kind.TENSOR, leaf=True)
         self._loop(stmt, lambda: self.bind(stmt.target, element))
 
     _stmt_AsyncFor = _stmt_For
+
+    def _iterates_parameters(self, expr: ast.expr) -> bool:
+        """`for p in model.parameters()` over a known module: leaves that require grad
+        (unless the file freezes parameters somewhere)."""
+        if self.module.freezes_parameters or not isinstance(expr, ast.Call) or expr.args:
+            return False
+        func = expr.func
+        if not isinstance(func, ast.Attribute) or func.attr != "parameters":
+            return False
+        key = dotted(func.value)
+        owner = self.lookup(key) if key is not None else UNKNOWN
+        return owner.kind is Kind.MODULE and owner.module is not None
 
     def _stmt_While(self, stmt: ast.While) -> None:
         self._loop(stmt, lambda: self.eval(stmt.test))
@@ -1013,6 +1056,8 @@ class FunctionInterpreter:
 
     def torch_call(self, call: ast.Call, qualified: str) -> Value:
         """A call of a torch API resolved through the imports."""
+        if self.record:
+            self.module.analysis.torch_calls.append(TorchCall(call, qualified, self.function))
         if qualified in api.BACKWARD_FUNCTIONS or qualified in api.GRAD_FUNCTIONS:
             keyword = "tensors" if qualified in api.BACKWARD_FUNCTIONS else "outputs"
             target = call.args[0] if call.args else None
@@ -1109,6 +1154,8 @@ class FunctionInterpreter:
         if name in api.CONVERSIONS:
             kind = Kind.SCALAR if name == "item" else Kind.OTHER
             loss = Loss(LossKind.CONVERSION, call, f".{name}()")
+            assert isinstance(call.func, ast.Attribute)
+            self.record_use("conversion", name, call, call.func.value, receiver)
             return Value(grad=Grad.UNTRACKED, kind=kind, loss=loss)
         if name in api.DETACH_METHODS:
             return Value(
@@ -1134,6 +1181,8 @@ class FunctionInterpreter:
         if name in api.SHAPE_METHODS:
             return Value(kind=Kind.OTHER)
         if name.endswith("_") and not name.startswith("_"):
+            assert isinstance(call.func, ast.Attribute)
+            self.record_use("inplace", name, call, call.func.value, receiver)
             # In place: the receiver now also depends on the arguments.
             if key is not None and self.mode.enabled is not False:
                 self.bind_key(
@@ -1240,6 +1289,16 @@ class FunctionInterpreter:
         prefix = key + "."
         for existing in [k for k in self.env if k.startswith(prefix)]:
             del self.env[existing]
+
+    def record_use(
+        self, kind: str, name: str, node: ast.AST, target: ast.expr, value: Value
+    ) -> None:
+        """Remember a conversion or in-place operation on a tensor for the rules."""
+        if not self.record or self.stmt is None:
+            return
+        self.module.analysis.tensor_uses.append(
+            TensorUse(kind, name, node, self.stmt, target, value, self.mode.enabled, self.function)
+        )
 
     def record_backward(self, call: ast.Call, target: ast.expr, value: Value, via: str) -> None:
         """Remember a backward()/autograd.grad() call for the rules."""

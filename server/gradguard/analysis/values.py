@@ -208,6 +208,14 @@ def _join_loss(a: Loss | None, b: Loss | None) -> Loss | None:
     return None
 
 
+def _rank(loss: Loss | None) -> int:
+    """How much a reason explains a lost history: a cut (detach, no_grad, conversion) says
+    more than a fresh factory tensor, which says more than a literal."""
+    if loss is None:
+        return 0
+    return {LossKind.LITERAL: 1, LossKind.FACTORY: 2}.get(loss.kind, 3)
+
+
 def combine(values: Iterable[Value], *, result_kind: Kind = Kind.TENSOR) -> Value:
     """The value of a differentiable op on `values` with gradient recording on.
 
@@ -231,7 +239,7 @@ def combine(values: Iterable[Value], *, result_kind: Kind = Kind.TENSOR) -> Valu
             tracked = True
         elif grad is Grad.UNKNOWN:
             unknown = True
-        elif first_loss is None or (first_loss.kind is LossKind.LITERAL and loss is not None):
+        elif first_loss is None or _rank(loss) > _rank(first_loss):
             first_loss = loss
     if tracked:
         return Value(grad=Grad.TRACKED, kind=result_kind, carries=carries)
