@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from gradguard import __version__
 from gradguard.cli import main
 

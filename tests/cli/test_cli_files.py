@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
 from gradguard.files import (
     GitignoreMatcher,
     NotUtf8Error,

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from gradguard.cli import main
 from gradguard.core.engine import check_source
 from gradguard.core.findings import Finding

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from gradguard.core.findings import (
     Finding,
     Fix,

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
 from gradguard.cli import SettingsResolver
 from gradguard.core.findings import Severity
 from gradguard.core.settings import SettingsError
