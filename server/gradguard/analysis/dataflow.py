@@ -277,6 +277,7 @@ class ModuleInterpreter:
             name: value
             for name, value in (scratch.env or {}).items()
             if value.kind in (Kind.MODULE, Kind.CLASS, Kind.FUNCTION, Kind.INSTANCE)
+            or (value.kind is Kind.SCALAR and value.loss is not None)
             or isinstance(value.const, bool)
             or is_optimizer(value)
         }
@@ -1184,9 +1185,17 @@ class FunctionInterpreter:
             return UNKNOWN
         method = _local_method(receiver, name)
         if method is not None and receiver.kind is not Kind.CLASS:
-            returned = self.module.summary(method)
+            summary = self.module.summary_of(method)
+            returned = summary.returned
             if receiver_key is not None:
-                self._forget_below(receiver_key)
+                if _calls_on_self(method):
+                    self._forget_below(receiver_key)
+                else:
+                    # The method only changes the attributes it assigns.
+                    for attr in summary.state_writes:
+                        self._forget_below(f"{receiver_key}.{attr}")
+                        if self.env is not None:
+                            self.env.pop(f"{receiver_key}.{attr}", None)
             self.taint_arguments(call)
             return returned.without_carries()
         # An unknown method may change its receiver's attributes and detach what it is given.
@@ -1460,6 +1469,17 @@ def _sequential_kind(layers: list[Value]) -> api.ModuleKind | None:
             return None
         has_parameters = has_parameters or kind.has_parameters
     return api.ModuleKind(has_parameters, "tensor") if layers else None
+
+
+def _calls_on_self(method: FunctionNode) -> bool:
+    """True when a method calls methods of its own object (whose effects it may inherit)."""
+    return any(
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id == "self"
+        for node in ast.walk(method)
+    )
 
 
 def is_optimizer(value: Value) -> bool:
