@@ -181,7 +181,9 @@ def fix_source(
         if result.parse_error is not None:
             break
         source = SourceText(text)
-        fixes = compatible_fixes(source, applicable_fixes(result.findings, unsafe=unsafe, codes=codes))
+        fixes = compatible_fixes(
+            source, applicable_fixes(result.findings, unsafe=unsafe, codes=codes)
+        )
         if not fixes:
             break
         candidate = apply_edits(source, [edit for fix in fixes for edit in fix.edits])
