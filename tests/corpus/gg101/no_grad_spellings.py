@@ -8,7 +8,6 @@ from torch import inference_mode, nn, no_grad
 model = nn.Sequential(nn.Linear(10, 32), nn.ReLU(), nn.Linear(32, 2))
 criterion = nn.CrossEntropyLoss()
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-GRAD_ENABLED = False
 
 
 def plain():
@@ -42,16 +41,18 @@ def imported_name():
 
 def inference_mode_block():
     x = torch.randn(16, 10)
+    y = torch.randint(0, 2, (16,))
     with torch.inference_mode():  # expect: GG101
-        loss = model(x).logsumexp(dim=1).mean()
+        loss = criterion(model(x), y)
     loss.backward()
 
 
 def inference_mode_imported():
     x = torch.randn(16, 10)
+    y = torch.randint(0, 2, (16,))
     with inference_mode():  # expect: GG101
-        scores = model(x)
-    loss = scores.pow(2).mean()
+        per_sample = F.cross_entropy(model(x), y, reduction="none")
+    loss = per_sample.mean()
     loss.backward()
 
 
@@ -90,15 +91,6 @@ def set_grad_enabled_local_flag():
     loss.backward()
 
 
-def set_grad_enabled_module_flag():
-    x = torch.randn(16, 10)
-    y = torch.randint(0, 2, (16,))
-    torch.set_grad_enabled(GRAD_ENABLED)  # expect: GG101
-    loss = criterion(model(x), y)
-    torch.set_grad_enabled(True)
-    loss.backward()
-
-
 @torch.no_grad()  # expect: GG101
 def compute_loss(x, y):
     logits = model(x)
@@ -118,7 +110,7 @@ def decorated_loss(steps):
 @T.inference_mode()  # expect: GG101
 def activation_penalty():
     probe = torch.randn(4, 10)
-    return model(probe).pow(2).mean()
+    return F.mse_loss(model(probe), torch.zeros(4, 2))
 
 
 def decorated_penalty():

@@ -78,15 +78,6 @@ def functional_backward_on_float():
     torch.autograd.backward(loss)
 
 
-def accumulated_numbers(steps):
-    """Gradient accumulation done on numbers instead of tensors."""
-    total = 0.0
-    for _ in range(steps):
-        x, y = torch.randn(8, 10), torch.randint(0, 3, (8,))
-        total += criterion(model(x), y).item()  # expect: GG102
-    total.backward()
-
-
 class Trainer:
     def __init__(self):
         self.model = nn.Linear(10, 3)
