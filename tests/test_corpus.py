@@ -13,7 +13,6 @@ import tokenize
 from pathlib import Path
 
 import pytest
-
 from gradguard.core.engine import check_source
 
 ROOT = Path(__file__).resolve().parent.parent

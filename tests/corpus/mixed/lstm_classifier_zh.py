@@ -34,7 +34,7 @@ for i in range(10):
         y_pred, _ = model(x)
         loss = loss_fn(y_pred, y)
     optimizer.zero_grad()
-    loss.backward()  # RuntimeError: element 0 of tensors does not require grad ...
+    loss.backward()  # RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn
     optimizer.step()
 
 # 错误二：过早调用 .item()
