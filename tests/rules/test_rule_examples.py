@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 
 import pytest
+
 from gradguard.core.engine import check_source, fix_source
 from gradguard.core.rule import Invalid, Rule, all_rules
 from gradguard.core.settings import Settings

@@ -63,6 +63,7 @@ class BackwardUnderNoGrad(Rule):
     code = "GG101"
     name = "backward-under-no-grad"
     severity = Severity.ERROR
+    triggers = ("backward", "autograd")
     summary = "backward() on a value computed under torch.no_grad()"
 
     valid = (
@@ -140,6 +141,7 @@ out = model(x)
 loss = criterion(out, y)
 loss.backward()
 """,
+            error=ERROR,
         ),
         Invalid(
             """
@@ -160,6 +162,7 @@ print("computed")
 T.autograd.backward(loss)
 """,
             unsafe_fix=True,
+            error=ERROR,
         ),
         Invalid(
             """
@@ -182,6 +185,7 @@ loss = compute_loss(torch.randn(4, 3))
 loss.backward()
 """,
             unsafe_fix=True,
+            error=ERROR,
         ),
         Invalid(
             """
@@ -202,6 +206,7 @@ with open("log.txt", "w") as log:
     loss = model(torch.randn(2, 3)).sum()
 loss.backward()
 """,
+            error=ERROR,
         ),
     )
 
