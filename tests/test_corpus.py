@@ -13,6 +13,7 @@ import tokenize
 from pathlib import Path
 
 import pytest
+
 from gradguard.core.engine import check_source
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 import torch
+
 from gradguard.core.engine import check_source
 
 ROOT = Path(__file__).resolve().parents[2]
