@@ -199,7 +199,8 @@ def test_fixed_script_runs_and_trains(case: Buggy, outcomes: Outcomes) -> None:
     if outcome.run is None:
         pytest.fail(f"--fix left the file unchanged\n{_explain(outcome.cli)}", pytrace=False)
     left = codes_in(outcome.fixed)
-    if left or outcome.cli.returncode != 0:
+    # Exit 1 only says other rules still report something; the corpus test pins those.
+    if left or outcome.cli.returncode not in (0, 1):
         pytest.fail(
             f"findings remain after --fix: {sorted(left)}\n{_explain(outcome.cli)}"
             f"\n--- fixed file\n{outcome.fixed}",
