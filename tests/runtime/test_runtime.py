@@ -212,6 +212,8 @@ def test_fixed_script_runs_and_trains(case: Buggy, outcomes: Outcomes) -> None:
     norm = grad_norm(result.stdout)
     if norm is not None and not norm > 0.0:
         pytest.fail(f"no gradient reached the model after the fix\n{_explain(result)}")
+    if case.error is None and "weights-moved True" not in result.stdout:
+        pytest.fail(f"the weights still do not move after the fix\n{_explain(result)}")
 
 
 @pytest.mark.parametrize("path", CLEAN, ids=lambda p: p.name)
