@@ -36,8 +36,9 @@ class BackwardCall:
 class TensorUse:
     """An operation on a value known to be a tensor, for rules about single operations.
 
-    `kind` is "conversion" (`.item()`, `.tolist()`, `.numpy()`; `name` is the method) or
-    "inplace" (`x += ...`, `x[i] = ...`, `x.add_(...)`; `name` is the operator or method).
+    `kind` is "conversion" (`.item()`, `.tolist()`, `.numpy()`; `name` is the method),
+    "inplace" (`x += ...`, `x[i] = ...`, `x.add_(...)`; `name` is the operator or method) or
+    "setattr" (`x.name = ...`; `name` is the attribute).
     `value` is the tensor before the operation and `grad_enabled` the grad mode there.
     """
 
