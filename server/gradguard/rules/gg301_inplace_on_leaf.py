@@ -40,7 +40,7 @@ import ast
 from collections.abc import Iterator
 
 from gradguard.analysis.imports import torch_alias
-from gradguard.analysis.model import TensorUse
+from gradguard.analysis.model import ValueUse
 from gradguard.analysis.values import Grad
 from gradguard.core.findings import (
     Finding,
@@ -150,7 +150,7 @@ for p in model.parameters():
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         """One finding per in-place statement on a leaf that requires grad."""
-        flagged = [use for use in ctx.analysis.tensor_uses if _is_flagged(use)]
+        flagged = [use for use in ctx.analysis.uses if _is_flagged(use)]
         statements = {id(use.stmt) for use in flagged}
         alias = torch_alias(ctx.tree)
         reported: set[int] = set()
@@ -170,7 +170,7 @@ for p in model.parameters():
             yield self.finding(message, ctx.node_range(use.stmt), related, [fix] if fix else [])
 
 
-def _is_flagged(use: TensorUse) -> bool:
+def _is_flagged(use: ValueUse) -> bool:
     return (
         use.kind == "inplace"
         and use.value.grad is Grad.TRACKED

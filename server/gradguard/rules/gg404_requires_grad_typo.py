@@ -136,7 +136,7 @@ b.requires_grad = True
                     f'"TypeError: {error}"'
                 )
                 yield self.finding(message, name_range, (), [_rename(name_range)])
-        for use in ctx.analysis.tensor_uses:
+        for use in ctx.analysis.uses:
             if use.kind != "setattr" or not is_typo(use.name) or id(use.stmt) in seen:
                 continue
             seen.add(id(use.stmt))

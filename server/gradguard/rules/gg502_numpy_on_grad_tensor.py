@@ -117,7 +117,7 @@ for step in range(2):
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         """One finding per `.numpy()` on a tensor that certainly requires grad."""
         reported: set[int] = set()
-        for use in ctx.analysis.tensor_uses:
+        for use in ctx.analysis.uses:
             if use.kind != "conversion" or use.name != "numpy" or id(use.node) in reported:
                 continue
             if use.value.grad is not Grad.TRACKED:
