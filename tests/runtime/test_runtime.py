@@ -192,6 +192,16 @@ def test_buggy_script_fails_the_documented_way(case: Buggy, outcomes: Outcomes) 
         assert "weights-moved False" in result.stdout, _explain(result)
 
 
+@pytest.mark.parametrize("case", [c for c in BUGGY if c.error], ids=lambda c: c.id)
+def test_message_quotes_the_error_torch_raised(case: Buggy, outcomes: Outcomes) -> None:
+    """The diagnostic names the error the user will actually see, word for word."""
+    assert case.error is not None
+    assert case.error in outcomes.unfixed[case.path].stderr
+    findings = check_source(case.path.read_text(encoding="utf-8")).findings
+    messages = [f"{f.code}: {f.message}" for f in findings if f.code in case.codes]
+    assert any(case.error in message for message in messages), "\n".join(messages)
+
+
 @pytest.mark.parametrize("case", BUGGY, ids=lambda c: c.id)
 def test_fixed_script_runs_and_trains(case: Buggy, outcomes: Outcomes) -> None:
     """`gradguard check --fix --unsafe-fixes` repairs the file: no finding left, it runs."""
