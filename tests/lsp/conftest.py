@@ -53,8 +53,10 @@ class Session:
     def pull(self) -> bool:
         """True when this client pulls diagnostics instead of receiving them."""
         caps = self.client.capabilities
-        return caps is not None and caps.text_document is not None and (
-            caps.text_document.diagnostic is not None
+        return (
+            caps is not None
+            and caps.text_document is not None
+            and (caps.text_document.diagnostic is not None)
         )
 
     def uri(self, name: str) -> str:

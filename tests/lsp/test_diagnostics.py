@@ -26,3 +26,56 @@ async def test_hidden_state_is_reported_on_the_assignment(lsp: Session) -> None:
     fixes = diagnostic.data["fixes"]
     assert fixes and fixes[0]["edits"], diagnostic.data
     assert fixes[0]["safety"] in {"safe", "unsafe"}
+
+
+async def test_half_typed_line_keeps_the_other_diagnostics(lsp: Session) -> None:
+    uri = lsp.open("train.py", HIDDEN_STATE)
+    await lsp.diagnostics(uri, gg201)
+    typing = HIDDEN_STATE.replace("    opt.step()\n", "    opt.step(\n    print(loss.\n")
+    lsp.replace(uri, typing)
+    items = await lsp.diagnostics(uri, gg201)
+    assert [d.range.start.line for d in items if d.code == "GG201"] == [HIDDEN_STATE_LINE + 1]
+    assert all(d.source == "gradguard" for d in items), "syntax errors are left to other tools"
+
+
+async def test_unrecoverable_text_keeps_the_last_result(lsp: Session) -> None:
+    uri = lsp.open("train.py", HIDDEN_STATE)
+    await lsp.diagnostics(uri, gg201)
+    lsp.replace(uri, HIDDEN_STATE + '"""an unterminated docstring\n' * 12)
+    items = await lsp.diagnostics(uri)
+    assert gg201(items)
+
+
+async def test_fixing_the_code_clears_the_diagnostic(lsp: Session) -> None:
+    uri = lsp.open("train.py", HIDDEN_STATE)
+    await lsp.diagnostics(uri, gg201)
+    lsp.replace(uri, HIDDEN_STATE.replace("h = h_next\n", "h = h_next.detach()\n"))
+    assert await lsp.diagnostics(uri, lambda items: not gg201(items)) == []
+
+
+async def test_close_clears_pushed_diagnostics(lsp: Session) -> None:
+    uri = lsp.open("train.py", HIDDEN_STATE)
+    await lsp.diagnostics(uri, gg201)
+    lsp.client.text_document_did_close(
+        types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    if not lsp.pull:
+        assert await lsp.pushed(uri) == []
+
+
+async def test_pull_answers_unchanged_for_an_unchanged_document(lsp: Session) -> None:
+    if not lsp.pull:
+        return  # push clients never ask; covered by the neovim (0.11) capability set
+    uri = lsp.open("train.py", HIDDEN_STATE)
+    first = await lsp.client.text_document_diagnostic_async(
+        types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    assert isinstance(first, types.RelatedFullDocumentDiagnosticReport) and first.result_id
+    again = await lsp.client.text_document_diagnostic_async(
+        types.DocumentDiagnosticParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            previous_result_id=first.result_id,
+        )
+    )
+    assert isinstance(again, types.RelatedUnchangedDocumentDiagnosticReport)
+    assert again.result_id == first.result_id

@@ -13,11 +13,12 @@ Python extension already report it, and a second copy would only add noise.
 
 from __future__ import annotations
 
+import difflib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from gradguard.core.engine import CheckResult, ParseError, check_source, parse
-from gradguard.core.findings import Finding
+from gradguard.core.findings import Finding, Fix, Position, Range, Related, TextEdit
 from gradguard.core.settings import Settings
 from gradguard.core.text import SourceText
 
@@ -41,6 +42,7 @@ class RecoveredCheck:
     result: CheckResult
     replaced: frozenset[int] = frozenset()
     recovered: bool = True
+    carried: bool = False
 
 
 def _indent(line: str) -> str:
@@ -122,22 +124,31 @@ def recover(text: str, *, max_rounds: int = _MAX_ROUNDS) -> Recovery | None:
 
 
 def check_with_recovery(
-    text: str, *, path: str | None = None, settings: Settings | None = None
+    text: str,
+    *,
+    path: str | None = None,
+    settings: Settings | None = None,
+    last_good: tuple[str, tuple[Finding, ...]] | None = None,
 ) -> RecoveredCheck:
     """`check_source`, but a file with a syntax error is analysed around the broken lines.
 
-    `recovered` is False when even recovery could not make the file parse; the caller
-    should then keep its previous diagnostics rather than clear them.
+    When even recovery cannot make the file parse, the findings of `last_good` (an
+    earlier text and its findings) are carried over to the lines that did not change
+    (`carried`); without `last_good`, `recovered` is False and the caller should keep
+    whatever it showed before.
     """
     result = check_source(text, path=path, settings=settings)
     if result.parse_error is None:
         return RecoveredCheck(result)
     recovery = recover(text)
-    if recovery is None:
-        return RecoveredCheck(result, recovered=False)
-    retried = check_source(recovery.text, path=path, settings=settings)
-    if retried.parse_error is not None:
-        return RecoveredCheck(result, recovered=False)
+    retried = (
+        None if recovery is None else check_source(recovery.text, path=path, settings=settings)
+    )
+    if recovery is None or retried is None or retried.parse_error is not None:
+        if last_good is None:
+            return RecoveredCheck(result, recovered=False)
+        carried = carry_findings(last_good[0], text, last_good[1])
+        return RecoveredCheck(CheckResult(findings=carried), carried=True)
     kept = tuple(f for f in retried.findings if not _touches(f, recovery.replaced))
     return RecoveredCheck(
         CheckResult(findings=kept, rule_errors=retried.rule_errors, skipped=retried.skipped),
@@ -152,3 +163,43 @@ def _touches(finding: Finding, lines: frozenset[int]) -> bool:
         (edit.range.start.line, edit.range.end.line) for fix in finding.fixes for edit in fix.edits
     )
     return any(start <= line <= end for start, end in spans for line in lines)
+
+
+def line_map(old: str, new: str) -> dict[int, int]:
+    """Old line number -> new line number, for the lines an edit left unchanged."""
+    mapping: dict[int, int] = {}
+    matcher = difflib.SequenceMatcher(None, old.splitlines(), new.splitlines(), autojunk=False)
+    for block in matcher.get_matching_blocks():
+        for i in range(block.size):
+            mapping[block.a + i] = block.b + i
+    return mapping
+
+
+def carry_findings(old: str, new: str, findings: tuple[Finding, ...]) -> tuple[Finding, ...]:
+    """Move `findings` of `old` onto `new`; drop those on lines the edit changed."""
+    mapping = line_map(old, new)
+
+    def move(rng: Range) -> Range | None:
+        start, end = mapping.get(rng.start.line), mapping.get(rng.end.line)
+        if start is None or end is None or end - start != rng.end.line - rng.start.line:
+            return None
+        return Range(Position(start, rng.start.character), Position(end, rng.end.character))
+
+    carried: list[Finding] = []
+    for finding in findings:
+        moved = move(finding.range)
+        if moved is None:
+            continue
+        related = []
+        for item in finding.related:
+            target = move(item.range)
+            if target is not None:
+                related.append(Related(target, item.message))
+        fixes = []
+        for fix in finding.fixes:
+            edits = [(move(e.range), e.new_text) for e in fix.edits]
+            if all(rng is not None for rng, _ in edits):
+                moved_edits = tuple(TextEdit(rng, text) for rng, text in edits if rng is not None)
+                fixes.append(Fix(fix.title, fix.safety, moved_edits))
+        carried.append(replace(finding, range=moved, related=tuple(related), fixes=tuple(fixes)))
+    return tuple(carried)

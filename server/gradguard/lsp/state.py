@@ -240,6 +240,10 @@ class GradGuardServer(LanguageServer):
     async def _run(self, snap: Snapshot, generation: int) -> Analysis | None:
         settings = self.settings_for(snap.path)
         loop = asyncio.get_running_loop()
+        good = self.latest(snap.key)
+        last_good = None
+        if good is not None and good.generation == generation:
+            last_good = (good.snapshot.text, good.checked.result.findings)
 
         def work() -> RecoveredCheck | None:
             # Queued behind other work and already stale: skip instead of analysing.
@@ -248,7 +252,9 @@ class GradGuardServer(LanguageServer):
                 and current_version(self.workspace, snap.key) != snap.version
             ):
                 return None
-            return check_with_recovery(snap.text, path=snap.path, settings=settings)
+            return check_with_recovery(
+                snap.text, path=snap.path, settings=settings, last_good=last_good
+            )
 
         checked = await loop.run_in_executor(self.executor, work)
         if checked is None:
