@@ -12,7 +12,9 @@ from typing import Any
 import pytest
 import pytest_lsp
 from lsprotocol import types
+from pygls.protocol import default_converter
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
 SERVER = [sys.executable, "-m", "gradguard.lsp"]
 TIMEOUT = 20.0
@@ -40,14 +42,14 @@ HIDDEN_STATE_LINE = 13
 
 @dataclass
 class Session:
-    """A started client plus what the server asked of it."""
+    """A started client and the documents it has open."""
 
-    client: LanguageClient
+    client: GradGuardTestClient
     spec: str
     root: Path
-    applied_edits: list[types.ApplyWorkspaceEditParams] = field(default_factory=list)
-    registrations: list[types.Registration] = field(default_factory=list)
     version: dict[str, int] = field(default_factory=dict)
+    # How many of each URI's received publishDiagnostics the test has read.
+    consumed: dict[str, int] = field(default_factory=dict)
 
     @property
     def pull(self) -> bool:
@@ -116,15 +118,18 @@ class Session:
         uri: str,
         until: Callable[[Sequence[types.Diagnostic]], bool] = lambda _: True,
     ) -> list[types.Diagnostic]:
-        """Wait for a publishDiagnostics notification for `uri` satisfying `until`."""
+        """The next publishDiagnostics for `uri` (after those already consumed) meeting `until`."""
 
         async def wait() -> list[types.Diagnostic]:
             while True:
-                params = await self.client.wait_for_notification(
-                    types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS
-                )
-                if params.uri == uri and until(params.diagnostics):
-                    return list(params.diagnostics)
+                received = self.client.published.setdefault(uri, [])
+                while self.consumed.get(uri, 0) < len(received):
+                    items = received[self.consumed.get(uri, 0)]
+                    self.consumed[uri] = self.consumed.get(uri, 0) + 1
+                    if until(items):
+                        return list(items)
+                self.client.arrived.clear()
+                await self.client.arrived.wait()
 
         return await asyncio.wait_for(wait(), TIMEOUT)
 
@@ -152,30 +157,59 @@ def initialize_params(
     )
 
 
-def _serve_client_requests(session: Session) -> None:
-    client = session.client
+class GradGuardTestClient(LanguageClient):
+    """pytest-lsp's client, also recording every publish, applyEdit and registration."""
 
-    @client.feature(types.WORKSPACE_APPLY_EDIT)
-    def apply_edit(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
-        session.applied_edits.append(params)
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.published: dict[str, list[Sequence[types.Diagnostic]]] = {}
+        self.arrived = asyncio.Event()
+        self.applied_edits: list[types.ApplyWorkspaceEditParams] = []
+        self.registrations: list[types.Registration] = []
+
+
+def make_client() -> GradGuardTestClient:
+    """The test client with pytest-lsp's default handlers plus recording ones."""
+    client = GradGuardTestClient(converter_factory=default_converter)
+
+    def publish(client: GradGuardTestClient, params: types.PublishDiagnosticsParams) -> None:
+        client.diagnostics[params.uri] = params.diagnostics
+        client.published.setdefault(params.uri, []).append(params.diagnostics)
+        client.arrived.set()
+
+    def apply_edit(
+        client: GradGuardTestClient, params: types.ApplyWorkspaceEditParams
+    ) -> types.ApplyWorkspaceEditResult:
+        client.applied_edits.append(params)
         return types.ApplyWorkspaceEditResult(applied=True)
 
-    @client.feature(types.CLIENT_REGISTER_CAPABILITY)
-    def register(params: types.RegistrationParams) -> None:
-        session.registrations.extend(params.registrations)
+    def register(client: GradGuardTestClient, params: types.RegistrationParams) -> None:
+        client.registrations.extend(params.registrations)
+
+    features = {
+        **DEFAULT_CLIENT_FEATURES,
+        types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS: publish,
+        types.WORKSPACE_APPLY_EDIT: apply_edit,
+        types.CLIENT_REGISTER_CAPABILITY: register,
+    }
+    register_lsp_features(client, features)
+    return client
+
+
+CONFIG = ClientServerConfig(server_command=SERVER, client_factory=make_client)
 
 
 async def start_session(
     client: LanguageClient, spec: str, root: Path, **kwargs: Any
 ) -> tuple[Session, types.InitializeResult]:
     """Initialize `client` as the given real client would."""
+    assert isinstance(client, GradGuardTestClient)
     session = Session(client, spec, root)
-    _serve_client_requests(session)
     result = await client.initialize_session(initialize_params(spec, root, **kwargs))
     return session, result
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER), params=CLIENTS)
+@pytest_lsp.fixture(config=CONFIG, params=CLIENTS)
 async def client(
     lsp_client: LanguageClient, request: pytest.FixtureRequest, tmp_path: Path
 ) -> AsyncIterator[None]:
@@ -193,7 +227,7 @@ def lsp(client: LanguageClient) -> Session:
     return session
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))
+@pytest_lsp.fixture(config=CONFIG)
 async def raw_client(lsp_client: LanguageClient) -> AsyncIterator[None]:
     """A started but not yet initialized client (tests initialize it themselves)."""
     yield

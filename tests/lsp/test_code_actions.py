@@ -113,5 +113,5 @@ async def test_apply_fix_all_command(lsp: Session) -> None:
         types.ExecuteCommandParams(command="gradguard.applyFixAll", arguments=[uri])
     )
     assert applied is True
-    [request] = lsp.applied_edits
+    [request] = lsp.client.applied_edits
     assert apply(HIDDEN_STATE, edits_for(request.edit, uri)) == FIXED

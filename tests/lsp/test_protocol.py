@@ -4,12 +4,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from gradguard.core.rule import rule_by_code
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from .conftest import HIDDEN_STATE, HIDDEN_STATE_LINE, Session, start_session
-from .edits import apply, edits_for
+from .edits import apply
 
+SEVERITY = {
+    "error": types.DiagnosticSeverity.Error,
+    "warning": types.DiagnosticSeverity.Warning,
+    "info": types.DiagnosticSeverity.Information,
+    "hint": types.DiagnosticSeverity.Hint,
+}
 # CJK text and an emoji (two UTF-16 units, four UTF-8 bytes) before the flagged statement.
 PREFIX = '    note = "梯度🙂"; '
 WIDE = HIDDEN_STATE.replace("    h = h_next\n", f"{PREFIX}h = h_next\n")
@@ -30,7 +37,9 @@ async def _columns_in(client: LanguageClient, tmp_path: Path, offered: list[str]
     assert encoding == (offered[0] if offered else "utf-16")
     uri = lsp.open("wide.py", WIDE)
     [diagnostic] = gg201(await lsp.diagnostics(uri, lambda items: bool(items)))
-    assert diagnostic.range.start == types.Position(line=HIDDEN_STATE_LINE, character=UNITS[encoding])
+    assert diagnostic.range.start == types.Position(
+        line=HIDDEN_STATE_LINE, character=UNITS[encoding]
+    )
     [fix] = diagnostic.data["fixes"]
     edits = [types.TextEdit(range=_range(e["range"]), new_text=e["newText"]) for e in fix["edits"]]
     fixed = apply(WIDE, edits, encoding)
@@ -38,9 +47,7 @@ async def _columns_in(client: LanguageClient, tmp_path: Path, offered: list[str]
 
 
 def _range(raw: dict) -> types.Range:  # type: ignore[type-arg]
-    return types.Range(
-        start=types.Position(**raw["start"]), end=types.Position(**raw["end"])
-    )
+    return types.Range(start=types.Position(**raw["start"]), end=types.Position(**raw["end"]))
 
 
 async def test_utf16_by_default(raw_client: LanguageClient, tmp_path: Path) -> None:
@@ -55,7 +62,9 @@ async def test_utf32_when_offered(raw_client: LanguageClient, tmp_path: Path) ->
     await _columns_in(raw_client, tmp_path, ["utf-32"])
 
 
-async def test_initialization_options_ignore_a_rule(raw_client: LanguageClient, tmp_path: Path) -> None:
+async def test_initialization_options_ignore_a_rule(
+    raw_client: LanguageClient, tmp_path: Path
+) -> None:
     lsp, _ = await start_session(
         raw_client, "visual-studio-code", tmp_path, options={"gradguard": {"ignore": ["GG201"]}}
     )
@@ -91,13 +100,17 @@ async def test_bad_settings_fall_back_with_one_warning(
     )
     uri = lsp.open("train.py", HIDDEN_STATE)
     [diagnostic] = gg201(await lsp.diagnostics(uri, lambda items: bool(items)))
-    assert diagnostic.severity == types.DiagnosticSeverity.Warning  # the rule's default
+    default = rule_by_code("GG201")
+    assert default is not None
+    assert diagnostic.severity == SEVERITY[default.severity.value]  # the rule's default
     [message] = raw_client.messages
     assert message.type == types.MessageType.Warning
     assert "severity" in message.message and "scope" in message.message
 
 
-async def test_pyproject_settings_and_live_reload(raw_client: LanguageClient, tmp_path: Path) -> None:
+async def test_pyproject_settings_and_live_reload(
+    raw_client: LanguageClient, tmp_path: Path
+) -> None:
     pyproject = tmp_path / "pyproject.toml"
     pyproject.write_text('[tool.gradguard]\nignore = ["GG201"]\n', encoding="utf-8")
     lsp, _ = await start_session(raw_client, "visual-studio-code", tmp_path)
@@ -105,9 +118,9 @@ async def test_pyproject_settings_and_live_reload(raw_client: LanguageClient, tm
     assert gg201(await lsp.diagnostics(uri)) == []
     # The registration request precedes the first diagnostics on the wire.
     assert any(
-        r.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES for r in lsp.registrations
+        r.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES for r in lsp.client.registrations
     ), "registers a **/pyproject.toml watcher"
-    pyproject.write_text('[tool.gradguard]\nignore = []\n', encoding="utf-8")
+    pyproject.write_text("[tool.gradguard]\nignore = []\n", encoding="utf-8")
     raw_client.workspace_did_change_watched_files(
         types.DidChangeWatchedFilesParams(
             changes=[types.FileEvent(uri=pyproject.as_uri(), type=types.FileChangeType.Changed)]
@@ -116,13 +129,13 @@ async def test_pyproject_settings_and_live_reload(raw_client: LanguageClient, tm
     assert gg201(await lsp.diagnostics(uri, lambda items: bool(items)))
 
 
-async def test_editor_settings_win_over_pyproject(raw_client: LanguageClient, tmp_path: Path) -> None:
+async def test_editor_settings_win_over_pyproject(
+    raw_client: LanguageClient, tmp_path: Path
+) -> None:
     (tmp_path / "pyproject.toml").write_text(
         '[tool.gradguard]\nignore = ["GG201"]\n', encoding="utf-8"
     )
-    lsp, _ = await start_session(
-        raw_client, "visual-studio-code", tmp_path, options={"ignore": []}
-    )
+    lsp, _ = await start_session(raw_client, "visual-studio-code", tmp_path, options={"ignore": []})
     uri = lsp.open("train.py", HIDDEN_STATE)
     assert gg201(await lsp.diagnostics(uri, lambda items: bool(items)))
 
@@ -190,7 +203,9 @@ async def test_workspace_diagnostic_request_covers_closed_files(lsp: Session) ->
     assert isinstance(again.items[0], types.WorkspaceUnchangedDocumentDiagnosticReport)
 
 
-async def test_workspace_scope_publishes_closed_files(raw_client: LanguageClient, tmp_path: Path) -> None:
+async def test_workspace_scope_publishes_closed_files(
+    raw_client: LanguageClient, tmp_path: Path
+) -> None:
     closed = tmp_path / "closed.py"
     closed.write_text(HIDDEN_STATE, encoding="utf-8")
     lsp, _ = await start_session(
