@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gradguard.core.rule import rule_by_code
 from lsprotocol import types
 from pytest_lsp import LanguageClient
+
+from gradguard.core.rule import rule_by_code
 
 from .conftest import HIDDEN_STATE, HIDDEN_STATE_LINE, Session, start_session
 from .edits import apply

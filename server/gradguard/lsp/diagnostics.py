@@ -79,6 +79,8 @@ def fix_data(
     """
     fixes: list[dict[str, Any]] = []
     for fix in finding.fixes:
+        if not fix.edits:
+            continue  # a lazily built fix that could not be built here
         edits: list[dict[str, Any]] = []
         for edit in fix.edits:
             mapped = mapper(edit.range)

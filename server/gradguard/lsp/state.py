@@ -245,20 +245,25 @@ class GradGuardServer(LanguageServer):
         if good is not None and good.generation == generation:
             last_good = (good.snapshot.text, good.checked.result.findings)
 
-        def work() -> RecoveredCheck | None:
+        def work() -> Analysis | RecoveredCheck | None:
             # Queued behind other work and already stale: skip instead of analysing.
             if (
                 snap.version is not None
                 and current_version(self.workspace, snap.key) != snap.version
             ):
                 return None
-            return check_with_recovery(
+            checked = check_with_recovery(
                 snap.text, path=snap.path, settings=settings, last_good=last_good
             )
+            if not checked.recovered:
+                return checked
+            # Converting builds the fixes' edits (possibly with libcst): keep it off the loop.
+            return self.convert(snap, generation, checked)
 
-        checked = await loop.run_in_executor(self.executor, work)
-        if checked is None:
+        outcome = await loop.run_in_executor(self.executor, work)
+        if outcome is None:
             return None
+        checked = outcome.checked if isinstance(outcome, Analysis) else outcome
         for error in checked.result.rule_errors:
             log.error(
                 "GradGuard rule %s crashed on %s (other rules still reported): %s",
@@ -266,10 +271,10 @@ class GradGuardServer(LanguageServer):
                 snap.key,
                 error.message,
             )
-        if not checked.recovered:
+        if not isinstance(outcome, Analysis):
             log.debug("%s does not parse even after recovery; keeping diagnostics", snap.key)
             return None
-        return self.convert(snap, generation, checked)
+        return outcome
 
     def convert(self, snap: Snapshot, generation: int, checked: RecoveredCheck) -> Analysis:
         """Turn engine findings into per-document LSP diagnostics."""
@@ -325,13 +330,13 @@ class GradGuardServer(LanguageServer):
             return None
         settings = self.settings_for(snap.path)
         loop = asyncio.get_running_loop()
-        checked = await loop.run_in_executor(
-            self.executor,
-            lambda: check_with_recovery(snap.text, path=snap.path, settings=settings),
-        )
-        if not checked.recovered:
-            return None
-        return self.convert(snap, self.generation, checked)
+        generation = self.generation
+
+        def work() -> Analysis | None:
+            checked = check_with_recovery(snap.text, path=snap.path, settings=settings)
+            return self.convert(snap, generation, checked) if checked.recovered else None
+
+        return await loop.run_in_executor(self.executor, work)
 
     def is_open(self, uri: str) -> bool:
         """True when `uri` is an open document (or a cell of an open notebook)."""
