@@ -16,7 +16,7 @@ from pygls.protocol import default_converter
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
-SERVER = [sys.executable, "-m", "gradguard.lsp"]
+SERVER = [sys.executable, "-m", "gradguard", "lsp"]
 TIMEOUT = 20.0
 # Debian's Neovim 0.7 pushes diagnostics; Neovim 0.11 ("neovim", the latest set) pulls them.
 CLIENTS = ["visual-studio-code", "neovim@v0.7", "neovim"]

@@ -55,7 +55,7 @@ def test_stdout_carries_only_json_rpc(tmp_path: Path) -> None:
         {"jsonrpc": "2.0", "id": 3, "method": "no/such/method", "params": {}},
     ]  # fmt: skip
     process = subprocess.Popen(
-        [sys.executable, "-m", "gradguard.lsp"],
+        [sys.executable, "-m", "gradguard", "lsp"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

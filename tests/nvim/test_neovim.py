@@ -19,7 +19,7 @@ from gradguard.core.engine import check_source
 from gradguard.core.rule import rule_by_code
 
 HERE = Path(__file__).parent
-SERVER = [sys.executable, "-m", "gradguard.lsp"]
+SERVER = [sys.executable, "-m", "gradguard", "lsp"]
 
 HIDDEN_STATE = """\
 import torch

@@ -132,7 +132,8 @@ def check_with_recovery(
 ) -> RecoveredCheck:
     """`check_source`, but a file with a syntax error is analysed around the broken lines.
 
-    When even recovery cannot make the file parse, the findings of `last_good` (an
+    With `last_good` (an earlier text and its findings), only findings that text also had
+    are kept. When even recovery cannot make the file parse, the findings of `last_good` (an
     earlier text and its findings) are carried over to the lines that did not change
     (`carried`); without `last_good`, `recovered` is False and the caller should keep
     whatever it showed before.
@@ -150,6 +151,14 @@ def check_with_recovery(
         carried = carry_findings(last_good[0], text, last_good[1])
         return RecoveredCheck(CheckResult(findings=carried), carried=True)
     kept = tuple(f for f in retried.findings if not _touches(f, recovery.replaced))
+    if last_good is not None:
+        # Setting a statement aside can itself create findings (a rule about something
+        # missing, such as `zero_grad()`, fires when the half-typed call is blanked). Show
+        # only findings the last parsable text also had; new ones appear once it parses.
+        before = {
+            (f.code, f.range.start.line) for f in carry_findings(last_good[0], text, last_good[1])
+        }
+        kept = tuple(f for f in kept if (f.code, f.range.start.line) in before)
     return RecoveredCheck(
         CheckResult(findings=kept, rule_errors=retried.rule_errors, skipped=retried.skipped),
         replaced=recovery.replaced,
