@@ -24,7 +24,6 @@ _RULE_KEYS = {
     "unsafeFixes": "unsafe_fixes",
     "unsafe_fixes": "unsafe_fixes",
 }
-_SERVER_KEYS = {"debounceMs", "debounce_ms", "scope"}
 
 
 @dataclass(frozen=True)
