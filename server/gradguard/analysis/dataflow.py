@@ -1254,11 +1254,14 @@ class FunctionInterpreter:
             return value
         if name in api.NON_DIFFERENTIABLE_METHODS:
             return self.non_differentiable(call, f".{name}()")
-        if name in api.MAYBE_IDENTITY_METHODS and self.mode.enabled is False:
+        if (
+            name in api.MAYBE_IDENTITY_METHODS
+            and self.mode.enabled is False
+            and receiver.grad is not Grad.UNTRACKED
+        ):
             # `w.to(device)` returns `w` itself when nothing changes: no_grad cannot strip
             # its requires_grad then.
-            if receiver.grad is not Grad.UNTRACKED:
-                return Value(kind=Kind.TENSOR)
+            return Value(kind=Kind.TENSOR)
         if name in api.DIFFERENTIABLE_METHODS:
             return self.tensor_op(call, [receiver, *args])
         if name in api.SHAPE_METHODS:
