@@ -6,6 +6,9 @@ import type { ExtensionSettings } from './settings';
 /** The oldest and newest CPython the bundled libraries carry native wheels (libcst) for. */
 export const BUNDLED_PYTHON = { min: [3, 10], max: [3, 13] } as const;
 
+/** `python -m gradguard.lsp` is `gradguard lsp` without the CLI layer in between. */
+export const SERVER_MODULE_ARGS: readonly string[] = ['-m', 'gradguard.lsp'];
+
 export type InterpreterSource =
   | 'gradguard.path'
   | 'gradguard.interpreter'
@@ -21,7 +24,7 @@ export interface LaunchPlan {
   source: InterpreterSource;
   /** `path` means a `gradguard` executable was configured and no Python is chosen by the client. */
   strategy: 'useBundled' | 'fromEnvironment' | 'path';
-  /** The interpreter and its arguments, without `-m gradguard lsp` (absent for `path`). */
+  /** The interpreter and its arguments, without the server module (absent for `path`). */
   python?: string[];
 }
 
@@ -59,7 +62,7 @@ export function planLaunch(inputs: LaunchInputs): LaunchPlan {
   if (strategy === 'fromEnvironment') {
     return {
       command: python[0],
-      args: [...python.slice(1), '-m', 'gradguard', 'lsp'],
+      args: [...python.slice(1), ...SERVER_MODULE_ARGS],
       env,
       cwd: inputs.workspaceFolder,
       source,
@@ -73,7 +76,7 @@ export function planLaunch(inputs: LaunchInputs): LaunchPlan {
   const bundledEnv = { ...env, PYTHONPATH: inputs.bundledLibs, PYTHONNOUSERSITE: '1', PYTHONSAFEPATH: '1' };
   return {
     command: python[0],
-    args: [...python.slice(1), '-m', 'gradguard', 'lsp'],
+    args: [...python.slice(1), ...SERVER_MODULE_ARGS],
     env: bundledEnv,
     cwd: inputs.extensionPath,
     source,
