@@ -115,7 +115,7 @@ def check_tree(
     from gradguard.analysis.model import analyse_module
 
     try:
-        analysis = analyse_module(tree)
+        analysis = analyse_module(tree, source.text)
     except RecursionError:
         message = "the file nests too deeply to analyse"
         return CheckResult((), ParseError(message, Range(Position(0, 0), Position(0, 0))))
@@ -181,7 +181,9 @@ def fix_source(
         if result.parse_error is not None:
             break
         source = SourceText(text)
-        fixes = compatible_fixes(source, applicable_fixes(result.findings, unsafe=unsafe, codes=codes))
+        fixes = compatible_fixes(
+            source, applicable_fixes(result.findings, unsafe=unsafe, codes=codes)
+        )
         if not fixes:
             break
         candidate = apply_edits(source, [edit for fix in fixes for edit in fix.edits])
