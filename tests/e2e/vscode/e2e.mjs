@@ -112,6 +112,7 @@ writeFileSync(
     'security.workspace.trust.enabled': false,
     'chat.disableAIFeatures': true,
     'editor.minimap.enabled': false,
+    'workbench.secondarySideBar.defaultVisibility': 'hidden',
     'editor.fontSize': 15,
     'gradguard.debounceMs': 0,
   }),
