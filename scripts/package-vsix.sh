@@ -38,7 +38,10 @@ if [ ! -x "$tools/bin/uv" ]; then
 fi
 
 echo "package-vsix: building the gradguard wheel"
-"$PYTHON" -m pip wheel --quiet --disable-pip-version-check --no-deps --wheel-dir "$work/wheel" .
+# From a copy: building in place reuses setuptools' build/lib, which keeps deleted modules.
+mkdir -p "$work/src"
+tar -c --exclude=__pycache__ --exclude='*.egg-info' pyproject.toml README.md server | tar -x -C "$work/src"
+"$PYTHON" -m pip wheel --quiet --disable-pip-version-check --no-deps --wheel-dir "$work/wheel" "$work/src"
 wheel=$(ls "$work"/wheel/gradguard-*.whl)
 
 for version in "${python_versions[@]}"; do
