@@ -92,7 +92,7 @@ function findFiles(dir, name, found = []) {
 
 const root = mkdtempSync(join(tmpdir(), 'gradguard-vscode-e2e-'));
 const dirs = Object.fromEntries(
-  ['user-data', 'extensions', 'xdg-config', 'xdg-data', 'chromium', 'workspace'].map((name) => [name, join(root, name)]),
+  ['home', 'user-data', 'extensions', 'xdg-config', 'xdg-data', 'chromium', 'workspace'].map((name) => [name, join(root, name)]),
 );
 Object.values(dirs).forEach((dir) => mkdirSync(dir, { recursive: true }));
 mkdirSync(artifacts, { recursive: true });
@@ -115,6 +115,7 @@ writeFileSync(
     'workbench.secondarySideBar.defaultVisibility': 'hidden',
     'editor.fontSize': 15,
     'gradguard.debounceMs': 0,
+    'gradguard.trace.server': 'messages',
   }),
 );
 const trainPath = join(dirs.workspace, 'train.py');
@@ -122,8 +123,10 @@ const notebookPath = join(dirs.workspace, 'train.ipynb');
 writeFileSync(trainPath, EXAMPLE);
 writeFileSync(notebookPath, JSON.stringify(notebook, null, 1) + '\n');
 
+// A fresh HOME: VS Code resolves the login shell's environment, and a ~/.bashrc (pyenv, a venv)
+// would otherwise put another python3 first on the extension host's PATH.
 const childEnv = {
-  HOME: process.env.HOME ?? root,
+  HOME: dirs.home,
   PATH: serverPath,
   XDG_CONFIG_HOME: dirs['xdg-config'],
   XDG_DATA_HOME: dirs['xdg-data'],
