@@ -7,11 +7,15 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import {
+  type ClientCapabilities,
   DidChangeConfigurationNotification,
   ExecuteCommandRequest,
+  type FeatureState,
   LanguageClient,
   type LanguageClientOptions,
   RevealOutputChannelOn,
+  type ServerCapabilities,
+  type StaticFeature,
 } from 'vscode-languageclient/node';
 import { type LaunchPlan, type ProbeOutcome, PROBE_SCRIPT, explainProbe, planLaunch } from './python';
 import {
@@ -136,6 +140,7 @@ export class ServerController implements vscode.Disposable {
       { command: plan.command, args: plan.args, options: { env: plan.env, cwd: plan.cwd } },
       this.clientOptions(),
     );
+    client.registerFeature(new PushDiagnostics());
     this.client = client;
     try {
       await client.start();
@@ -239,6 +244,31 @@ export class ServerController implements vscode.Disposable {
       }
     });
   }
+}
+
+/**
+ * Diagnostics by push only. vscode-languageclient 9 pulls diagnostics (textDocument/diagnostic)
+ * for text documents it opened itself, never for notebook cells, so with pull a notebook shows
+ * nothing. Registered after the built-in features, this hides pull support from the server
+ * (client capabilities) and the server's pull support from the client (before features start).
+ */
+class PushDiagnostics implements StaticFeature {
+  getState(): FeatureState {
+    return { kind: 'static' };
+  }
+
+  fillClientCapabilities(capabilities: ClientCapabilities): void {
+    delete capabilities.textDocument?.diagnostic;
+    delete capabilities.workspace?.diagnostics;
+  }
+
+  preInitialize(capabilities: ServerCapabilities): void {
+    delete capabilities.diagnosticProvider;
+  }
+
+  initialize(): void {}
+
+  clear(): void {}
 }
 
 /** Run a short helper process (the probe, `gradguard rule`) with the server's environment. */
