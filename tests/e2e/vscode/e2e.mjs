@@ -203,10 +203,14 @@ try {
     await page.keyboard.press('Enter');
   }
 
-  /** Put the cursor inside `h_next` on the line `h = h_next`, open Ctrl+. and apply the detach fix. */
-  async function applyDetachFix(editor, screenshot) {
-    const line = editor.locator('.view-line', { hasText: /^\s*h\s=\sh_next\s*$/ });
-    await line.click();
+  /**
+   * Put the cursor inside `h_next` on the last line of code, `h = h_next` (clicking that line is
+   * not enough: the notebook scrolls as a cell takes focus), open Ctrl+. and apply the fix.
+   */
+  async function applyDetachFix(editor, trailingNewline, screenshot) {
+    await editor.locator('.view-line', { hasText: /^\s*h\s=\sh_next\s*$/ }).click();
+    await page.keyboard.press('Control+End');
+    if (trailingNewline) await page.keyboard.press('ArrowUp');
     await page.keyboard.press('End');
     await page.keyboard.press('ArrowLeft');
     await page.keyboard.press('ArrowLeft');
@@ -233,7 +237,7 @@ try {
   await problem.waitFor();
   log(`Problems panel: ${(await problem.textContent())?.replace(/\s+/g, ' ')}`);
 
-  await applyDetachFix(editor, 'vscode-quickfix.png');
+  await applyDetachFix(editor, true, 'vscode-quickfix.png');
   await until('train.py to be saved with the fix', () => readFileSync(trainPath, 'utf8').includes('    h = h_next.detach()\n'));
   const fixed = readFileSync(trainPath, 'utf8');
   if (fixed !== EXAMPLE.replace('    h = h_next\n', '    h = h_next.detach()\n')) {
@@ -249,7 +253,7 @@ try {
   await cells.locator(squiggle).first().waitFor();
   log('squiggle shown in train.ipynb');
   await page.locator('.markers-panel .monaco-list-row', { hasText: 'GG201' }).first().waitFor();
-  await applyDetachFix(cells, 'vscode-notebook-quickfix.png');
+  await applyDetachFix(cells, false, 'vscode-notebook-quickfix.png');
   const cellSource = () => JSON.parse(readFileSync(notebookPath, 'utf8')).cells[1].source.join('');
   await until('train.ipynb to be saved with the fix', () => cellSource().endsWith('    h = h_next.detach()'));
   const firstCell = JSON.parse(readFileSync(notebookPath, 'utf8')).cells[0].source.join('');
