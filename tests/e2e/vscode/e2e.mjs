@@ -220,7 +220,14 @@ try {
     const titles = await page.locator('.action-widget .monaco-list-row.action').allTextContents();
     log(`quick fixes offered: ${JSON.stringify(titles)}`);
     if (screenshot) await page.screenshot({ path: join(artifacts, screenshot) });
-    await fix.click();
+    // Choose with the keyboard, as a user would: the menu may extend under the panel.
+    const focused = page.locator('.action-widget .monaco-list-row.action.focused');
+    for (let i = 0; i < titles.length && !/detach/i.test((await focused.textContent()) ?? ''); i++) {
+      await page.keyboard.press('ArrowDown');
+    }
+    if (!/detach/i.test((await focused.textContent()) ?? '')) throw new Error('could not select the detach fix');
+    await page.keyboard.press('Enter');
+    await fix.waitFor({ state: 'detached' });
     await page.keyboard.press('Control+S');
   }
 
