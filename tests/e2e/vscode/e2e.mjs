@@ -263,9 +263,10 @@ try {
   await applyDetachFix(cells, false, 'vscode-notebook-quickfix.png');
   const cellSource = () => JSON.parse(readFileSync(notebookPath, 'utf8')).cells[1].source.join('');
   await until('train.ipynb to be saved with the fix', () => cellSource().endsWith('    h = h_next.detach()'));
+  await until('the notebook GG201 problem to go away', async () => (await page.locator('.markers-panel .monaco-list-row', { hasText: 'GG201' }).count()) === 0);
   const firstCell = JSON.parse(readFileSync(notebookPath, 'utf8')).cells[0].source.join('');
   if (firstCell !== lines.slice(0, 6).join('\n')) throw new Error(`the first cell changed:\n${firstCell}`);
-  log('train.ipynb fixed on disk: second cell ends with `h = h_next.detach()`');
+  log('train.ipynb fixed on disk: second cell ends with `h = h_next.detach()`, problem gone');
   await page.screenshot({ path: join(artifacts, 'vscode-notebook-fixed.png') });
 
   // 3. The extension ran the server bundled in the .vsix.
@@ -275,7 +276,12 @@ try {
   if (!/Server command: python3 .*\(useBundled, from python3 on PATH\)/.test(text) || !text.includes('/bundled/libs')) {
     throw new Error(`the GradGuard log does not show the bundled server:\n${text}`);
   }
-  log('GradGuard output channel shows the bundled server (python3 on PATH, useBundled)');
+  // ... and the interpreter it ran cannot import gradguard on its own.
+  const interpreter = JSON.parse(/Interpreter: (\{.*\})/.exec(text)?.[1] ?? 'null');
+  if (!interpreter) throw new Error('the GradGuard log does not name the interpreter');
+  const own = spawnSync(interpreter.executable, ['-c', 'import gradguard'], { env: { PATH: serverPath } });
+  if (own.status === 0) throw new Error(`${interpreter.executable} has gradguard installed; the test must not`);
+  log(`GradGuard ran the bundled server with ${interpreter.executable}, which has no gradguard of its own`);
 } catch (error) {
   failed = true;
   console.error(`[e2e] FAILED: ${error instanceof Error ? error.stack : error}`);
