@@ -25,6 +25,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       }
     }),
     vscode.workspace.onDidGrantWorkspaceTrust(() => controller.restart('workspace trusted')),
+    vscode.workspace.registerTextDocumentContentProvider(RULE_SCHEME, rulePages),
   );
   await controller.restart('activation');
 }
@@ -80,6 +81,13 @@ async function showRuleDocs(controller: ServerController, log: vscode.LogOutputC
   if (!picked) {
     return;
   }
-  const document = await vscode.workspace.openTextDocument({ language: 'markdown', content: picked.rule.markdown });
-  await vscode.commands.executeCommand('markdown.showPreview', document.uri);
+  pages.set(picked.rule.code, picked.rule.markdown);
+  await vscode.commands.executeCommand('markdown.showPreview', vscode.Uri.from({ scheme: RULE_SCHEME, path: `${picked.rule.code}.md` }));
 }
+
+/** Rule pages as read-only virtual documents (an untitled one would ask to be saved). */
+const RULE_SCHEME = 'gradguard-rule';
+const pages = new Map<string, string>();
+const rulePages: vscode.TextDocumentContentProvider = {
+  provideTextDocumentContent: (uri) => pages.get(uri.path.replace(/\.md$/, '')) ?? '',
+};

@@ -31,11 +31,13 @@ export function parseRuleList(stdout: string): RuleInfo[] {
       throw new Error(`a rule without a code: ${JSON.stringify(entry)}`);
     }
     const link = text('url') ? `\n\n[Online documentation](${text('url')})\n` : '\n';
+    // Docs that open with a line naming the rule get that line replaced by the page title.
+    const docs = text('docs').trim().replace(new RegExp(`^[^\\n]*\\b${text('code')}\\b[^\\n]*\\n*`), '');
     return {
       code: text('code'),
       name: text('name'),
       summary: text('summary'),
-      markdown: `# ${text('code')} \`${text('name')}\`\n\n${text('docs').trim()}${link}`,
+      markdown: `# ${text('code')} \`${text('name')}\`\n\n${docs}${link}`,
     };
   });
   return rules.sort((a, b) => a.code.localeCompare(b.code));

@@ -19,6 +19,11 @@ describe('parseRuleList', () => {
     assert.equal(rules[0]?.markdown, '# GG101 `backward-under-no-grad`\n\nDocs\n');
   });
 
+  it('does not repeat a title line the docs already have', () => {
+    const [rule] = parseRuleList(JSON.stringify([{ code: 'GG201', name: 'n', summary: '', docs: 'GG201 `n`\n\n## What it does\nx', url: '' }]));
+    assert.equal(rule?.markdown, '# GG201 `n`\n\n## What it does\nx\n');
+  });
+
   it('rejects output that is not a rule list', () => {
     assert.throws(() => parseRuleList('{"code": "GG1"}'), /not a JSON array/);
     assert.throws(() => parseRuleList('[{"name": "x"}]'), /without a code/);

@@ -269,7 +269,28 @@ try {
   log('train.ipynb fixed on disk: second cell ends with `h = h_next.detach()`, problem gone');
   await page.screenshot({ path: join(artifacts, 'vscode-notebook-fixed.png') });
 
-  // 3. The extension ran the server bundled in the .vsix.
+  // 3. Rule documentation, from the command palette: a quick pick of rules, then the rendered page.
+  await page.keyboard.press('F1');
+  const palette = page.locator('.quick-input-widget input');
+  await palette.fill('>GradGuard: Show Rule Documentation');
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Show Rule Documentation' }).first().waitFor();
+  await page.keyboard.press('Enter');
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'hidden-state-not-detached' }).first().waitFor();
+  await palette.fill('GG201');
+  await page.keyboard.press('Enter');
+  // The preview renders in a webview: a nested iframe (the notebook's output webview is another).
+  await until('the rule page in a markdown preview', async () => {
+    for (const frame of page.frames()) {
+      const text = await frame.locator('body').textContent().catch(() => '');
+      if (text?.includes('What it does') && text.includes('hidden-state-not-detached')) return true;
+    }
+    return false;
+  });
+  await page.locator('.tab', { hasText: 'GG201' }).first().waitFor();
+  log('GradGuard: Show Rule Documentation rendered the GG201 page');
+  await page.screenshot({ path: join(artifacts, 'vscode-rule-docs.png') });
+
+  // 4. The extension ran the server bundled in the .vsix.
   const logs = findFiles(join(dirs['user-data'], 'logs'), 'GradGuard.log');
   const text = logs.map((file) => readFileSync(file, 'utf8')).join('\n');
   writeFileSync(join(artifacts, 'vscode-gradguard.log'), text);
