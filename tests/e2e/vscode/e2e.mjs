@@ -120,7 +120,9 @@ writeFileSync(
 );
 const trainPath = join(dirs.workspace, 'train.py');
 const notebookPath = join(dirs.workspace, 'train.ipynb');
+const fixAllPath = join(dirs.workspace, 'fix_all.py');
 writeFileSync(trainPath, EXAMPLE);
+writeFileSync(fixAllPath, EXAMPLE);
 writeFileSync(notebookPath, JSON.stringify(notebook, null, 1) + '\n');
 
 // A fresh HOME: VS Code resolves the login shell's environment, and a ~/.bashrc (pyenv, a venv)
@@ -290,7 +292,19 @@ try {
   log('GradGuard: Show Rule Documentation rendered the GG201 page');
   await page.screenshot({ path: join(artifacts, 'vscode-rule-docs.png') });
 
-  // 4. The extension ran the server bundled in the .vsix.
+  // 4. GradGuard: Fix All on another copy of the script.
+  await open('fix_all.py');
+  await page.locator('.markers-panel .monaco-list-row', { hasText: 'GG201' }).first().waitFor();
+  await page.keyboard.press('F1');
+  await palette.fill('>GradGuard: Fix All');
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'GradGuard: Fix All' }).first().waitFor();
+  await page.keyboard.press('Enter');
+  await until('the Fix All edit', async () => (await page.locator('.markers-panel .monaco-list-row', { hasText: 'GG201' }).count()) === 0);
+  await page.keyboard.press('Control+S');
+  await until('fix_all.py to be saved with the fix', () => readFileSync(fixAllPath, 'utf8').includes('    h = h_next.detach()\n'));
+  log('GradGuard: Fix All fixed fix_all.py');
+
+  // 5. The extension ran the server bundled in the .vsix.
   const logs = findFiles(join(dirs['user-data'], 'logs'), 'GradGuard.log');
   const text = logs.map((file) => readFileSync(file, 'utf8')).join('\n');
   writeFileSync(join(artifacts, 'vscode-gradguard.log'), text);
