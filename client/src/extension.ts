@@ -2,7 +2,7 @@
 // the server. Everything GradGuard knows about PyTorch lives in the Python server.
 
 import * as vscode from 'vscode';
-import { parseRuleList, RULES_SCRIPT, type RuleInfo } from './rules';
+import { parseRuleList, type RuleInfo } from './rules';
 import { type PythonEnvironmentSource, ServerController } from './server';
 
 const PYTHON_EXTENSION_ID = 'ms-python.python';
@@ -68,7 +68,7 @@ async function connectPythonExtension(
 async function showRuleDocs(controller: ServerController, log: vscode.LogOutputChannel): Promise<void> {
   let rules: RuleInfo[];
   try {
-    rules = parseRuleList(await controller.runPython(RULES_SCRIPT));
+    rules = parseRuleList(await controller.runCli(['rule', '--all', '--output-format', 'json']));
   } catch (error) {
     log.error(`Listing rules: ${String(error)}`);
     void vscode.window.showErrorMessage(`GradGuard: could not list the rules (${String(error)}).`);

@@ -6,8 +6,8 @@ import type { ExtensionSettings } from './settings';
 /** The oldest and newest CPython the bundled libraries carry native wheels (libcst) for. */
 export const BUNDLED_PYTHON = { min: [3, 10], max: [3, 13] } as const;
 
-/** `python -m gradguard.lsp` is `gradguard lsp` without the CLI layer in between. */
-export const SERVER_MODULE_ARGS: readonly string[] = ['-m', 'gradguard.lsp'];
+/** `python -m gradguard ARGS` is the `gradguard` command; `lsp` starts the language server. */
+export const CLI_MODULE_ARGS: readonly string[] = ['-m', 'gradguard'];
 
 export type InterpreterSource =
   | 'gradguard.path'
@@ -62,7 +62,7 @@ export function planLaunch(inputs: LaunchInputs): LaunchPlan {
   if (strategy === 'fromEnvironment') {
     return {
       command: python[0],
-      args: [...python.slice(1), ...SERVER_MODULE_ARGS],
+      args: [...python.slice(1), ...CLI_MODULE_ARGS, 'lsp'],
       env,
       cwd: inputs.workspaceFolder,
       source,
@@ -76,7 +76,7 @@ export function planLaunch(inputs: LaunchInputs): LaunchPlan {
   const bundledEnv = { ...env, PYTHONPATH: inputs.bundledLibs, PYTHONNOUSERSITE: '1', PYTHONSAFEPATH: '1' };
   return {
     command: python[0],
-    args: [...python.slice(1), ...SERVER_MODULE_ARGS],
+    args: [...python.slice(1), ...CLI_MODULE_ARGS, 'lsp'],
     env: bundledEnv,
     cwd: inputs.extensionPath,
     source,

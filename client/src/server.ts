@@ -17,7 +17,7 @@ import {
   type ServerCapabilities,
   type StaticFeature,
 } from 'vscode-languageclient/node';
-import { type LaunchPlan, type ProbeOutcome, PROBE_SCRIPT, explainProbe, planLaunch } from './python';
+import { CLI_MODULE_ARGS, type LaunchPlan, type ProbeOutcome, PROBE_SCRIPT, explainProbe, planLaunch } from './python';
 import {
   type ExtensionSettings,
   needsRestart,
@@ -96,18 +96,16 @@ export class ServerController implements vscode.Disposable {
     });
   }
 
-  /** Run a Python snippet with the server's interpreter and libraries; returns its stdout. */
-  async runPython(script: string): Promise<string> {
+  /** Run `gradguard ARGS` (the CLI) with the server's interpreter and libraries; returns stdout. */
+  async runCli(args: string[]): Promise<string> {
     const plan = this.plan ?? (await this.makePlan());
-    if (!plan.python) {
-      throw new Error('gradguard.path runs an executable, not a Python interpreter');
-    }
-    const outcome = await run(plan.command, [...plan.python.slice(1), '-c', script], plan);
+    const argv = plan.python ? [...plan.python.slice(1), ...CLI_MODULE_ARGS, ...args] : args;
+    const outcome = await run(plan.command, argv, plan);
     if (outcome.kind === 'spawnError') {
       throw new Error(outcome.message);
     }
     if (outcome.exitCode !== 0) {
-      throw new Error(`${plan.command} exited with ${outcome.exitCode}: ${outcome.stderr.trim()}`);
+      throw new Error(`gradguard ${args.join(' ')} exited with ${outcome.exitCode}: ${outcome.stderr.trim()}`);
     }
     return outcome.stdout;
   }

@@ -46,7 +46,7 @@ describe('planLaunch', () => {
   it('runs the bundled server with only the bundled libraries on PYTHONPATH', () => {
     const plan = planLaunch(inputs());
     assert.equal(plan.command, 'python3');
-    assert.deepEqual(plan.args, ['-m', 'gradguard.lsp']);
+    assert.deepEqual(plan.args, ['-m', 'gradguard', 'lsp']);
     assert.equal(plan.env.PYTHONPATH, '/ext/bundled/libs');
     assert.equal(plan.env.PYTHONNOUSERSITE, '1');
     assert.equal(plan.env.PATH, '/usr/bin');
@@ -60,7 +60,7 @@ describe('planLaunch', () => {
       inputs({ settings: { interpreter: ['/venv/bin/python', '-X', 'dev'], importStrategy: 'fromEnvironment', path: [] } }),
     );
     assert.equal(plan.command, '/venv/bin/python');
-    assert.deepEqual(plan.args, ['-X', 'dev', '-m', 'gradguard.lsp']);
+    assert.deepEqual(plan.args, ['-X', 'dev', '-m', 'gradguard', 'lsp']);
     assert.equal(plan.env.PYTHONPATH, '/somewhere/else');
     assert.equal(plan.cwd, '/ws');
     assert.deepEqual(plan.python, ['/venv/bin/python', '-X', 'dev']);

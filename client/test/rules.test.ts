@@ -4,12 +4,14 @@ import { parseRuleList } from '../src/rules';
 
 describe('parseRuleList', () => {
   it('sorts rules by code and renders each page', () => {
-    const stdout =
-      'a warning on stdout\n' +
-      JSON.stringify([
-        { code: 'GG201', name: 'hidden-state-not-detached', summary: 'carried', docs: '## What it does\n...', url: 'https://x/gg201' },
-        { code: 'GG101', name: 'backward-under-no-grad', summary: 'no grad', docs: 'Docs', url: '' },
-      ]);
+    const stdout = JSON.stringify(
+      [
+        { code: 'GG201', name: 'hidden-state-not-detached', summary: 'carried', explanation: '## What it does\n...', url: 'https://x/gg201' },
+        { code: 'GG101', name: 'backward-under-no-grad', summary: 'no grad', explanation: 'Docs', url: '' },
+      ],
+      null,
+      2,
+    );
     const rules = parseRuleList(stdout);
     assert.deepEqual(
       rules.map((rule) => rule.code),
@@ -20,7 +22,7 @@ describe('parseRuleList', () => {
   });
 
   it('does not repeat a title line the docs already have', () => {
-    const [rule] = parseRuleList(JSON.stringify([{ code: 'GG201', name: 'n', summary: '', docs: 'GG201 `n`\n\n## What it does\nx', url: '' }]));
+    const [rule] = parseRuleList(JSON.stringify([{ code: 'GG201', name: 'n', summary: '', explanation: 'GG201 `n`\n\n## What it does\nx', url: '' }]));
     assert.equal(rule?.markdown, '# GG201 `n`\n\n## What it does\nx\n');
   });
 

@@ -77,7 +77,7 @@ def test_vsix_carries_the_server_for_every_supported_python(vsix: Path) -> None:
     libs = "extension/bundled/libs/"
     assert "extension/out/extension.js" in names
     assert "extension/package.json" in names
-    for module in ("gradguard/lsp/__main__.py", "pygls/__init__.py", "lsprotocol/types.py"):
+    for module in ("gradguard/cli.py", "gradguard/lsp/server.py", "pygls/__init__.py", "lsprotocol/types.py"):
         assert libs + module in names, module
     for version in BUNDLED_PYTHONS:
         assert libs + f"libcst/native.cpython-{version}-x86_64-linux-gnu.so" in names, version
