@@ -48,39 +48,20 @@ export function planLaunch(inputs: LaunchInputs): LaunchPlan {
   const env = definedOnly(inputs.env);
   const executable = inputs.settings.path.find(inputs.isExecutable);
   if (executable !== undefined) {
-    return {
-      command: executable,
-      args: ['lsp'],
-      env,
-      cwd: inputs.workspaceFolder,
-      source: 'gradguard.path',
-      strategy: 'path',
-    };
+    return { command: executable, args: ['lsp'], env, cwd: inputs.workspaceFolder, source: 'gradguard.path', strategy: 'path' };
   }
   const [python, source] = chooseInterpreter(inputs);
-  const strategy = inputs.trusted ? inputs.settings.importStrategy : 'useBundled';
-  if (strategy === 'fromEnvironment') {
-    return {
-      command: python[0],
-      args: [...python.slice(1), ...CLI_MODULE_ARGS, 'lsp'],
-      env,
-      cwd: inputs.workspaceFolder,
-      source,
-      strategy,
-      python,
-    };
-  }
-  // The bundled server: our libraries first, no user site-packages, and the extension folder
-  // (not the workspace) as working directory, so a workspace folder named `gradguard` or a
-  // stray `pygls.py` cannot shadow the bundled packages.
-  const bundledEnv = { ...env, PYTHONPATH: inputs.bundledLibs, PYTHONNOUSERSITE: '1', PYTHONSAFEPATH: '1' };
+  const bundled = !inputs.trusted || inputs.settings.importStrategy === 'useBundled';
   return {
     command: python[0],
     args: [...python.slice(1), ...CLI_MODULE_ARGS, 'lsp'],
-    env: bundledEnv,
-    cwd: inputs.extensionPath,
+    // The bundled server: our libraries first, no user site-packages, and the extension folder
+    // (not the workspace) as working directory, so a workspace folder named `gradguard` or a
+    // stray `pygls.py` cannot shadow the bundled packages.
+    env: bundled ? { ...env, PYTHONPATH: inputs.bundledLibs, PYTHONNOUSERSITE: '1', PYTHONSAFEPATH: '1' } : env,
+    cwd: bundled ? inputs.extensionPath : inputs.workspaceFolder,
     source,
-    strategy: 'useBundled',
+    strategy: bundled ? 'useBundled' : 'fromEnvironment',
     python,
   };
 }
