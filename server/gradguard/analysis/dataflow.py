@@ -970,9 +970,17 @@ class FunctionInterpreter:
         return result
 
     def _expr_Compare(self, expr: ast.Compare) -> Value:
-        for value in (expr.left, *expr.comparators):
-            self.eval(value)
+        values = [self.eval(value) for value in (expr.left, *expr.comparators)]
+        if any(v.kind is Kind.TENSOR for v in values):
+            return self.non_differentiable(expr, "a comparison")
         return UNKNOWN
+
+    def non_differentiable(self, node: ast.AST, description: str) -> Value:
+        """The result of an op autograd cannot differentiate (argmax, comparisons, integer
+        casts): a tensor that never requires grad."""
+        return Value(
+            Grad.UNTRACKED, Kind.TENSOR, Loss(LossKind.NON_DIFFERENTIABLE, node, description)
+        )
 
     def _expr_BinOp(self, expr: ast.BinOp) -> Value:
         return self.arithmetic(expr, [self.eval(expr.left), self.eval(expr.right)])
@@ -1092,6 +1100,8 @@ class FunctionInterpreter:
             return self._leaf(call, qualified, inner)
         if qualified in api.PARAMETER:
             return Value(grad=Grad.TRACKED, kind=Kind.TENSOR, leaf=True)
+        if qualified in api.NON_DIFFERENTIABLE:
+            return self.non_differentiable(call, f"{qualified}()")
         if qualified in api.DIFFERENTIABLE or qualified.startswith(api.FUNCTIONAL_PREFIX):
             return self.tensor_op(call, args)
         if qualified in api.TUPLE_RETURNING:
@@ -1126,7 +1136,14 @@ class FunctionInterpreter:
         if requires is not None and not wants_grad and self.eval(requires.value).const is not False:
             return Value(kind=Kind.TENSOR, leaf=True)
         if inner is not None:
-            loss = Loss(LossKind.REWRAP, call, f"{qualified}(...)", inner=inner.loss)
+            history = combine([inner]).grad is Grad.TRACKED
+            loss = Loss(
+                LossKind.REWRAP,
+                call,
+                f"{qualified}(...)",
+                inner=inner.loss,
+                wrapped_history=history,
+            )
         else:
             loss = Loss(LossKind.FACTORY, call, f"{qualified}(...)")
         grad = Grad.TRACKED if wants_grad else Grad.UNTRACKED
@@ -1213,6 +1230,8 @@ class FunctionInterpreter:
             if key is not None:
                 self.bind_key(key, value)
             return value
+        if name in api.NON_DIFFERENTIABLE_METHODS:
+            return self.non_differentiable(call, f".{name}()")
         if name in api.DIFFERENTIABLE_METHODS:
             return self.tensor_op(call, [receiver, *args])
         if name in api.SHAPE_METHODS:
@@ -1307,6 +1326,8 @@ class FunctionInterpreter:
     def taint_arguments(self, call: ast.Call) -> None:
         """Arguments handed to code we cannot see may be detached in place: forget their
         loop-carried history (a helper such as `repackage_hidden(h)` counts as a detach)."""
+        if self.record:
+            self.module.analysis.opaque_calls.append(call)
         if self.env is None:
             return
         for arg in (*call.args, *(kw.value for kw in call.keywords)):
