@@ -10,8 +10,10 @@ iteration into the next can be recognised where it is used. Nothing here knows a
 from __future__ import annotations
 
 import ast
+import bisect
+import itertools
+import re
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -121,6 +123,23 @@ GRAD_ON = GradMode(True)
 GRAD_UNKNOWN = GradMode(None)
 
 
+class _Frame:
+    """Push a control-flow frame for the duration of a `with` block (cheaper than
+    `contextlib.contextmanager`, which this hot path used to pay for)."""
+
+    __slots__ = ("entry", "frames")
+
+    def __init__(self, frames: list[tuple[str, ast.AST]], entry: tuple[str, ast.AST]) -> None:
+        self.frames = frames
+        self.entry = entry
+
+    def __enter__(self) -> None:
+        self.frames.append(self.entry)
+
+    def __exit__(self, *exc: object) -> None:
+        self.frames.pop()
+
+
 @dataclass
 class _LoopFrame:
     node: LoopNode
@@ -135,8 +154,14 @@ def join_env(a: Env | None, b: Env | None) -> Env | None:
     if b is None:
         return dict(a)
     merged: Env = {}
-    for key in a.keys() | b.keys():
-        merged[key] = join(a.get(key), b.get(key)) if key in a and key in b else UNKNOWN
+    for key, left in a.items():
+        right = b.get(key)
+        if right is left:
+            merged[key] = left
+        else:
+            merged[key] = join(left, right) if right is not None else UNKNOWN
+    for key in b.keys() - a.keys():
+        merged[key] = UNKNOWN
     return merged
 
 
@@ -177,11 +202,7 @@ class ModuleInterpreter:
         # needs their return value. No text or no triggers: analyse everything.
         self.trigger_lines: set[int] | None = None
         if text is not None and triggers:
-            self.trigger_lines = {
-                number
-                for number, line in enumerate(text.splitlines(), start=1)
-                if any(word in line for word in triggers)
-            }
+            self.trigger_lines = _matching_lines(text, triggers)
         self.functions: list[FunctionNode] = []
         self.declared_global: set[str] = set()
         self.analysis = analysis
@@ -189,11 +210,14 @@ class ModuleInterpreter:
         self.parent_scope: dict[int, ScopeNode] = {}
         self.classes: dict[int, ClassInfo] = {}
         self.summaries: dict[int, FunctionSummary] = {}
+        self._method_facts: dict[int, tuple[bool, frozenset[str]]] = {}
         self.in_progress: set[int] = set()
         self.globals: Env = {}
         self.collecting_globals = False
-        may_freeze = text is None or "requires_grad" in text
-        self.freezes_parameters = may_freeze and _mentions_freezing(tree)
+        if text is None:
+            self.freezes_parameters = _mentions_freezing(tree)
+        else:
+            self.freezes_parameters = _FREEZING.search(text) is not None
         self._index_scopes(tree)
 
     # -- scopes ------------------------------------------------------------------------------
@@ -337,6 +361,14 @@ class ModuleInterpreter:
                 if value.kind is Kind.MODULE or (value.kind is Kind.TENSOR and value.leaf):
                     info.attributes[target.attr] = value
 
+    def method_facts(self, method: FunctionNode) -> tuple[bool, frozenset[str]]:
+        """Whether a method calls methods of `self`, and the `self` attributes it mentions."""
+        key = id(method)
+        if key not in self._method_facts:
+            attributes = frozenset(_self_attributes(method))
+            self._method_facts[key] = (_calls_on_self(method), attributes)
+        return self._method_facts[key]
+
     def summary(self, node: FunctionNode) -> Value:
         """Analyse a function once (recording its facts) and return what it returns."""
         return self.summary_of(node).returned
@@ -375,6 +407,25 @@ class FunctionSummary:
     returned: Value
     state_reads: dict[str, ast.expr] = field(default_factory=dict)
     state_writes: dict[str, Value] = field(default_factory=dict)
+
+
+def _matching_lines(text: str, patterns: tuple[str, ...]) -> set[int]:
+    """1-based numbers of the lines where any of `patterns` matches.
+
+    Each pattern scans the whole text once (one alternation of them all is several times
+    slower in `re`), and match offsets become line numbers by bisection.
+    """
+    starts = [0, *itertools.accumulate(len(line) for line in text.split("\n"))]
+    starts = [offset + number for number, offset in enumerate(starts)]  # count the "\n"s
+    lines: set[int] = set()
+    for pattern in set(patterns):
+        for match in re.finditer(pattern, text):
+            lines.add(bisect.bisect_right(starts, match.start()))
+    return lines
+
+
+# `x.requires_grad = <anything but True>` or `x.requires_grad_(<anything but True>)`.
+_FREEZING = re.compile(r"\.requires_grad\s*=(?!=)(?!\s*True\b)|requires_grad_\((?!\s*\)|\s*True\b)")
 
 
 def _mentions_freezing(tree: ast.Module) -> bool:
@@ -871,13 +922,8 @@ class FunctionInterpreter:
         end = join_envs([self.env, *frame.continues])
         return end, frame.breaks
 
-    @contextmanager
-    def _frame(self, kind: str, node: ast.AST) -> Iterator[None]:
-        self.frames.append((kind, node))
-        try:
-            yield
-        finally:
-            self.frames.pop()
+    def _frame(self, kind: str, node: ast.AST) -> _Frame:
+        return _Frame(self.frames, (kind, node))
 
     def every_iteration(self) -> frozenset[LoopNode]:
         """Loops whose every iteration reaches the current point."""
@@ -1201,11 +1247,11 @@ class FunctionInterpreter:
             summary = self.module.summary_of(method)
             returned = summary.returned
             if receiver_key is not None:
-                if _calls_on_self(method):
+                if self.module.method_facts(method)[0]:
                     self._forget_below(receiver_key)
                 else:
                     # The method can only change the attributes it mentions.
-                    for attr in _self_attributes(method):
+                    for attr in self.module.method_facts(method)[1]:
                         self._forget_below(f"{receiver_key}.{attr}")
                         if self.env is not None:
                             self.env.pop(f"{receiver_key}.{attr}", None)

@@ -146,7 +146,7 @@ def check_tree(
         message = "the file nests too deeply to analyse"
         return CheckResult((), ParseError(message, Range(Position(0, 0), Position(0, 0))))
     context = RuleContext(source=source, tree=tree, analysis=analysis, path=path)
-    suppressions = Suppressions.scan(source)
+    suppressions: Suppressions | None = None  # tokenizing is scanned only when needed
     findings: list[Finding] = []
     errors: list[RuleError] = []
     for rule in rules:
@@ -157,6 +157,8 @@ def check_tree(
             errors.append(RuleError(rule.code, f"{type(exc).__name__}: {exc}"))
             continue
         for finding in produced:
+            if suppressions is None:
+                suppressions = Suppressions.scan(source)
             if suppressions.suppresses(finding.code, finding.range.start.line):
                 continue
             severity = settings.severity_for(finding.code, finding.severity)

@@ -69,8 +69,9 @@ class Rule(abc.ABC):
     valid: ClassVar[Sequence[str]] = ()
     invalid: ClassVar[Sequence[Invalid]] = ()
     tags: ClassVar[tuple[str, ...]] = ()
-    # Words a function must contain for this rule to find anything in it (the analysis skips
-    # other functions); empty means every function must be analysed.
+    # Regular expressions, one of which a line of a function must match for this rule to find
+    # anything in that function (the analysis skips other functions until a call needs
+    # them); empty means every function must be analysed.
     triggers: ClassVar[tuple[str, ...]] = ()
 
     @property

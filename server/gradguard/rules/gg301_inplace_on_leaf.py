@@ -66,7 +66,7 @@ class InplaceOnLeaf(Rule):
     name = "inplace-on-leaf"
     severity = Severity.ERROR
     summary = "in-place operation on a leaf tensor that requires grad"
-    triggers = ("requires_grad", "parameters", "Parameter")
+    triggers = ("requires_grad", r"\.parameters\(", r"Parameter\(")  # where leaves come from
 
     valid = (
         """

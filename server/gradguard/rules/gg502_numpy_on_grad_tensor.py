@@ -48,7 +48,7 @@ class NumpyOnGradTensor(Rule):
     name = "numpy-on-grad-tensor"
     severity = Severity.ERROR
     summary = ".numpy() on a tensor that requires grad"
-    triggers = ("numpy",)
+    triggers = (r"\.numpy\(",)
 
     valid = (
         """

@@ -56,7 +56,7 @@ class MissingZeroGrad(Rule):
     name = "missing-zero-grad"
     severity = Severity.ERROR
     summary = "training loop steps the optimizer but never clears gradients"
-    triggers = ("step",)
+    triggers = (r"\.step\(",)
 
     valid = (
         """

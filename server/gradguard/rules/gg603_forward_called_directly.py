@@ -44,7 +44,7 @@ class ForwardCalledDirectly(Rule):
     name = "forward-called-directly"
     severity = Severity.WARNING
     summary = "module.forward(x) skips the module's hooks; call module(x)"
-    triggers = ("forward",)
+    triggers = (r"\.forward\(",)
 
     valid = (
         """

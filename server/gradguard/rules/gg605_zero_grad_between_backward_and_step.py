@@ -47,7 +47,7 @@ class ZeroGradBetweenBackwardAndStep(Rule):
     name = "zero-grad-between-backward-and-step"
     severity = Severity.ERROR
     summary = "zero_grad() between backward() and step() discards the gradients"
-    triggers = ("zero_grad",)
+    triggers = (r"zero_grad",)
 
     valid = (
         """
