@@ -20,6 +20,7 @@ import functools
 import gc
 import os
 import platform
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -440,8 +441,9 @@ def render(rows: Sequence[Row], baseline: dict[str, Timing], args: argparse.Name
         f"* runs: {args.in_runs} in-process, {args.fast_runs} per fast process "
         f"(gradguard, ruff), {args.slow_runs} per slow process (TorchFix, Fixit); "
         "cells are `median (min)` in ms",
-        "* command: `.venv/bin/python benchmarks/bench_check.py"
-        + (" --quick`" if args.quick else "`"),
+        "* command: `"
+        + shlex.join([".venv/bin/python", "benchmarks/bench_check.py", *sys.argv[1:]])
+        + "`",
         "",
         "## Per file",
         "",
