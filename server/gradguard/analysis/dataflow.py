@@ -1,0 +1,1138 @@
+"""One flow-sensitive pass per function (and the module body) over `ast`.
+
+The interpreter walks statements in order with an environment mapping names and dotted
+attribute paths (`h`, `self.hidden`) to abstract `Value`s. Branches are analysed separately
+and joined; loops are run once as a probe to learn what one iteration produces, then again
+with every name the body (re)defines tagged as a `Carry`, so a value that flows from one
+iteration into the next can be recognised where it is used. Nothing here knows any rule.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+
+from gradguard.analysis import torch_api as api
+from gradguard.analysis.imports import Scope, ScopeNode, build_scope
+from gradguard.analysis.model import BackwardCall, FunctionNode, LoopNode, ModuleAnalysis
+from gradguard.analysis.values import (
+    NONE,
+    UNKNOWN,
+    Carry,
+    ClassInfo,
+    Grad,
+    GradOff,
+    Kind,
+    Loss,
+    LossKind,
+    ModuleRef,
+    Value,
+    combine,
+    join,
+    literal,
+)
+
+Env = dict[str, Value]
+
+_CONVERSION_BUILTINS = {"float": Kind.SCALAR, "int": Kind.SCALAR, "bool": Kind.SCALAR}
+_PLAIN_BUILTINS = frozenset(
+    "len print range isinstance issubclass str repr enumerate zip sorted min max abs round "
+    "hasattr getattr setattr id type format open iter next dict set".split()
+)
+_MODULE_SELF_METHODS = frozenset(
+    "train eval to cuda cpu float double half bfloat16 requires_grad_ apply share_memory".split()
+)
+_MODULE_INFO_METHODS = frozenset(
+    "parameters named_parameters buffers named_buffers children named_children modules "
+    "named_modules state_dict zero_grad register_forward_hook register_buffer".split()
+)
+
+
+@dataclass(frozen=True)
+class GradMode:
+    """Gradient recording at a program point: on, off (and why), or unknown."""
+
+    enabled: bool | None
+    off: GradOff | None = None
+
+
+GRAD_ON = GradMode(True)
+GRAD_UNKNOWN = GradMode(None)
+
+
+@dataclass
+class _LoopFrame:
+    node: LoopNode
+    breaks: list[Env | None] = field(default_factory=list)
+    continues: list[Env | None] = field(default_factory=list)
+
+
+def join_env(a: Env | None, b: Env | None) -> Env | None:
+    """Merge two environments; `None` stands for an unreachable path."""
+    if a is None:
+        return None if b is None else dict(b)
+    if b is None:
+        return dict(a)
+    merged: Env = {}
+    for key in a.keys() | b.keys():
+        merged[key] = join(a.get(key), b.get(key)) if key in a and key in b else UNKNOWN
+    return merged
+
+
+def join_envs(envs: Iterable[Env | None]) -> Env | None:
+    """Merge many environments."""
+    result: Env | None = None
+    first = True
+    for env in envs:
+        result = (None if env is None else dict(env)) if first else join_env(result, env)
+        first = False
+    return result
+
+
+def dotted(expr: ast.expr) -> str | None:
+    """`self.hidden` for an Attribute chain rooted in a Name, `h` for a Name, else None."""
+    if isinstance(expr, ast.Name):
+        return expr.id
+    if isinstance(expr, ast.Attribute):
+        base = dotted(expr.value)
+        return f"{base}.{expr.attr}" if base is not None else None
+    return None
+
+
+class ModuleInterpreter:
+    """Drives the analysis of one module: scopes, classes, module-level names, functions."""
+
+    def __init__(self, tree: ast.Module, analysis: ModuleAnalysis) -> None:
+        self.tree = tree
+        self.analysis = analysis
+        self.scopes: dict[int, Scope] = {}
+        self.parent_scope: dict[int, ScopeNode] = {}
+        self.classes: dict[int, ClassInfo] = {}
+        self.summaries: dict[int, Value] = {}
+        self.in_progress: set[int] = set()
+        self.globals: Env = {}
+        self.collecting_globals = False
+        self.freezes_parameters = _mentions_freezing(tree)
+        self._index_scopes(tree, None)
+
+    # -- scopes ------------------------------------------------------------------------------
+
+    def _index_scopes(self, node: ast.AST, owner: ScopeNode | None) -> None:
+        stack: list[tuple[ast.AST, ScopeNode | None]] = [(node, owner)]
+        while stack:
+            current, parent = stack.pop()
+            if isinstance(current, ast.Module | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                if parent is not None:
+                    self.parent_scope[id(current)] = parent
+                parent = current
+            for child in ast.iter_child_nodes(current):
+                stack.append((child, parent))
+
+    def scope_of(self, node: ScopeNode) -> Scope:
+        """The name-resolution scope of a module, function or class node."""
+        key = id(node)
+        if key not in self.scopes:
+            parent_node = self.parent_scope.get(key)
+            parent = self.scope_of(parent_node) if parent_node is not None else None
+            self.scopes[key] = build_scope(node, parent)
+        return self.scopes[key]
+
+    # -- driver ------------------------------------------------------------------------------
+
+    def run(self) -> None:
+        """Analyse module-level names, the module body, then every function not yet done."""
+        module_scope = self.scope_of(self.tree)
+        self.globals = self._module_constants(module_scope)
+        body = FunctionInterpreter(self, module_scope, None, record=True)
+        body.env.update(self.globals)
+        body.run_block(self.tree.body)
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                self.summary(node)
+
+    def _module_constants(self, scope: Scope) -> Env:
+        """Module-level names bound exactly once to a class, function, module or constructor
+        result; functions of the file may rely on them."""
+        counts: dict[str, int] = {}
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
+                counts[node.id] = counts.get(node.id, 0) + 1
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                counts[node.name] = counts.get(node.name, 0) + 1
+        scratch = FunctionInterpreter(self, scope, None, record=False)
+        self.collecting_globals = True  # function summaries must wait for the globals
+        for stmt in self.tree.body:
+            if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                if counts.get(stmt.name) == 1:
+                    scratch.run_block([stmt])
+            elif (
+                isinstance(stmt, ast.Assign)
+                and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], ast.Name)
+                and counts.get(stmt.targets[0].id) == 1
+                and isinstance(stmt.value, ast.Call)
+            ):
+                scratch.run_block([stmt])
+        self.collecting_globals = False
+        return {
+            name: value
+            for name, value in scratch.env.items()
+            if value.kind in (Kind.MODULE, Kind.CLASS, Kind.FUNCTION, Kind.INSTANCE)
+        }
+
+    def class_info(self, node: ast.ClassDef) -> ClassInfo:
+        """What the file says about a class: is it an nn.Module, which modules it owns."""
+        key = id(node)
+        if key in self.classes:
+            return self.classes[key]
+        scope = self.scope_of(self.parent_scope.get(key, self.tree))
+        is_module = False
+        for base in node.bases:
+            qualified = scope.resolve(base)
+            if qualified in api.MODULE_BASES:
+                is_module = True
+            elif isinstance(base, ast.Name):
+                local = self._local_class(base.id)
+                if local is not None and local is not node and self.class_info(local).is_module:
+                    is_module = True
+        info = ClassInfo(node=node, is_module=is_module)
+        self.classes[key] = info
+        self._collect_attributes(info)
+        return info
+
+    def _local_class(self, name: str) -> ast.ClassDef | None:
+        for stmt in self.tree.body:
+            if isinstance(stmt, ast.ClassDef) and stmt.name == name:
+                return stmt
+        return None
+
+    def _collect_attributes(self, info: ClassInfo) -> None:
+        """`self.x = nn.Linear(...)` in `__init__`, for attributes assigned nowhere else."""
+        stores: dict[str, int] = {}
+        for node in ast.walk(info.node):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.ctx, ast.Store)
+                and isinstance(node.value, ast.Name)
+                and node.value.id == "self"
+            ):
+                stores[node.attr] = stores.get(node.attr, 0) + 1
+        init = next(
+            (s for s in info.node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"),
+            None,
+        )
+        if init is None:
+            return
+        scratch = FunctionInterpreter(self, self.scope_of(init), init, record=False)
+        for stmt in init.body:
+            if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
+                continue
+            target = stmt.targets[0]
+            if (
+                isinstance(target, ast.Attribute)
+                and isinstance(target.value, ast.Name)
+                and target.value.id == "self"
+                and stores.get(target.attr) == 1
+            ):
+                value = scratch.eval(stmt.value)
+                if value.kind is Kind.MODULE or (value.kind is Kind.TENSOR and value.leaf):
+                    info.attributes[target.attr] = value
+
+    def summary(self, node: FunctionNode) -> Value:
+        """Analyse a function once (recording its facts) and return what it returns."""
+        key = id(node)
+        if key in self.summaries:
+            return self.summaries[key]
+        if key in self.in_progress or self.collecting_globals:
+            return UNKNOWN
+        self.in_progress.add(key)
+        try:
+            interpreter = FunctionInterpreter(self, self.scope_of(node), node, record=True)
+            interpreter.enter_function(node)
+            interpreter.run_block(node.body)
+            returned = join(interpreter.returned, NONE if interpreter.env is not None else None)
+            if interpreter.returned is None and interpreter.env is None:
+                returned = UNKNOWN
+        finally:
+            self.in_progress.discard(key)
+        self.summaries[key] = returned
+        return returned
+
+
+def _mentions_freezing(tree: ast.Module) -> bool:
+    """True when the file may freeze parameters (`requires_grad = False`,
+    `requires_grad_(False)`): a module call's output is then tracked only if its input is."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr == "requires_grad":
+            if isinstance(node.ctx, ast.Store):
+                return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if node.func.attr == "requires_grad_" and node.args:
+                first = node.args[0]
+                if not (isinstance(first, ast.Constant) and first.value is True):
+                    return True
+    return False
+
+
+class FunctionInterpreter:
+    """Abstract interpretation of one function body (or the module body)."""
+
+    def __init__(
+        self,
+        module: ModuleInterpreter,
+        scope: Scope,
+        function: FunctionNode | None,
+        *,
+        record: bool,
+    ) -> None:
+        self.module = module
+        self.scope = scope
+        self.function = function
+        self.record = record
+        self.env: Env | None = {}
+        self.mode = GRAD_ON
+        self.returned: Value | None = None
+        self.frames: list[tuple[str, ast.AST]] = []  # ("loop"|"cond", node), innermost last
+        self.loops: list[_LoopFrame] = []
+        self.stmt: ast.stmt | None = None
+        # The value each carried name has at the top of an iteration, by id(carry): a read of
+        # exactly that value reads the previous iteration's state.
+        self.heads: dict[int, Value] = {}
+
+    # -- environment -------------------------------------------------------------------------
+
+    def lookup(self, key: str, node: ast.expr | None = None) -> Value:
+        """The value bound to `key`; records reads of loop-carried values."""
+        if self.env is None:
+            return UNKNOWN
+        value = self.env.get(key)
+        if value is None:
+            if "." not in key and key not in self.env and not self._bound_here(key):
+                return self.module.globals.get(key, UNKNOWN)
+            return UNKNOWN
+        if self.record and node is not None and value.carries:
+            for carry in value.carries:
+                if carry.key == key and self.heads.get(id(carry)) is value:
+                    self.module.analysis.carry_reads.setdefault(carry, []).append(node)
+        return value
+
+    def _bound_here(self, name: str) -> bool:
+        return self.function is not None and self.scope.is_bound_locally(name)
+
+    def bind_key(self, key: str, value: Value) -> None:
+        """Bind `key`, forgetting what was known about attributes below it."""
+        if self.env is None:
+            return
+        prefix = key + "."
+        for existing in [k for k in self.env if k.startswith(prefix)]:
+            del self.env[existing]
+        self.env[key] = value.with_origin(self.stmt)
+
+    def bind(self, target: ast.expr, value: Value) -> None:
+        """Assign `value` to an assignment target (names, attributes, tuples, subscripts)."""
+        if isinstance(target, ast.Name):
+            self.bind_key(target.id, value)
+        elif isinstance(target, ast.Attribute):
+            key = dotted(target)
+            base_key = dotted(target.value)
+            if base_key is not None and self.env is not None and base_key in self.env:
+                base = self.env[base_key]
+                if base.kind is Kind.TENSOR and target.attr in ("requires_grad", "data", "grad"):
+                    self.env[base_key] = replace(UNKNOWN, kind=Kind.TENSOR, origin=base.origin)
+            if key is not None:
+                self.bind_key(key, value)
+            else:
+                self.eval(target.value)
+        elif isinstance(target, ast.Tuple | ast.List):
+            self._bind_sequence(target.elts, value)
+        elif isinstance(target, ast.Subscript):
+            base_key = dotted(target.value)
+            self.eval(target.slice)
+            if base_key is not None and self.env is not None and base_key in self.env:
+                base = self.env[base_key]
+                mutated = replace(UNKNOWN, kind=base.kind, carries=base.carries | value.all_carries())
+                self.env[base_key] = mutated
+        elif isinstance(target, ast.Starred):
+            self.bind(target.value, UNKNOWN)
+
+    def _bind_sequence(self, targets: list[ast.expr], value: Value) -> None:
+        has_star = any(isinstance(t, ast.Starred) for t in targets)
+        if value.elements is not None and len(value.elements) == len(targets) and not has_star:
+            for target, element in zip(targets, value.elements, strict=True):
+                self.bind(target, element)
+            return
+        if value.kind is Kind.TENSOR:
+            element = replace(value, elements=None, leaf=False)
+        else:
+            element = replace(UNKNOWN, carries=value.all_carries())
+        for target in targets:
+            self.bind(target, element)
+
+    # -- grad mode ---------------------------------------------------------------------------
+
+    def grad_mode_of(self, expr: ast.expr, owner: ast.AST) -> GradMode | None:
+        """The grad mode a context manager or decorator expression switches to, if any."""
+        call = expr if isinstance(expr, ast.Call) else None
+        qualified = self.scope.resolve(call.func if call else expr)
+        if qualified is None:
+            return None
+        if qualified in api.NO_GRAD and call is not None:
+            return GradMode(False, GradOff(expr, "torch.no_grad()", owner))
+        if qualified in api.NO_GRAD and call is None and isinstance(owner, ast.FunctionDef | ast.AsyncFunctionDef):
+            return GradMode(False, GradOff(expr, "torch.no_grad", owner))
+        if qualified in api.INFERENCE_MODE:
+            flag = self._flag_argument(call, "mode") if call else True
+            if flag is False:
+                return GRAD_ON if self.mode.enabled else self.mode
+            if flag is None:
+                return GRAD_UNKNOWN
+            return GradMode(False, GradOff(expr, "torch.inference_mode()", owner))
+        if qualified in api.ENABLE_GRAD:
+            return GRAD_ON
+        if qualified in api.SET_GRAD_ENABLED and call is not None:
+            flag = self._flag_argument(call, "mode")
+            if flag is None:
+                return GRAD_UNKNOWN
+            if flag:
+                return GRAD_ON
+            return GradMode(False, GradOff(expr, "torch.set_grad_enabled(False)", owner))
+        return None
+
+    def _flag_argument(self, call: ast.Call | None, keyword: str) -> bool | None:
+        if call is None:
+            return None
+        arg: ast.expr | None = call.args[0] if call.args else None
+        for kw in call.keywords:
+            if kw.arg == keyword:
+                arg = kw.value
+        if arg is None:
+            return True
+        value = self.eval(arg)
+        return value.const if isinstance(value.const, bool) else None
+
+    # -- statements --------------------------------------------------------------------------
+
+    def enter_function(self, node: FunctionNode) -> None:
+        """Bind parameters and apply grad-mode decorators before running the body."""
+        assert self.env is not None
+        args = node.args
+        params = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+        for extra in (args.vararg, args.kwarg):
+            if extra is not None:
+                params.append(extra)
+        owner = self.module.parent_scope.get(id(node))
+        is_method = isinstance(owner, ast.ClassDef) and not any(
+            isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list
+        )
+        for index, param in enumerate(params):
+            value = self._annotated(param.annotation)
+            if index == 0 and is_method and isinstance(owner, ast.ClassDef):
+                info = self.module.class_info(owner)
+                is_classmethod = any(
+                    isinstance(d, ast.Name) and d.id == "classmethod" for d in node.decorator_list
+                )
+                if not is_classmethod:
+                    kind = Kind.MODULE if info.is_module else Kind.INSTANCE
+                    value = Value(kind=kind, module=ModuleRef(local=info), instance_of=info)
+            self.env[param.arg] = value
+        for decorator in node.decorator_list:
+            mode = self.grad_mode_of(decorator, node)
+            if mode is not None:
+                self.mode = mode
+
+    def _annotated(self, annotation: ast.expr | None) -> Value:
+        if annotation is None:
+            return UNKNOWN
+        qualified = self.scope.resolve(annotation)
+        if qualified in ("torch.Tensor", "torch.FloatTensor"):
+            return Value(kind=Kind.TENSOR)
+        if qualified in api.MODULE_BASES:
+            return Value(kind=Kind.MODULE, module=ModuleRef())
+        return UNKNOWN
+
+    def run_block(self, body: list[ast.stmt]) -> None:
+        """Interpret statements in order; stops at unreachable code."""
+        saved_mode = self.mode
+        for stmt in body:
+            if self.env is None:
+                break
+            self.run_stmt(stmt)
+        # set_grad_enabled(...) statements do not leak out of a function body.
+        if self.function is not None and body is self.function.body:
+            self.mode = saved_mode
+
+    def run_stmt(self, stmt: ast.stmt) -> None:
+        """Interpret one statement."""
+        previous, self.stmt = self.stmt, stmt
+        try:
+            method = getattr(self, f"_stmt_{type(stmt).__name__}", None)
+            if method is not None:
+                method(stmt)
+            else:
+                for child in ast.iter_child_nodes(stmt):
+                    if isinstance(child, ast.expr):
+                        self.eval(child)
+        finally:
+            self.stmt = previous
+
+    def _stmt_Expr(self, stmt: ast.Expr) -> None:
+        value = stmt.value
+        if isinstance(value, ast.Call):
+            qualified = self.scope.resolve(value.func)
+            if qualified in api.SET_GRAD_ENABLED:
+                mode = self.grad_mode_of(value, stmt)
+                if mode is not None:
+                    self.mode = mode
+                return
+        self.eval(value)
+
+    def _stmt_Assign(self, stmt: ast.Assign) -> None:
+        value = self.eval(stmt.value)
+        for target in stmt.targets:
+            self.bind(target, value)
+
+    def _stmt_AnnAssign(self, stmt: ast.AnnAssign) -> None:
+        if stmt.value is not None:
+            self.bind(stmt.target, self.eval(stmt.value))
+
+    def _stmt_AugAssign(self, stmt: ast.AugAssign) -> None:
+        current = self.eval(stmt.target) if not isinstance(stmt.target, ast.Subscript) else UNKNOWN
+        value = self.eval(stmt.value)
+        self.bind(stmt.target, self.arithmetic(stmt, [current, value]))
+
+    def _stmt_Return(self, stmt: ast.Return) -> None:
+        value = self.eval(stmt.value) if stmt.value is not None else NONE
+        self.returned = value if self.returned is None else join(self.returned, value)
+        self.env = None
+
+    def _stmt_Raise(self, stmt: ast.Raise) -> None:
+        if stmt.exc is not None:
+            self.eval(stmt.exc)
+        self.env = None
+
+    def _stmt_Break(self, stmt: ast.Break) -> None:
+        if self.loops:
+            self.loops[-1].breaks.append(self.env)
+        self.env = None
+
+    def _stmt_Continue(self, stmt: ast.Continue) -> None:
+        if self.loops:
+            self.loops[-1].continues.append(self.env)
+        self.env = None
+
+    def _stmt_Delete(self, stmt: ast.Delete) -> None:
+        for target in stmt.targets:
+            key = dotted(target)
+            if key is not None and self.env is not None:
+                self.env.pop(key, None)
+
+    def _stmt_Global(self, stmt: ast.Global) -> None:
+        if self.env is not None:
+            for name in stmt.names:
+                self.env[name] = UNKNOWN
+
+    _stmt_Nonlocal = _stmt_Global  # type: ignore[assignment]
+
+    def _stmt_Import(self, stmt: ast.Import | ast.ImportFrom) -> None:
+        for alias in stmt.names:
+            name = alias.asname or alias.name.split(".")[0]
+            if name != "*":
+                self.bind_key(name, Value(kind=Kind.OTHER))
+
+    _stmt_ImportFrom = _stmt_Import  # type: ignore[assignment]
+
+    def _stmt_FunctionDef(self, stmt: FunctionNode) -> None:
+        for decorator in stmt.decorator_list:
+            if self.grad_mode_of(decorator, stmt) is None:
+                self.eval(decorator)
+        self.bind_key(stmt.name, Value(kind=Kind.FUNCTION, function=stmt))
+
+    _stmt_AsyncFunctionDef = _stmt_FunctionDef  # type: ignore[assignment]
+
+    def _stmt_ClassDef(self, stmt: ast.ClassDef) -> None:
+        info = self.module.class_info(stmt)
+        self.bind_key(stmt.name, Value(kind=Kind.CLASS, instance_of=info))
+
+    def _stmt_If(self, stmt: ast.If) -> None:
+        self.eval(stmt.test)
+        start, start_mode = self.env, self.mode
+        with self._frame("cond", stmt):
+            self.env = dict(start) if start is not None else None
+            self.run_block(stmt.body)
+            after_body, body_mode = self.env, self.mode
+            self.env, self.mode = (dict(start) if start is not None else None), start_mode
+            self.run_block(stmt.orelse)
+        self.env = join_env(after_body, self.env)
+        self.mode = self.mode if self.mode == body_mode else GRAD_UNKNOWN
+
+    def _stmt_With(self, stmt: ast.With | ast.AsyncWith) -> None:
+        saved = self.mode
+        for item in stmt.items:
+            mode = self.grad_mode_of(item.context_expr, stmt)
+            if mode is not None:
+                self.mode = mode
+            else:
+                self.eval(item.context_expr)
+            if item.optional_vars is not None:
+                self.bind(item.optional_vars, UNKNOWN)
+        self.run_block(stmt.body)
+        self.mode = saved
+
+    _stmt_AsyncWith = _stmt_With  # type: ignore[assignment]
+
+    def _stmt_Try(self, stmt: ast.Try) -> None:
+        start = self.env
+        self.run_block(stmt.body)
+        after_body = self.env
+        # An exception may leave the body at any point: handlers see either state.
+        handler_start = join_env(start, after_body)
+        outcomes: list[Env | None] = []
+        with self._frame("cond", stmt):
+            for handler in stmt.handlers:
+                self.env = dict(handler_start) if handler_start is not None else None
+                if handler.type is not None:
+                    self.eval(handler.type)
+                if handler.name:
+                    self.bind_key(handler.name, UNKNOWN)
+                self.run_block(handler.body)
+                outcomes.append(self.env)
+        self.env = after_body
+        self.run_block(stmt.orelse)
+        outcomes.insert(0, self.env)
+        self.env = join_envs(outcomes)
+        if stmt.finalbody:
+            if self.env is None:
+                self.env = dict(handler_start) if handler_start is not None else None
+                self.run_block(stmt.finalbody)
+                self.env = None
+            else:
+                self.run_block(stmt.finalbody)
+
+    _stmt_TryStar = _stmt_Try  # type: ignore[assignment]
+
+    def _stmt_Match(self, stmt: ast.Match) -> None:
+        self.eval(stmt.subject)
+        start = self.env
+        outcomes: list[Env | None] = [start]
+        with self._frame("cond", stmt):
+            for case in stmt.cases:
+                self.env = dict(start) if start is not None else None
+                for node in ast.walk(case.pattern):
+                    name = getattr(node, "name", None)
+                    if isinstance(name, str):
+                        self.bind_key(name, UNKNOWN)
+                if case.guard is not None:
+                    self.eval(case.guard)
+                self.run_block(case.body)
+                outcomes.append(self.env)
+        self.env = join_envs(outcomes)
+
+    def _stmt_For(self, stmt: ast.For | ast.AsyncFor) -> None:
+        iterable = self.eval(stmt.iter)
+        element = UNKNOWN
+        if iterable.kind is Kind.TENSOR:
+            element = replace(iterable, leaf=False, elements=None)
+        self._loop(stmt, lambda: self.bind(stmt.target, element))
+
+    _stmt_AsyncFor = _stmt_For  # type: ignore[assignment]
+
+    def _stmt_While(self, stmt: ast.While) -> None:
+        self._loop(stmt, lambda: self.eval(stmt.test))
+
+    def _loop(self, stmt: LoopNode, at_head: object) -> None:
+        """Probe one iteration, then run it again with loop-carried names tagged."""
+        head_action = at_head if callable(at_head) else (lambda: None)
+        before = self.env
+        if before is None:
+            return
+        infinite = isinstance(stmt, ast.While) and _is_true(stmt.test)
+        record = self.record
+        self.record = False
+        try:
+            probe_end, _ = self._iteration(stmt, dict(before), head_action)
+        finally:
+            self.record = record
+        head = dict(before)
+        if probe_end is not None:
+            for key, value in probe_end.items():
+                previous = before.get(key)
+                if previous is value:
+                    continue
+                carry = Carry(key, stmt, value.origin, value, previous)
+                merged = join(previous, value) if previous is not None else replace(value)
+                head[key] = replace(merged, carries=merged.carries | {carry})
+                self.heads[id(carry)] = head[key]
+        mode = self.mode
+        end, breaks = self._iteration(stmt, head, head_action)
+        if self.mode != mode:
+            self.mode = GRAD_UNKNOWN
+        exits: list[Env | None] = [end, *breaks]
+        if not infinite:
+            exits.insert(0, before)
+        self.env = join_envs(exits)
+        if stmt.orelse and not infinite:
+            self.run_block(stmt.orelse)
+
+    def _iteration(
+        self, stmt: LoopNode, head: Env, head_action: object
+    ) -> tuple[Env | None, list[Env | None]]:
+        self.env = head
+        frame = _LoopFrame(stmt)
+        self.loops.append(frame)
+        try:
+            with self._frame("loop", stmt):
+                if callable(head_action):
+                    head_action()
+                self.run_block(stmt.body)
+        finally:
+            self.loops.pop()
+        end = join_envs([self.env, *frame.continues])
+        return end, frame.breaks
+
+    @contextmanager
+    def _frame(self, kind: str, node: ast.AST) -> Iterator[None]:
+        self.frames.append((kind, node))
+        try:
+            yield
+        finally:
+            self.frames.pop()
+
+    def every_iteration(self) -> frozenset[LoopNode]:
+        """Loops whose every iteration reaches the current point."""
+        loops: set[LoopNode] = set()
+        for kind, node in reversed(self.frames):
+            if kind == "cond":
+                break
+            assert isinstance(node, ast.For | ast.AsyncFor | ast.While)
+            loops.add(node)
+            break  # an inner loop may run zero times: outer loops are not guaranteed
+        return frozenset(loops)
+
+    # -- expressions -------------------------------------------------------------------------
+
+    def eval(self, expr: ast.expr) -> Value:
+        """The abstract value of an expression (evaluating nested calls for their effects)."""
+        method = getattr(self, f"_expr_{type(expr).__name__}", None)
+        if method is not None:
+            result: Value = method(expr)
+            return result
+        for child in ast.iter_child_nodes(expr):
+            if isinstance(child, ast.expr) and not isinstance(
+                expr, ast.Lambda | ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp
+            ):
+                self.eval(child)
+        return UNKNOWN
+
+    def _expr_Constant(self, expr: ast.Constant) -> Value:
+        return literal(expr)
+
+    def _expr_JoinedStr(self, expr: ast.JoinedStr) -> Value:
+        for value in expr.values:
+            self.eval(value)
+        return Value(grad=Grad.UNTRACKED, kind=Kind.OTHER)
+
+    def _expr_FormattedValue(self, expr: ast.FormattedValue) -> Value:
+        self.eval(expr.value)
+        return Value(grad=Grad.UNTRACKED, kind=Kind.OTHER)
+
+    def _expr_Name(self, expr: ast.Name) -> Value:
+        return self.lookup(expr.id, expr)
+
+    def _expr_Attribute(self, expr: ast.Attribute) -> Value:
+        key = dotted(expr)
+        if key is not None and self.env is not None and key in self.env:
+            return self.lookup(key, expr)
+        base = self.eval(expr.value)
+        if base.kind is Kind.TENSOR:
+            if expr.attr == "data":
+                return Value(Grad.UNTRACKED, Kind.TENSOR, Loss(LossKind.DETACH, expr, ".data"), leaf=True)
+            if expr.attr in api.TENSOR_VIEWS:
+                return self.tensor_op(expr, [base])
+            return Value(kind=Kind.OTHER if expr.attr in ("shape", "dtype", "device") else Kind.UNKNOWN)
+        info = base.instance_of or (base.module.local if base.module else None)
+        if info is not None and expr.attr in info.attributes and base.kind is not Kind.CLASS:
+            return info.attributes[expr.attr]
+        return UNKNOWN
+
+    def _expr_NamedExpr(self, expr: ast.NamedExpr) -> Value:
+        value = self.eval(expr.value)
+        self.bind(expr.target, value)
+        return value
+
+    def _expr_Tuple(self, expr: ast.Tuple | ast.List) -> Value:
+        elements = [self.eval(e) for e in expr.elts]
+        if any(isinstance(e, ast.Starred) for e in expr.elts):
+            return Value(kind=Kind.UNKNOWN, carries=frozenset().union(*(e.all_carries() for e in elements)))
+        return Value(grad=Grad.UNKNOWN, kind=Kind.SEQUENCE, elements=tuple(elements))
+
+    _expr_List = _expr_Tuple  # type: ignore[assignment]
+
+    def _expr_IfExp(self, expr: ast.IfExp) -> Value:
+        self.eval(expr.test)
+        return join(self.eval(expr.body), self.eval(expr.orelse))
+
+    def _expr_BoolOp(self, expr: ast.BoolOp) -> Value:
+        values = [self.eval(v) for v in expr.values]
+        result = values[0]
+        for value in values[1:]:
+            result = join(result, value)
+        return result
+
+    def _expr_Compare(self, expr: ast.Compare) -> Value:
+        for value in (expr.left, *expr.comparators):
+            self.eval(value)
+        return UNKNOWN
+
+    def _expr_BinOp(self, expr: ast.BinOp) -> Value:
+        return self.arithmetic(expr, [self.eval(expr.left), self.eval(expr.right)])
+
+    def _expr_UnaryOp(self, expr: ast.UnaryOp) -> Value:
+        operand = self.eval(expr.operand)
+        if isinstance(expr.op, ast.Not):
+            return Value(grad=Grad.UNTRACKED, kind=Kind.SCALAR)
+        return self.arithmetic(expr, [operand])
+
+    def _expr_Subscript(self, expr: ast.Subscript) -> Value:
+        base = self.eval(expr.value)
+        index = self.eval(expr.slice)
+        if base.elements is not None and isinstance(expr.slice, ast.Constant):
+            position = expr.slice.value
+            if isinstance(position, int) and -len(base.elements) <= position < len(base.elements):
+                return base.elements[position]
+        if base.kind is Kind.TENSOR:
+            return self.tensor_op(expr, [base, index])
+        return replace(UNKNOWN, carries=base.all_carries())
+
+    def _expr_Await(self, expr: ast.Await) -> Value:
+        self.eval(expr.value)
+        return UNKNOWN
+
+    def arithmetic(self, node: ast.AST, operands: list[Value]) -> Value:
+        """Arithmetic on tensors is a differentiable op; on Python numbers it is a number."""
+        if any(v.kind is Kind.TENSOR for v in operands):
+            return self.tensor_op(node, operands)
+        if all(v.kind is Kind.SCALAR for v in operands):
+            return Value(grad=Grad.UNTRACKED, kind=Kind.SCALAR, loss=operands[0].loss)
+        carries = frozenset().union(*(v.all_carries() for v in operands))
+        if self.mode.enabled is False and self.mode.off is not None:
+            loss = Loss(LossKind.NO_GRAD, node, self.mode.off.description, self.mode.off)
+            return Value(grad=Grad.UNTRACKED, kind=Kind.UNKNOWN, loss=loss)
+        return replace(UNKNOWN, carries=carries)
+
+    def tensor_op(self, node: ast.AST, inputs: list[Value], kind: Kind = Kind.TENSOR) -> Value:
+        """A differentiable torch operation under the current grad mode."""
+        if self.mode.enabled is False and self.mode.off is not None:
+            loss = Loss(LossKind.NO_GRAD, node, self.mode.off.description, self.mode.off)
+            return Value(grad=Grad.UNTRACKED, kind=kind, loss=loss)
+        result = combine(inputs, result_kind=kind)
+        if self.mode.enabled is None:
+            return replace(result, grad=Grad.UNKNOWN, loss=None)
+        return result
+
+    # -- calls -------------------------------------------------------------------------------
+
+    def _expr_Call(self, call: ast.Call) -> Value:
+        func = call.func
+        qualified = self.scope.resolve(func)
+        if qualified is not None and qualified.startswith("torch"):
+            return self.torch_call(call, qualified)
+        if isinstance(func, ast.Name) and self._is_builtin(func.id):
+            return self.builtin_call(call, func.id)
+        if isinstance(func, ast.Attribute):
+            key = dotted(func)
+            callee_known = key is not None and self.env is not None and key in self.env
+            receiver = self.eval(func.value)
+            if not callee_known:
+                info = receiver.instance_of or (receiver.module.local if receiver.module else None)
+                attribute = info.attributes.get(func.attr) if info is not None else None
+                if attribute is None or receiver.kind is Kind.CLASS:
+                    return self.method_call(call, receiver, func)
+                return self.call_value(call, attribute)
+        return self.call_value(call, self.eval(func))
+
+    def _is_builtin(self, name: str) -> bool:
+        if self.env is not None and name in self.env:
+            return False
+        if name in self.module.globals:
+            return False
+        scope: Scope | None = self.scope
+        while scope is not None:
+            if scope.is_bound_locally(name):
+                return False
+            scope = scope.parent
+        return name in _CONVERSION_BUILTINS or name in _PLAIN_BUILTINS or name in ("tuple", "list")
+
+    def arguments(self, call: ast.Call) -> list[Value]:
+        """Evaluate positional and keyword arguments in order."""
+        values = [self.eval(arg) for arg in call.args]
+        values.extend(self.eval(kw.value) for kw in call.keywords)
+        return values
+
+    def _keyword(self, call: ast.Call, name: str) -> ast.keyword | None:
+        return next((kw for kw in call.keywords if kw.arg == name), None)
+
+    def torch_call(self, call: ast.Call, qualified: str) -> Value:
+        """A call of a torch API resolved through the imports."""
+        if qualified in api.BACKWARD_FUNCTIONS or qualified in api.GRAD_FUNCTIONS:
+            keyword = "tensors" if qualified in api.BACKWARD_FUNCTIONS else "outputs"
+            target = call.args[0] if call.args else None
+            kw = self._keyword(call, keyword)
+            if kw is not None:
+                target = kw.value
+            values = self.arguments(call)
+            if target is not None:
+                value = values[0] if call.args else self.eval(target)
+                via = "torch.autograd.backward" if keyword == "tensors" else "torch.autograd.grad"
+                self.record_backward(call, target, value, via)
+            return UNKNOWN if keyword == "outputs" else NONE
+        args = self.arguments(call)
+        if qualified in api.FACTORIES or qualified in api.LEGACY_CONSTRUCTORS:
+            return self._leaf(call, qualified, None)
+        if qualified in api.REWRAP:
+            inner = args[0] if args else UNKNOWN
+            return self._leaf(call, qualified, inner)
+        if qualified in api.PARAMETER:
+            return Value(grad=Grad.TRACKED, kind=Kind.TENSOR, leaf=True)
+        if qualified in api.DIFFERENTIABLE or qualified.startswith(api.FUNCTIONAL_PREFIX):
+            return self.tensor_op(call, args)
+        if qualified in api.TUPLE_RETURNING:
+            return self.tensor_op(call, args, kind=Kind.UNKNOWN)
+        module_kind = api.nn_module_kind(qualified)
+        last = qualified.rsplit(".", 1)[-1]
+        if module_kind is not None or (qualified.startswith("torch.nn.") and last[:1].isupper()):
+            return Value(kind=Kind.MODULE, module=ModuleRef(qualified=qualified))
+        if qualified.startswith("torch.optim."):
+            return Value(kind=Kind.OTHER)
+        return UNKNOWN
+
+    def _leaf(self, call: ast.Call, qualified: str, inner: Value | None) -> Value:
+        requires = self._keyword(call, "requires_grad")
+        wants_grad = requires is not None and self.eval(requires.value).const is True
+        if requires is not None and not wants_grad and self.eval(requires.value).const is not False:
+            return Value(kind=Kind.TENSOR, leaf=True)
+        if inner is not None:
+            loss = Loss(LossKind.REWRAP, call, f"{qualified}(...)", inner=inner.loss)
+        else:
+            loss = Loss(LossKind.FACTORY, call, f"{qualified}(...)")
+        grad = Grad.TRACKED if wants_grad else Grad.UNTRACKED
+        return Value(grad=grad, kind=Kind.TENSOR, loss=loss, leaf=True)
+
+    def builtin_call(self, call: ast.Call, name: str) -> Value:
+        """`float(x)`, `int(x)`, `tuple(x)`, `len(x)`...: builtins not shadowed in this file."""
+        args = self.arguments(call)
+        if name in _CONVERSION_BUILTINS:
+            loss = Loss(LossKind.CONVERSION, call, f"{name}()")
+            return Value(grad=Grad.UNTRACKED, kind=Kind.SCALAR, loss=loss)
+        if name in ("tuple", "list") and len(args) == 1 and args[0].elements is not None:
+            return args[0]
+        return Value(kind=Kind.OTHER) if name in _PLAIN_BUILTINS else UNKNOWN
+
+    def method_call(self, call: ast.Call, receiver: Value, func: ast.Attribute) -> Value:
+        """`receiver.name(...)` where the callee is not a known attribute value."""
+        name = func.attr
+        receiver_key = dotted(func.value)
+        if name == "backward":
+            args = self.arguments(call)
+            self.record_backward(call, func.value, receiver, "backward")
+            return NONE
+        args = self.arguments(call)
+        if receiver.kind is Kind.TENSOR:
+            return self.tensor_method(call, receiver, receiver_key, name, args)
+        if receiver.kind is Kind.MODULE:
+            if name == "forward":
+                return self.call_value(call, receiver, evaluated=args)
+            if name in _MODULE_SELF_METHODS:
+                return receiver
+            if name in _MODULE_INFO_METHODS:
+                return Value(kind=Kind.OTHER)
+        if receiver.kind in (Kind.SCALAR, Kind.NONE, Kind.OTHER, Kind.SEQUENCE):
+            return UNKNOWN
+        method = _local_method(receiver, name)
+        if method is not None and receiver.kind is not Kind.CLASS:
+            returned = self.module.summary(method)
+            if receiver_key is not None:
+                self._forget_below(receiver_key)
+            self.taint_arguments(call)
+            return returned.without_carries()
+        # An unknown method may change its receiver's attributes and detach what it is given.
+        if receiver_key is not None:
+            self._forget_below(receiver_key)
+        self.taint_arguments(call)
+        return UNKNOWN
+
+    def tensor_method(
+        self, call: ast.Call, receiver: Value, key: str | None, name: str, args: list[Value]
+    ) -> Value:
+        """A method of a value known to be a tensor."""
+        if name in api.CONVERSIONS:
+            kind = Kind.SCALAR if name == "item" else Kind.OTHER
+            loss = Loss(LossKind.CONVERSION, call, f".{name}()")
+            return Value(grad=Grad.UNTRACKED, kind=kind, loss=loss)
+        if name in api.DETACH_METHODS:
+            return Value(Grad.UNTRACKED, Kind.TENSOR, Loss(LossKind.DETACH, call, ".detach()"), leaf=True)
+        if name == "detach_":
+            detached = Value(Grad.UNTRACKED, Kind.TENSOR, Loss(LossKind.DETACH, call, ".detach_()"), leaf=True)
+            if key is not None:
+                self.bind_key(key, detached)
+            return detached
+        if name == "requires_grad_":
+            flag = args[0].const if args else True
+            value = Value(
+                grad=Grad.TRACKED if flag is True else Grad.UNKNOWN, kind=Kind.TENSOR, leaf=True
+            )
+            if key is not None:
+                self.bind_key(key, value)
+            return value
+        if name in api.DIFFERENTIABLE_METHODS:
+            return self.tensor_op(call, [receiver, *args])
+        if name in api.SHAPE_METHODS:
+            return Value(kind=Kind.OTHER)
+        if name.endswith("_") and not name.startswith("_"):
+            # In place: the receiver now also depends on the arguments.
+            if key is not None and self.mode.enabled is not False:
+                self.bind_key(key, replace(self.tensor_op(call, [receiver, *args]), leaf=receiver.leaf))
+            return receiver
+        return Value(kind=Kind.UNKNOWN)
+
+    def call_value(self, call: ast.Call, callee: Value, evaluated: list[Value] | None = None) -> Value:
+        """Call an already evaluated callee: a module, a local function or class, or unknown."""
+        args = evaluated if evaluated is not None else self.arguments(call)
+        if callee.kind is Kind.MODULE and callee.module is not None:
+            return self.module_call(call, callee.module, args)
+        if callee.kind is Kind.CLASS and callee.instance_of is not None:
+            info = callee.instance_of
+            if info.is_module:
+                return Value(kind=Kind.MODULE, module=ModuleRef(local=info), instance_of=info)
+            return Value(kind=Kind.INSTANCE, instance_of=info)
+        if callee.kind is Kind.FUNCTION and callee.function is not None:
+            returned = self.module.summary(callee.function)
+            self.taint_arguments(call)
+            return returned.without_carries()
+        self.taint_arguments(call)
+        return UNKNOWN
+
+    def module_call(self, call: ast.Call, module: ModuleRef, args: list[Value]) -> Value:
+        """`model(x)`: outputs follow the module's kind and the grad mode."""
+        if module.qualified is not None:
+            kind = api.nn_module_kind(module.qualified)
+            if kind is None or kind.output is None:
+                self.taint_arguments(call)
+                return UNKNOWN
+            owns_graph = kind.has_parameters and not self.module.freezes_parameters
+            base = self.tensor_op(call, args)
+            if owns_graph and self.mode.enabled is True:
+                base = replace(base, grad=Grad.TRACKED, loss=None)
+            return _shaped(kind.output, base)
+        if module.local is not None:
+            forward = next(
+                (
+                    s
+                    for s in module.local.node.body
+                    if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef) and s.name == "forward"
+                ),
+                None,
+            )
+            if forward is None:
+                self.taint_arguments(call)
+                return UNKNOWN
+            summary = self.module.summary(forward)
+            used = _used_arguments(forward, call, args)
+            base = self.tensor_op(call, used)
+            return _restamp(summary, base, self.mode)
+        self.taint_arguments(call)
+        return UNKNOWN
+
+    def taint_arguments(self, call: ast.Call) -> None:
+        """Arguments handed to code we cannot see may be detached in place: forget their
+        loop-carried history (a helper such as `repackage_hidden(h)` counts as a detach)."""
+        if self.env is None:
+            return
+        for arg in (*call.args, *(kw.value for kw in call.keywords)):
+            expr = arg.value if isinstance(arg, ast.Starred) else arg
+            key = dotted(expr)
+            if key is not None and key in self.env:
+                self.env[key] = self.env[key].without_carries()
+            elif isinstance(expr, ast.Tuple | ast.List):
+                for element in expr.elts:
+                    element_key = dotted(element)
+                    if element_key is not None and element_key in self.env:
+                        self.env[element_key] = self.env[element_key].without_carries()
+
+    def _forget_below(self, key: str) -> None:
+        if self.env is None:
+            return
+        prefix = key + "."
+        for existing in [k for k in self.env if k.startswith(prefix)]:
+            del self.env[existing]
+
+    def record_backward(self, call: ast.Call, target: ast.expr, value: Value, via: str) -> None:
+        """Remember a backward()/autograd.grad() call for the rules."""
+        if not self.record or self.stmt is None:
+            return
+        loops = tuple(node for kind, node in self.frames if kind == "loop")
+        self.module.analysis.backward_calls.append(
+            BackwardCall(
+                call=call,
+                stmt=self.stmt,
+                target=target,
+                value=value,
+                via=via,
+                loops=loops,  # type: ignore[arg-type]
+                every_iteration=self.every_iteration(),
+                retain_graph=self._keyword(call, "retain_graph"),
+                function=self.function,
+            )
+        )
+
+
+def _is_true(expr: ast.expr) -> bool:
+    return isinstance(expr, ast.Constant) and bool(expr.value) is True
+
+
+def _local_method(receiver: Value, name: str) -> FunctionNode | None:
+    info = receiver.instance_of or (receiver.module.local if receiver.module else None)
+    if info is None:
+        return None
+    for stmt in info.node.body:
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) and stmt.name == name:
+            return stmt
+    return None
+
+
+def _shaped(spec: object, leaf: Value) -> Value:
+    """Build a value with the nested tuple structure `spec` whose leaves are `leaf`."""
+    if isinstance(spec, tuple):
+        return Value(kind=Kind.SEQUENCE, elements=tuple(_shaped(s, leaf) for s in spec))
+    return leaf
+
+
+def _restamp(summary: Value, base: Value, mode: GradMode) -> Value:
+    """A local module's output: the structure its `forward` returns, with each tensor leaf
+    re-evaluated for this call (grad mode, the call's own loop-carried inputs)."""
+    if summary.elements is not None:
+        return Value(kind=Kind.SEQUENCE, elements=tuple(_restamp(e, base, mode) for e in summary.elements))
+    if summary.kind is not Kind.TENSOR:
+        return replace(UNKNOWN, carries=base.carries)
+    if mode.enabled is False:
+        return base
+    if summary.grad is Grad.TRACKED and mode.enabled:
+        return Value(grad=Grad.TRACKED, kind=Kind.TENSOR, carries=base.carries)
+    return Value(grad=Grad.UNKNOWN, kind=Kind.TENSOR, carries=base.carries)
+
+
+def _used_arguments(forward: FunctionNode, call: ast.Call, args: list[Value]) -> list[Value]:
+    """The argument values whose matching `forward` parameter is actually read."""
+    params = [p.arg for p in (*forward.args.posonlyargs, *forward.args.args)][1:]
+    read = {n.id for n in ast.walk(forward) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    if forward.args.vararg is not None or forward.args.kwarg is not None:
+        return args
+    used: list[Value] = []
+    for index, value in enumerate(args[: len(call.args)]):
+        if index >= len(params) or params[index] in read:
+            used.append(value)
+    for kw, value in zip(call.keywords, args[len(call.args) :], strict=False):
+        if kw.arg is None or kw.arg in read:
+            used.append(value)
+    return used

@@ -1,0 +1,77 @@
+"""The facts every rule reads, computed once per module by `analyse_module`."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from gradguard.analysis.values import Carry, Value
+
+LoopNode = ast.For | ast.AsyncFor | ast.While
+FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+@dataclass(frozen=True, eq=False)
+class BackwardCall:
+    """One place where autograd is asked to backpropagate from a value.
+
+    `via` is "backward" (`x.backward()`), "torch.autograd.backward" or "torch.autograd.grad".
+    `every_iteration` holds the enclosing loops in which this call runs on every iteration
+    (no `if`, `except` or inner loop between the loop and the call).
+    """
+
+    call: ast.Call
+    stmt: ast.stmt
+    target: ast.expr
+    value: Value
+    via: str
+    loops: tuple[LoopNode, ...]
+    every_iteration: frozenset[LoopNode]
+    retain_graph: ast.keyword | None
+    function: FunctionNode | None
+
+
+@dataclass
+class ModuleAnalysis:
+    """Dataflow facts of one module: backward calls, loop-carried reads, statement parents."""
+
+    tree: ast.Module
+    backward_calls: list[BackwardCall] = field(default_factory=list)
+    # For each loop-carried value, the expressions that read it from the previous iteration.
+    carry_reads: dict[Carry, list[ast.expr]] = field(default_factory=dict)
+    # Statement -> the list of statements it belongs to, and the node owning that list.
+    _blocks: dict[int, tuple[ast.AST, list[ast.stmt]]] = field(default_factory=dict)
+
+    def block_of(self, stmt: ast.stmt) -> tuple[ast.AST, list[ast.stmt]]:
+        """The node owning the statement list that contains `stmt`, and that list."""
+        if not self._blocks:
+            self._index_blocks()
+        return self._blocks[id(stmt)]
+
+    def _index_blocks(self) -> None:
+        for node in ast.walk(self.tree):
+            for name in ("body", "orelse", "finalbody", "handlers"):
+                block = getattr(node, name, None)
+                if isinstance(block, list):
+                    for stmt in block:
+                        if isinstance(stmt, ast.stmt):
+                            self._blocks[id(stmt)] = (node, block)
+            if isinstance(node, ast.match_case):
+                for stmt in node.body:
+                    self._blocks[id(stmt)] = (node, node.body)
+
+    def statements_after(self, stmt: ast.stmt) -> Iterator[ast.stmt]:
+        """The statements following `stmt` in its own block."""
+        _, block = self.block_of(stmt)
+        index = next(i for i, s in enumerate(block) if s is stmt)
+        yield from block[index + 1 :]
+
+
+def analyse_module(tree: ast.Module) -> ModuleAnalysis:
+    """Run the dataflow pass over the module body and every function in it."""
+    from gradguard.analysis.dataflow import ModuleInterpreter
+
+    analysis = ModuleAnalysis(tree)
+    ModuleInterpreter(tree, analysis).run()
+    return analysis

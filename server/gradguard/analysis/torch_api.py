@@ -1,0 +1,107 @@
+"""What GradGuard knows about the torch API: grad-mode switches, factories, differentiable
+functions and `torch.nn` modules. Anything not listed here is unknown to the analysis."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# Context managers / decorators that turn gradient recording off.
+NO_GRAD = frozenset({"torch.no_grad", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad"})
+INFERENCE_MODE = frozenset({"torch.inference_mode", "torch.autograd.inference_mode"})
+ENABLE_GRAD = frozenset({"torch.enable_grad", "torch.autograd.enable_grad"})
+SET_GRAD_ENABLED = frozenset({"torch.set_grad_enabled", "torch.autograd.set_grad_enabled"})
+
+BACKWARD_FUNCTIONS = frozenset({"torch.autograd.backward"})
+GRAD_FUNCTIONS = frozenset({"torch.autograd.grad"})
+
+# Factories create leaves: no history; they require grad only with `requires_grad=True`.
+FACTORIES = frozenset(
+    f"torch.{name}"
+    for name in (
+        "zeros ones empty full rand randn randint randperm arange linspace logspace eye "
+        "zeros_like ones_like empty_like full_like rand_like randn_like randint_like "
+        "normal bernoulli multinomial"
+    ).split()
+)
+# Re-wrapping copies data into a new leaf: the graph is cut.
+REWRAP = frozenset({"torch.tensor", "torch.as_tensor", "torch.from_numpy", "torch.asarray"})
+LEGACY_CONSTRUCTORS = frozenset(
+    f"torch.{name}" for name in "Tensor FloatTensor DoubleTensor LongTensor IntTensor".split()
+)
+
+# Differentiable functions: the result records history when an input does.
+_DIFFERENTIABLE_TOP = (
+    "abs add addmm bmm cat cdist clamp clip cos cosh cumsum cumprod diag div dot einsum exp "
+    "expm1 flatten flip gather index_select lerp log log1p log2 log10 log_softmax logsumexp "
+    "masked_fill matmul max maximum mean min minimum mm mul mv neg norm outer permute pow prod "
+    "reshape relu rsqrt select sigmoid sin sinh softmax sqrt square squeeze stack std sub "
+    "sum t tanh tile transpose tril triu unsqueeze var vstack hstack where roll narrow "
+    "baddbmm conv1d conv2d conv_transpose2d dropout erf lgamma mse_loss nll_loss"
+)
+DIFFERENTIABLE = frozenset(f"torch.{name}" for name in _DIFFERENTIABLE_TOP.split())
+FUNCTIONAL_PREFIX = "torch.nn.functional."
+# torch.max/min/sort/topk/chunk/split return tuples or lists in some forms: structure unknown.
+TUPLE_RETURNING = frozenset(
+    f"torch.{n}" for n in "max min sort topk chunk split unbind kthvalue median mode".split()
+)
+
+# Tensor methods.
+CONVERSIONS = {"item": "scalar", "tolist": "list", "numpy": "ndarray"}
+DETACH_METHODS = frozenset({"detach"})
+DIFFERENTIABLE_METHODS = frozenset(
+    (
+        "abs add bmm clamp clone contiguous cos cpu cuda cumsum div double exp expand expand_as "
+        "flatten flip float gather half bfloat16 index_select log log_softmax masked_fill matmul "
+        "mean mm mul neg norm permute pow prod relu repeat reshape reshape_as sigmoid sin softmax "
+        "sqrt square squeeze std sub sum t tanh to transpose type_as unsqueeze var view view_as "
+        "narrow select roll tril triu"
+    ).split()
+)
+SHAPE_METHODS = frozenset({"size", "dim", "numel", "is_contiguous", "data_ptr", "element_size"})
+TENSOR_VIEWS = frozenset({"T", "mT", "H", "mH", "real", "imag"})
+
+
+@dataclass(frozen=True)
+class ModuleKind:
+    """A `torch.nn` module class: whether it owns parameters and how its output is shaped."""
+
+    has_parameters: bool
+    # "tensor", or a nested structure spec: ("tensor", ("tensor", "tensor")) for nn.LSTM.
+    output: object
+
+
+_TENSOR = "tensor"
+_PARAM_FREE = (
+    "ReLU LeakyReLU GELU SiLU ELU Tanh Sigmoid Softmax LogSoftmax Softplus Mish Hardtanh Identity "
+    "Dropout Dropout1d Dropout2d Flatten Unflatten MaxPool1d MaxPool2d AvgPool1d AvgPool2d "
+    "AdaptiveAvgPool1d AdaptiveAvgPool2d Upsample "
+    "MSELoss L1Loss CrossEntropyLoss NLLLoss BCELoss BCEWithLogitsLoss SmoothL1Loss HuberLoss "
+    "KLDivLoss CosineEmbeddingLoss MarginRankingLoss TripletMarginLoss CTCLoss PoissonNLLLoss "
+    "GaussianNLLLoss HingeEmbeddingLoss SoftMarginLoss MultiLabelSoftMarginLoss"
+)
+_WITH_PARAMS = (
+    "Linear Bilinear Conv1d Conv2d Conv3d ConvTranspose1d ConvTranspose2d Embedding "
+    "BatchNorm1d BatchNorm2d LayerNorm GroupNorm RNNCell GRUCell PReLU "
+    "TransformerEncoder TransformerDecoder TransformerEncoderLayer TransformerDecoderLayer"
+)
+NN_MODULES: dict[str, ModuleKind] = {
+    **{name: ModuleKind(False, _TENSOR) for name in _PARAM_FREE.split()},
+    **{name: ModuleKind(True, _TENSOR) for name in _WITH_PARAMS.split()},
+    "RNN": ModuleKind(True, (_TENSOR, _TENSOR)),
+    "GRU": ModuleKind(True, (_TENSOR, _TENSOR)),
+    "LSTM": ModuleKind(True, (_TENSOR, (_TENSOR, _TENSOR))),
+    "LSTMCell": ModuleKind(True, (_TENSOR, _TENSOR)),
+    "MultiheadAttention": ModuleKind(True, (_TENSOR, _TENSOR)),
+    "Sequential": ModuleKind(True, None),
+    "ModuleList": ModuleKind(True, None),
+    "ModuleDict": ModuleKind(True, None),
+}
+MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
+PARAMETER = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
+
+
+def nn_module_kind(qualified: str) -> ModuleKind | None:
+    """The `ModuleKind` of `torch.nn.X` (also `torch.nn.modules...X`), if known."""
+    if not qualified.startswith("torch.nn."):
+        return None
+    return NN_MODULES.get(qualified.rsplit(".", 1)[-1])

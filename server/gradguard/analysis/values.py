@@ -1,0 +1,215 @@
+"""The abstract values of the dataflow pass.
+
+A value's autograd state is three-valued and rules fire only on certainty:
+TRACKED (certainly carries history or requires grad), UNTRACKED (certainly does not, with the
+reason and the node where history was lost), UNKNOWN (anything the analysis cannot prove).
+"""
+
+from __future__ import annotations
+
+import ast
+import enum
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+
+
+class Grad(enum.Enum):
+    """Whether a value takes part in autograd."""
+
+    TRACKED = "tracked"
+    UNTRACKED = "untracked"
+    UNKNOWN = "unknown"
+
+
+class Kind(enum.Enum):
+    """What sort of Python object a value is, as far as the analysis knows."""
+
+    TENSOR = "tensor"
+    SCALAR = "scalar"  # a Python number (literal, `.item()`, `float()`)
+    SEQUENCE = "sequence"  # a tuple/list of known structure (see `Value.elements`)
+    MODULE = "module"  # an nn.Module instance (see `Value.module`)
+    FUNCTION = "function"  # a function defined in this file
+    CLASS = "class"  # a class defined in this file (see `Value.instance_of`)
+    INSTANCE = "instance"  # an instance of a non-Module class defined in this file
+    NONE = "none"
+    OTHER = "other"  # known not to be a tensor (strings, lists from .tolist(), arrays, ...)
+    UNKNOWN = "unknown"
+
+
+class LossKind(enum.Enum):
+    """Why a value has no autograd history."""
+
+    NO_GRAD = "no_grad"  # computed with gradient recording off
+    CONVERSION = "conversion"  # .item() / float() / .tolist() / .numpy()
+    DETACH = "detach"  # .detach() / .data / .detach_()
+    REWRAP = "rewrap"  # torch.tensor(...) of existing data
+    FACTORY = "factory"  # a fresh tensor from a factory (torch.zeros, ...)
+    LITERAL = "literal"  # a Python literal
+
+
+@dataclass(frozen=True)
+class GradOff:
+    """Where gradient recording was switched off: the `with` item, decorator or statement."""
+
+    node: ast.AST  # the with-item's context expression, the decorator, or the call statement
+    description: str  # e.g. "torch.no_grad()"
+    owner: ast.AST  # the `with` statement, the function definition, or the statement itself
+
+
+@dataclass(frozen=True)
+class Loss:
+    """Why and where a value lost (or never had) autograd history."""
+
+    kind: LossKind
+    node: ast.AST  # the expression where history was lost
+    description: str  # e.g. ".item()", "torch.no_grad()"
+    grad_off: GradOff | None = None
+    inner: Loss | None = None  # for REWRAP: what the wrapped data had lost before
+
+
+@dataclass(frozen=True, eq=False)
+class Carry:
+    """A value flowing from one loop iteration into the next.
+
+    `key` is the carried name (`h`, `self.hidden`), `stmt` the in-loop statement that defines
+    it, `value` what that statement produces and `initial` the value before the loop.
+    """
+
+    key: str
+    loop: ast.For | ast.AsyncFor | ast.While
+    stmt: ast.stmt | None
+    value: Value
+    initial: Value | None
+
+
+@dataclass(frozen=True)
+class ClassInfo:
+    """A class defined in the analysed file."""
+
+    node: ast.ClassDef
+    is_module: bool
+    attributes: dict[str, Value] = field(default_factory=dict, compare=False, hash=False)
+
+
+@dataclass(frozen=True)
+class ModuleRef:
+    """What an nn.Module value is: a torch.nn class or a class of this file."""
+
+    qualified: str | None = None  # "torch.nn.LSTM"
+    local: ClassInfo | None = None
+
+
+@dataclass(frozen=True)
+class Value:
+    """An abstract value; immutable, so environments can share them freely."""
+
+    grad: Grad = Grad.UNKNOWN
+    kind: Kind = Kind.UNKNOWN
+    loss: Loss | None = None
+    leaf: bool = False  # a leaf tensor (no grad_fn); with TRACKED it requires grad
+    elements: tuple[Value, ...] | None = None
+    carries: frozenset[Carry] = frozenset()
+    origin: ast.stmt | None = None  # the statement that bound it
+    module: ModuleRef | None = None
+    function: ast.FunctionDef | ast.AsyncFunctionDef | None = None
+    instance_of: ClassInfo | None = None
+    const: object = None  # True/False/None literal values, for flags
+
+    @property
+    def has_history(self) -> bool:
+        """True when the value certainly has a grad_fn (a non-leaf tracked tensor)."""
+        return self.grad is Grad.TRACKED and not self.leaf
+
+    def with_origin(self, stmt: ast.stmt | None) -> Value:
+        """This value, recorded as bound by `stmt`."""
+        return replace(self, origin=stmt)
+
+    def without_carries(self) -> Value:
+        """This value with its loop-carried dependencies forgotten."""
+        if not self.carries and not self.elements:
+            return self
+        elements = tuple(e.without_carries() for e in self.elements) if self.elements else None
+        return replace(self, carries=frozenset(), elements=elements)
+
+    def all_carries(self) -> frozenset[Carry]:
+        """Carries of this value and of its elements."""
+        found = self.carries
+        for element in self.elements or ():
+            found = found | element.all_carries()
+        return found
+
+
+UNKNOWN = Value()
+NONE = Value(grad=Grad.UNTRACKED, kind=Kind.NONE, const=None)
+
+
+def literal(node: ast.Constant) -> Value:
+    """The value of a literal constant."""
+    kind = Kind.OTHER
+    if isinstance(node.value, bool | int | float | complex):
+        kind = Kind.SCALAR
+    elif node.value is None:
+        return NONE
+    loss = Loss(LossKind.LITERAL, node, "a literal")
+    const = node.value if isinstance(node.value, bool) else None
+    return Value(grad=Grad.UNTRACKED, kind=kind, loss=loss, const=const)
+
+
+def join(a: Value | None, b: Value | None) -> Value:
+    """Merge the values of two control-flow paths: keep only what holds on both."""
+    if a is None:
+        return b if b is not None else UNKNOWN
+    if b is None or a is b:
+        return a
+    if a == b:
+        return a
+    grad = a.grad if a.grad is b.grad else Grad.UNKNOWN
+    kind = a.kind if a.kind is b.kind else Kind.UNKNOWN
+    elements: tuple[Value, ...] | None = None
+    if a.elements is not None and b.elements is not None and len(a.elements) == len(b.elements):
+        elements = tuple(join(x, y) for x, y in zip(a.elements, b.elements, strict=True))
+    return Value(
+        grad=grad,
+        kind=kind,
+        loss=a.loss if a.loss == b.loss else None,
+        leaf=a.leaf and b.leaf,
+        elements=elements,
+        carries=a.carries | b.carries,
+        origin=a.origin if a.origin is b.origin else None,
+        module=a.module if a.module == b.module else None,
+        function=a.function if a.function is b.function else None,
+        instance_of=a.instance_of if a.instance_of is b.instance_of else None,
+        const=a.const if a.const == b.const and type(a.const) is type(b.const) else None,
+    )
+
+
+def combine(values: Iterable[Value], *, result_kind: Kind = Kind.TENSOR) -> Value:
+    """The value of a differentiable op on `values` with gradient recording on.
+
+    Python scalars and literals never require grad; any tracked input makes the result
+    tracked; otherwise an unknown input makes it unknown; all-untracked stays untracked.
+    """
+    carries: frozenset[Carry] = frozenset()
+    tracked = unknown = False
+    first_loss: Loss | None = None
+    for value in values:
+        carries |= value.all_carries()
+        if value.kind in (Kind.SCALAR, Kind.NONE) or (value.kind is Kind.OTHER and value.loss):
+            continue
+        if value.kind is Kind.SEQUENCE and value.elements is not None:
+            inner = combine(value.elements)
+            grad = inner.grad
+            loss = inner.loss
+        else:
+            grad, loss = value.grad, value.loss
+        if grad is Grad.TRACKED:
+            tracked = True
+        elif grad is Grad.UNKNOWN:
+            unknown = True
+        elif first_loss is None or (first_loss.kind is LossKind.LITERAL and loss is not None):
+            first_loss = loss
+    if tracked:
+        return Value(grad=Grad.TRACKED, kind=result_kind, carries=carries)
+    if unknown:
+        return Value(grad=Grad.UNKNOWN, kind=result_kind, carries=carries)
+    return Value(grad=Grad.UNTRACKED, kind=result_kind, loss=first_loss)

@@ -1,0 +1,47 @@
+"""Expression edits: replace an expression, append a method call to it."""
+
+from __future__ import annotations
+
+import ast
+
+from gradguard.core.findings import Range, TextEdit
+from gradguard.core.text import SourceText
+
+_ATOMS = (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.Constant, ast.List, ast.Tuple)
+
+
+def expr_range(source: SourceText, expr: ast.expr) -> Range:
+    """The exact range of an expression."""
+    start = source.from_ast(expr.lineno, expr.col_offset)
+    end = source.from_ast(expr.end_lineno or expr.lineno, expr.end_col_offset or 0)
+    return Range(start, end)
+
+
+def expr_text(source: SourceText, expr: ast.expr) -> str:
+    """The source text of an expression, exactly as written."""
+    return source.slice(expr_range(source, expr))
+
+
+def replace_expr(source: SourceText, expr: ast.expr, text: str) -> TextEdit:
+    """Replace an expression by `text`."""
+    return TextEdit(expr_range(source, expr), text)
+
+
+def needs_parentheses(expr: ast.expr) -> bool:
+    """True when `expr.method()` would bind to only part of `expr`."""
+    if isinstance(expr, ast.Tuple):
+        return True
+    return not isinstance(expr, _ATOMS)
+
+
+def with_method(source: SourceText, expr: ast.expr, call: str) -> str:
+    """Source text of `expr` followed by `.call`, parenthesised when needed."""
+    text = expr_text(source, expr)
+    if needs_parentheses(expr) or _is_parenthesised_elsewhere(text):
+        text = f"({text})"
+    return f"{text}.{call}"
+
+
+def _is_parenthesised_elsewhere(text: str) -> bool:
+    # A multi-line expression without brackets would break when a suffix is appended.
+    return "\n" in text and not text.rstrip().endswith((")", "]", "}"))

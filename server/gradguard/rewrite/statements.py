@@ -1,0 +1,54 @@
+"""Whole-statement edits: insert a line after a statement, delete a statement's lines."""
+
+from __future__ import annotations
+
+import ast
+
+from gradguard.core.findings import Position, Range, TextEdit
+from gradguard.core.text import SourceText
+
+
+def indentation(source: SourceText, stmt: ast.stmt) -> str:
+    """The leading whitespace of the line where `stmt` starts."""
+    line = source.line(stmt.lineno - 1)
+    return line[: len(line) - len(line.lstrip())]
+
+
+def stands_alone(source: SourceText, stmt: ast.stmt) -> bool:
+    """True when `stmt` owns its lines: nothing else before it or after it on them."""
+    first = source.line(stmt.lineno - 1)
+    start = source.from_ast(stmt.lineno, stmt.col_offset)
+    if first[: start.character].strip():
+        return False
+    end_line = (stmt.end_lineno or stmt.lineno) - 1
+    end = source.from_ast(end_line + 1, stmt.end_col_offset or 0)
+    rest = source.line(end_line)[end.character :].strip()
+    return rest == "" or rest.startswith("#")
+
+
+def insert_after(source: SourceText, stmt: ast.stmt, text: str) -> TextEdit:
+    """Insert `text` as a new line after `stmt`, at the same indentation."""
+    end_line = (stmt.end_lineno or stmt.lineno) - 1
+    at = Position(end_line, len(source.line(end_line)))
+    return TextEdit(Range(at, at), f"{source.newline}{indentation(source, stmt)}{text}")
+
+
+def insert_before(source: SourceText, stmt: ast.stmt, text: str) -> TextEdit:
+    """Insert `text` as a new line before `stmt`, at the same indentation."""
+    indent = indentation(source, stmt)
+    at = Position(stmt.lineno - 1, 0)
+    return TextEdit(Range(at, at), f"{indent}{text}{source.newline}")
+
+
+def delete_lines(source: SourceText, first: int, last: int) -> TextEdit:
+    """Delete 0-based lines `first..last` with their line breaks."""
+    start = Position(first, 0)
+    end = Position(last + 1, 0) if last + 1 < source.line_count else source.end()
+    if last + 1 >= source.line_count and first > 0:
+        start = Position(first - 1, len(source.line(first - 1)))
+    return TextEdit(Range(start, end), "")
+
+
+def delete_statement(source: SourceText, stmt: ast.stmt) -> TextEdit:
+    """Delete a statement that stands alone on its lines (see `stands_alone`)."""
+    return delete_lines(source, stmt.lineno - 1, (stmt.end_lineno or stmt.lineno) - 1)

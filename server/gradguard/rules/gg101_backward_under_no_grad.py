@@ -1,0 +1,294 @@
+"""GG101 `backward-under-no-grad`
+
+## What it does
+Finds `.backward()`, `torch.autograd.backward(x)` and `torch.autograd.grad(x, ...)` on a
+value that was computed entirely with gradient recording switched off: inside
+`with torch.no_grad():`, `with torch.inference_mode():`, after
+`torch.set_grad_enabled(False)` (also through a flag variable known to be `False`), or
+returned by a function decorated with `@torch.no_grad()` / `@torch.inference_mode()`.
+
+## Why is this bad?
+Under no-grad, PyTorch records no history, so the result has no `grad_fn` and
+`requires_grad=False`. Backpropagating from it raises
+
+    RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn
+
+Setting `requires_grad=True` on the parameters afterwards does not help: the graph was
+never built.
+
+## Example
+```python
+with torch.no_grad():
+    output = model(x)
+    loss = criterion(output, y)
+loss.backward()
+```
+
+## Use instead
+```python
+output = model(x)
+loss = criterion(output, y)
+loss.backward()
+```
+
+## Fix safety
+"Remove torch.no_grad()" unwraps the block (dedenting it and keeping its comments), drops
+only that item of a multi-item `with`, removes the decorator, or removes the
+`torch.set_grad_enabled(False)` call. It is safe when every statement of the block feeds
+the value that is backpropagated. It is unsafe when the block also holds other code (that
+code now records history and uses more memory), and always unsafe for a decorator or a
+`set_grad_enabled(False)` call, whose region other code may rely on.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Iterator
+
+from gradguard.analysis.dependencies import assigned_names, names_feeding, read_names
+from gradguard.analysis.model import BackwardCall
+from gradguard.analysis.values import Grad, GradOff, LossKind
+from gradguard.core.findings import Finding, Fix, Related, Safety, Severity, TextEdit
+from gradguard.core.rule import Invalid, Rule, RuleContext
+from gradguard.rewrite.expressions import expr_text
+from gradguard.rewrite.statements import delete_statement, stands_alone
+from gradguard.rewrite.with_blocks import drop_with_item
+
+ERROR = "element 0 of tensors does not require grad and does not have a grad_fn"
+
+
+class BackwardUnderNoGrad(Rule):
+    """Backpropagating from a value computed with gradient recording off."""
+
+    code = "GG101"
+    name = "backward-under-no-grad"
+    severity = Severity.ERROR
+    summary = "backward() on a value computed under torch.no_grad()"
+
+    valid = (
+        # Evaluation under no_grad, training outside it.
+        """
+import torch
+from torch import nn
+model = nn.Linear(3, 1)
+criterion = nn.MSELoss()
+x, y = torch.randn(8, 3), torch.randn(8, 1)
+with torch.no_grad():
+    val_loss = criterion(model(x), y)
+loss = criterion(model(x), y)
+loss.backward()
+""",
+        # backward() inside no_grad is fine when the loss was computed outside it.
+        """
+import torch
+from torch import nn
+model = nn.Linear(3, 1)
+loss = model(torch.randn(2, 3)).sum()
+with torch.no_grad():
+    loss.backward()
+""",
+        # enable_grad() re-enables recording inside no_grad.
+        """
+import torch
+from torch import nn
+model = nn.Linear(3, 1)
+with torch.no_grad():
+    with torch.enable_grad():
+        loss = model(torch.randn(2, 3)).sum()
+loss.backward()
+""",
+        # A local function that happens to be called no_grad.
+        """
+import torch
+def no_grad():
+    import contextlib
+    return contextlib.nullcontext()
+w = torch.ones(3, requires_grad=True)
+with no_grad():
+    loss = (w * 2).sum()
+loss.backward()
+""",
+        # A leaf created with requires_grad=True under no_grad still requires grad.
+        """
+import torch
+with torch.no_grad():
+    w = torch.zeros(3, requires_grad=True)
+w.sum().backward()
+""",
+    )
+
+    invalid = (
+        Invalid(
+            """
+import torch
+from torch import nn
+model = nn.Linear(3, 1)
+criterion = nn.MSELoss()
+x, y = torch.randn(8, 3), torch.randn(8, 1)
+with torch.no_grad():
+    out = model(x)
+    loss = criterion(out, y)
+loss.backward()
+""",
+            fixed="""
+import torch
+from torch import nn
+model = nn.Linear(3, 1)
+criterion = nn.MSELoss()
+x, y = torch.randn(8, 3), torch.randn(8, 1)
+out = model(x)
+loss = criterion(out, y)
+loss.backward()
+""",
+        ),
+        Invalid(
+            """
+import torch as T
+from torch import nn
+model = nn.Linear(3, 1)
+with T.inference_mode():
+    loss = model(T.randn(2, 3)).sum()
+    print("computed")
+T.autograd.backward(loss)
+""",
+            fixed="""
+import torch as T
+from torch import nn
+model = nn.Linear(3, 1)
+loss = model(T.randn(2, 3)).sum()
+print("computed")
+T.autograd.backward(loss)
+""",
+            unsafe_fix=True,
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+model = nn.Linear(3, 1)
+@torch.no_grad()
+def compute_loss(x):
+    return model(x).pow(2).mean()
+loss = compute_loss(torch.randn(4, 3))
+loss.backward()
+""",
+            fixed="""
+import torch
+from torch import nn
+model = nn.Linear(3, 1)
+def compute_loss(x):
+    return model(x).pow(2).mean()
+loss = compute_loss(torch.randn(4, 3))
+loss.backward()
+""",
+            unsafe_fix=True,
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+model = nn.Linear(3, 1)
+training = False
+with torch.set_grad_enabled(training), open("log.txt", "w") as log:
+    loss = model(torch.randn(2, 3)).sum()
+loss.backward()
+""",
+            fixed="""
+import torch
+from torch import nn
+model = nn.Linear(3, 1)
+training = False
+with open("log.txt", "w") as log:
+    loss = model(torch.randn(2, 3)).sum()
+loss.backward()
+""",
+        ),
+    )
+
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
+        """One finding per no-grad region that a backpropagated value comes from."""
+        reported: set[int] = set()
+        for event in ctx.analysis.backward_calls:
+            value = event.value
+            if value.grad is not Grad.UNTRACKED or value.loss is None:
+                continue
+            if value.loss.kind is not LossKind.NO_GRAD or value.loss.grad_off is None:
+                continue
+            off = value.loss.grad_off
+            if id(off.node) in reported:
+                continue
+            reported.add(id(off.node))
+            yield self._finding(ctx, event, off)
+
+    def _finding(self, ctx: RuleContext, event: BackwardCall, off: GradOff) -> Finding:
+        assert event.value.loss is not None
+        name = expr_text(ctx.source, event.target)
+        call = _describe_call(ctx, event)
+        computed = event.value.loss.node
+        message = (
+            f"`{name}` is computed under {off.description}, so {call} (line "
+            f"{event.call.lineno}) will raise \"{ERROR}\""
+        )
+        related = [
+            Related(ctx.node_range(event.call), f"{call} raises: {ERROR}"),
+            Related(ctx.node_range(computed), f"`{name}` computed here without gradient tracking"),
+        ]
+        return self.finding(message, ctx.node_range(off.node), related, _fixes(ctx, event, off))
+
+
+def _describe_call(ctx: RuleContext, event: BackwardCall) -> str:
+    name = expr_text(ctx.source, event.target)
+    if event.via == "backward":
+        return f"`{name}.backward()`"
+    return f"`{event.via}({name}, ...)`"
+
+
+def _fixes(ctx: RuleContext, event: BackwardCall, off: GradOff) -> Iterable[Fix]:
+    title = f"Remove {off.description}"
+    owner = off.owner
+    if isinstance(owner, ast.With | ast.AsyncWith):
+        index = next((i for i, item in enumerate(owner.items) if item.context_expr is off.node), None)
+        if index is None:
+            return
+        edit = drop_with_item(ctx.source, owner, index)
+        if edit is None:
+            return
+        feeding = _feeding_names(ctx, event)
+        safe = all(_feeds(stmt, feeding) for stmt in owner.body)
+        yield Fix(title, Safety.SAFE if safe else Safety.UNSAFE, (edit,))
+    elif isinstance(owner, ast.FunctionDef | ast.AsyncFunctionDef):
+        decorator = off.node
+        assert isinstance(decorator, ast.expr)
+        first = decorator.lineno - 1
+        line = ctx.source.line(first)
+        at = line.index("@") if "@" in line else -1
+        if at < 0 or line[:at].strip() or decorator.end_lineno != decorator.lineno:
+            return
+        start = ctx.source.from_ast(decorator.lineno, decorator.col_offset).character
+        end = ctx.source.from_ast(decorator.lineno, decorator.end_col_offset or 0).character
+        if line[end:].strip() or line[at + 1 : start].strip():
+            return
+        from gradguard.rewrite.statements import delete_lines
+
+        yield Fix(title, Safety.UNSAFE, (delete_lines(ctx.source, first, first),))
+    elif isinstance(owner, ast.stmt) and stands_alone(ctx.source, owner):
+        edit: TextEdit = delete_statement(ctx.source, owner)
+        yield Fix(title, Safety.UNSAFE, (edit,))
+
+
+def _feeding_names(ctx: RuleContext, event: BackwardCall) -> set[str]:
+    scope = event.function.body if event.function is not None else ctx.tree.body
+    return names_feeding(scope, read_names(event.target))
+
+
+def _feeds(stmt: ast.stmt, feeding: set[str]) -> bool:
+    """True for an assignment whose every target feeds the backpropagated value."""
+    if isinstance(stmt, ast.Assign):
+        targets: set[str] = set()
+        for target in stmt.targets:
+            targets |= assigned_names(target)
+    elif isinstance(stmt, ast.AugAssign | ast.AnnAssign) and stmt.value is not None:
+        targets = assigned_names(stmt.target)
+    else:
+        return False
+    return bool(targets) and targets <= feeding

@@ -1,0 +1,303 @@
+"""GG102 `item-before-backward`
+
+## What it does
+Finds a value that is backpropagated after it was turned into plain Python data with
+`.item()`, `float()`, `int()`, `.tolist()` or `.numpy()`, or rebuilt from such data with
+`torch.tensor(loss.item(), requires_grad=True)`.
+
+## Why is this bad?
+`.item()` and friends copy the number out of the tensor and leave the autograd graph behind.
+`loss = criterion(out, y).item(); loss.backward()` raises
+
+    AttributeError: 'float' object has no attribute 'backward'
+
+Wrapping the number back into a tensor "fixes" the error but not the bug:
+`torch.tensor(loss.item(), requires_grad=True).backward()` runs, yet no gradient reaches the
+model, because the new tensor is a leaf with no history. The model silently stops learning.
+
+## Example
+```python
+loss = criterion(model(x), y).item()
+loss.backward()
+```
+
+## Use instead
+```python
+loss = criterion(model(x), y)
+loss.backward()
+loss = loss.item()  # a number for logging, after backward
+```
+
+## Fix safety
+"Move .item() after .backward()" keeps the tensor in the assignment and re-applies the
+conversion to the same name right after the `backward()` call, so later uses still get a
+number (`.numpy()` becomes `.detach().numpy()`, since the tensor now requires grad). For the
+`torch.tensor(...)` rewrap, the fix keeps the original tensor. The fix is safe when the name
+is not used between the assignment and `backward()`; otherwise those uses now see a tensor
+and the fix is unsafe.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from gradguard.analysis.dataflow import dotted
+from gradguard.analysis.dependencies import reads_key
+from gradguard.analysis.model import BackwardCall
+from gradguard.analysis.values import Loss, LossKind
+from gradguard.core.findings import Finding, Fix, Related, Safety, Severity, TextEdit
+from gradguard.core.rule import Invalid, Rule, RuleContext
+from gradguard.rewrite.expressions import expr_text, replace_expr
+from gradguard.rewrite.statements import delete_statement, insert_after, stands_alone
+
+_TYPE_NAMES = {
+    ".item()": "float",
+    "float()": "float",
+    "int()": "int",
+    "bool()": "bool",
+    ".tolist()": "list",
+    ".numpy()": "numpy.ndarray",
+}
+_REAPPLY = {
+    ".item()": "{}.item()",
+    ".tolist()": "{}.tolist()",
+    ".numpy()": "{}.detach().numpy()",
+    "float()": "float({})",
+    "int()": "int({})",
+    "bool()": "bool({})",
+}
+
+
+class ItemBeforeBackward(Rule):
+    """Backpropagating from a number taken out of the graph."""
+
+    code = "GG102"
+    name = "item-before-backward"
+    severity = Severity.ERROR
+    summary = "backward() on a value converted with .item()/float()/.tolist()/.numpy()"
+
+    valid = (
+        # .item() for logging after backward, stored under another name.
+        """
+import torch
+from torch import nn
+model = nn.Linear(3, 1)
+criterion = nn.MSELoss()
+total = 0.0
+for _ in range(3):
+    loss = criterion(model(torch.randn(4, 3)), torch.randn(4, 1))
+    loss.backward()
+    loss_value = loss.item()
+    total += loss.item()
+""",
+        # A user class with item() and backward() methods.
+        """
+import torch
+class Meter:
+    def item(self):
+        return self
+    def backward(self):
+        return None
+m = Meter()
+v = m.item()
+v.backward()
+""",
+        # The receiver is unknown (a parameter): no certainty about what .item() returns.
+        """
+import torch
+def step(criterion, out, y):
+    loss = criterion(out, y).item()
+    loss.backward()
+""",
+    )
+
+    invalid = (
+        Invalid(
+            """
+import torch
+from torch import nn
+model = nn.Linear(3, 1)
+criterion = nn.MSELoss()
+loss = criterion(model(torch.randn(4, 3)), torch.randn(4, 1)).item()
+loss.backward()
+print(f"loss {loss:.3f}")
+""",
+            fixed="""
+import torch
+from torch import nn
+model = nn.Linear(3, 1)
+criterion = nn.MSELoss()
+loss = criterion(model(torch.randn(4, 3)), torch.randn(4, 1))
+loss.backward()
+loss = loss.item()
+print(f"loss {loss:.3f}")
+""",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+model = nn.Linear(3, 1)
+loss = float(model(torch.randn(4, 3)).mean())
+loss.backward()
+""",
+            fixed="""
+import torch
+from torch import nn
+model = nn.Linear(3, 1)
+loss = model(torch.randn(4, 3)).mean()
+loss.backward()
+loss = float(loss)
+""",
+        ),
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+model = nn.Linear(3, 1)
+loss = F.mse_loss(model(torch.randn(4, 3)), torch.randn(4, 1))
+loss = torch.tensor(loss.item(), requires_grad=True)
+loss.backward()
+""",
+            fixed="""
+import torch
+import torch.nn.functional as F
+from torch import nn
+model = nn.Linear(3, 1)
+loss = F.mse_loss(model(torch.randn(4, 3)), torch.randn(4, 1))
+loss.backward()
+""",
+        ),
+    )
+
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
+        """One finding per conversion whose result is backpropagated."""
+        reported: set[int] = set()
+        for event in ctx.analysis.backward_calls:
+            loss = event.value.loss
+            if loss is None:
+                continue
+            if loss.kind is LossKind.CONVERSION:
+                conversion, rewrap = loss, None
+            elif loss.kind is LossKind.REWRAP and loss.inner and loss.inner.kind is LossKind.CONVERSION:
+                conversion, rewrap = loss.inner, loss
+            else:
+                continue
+            anchor = rewrap or conversion
+            if id(anchor.node) in reported:
+                continue
+            reported.add(id(anchor.node))
+            yield self._finding(ctx, event, conversion, rewrap)
+
+    def _finding(
+        self, ctx: RuleContext, event: BackwardCall, conversion: Loss, rewrap: Loss | None
+    ) -> Finding:
+        name = expr_text(ctx.source, event.target)
+        call = f"`{name}.backward()`" if event.via == "backward" else f"`{event.via}({name})`"
+        where = f"line {event.call.lineno}"
+        if rewrap is None:
+            type_name = _TYPE_NAMES.get(conversion.description, "float")
+            error = f"AttributeError: '{type_name}' object has no attribute 'backward'"
+            message = (
+                f"`{name}` is a plain Python value after {conversion.description}, which leaves "
+                f"the autograd graph, so {call} ({where}) will raise \"{error}\""
+            )
+            if conversion.description == ".numpy()":
+                message += (
+                    " (and .numpy() itself raises \"Can't call numpy() on Tensor that requires"
+                    ' grad")'
+                )
+            primary = ctx.node_range(conversion.node)
+            related_text = f"{call} fails here: {error}"
+        else:
+            requires = _requires_grad(rewrap.node)
+            if requires:
+                message = (
+                    f"`{name}` is rebuilt from {conversion.description} by "
+                    f"{rewrap.description.replace('(...)', '(..., requires_grad=True)')}: {call} "
+                    f"({where}) runs, but no gradient reaches the model (the new tensor is a "
+                    "leaf with no history)"
+                )
+                related_text = f"{call} computes no gradient for the model"
+            else:
+                error = "element 0 of tensors does not require grad and does not have a grad_fn"
+                message = (
+                    f"`{name}` is rebuilt from {conversion.description} by {rewrap.description}, "
+                    f"which has no history, so {call} ({where}) will raise \"{error}\""
+                )
+                related_text = f"{call} fails here: {error}"
+            primary = ctx.node_range(rewrap.node)
+        related = [
+            Related(ctx.node_range(event.call), related_text),
+            Related(ctx.node_range(conversion.node), f"{conversion.description} leaves the graph here"),
+        ]
+        fixes = _fix(ctx, event, conversion, rewrap)
+        return self.finding(message, primary, related, [fixes] if fixes else [])
+
+
+def _requires_grad(node: ast.AST) -> bool:
+    if not isinstance(node, ast.Call):
+        return False
+    return any(
+        kw.arg == "requires_grad" and isinstance(kw.value, ast.Constant) and kw.value.value is True
+        for kw in node.keywords
+    )
+
+
+def _converted(node: ast.AST) -> ast.expr | None:
+    """The tensor expression a conversion call converts."""
+    if not isinstance(node, ast.Call):
+        return None
+    if isinstance(node.func, ast.Attribute) and not node.args:
+        return node.func.value
+    if isinstance(node.func, ast.Name) and len(node.args) == 1 and not node.keywords:
+        return node.args[0]
+    return None
+
+
+def _fix(ctx: RuleContext, event: BackwardCall, conversion: Loss, rewrap: Loss | None) -> Fix | None:
+    outer = rewrap.node if rewrap else conversion.node
+    if rewrap is not None:
+        assert isinstance(rewrap.node, ast.Call)
+        if not rewrap.node.args or rewrap.node.args[0] is not conversion.node:
+            return None
+    tensor = _converted(conversion.node)
+    key = dotted(event.target)
+    assignment = _assignment_of(ctx, outer)
+    if tensor is None or key is None or assignment is None:
+        return None
+    target = assignment.targets[0]
+    if dotted(target) != key or event.via != "backward":
+        return None
+    backward_stmt = event.stmt
+    if not (isinstance(backward_stmt, ast.Expr) and backward_stmt.value is event.call):
+        return None
+    following = list(ctx.analysis.statements_after(assignment))
+    if backward_stmt not in following:
+        return None
+    between = following[: following.index(backward_stmt)]
+    safe = not any(reads_key(stmt, key) for stmt in between)
+    edits: list[TextEdit] = []
+    if dotted(tensor) == key:
+        if not stands_alone(ctx.source, assignment):
+            return None
+        edits.append(delete_statement(ctx.source, assignment))
+    else:
+        edits.append(replace_expr(ctx.source, assignment.value, expr_text(ctx.source, tensor)))
+    if rewrap is None:
+        reapply = _REAPPLY.get(conversion.description, "{}.item()").format(key)
+        edits.append(insert_after(ctx.source, backward_stmt, f"{key} = {reapply}"))
+        title = f"Move {conversion.description} after .backward()"
+    else:
+        title = f"Keep the tensor instead of {rewrap.description}"
+    return Fix(title, Safety.SAFE if safe else Safety.UNSAFE, tuple(edits))
+
+
+def _assignment_of(ctx: RuleContext, node: ast.AST) -> ast.Assign | None:
+    """The single-target assignment whose whole right-hand side is `node`."""
+    for stmt in ast.walk(ctx.tree):
+        if isinstance(stmt, ast.Assign) and stmt.value is node and len(stmt.targets) == 1:
+            return stmt
+    return None

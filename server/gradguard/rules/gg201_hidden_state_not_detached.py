@@ -1,0 +1,360 @@
+"""GG201 `hidden-state-not-detached`
+
+## What it does
+Finds a recurrent state that is carried from one iteration of a training loop into the next
+without `.detach()`, in a loop that calls `backward()` every iteration: `out, h = rnn(x, h)`,
+`h = h_next`, `(h, c)` tuples of an LSTM, `self.hidden` kept on a module or trainer,
+`nn.LSTMCell` / `nn.GRUCell` loops, and hand-written cells such as
+`h = torch.tanh(x @ W + h @ U)`.
+
+## Why is this bad?
+The state produced in iteration *i* still points into iteration *i*'s graph. `backward()`
+frees that graph, so the next iteration's `backward()` walks into freed buffers and raises
+
+    RuntimeError: Trying to backward through the graph a second time (or directly access
+    saved tensors after they have already been freed)
+
+Passing `retain_graph=True` only hides the bug: the graph then grows every iteration
+(memory and time grow without bound) and, once `optimizer.step()` has updated the weights
+in place, backward fails with `one of the variables needed for gradient computation has been
+modified by an inplace operation`.
+
+A call to any helper or unknown function on the state (`h = repackage_hidden(h)`) counts as
+a possible detach, so it is never reported.
+
+## Example
+```python
+hidden = torch.zeros(1, 8, 16)
+for x, y in batches:
+    out, hidden = rnn(x, hidden)
+    loss = criterion(out, y)
+    loss.backward()
+```
+
+## Use instead
+```python
+hidden = torch.zeros(1, 8, 16)
+for x, y in batches:
+    out, hidden = rnn(x, hidden.detach())
+    loss = criterion(out, y)
+    loss.backward()
+```
+
+## Fix safety
+"Detach the hidden state" adds `.detach()` where the state crosses into the next iteration:
+on the carry assignment (`h = h_next.detach()`) when the state is not used again in the same
+iteration, otherwise where the next iteration first reads it (each element of a tuple state;
+guarded with `is not None` when the state starts as `None`). This is truncated
+backpropagation through time, the standard fix, and the fix is safe. When
+`retain_graph=True` only served the carried state, the fix also removes it; that changes
+which gradients are computed, so that fix is unsafe.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from gradguard.analysis.dataflow import dotted
+from gradguard.analysis.dependencies import reads_key
+from gradguard.analysis.model import BackwardCall, LoopNode
+from gradguard.analysis.values import Carry, Kind, Value
+from gradguard.core.findings import Finding, Fix, Position, Range, Related, Safety, Severity, TextEdit
+from gradguard.core.rule import Invalid, Rule, RuleContext
+from gradguard.rewrite.expressions import expr_text, replace_expr, with_method
+
+ERROR = "Trying to backward through the graph a second time"
+INPLACE_ERROR = (
+    "one of the variables needed for gradient computation has been modified by an inplace operation"
+)
+
+
+@dataclass
+class _Group:
+    stmt: ast.stmt
+    loop: LoopNode
+    carries: list[Carry] = field(default_factory=list)
+    events: list[BackwardCall] = field(default_factory=list)
+
+
+class HiddenStateNotDetached(Rule):
+    """A recurrent state carried across backward() calls without detach()."""
+
+    code = "GG201"
+    name = "hidden-state-not-detached"
+    severity = Severity.ERROR
+    summary = "hidden state carried into the next iteration without .detach()"
+
+    valid = (
+        # Detached through a helper.
+        """
+import torch
+from torch import nn
+def repackage_hidden(h):
+    return h.detach()
+rnn = nn.GRU(4, 8)
+h = torch.zeros(1, 2, 8)
+for _ in range(3):
+    h = repackage_hidden(h)
+    out, h = rnn(torch.randn(5, 2, 4), h)
+    out.sum().backward()
+""",
+        # Re-created for every batch; the inner time-step loop backpropagates once at the end.
+        """
+import torch
+from torch import nn
+cell = nn.RNNCell(4, 8)
+for batch in range(3):
+    h = torch.zeros(2, 8)
+    loss = 0
+    for t in range(5):
+        h = cell(torch.randn(2, 4), h)
+        loss = loss + h.pow(2).mean()
+    loss.backward()
+""",
+        # Carried under no_grad (sampling): no graph is built.
+        """
+import torch
+from torch import nn
+rnn = nn.LSTM(4, 8)
+state = None
+with torch.no_grad():
+    for _ in range(10):
+        out, state = rnn(torch.randn(1, 1, 4), state)
+""",
+    )
+
+    invalid = (
+        Invalid(
+            """
+import torch
+from torch import nn
+rnn = nn.RNNCell(4, 8)
+head = nn.Linear(8, 1)
+h = torch.zeros(1, 8)
+for step in range(5):
+    h_next = rnn(torch.randn(1, 4), h)
+    loss = head(h_next).pow(2).mean()
+    loss.backward()
+    h = h_next
+""",
+            fixed="""
+import torch
+from torch import nn
+rnn = nn.RNNCell(4, 8)
+head = nn.Linear(8, 1)
+h = torch.zeros(1, 8)
+for step in range(5):
+    h_next = rnn(torch.randn(1, 4), h)
+    loss = head(h_next).pow(2).mean()
+    loss.backward()
+    h = h_next.detach()
+""",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+lstm = nn.LSTM(4, 8)
+h, c = torch.zeros(1, 2, 8), torch.zeros(1, 2, 8)
+for _ in range(3):
+    out, (h, c) = lstm(torch.randn(5, 2, 4), (h, c))
+    out.mean().backward(retain_graph=True)
+""",
+            fixed="""
+import torch
+from torch import nn
+lstm = nn.LSTM(4, 8)
+h, c = torch.zeros(1, 2, 8), torch.zeros(1, 2, 8)
+for _ in range(3):
+    out, (h, c) = lstm(torch.randn(5, 2, 4), (h.detach(), c.detach()))
+    out.mean().backward()
+""",
+            unsafe_fix=True,
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+gru = nn.GRU(4, 8)
+hidden = None
+for _ in range(3):
+    out, hidden = gru(torch.randn(5, 2, 4), hidden)
+    loss = out.mean() + hidden.mean()
+    loss.backward()
+""",
+            fixed="""
+import torch
+from torch import nn
+gru = nn.GRU(4, 8)
+hidden = None
+for _ in range(3):
+    out, hidden = gru(torch.randn(5, 2, 4), (hidden.detach() if hidden is not None else None))
+    loss = out.mean() + hidden.mean()
+    loss.backward()
+""",
+        ),
+    )
+
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
+        """One finding per carry statement whose state reaches a backward() every iteration."""
+        groups: dict[int, _Group] = {}
+        for event in ctx.analysis.backward_calls:
+            for carry in event.value.all_carries():
+                if carry.loop not in event.every_iteration or carry.stmt is None:
+                    continue
+                if not _carries_history(carry.value):
+                    continue
+                group = groups.setdefault(id(carry.stmt), _Group(carry.stmt, carry.loop))
+                if carry not in group.carries:
+                    group.carries.append(carry)
+                if event not in group.events:
+                    group.events.append(event)
+        for group in groups.values():
+            yield self._finding(ctx, group)
+
+    def _finding(self, ctx: RuleContext, group: _Group) -> Finding:
+        keys = sorted({carry.key for carry in group.carries})
+        names = ", ".join(f"`{k}`" for k in keys)
+        event = group.events[0]
+        loop_line = group.loop.lineno
+        retained = [e for e in group.events if _retains_graph(e)]
+        call = f"`{expr_text(ctx.source, event.target)}.backward()`"
+        if event.via != "backward":
+            call = f"`{event.via}(...)`"
+        state = "state" if len(keys) == 1 else "states"
+        message = (
+            f"hidden {state} {names} carries this iteration's graph into the next iteration of the "
+            f"loop at line {loop_line} without .detach(), so {call} (line {event.call.lineno}) "
+            f'will raise "{ERROR}"'
+        )
+        if retained:
+            message = (
+                f"hidden {state} {names} carries this iteration's graph into the next iteration of "
+                f"the loop at line {loop_line} without .detach(); retain_graph=True (line "
+                f"{retained[0].call.lineno}) hides the bug: the graph grows every iteration and "
+                f'backward fails with "{INPLACE_ERROR}" once the optimizer updates the weights'
+            )
+        related = [
+            Related(ctx.node_range(event.call), f"{call} backpropagates into the previous iteration"),
+            Related(_header_range(ctx, group.loop), "the loop that carries the state"),
+        ]
+        fix = _fix(ctx, group, retained)
+        return self.finding(message, ctx.node_range(group.stmt), related, [fix] if fix else [])
+
+
+def _carries_history(value: Value) -> bool:
+    if value.elements is not None:
+        return any(_carries_history(e) for e in value.elements)
+    return value.kind is Kind.TENSOR and value.has_history
+
+
+def _retains_graph(event: BackwardCall) -> bool:
+    keyword = event.retain_graph
+    return keyword is not None and isinstance(keyword.value, ast.Constant) and keyword.value.value is True
+
+
+def _header_range(ctx: RuleContext, loop: LoopNode) -> Range:
+    start = ctx.source.from_ast(loop.lineno, loop.col_offset)
+    line = ctx.source.line(start.line)
+    return Range(start, Position(start.line, len(line.rstrip())))
+
+
+def _detached(ctx: RuleContext, expr: ast.expr, carry: Carry) -> str:
+    """Source text that detaches `expr`, which holds `carry`'s state."""
+    text = expr_text(ctx.source, expr)
+    if carry.value.elements is not None:
+        detached = f"tuple(t.detach() for t in {text})"
+    else:
+        detached = with_method(ctx.source, expr, "detach()")
+    initial = carry.initial
+    if initial is not None and initial.kind in (Kind.TENSOR, Kind.SEQUENCE):
+        return detached
+    return f"({detached} if {text} is not None else None)"
+
+
+def _fix(ctx: RuleContext, group: _Group, retained: list[BackwardCall]) -> Fix | None:
+    edits = _detach_edits(ctx, group)
+    if not edits:
+        return None
+    safety = Safety.SAFE
+    if retained:
+        backward_calls = [e for e in ctx.analysis.backward_calls if group.loop in e.loops]
+        if len({id(e.call) for e in backward_calls}) == 1:
+            removal = _remove_keyword(ctx, retained[0])
+            if removal is not None:
+                edits.append(removal)
+                safety = Safety.UNSAFE
+    return Fix("Detach the hidden state", safety, tuple(edits))
+
+
+def _detach_edits(ctx: RuleContext, group: _Group) -> list[TextEdit]:
+    stmt = group.stmt
+    # Detach where the state is defined, when nothing later in the iteration reads it.
+    if (
+        len(group.carries) == 1
+        and isinstance(stmt, ast.Assign)
+        and len(stmt.targets) == 1
+        and dotted(stmt.targets[0]) == group.carries[0].key
+        and not _read_later(ctx, stmt, group.loop, group.carries[0].key)
+    ):
+        carry = group.carries[0]
+        value = stmt.value
+        if isinstance(value, ast.Tuple) and carry.value.elements is not None:
+            return [
+                replace_expr(ctx.source, element, with_method(ctx.source, element, "detach()"))
+                for element in value.elts
+            ]
+        return [replace_expr(ctx.source, value, _detached_definition(ctx, value, carry))]
+    # Otherwise detach where the next iteration first reads it.
+    edits: list[TextEdit] = []
+    seen: set[int] = set()
+    for carry in group.carries:
+        for read in ctx.analysis.carry_reads.get(carry, []):
+            if id(read) in seen:
+                continue
+            seen.add(id(read))
+            edits.append(replace_expr(ctx.source, read, _detached(ctx, read, carry)))
+    return edits
+
+
+def _detached_definition(ctx: RuleContext, expr: ast.expr, carry: Carry) -> str:
+    if carry.value.elements is not None:
+        return f"tuple(t.detach() for t in {expr_text(ctx.source, expr)})"
+    return with_method(ctx.source, expr, "detach()")
+
+
+def _read_later(ctx: RuleContext, stmt: ast.stmt, loop: LoopNode, key: str) -> bool:
+    """True when `key` is read after `stmt` before the iteration ends."""
+    current: ast.AST = stmt
+    while current is not loop:
+        assert isinstance(current, ast.stmt)
+        if any(reads_key(s, key) for s in ctx.analysis.statements_after(current)):
+            return True
+        owner, _ = ctx.analysis.block_of(current)
+        if isinstance(owner, ast.ExceptHandler | ast.match_case):
+            return True
+        current = owner
+    return False
+
+
+def _remove_keyword(ctx: RuleContext, event: BackwardCall) -> TextEdit | None:
+    keyword = event.retain_graph
+    if keyword is None:
+        return None
+    call = event.call
+    items: list[ast.AST] = [*call.args, *call.keywords]
+    items.sort(key=lambda n: (n.lineno, n.col_offset))  # type: ignore[attr-defined]
+    index = next(i for i, item in enumerate(items) if item is keyword)
+    end = ctx.source.from_ast(keyword.end_lineno or keyword.lineno, keyword.end_col_offset or 0)
+    if index > 0:
+        previous = items[index - 1]
+        start = ctx.source.from_ast(previous.end_lineno, previous.end_col_offset)  # type: ignore[attr-defined]
+    elif len(items) > 1:
+        following = items[1]
+        start = ctx.source.from_ast(keyword.lineno, keyword.col_offset)
+        end = ctx.source.from_ast(following.lineno, following.col_offset)  # type: ignore[attr-defined]
+    else:
+        start = ctx.source.from_ast(keyword.lineno, keyword.col_offset)
+    return TextEdit(Range(start, end), "")
