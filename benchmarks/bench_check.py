@@ -570,13 +570,50 @@ def fixed_costs(runs: int, workdir: Path) -> dict[str, Timing]:
     }
 
 
+def profile(f: CorpusFile, runs: int, output: Path) -> None:
+    """cProfile `check_source` on one file and write the hottest functions to `output`."""
+    import cProfile
+    import io
+    import pstats
+
+    from gradguard.core.engine import check_source
+
+    text = f.path.read_text(encoding="utf-8")
+    check_source(text, path=str(f.path))
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for _ in range(runs):
+        check_source(text, path=str(f.path))
+    profiler.disable()
+    buffer = io.StringIO()
+    stats = pstats.Stats(profiler, stream=buffer)
+    buffer.write(f"# cProfile of check_source on {f.label}, {runs} runs (times include overhead)\n")
+    stats.sort_stats("tottime").print_stats(30)
+    stats.sort_stats("cumtime").print_stats("gradguard", 30)
+    # Absolute paths of this machine are noise in a committed file.
+    report = buffer.getvalue().replace(str(ROOT) + "/", "")
+    report = report.replace(sys.prefix + "/", "").replace(sys.base_prefix + "/", "")
+    output.write_text(report, encoding="utf-8")
+    print(f"profile written to {output}", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--quick", action="store_true", help="one file per size, fewer runs")
     parser.add_argument("--no-peers", action="store_true", help="skip ruff, TorchFix and Fixit")
     parser.add_argument("--output", type=Path, default=RESULTS / "check.md")
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="only cProfile check_source on the largest file (to results/check-profile.txt)",
+    )
     args = parser.parse_args(argv)
+    if args.profile:
+        largest = FILES[-1]
+        ensure_corpus([largest])
+        profile(largest, 5, RESULTS / "check-profile.txt")
+        return 0
     if args.quick:
         files = [next(f for f in FILES if f.size == size) for size in ("small", "medium", "large")]
         args.in_runs, args.fast_runs, args.slow_runs = 10, 3, 1
