@@ -29,7 +29,13 @@ def test_rules_are_discovered() -> None:
 
 @pytest.mark.parametrize("rule", RULES, ids=lambda r: r.code)
 def test_rule_has_docs_and_examples(rule: Rule) -> None:
-    for heading in ("## What it does", "## Why is this bad?", "## Example", "## Use instead", "## Fix safety"):
+    for heading in (
+        "## What it does",
+        "## Why is this bad?",
+        "## Example",
+        "## Use instead",
+        "## Fix safety",
+    ):
         assert heading in rule.docs, f"{rule.code} docs lack {heading!r}"
     assert rule.valid, f"{rule.code} has no VALID example"
     assert rule.invalid, f"{rule.code} has no INVALID example"

@@ -12,11 +12,19 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+from typing import Any
 
 from gradguard.analysis import torch_api as api
-from gradguard.analysis.imports import Scope, ScopeNode, build_scope
-from gradguard.analysis.model import BackwardCall, FunctionNode, LoopNode, ModuleAnalysis
+from gradguard.analysis.imports import COMPOUND, Scope, ScopeNode, build_scope, walrus_names
+from gradguard.analysis.model import (
+    BackwardCall,
+    FunctionNode,
+    LoopNode,
+    ModuleAnalysis,
+    TensorUse,
+    TorchCall,
+)
 from gradguard.analysis.values import (
     NONE,
     UNKNOWN,
@@ -30,6 +38,7 @@ from gradguard.analysis.values import (
     ModuleRef,
     Value,
     combine,
+    evolve,
     join,
     literal,
 )
@@ -38,15 +47,65 @@ Env = dict[str, Value]
 
 _CONVERSION_BUILTINS = {"float": Kind.SCALAR, "int": Kind.SCALAR, "bool": Kind.SCALAR}
 _PLAIN_BUILTINS = frozenset(
-    "len print range isinstance issubclass str repr enumerate zip sorted min max abs round "
-    "hasattr getattr setattr id type format open iter next dict set".split()
+    [
+        "len",
+        "print",
+        "range",
+        "isinstance",
+        "issubclass",
+        "str",
+        "repr",
+        "enumerate",
+        "zip",
+        "sorted",
+        "min",
+        "max",
+        "abs",
+        "round",
+        "hasattr",
+        "getattr",
+        "setattr",
+        "id",
+        "type",
+        "format",
+        "open",
+        "iter",
+        "next",
+        "dict",
+        "set",
+    ]
 )
 _MODULE_SELF_METHODS = frozenset(
-    "train eval to cuda cpu float double half bfloat16 requires_grad_ apply share_memory".split()
+    [
+        "train",
+        "eval",
+        "to",
+        "cuda",
+        "cpu",
+        "float",
+        "double",
+        "half",
+        "bfloat16",
+        "requires_grad_",
+        "apply",
+        "share_memory",
+    ]
 )
 _MODULE_INFO_METHODS = frozenset(
-    "parameters named_parameters buffers named_buffers children named_children modules "
-    "named_modules state_dict zero_grad register_forward_hook register_buffer".split()
+    [
+        "parameters",
+        "named_parameters",
+        "buffers",
+        "named_buffers",
+        "children",
+        "named_children",
+        "modules",
+        "named_modules",
+        "state_dict",
+        "zero_grad",
+        "register_forward_hook",
+        "register_buffer",
+    ]
 )
 
 
@@ -104,31 +163,64 @@ def dotted(expr: ast.expr) -> str | None:
 class ModuleInterpreter:
     """Drives the analysis of one module: scopes, classes, module-level names, functions."""
 
-    def __init__(self, tree: ast.Module, analysis: ModuleAnalysis) -> None:
+    def __init__(
+        self,
+        tree: ast.Module,
+        analysis: ModuleAnalysis,
+        text: str | None = None,
+        triggers: tuple[str, ...] | None = None,
+    ) -> None:
         self.tree = tree
+        self.walrus = walrus_names(text) if text is not None else _walrus_targets(tree)
+        # Lines holding a word some enabled rule needs (`backward`, `requires_grad`, ...): only
+        # functions spanning one of them are analysed up front; the others only when a call
+        # needs their return value. No text or no triggers: analyse everything.
+        self.trigger_lines: set[int] | None = None
+        if text is not None and triggers:
+            self.trigger_lines = {
+                number
+                for number, line in enumerate(text.splitlines(), start=1)
+                if any(word in line for word in triggers)
+            }
+        self.functions: list[FunctionNode] = []
+        self.declared_global: set[str] = set()
         self.analysis = analysis
         self.scopes: dict[int, Scope] = {}
         self.parent_scope: dict[int, ScopeNode] = {}
         self.classes: dict[int, ClassInfo] = {}
-        self.summaries: dict[int, Value] = {}
+        self.summaries: dict[int, FunctionSummary] = {}
         self.in_progress: set[int] = set()
         self.globals: Env = {}
         self.collecting_globals = False
-        self.freezes_parameters = _mentions_freezing(tree)
-        self._index_scopes(tree, None)
+        may_freeze = text is None or "requires_grad" in text
+        self.freezes_parameters = may_freeze and _mentions_freezing(tree)
+        self._index_scopes(tree)
 
     # -- scopes ------------------------------------------------------------------------------
 
-    def _index_scopes(self, node: ast.AST, owner: ScopeNode | None) -> None:
-        stack: list[tuple[ast.AST, ScopeNode | None]] = [(node, owner)]
+    def _index_scopes(self, tree: ast.Module) -> None:
+        """Record each function's and class's enclosing scope, visiting statements only."""
+        stack: list[tuple[ast.stmt, ScopeNode]] = [(stmt, tree) for stmt in reversed(tree.body)]
         while stack:
-            current, parent = stack.pop()
-            if isinstance(current, ast.Module | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-                if parent is not None:
-                    self.parent_scope[id(current)] = parent
-                parent = current
-            for child in ast.iter_child_nodes(current):
-                stack.append((child, parent))
+            stmt, owner = stack.pop()
+            if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                self.parent_scope[id(stmt)] = owner
+                if not isinstance(stmt, ast.ClassDef):
+                    self.functions.append(stmt)
+                stack.extend((child, stmt) for child in reversed(stmt.body))
+                continue
+            if isinstance(stmt, ast.Global):
+                self.declared_global.update(stmt.names)
+            if not isinstance(stmt, COMPOUND):
+                continue
+            for name in ("finalbody", "orelse", "body"):
+                block = getattr(stmt, name, None)
+                if block:
+                    stack.extend((child, owner) for child in reversed(block))
+            for handler in getattr(stmt, "handlers", ()):
+                stack.extend((child, owner) for child in reversed(handler.body))
+            for case in getattr(stmt, "cases", ()):
+                stack.extend((child, owner) for child in reversed(case.body))
 
     def scope_of(self, node: ScopeNode) -> Scope:
         """The name-resolution scope of a module, function or class node."""
@@ -136,7 +228,7 @@ class ModuleInterpreter:
         if key not in self.scopes:
             parent_node = self.parent_scope.get(key)
             parent = self.scope_of(parent_node) if parent_node is not None else None
-            self.scopes[key] = build_scope(node, parent)
+            self.scopes[key] = build_scope(node, parent, extra_bound=self.walrus)
         return self.scopes[key]
 
     # -- driver ------------------------------------------------------------------------------
@@ -146,21 +238,26 @@ class ModuleInterpreter:
         module_scope = self.scope_of(self.tree)
         self.globals = self._module_constants(module_scope)
         body = FunctionInterpreter(self, module_scope, None, record=True)
-        body.env.update(self.globals)
+        body.env = dict(self.globals)
         body.run_block(self.tree.body)
-        for node in ast.walk(self.tree):
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        for node in self.functions:
+            if self._may_backpropagate(node):
                 self.summary(node)
+
+    def _may_backpropagate(self, node: FunctionNode) -> bool:
+        if self.trigger_lines is None:
+            return True
+        end = node.end_lineno or node.lineno
+        return any(node.lineno <= line <= end for line in self.trigger_lines)
 
     def _module_constants(self, scope: Scope) -> Env:
         """Module-level names bound exactly once to a class, function, module or constructor
         result; functions of the file may rely on them."""
-        counts: dict[str, int] = {}
-        for node in ast.walk(self.tree):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
-                counts[node.id] = counts.get(node.id, 0) + 1
-            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-                counts[node.name] = counts.get(node.name, 0) + 1
+        counts = {
+            name: count
+            for name, count in (scope.counts or {}).items()
+            if name not in self.declared_global
+        }
         scratch = FunctionInterpreter(self, scope, None, record=False)
         self.collecting_globals = True  # function summaries must wait for the globals
         for stmt in self.tree.body:
@@ -172,14 +269,15 @@ class ModuleInterpreter:
                 and len(stmt.targets) == 1
                 and isinstance(stmt.targets[0], ast.Name)
                 and counts.get(stmt.targets[0].id) == 1
-                and isinstance(stmt.value, ast.Call)
+                and isinstance(stmt.value, ast.Call | ast.Constant)
             ):
                 scratch.run_block([stmt])
         self.collecting_globals = False
         return {
             name: value
-            for name, value in scratch.env.items()
+            for name, value in (scratch.env or {}).items()
             if value.kind in (Kind.MODULE, Kind.CLASS, Kind.FUNCTION, Kind.INSTANCE)
+            or isinstance(value.const, bool)
         }
 
     def class_info(self, node: ast.ClassDef) -> ClassInfo:
@@ -211,14 +309,11 @@ class ModuleInterpreter:
     def _collect_attributes(self, info: ClassInfo) -> None:
         """`self.x = nn.Linear(...)` in `__init__`, for attributes assigned nowhere else."""
         stores: dict[str, int] = {}
-        for node in ast.walk(info.node):
-            if (
-                isinstance(node, ast.Attribute)
-                and isinstance(node.ctx, ast.Store)
-                and isinstance(node.value, ast.Name)
-                and node.value.id == "self"
-            ):
-                stores[node.attr] = stores.get(node.attr, 0) + 1
+        for method in info.node.body:
+            if isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef):
+                for target in _assignment_targets(method.body):
+                    if isinstance(target, ast.Attribute) and dotted(target.value) == "self":
+                        stores[target.attr] = stores.get(target.attr, 0) + 1
         init = next(
             (s for s in info.node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"),
             None,
@@ -242,11 +337,15 @@ class ModuleInterpreter:
 
     def summary(self, node: FunctionNode) -> Value:
         """Analyse a function once (recording its facts) and return what it returns."""
+        return self.summary_of(node).returned
+
+    def summary_of(self, node: FunctionNode) -> FunctionSummary:
+        """What a function returns and how it reads and writes `self` state."""
         key = id(node)
         if key in self.summaries:
             return self.summaries[key]
         if key in self.in_progress or self.collecting_globals:
-            return UNKNOWN
+            return FunctionSummary(UNKNOWN)
         self.in_progress.add(key)
         try:
             interpreter = FunctionInterpreter(self, self.scope_of(node), node, record=True)
@@ -255,24 +354,44 @@ class ModuleInterpreter:
             returned = join(interpreter.returned, NONE if interpreter.env is not None else None)
             if interpreter.returned is None and interpreter.env is None:
                 returned = UNKNOWN
+            summary = FunctionSummary(returned, interpreter.state_reads, interpreter.state_writes())
         finally:
             self.in_progress.discard(key)
-        self.summaries[key] = returned
-        return returned
+        self.summaries[key] = summary
+        return summary
+
+
+@dataclass(frozen=True)
+class FunctionSummary:
+    """A function as seen from its callers.
+
+    `state_reads` are `self.<attr>` values the method reads before assigning them (with the
+    reading expression); `state_writes` the values it leaves in `self.<attr>` on return.
+    Together they let a caller see module state carried from one call to the next.
+    """
+
+    returned: Value
+    state_reads: dict[str, ast.expr] = field(default_factory=dict)
+    state_writes: dict[str, Value] = field(default_factory=dict)
 
 
 def _mentions_freezing(tree: ast.Module) -> bool:
     """True when the file may freeze parameters (`requires_grad = False`,
     `requires_grad_(False)`): a module call's output is then tracked only if its input is."""
     for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute) and node.attr == "requires_grad":
-            if isinstance(node.ctx, ast.Store):
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Attribute) and t.attr == "requires_grad" for t in node.targets
+        ):
+            if not _is_true(node.value):
                 return True
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            if node.func.attr == "requires_grad_" and node.args:
-                first = node.args[0]
-                if not (isinstance(first, ast.Constant) and first.value is True):
-                    return True
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "requires_grad_"
+            and node.args
+            and not _is_true(node.args[0])
+        ):
+            return True
     return False
 
 
@@ -300,6 +419,9 @@ class FunctionInterpreter:
         # The value each carried name has at the top of an iteration, by id(carry): a read of
         # exactly that value reads the previous iteration's state.
         self.heads: dict[int, Value] = {}
+        # `self.<attr>` read before this function assigned it: the state a previous call left.
+        self.state_reads: dict[str, ast.expr] = {}
+        self.exits: list[Env | None] = []
 
     # -- environment -------------------------------------------------------------------------
 
@@ -317,6 +439,17 @@ class FunctionInterpreter:
                 if carry.key == key and self.heads.get(id(carry)) is value:
                     self.module.analysis.carry_reads.setdefault(carry, []).append(node)
         return value
+
+    def state_writes(self) -> dict[str, Value]:
+        """`self.<attr>` values this function leaves behind, on every way out of it."""
+        exits = join_envs([*self.exits, self.env])
+        if exits is None or self.function is None:
+            return {}
+        return {
+            key[5:]: value
+            for key, value in exits.items()
+            if key.startswith("self.") and key.count(".") == 1 and value.origin is not None
+        }
 
     def _bound_here(self, name: str) -> bool:
         return self.function is not None and self.scope.is_bound_locally(name)
@@ -340,7 +473,7 @@ class FunctionInterpreter:
             if base_key is not None and self.env is not None and base_key in self.env:
                 base = self.env[base_key]
                 if base.kind is Kind.TENSOR and target.attr in ("requires_grad", "data", "grad"):
-                    self.env[base_key] = replace(UNKNOWN, kind=Kind.TENSOR, origin=base.origin)
+                    self.env[base_key] = evolve(UNKNOWN, kind=Kind.TENSOR, origin=base.origin)
             if key is not None:
                 self.bind_key(key, value)
             else:
@@ -349,13 +482,25 @@ class FunctionInterpreter:
             self._bind_sequence(target.elts, value)
         elif isinstance(target, ast.Subscript):
             base_key = dotted(target.value)
-            self.eval(target.slice)
+            self._subscript_store(target, self.stmt)
             if base_key is not None and self.env is not None and base_key in self.env:
                 base = self.env[base_key]
-                mutated = replace(UNKNOWN, kind=base.kind, carries=base.carries | value.all_carries())
+                mutated = evolve(
+                    UNKNOWN, kind=base.kind, carries=base.carries | value.all_carries()
+                )
                 self.env[base_key] = mutated
         elif isinstance(target, ast.Starred):
             self.bind(target.value, UNKNOWN)
+
+    def _subscript_store(self, target: ast.Subscript, stmt: ast.AST | None) -> None:
+        """`x[i] = v` / `x[i] += v` writes into `x` in place."""
+        self.eval(target.slice)
+        base_key = dotted(target.value)
+        if base_key is None or self.env is None or base_key not in self.env:
+            return
+        base = self.env[base_key]
+        if base.kind is Kind.TENSOR and stmt is not None:
+            self.record_use("inplace", "setitem", stmt, target.value, base)
 
     def _bind_sequence(self, targets: list[ast.expr], value: Value) -> None:
         has_star = any(isinstance(t, ast.Starred) for t in targets)
@@ -364,9 +509,9 @@ class FunctionInterpreter:
                 self.bind(target, element)
             return
         if value.kind is Kind.TENSOR:
-            element = replace(value, elements=None, leaf=False)
+            element = evolve(value, elements=None, leaf=False)
         else:
-            element = replace(UNKNOWN, carries=value.all_carries())
+            element = evolve(UNKNOWN, carries=value.all_carries())
         for target in targets:
             self.bind(target, element)
 
@@ -380,7 +525,11 @@ class FunctionInterpreter:
             return None
         if qualified in api.NO_GRAD and call is not None:
             return GradMode(False, GradOff(expr, "torch.no_grad()", owner))
-        if qualified in api.NO_GRAD and call is None and isinstance(owner, ast.FunctionDef | ast.AsyncFunctionDef):
+        if (
+            qualified in api.NO_GRAD
+            and call is None
+            and isinstance(owner, ast.FunctionDef | ast.AsyncFunctionDef)
+        ):
             return GradMode(False, GradOff(expr, "torch.no_grad", owner))
         if qualified in api.INFERENCE_MODE:
             flag = self._flag_argument(call, "mode") if call else True
@@ -467,9 +616,9 @@ class FunctionInterpreter:
         """Interpret one statement."""
         previous, self.stmt = self.stmt, stmt
         try:
-            method = getattr(self, f"_stmt_{type(stmt).__name__}", None)
-            if method is not None:
-                method(stmt)
+            handler = _STMT_HANDLERS.get(type(stmt))
+            if handler is not None:
+                handler(self, stmt)
             else:
                 for child in ast.iter_child_nodes(stmt):
                     if isinstance(child, ast.expr):
@@ -500,10 +649,16 @@ class FunctionInterpreter:
     def _stmt_AugAssign(self, stmt: ast.AugAssign) -> None:
         current = self.eval(stmt.target) if not isinstance(stmt.target, ast.Subscript) else UNKNOWN
         value = self.eval(stmt.value)
+        if current.kind is Kind.TENSOR:
+            operator = type(stmt.op).__name__
+            self.record_use("inplace", operator, stmt, stmt.target, current)
+        elif isinstance(stmt.target, ast.Subscript):
+            self._subscript_store(stmt.target, stmt)
         self.bind(stmt.target, self.arithmetic(stmt, [current, value]))
 
     def _stmt_Return(self, stmt: ast.Return) -> None:
         value = self.eval(stmt.value) if stmt.value is not None else NONE
+        self.exits.append(self.env)
         self.returned = value if self.returned is None else join(self.returned, value)
         self.env = None
 
@@ -533,7 +688,7 @@ class FunctionInterpreter:
             for name in stmt.names:
                 self.env[name] = UNKNOWN
 
-    _stmt_Nonlocal = _stmt_Global  # type: ignore[assignment]
+    _stmt_Nonlocal = _stmt_Global
 
     def _stmt_Import(self, stmt: ast.Import | ast.ImportFrom) -> None:
         for alias in stmt.names:
@@ -541,7 +696,7 @@ class FunctionInterpreter:
             if name != "*":
                 self.bind_key(name, Value(kind=Kind.OTHER))
 
-    _stmt_ImportFrom = _stmt_Import  # type: ignore[assignment]
+    _stmt_ImportFrom = _stmt_Import
 
     def _stmt_FunctionDef(self, stmt: FunctionNode) -> None:
         for decorator in stmt.decorator_list:
@@ -549,7 +704,7 @@ class FunctionInterpreter:
                 self.eval(decorator)
         self.bind_key(stmt.name, Value(kind=Kind.FUNCTION, function=stmt))
 
-    _stmt_AsyncFunctionDef = _stmt_FunctionDef  # type: ignore[assignment]
+    _stmt_AsyncFunctionDef = _stmt_FunctionDef
 
     def _stmt_ClassDef(self, stmt: ast.ClassDef) -> None:
         info = self.module.class_info(stmt)
@@ -580,7 +735,7 @@ class FunctionInterpreter:
         self.run_block(stmt.body)
         self.mode = saved
 
-    _stmt_AsyncWith = _stmt_With  # type: ignore[assignment]
+    _stmt_AsyncWith = _stmt_With
 
     def _stmt_Try(self, stmt: ast.Try) -> None:
         start = self.env
@@ -610,7 +765,7 @@ class FunctionInterpreter:
             else:
                 self.run_block(stmt.finalbody)
 
-    _stmt_TryStar = _stmt_Try  # type: ignore[assignment]
+    _stmt_TryStar = _stmt_Try
 
     def _stmt_Match(self, stmt: ast.Match) -> None:
         self.eval(stmt.subject)
@@ -633,10 +788,24 @@ class FunctionInterpreter:
         iterable = self.eval(stmt.iter)
         element = UNKNOWN
         if iterable.kind is Kind.TENSOR:
-            element = replace(iterable, leaf=False, elements=None)
+            element = evolve(iterable, leaf=False, elements=None)
+        elif self._iterates_parameters(stmt.iter):
+            element = Value(grad=Grad.TRACKED, kind=Kind.TENSOR, leaf=True)
         self._loop(stmt, lambda: self.bind(stmt.target, element))
 
-    _stmt_AsyncFor = _stmt_For  # type: ignore[assignment]
+    _stmt_AsyncFor = _stmt_For
+
+    def _iterates_parameters(self, expr: ast.expr) -> bool:
+        """`for p in model.parameters()` over a known module: leaves that require grad
+        (unless the file freezes parameters somewhere)."""
+        if self.module.freezes_parameters or not isinstance(expr, ast.Call) or expr.args:
+            return False
+        func = expr.func
+        if not isinstance(func, ast.Attribute) or func.attr != "parameters":
+            return False
+        key = dotted(func.value)
+        owner = self.lookup(key) if key is not None else UNKNOWN
+        return owner.kind is Kind.MODULE and owner.module is not None
 
     def _stmt_While(self, stmt: ast.While) -> None:
         self._loop(stmt, lambda: self.eval(stmt.test))
@@ -661,8 +830,8 @@ class FunctionInterpreter:
                 if previous is value:
                     continue
                 carry = Carry(key, stmt, value.origin, value, previous)
-                merged = join(previous, value) if previous is not None else replace(value)
-                head[key] = replace(merged, carries=merged.carries | {carry})
+                merged = join(previous, value) if previous is not None else evolve(value)
+                head[key] = evolve(merged, carries=merged.carries | {carry})
                 self.heads[id(carry)] = head[key]
         mode = self.mode
         end, breaks = self._iteration(stmt, head, head_action)
@@ -714,9 +883,9 @@ class FunctionInterpreter:
 
     def eval(self, expr: ast.expr) -> Value:
         """The abstract value of an expression (evaluating nested calls for their effects)."""
-        method = getattr(self, f"_expr_{type(expr).__name__}", None)
-        if method is not None:
-            result: Value = method(expr)
+        handler = _EXPR_HANDLERS.get(type(expr))
+        if handler is not None:
+            result: Value = handler(self, expr)
             return result
         for child in ast.iter_child_nodes(expr):
             if isinstance(child, ast.expr) and not isinstance(
@@ -744,13 +913,19 @@ class FunctionInterpreter:
         key = dotted(expr)
         if key is not None and self.env is not None and key in self.env:
             return self.lookup(key, expr)
+        if key is not None and key.startswith("self.") and key.count(".") == 1:
+            self.state_reads.setdefault(expr.attr, expr)
         base = self.eval(expr.value)
         if base.kind is Kind.TENSOR:
             if expr.attr == "data":
-                return Value(Grad.UNTRACKED, Kind.TENSOR, Loss(LossKind.DETACH, expr, ".data"), leaf=True)
+                return Value(
+                    Grad.UNTRACKED, Kind.TENSOR, Loss(LossKind.DETACH, expr, ".data"), leaf=True
+                )
             if expr.attr in api.TENSOR_VIEWS:
                 return self.tensor_op(expr, [base])
-            return Value(kind=Kind.OTHER if expr.attr in ("shape", "dtype", "device") else Kind.UNKNOWN)
+            return Value(
+                kind=Kind.OTHER if expr.attr in ("shape", "dtype", "device") else Kind.UNKNOWN
+            )
         info = base.instance_of or (base.module.local if base.module else None)
         if info is not None and expr.attr in info.attributes and base.kind is not Kind.CLASS:
             return info.attributes[expr.attr]
@@ -764,10 +939,12 @@ class FunctionInterpreter:
     def _expr_Tuple(self, expr: ast.Tuple | ast.List) -> Value:
         elements = [self.eval(e) for e in expr.elts]
         if any(isinstance(e, ast.Starred) for e in expr.elts):
-            return Value(kind=Kind.UNKNOWN, carries=frozenset().union(*(e.all_carries() for e in elements)))
+            return Value(
+                kind=Kind.UNKNOWN, carries=frozenset().union(*(e.all_carries() for e in elements))
+            )
         return Value(grad=Grad.UNKNOWN, kind=Kind.SEQUENCE, elements=tuple(elements))
 
-    _expr_List = _expr_Tuple  # type: ignore[assignment]
+    _expr_List = _expr_Tuple
 
     def _expr_IfExp(self, expr: ast.IfExp) -> Value:
         self.eval(expr.test)
@@ -803,7 +980,7 @@ class FunctionInterpreter:
                 return base.elements[position]
         if base.kind is Kind.TENSOR:
             return self.tensor_op(expr, [base, index])
-        return replace(UNKNOWN, carries=base.all_carries())
+        return evolve(UNKNOWN, carries=base.all_carries())
 
     def _expr_Await(self, expr: ast.Await) -> Value:
         self.eval(expr.value)
@@ -814,12 +991,16 @@ class FunctionInterpreter:
         if any(v.kind is Kind.TENSOR for v in operands):
             return self.tensor_op(node, operands)
         if all(v.kind is Kind.SCALAR for v in operands):
-            return Value(grad=Grad.UNTRACKED, kind=Kind.SCALAR, loss=operands[0].loss)
+            losses = [v.loss for v in operands if v.loss is not None]
+            reasons = [loss for loss in losses if loss.kind is not LossKind.LITERAL] or losses
+            return Value(
+                grad=Grad.UNTRACKED, kind=Kind.SCALAR, loss=reasons[0] if reasons else None
+            )
         carries = frozenset().union(*(v.all_carries() for v in operands))
         if self.mode.enabled is False and self.mode.off is not None:
             loss = Loss(LossKind.NO_GRAD, node, self.mode.off.description, self.mode.off)
             return Value(grad=Grad.UNTRACKED, kind=Kind.UNKNOWN, loss=loss)
-        return replace(UNKNOWN, carries=carries)
+        return evolve(UNKNOWN, carries=carries)
 
     def tensor_op(self, node: ast.AST, inputs: list[Value], kind: Kind = Kind.TENSOR) -> Value:
         """A differentiable torch operation under the current grad mode."""
@@ -828,7 +1009,7 @@ class FunctionInterpreter:
             return Value(grad=Grad.UNTRACKED, kind=kind, loss=loss)
         result = combine(inputs, result_kind=kind)
         if self.mode.enabled is None:
-            return replace(result, grad=Grad.UNKNOWN, loss=None)
+            return evolve(result, grad=Grad.UNKNOWN, loss=None)
         return result
 
     # -- calls -------------------------------------------------------------------------------
@@ -875,6 +1056,8 @@ class FunctionInterpreter:
 
     def torch_call(self, call: ast.Call, qualified: str) -> Value:
         """A call of a torch API resolved through the imports."""
+        if self.record:
+            self.module.analysis.torch_calls.append(TorchCall(call, qualified, self.function))
         if qualified in api.BACKWARD_FUNCTIONS or qualified in api.GRAD_FUNCTIONS:
             keyword = "tensors" if qualified in api.BACKWARD_FUNCTIONS else "outputs"
             target = call.args[0] if call.args else None
@@ -899,6 +1082,8 @@ class FunctionInterpreter:
             return self.tensor_op(call, args)
         if qualified in api.TUPLE_RETURNING:
             return self.tensor_op(call, args, kind=Kind.UNKNOWN)
+        if qualified in api.SEQUENTIAL:
+            return Value(kind=Kind.MODULE, module=ModuleRef(qualified, kind=_sequential_kind(args)))
         module_kind = api.nn_module_kind(qualified)
         last = qualified.rsplit(".", 1)[-1]
         if module_kind is not None or (qualified.startswith("torch.nn.") and last[:1].isupper()):
@@ -969,11 +1154,17 @@ class FunctionInterpreter:
         if name in api.CONVERSIONS:
             kind = Kind.SCALAR if name == "item" else Kind.OTHER
             loss = Loss(LossKind.CONVERSION, call, f".{name}()")
+            assert isinstance(call.func, ast.Attribute)
+            self.record_use("conversion", name, call, call.func.value, receiver)
             return Value(grad=Grad.UNTRACKED, kind=kind, loss=loss)
         if name in api.DETACH_METHODS:
-            return Value(Grad.UNTRACKED, Kind.TENSOR, Loss(LossKind.DETACH, call, ".detach()"), leaf=True)
+            return Value(
+                Grad.UNTRACKED, Kind.TENSOR, Loss(LossKind.DETACH, call, ".detach()"), leaf=True
+            )
         if name == "detach_":
-            detached = Value(Grad.UNTRACKED, Kind.TENSOR, Loss(LossKind.DETACH, call, ".detach_()"), leaf=True)
+            detached = Value(
+                Grad.UNTRACKED, Kind.TENSOR, Loss(LossKind.DETACH, call, ".detach_()"), leaf=True
+            )
             if key is not None:
                 self.bind_key(key, detached)
             return detached
@@ -990,13 +1181,19 @@ class FunctionInterpreter:
         if name in api.SHAPE_METHODS:
             return Value(kind=Kind.OTHER)
         if name.endswith("_") and not name.startswith("_"):
+            assert isinstance(call.func, ast.Attribute)
+            self.record_use("inplace", name, call, call.func.value, receiver)
             # In place: the receiver now also depends on the arguments.
             if key is not None and self.mode.enabled is not False:
-                self.bind_key(key, replace(self.tensor_op(call, [receiver, *args]), leaf=receiver.leaf))
+                self.bind_key(
+                    key, evolve(self.tensor_op(call, [receiver, *args]), leaf=receiver.leaf)
+                )
             return receiver
         return Value(kind=Kind.UNKNOWN)
 
-    def call_value(self, call: ast.Call, callee: Value, evaluated: list[Value] | None = None) -> Value:
+    def call_value(
+        self, call: ast.Call, callee: Value, evaluated: list[Value] | None = None
+    ) -> Value:
         """Call an already evaluated callee: a module, a local function or class, or unknown."""
         args = evaluated if evaluated is not None else self.arguments(call)
         if callee.kind is Kind.MODULE and callee.module is not None:
@@ -1016,14 +1213,16 @@ class FunctionInterpreter:
     def module_call(self, call: ast.Call, module: ModuleRef, args: list[Value]) -> Value:
         """`model(x)`: outputs follow the module's kind and the grad mode."""
         if module.qualified is not None:
-            kind = api.nn_module_kind(module.qualified)
+            kind = module.kind or api.nn_module_kind(module.qualified)
             if kind is None or kind.output is None:
                 self.taint_arguments(call)
+                if self.mode.enabled is False:
+                    return evolve(self.tensor_op(call, args), kind=Kind.UNKNOWN)
                 return UNKNOWN
             owns_graph = kind.has_parameters and not self.module.freezes_parameters
             base = self.tensor_op(call, args)
             if owns_graph and self.mode.enabled is True:
-                base = replace(base, grad=Grad.TRACKED, loss=None)
+                base = evolve(base, grad=Grad.TRACKED, loss=None)
             return _shaped(kind.output, base)
         if module.local is not None:
             forward = next(
@@ -1037,12 +1236,36 @@ class FunctionInterpreter:
             if forward is None:
                 self.taint_arguments(call)
                 return UNKNOWN
-            summary = self.module.summary(forward)
+            summary = self.module.summary_of(forward)
             used = _used_arguments(forward, call, args)
+            used.extend(self._module_state_in(call, summary))
             base = self.tensor_op(call, used)
-            return _restamp(summary, base, self.mode)
+            self._module_state_out(call, summary, base)
+            return _restamp(summary.returned, base, self.mode)
         self.taint_arguments(call)
         return UNKNOWN
+
+    def _module_state_in(self, call: ast.Call, summary: FunctionSummary) -> list[Value]:
+        """State that `forward` reads from `self`, as the caller sees it (`model.hidden`)."""
+        owner = dotted(call.func)
+        if owner is None:
+            return []
+        return [
+            self.lookup(f"{owner}.{attr}", node)
+            for attr, node in summary.state_reads.items()
+            if attr in summary.state_writes
+        ]
+
+    def _module_state_out(self, call: ast.Call, summary: FunctionSummary, base: Value) -> None:
+        """State that `forward` leaves on `self`, bound in the caller as `model.hidden`."""
+        owner = dotted(call.func)
+        if owner is None:
+            return
+        for attr, value in summary.state_writes.items():
+            stamped = _restamp(value, base, self.mode)
+            key = f"{owner}.{attr}"
+            if self.env is not None:
+                self.env[key] = evolve(stamped, origin=value.origin)
 
     def taint_arguments(self, call: ast.Call) -> None:
         """Arguments handed to code we cannot see may be detached in place: forget their
@@ -1067,6 +1290,16 @@ class FunctionInterpreter:
         for existing in [k for k in self.env if k.startswith(prefix)]:
             del self.env[existing]
 
+    def record_use(
+        self, kind: str, name: str, node: ast.AST, target: ast.expr, value: Value
+    ) -> None:
+        """Remember a conversion or in-place operation on a tensor for the rules."""
+        if not self.record or self.stmt is None:
+            return
+        self.module.analysis.tensor_uses.append(
+            TensorUse(kind, name, node, self.stmt, target, value, self.mode.enabled, self.function)
+        )
+
     def record_backward(self, call: ast.Call, target: ast.expr, value: Value, via: str) -> None:
         """Remember a backward()/autograd.grad() call for the rules."""
         if not self.record or self.stmt is None:
@@ -1087,8 +1320,71 @@ class FunctionInterpreter:
         )
 
 
+def _assignment_targets(body: list[ast.stmt]) -> Iterator[ast.expr]:
+    """Every assignment target in a block and its nested blocks (not nested functions)."""
+    stack = list(reversed(body))
+    while stack:
+        stmt = stack.pop()
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            continue
+        targets: list[ast.expr] = []
+        if isinstance(stmt, ast.Assign):
+            targets = list(stmt.targets)
+        elif isinstance(stmt, ast.AugAssign | ast.AnnAssign | ast.For | ast.AsyncFor):
+            targets = [stmt.target]
+        elif isinstance(stmt, ast.With | ast.AsyncWith):
+            targets = [i.optional_vars for i in stmt.items if i.optional_vars is not None]
+        while targets:
+            target = targets.pop()
+            if isinstance(target, ast.Tuple | ast.List):
+                targets.extend(target.elts)
+            elif isinstance(target, ast.Starred):
+                targets.append(target.value)
+            else:
+                yield target
+        for name in ("finalbody", "orelse", "body"):
+            block = getattr(stmt, name, None)
+            if isinstance(block, list):
+                stack.extend(reversed(block))
+        for handler in getattr(stmt, "handlers", ()):
+            stack.extend(reversed(handler.body))
+
+
+def _walrus_targets(tree: ast.Module) -> frozenset[str]:
+    return frozenset(
+        node.target.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name)
+    )
+
+
 def _is_true(expr: ast.expr) -> bool:
     return isinstance(expr, ast.Constant) and bool(expr.value) is True
+
+
+def _handlers(prefix: str) -> dict[type, Any]:
+    """Dispatch tables for `FunctionInterpreter`: node type -> unbound handler method."""
+    table: dict[type, Any] = {}
+    for name in dir(FunctionInterpreter):
+        if name.startswith(prefix):
+            node_type = getattr(ast, name[len(prefix) :], None)
+            if isinstance(node_type, type):
+                table[node_type] = getattr(FunctionInterpreter, name)
+    return table
+
+
+def _sequential_kind(layers: list[Value]) -> api.ModuleKind | None:
+    """An `nn.Sequential` of known tensor-to-tensor layers is itself one."""
+    has_parameters = False
+    for layer in layers:
+        ref = layer.module
+        kind = api.nn_module_kind(ref.qualified) if ref and ref.qualified else None
+        if ref is not None and ref.kind is not None:
+            kind = ref.kind
+        if layer.kind is not Kind.MODULE or kind is None or kind.output != "tensor":
+            return None
+        has_parameters = has_parameters or kind.has_parameters
+    return api.ModuleKind(has_parameters, "tensor") if layers else None
 
 
 def _local_method(receiver: Value, name: str) -> FunctionNode | None:
@@ -1112,9 +1408,11 @@ def _restamp(summary: Value, base: Value, mode: GradMode) -> Value:
     """A local module's output: the structure its `forward` returns, with each tensor leaf
     re-evaluated for this call (grad mode, the call's own loop-carried inputs)."""
     if summary.elements is not None:
-        return Value(kind=Kind.SEQUENCE, elements=tuple(_restamp(e, base, mode) for e in summary.elements))
+        return Value(
+            kind=Kind.SEQUENCE, elements=tuple(_restamp(e, base, mode) for e in summary.elements)
+        )
     if summary.kind is not Kind.TENSOR:
-        return replace(UNKNOWN, carries=base.carries)
+        return evolve(UNKNOWN, carries=base.carries)
     if mode.enabled is False:
         return base
     if summary.grad is Grad.TRACKED and mode.enabled:
@@ -1122,10 +1420,28 @@ def _restamp(summary: Value, base: Value, mode: GradMode) -> Value:
     return Value(grad=Grad.UNKNOWN, kind=Kind.TENSOR, carries=base.carries)
 
 
+_READS_CACHE: dict[int, tuple[FunctionNode, frozenset[str]]] = {}
+
+
+def _names_read(function: FunctionNode) -> frozenset[str]:
+    cached = _READS_CACHE.get(id(function))
+    if cached is not None and cached[0] is function:
+        return cached[1]
+    names = frozenset(
+        n.id for n in ast.walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+    )
+    if len(_READS_CACHE) > 256:
+        _READS_CACHE.clear()
+    _READS_CACHE[id(function)] = (function, names)
+    return names
+
+
 def _used_arguments(forward: FunctionNode, call: ast.Call, args: list[Value]) -> list[Value]:
     """The argument values whose matching `forward` parameter is actually read."""
     params = [p.arg for p in (*forward.args.posonlyargs, *forward.args.args)][1:]
-    read = {n.id for n in ast.walk(forward) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    read = {
+        n.id for n in ast.walk(forward) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+    }
     if forward.args.vararg is not None or forward.args.kwarg is not None:
         return args
     used: list[Value] = []
@@ -1136,3 +1452,7 @@ def _used_arguments(forward: FunctionNode, call: ast.Call, args: list[Value]) ->
         if kw.arg is None or kw.arg in read:
             used.append(value)
     return used
+
+
+_EXPR_HANDLERS = _handlers("_expr_")
+_STMT_HANDLERS = _handlers("_stmt_")

@@ -9,10 +9,19 @@ is ambiguous and resolves to nothing.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 ScopeNode = ast.Module | ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef
+
+
+# Statements that own nested statement lists (besides functions and classes).
+COMPOUND = tuple(
+    getattr(ast, name)
+    for name in ("If", "For", "AsyncFor", "While", "With", "AsyncWith", "Try", "TryStar", "Match")
+    if hasattr(ast, name)
+)
 
 
 @dataclass(frozen=True)
@@ -41,8 +50,13 @@ def _torch_import_bindings(node: ast.Import | ast.ImportFrom) -> Iterable[tuple[
         yield local, Binding(f"{module}.{alias.name}" if is_torch else None)
 
 
-class _ScopeBindings(ast.NodeVisitor):
-    """Collect the bindings made directly in one scope (not in nested functions/classes)."""
+class _ScopeBindings:
+    """Collect the bindings made directly in one scope (not in nested functions/classes).
+
+    Only statements and assignment targets are visited, never whole expressions: that keeps
+    the cost proportional to the number of statements. Assignment expressions (`:=`), the one
+    binding inside expressions, are supplied by the caller (see `walrus_names`).
+    """
 
     def __init__(self) -> None:
         self.bindings: dict[str, list[Binding]] = {}
@@ -60,75 +74,61 @@ class _ScopeBindings(ast.NodeVisitor):
                 if extra is not None:
                     self.add(extra.arg, Binding(None))
             if isinstance(scope, ast.Lambda):
-                self.visit(scope.body)
                 return
-        for stmt in scope.body:
-            self.visit(stmt)
+        self._statements(scope.body)
 
-    def visit_Import(self, node: ast.Import) -> None:
-        for name, binding in _torch_import_bindings(node):
-            self.add(name, binding)
+    def _target(self, target: ast.expr) -> None:
+        if isinstance(target, ast.Name):
+            self.add(target.id, Binding(None))
+        elif isinstance(target, ast.Tuple | ast.List):
+            for element in target.elts:
+                self._target(element)
+        elif isinstance(target, ast.Starred):
+            self._target(target.value)
 
-    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
-        for name, binding in _torch_import_bindings(node):
-            self.add(name, binding)
-
-    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
-        self.add(node.name, Binding(None))
-        for decorator in node.decorator_list:
-            self.visit(decorator)
-        for default in (*node.args.defaults, *node.args.kw_defaults):
-            if default is not None:
-                self.visit(default)
-
-    def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> None:
-        self.add(node.name, Binding(None))
-        for decorator in node.decorator_list:
-            self.visit(decorator)
-
-    def visit_ClassDef(self, node: ast.ClassDef) -> None:
-        self.add(node.name, Binding(None))
-        for expr in (*node.bases, *node.decorator_list):
-            self.visit(expr)
-
-    def visit_Lambda(self, node: ast.Lambda) -> None:
-        return
-
-    def visit_ListComp(self, node: ast.ListComp) -> None:
-        return
-
-    visit_SetComp = visit_ListComp  # type: ignore[assignment]
-    visit_GeneratorExp = visit_ListComp  # type: ignore[assignment]
-    visit_DictComp = visit_ListComp  # type: ignore[assignment]
-
-    def visit_Global(self, node: ast.Global) -> None:
-        self.globals.update(node.names)
-
-    def visit_Nonlocal(self, node: ast.Nonlocal) -> None:
-        self.globals.update(node.names)
-
-    def visit_Name(self, node: ast.Name) -> None:
-        if isinstance(node.ctx, ast.Store | ast.Del):
-            self.add(node.id, Binding(None))
-
-    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
-        if node.name:
-            self.add(node.name, Binding(None))
-        self.generic_visit(node)
-
-    def visit_MatchAs(self, node: ast.MatchAs) -> None:
-        if node.name:
-            self.add(node.name, Binding(None))
-        self.generic_visit(node)
-
-    def visit_MatchStar(self, node: ast.MatchStar) -> None:
-        if node.name:
-            self.add(node.name, Binding(None))
-
-    def visit_MatchMapping(self, node: ast.MatchMapping) -> None:
-        if node.rest:
-            self.add(node.rest, Binding(None))
-        self.generic_visit(node)
+    def _statements(self, body: list[ast.stmt]) -> None:
+        stack = list(reversed(body))
+        while stack:
+            stmt = stack.pop()
+            if isinstance(stmt, ast.Import | ast.ImportFrom):
+                for name, binding in _torch_import_bindings(stmt):
+                    self.add(name, binding)
+                continue
+            if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                self.add(stmt.name, Binding(None))
+                continue
+            if isinstance(stmt, ast.Global | ast.Nonlocal):
+                self.globals.update(stmt.names)
+                continue
+            if isinstance(stmt, ast.Assign):
+                for target in stmt.targets:
+                    self._target(target)
+            elif isinstance(stmt, ast.AugAssign | ast.AnnAssign | ast.For | ast.AsyncFor):
+                self._target(stmt.target)
+            elif isinstance(stmt, ast.Delete):
+                for target in stmt.targets:
+                    self._target(target)
+            elif isinstance(stmt, ast.With | ast.AsyncWith):
+                for item in stmt.items:
+                    if item.optional_vars is not None:
+                        self._target(item.optional_vars)
+            elif isinstance(stmt, ast.Try | getattr(ast, "TryStar", ast.Try)):
+                for handler in stmt.handlers:
+                    if handler.name:
+                        self.add(handler.name, Binding(None))
+                    stack.extend(reversed(handler.body))
+            elif isinstance(stmt, ast.Match):
+                for case in stmt.cases:
+                    for node in ast.walk(case.pattern):
+                        captured = getattr(node, "name", None) or getattr(node, "rest", None)
+                        if isinstance(captured, str):
+                            self.add(captured, Binding(None))
+                    stack.extend(reversed(case.body))
+            if isinstance(stmt, COMPOUND):
+                for block_name in ("finalbody", "orelse", "body"):
+                    block = getattr(stmt, block_name, None)
+                    if block:
+                        stack.extend(reversed(block))
 
 
 @dataclass(frozen=True)
@@ -138,6 +138,7 @@ class Scope:
     table: Mapping[str, str | None]  # local name -> torch path (None: bound, but not to torch)
     parent: Scope | None
     is_class: bool = False
+    counts: Mapping[str, int] | None = None  # how many times each name is bound here
 
     def resolve_name(self, name: str) -> str | None:
         """The torch path `name` refers to here, or None when it is not (certainly) torch."""
@@ -165,14 +166,38 @@ class Scope:
         return name in self.table
 
 
-def build_scope(node: ScopeNode, parent: Scope | None) -> Scope:
-    """Bindings of one scope; a name bound to torch *and* to anything else is ambiguous."""
+_NAME_BEFORE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*$")
+
+
+def walrus_names(text: str) -> frozenset[str]:
+    """Names that some `name := value` in the text may bind (a cheap over-approximation)."""
+    names: set[str] = set()
+    at = text.find(":=")
+    while at >= 0:
+        match = _NAME_BEFORE.search(text, max(0, at - 80), at)
+        if match:
+            names.add(match.group(1))
+        at = text.find(":=", at + 2)
+    return frozenset(names)
+
+
+def build_scope(
+    node: ScopeNode, parent: Scope | None, *, extra_bound: frozenset[str] = frozenset()
+) -> Scope:
+    """Bindings of one scope; a name bound to torch *and* to anything else is ambiguous.
+
+    `extra_bound` names count as bound here too (used for `:=` targets, which live inside
+    expressions that the collector does not visit).
+    """
     collector = _ScopeBindings()
     collector.scan(node)
+    for name in extra_bound:
+        collector.add(name, Binding(None))
     table: dict[str, str | None] = {}
     for name, bindings in collector.bindings.items():
         if name in collector.globals:
             continue
         paths = {b.qualified for b in bindings}
         table[name] = paths.pop() if len(paths) == 1 else None
-    return Scope(table=table, parent=parent, is_class=isinstance(node, ast.ClassDef))
+    counts = {name: len(bindings) for name, bindings in collector.bindings.items()}
+    return Scope(table, parent, isinstance(node, ast.ClassDef), counts)

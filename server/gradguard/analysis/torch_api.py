@@ -17,16 +17,35 @@ GRAD_FUNCTIONS = frozenset({"torch.autograd.grad"})
 # Factories create leaves: no history; they require grad only with `requires_grad=True`.
 FACTORIES = frozenset(
     f"torch.{name}"
-    for name in (
-        "zeros ones empty full rand randn randint randperm arange linspace logspace eye "
-        "zeros_like ones_like empty_like full_like rand_like randn_like randint_like "
-        "normal bernoulli multinomial"
-    ).split()
+    for name in [
+        "zeros",
+        "ones",
+        "empty",
+        "full",
+        "rand",
+        "randn",
+        "randint",
+        "randperm",
+        "arange",
+        "linspace",
+        "logspace",
+        "eye",
+        "zeros_like",
+        "ones_like",
+        "empty_like",
+        "full_like",
+        "rand_like",
+        "randn_like",
+        "randint_like",
+        "normal",
+        "bernoulli",
+        "multinomial",
+    ]
 )
 # Re-wrapping copies data into a new leaf: the graph is cut.
 REWRAP = frozenset({"torch.tensor", "torch.as_tensor", "torch.from_numpy", "torch.asarray"})
 LEGACY_CONSTRUCTORS = frozenset(
-    f"torch.{name}" for name in "Tensor FloatTensor DoubleTensor LongTensor IntTensor".split()
+    f"torch.{name}" for name in ["Tensor", "FloatTensor", "DoubleTensor", "LongTensor", "IntTensor"]
 )
 
 # Differentiable functions: the result records history when an input does.
@@ -42,20 +61,88 @@ DIFFERENTIABLE = frozenset(f"torch.{name}" for name in _DIFFERENTIABLE_TOP.split
 FUNCTIONAL_PREFIX = "torch.nn.functional."
 # torch.max/min/sort/topk/chunk/split return tuples or lists in some forms: structure unknown.
 TUPLE_RETURNING = frozenset(
-    f"torch.{n}" for n in "max min sort topk chunk split unbind kthvalue median mode".split()
+    f"torch.{n}"
+    for n in [
+        "max",
+        "min",
+        "sort",
+        "topk",
+        "chunk",
+        "split",
+        "unbind",
+        "kthvalue",
+        "median",
+        "mode",
+    ]
 )
 
 # Tensor methods.
 CONVERSIONS = {"item": "scalar", "tolist": "list", "numpy": "ndarray"}
 DETACH_METHODS = frozenset({"detach"})
 DIFFERENTIABLE_METHODS = frozenset(
-    (
-        "abs add bmm clamp clone contiguous cos cpu cuda cumsum div double exp expand expand_as "
-        "flatten flip float gather half bfloat16 index_select log log_softmax masked_fill matmul "
-        "mean mm mul neg norm permute pow prod relu repeat reshape reshape_as sigmoid sin softmax "
-        "sqrt square squeeze std sub sum t tanh to transpose type_as unsqueeze var view view_as "
-        "narrow select roll tril triu"
-    ).split()
+    [
+        "abs",
+        "add",
+        "bmm",
+        "clamp",
+        "clone",
+        "contiguous",
+        "cos",
+        "cpu",
+        "cuda",
+        "cumsum",
+        "div",
+        "double",
+        "exp",
+        "expand",
+        "expand_as",
+        "flatten",
+        "flip",
+        "float",
+        "gather",
+        "half",
+        "bfloat16",
+        "index_select",
+        "log",
+        "log_softmax",
+        "masked_fill",
+        "matmul",
+        "mean",
+        "mm",
+        "mul",
+        "neg",
+        "norm",
+        "permute",
+        "pow",
+        "prod",
+        "relu",
+        "repeat",
+        "reshape",
+        "reshape_as",
+        "sigmoid",
+        "sin",
+        "softmax",
+        "sqrt",
+        "square",
+        "squeeze",
+        "std",
+        "sub",
+        "sum",
+        "t",
+        "tanh",
+        "to",
+        "transpose",
+        "type_as",
+        "unsqueeze",
+        "var",
+        "view",
+        "view_as",
+        "narrow",
+        "select",
+        "roll",
+        "tril",
+        "triu",
+    ]
 )
 SHAPE_METHODS = frozenset({"size", "dim", "numel", "is_contiguous", "data_ptr", "element_size"})
 TENSOR_VIEWS = frozenset({"T", "mT", "H", "mH", "real", "imag"})
@@ -92,10 +179,10 @@ NN_MODULES: dict[str, ModuleKind] = {
     "LSTM": ModuleKind(True, (_TENSOR, (_TENSOR, _TENSOR))),
     "LSTMCell": ModuleKind(True, (_TENSOR, _TENSOR)),
     "MultiheadAttention": ModuleKind(True, (_TENSOR, _TENSOR)),
-    "Sequential": ModuleKind(True, None),
     "ModuleList": ModuleKind(True, None),
     "ModuleDict": ModuleKind(True, None),
 }
+SEQUENTIAL = frozenset({"torch.nn.Sequential", "torch.nn.modules.container.Sequential"})
 MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 PARAMETER = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
 

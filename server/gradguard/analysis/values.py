@@ -10,7 +10,10 @@ from __future__ import annotations
 import ast
 import enum
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+from typing import Any
+
+from gradguard.analysis.torch_api import ModuleKind
 
 
 class Grad(enum.Enum):
@@ -97,6 +100,7 @@ class ModuleRef:
 
     qualified: str | None = None  # "torch.nn.LSTM"
     local: ClassInfo | None = None
+    kind: ModuleKind | None = None  # derived for this instance (an nn.Sequential of layers)
 
 
 @dataclass(frozen=True)
@@ -122,14 +126,14 @@ class Value:
 
     def with_origin(self, stmt: ast.stmt | None) -> Value:
         """This value, recorded as bound by `stmt`."""
-        return replace(self, origin=stmt)
+        return evolve(self, origin=stmt)
 
     def without_carries(self) -> Value:
         """This value with its loop-carried dependencies forgotten."""
         if not self.carries and not self.elements:
             return self
         elements = tuple(e.without_carries() for e in self.elements) if self.elements else None
-        return replace(self, carries=frozenset(), elements=elements)
+        return evolve(self, carries=frozenset(), elements=elements)
 
     def all_carries(self) -> frozenset[Carry]:
         """Carries of this value and of its elements."""
@@ -137,6 +141,15 @@ class Value:
         for element in self.elements or ():
             found = found | element.all_carries()
         return found
+
+
+def evolve(value: Value, **changes: Any) -> Value:
+    """A copy of `value` with `changes`: `dataclasses.replace` without its per-call cost
+    (this runs for nearly every assignment the analysis interprets)."""
+    new = object.__new__(Value)
+    new.__dict__.update(value.__dict__)
+    new.__dict__.update(changes)
+    return new
 
 
 UNKNOWN = Value()
@@ -171,7 +184,7 @@ def join(a: Value | None, b: Value | None) -> Value:
     return Value(
         grad=grad,
         kind=kind,
-        loss=a.loss if a.loss == b.loss else None,
+        loss=_join_loss(a.loss, b.loss) if grad is Grad.UNTRACKED else None,
         leaf=a.leaf and b.leaf,
         elements=elements,
         carries=a.carries | b.carries,
@@ -181,6 +194,26 @@ def join(a: Value | None, b: Value | None) -> Value:
         instance_of=a.instance_of if a.instance_of is b.instance_of else None,
         const=a.const if a.const == b.const and type(a.const) is type(b.const) else None,
     )
+
+
+def _join_loss(a: Loss | None, b: Loss | None) -> Loss | None:
+    """Both paths lost history; keep a reason when they agree, or the one that is not a mere
+    literal (`total = 0.0` joined with `total += x.item()` is still "converted by .item()")."""
+    if a == b:
+        return a
+    if a is not None and a.kind is LossKind.LITERAL:
+        return b
+    if b is not None and b.kind is LossKind.LITERAL:
+        return a
+    return None
+
+
+def _rank(loss: Loss | None) -> int:
+    """How much a reason explains a lost history: a cut (detach, no_grad, conversion) says
+    more than a fresh factory tensor, which says more than a literal."""
+    if loss is None:
+        return 0
+    return {LossKind.LITERAL: 1, LossKind.FACTORY: 2}.get(loss.kind, 3)
 
 
 def combine(values: Iterable[Value], *, result_kind: Kind = Kind.TENSOR) -> Value:
@@ -206,7 +239,7 @@ def combine(values: Iterable[Value], *, result_kind: Kind = Kind.TENSOR) -> Valu
             tracked = True
         elif grad is Grad.UNKNOWN:
             unknown = True
-        elif first_loss is None or (first_loss.kind is LossKind.LITERAL and loss is not None):
+        elif first_loss is None or _rank(loss) > _rank(first_loss):
             first_loss = loss
     if tracked:
         return Value(grad=Grad.TRACKED, kind=result_kind, carries=carries)

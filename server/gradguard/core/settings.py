@@ -6,6 +6,7 @@ which overrides the defaults here.
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import sys
 from collections.abc import Mapping
@@ -18,7 +19,7 @@ from gradguard.core.findings import Severity
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on Python 3.10 only
-    import tomli as tomllib
+    import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
 
 
 class SettingsError(ValueError):
@@ -78,10 +79,8 @@ def _path_matches(path: str, pattern: str, config_file: Path | None) -> bool:
     candidate = PurePath(path)
     names = {candidate.as_posix(), candidate.name}
     if config_file is not None:
-        try:
+        with contextlib.suppress(ValueError, OSError):
             names.add(Path(path).resolve().relative_to(config_file.parent.resolve()).as_posix())
-        except (ValueError, OSError):
-            pass
     return any(fnmatch.fnmatch(name, pattern) for name in names)
 
 
@@ -118,7 +117,9 @@ def parse_settings(table: Mapping[str, Any], base: Settings | None = None) -> Se
         elif key == "severity":
             if not isinstance(value, Mapping):
                 raise SettingsError(f"`{raw_key}` must be a table of CODE = severity")
-            updates[key] = {str(k).upper(): _severity(f"{raw_key}.{k}", v) for k, v in value.items()}
+            updates[key] = {
+                str(k).upper(): _severity(f"{raw_key}.{k}", v) for k, v in value.items()
+            }
         elif key == "unsafe_fixes":
             if not isinstance(value, bool):
                 raise SettingsError(f"`{raw_key}` must be true or false, got {value!r}")

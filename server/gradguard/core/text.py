@@ -29,6 +29,11 @@ class SourceText:
         object.__setattr__(self, "_starts", tuple(starts))
 
     @property
+    def has_bom(self) -> bool:
+        """True when the text starts with a byte-order mark (which the parser must not see)."""
+        return self.text.startswith("\ufeff")
+
+    @property
     def line_count(self) -> int:
         """Number of lines (a trailing newline starts one more, empty, line)."""
         return len(self._starts)
@@ -83,9 +88,12 @@ class SourceText:
         """Convert an `ast` position (1-based line, UTF-8 byte column) to a `Position`."""
         line = min(max(lineno - 1, 0), self.line_count - 1)
         text = self.line(line)
+        bom = 1 if line == 0 and self.has_bom else 0
+        text = text[bom:]
         if text.isascii():
-            return Position(line, min(col_offset, len(text)))
-        return Position(line, len(text.encode("utf-8")[:col_offset].decode("utf-8", "ignore")))
+            return Position(line, bom + min(col_offset, len(text)))
+        prefix = text.encode("utf-8")[:col_offset].decode("utf-8", "ignore")
+        return Position(line, bom + len(prefix))
 
     def to_units(self, pos: Position, encoding: str) -> int:
         """Column of `pos` in code units of `encoding` ("utf-16", "utf-8" or "utf-32")."""

@@ -15,7 +15,9 @@ from gradguard.core.text import SourceText
 _PREFIX = "if 1:"
 
 
-def drop_with_item(source: SourceText, stmt: ast.With | ast.AsyncWith, index: int) -> TextEdit | None:
+def drop_with_item(
+    source: SourceText, stmt: ast.With | ast.AsyncWith, index: int
+) -> TextEdit | None:
     """Drop item `index` of a `with`; with a single item, unwrap the block (dedent its body,
     keep its comments). Returns None when the statement cannot be rewritten safely."""
     import libcst as cst
@@ -54,8 +56,10 @@ def drop_with_item(source: SourceText, stmt: ast.With | ast.AsyncWith, index: in
             return None  # `with x: stmt` on one line
         replacement = list(body.body)
         comment = body.header.comment
-        if comment is not None and replacement:
-            first_stmt = replacement[0]
+        first_stmt = replacement[0] if replacement else None
+        if comment is not None and isinstance(
+            first_stmt, cst.SimpleStatementLine | cst.BaseCompoundStatement
+        ):
             line = cst.EmptyLine(indent=True, comment=comment)
             replacement[0] = first_stmt.with_changes(
                 leading_lines=[line, *first_stmt.leading_lines]

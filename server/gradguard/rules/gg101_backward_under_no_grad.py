@@ -48,10 +48,10 @@ from collections.abc import Iterable, Iterator
 from gradguard.analysis.dependencies import assigned_names, names_feeding, read_names
 from gradguard.analysis.model import BackwardCall
 from gradguard.analysis.values import Grad, GradOff, LossKind
-from gradguard.core.findings import Finding, Fix, Related, Safety, Severity, TextEdit
+from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text
-from gradguard.rewrite.statements import delete_statement, stands_alone
+from gradguard.rewrite.statements import delete_lines, delete_statement, stands_alone
 from gradguard.rewrite.with_blocks import drop_with_item
 
 ERROR = "element 0 of tensors does not require grad and does not have a grad_fn"
@@ -63,6 +63,7 @@ class BackwardUnderNoGrad(Rule):
     code = "GG101"
     name = "backward-under-no-grad"
     severity = Severity.ERROR
+    triggers = ("backward", "autograd")
     summary = "backward() on a value computed under torch.no_grad()"
 
     valid = (
@@ -140,6 +141,7 @@ out = model(x)
 loss = criterion(out, y)
 loss.backward()
 """,
+            error=ERROR,
         ),
         Invalid(
             """
@@ -160,6 +162,7 @@ print("computed")
 T.autograd.backward(loss)
 """,
             unsafe_fix=True,
+            error=ERROR,
         ),
         Invalid(
             """
@@ -182,6 +185,7 @@ loss = compute_loss(torch.randn(4, 3))
 loss.backward()
 """,
             unsafe_fix=True,
+            error=ERROR,
         ),
         Invalid(
             """
@@ -202,6 +206,7 @@ with open("log.txt", "w") as log:
     loss = model(torch.randn(2, 3)).sum()
 loss.backward()
 """,
+            error=ERROR,
         ),
     )
 
@@ -227,13 +232,14 @@ loss.backward()
         computed = event.value.loss.node
         message = (
             f"`{name}` is computed under {off.description}, so {call} (line "
-            f"{event.call.lineno}) will raise \"{ERROR}\""
+            f'{event.call.lineno}) will raise "{ERROR}"'
         )
         related = [
             Related(ctx.node_range(event.call), f"{call} raises: {ERROR}"),
             Related(ctx.node_range(computed), f"`{name}` computed here without gradient tracking"),
         ]
-        return self.finding(message, ctx.node_range(off.node), related, _fixes(ctx, event, off))
+        fixes = list(_fixes(ctx, event, off))
+        return self.finding(message, ctx.node_range(off.node), related, fixes)
 
 
 def _describe_call(ctx: RuleContext, event: BackwardCall) -> str:
@@ -247,7 +253,9 @@ def _fixes(ctx: RuleContext, event: BackwardCall, off: GradOff) -> Iterable[Fix]
     title = f"Remove {off.description}"
     owner = off.owner
     if isinstance(owner, ast.With | ast.AsyncWith):
-        index = next((i for i, item in enumerate(owner.items) if item.context_expr is off.node), None)
+        index = next(
+            (i for i, item in enumerate(owner.items) if item.context_expr is off.node), None
+        )
         if index is None:
             return
         edit = drop_with_item(ctx.source, owner, index)
@@ -268,12 +276,9 @@ def _fixes(ctx: RuleContext, event: BackwardCall, off: GradOff) -> Iterable[Fix]
         end = ctx.source.from_ast(decorator.lineno, decorator.end_col_offset or 0).character
         if line[end:].strip() or line[at + 1 : start].strip():
             return
-        from gradguard.rewrite.statements import delete_lines
-
         yield Fix(title, Safety.UNSAFE, (delete_lines(ctx.source, first, first),))
     elif isinstance(owner, ast.stmt) and stands_alone(ctx.source, owner):
-        edit: TextEdit = delete_statement(ctx.source, owner)
-        yield Fix(title, Safety.UNSAFE, (edit,))
+        yield Fix(title, Safety.UNSAFE, (delete_statement(ctx.source, owner),))
 
 
 def _feeding_names(ctx: RuleContext, event: BackwardCall) -> set[str]:

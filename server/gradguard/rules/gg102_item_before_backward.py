@@ -75,6 +75,7 @@ class ItemBeforeBackward(Rule):
     code = "GG102"
     name = "item-before-backward"
     severity = Severity.ERROR
+    triggers = ("backward", "autograd")
     summary = "backward() on a value converted with .item()/float()/.tolist()/.numpy()"
 
     valid = (
@@ -133,6 +134,7 @@ loss.backward()
 loss = loss.item()
 print(f"loss {loss:.3f}")
 """,
+            error="'float' object has no attribute 'backward'",
         ),
         Invalid(
             """
@@ -150,6 +152,7 @@ loss = model(torch.randn(4, 3)).mean()
 loss.backward()
 loss = float(loss)
 """,
+            error="'float' object has no attribute 'backward'",
         ),
         Invalid(
             """
@@ -169,6 +172,7 @@ model = nn.Linear(3, 1)
 loss = F.mse_loss(model(torch.randn(4, 3)), torch.randn(4, 1))
 loss.backward()
 """,
+            error=None,
         ),
     )
 
@@ -181,7 +185,11 @@ loss.backward()
                 continue
             if loss.kind is LossKind.CONVERSION:
                 conversion, rewrap = loss, None
-            elif loss.kind is LossKind.REWRAP and loss.inner and loss.inner.kind is LossKind.CONVERSION:
+            elif (
+                loss.kind is LossKind.REWRAP
+                and loss.inner
+                and loss.inner.kind is LossKind.CONVERSION
+            ):
                 conversion, rewrap = loss.inner, loss
             else:
                 continue
@@ -202,7 +210,7 @@ loss.backward()
             error = f"AttributeError: '{type_name}' object has no attribute 'backward'"
             message = (
                 f"`{name}` is a plain Python value after {conversion.description}, which leaves "
-                f"the autograd graph, so {call} ({where}) will raise \"{error}\""
+                f'the autograd graph, so {call} ({where}) will raise "{error}"'
             )
             if conversion.description == ".numpy()":
                 message += (
@@ -225,13 +233,15 @@ loss.backward()
                 error = "element 0 of tensors does not require grad and does not have a grad_fn"
                 message = (
                     f"`{name}` is rebuilt from {conversion.description} by {rewrap.description}, "
-                    f"which has no history, so {call} ({where}) will raise \"{error}\""
+                    f'which has no history, so {call} ({where}) will raise "{error}"'
                 )
                 related_text = f"{call} fails here: {error}"
             primary = ctx.node_range(rewrap.node)
         related = [
             Related(ctx.node_range(event.call), related_text),
-            Related(ctx.node_range(conversion.node), f"{conversion.description} leaves the graph here"),
+            Related(
+                ctx.node_range(conversion.node), f"{conversion.description} leaves the graph here"
+            ),
         ]
         fixes = _fix(ctx, event, conversion, rewrap)
         return self.finding(message, primary, related, [fixes] if fixes else [])
@@ -257,7 +267,9 @@ def _converted(node: ast.AST) -> ast.expr | None:
     return None
 
 
-def _fix(ctx: RuleContext, event: BackwardCall, conversion: Loss, rewrap: Loss | None) -> Fix | None:
+def _fix(
+    ctx: RuleContext, event: BackwardCall, conversion: Loss, rewrap: Loss | None
+) -> Fix | None:
     outer = rewrap.node if rewrap else conversion.node
     if rewrap is not None:
         assert isinstance(rewrap.node, ast.Call)

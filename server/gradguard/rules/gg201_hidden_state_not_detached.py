@@ -60,7 +60,16 @@ from gradguard.analysis.dataflow import dotted
 from gradguard.analysis.dependencies import reads_key
 from gradguard.analysis.model import BackwardCall, LoopNode
 from gradguard.analysis.values import Carry, Kind, Value
-from gradguard.core.findings import Finding, Fix, Position, Range, Related, Safety, Severity, TextEdit
+from gradguard.core.findings import (
+    Finding,
+    Fix,
+    Position,
+    Range,
+    Related,
+    Safety,
+    Severity,
+    TextEdit,
+)
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text, replace_expr, with_method
 
@@ -84,6 +93,7 @@ class HiddenStateNotDetached(Rule):
     code = "GG201"
     name = "hidden-state-not-detached"
     severity = Severity.ERROR
+    triggers = ("backward", "autograd")
     summary = "hidden state carried into the next iteration without .detach()"
 
     valid = (
@@ -151,27 +161,35 @@ for step in range(5):
     loss.backward()
     h = h_next.detach()
 """,
+            error=ERROR,
         ),
         Invalid(
             """
 import torch
 from torch import nn
 lstm = nn.LSTM(4, 8)
+opt = torch.optim.SGD(lstm.parameters(), lr=0.1)
 h, c = torch.zeros(1, 2, 8), torch.zeros(1, 2, 8)
 for _ in range(3):
     out, (h, c) = lstm(torch.randn(5, 2, 4), (h, c))
+    opt.zero_grad()
     out.mean().backward(retain_graph=True)
+    opt.step()
 """,
             fixed="""
 import torch
 from torch import nn
 lstm = nn.LSTM(4, 8)
+opt = torch.optim.SGD(lstm.parameters(), lr=0.1)
 h, c = torch.zeros(1, 2, 8), torch.zeros(1, 2, 8)
 for _ in range(3):
     out, (h, c) = lstm(torch.randn(5, 2, 4), (h.detach(), c.detach()))
+    opt.zero_grad()
     out.mean().backward()
+    opt.step()
 """,
             unsafe_fix=True,
+            error=INPLACE_ERROR,
         ),
         Invalid(
             """
@@ -194,6 +212,7 @@ for _ in range(3):
     loss = out.mean() + hidden.mean()
     loss.backward()
 """,
+            error=ERROR,
         ),
     )
 
@@ -215,7 +234,7 @@ for _ in range(3):
             yield self._finding(ctx, group)
 
     def _finding(self, ctx: RuleContext, group: _Group) -> Finding:
-        keys = sorted({carry.key for carry in group.carries})
+        keys = list(dict.fromkeys(carry.key for carry in _in_source_order(group)))
         names = ", ".join(f"`{k}`" for k in keys)
         event = group.events[0]
         loop_line = group.loop.lineno
@@ -223,25 +242,38 @@ for _ in range(3):
         call = f"`{expr_text(ctx.source, event.target)}.backward()`"
         if event.via != "backward":
             call = f"`{event.via}(...)`"
-        state = "state" if len(keys) == 1 else "states"
-        message = (
-            f"hidden {state} {names} carries this iteration's graph into the next iteration of the "
-            f"loop at line {loop_line} without .detach(), so {call} (line {event.call.lineno}) "
-            f'will raise "{ERROR}"'
+        subject = (
+            f"hidden state {names} carries" if len(keys) == 1 else f"hidden states {names} carry"
         )
+        carried = (
+            f"{subject} this iteration's graph into the next iteration of the loop at line "
+            f"{loop_line} without .detach()"
+        )
+        message = f'{carried}, so {call} (line {event.call.lineno}) will raise "{ERROR}"'
         if retained:
             message = (
-                f"hidden {state} {names} carries this iteration's graph into the next iteration of "
-                f"the loop at line {loop_line} without .detach(); retain_graph=True (line "
-                f"{retained[0].call.lineno}) hides the bug: the graph grows every iteration and "
-                f'backward fails with "{INPLACE_ERROR}" once the optimizer updates the weights'
+                f"{carried}; retain_graph=True (line {retained[0].call.lineno}) only hides the "
+                "bug: the graph grows every iteration (unbounded memory) and, once the weights "
+                f'are updated in place, backward raises "{INPLACE_ERROR}"'
             )
         related = [
-            Related(ctx.node_range(event.call), f"{call} backpropagates into the previous iteration"),
+            Related(
+                ctx.node_range(event.call), f"{call} backpropagates into the previous iteration"
+            ),
             Related(_header_range(ctx, group.loop), "the loop that carries the state"),
         ]
         fix = _fix(ctx, group, retained)
         return self.finding(message, ctx.node_range(group.stmt), related, [fix] if fix else [])
+
+
+def _in_source_order(group: _Group) -> list[Carry]:
+    """Carries ordered by where their name is first assigned in the carry statement."""
+    order: list[str] = []
+    for node in ast.walk(group.stmt):
+        key = dotted(node) if isinstance(node, ast.expr) else None
+        if key is not None and isinstance(getattr(node, "ctx", None), ast.Store):
+            order.append(key)
+    return sorted(group.carries, key=lambda c: order.index(c.key) if c.key in order else len(order))
 
 
 def _carries_history(value: Value) -> bool:
@@ -252,7 +284,11 @@ def _carries_history(value: Value) -> bool:
 
 def _retains_graph(event: BackwardCall) -> bool:
     keyword = event.retain_graph
-    return keyword is not None and isinstance(keyword.value, ast.Constant) and keyword.value.value is True
+    return (
+        keyword is not None
+        and isinstance(keyword.value, ast.Constant)
+        and keyword.value.value is True
+    )
 
 
 def _header_range(ctx: RuleContext, loop: LoopNode) -> Range:
@@ -291,6 +327,9 @@ def _fix(ctx: RuleContext, group: _Group, retained: list[BackwardCall]) -> Fix |
 
 def _detach_edits(ctx: RuleContext, group: _Group) -> list[TextEdit]:
     stmt = group.stmt
+    parallel = _parallel_assignment_edits(ctx, group)
+    if parallel:
+        return parallel
     # Detach where the state is defined, when nothing later in the iteration reads it.
     if (
         len(group.carries) == 1
@@ -317,6 +356,31 @@ def _detach_edits(ctx: RuleContext, group: _Group) -> list[TextEdit]:
             seen.add(id(read))
             edits.append(replace_expr(ctx.source, read, _detached(ctx, read, carry)))
     return edits
+
+
+def _parallel_assignment_edits(ctx: RuleContext, group: _Group) -> list[TextEdit]:
+    """`h, c = h_next, c_next` becomes `h, c = h_next.detach(), c_next.detach()` when neither
+    name is read again in the iteration."""
+    stmt = group.stmt
+    if not (
+        isinstance(stmt, ast.Assign)
+        and len(stmt.targets) == 1
+        and isinstance(stmt.targets[0], ast.Tuple | ast.List)
+        and isinstance(stmt.value, ast.Tuple | ast.List)
+        and len(stmt.targets[0].elts) == len(stmt.value.elts)
+    ):
+        return []
+    by_key = {carry.key: carry for carry in group.carries}
+    edits: list[TextEdit] = []
+    for target, value in zip(stmt.targets[0].elts, stmt.value.elts, strict=True):
+        key = dotted(target)
+        carry = by_key.pop(key, None) if key is not None else None
+        if carry is None:
+            continue
+        if _read_later(ctx, stmt, group.loop, carry.key):
+            return []
+        edits.append(replace_expr(ctx.source, value, _detached_definition(ctx, value, carry)))
+    return [] if by_key else edits
 
 
 def _detached_definition(ctx: RuleContext, expr: ast.expr, carry: Carry) -> str:

@@ -1,0 +1,223 @@
+"""Facts of the dataflow pass: autograd state of backpropagated values and loop carries."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+from gradguard.analysis.model import BackwardCall, analyse_module
+from gradguard.analysis.values import Grad, Kind, LossKind
+
+PRELUDE = "import torch\nfrom torch import nn\n"
+
+
+def _calls(body: str) -> list[BackwardCall]:
+    source = PRELUDE + textwrap.dedent(body)
+    return analyse_module(ast.parse(source), source).backward_calls
+
+
+def _only(body: str) -> BackwardCall:
+    calls = _calls(body)
+    assert len(calls) == 1, calls
+    return calls[0]
+
+
+def test_module_output_is_tracked() -> None:
+    call = _only("m = nn.Linear(2, 1)\nloss = m(torch.randn(3, 2)).sum()\nloss.backward()\n")
+    assert call.value.grad is Grad.TRACKED
+    assert call.value.kind is Kind.TENSOR
+
+
+def test_no_grad_region_records_where_grad_was_off() -> None:
+    call = _only(
+        """
+        m = nn.Linear(2, 1)
+        with torch.no_grad():
+            loss = m(torch.randn(3, 2)).sum()
+        loss.backward()
+        """
+    )
+    assert call.value.grad is Grad.UNTRACKED
+    assert call.value.loss is not None and call.value.loss.kind is LossKind.NO_GRAD
+    assert call.value.loss.grad_off is not None
+    assert isinstance(call.value.loss.grad_off.owner, ast.With)
+
+
+def test_branches_that_disagree_are_unknown() -> None:
+    call = _only(
+        """
+        import random
+        m = nn.Linear(2, 1)
+        if random.random() > 0.5:
+            with torch.no_grad():
+                loss = m(torch.randn(3, 2)).sum()
+        else:
+            loss = m(torch.randn(3, 2)).sum()
+        loss.backward()
+        """
+    )
+    assert call.value.grad is Grad.UNKNOWN
+
+
+def test_unknown_callable_gives_unknown() -> None:
+    call = _only("from somewhere import model\nloss = model(torch.randn(2))\nloss.backward()\n")
+    assert call.value.grad is Grad.UNKNOWN
+
+
+def test_item_on_tensor_is_a_conversion() -> None:
+    call = _only("m = nn.Linear(2, 1)\nloss = m(torch.randn(3, 2)).sum().item()\nloss.backward()\n")
+    assert call.value.kind is Kind.SCALAR
+    assert call.value.loss is not None and call.value.loss.kind is LossKind.CONVERSION
+
+
+def test_loop_carried_state_is_tagged_with_its_carry_statement() -> None:
+    call = _only(
+        """
+        cell = nn.GRUCell(2, 4)
+        h = torch.zeros(1, 4)
+        for _ in range(3):
+            h = cell(torch.randn(1, 2), h)
+            h.sum().backward()
+        """
+    )
+    carries = call.value.all_carries()
+    assert [c.key for c in carries] == ["h"]
+    (carry,) = carries
+    assert carry.value.has_history
+    assert carry.loop in call.every_iteration
+
+
+def test_state_recreated_each_iteration_is_not_carried() -> None:
+    call = _only(
+        """
+        cell = nn.GRUCell(2, 4)
+        for _ in range(3):
+            h = torch.zeros(1, 4)
+            h = cell(torch.randn(1, 2), h)
+            h.sum().backward()
+        """
+    )
+    assert not call.value.all_carries()
+
+
+def test_helper_call_forgets_the_carry() -> None:
+    call = _only(
+        """
+        from helpers import repackage
+        cell = nn.GRUCell(2, 4)
+        h = torch.zeros(1, 4)
+        for _ in range(3):
+            h = repackage(h)
+            h = cell(torch.randn(1, 2), h)
+            h.sum().backward()
+        """
+    )
+    assert not call.value.all_carries()
+
+
+def test_conditional_backward_does_not_run_every_iteration() -> None:
+    call = _only(
+        """
+        cell = nn.GRUCell(2, 4)
+        h = torch.zeros(1, 4)
+        for i in range(3):
+            h = cell(torch.randn(1, 2), h)
+            if i % 2:
+                h.sum().backward()
+        """
+    )
+    assert not call.every_iteration
+
+
+def test_local_module_forward_is_summarised() -> None:
+    call = _only(
+        """
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.rnn = nn.LSTM(2, 4)
+            def forward(self, x, state):
+                out, state = self.rnn(x, state)
+                return out, state
+        net = Net()
+        out, state = net(torch.randn(3, 1, 2), None)
+        out.sum().backward()
+        """
+    )
+    assert call.value.grad is Grad.TRACKED
+
+
+def test_decorated_function_returns_untracked_value() -> None:
+    call = _only(
+        """
+        m = nn.Linear(2, 1)
+        @torch.inference_mode()
+        def predict(x):
+            return m(x)
+        predict(torch.randn(1, 2)).sum().backward()
+        """
+    )
+    assert call.value.grad is Grad.UNTRACKED
+    assert call.value.loss is not None and call.value.loss.kind is LossKind.NO_GRAD
+
+
+def test_deep_nesting_does_not_escape() -> None:
+    source = PRELUDE + "x = " + "(" * 90 + "1" + ")" * 90 + "\n"
+    analyse_module(ast.parse(source), source)
+
+
+def test_state_kept_on_a_module_is_carried_across_calls() -> None:
+    call = _only(
+        """
+        class Stateful(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.rnn = nn.GRU(2, 4)
+                self.hidden = None
+            def forward(self, x):
+                out, self.hidden = self.rnn(x, self.hidden)
+                return out
+        model = Stateful()
+        for _ in range(3):
+            model(torch.randn(5, 1, 2)).sum().backward()
+        """
+    )
+    (carry,) = call.value.all_carries()
+    assert carry.key == "model.hidden"
+    assert isinstance(carry.stmt, ast.Assign)
+
+
+def test_sequential_of_known_layers_is_a_module_with_history() -> None:
+    call = _only(
+        "m = nn.Sequential(nn.Linear(2, 3), nn.ReLU())\nloss = m(torch.randn(1, 2)).sum()\n"
+        "loss.backward()\n"
+    )
+    assert call.value.grad is Grad.TRACKED
+
+
+def test_module_level_boolean_flag_is_known_in_functions() -> None:
+    call = _only(
+        """
+        ENABLED = False
+        m = nn.Linear(2, 1)
+        def step():
+            with torch.set_grad_enabled(ENABLED):
+                loss = m(torch.randn(1, 2)).sum()
+            loss.backward()
+        """
+    )
+    assert call.value.loss is not None and call.value.loss.kind is LossKind.NO_GRAD
+
+
+def test_number_accumulated_from_item_keeps_the_conversion_reason() -> None:
+    call = _only(
+        """
+        m = nn.Linear(2, 1)
+        total = 0.0
+        for _ in range(2):
+            total += m(torch.randn(1, 2)).sum().item()
+        total.backward()
+        """
+    )
+    assert call.value.kind is Kind.SCALAR
+    assert call.value.loss is not None and call.value.loss.kind is LossKind.CONVERSION
