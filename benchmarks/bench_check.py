@@ -257,8 +257,26 @@ class Phases:
     rules: dict[str, Timing]
 
 
+def gc_paused(fn: Callable[[], object]) -> Callable[[], object]:
+    """`fn` with the cyclic collector off while it runs, as `check_source` runs its steps."""
+
+    def call() -> object:
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return fn()
+        finally:
+            if enabled:
+                gc.enable()
+
+    return call
+
+
 def engine_phases(text: str, path: str, runs: int) -> Phases:
-    """Time the engine's steps separately: line table, parse, analysis, noqa scan, each rule."""
+    """Time the engine's steps separately: line table, parse, analysis, noqa scan, each rule.
+
+    Each step runs with the garbage collector paused, as inside `check_source`.
+    """
     from gradguard.core import engine
     from gradguard.core.rule import RuleContext
     from gradguard.core.settings import Settings
@@ -267,9 +285,9 @@ def engine_phases(text: str, path: str, runs: int) -> Phases:
 
     source = SourceText(text)
     steps: dict[str, Timing] = {
-        "SourceText": time_call(lambda: SourceText(text), runs),
-        "parse (engine)": time_call(lambda: engine.parse(source, path), runs),
-        "noqa scan": time_call(lambda: Suppressions.scan(source), runs),
+        "SourceText": time_call(gc_paused(lambda: SourceText(text)), runs),
+        "ast.parse (gc off)": time_call(gc_paused(lambda: ast.parse(text, path)), runs),
+        "noqa scan": time_call(gc_paused(lambda: Suppressions.scan(source)), runs),
     }
     rules: dict[str, Timing] = {}
     findings: int | None = None
@@ -280,11 +298,21 @@ def engine_phases(text: str, path: str, runs: int) -> Phases:
         except ImportError as exc:
             steps["analysis"] = Timing(error=f"ImportError: {exc}"[:80])
         else:
-            steps["analysis"] = time_call(lambda: analyse_module(tree), runs)
-            analysis = analyse_module(tree)
+            selected = engine.selected_rules(Settings(), path)
+            # The words the enabled rules need; a rule without any needs every function.
+            needs = [tuple(getattr(rule, "triggers", ())) for rule in selected]
+            triggers = None if not all(needs) else tuple(sorted({w for n in needs for w in n}))
+            steps["analysis (lazy)"] = time_call(
+                gc_paused(lambda: analyse_module(tree, text, triggers)), runs
+            )
+            steps["analysis (every function)"] = time_call(
+                gc_paused(lambda: analyse_module(tree, text, None)), runs
+            )
+            analysis = analyse_module(tree, text, triggers)
             ctx = RuleContext(source=source, tree=tree, analysis=analysis, path=path)
-            for rule in engine.selected_rules(Settings(), path):
-                rules[rule.code] = time_call(functools.partial(run_rule, rule, ctx), runs)
+            for rule in selected:
+                check = gc_paused(functools.partial(run_rule, rule, ctx))
+                rules[rule.code] = time_call(check, runs)
         try:
             findings = len(engine.check_source(text, path=path).findings)
         except Exception:
@@ -608,14 +636,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--output", type=Path, default=RESULTS / "check.md")
     parser.add_argument(
         "--profile",
-        action="store_true",
-        help="only cProfile check_source on the largest file (to results/check-profile.txt)",
+        nargs="?",
+        const=FILES[-1].member,
+        metavar="PATH_PART",
+        help="only cProfile check_source on one file (default: the largest; else the first whose "
+        "wheel path contains PATH_PART) into results/check-profile.txt",
     )
     args = parser.parse_args(argv)
     if args.profile:
-        largest = FILES[-1]
-        ensure_corpus([largest])
-        profile(largest, 5, RESULTS / "check-profile.txt")
+        chosen = next((f for f in FILES if args.profile in f.member), None)
+        if chosen is None:
+            parser.error(f"no benchmark file matches {args.profile!r}")
+        ensure_corpus([chosen])
+        profile(chosen, 5, RESULTS / "check-profile.txt")
         return 0
     if args.quick:
         files = [next(f for f in FILES if f.size == size) for size in ("small", "medium", "large")]
