@@ -472,7 +472,7 @@ class FunctionInterpreter:
             base_key = dotted(target.value)
             if base_key is not None and self.env is not None and base_key in self.env:
                 base = self.env[base_key]
-                if base.kind is Kind.TENSOR and target.attr in ("requires_grad", "data", "grad"):
+                if base.kind is Kind.TENSOR and target.attr in ("requires_grad", "data"):
                     self.env[base_key] = evolve(UNKNOWN, kind=Kind.TENSOR, origin=base.origin)
             if key is not None:
                 self.bind_key(key, value)
@@ -649,12 +649,15 @@ class FunctionInterpreter:
     def _stmt_AugAssign(self, stmt: ast.AugAssign) -> None:
         current = self.eval(stmt.target) if not isinstance(stmt.target, ast.Subscript) else UNKNOWN
         value = self.eval(stmt.value)
+        result = self.arithmetic(stmt, [current, value])
         if current.kind is Kind.TENSOR:
             operator = type(stmt.op).__name__
             self.record_use("inplace", operator, stmt, stmt.target, current)
+            # `x += y` on a tensor changes x in place: it stays the same (leaf) tensor.
+            result = evolve(result, leaf=current.leaf)
         elif isinstance(stmt.target, ast.Subscript):
             self._subscript_store(stmt.target, stmt)
-        self.bind(stmt.target, self.arithmetic(stmt, [current, value]))
+        self.bind(stmt.target, result)
 
     def _stmt_Return(self, stmt: ast.Return) -> None:
         value = self.eval(stmt.value) if stmt.value is not None else NONE
