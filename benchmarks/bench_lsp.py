@@ -259,6 +259,12 @@ class FileResult:
     open: Latencies
     full_change: Latencies
     incremental_change: Latencies
+    note: str = ""
+
+    @property
+    def label(self) -> str:
+        """The file's label, with what was done to it."""
+        return f"{self.file.label}{self.note}"
 
 
 @dataclass
@@ -414,8 +420,12 @@ def run_server(
     *,
     opens: int,
     edits: int,
+    probe: bool = False,
 ) -> ServerResult:
-    """Start one server, run every measurement, shut it down."""
+    """Start one server, run every measurement, shut it down.
+
+    `probe` adds a run on a file the engine skips, to separate server cost from analysis cost.
+    """
     log_path = workdir / f"{name}.stderr.log"
     print(f"{name}: {' '.join(argv)}", file=sys.stderr)
     with log_path.open("wb") as log:
@@ -453,6 +463,22 @@ def run_server(
                         client, f, staged[f], opens=opens, edits=edits, incremental=kind == 2
                     )
                 )
+            if probe:
+                # The same 2k-line text with `torch` spelled `tqrch`: the engine skips it at
+                # once, so this row is the server's own cost (protocol, threads, conversion).
+                medium = LATENCY_FILES[1]
+                source = staged[medium]
+                blind = source.with_name(source.stem + "_no_torch.py")
+                text = source.read_text(encoding="utf-8").replace("torch", "tqrch")
+                blind.write_text(text, encoding="utf-8")
+                print(f"  {medium.label} without torch", file=sys.stderr)
+                probe_result = bench_file(
+                    client, medium, blind, opens=opens, edits=edits, incremental=kind == 2
+                )
+                probe_result.note = " (`torch` renamed: analysis skipped)"
+                files.append(probe_result)
+                # Closed again, so memory is measured with the benchmark files only.
+                client.notify("textDocument/didClose", {"textDocument": {"uri": uri_of(blind)}})
             # Then every other benchmark file, so memory is measured with all of them open.
             others = [f for f in staged if f not in LATENCY_FILES]
             for f in others:
@@ -529,7 +555,7 @@ def render(results: Sequence[ServerResult], args: argparse.Namespace) -> str:
         for r in s.files:
             count = r.full_change.diagnostics
             out.append(
-                f"| {s.name} | {r.file.label} | {r.lines:,} | {r.open.cell()} "
+                f"| {s.name} | {r.label} | {r.lines:,} | {r.open.cell()} "
                 f"| {r.full_change.cell()} | {r.incremental_change.cell()} "
                 f"| {'-' if count is None else count} |"
             )
@@ -554,7 +580,7 @@ def render(results: Sequence[ServerResult], args: argparse.Namespace) -> str:
         if s.error is not None:
             out.append(f"* n/a: {s.error}")
         for r in s.files:
-            if r.file.size != "medium" or not r.full_change.samples:
+            if r.file.size != "medium" or r.note or not r.full_change.samples:
                 continue
             for label, lat in (("full", r.full_change), ("incremental", r.incremental_change)):
                 if not lat.samples:
@@ -597,7 +623,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         staged = stage(every, workdir)
         for name, command in servers:
             results.append(
-                run_server(name, command, workdir, staged, opens=args.opens, edits=args.edits)
+                run_server(
+                    name,
+                    command,
+                    workdir,
+                    staged,
+                    opens=args.opens,
+                    edits=args.edits,
+                    probe=name == "gradguard",
+                )
             )
     report = render(results, args)
     print(report)
