@@ -22,8 +22,8 @@ from gradguard.analysis.model import (
     FunctionNode,
     LoopNode,
     ModuleAnalysis,
-    TensorUse,
     TorchCall,
+    ValueUse,
 )
 from gradguard.analysis.values import (
     NONE,
@@ -278,6 +278,7 @@ class ModuleInterpreter:
             for name, value in (scratch.env or {}).items()
             if value.kind in (Kind.MODULE, Kind.CLASS, Kind.FUNCTION, Kind.INSTANCE)
             or isinstance(value.const, bool)
+            or is_optimizer(value)
         }
 
     def class_info(self, node: ast.ClassDef) -> ClassInfo:
@@ -472,6 +473,8 @@ class FunctionInterpreter:
             base_key = dotted(target.value)
             if base_key is not None and self.env is not None and base_key in self.env:
                 base = self.env[base_key]
+                if base.kind is Kind.TENSOR and self.stmt is not None:
+                    self.record_use("setattr", target.attr, self.stmt, target.value, base)
                 if base.kind is Kind.TENSOR and target.attr in ("requires_grad", "data"):
                     self.env[base_key] = evolve(UNKNOWN, kind=Kind.TENSOR, origin=base.origin)
             if key is not None:
@@ -1059,8 +1062,10 @@ class FunctionInterpreter:
 
     def torch_call(self, call: ast.Call, qualified: str) -> Value:
         """A call of a torch API resolved through the imports."""
-        if self.record:
-            self.module.analysis.torch_calls.append(TorchCall(call, qualified, self.function))
+        if self.record and self.stmt is not None:
+            self.module.analysis.torch_calls.append(
+                TorchCall(call, qualified, self.stmt, self.function)
+            )
         if qualified in api.BACKWARD_FUNCTIONS or qualified in api.GRAD_FUNCTIONS:
             keyword = "tensors" if qualified in api.BACKWARD_FUNCTIONS else "outputs"
             target = call.args[0] if call.args else None
@@ -1091,8 +1096,12 @@ class FunctionInterpreter:
         last = qualified.rsplit(".", 1)[-1]
         if module_kind is not None or (qualified.startswith("torch.nn.") and last[:1].isupper()):
             return Value(kind=Kind.MODULE, module=ModuleRef(qualified=qualified))
-        if qualified.startswith("torch.optim."):
-            return Value(kind=Kind.OTHER)
+        if (
+            qualified.startswith("torch.optim.")
+            and qualified.count(".") == 2
+            and last[:1].isupper()
+        ):
+            return Value(kind=Kind.OTHER, module=ModuleRef(qualified=qualified))
         return UNKNOWN
 
     def _leaf(self, call: ast.Call, qualified: str, inner: Value | None) -> Value:
@@ -1130,12 +1139,15 @@ class FunctionInterpreter:
             return self.tensor_method(call, receiver, receiver_key, name, args)
         if receiver.kind is Kind.MODULE:
             if name == "forward":
+                self.record_use("forward", name, call, func.value, receiver)
                 return self.call_value(call, receiver, evaluated=args)
             if name in _MODULE_SELF_METHODS:
                 return receiver
             if name in _MODULE_INFO_METHODS:
                 return Value(kind=Kind.OTHER)
         if receiver.kind in (Kind.SCALAR, Kind.NONE, Kind.OTHER, Kind.SEQUENCE):
+            if is_optimizer(receiver):
+                self.record_use("optimizer", name, call, func.value, receiver)
             return UNKNOWN
         method = _local_method(receiver, name)
         if method is not None and receiver.kind is not Kind.CLASS:
@@ -1299,8 +1311,8 @@ class FunctionInterpreter:
         """Remember a conversion or in-place operation on a tensor for the rules."""
         if not self.record or self.stmt is None:
             return
-        self.module.analysis.tensor_uses.append(
-            TensorUse(kind, name, node, self.stmt, target, value, self.mode.enabled, self.function)
+        self.module.analysis.uses.append(
+            ValueUse(kind, name, node, self.stmt, target, value, self.mode.enabled, self.function)
         )
 
     def record_backward(self, call: ast.Call, target: ast.expr, value: Value, via: str) -> None:
@@ -1388,6 +1400,12 @@ def _sequential_kind(layers: list[Value]) -> api.ModuleKind | None:
             return None
         has_parameters = has_parameters or kind.has_parameters
     return api.ModuleKind(has_parameters, "tensor") if layers else None
+
+
+def is_optimizer(value: Value) -> bool:
+    """True for an optimizer constructed from `torch.optim` in this file."""
+    qualified = value.module.qualified if value.module is not None else None
+    return qualified is not None and qualified.startswith("torch.optim.")
 
 
 def _local_method(receiver: Value, name: str) -> FunctionNode | None:

@@ -211,7 +211,9 @@ def torch_alias(tree: ast.Module) -> str | None:
         if isinstance(stmt, ast.Import):
             for alias in stmt.names:
                 local = alias.asname or alias.name.split(".")[0]
-                if alias.name == "torch" or (alias.asname is None and alias.name.startswith("torch.")):
-                    if scope.resolve_name(local) == "torch":
-                        return local
+                imports_torch = alias.name == "torch" or (
+                    alias.asname is None and alias.name.startswith("torch.")
+                )
+                if imports_torch and scope.resolve_name(local) == "torch":
+                    return local
     return None

@@ -33,12 +33,16 @@ class BackwardCall:
 
 
 @dataclass(frozen=True, eq=False)
-class TensorUse:
-    """An operation on a value known to be a tensor, for rules about single operations.
+class ValueUse:
+    """An operation on a known value (a tensor, a module, an optimizer), for rules about
+    single operations.
 
-    `kind` is "conversion" (`.item()`, `.tolist()`, `.numpy()`; `name` is the method) or
-    "inplace" (`x += ...`, `x[i] = ...`, `x.add_(...)`; `name` is the operator or method).
-    `value` is the tensor before the operation and `grad_enabled` the grad mode there.
+    `kind` is "conversion" (`.item()`, `.tolist()`, `.numpy()` on a tensor; `name` is the
+    method), "inplace" (`x += ...`, `x[i] = ...`, `x.add_(...)` on a tensor; `name` is the
+    operator or method), "setattr" (`x.name = ...` on a tensor; `name` is the attribute),
+    "forward" (`model.forward(...)` on a module) or "optimizer" (`opt.step()`,
+    `opt.zero_grad()` on a torch.optim optimizer; `name` is the method).
+    `value` is the receiver before the operation and `grad_enabled` the grad mode there.
     """
 
     kind: str
@@ -58,6 +62,7 @@ class TorchCall:
 
     call: ast.Call
     qualified: str
+    stmt: ast.stmt
     function: FunctionNode | None
 
 
@@ -67,7 +72,7 @@ class ModuleAnalysis:
 
     tree: ast.Module
     backward_calls: list[BackwardCall] = field(default_factory=list)
-    tensor_uses: list[TensorUse] = field(default_factory=list)
+    uses: list[ValueUse] = field(default_factory=list)
     torch_calls: list[TorchCall] = field(default_factory=list)
     # For each loop-carried value, the expressions that read it from the previous iteration.
     carry_reads: dict[Carry, list[ast.expr]] = field(default_factory=dict)

@@ -185,7 +185,7 @@ def applicable_fixes(
         if codes is not None and finding.code not in codes:
             continue
         fix = finding.fix
-        if fix is not None and (unsafe or fix.safety is Safety.SAFE):
+        if fix is not None and (unsafe or fix.safety is Safety.SAFE) and fix.edits:
             fixes.append(fix)
     return fixes
 

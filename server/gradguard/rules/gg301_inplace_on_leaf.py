@@ -40,9 +40,18 @@ import ast
 from collections.abc import Iterator
 
 from gradguard.analysis.imports import torch_alias
-from gradguard.analysis.model import TensorUse
+from gradguard.analysis.model import ValueUse
 from gradguard.analysis.values import Grad
-from gradguard.core.findings import Finding, Fix, Position, Range, Related, Safety, Severity, TextEdit
+from gradguard.core.findings import (
+    Finding,
+    Fix,
+    Position,
+    Range,
+    Related,
+    Safety,
+    Severity,
+    TextEdit,
+)
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text
 from gradguard.rewrite.statements import indentation, stands_alone
@@ -141,7 +150,7 @@ for p in model.parameters():
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         """One finding per in-place statement on a leaf that requires grad."""
-        flagged = [use for use in ctx.analysis.tensor_uses if _is_flagged(use)]
+        flagged = [use for use in ctx.analysis.uses if _is_flagged(use)]
         statements = {id(use.stmt) for use in flagged}
         alias = torch_alias(ctx.tree)
         reported: set[int] = set()
@@ -161,7 +170,7 @@ for p in model.parameters():
             yield self.finding(message, ctx.node_range(use.stmt), related, [fix] if fix else [])
 
 
-def _is_flagged(use: TensorUse) -> bool:
+def _is_flagged(use: ValueUse) -> bool:
     return (
         use.kind == "inplace"
         and use.value.grad is Grad.TRACKED
@@ -177,7 +186,9 @@ def _fix(ctx: RuleContext, stmt: ast.stmt, flagged: set[int], alias: str | None)
     _, block = ctx.analysis.block_of(stmt)
     index = next(i for i, s in enumerate(block) if s is stmt)
     first = last = index
-    while first > 0 and id(block[first - 1]) in flagged and stands_alone(ctx.source, block[first - 1]):
+    while (
+        first > 0 and id(block[first - 1]) in flagged and stands_alone(ctx.source, block[first - 1])
+    ):
         first -= 1
     while (
         last + 1 < len(block)

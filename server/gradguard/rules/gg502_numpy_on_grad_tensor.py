@@ -7,7 +7,8 @@ computed from parameters, or a leaf created with `requires_grad=True`.
 ## Why is this bad?
 NumPy arrays cannot carry autograd history, so PyTorch refuses the conversion:
 
-    RuntimeError: Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.
+    RuntimeError: Can't call numpy() on Tensor that requires grad.
+    Use tensor.detach().numpy() instead.
 
 ## Example
 ```python
@@ -116,17 +117,14 @@ for step in range(2):
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         """One finding per `.numpy()` on a tensor that certainly requires grad."""
         reported: set[int] = set()
-        for use in ctx.analysis.tensor_uses:
+        for use in ctx.analysis.uses:
             if use.kind != "conversion" or use.name != "numpy" or id(use.node) in reported:
                 continue
             if use.value.grad is not Grad.TRACKED:
                 continue
             reported.add(id(use.node))
             name = expr_text(ctx.source, use.target)
-            if len(name) > 40:
-                name = "the tensor"
-            else:
-                name = f"`{name}`"
+            name = "the tensor" if len(name) > 40 else f"`{name}`"
             message = f'{name} requires grad, so .numpy() will raise "{ERROR}"'
             related = []
             origin = use.value.origin
