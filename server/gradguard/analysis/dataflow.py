@@ -653,6 +653,8 @@ class FunctionInterpreter:
         current = self.eval(stmt.target) if not isinstance(stmt.target, ast.Subscript) else UNKNOWN
         value = self.eval(stmt.value)
         result = self.arithmetic(stmt, [current, value])
+        if isinstance(stmt.op, ast.Add) and value.kind is Kind.TENSOR:
+            self.record_use("accumulate", "Add", stmt, stmt.target, current, value)
         if current.kind is Kind.TENSOR:
             operator = type(stmt.op).__name__
             self.record_use("inplace", operator, stmt, stmt.target, current)
@@ -835,6 +837,8 @@ class FunctionInterpreter:
                 previous = before.get(key)
                 if previous is value:
                     continue
+                if previous is not None and value.origin is previous.origin:
+                    continue  # annotated in the loop (e.g. retain_grad), not re-bound
                 carry = Carry(key, stmt, value.origin, value, previous)
                 merged = join(previous, value) if previous is not None else evolve(value)
                 head[key] = evolve(merged, carries=merged.carries | {carry})
@@ -923,6 +927,8 @@ class FunctionInterpreter:
             self.state_reads.setdefault(expr.attr, expr)
         base = self.eval(expr.value)
         if base.kind is Kind.TENSOR:
+            if expr.attr == "grad":
+                self.record_use("grad", "grad", expr, expr.value, base)
             if expr.attr == "data":
                 return Value(
                     Grad.UNTRACKED, Kind.TENSOR, Loss(LossKind.DETACH, expr, ".data"), leaf=True
@@ -1101,8 +1107,18 @@ class FunctionInterpreter:
             and qualified.count(".") == 2
             and last[:1].isupper()
         ):
+            self._record_optimized(call, qualified, args)
             return Value(kind=Kind.OTHER, module=ModuleRef(qualified=qualified))
         return UNKNOWN
+
+    def _record_optimized(self, call: ast.Call, qualified: str, args: list[Value]) -> None:
+        """Tensors listed literally as an optimizer's parameters: `SGD([w, b], lr=...)`."""
+        if not call.args or not isinstance(call.args[0], ast.List | ast.Tuple) or not args:
+            return
+        elements = args[0].elements or ()
+        for expr, value in zip(call.args[0].elts, elements, strict=False):
+            if value.kind is Kind.TENSOR:
+                self.record_use("optimize", qualified, call, expr, value)
 
     def _leaf(self, call: ast.Call, qualified: str, inner: Value | None) -> Value:
         requires = self._keyword(call, "requires_grad")
@@ -1183,7 +1199,13 @@ class FunctionInterpreter:
             if key is not None:
                 self.bind_key(key, detached)
             return detached
+        if name == "retain_grad":
+            if key is not None and self.env is not None:
+                self.env[key] = evolve(receiver, retains_grad=True)
+            return NONE
         if name == "requires_grad_":
+            assert isinstance(call.func, ast.Attribute)
+            self.record_use("requires_grad_", name, call, call.func.value, receiver)
             flag = args[0].const if args else True
             value = Value(
                 grad=Grad.TRACKED if flag is True else Grad.UNKNOWN, kind=Kind.TENSOR, leaf=True
@@ -1306,13 +1328,30 @@ class FunctionInterpreter:
             del self.env[existing]
 
     def record_use(
-        self, kind: str, name: str, node: ast.AST, target: ast.expr, value: Value
+        self,
+        kind: str,
+        name: str,
+        node: ast.AST,
+        target: ast.expr,
+        value: Value,
+        added: Value | None = None,
     ) -> None:
-        """Remember a conversion or in-place operation on a tensor for the rules."""
+        """Remember an operation on a known value for the rules (see `ValueUse`)."""
         if not self.record or self.stmt is None:
             return
         self.module.analysis.uses.append(
-            ValueUse(kind, name, node, self.stmt, target, value, self.mode.enabled, self.function)
+            ValueUse(
+                kind,
+                name,
+                node,
+                self.stmt,
+                target,
+                value,
+                self.mode.enabled,
+                self.function,
+                self.every_iteration(),
+                added,
+            )
         )
 
     def record_backward(self, call: ast.Call, target: ast.expr, value: Value, via: str) -> None:

@@ -118,6 +118,7 @@ class Value:
     function: ast.FunctionDef | ast.AsyncFunctionDef | None = None
     instance_of: ClassInfo | None = None
     const: object = None  # True/False/None literal values, for flags
+    retains_grad: bool = False  # `x.retain_grad()` was called on this tensor
 
     @property
     def has_history(self) -> bool:
@@ -193,6 +194,7 @@ def join(a: Value | None, b: Value | None) -> Value:
         function=a.function if a.function is b.function else None,
         instance_of=a.instance_of if a.instance_of is b.instance_of else None,
         const=a.const if a.const == b.const and type(a.const) is type(b.const) else None,
+        retains_grad=a.retains_grad and b.retains_grad,
     )
 
 
