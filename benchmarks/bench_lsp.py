@@ -533,6 +533,7 @@ def render(results: Sequence[ServerResult], args: argparse.Namespace) -> str:
         f"* machine: `nproc` = {os.cpu_count()}, {platform.platform()}",
         f"* load average at the end of the run (1/5/15 min): {' '.join(load) or '?'}",
         f"* python: {platform.python_version()}; gradguard commit {commit or '?'}",
+        *([f"* note: {args.note}"] if args.note else []),
         "* corpus: " + ", ".join(f"{d} {v}" for d, v in CORPUS_WHEELS.items()),
         f"* {args.opens} didOpen of fresh URIs + the kept document per file; "
         f"{args.edits} timed edits per sync mode after 3 warm-up edits; debounceMs = 0",
@@ -607,6 +608,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "(default: `gradguard lsp` next to this interpreter)",
     )
     parser.add_argument("--output", type=Path, default=RESULTS / "lsp.md")
+    parser.add_argument("--note", default="", help="a line for the report's header")
     args = parser.parse_args(argv)
     args.opens, args.edits = (3, 20) if args.quick else (10, 60)
     every = list(dict.fromkeys([*LATENCY_FILES, *FILES]))
