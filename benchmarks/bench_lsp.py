@@ -259,6 +259,8 @@ class FileResult:
     open: Latencies
     full_change: Latencies
     incremental_change: Latencies
+    # Server CPU time per full-text edit (steadier than latency when the machine is busy).
+    cpu_per_edit_ms: float | None = None
     note: str = ""
 
     @property
@@ -297,6 +299,17 @@ def rss_kib(pid: int) -> int | None:
     except OSError:
         return None
     return None
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """User + system CPU time a process has used so far (all its threads)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat.rsplit(")", 1)[1].split()
+    # utime and stime are fields 14 and 15 of the whole line, 12 and 13 after the ")".
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def process_tree_rss_kib(root: int) -> int | None:
@@ -393,12 +406,19 @@ def bench_file(
 
     full = Latencies()
     warmup = 3
+    cpu_before: float | None = None
     for i in range(warmup + edits):
+        if i == warmup:
+            cpu_before = cpu_seconds(client.proc.pid)
         typed += "x"
         latency, received = change({"text": text.replace(EDIT_LINE, EDIT_LINE + typed)})
         if i >= warmup:
             full.samples.append(latency)
             full.diagnostics = diagnostics_count(received)
+    cpu_after = cpu_seconds(client.proc.pid)
+    cpu_per_edit = None
+    if cpu_before is not None and cpu_after is not None and edits:
+        cpu_per_edit = (cpu_after - cpu_before) / edits * 1000
     partial = Latencies()
     if incremental:
         for i in range(warmup + edits):
@@ -409,7 +429,7 @@ def bench_file(
             if i >= warmup:
                 partial.samples.append(latency)
                 partial.diagnostics = diagnostics_count(received)
-    return FileResult(f, lines, opened, full, partial)
+    return FileResult(f, lines, opened, full, partial, cpu_per_edit)
 
 
 def run_server(
@@ -430,7 +450,10 @@ def run_server(
     print(f"{name}: {' '.join(argv)}", file=sys.stderr)
     with log_path.open("wb") as log:
         started = time.perf_counter()
-        client = LspClient(argv, workdir, log)
+        try:
+            client = LspClient(argv, workdir, log)
+        except OSError as exc:
+            return ServerResult(name, " ".join(argv), "?", 0.0, [], None, None, 0, error=str(exc))
         try:
             result = client.request(
                 "initialize",
@@ -546,18 +569,19 @@ def render(results: Sequence[ServerResult], args: argparse.Namespace) -> str:
         "## Latency",
         "",
         "| server | file | lines | didOpen | didChange (full text) "
-        "| didChange (1 char, incremental) | diagnostics |",
-        "|---|---|---:|---:|---:|---:|---:|",
+        "| didChange (1 char, incremental) | server CPU ms per full edit | diagnostics |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
     ]
     for s in results:
         if s.error is not None:
-            out.append(f"| {s.name} | n/a ({s.error}) | | | | | |")
+            out.append(f"| {s.name} | n/a ({s.error}) | | | | | | |")
             continue
         for r in s.files:
             count = r.full_change.diagnostics
             out.append(
                 f"| {s.name} | {r.label} | {r.lines:,} | {r.open.cell()} "
                 f"| {r.full_change.cell()} | {r.incremental_change.cell()} "
+                f"| {'-' if r.cpu_per_edit_ms is None else f'{r.cpu_per_edit_ms:,.1f}'} "
                 f"| {'-' if count is None else count} |"
             )
     out += [
@@ -613,9 +637,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.opens, args.edits = (3, 20) if args.quick else (10, 60)
     every = list(dict.fromkeys([*LATENCY_FILES, *FILES]))
     ensure_corpus(every)
-    servers: list[tuple[str, list[str]]] = [
-        ("gradguard", args.server or gradguard_server_command())
-    ]
+    gradguard: list[str] = args.server or gradguard_server_command()
+    if "/" in gradguard[0]:
+        gradguard[0] = str(Path(gradguard[0]).absolute())  # servers run in a temporary directory
+    servers: list[tuple[str, list[str]]] = [("gradguard", gradguard)]
     if not args.no_peers:
         ensure_peers()
         servers.append(("ruff server", [str(PEERS_VENV / "bin" / "ruff"), "server"]))
