@@ -277,6 +277,7 @@ class ModuleInterpreter:
             name: value
             for name, value in (scratch.env or {}).items()
             if value.kind in (Kind.MODULE, Kind.CLASS, Kind.FUNCTION, Kind.INSTANCE)
+            or (value.kind is Kind.SCALAR and value.loss is not None)
             or isinstance(value.const, bool)
             or is_optimizer(value)
         }
@@ -970,9 +971,17 @@ class FunctionInterpreter:
         return result
 
     def _expr_Compare(self, expr: ast.Compare) -> Value:
-        for value in (expr.left, *expr.comparators):
-            self.eval(value)
+        values = [self.eval(value) for value in (expr.left, *expr.comparators)]
+        if any(v.kind is Kind.TENSOR for v in values):
+            return self.non_differentiable(expr, "a comparison")
         return UNKNOWN
+
+    def non_differentiable(self, node: ast.AST, description: str) -> Value:
+        """The result of an op autograd cannot differentiate (argmax, comparisons, integer
+        casts): a tensor that never requires grad."""
+        return Value(
+            Grad.UNTRACKED, Kind.TENSOR, Loss(LossKind.NON_DIFFERENTIABLE, node, description)
+        )
 
     def _expr_BinOp(self, expr: ast.BinOp) -> Value:
         return self.arithmetic(expr, [self.eval(expr.left), self.eval(expr.right)])
@@ -1092,6 +1101,8 @@ class FunctionInterpreter:
             return self._leaf(call, qualified, inner)
         if qualified in api.PARAMETER:
             return Value(grad=Grad.TRACKED, kind=Kind.TENSOR, leaf=True)
+        if qualified in api.NON_DIFFERENTIABLE:
+            return self.non_differentiable(call, f"{qualified}()")
         if qualified in api.DIFFERENTIABLE or qualified.startswith(api.FUNCTIONAL_PREFIX):
             return self.tensor_op(call, args)
         if qualified in api.TUPLE_RETURNING:
@@ -1126,7 +1137,14 @@ class FunctionInterpreter:
         if requires is not None and not wants_grad and self.eval(requires.value).const is not False:
             return Value(kind=Kind.TENSOR, leaf=True)
         if inner is not None:
-            loss = Loss(LossKind.REWRAP, call, f"{qualified}(...)", inner=inner.loss)
+            history = combine([inner]).grad is Grad.TRACKED
+            loss = Loss(
+                LossKind.REWRAP,
+                call,
+                f"{qualified}(...)",
+                inner=inner.loss,
+                wrapped_history=history,
+            )
         else:
             loss = Loss(LossKind.FACTORY, call, f"{qualified}(...)")
         grad = Grad.TRACKED if wants_grad else Grad.UNTRACKED
@@ -1167,9 +1185,17 @@ class FunctionInterpreter:
             return UNKNOWN
         method = _local_method(receiver, name)
         if method is not None and receiver.kind is not Kind.CLASS:
-            returned = self.module.summary(method)
+            summary = self.module.summary_of(method)
+            returned = summary.returned
             if receiver_key is not None:
-                self._forget_below(receiver_key)
+                if _calls_on_self(method):
+                    self._forget_below(receiver_key)
+                else:
+                    # The method only changes the attributes it assigns.
+                    for attr in summary.state_writes:
+                        self._forget_below(f"{receiver_key}.{attr}")
+                        if self.env is not None:
+                            self.env.pop(f"{receiver_key}.{attr}", None)
             self.taint_arguments(call)
             return returned.without_carries()
         # An unknown method may change its receiver's attributes and detach what it is given.
@@ -1213,6 +1239,8 @@ class FunctionInterpreter:
             if key is not None:
                 self.bind_key(key, value)
             return value
+        if name in api.NON_DIFFERENTIABLE_METHODS:
+            return self.non_differentiable(call, f".{name}()")
         if name in api.DIFFERENTIABLE_METHODS:
             return self.tensor_op(call, [receiver, *args])
         if name in api.SHAPE_METHODS:
@@ -1307,6 +1335,8 @@ class FunctionInterpreter:
     def taint_arguments(self, call: ast.Call) -> None:
         """Arguments handed to code we cannot see may be detached in place: forget their
         loop-carried history (a helper such as `repackage_hidden(h)` counts as a detach)."""
+        if self.record:
+            self.module.analysis.opaque_calls.append(call)
         if self.env is None:
             return
         for arg in (*call.args, *(kw.value for kw in call.keywords)):
@@ -1439,6 +1469,17 @@ def _sequential_kind(layers: list[Value]) -> api.ModuleKind | None:
             return None
         has_parameters = has_parameters or kind.has_parameters
     return api.ModuleKind(has_parameters, "tensor") if layers else None
+
+
+def _calls_on_self(method: FunctionNode) -> bool:
+    """True when a method calls methods of its own object (whose effects it may inherit)."""
+    return any(
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id == "self"
+        for node in ast.walk(method)
+    )
 
 
 def is_optimizer(value: Value) -> bool:

@@ -80,6 +80,9 @@ class ModuleAnalysis:
     backward_calls: list[BackwardCall] = field(default_factory=list)
     uses: list[ValueUse] = field(default_factory=list)
     torch_calls: list[TorchCall] = field(default_factory=list)
+    # Calls of code the analysis cannot see into (unknown callables, helpers): any of them
+    # may do anything to what it is given.
+    opaque_calls: list[ast.Call] = field(default_factory=list)
     # For each loop-carried value, the expressions that read it from the previous iteration.
     carry_reads: dict[Carry, list[ast.expr]] = field(default_factory=dict)
     # Statement -> the list of statements it belongs to, and the node owning that list.

@@ -47,6 +47,7 @@ class LossKind(enum.Enum):
     DETACH = "detach"  # .detach() / .data / .detach_()
     REWRAP = "rewrap"  # torch.tensor(...) of existing data
     FACTORY = "factory"  # a fresh tensor from a factory (torch.zeros, ...)
+    NON_DIFFERENTIABLE = "non_differentiable"  # argmax, comparisons, integer casts
     LITERAL = "literal"  # a Python literal
 
 
@@ -68,6 +69,7 @@ class Loss:
     description: str  # e.g. ".item()", "torch.no_grad()"
     grad_off: GradOff | None = None
     inner: Loss | None = None  # for REWRAP: what the wrapped data had lost before
+    wrapped_history: bool = False  # for REWRAP: the wrapped data carried autograd history
 
 
 @dataclass(frozen=True, eq=False)
