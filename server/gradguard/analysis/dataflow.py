@@ -1021,6 +1021,9 @@ class FunctionInterpreter:
         if self.mode.enabled is False and self.mode.off is not None:
             loss = Loss(LossKind.NO_GRAD, node, self.mode.off.description, self.mode.off)
             return Value(grad=Grad.UNTRACKED, kind=Kind.UNKNOWN, loss=loss)
+        if all(v.grad is Grad.UNTRACKED for v in operands):
+            # Arithmetic on values that certainly do not require grad cannot require grad.
+            return combine(operands, result_kind=Kind.UNKNOWN)
         return evolve(UNKNOWN, carries=carries)
 
     def tensor_op(self, node: ast.AST, inputs: list[Value], kind: Kind = Kind.TENSOR) -> Value:
@@ -1179,6 +1182,16 @@ class FunctionInterpreter:
                 return receiver
             if name in _MODULE_INFO_METHODS:
                 return Value(kind=Kind.OTHER)
+        if (
+            receiver.grad is Grad.UNTRACKED
+            and receiver.kind is Kind.UNKNOWN
+            and self.mode.enabled is False
+            and self.mode.off is not None
+        ):
+            # A method of a value computed with recording off (an unlisted tensor method's
+            # result) computes without recording too.
+            loss = Loss(LossKind.NO_GRAD, call, self.mode.off.description, self.mode.off)
+            return Value(grad=Grad.UNTRACKED, kind=Kind.UNKNOWN, loss=loss)
         if receiver.kind in (Kind.SCALAR, Kind.NONE, Kind.OTHER, Kind.SEQUENCE):
             if is_optimizer(receiver):
                 self.record_use("optimizer", name, call, func.value, receiver)
@@ -1191,8 +1204,8 @@ class FunctionInterpreter:
                 if _calls_on_self(method):
                     self._forget_below(receiver_key)
                 else:
-                    # The method only changes the attributes it assigns.
-                    for attr in summary.state_writes:
+                    # The method can only change the attributes it mentions.
+                    for attr in _self_attributes(method):
                         self._forget_below(f"{receiver_key}.{attr}")
                         if self.env is not None:
                             self.env.pop(f"{receiver_key}.{attr}", None)
@@ -1241,6 +1254,14 @@ class FunctionInterpreter:
             return value
         if name in api.NON_DIFFERENTIABLE_METHODS:
             return self.non_differentiable(call, f".{name}()")
+        if (
+            name in api.MAYBE_IDENTITY_METHODS
+            and self.mode.enabled is False
+            and receiver.grad is not Grad.UNTRACKED
+        ):
+            # `w.to(device)` returns `w` itself when nothing changes: no_grad cannot strip
+            # its requires_grad then.
+            return Value(kind=Kind.TENSOR)
         if name in api.DIFFERENTIABLE_METHODS:
             return self.tensor_op(call, [receiver, *args])
         if name in api.SHAPE_METHODS:
@@ -1254,6 +1275,10 @@ class FunctionInterpreter:
                     key, evolve(self.tensor_op(call, [receiver, *args]), leaf=receiver.leaf)
                 )
             return receiver
+        if self.mode.enabled is False and self.mode.off is not None:
+            # Whatever an unlisted method computes with recording off carries no history.
+            loss = Loss(LossKind.NO_GRAD, call, self.mode.off.description, self.mode.off)
+            return Value(grad=Grad.UNTRACKED, kind=Kind.UNKNOWN, loss=loss)
         return Value(kind=Kind.UNKNOWN)
 
     def call_value(
@@ -1480,6 +1505,17 @@ def _calls_on_self(method: FunctionNode) -> bool:
         and node.func.value.id == "self"
         for node in ast.walk(method)
     )
+
+
+def _self_attributes(method: FunctionNode) -> set[str]:
+    """Every `self.<attr>` a method mentions, read or written."""
+    return {
+        node.attr
+        for node in ast.walk(method)
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "self"
+    }
 
 
 def is_optimizer(value: Value) -> bool:

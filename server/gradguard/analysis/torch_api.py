@@ -79,10 +79,41 @@ TUPLE_RETURNING = frozenset(
 # No gradient flows through these: the result never requires grad.
 NON_DIFFERENTIABLE = frozenset(
     f"torch.{n}"
-    for n in ["argmax", "argmin", "argsort", "eq", "ne", "gt", "lt", "ge", "le", "isnan", "isinf", "searchsorted", "bucketize"]
+    for n in [
+        "argmax",
+        "argmin",
+        "argsort",
+        "eq",
+        "ne",
+        "gt",
+        "lt",
+        "ge",
+        "le",
+        "isnan",
+        "isinf",
+        "searchsorted",
+        "bucketize",
+    ]
 )
 NON_DIFFERENTIABLE_METHODS = frozenset(
-    ["argmax", "argmin", "argsort", "long", "int", "short", "bool", "byte", "eq", "ne", "gt", "lt", "ge", "le", "isnan", "isinf"]
+    [
+        "argmax",
+        "argmin",
+        "argsort",
+        "long",
+        "int",
+        "short",
+        "bool",
+        "byte",
+        "eq",
+        "ne",
+        "gt",
+        "lt",
+        "ge",
+        "le",
+        "isnan",
+        "isinf",
+    ]
 )
 
 # Tensor methods.
@@ -152,6 +183,10 @@ DIFFERENTIABLE_METHODS = frozenset(
         "tril",
         "triu",
     ]
+)
+# Methods that may return the receiver itself (no copy, no new history).
+MAYBE_IDENTITY_METHODS = frozenset(
+    "to cpu cuda float double half bfloat16 contiguous type_as type".split()
 )
 SHAPE_METHODS = frozenset({"size", "dim", "numel", "is_contiguous", "data_ptr", "element_size"})
 TENSOR_VIEWS = frozenset({"T", "mT", "H", "mH", "real", "imag"})

@@ -1,0 +1,1 @@
+"""The language server: the only package that imports pygls and lsprotocol."""

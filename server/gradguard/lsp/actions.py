@@ -1,0 +1,296 @@
+"""Code actions: quick fixes from diagnostic `data`, "Disable for this line", fix-all.
+
+Quick fixes are read back from the diagnostics the client sends (their `data` holds the
+edits), so offering them never re-analyses. When the client supports
+`codeAction/resolve`, actions are sent without edits and resolved on demand.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any
+from urllib.parse import unquote
+
+from lsprotocol import types
+
+from gradguard.core.edits import compatible_fixes
+from gradguard.core.engine import applicable_fixes, fix_source
+from gradguard.core.findings import Range, TextEdit
+from gradguard.core.suppression import noqa_edit
+from gradguard.core.text import SourceText
+from gradguard.lsp.diagnostics import SOURCE, Encoder, carried_fixes
+from gradguard.lsp.documents import current_version, key_for, snapshot
+from gradguard.lsp.state import GradGuardServer
+
+FIX_ALL_KIND = "source.fixAll.gradguard"
+FIX_ALL_TITLE = "GradGuard: Fix all auto-fixable problems"
+
+
+def _wanted(kind: str, only: Sequence[str] | None) -> bool:
+    """LSP kind filtering: `only=["source.fixAll"]` admits `source.fixAll.gradguard`."""
+    if not only:
+        return True
+    return any(kind == want or kind.startswith(f"{want}.") for want in only)
+
+
+def _document_version(server: GradGuardServer, uri: str) -> int | None:
+    document = server.workspace.text_documents.get(unquote(uri))
+    return document.version if document is not None else None
+
+
+def workspace_edit(
+    server: GradGuardServer, edits_by_uri: dict[str, list[types.TextEdit]]
+) -> types.WorkspaceEdit:
+    """A workspace edit; versioned `documentChanges` when the client supports them."""
+    if server.client_supports("workspace.workspace_edit.document_changes"):
+        changes: list[Any] = [
+            types.TextDocumentEdit(
+                text_document=types.OptionalVersionedTextDocumentIdentifier(
+                    uri=uri, version=_document_version(server, uri)
+                ),
+                edits=list(edits),
+            )
+            for uri, edits in edits_by_uri.items()
+        ]
+        return types.WorkspaceEdit(document_changes=changes)
+    return types.WorkspaceEdit(changes={uri: list(e) for uri, e in edits_by_uri.items()})
+
+
+def _lsp_edit(source: SourceText, edit: TextEdit, encoding: str) -> types.TextEdit:
+    return types.TextEdit(range=Encoder(source, encoding).range(edit.range), new_text=edit.new_text)
+
+
+def _lazy(server: GradGuardServer) -> bool:
+    """True when the client resolves code action edits on demand."""
+    support = getattr(server.client_capabilities.text_document, "code_action", None)
+    resolve = getattr(support, "resolve_support", None)
+    return resolve is not None and "edit" in (resolve.properties or [])
+
+
+def _action(
+    server: GradGuardServer,
+    title: str,
+    kind: str,
+    payload: dict[str, Any],
+    *,
+    diagnostics: list[types.Diagnostic] | None = None,
+    preferred: bool | None = None,
+    edit: types.WorkspaceEdit | None = None,
+) -> types.CodeAction:
+    """A code action carrying `payload`; its edit is attached now or on resolve."""
+    lazy = _lazy(server)
+    return types.CodeAction(
+        title=title,
+        kind=kind,
+        diagnostics=diagnostics,
+        is_preferred=preferred,
+        edit=None if lazy else edit,
+        data=payload,
+    )
+
+
+async def code_actions(
+    server: GradGuardServer, params: types.CodeActionParams
+) -> list[types.CodeAction]:
+    """Every GradGuard action for the diagnostics in the request's range."""
+    uri = params.text_document.uri
+    only = params.context.only
+    key = key_for(server.workspace, uri)
+    now = current_version(server.workspace, key)
+    actions: list[types.CodeAction] = []
+    fixable_codes: dict[str, list[types.Diagnostic]] = defaultdict(list)
+    for diagnostic in params.context.diagnostics:
+        if diagnostic.source != SOURCE or not isinstance(diagnostic.code, str):
+            continue
+        code = diagnostic.code
+        version, fixes = carried_fixes(diagnostic)
+        if _wanted(types.CodeActionKind.QuickFix, only):
+            if version == now or version is None:
+                for fix in fixes:
+                    edit = workspace_edit(server, {uri: list(fix.edits)})
+                    edits = server.protocol._converter.unstructure(list(fix.edits))
+                    actions.append(
+                        _action(
+                            server,
+                            f"GradGuard ({code}): {fix.title}",
+                            types.CodeActionKind.QuickFix,
+                            {"action": "fix", "uri": uri, "edits": edits},
+                            diagnostics=[diagnostic],
+                            preferred=fix.safe or None,
+                            edit=edit,
+                        )
+                    )
+                if fixes:
+                    fixable_codes[code].append(diagnostic)
+            noqa = noqa_action(server, uri, diagnostic.range.start.line, code, [diagnostic])
+            if noqa is not None:
+                actions.append(noqa)
+    for code, diagnostics in fixable_codes.items():
+        payload: dict[str, Any] = {"action": "fixAll", "uri": uri, "codes": [code]}
+        actions.append(
+            _action(
+                server,
+                f"GradGuard: Fix all {code} in this file",
+                types.CodeActionKind.QuickFix,
+                payload,
+                diagnostics=diagnostics,
+                edit=None if _lazy(server) else await fix_all_edit(server, uri, [code]),
+            )
+        )
+    if _wanted(FIX_ALL_KIND, only) and await _has_fixes(server, key):
+        payload = {"action": "fixAll", "uri": uri, "codes": None}
+        actions.append(
+            _action(
+                server,
+                FIX_ALL_TITLE,
+                FIX_ALL_KIND,
+                payload,
+                edit=None if _lazy(server) else await fix_all_edit(server, uri, None),
+            )
+        )
+    return actions
+
+
+async def _has_fixes(server: GradGuardServer, key: str) -> bool:
+    """Offer fix-all only when the current analysis has something it would apply."""
+    analysis = await server.analyse(key)
+    if analysis is None:
+        return False
+    settings = server.settings_for(analysis.snapshot.path)
+    return bool(applicable_fixes(analysis.checked.result.findings, unsafe=settings.unsafe_fixes))
+
+
+def noqa_action(
+    server: GradGuardServer,
+    uri: str,
+    line: int,
+    code: str,
+    diagnostics: list[types.Diagnostic],
+) -> types.CodeAction | None:
+    """'Disable GG201 for this line': add or extend the line's `# noqa` comment."""
+    document = server.workspace.text_documents.get(unquote(uri))
+    if document is None:
+        return None
+    source = SourceText(document.source)
+    if line >= source.line_count:
+        return None
+    edit = noqa_edit(source, line, code)
+    if edit.range.start == edit.range.end and not edit.new_text:
+        return None  # the line already suppresses this code
+    lsp_edit = _lsp_edit(source, edit, server.encoding)
+    payload = {
+        "action": "noqa",
+        "uri": uri,
+        "edit": server.protocol._converter.unstructure(lsp_edit),
+    }
+    return _action(
+        server,
+        f"GradGuard: Disable {code} for this line",
+        types.CodeActionKind.QuickFix,
+        payload,
+        diagnostics=diagnostics,
+        edit=workspace_edit(server, {uri: [lsp_edit]}),
+    )
+
+
+async def resolve(server: GradGuardServer, action: types.CodeAction) -> types.CodeAction:
+    """Attach the edit of a lazily sent action."""
+    data = action.data if isinstance(action.data, dict) else {}
+    uri = data.get("uri")
+    if action.edit is not None or not isinstance(uri, str):
+        return action
+    if data.get("action") == "fix":
+        edits = server.protocol._converter.structure(data["edits"], list[types.TextEdit])
+        action.edit = workspace_edit(server, {uri: edits})
+    elif data.get("action") == "noqa":
+        edit = server.protocol._converter.structure(data["edit"], types.TextEdit)
+        action.edit = workspace_edit(server, {uri: [edit]})
+    elif data.get("action") == "fixAll":
+        codes = data.get("codes")
+        action.edit = await fix_all_edit(server, uri, codes if isinstance(codes, list) else None)
+    return action
+
+
+async def fix_all_edit(
+    server: GradGuardServer, uri: str, codes: list[str] | None
+) -> types.WorkspaceEdit | None:
+    """Apply every allowed fix (safe ones unless `unsafeFixes`) to the current text."""
+    key = key_for(server.workspace, uri)
+    snap = snapshot(server.workspace, key)
+    if snap is None:
+        return None
+    settings = server.settings_for(snap.path)
+    wanted = frozenset(codes) if codes is not None else None
+    if snap.notebook is not None:
+        return await _fix_all_notebook(server, key, wanted)
+    loop = asyncio.get_running_loop()
+    result = await loop.run_in_executor(
+        server.executor,
+        lambda: fix_source(
+            snap.text,
+            path=snap.path,
+            settings=settings,
+            unsafe=settings.unsafe_fixes,
+            codes=wanted,
+        ),
+    )
+    if result.applied == 0 or result.text == snap.text:
+        return None
+    edit = minimal_edit(snap.text, result.text)
+    return workspace_edit(server, {uri: [_lsp_edit(SourceText(snap.text), edit, server.encoding)]})
+
+
+async def _fix_all_notebook(
+    server: GradGuardServer, key: str, codes: frozenset[str] | None
+) -> types.WorkspaceEdit | None:
+    """One round of compatible fixes, each confined to a single cell."""
+    analysis = await server.analyse(key)
+    if analysis is None or analysis.snapshot.notebook is None:
+        return None
+    snap = analysis.snapshot
+    settings = server.settings_for(snap.path)
+    source = SourceText(snap.text)
+    encoder = Encoder(source, server.encoding)
+    fixes = compatible_fixes(
+        source,
+        applicable_fixes(
+            analysis.checked.result.findings, unsafe=settings.unsafe_fixes, codes=codes
+        ),
+    )
+    by_cell: dict[str, list[types.TextEdit]] = defaultdict(list)
+    for fix in fixes:
+        mapped = [(edit, snap.map_range(edit.range)) for edit in fix.edits]
+        cells = {m[0] for _, m in mapped if m is not None}
+        if any(m is None for _, m in mapped) or len(cells) != 1:
+            continue  # a fix spanning cells cannot be applied cell by cell
+        for edit, target in mapped:
+            assert target is not None
+            shift = edit.range.start.line - target[1].start.line
+            by_cell[target[0]].append(
+                types.TextEdit(range=encoder.range(edit.range, shift), new_text=edit.new_text)
+            )
+    if not by_cell:
+        return None
+    return workspace_edit(server, dict(by_cell))
+
+
+def minimal_edit(old: str, new: str) -> TextEdit:
+    """One edit turning `old` into `new`: the span between their common prefix and suffix."""
+    prefix = 0
+    limit = min(len(old), len(new))
+    while prefix < limit and old[prefix] == new[prefix]:
+        prefix += 1
+    suffix = 0
+    while suffix < limit - prefix and old[len(old) - 1 - suffix] == new[len(new) - 1 - suffix]:
+        suffix += 1
+    # Never split a CRLF line break: a position between \r and \n is not a position.
+    if 0 < prefix < len(old) and old[prefix - 1] == "\r" and old[prefix] == "\n":
+        prefix -= 1
+    start = len(old) - suffix
+    if 0 < start < len(old) and old[start] == "\n" and old[start - 1] == "\r":
+        suffix -= 1
+    source = SourceText(old)
+    rng = Range(source.position_at(prefix), source.position_at(len(old) - suffix))
+    return TextEdit(rng, new[prefix : len(new) - suffix])

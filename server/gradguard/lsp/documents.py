@@ -1,0 +1,102 @@
+"""What gets analysed: a snapshot of one text document or one whole notebook.
+
+A notebook is analysed as one module (its code cells in order) under the notebook's URI;
+each of its cells maps back to that notebook. Everything here is plain data so the
+snapshot can be handed to a worker thread while the editor keeps typing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import unquote
+
+from pygls.uris import to_fs_path
+from pygls.workspace import Workspace
+
+from gradguard.core.findings import Range
+from gradguard.lsp.notebook import Cell, ConcatenatedNotebook, concatenate
+
+PYTHON_LANGUAGES = frozenset({"python", "python3"})
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The text to analyse for one key (a document or notebook URI) at one version."""
+
+    key: str
+    version: int | None
+    text: str
+    path: str | None
+    notebook: ConcatenatedNotebook | None = None
+
+    def map_range(self, rng: Range) -> tuple[str, Range] | None:
+        """Where an analysed range is shown: the document itself, or a notebook cell."""
+        if self.notebook is None:
+            return self.key, rng
+        return self.notebook.map_range(rng)
+
+    def uris(self) -> list[str]:
+        """Every document URI this snapshot publishes diagnostics for."""
+        if self.notebook is None:
+            return [self.key]
+        return [span.uri for span in self.notebook.spans]
+
+
+def fs_path(uri: str) -> str | None:
+    """The file-system path of a `file:` URI (notebook cells have none)."""
+    if not uri.startswith("file:"):
+        return None
+    return to_fs_path(uri)
+
+
+def key_for(workspace: Workspace, uri: str) -> str:
+    """The analysis key of a document: its notebook's URI for a cell, else its own."""
+    notebook = workspace.get_notebook_document(cell_uri=uri)
+    return notebook.uri if notebook is not None else uri
+
+
+def snapshot(workspace: Workspace, key: str) -> Snapshot | None:
+    """The current text of document or notebook `key`, or `None` when it is not open."""
+    notebook = workspace.get_notebook_document(notebook_uri=key)
+    if notebook is not None:
+        cells: list[Cell] = []
+        for cell in notebook.cells:
+            if cell.kind != 2:  # NotebookCellKind.Code; markdown cells are not Python
+                continue
+            document = workspace.text_documents.get(unquote(cell.document))
+            if document is None or (document.language_id or "python") not in PYTHON_LANGUAGES:
+                continue
+            cells.append(Cell(cell.document, document.source))
+        concatenated = concatenate(cells)
+        return Snapshot(key, notebook.version, concatenated.text, fs_path(key), concatenated)
+    document = workspace.text_documents.get(unquote(key))
+    if document is None:
+        return None
+    return Snapshot(key, document.version, document.source, fs_path(key))
+
+
+def is_open(workspace: Workspace, uri: str) -> bool:
+    """True when `uri` is an open document, notebook, or notebook cell."""
+    return (
+        workspace.get_notebook_document(notebook_uri=uri) is not None
+        or unquote(uri) in workspace.text_documents
+    )
+
+
+def current_version(workspace: Workspace, key: str) -> int | None:
+    """The version of `key` now (`None` when it is no longer open)."""
+    notebook = workspace.get_notebook_document(notebook_uri=key)
+    if notebook is not None:
+        return notebook.version
+    document = workspace.text_documents.get(unquote(key))
+    return None if document is None else document.version
+
+
+def disk_snapshot(path: Path, uri: str) -> Snapshot | None:
+    """A closed file read from disk (workspace diagnostics); `None` if unreadable."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    return Snapshot(uri, None, text, str(path))

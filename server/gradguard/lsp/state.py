@@ -1,0 +1,374 @@
+"""The server's state: settings per file, analysis scheduling, caching and publishing.
+
+Analysis runs in a worker thread (`loop.run_in_executor`) so the event loop keeps
+answering cancellations, hovers and code actions while a big file is analysed. Each
+document has at most one pending run: a new edit cancels the pending one (during the
+debounce) or makes its result stale (dropped when it arrives), and results are only ever
+published for the document version they were computed from.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.uris import from_fs_path, to_fs_path
+
+import gradguard
+from gradguard.core.recovery import RecoveredCheck, check_with_recovery
+from gradguard.core.settings import Settings, SettingsError, find_pyproject, load_pyproject
+from gradguard.core.text import SourceText
+from gradguard.lsp.diagnostics import Encoder, result_id, to_diagnostics
+from gradguard.lsp.documents import Snapshot, current_version, disk_snapshot, is_open, snapshot
+from gradguard.lsp.options import EditorOptions, parse_editor_options
+
+log = logging.getLogger(__name__)
+
+# Directories never worth scanning for workspace diagnostics.
+_SKIP_DIRS = frozenset(
+    {"node_modules", "__pycache__", "site-packages", "venv", "env", "build", "dist"}
+)
+MAX_WORKSPACE_FILES = 5000
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """One analysed snapshot, converted to LSP diagnostics per shown document."""
+
+    snapshot: Snapshot
+    generation: int
+    checked: RecoveredCheck
+    diagnostics: dict[str, list[types.Diagnostic]]
+    result_ids: dict[str, str]
+
+
+@dataclass
+class _Entry:
+    """Per-key bookkeeping: the pending debounced run and the latest good analysis."""
+
+    pending: asyncio.Task[None] | None = None
+    latest: Analysis | None = None
+    inflight: dict[tuple[int | None, int], asyncio.Future[Analysis | None]] = field(
+        default_factory=dict
+    )
+
+
+class GradGuardServer(LanguageServer):
+    """pygls server holding GradGuard's per-session state; handlers live in `server.py`."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "gradguard",
+            gradguard.__version__,
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            notebook_document_sync=types.NotebookDocumentSyncOptions(
+                notebook_selector=[
+                    types.NotebookDocumentFilterWithCells(
+                        notebook="jupyter-notebook",
+                        cells=[types.NotebookCellLanguage(language="python")],
+                    )
+                ],
+                save=True,
+            ),
+        )
+        self.options = EditorOptions()
+        self.options_from_initialization = False
+        self.generation = 0
+        self.executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="gradguard")
+        self._entries: dict[str, _Entry] = {}
+        self._file_settings: dict[Path, tuple[Settings, Path | None]] = {}
+        self._warned: set[str] = set()
+        self.workspace_pulled = False
+        self._pushed_closed: set[str] = set()
+        self._background: set[asyncio.Future[None]] = set()
+
+    # -- capabilities ----------------------------------------------------------------------
+
+    @property
+    def encoding(self) -> str:
+        """The negotiated position encoding ("utf-16" unless the client offered another)."""
+        return str(self.workspace.position_encoding or "utf-16")
+
+    @property
+    def pull_mode(self) -> bool:
+        """True when the client pulls diagnostics (`textDocument/diagnostic`)."""
+        text_document = self.client_capabilities.text_document
+        return text_document is not None and text_document.diagnostic is not None
+
+    def client_supports(self, dotted: str) -> bool:
+        """True when a (dotted, snake_case) client capability is present and truthy."""
+        value: Any = self.client_capabilities
+        for part in dotted.split("."):
+            value = getattr(value, part, None)
+            if value is None:
+                return False
+        return bool(value)
+
+    # -- settings --------------------------------------------------------------------------
+
+    def warn_once(self, message: str) -> None:
+        """Show a settings problem to the user once (not on every keystroke)."""
+        log.warning("%s", message)
+        if message in self._warned:
+            return
+        self._warned.add(message)
+        self.window_show_message(
+            types.ShowMessageParams(type=types.MessageType.Warning, message=message)
+        )
+
+    def update_options(self, raw: Any, *, refresh: bool = True) -> None:
+        """Adopt new editor settings; bad keys fall back to defaults with one warning."""
+        options, problems = parse_editor_options(raw)
+        if problems:
+            self.warn_once("GradGuard: ignoring invalid settings: " + "; ".join(problems))
+        self.options = options
+        if refresh:
+            self.settings_changed()
+
+    def settings_changed(self) -> None:
+        """Forget cached settings and analyses, then re-analyse without a restart."""
+        self._file_settings.clear()
+        self.generation += 1
+        if self.pull_mode:
+            if self.client_supports("workspace.diagnostics.refresh_support"):
+                self.workspace_diagnostic_refresh(None)
+        else:
+            for key in list(self._entries):
+                self.schedule(key, delay_ms=0)
+        self.refresh_workspace_scope()
+
+    def settings_for(self, path: str | None) -> Settings:
+        """Defaults < nearest `[tool.gradguard]` < editor settings (cached per directory)."""
+        base = Settings()
+        if path is not None:
+            directory = Path(path).parent
+            cached = self._file_settings.get(directory)
+            if cached is None:
+                pyproject = find_pyproject(directory)
+                loaded = base
+                if pyproject is not None:
+                    try:
+                        loaded = load_pyproject(pyproject)
+                    except SettingsError as exc:
+                        self.warn_once(f"GradGuard: using default settings: {exc}")
+                cached = (loaded, pyproject)
+                self._file_settings[directory] = cached
+            base = cached[0]
+        try:
+            return self.options.apply(base)
+        except SettingsError as exc:  # already validated key by key; belt and braces
+            self.warn_once(f"GradGuard: ignoring editor settings: {exc}")
+            return base
+
+    # -- analysis --------------------------------------------------------------------------
+
+    def entry(self, key: str) -> _Entry:
+        """Bookkeeping for `key`, created on first use."""
+        return self._entries.setdefault(key, _Entry())
+
+    def forget(self, key: str) -> None:
+        """Drop everything about a closed document, cancelling its pending run."""
+        entry = self._entries.pop(key, None)
+        if entry is not None and entry.pending is not None:
+            entry.pending.cancel()
+
+    def latest(self, key: str) -> Analysis | None:
+        """The last good analysis of `key` (possibly of an older version)."""
+        entry = self._entries.get(key)
+        return entry.latest if entry else None
+
+    def schedule(self, key: str, *, delay_ms: int | None = None) -> None:
+        """Debounce: (re)start the run that analyses and publishes `key`."""
+        entry = self.entry(key)
+        if entry.pending is not None:
+            entry.pending.cancel()
+        delay = self.options.debounce_ms if delay_ms is None else delay_ms
+        entry.pending = asyncio.ensure_future(self._publish_after(key, delay))
+
+    async def _publish_after(self, key: str, delay_ms: int) -> None:
+        try:
+            if delay_ms > 0:
+                await asyncio.sleep(delay_ms / 1000)
+            analysis = await self.analyse(key)
+            if analysis is None or self.pull_mode:
+                return
+            if current_version(self.workspace, key) != analysis.snapshot.version:
+                return  # the document moved on; its own run will publish
+            self.publish(analysis)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("GradGuard could not analyse %s", key)
+
+    async def analyse(self, key: str) -> Analysis | None:
+        """The analysis of `key`'s current version (cached; shared by concurrent callers).
+
+        When the current text cannot be parsed even after recovery, the last good
+        analysis is returned instead, so half-typed lines do not wipe the diagnostics.
+        """
+        snap = snapshot(self.workspace, key)
+        if snap is None:
+            return None
+        entry = self.entry(key)
+        if (
+            entry.latest is not None
+            and entry.latest.snapshot.version == snap.version
+            and entry.latest.generation == self.generation
+            and snap.version is not None
+        ):
+            return entry.latest
+        token = (snap.version, self.generation)
+        future = entry.inflight.get(token)
+        if future is None:
+            future = asyncio.ensure_future(self._run(snap, self.generation))
+            entry.inflight = {token: future}
+        analysis = await asyncio.shield(future)
+        if analysis is None:
+            return entry.latest
+        if entry.latest is None or _newer(analysis, entry.latest):
+            entry.latest = analysis
+        return analysis
+
+    async def _run(self, snap: Snapshot, generation: int) -> Analysis | None:
+        settings = self.settings_for(snap.path)
+        loop = asyncio.get_running_loop()
+        good = self.latest(snap.key)
+        last_good = None
+        if good is not None and good.generation == generation:
+            last_good = (good.snapshot.text, good.checked.result.findings)
+
+        def work() -> Analysis | RecoveredCheck | None:
+            # Queued behind other work and already stale: skip instead of analysing.
+            if (
+                snap.version is not None
+                and current_version(self.workspace, snap.key) != snap.version
+            ):
+                return None
+            checked = check_with_recovery(
+                snap.text, path=snap.path, settings=settings, last_good=last_good
+            )
+            if not checked.recovered:
+                return checked
+            # Converting builds the fixes' edits (possibly with libcst): keep it off the loop.
+            return self.convert(snap, generation, checked)
+
+        outcome = await loop.run_in_executor(self.executor, work)
+        if outcome is None:
+            return None
+        checked = outcome.checked if isinstance(outcome, Analysis) else outcome
+        for error in checked.result.rule_errors:
+            log.error(
+                "GradGuard rule %s crashed on %s (other rules still reported): %s",
+                error.code,
+                snap.key,
+                error.message,
+            )
+        if not isinstance(outcome, Analysis):
+            log.debug("%s does not parse even after recovery; keeping diagnostics", snap.key)
+            return None
+        return outcome
+
+    def convert(self, snap: Snapshot, generation: int, checked: RecoveredCheck) -> Analysis:
+        """Turn engine findings into per-document LSP diagnostics."""
+        encoder = Encoder(SourceText(snap.text), self.encoding)
+        grouped = to_diagnostics(checked.result.findings, encoder, snap.map_range, snap.version)
+        diagnostics = {uri: grouped.get(uri, []) for uri in snap.uris()}
+        for uri, items in grouped.items():
+            diagnostics.setdefault(uri, items)
+        converter = self.protocol._converter
+        ids = {uri: result_id(items, converter) for uri, items in diagnostics.items()}
+        return Analysis(snap, generation, checked, diagnostics, ids)
+
+    def publish(self, analysis: Analysis) -> None:
+        """Push an analysis's diagnostics (one notification per shown document)."""
+        for uri, items in analysis.diagnostics.items():
+            version = analysis.snapshot.version if uri == analysis.snapshot.key else None
+            self.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(uri=uri, diagnostics=items, version=version)
+            )
+
+    def clear(self, uris: list[str]) -> None:
+        """Publish empty diagnostics for closed documents."""
+        for uri in uris:
+            self.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(uri=uri, diagnostics=[])
+            )
+
+    # -- workspace scope -------------------------------------------------------------------
+
+    def workspace_files(self) -> Iterator[Path]:
+        """Every Python file under the workspace folders (bounded, skipping tool dirs)."""
+        roots = [to_fs_path(folder.uri) for folder in self.workspace.folders.values()]
+        if not roots and self.workspace.root_path:
+            roots = [self.workspace.root_path]
+        seen = 0
+        for root in roots:
+            if root is None:
+                continue
+            for directory, dirs, files in os.walk(root):
+                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS)
+                for name in sorted(files):
+                    if name.endswith((".py", ".pyi")):
+                        seen += 1
+                        if seen > MAX_WORKSPACE_FILES:
+                            return
+                        yield Path(directory, name)
+
+    async def analyse_closed(self, path: Path) -> Analysis | None:
+        """Analyse a file that is not open, from disk."""
+        uri = from_fs_path(str(path)) or path.as_uri()
+        snap = disk_snapshot(path, uri)
+        if snap is None:
+            return None
+        settings = self.settings_for(snap.path)
+        loop = asyncio.get_running_loop()
+        generation = self.generation
+
+        def work() -> Analysis | None:
+            checked = check_with_recovery(snap.text, path=snap.path, settings=settings)
+            return self.convert(snap, generation, checked) if checked.recovered else None
+
+        return await loop.run_in_executor(self.executor, work)
+
+    def is_open(self, uri: str) -> bool:
+        """True when `uri` is an open document (or a cell of an open notebook)."""
+        return is_open(self.workspace, uri)
+
+    def refresh_workspace_scope(self) -> None:
+        """With `scope = "workspace"`, push diagnostics for every closed file too."""
+        if self.options.scope != "workspace" or self.workspace_pulled:
+            if self._pushed_closed and not self.workspace_pulled:
+                self.clear(sorted(u for u in self._pushed_closed if not self.is_open(u)))
+                self._pushed_closed.clear()
+            return
+        self._background.add(task := asyncio.ensure_future(self._push_workspace()))
+        task.add_done_callback(self._background.discard)
+
+    async def _push_workspace(self) -> None:
+        try:
+            for path in self.workspace_files():
+                uri = from_fs_path(str(path)) or path.as_uri()
+                if self.is_open(uri):
+                    continue
+                analysis = await self.analyse_closed(path)
+                if analysis is None or self.is_open(uri) or self.options.scope != "workspace":
+                    continue
+                self._pushed_closed.add(uri)
+                self.publish(analysis)
+        except Exception:
+            log.exception("GradGuard could not analyse the workspace")
+
+
+def _newer(candidate: Analysis, current: Analysis) -> bool:
+    if candidate.generation != current.generation:
+        return candidate.generation > current.generation
+    a, b = candidate.snapshot.version, current.snapshot.version
+    return a is None or b is None or a >= b

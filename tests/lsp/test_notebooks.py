@@ -1,0 +1,116 @@
+"""Jupyter notebooks over LSP 3.17 notebook sync, as VS Code's Jupyter extension sends them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from .conftest import start_session
+from .edits import apply, edits_for
+
+SETUP = """\
+import torch
+from torch import nn
+%matplotlib inline
+rnn = nn.RNNCell(4, 8)
+head = nn.Linear(8, 1)
+opt = torch.optim.SGD([*rnn.parameters(), *head.parameters()], lr=0.1)
+h = torch.zeros(1, 8)
+"""
+LOOP = """\
+!pip install tqdm
+for step in range(5):
+    x = torch.randn(1, 4)
+    h_next = rnn(x, h)
+    loss = head(h_next).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    h = h_next
+"""
+NOTES = "# Training\nThe hidden state is carried across steps."
+
+
+def _cell_uri(notebook: Path, index: int) -> str:
+    return f"vscode-notebook-cell:{notebook}#W{index}sZmlsZQ%3D%3D"
+
+
+async def test_hidden_state_across_cells(raw_client: LanguageClient, tmp_path: Path) -> None:
+    lsp, result = await start_session(raw_client, "visual-studio-code", tmp_path, notebooks=True)
+    sync = result.capabilities.notebook_document_sync
+    assert isinstance(sync, types.NotebookDocumentSyncOptions)
+    [selector] = sync.notebook_selector
+    assert selector.notebook == "jupyter-notebook"
+    assert [c.language for c in selector.cells or []] == ["python"]
+
+    notebook = tmp_path / "train.ipynb"
+    cells = [(SETUP, "python", 2), (NOTES, "markdown", 1), (LOOP, "python", 2)]
+    uris = [_cell_uri(notebook, i) for i in range(len(cells))]
+    raw_client.notebook_document_did_open(
+        types.DidOpenNotebookDocumentParams(
+            notebook_document=types.NotebookDocument(
+                uri=notebook.as_uri(),
+                notebook_type="jupyter-notebook",
+                version=1,
+                cells=[
+                    types.NotebookCell(kind=types.NotebookCellKind(kind), document=uri)
+                    for uri, (_, _, kind) in zip(uris, cells, strict=True)
+                ],
+            ),
+            cell_text_documents=[
+                types.TextDocumentItem(uri=uri, language_id=language, version=1, text=text)
+                for uri, (text, language, _) in zip(uris, cells, strict=True)
+            ],
+        )
+    )
+    loop_line = LOOP.splitlines().index("    h = h_next")
+    items = await lsp.pushed(uris[2], lambda ds: any(d.code == "GG201" for d in ds))
+    [diagnostic] = [d for d in items if d.code == "GG201"]
+    assert diagnostic.range.start.line == loop_line
+    assert all(r.location.uri in uris for r in diagnostic.related_information or []), (
+        "related locations point at cells"
+    )
+
+    actions = await raw_client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uris[2]),
+            range=diagnostic.range,
+            context=types.CodeActionContext(diagnostics=[diagnostic]),
+        )
+    )
+    [fix] = [a for a in actions or [] if isinstance(a, types.CodeAction) and "Detach" in a.title]
+    if fix.edit is None:
+        fix = await raw_client.code_action_resolve_async(fix)
+    assert edits_for(fix.edit, uris[0]) == []
+    fixed = apply(LOOP, edits_for(fix.edit, uris[2]))
+    assert fixed.splitlines()[loop_line] == "    h = h_next.detach()"
+
+    # Typing the fix into the cell clears the diagnostic.
+    raw_client.notebook_document_did_change(
+        types.DidChangeNotebookDocumentParams(
+            notebook_document=types.VersionedNotebookDocumentIdentifier(
+                uri=notebook.as_uri(), version=2
+            ),
+            change=types.NotebookDocumentChangeEvent(
+                cells=types.NotebookDocumentCellChanges(
+                    text_content=[
+                        types.NotebookDocumentCellContentChanges(
+                            document=types.VersionedTextDocumentIdentifier(uri=uris[2], version=2),
+                            changes=[types.TextDocumentContentChangeWholeDocument(text=fixed)],
+                        )
+                    ]
+                )
+            ),
+        )
+    )
+    assert await lsp.pushed(uris[2], lambda ds: not ds) == []
+
+    raw_client.notebook_document_did_close(
+        types.DidCloseNotebookDocumentParams(
+            notebook_document=types.NotebookDocumentIdentifier(uri=notebook.as_uri()),
+            cell_text_documents=[types.TextDocumentIdentifier(uri=u) for u in uris],
+        )
+    )
+    assert await lsp.pushed(uris[0]) == []
