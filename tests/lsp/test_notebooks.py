@@ -87,11 +87,12 @@ async def test_hidden_state_across_cells(raw_client: LanguageClient, tmp_path: P
     fixed = apply(LOOP, edits_for(fix.edit, uris[2]))
     assert fixed.splitlines()[loop_line] == "    h = h_next.detach()"
 
-    # Typing the fix into the cell clears the diagnostic.
+    # Typing the fix into the cell clears the diagnostic. Like VS Code, the client bumps only
+    # the cell document's version, not the notebook's.
     raw_client.notebook_document_did_change(
         types.DidChangeNotebookDocumentParams(
             notebook_document=types.VersionedNotebookDocumentIdentifier(
-                uri=notebook.as_uri(), version=2
+                uri=notebook.as_uri(), version=1
             ),
             change=types.NotebookDocumentChangeEvent(
                 cells=types.NotebookDocumentCellChanges(

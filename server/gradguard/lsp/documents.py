@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote
 
+from lsprotocol.types import NotebookDocument
 from pygls.uris import to_fs_path
 from pygls.workspace import Workspace
 
@@ -69,7 +70,8 @@ def snapshot(workspace: Workspace, key: str) -> Snapshot | None:
                 continue
             cells.append(Cell(cell.document, document.source))
         concatenated = concatenate(cells)
-        return Snapshot(key, notebook.version, concatenated.text, fs_path(key), concatenated)
+        version = notebook_version(workspace, notebook)
+        return Snapshot(key, version, concatenated.text, fs_path(key), concatenated)
     document = workspace.text_documents.get(unquote(key))
     if document is None:
         return None
@@ -88,9 +90,24 @@ def current_version(workspace: Workspace, key: str) -> int | None:
     """The version of `key` now (`None` when it is no longer open)."""
     notebook = workspace.get_notebook_document(notebook_uri=key)
     if notebook is not None:
-        return notebook.version
+        return notebook_version(workspace, notebook)
     document = workspace.text_documents.get(unquote(key))
     return None if document is None else document.version
+
+
+def notebook_version(workspace: Workspace, notebook: NotebookDocument) -> int:
+    """A version that changes whenever the notebook or any cell's text changes.
+
+    VS Code edits a cell's text without bumping the notebook's own version (only the
+    cell document's), so the notebook version alone would serve stale results. Versions
+    only grow, so their sum grows with every change.
+    """
+    total = notebook.version
+    for cell in notebook.cells:
+        document = workspace.text_documents.get(unquote(cell.document))
+        if document is not None and document.version is not None:
+            total += document.version
+    return total
 
 
 def disk_snapshot(path: Path, uri: str) -> Snapshot | None:
