@@ -1141,7 +1141,9 @@ class FunctionInterpreter:
                 value = values[0] if call.args else self.eval(target)
                 via = "torch.autograd.backward" if keyword == "tensors" else "torch.autograd.grad"
                 self.record_backward(call, target, value, via)
-            return UNKNOWN if keyword == "outputs" else NONE
+            if keyword == "outputs":
+                return self._gradients(call)
+            return NONE
         args = self.arguments(call)
         if qualified in api.FACTORIES or qualified in api.LEGACY_CONSTRUCTORS:
             return self._leaf(call, qualified, None)
@@ -1161,7 +1163,11 @@ class FunctionInterpreter:
         module_kind = api.nn_module_kind(qualified)
         last = qualified.rsplit(".", 1)[-1]
         if module_kind is not None or (qualified.startswith("torch.nn.") and last[:1].isupper()):
-            return Value(kind=Kind.MODULE, module=ModuleRef(qualified=qualified))
+            inplace = self._keyword(call, "inplace")
+            in_place = inplace is not None and not (
+                isinstance(inplace.value, ast.Constant) and inplace.value.value is False
+            )
+            return Value(kind=Kind.MODULE, module=ModuleRef(qualified=qualified, inplace=in_place))
         if (
             qualified.startswith("torch.optim.")
             and qualified.count(".") == 2
@@ -1170,6 +1176,30 @@ class FunctionInterpreter:
             self._record_optimized(call, qualified, args)
             return Value(kind=Kind.OTHER, module=ModuleRef(qualified=qualified))
         return UNKNOWN
+
+    def _gradients(self, call: ast.Call) -> Value:
+        """What `torch.autograd.grad(outputs, inputs)` returns: one gradient per input, with
+        history only when `create_graph=True`."""
+        inputs = call.args[1] if len(call.args) > 1 else None
+        keyword = self._keyword(call, "inputs")
+        if keyword is not None:
+            inputs = keyword.value
+        create = self._keyword(call, "create_graph")
+        if create is not None and not (
+            isinstance(create.value, ast.Constant) and create.value.value is False
+        ):
+            return UNKNOWN
+        if isinstance(inputs, ast.List | ast.Tuple) and not any(
+            isinstance(e, ast.Starred) for e in inputs.elts
+        ):
+            count = len(inputs.elts)
+        elif isinstance(inputs, ast.Name):
+            count = 1
+        else:
+            return UNKNOWN
+        loss = Loss(LossKind.NO_CREATE_GRAPH, call, "torch.autograd.grad(...)")
+        gradient = Value(grad=Grad.UNTRACKED, kind=Kind.TENSOR, loss=loss)
+        return Value(kind=Kind.SEQUENCE, elements=(gradient,) * count)
 
     def _record_optimized(self, call: ast.Call, qualified: str, args: list[Value]) -> None:
         """Tensors listed literally as an optimizer's parameters: `SGD([w, b], lr=...)`."""
@@ -1348,6 +1378,13 @@ class FunctionInterpreter:
 
     def module_call(self, call: ast.Call, module: ModuleRef, args: list[Value]) -> Value:
         """`model(x)`: outputs follow the module's kind and the grad mode."""
+        self.record_use(
+            "module-call",
+            module.qualified or "",
+            call,
+            call.func,
+            Value(kind=Kind.MODULE, module=module),
+        )
         if module.qualified is not None:
             kind = module.kind or api.nn_module_kind(module.qualified)
             if kind is None or kind.output is None:

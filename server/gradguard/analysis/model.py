@@ -44,7 +44,8 @@ class ValueUse:
     `opt.zero_grad()` on a torch.optim optimizer; `name` is the method), "grad" (a read of
     `x.grad` on a tensor), "requires_grad_" (`x.requires_grad_()` on a tensor), "optimize"
     (a tensor handed to a torch.optim constructor; `name` is the optimizer) or "accumulate"
-    (`total += x`; `value` is `total` before and `added` is `x`).
+    (`total += x`; `value` is `total` before and `added` is `x`) or "module-call" (`model(x)`
+    on a known module; `name` is its torch.nn class, "" for a class of the file).
     `value` is the receiver before the operation and `grad_enabled` the grad mode there;
     `every_iteration` holds the enclosing loops whose every iteration runs it.
     """

@@ -48,6 +48,7 @@ class LossKind(enum.Enum):
     REWRAP = "rewrap"  # torch.tensor(...) of existing data
     FACTORY = "factory"  # a fresh tensor from a factory (torch.zeros, ...)
     NON_DIFFERENTIABLE = "non_differentiable"  # argmax, comparisons, integer casts
+    NO_CREATE_GRAPH = "no_create_graph"  # a gradient from autograd.grad without create_graph
     LITERAL = "literal"  # a Python literal
 
 
@@ -103,6 +104,7 @@ class ModuleRef:
     qualified: str | None = None  # "torch.nn.LSTM"
     local: ClassInfo | None = None
     kind: ModuleKind | None = None  # derived for this instance (an nn.Sequential of layers)
+    inplace: bool = False  # built with `inplace=True` (nn.ReLU(inplace=True), ...)
 
 
 @dataclass(frozen=True)

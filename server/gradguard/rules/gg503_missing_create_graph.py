@@ -1,0 +1,133 @@
+"""GG503 `missing-create-graph`
+
+## What it does
+Finds a backward pass (or another `torch.autograd.grad`) through gradients returned by
+`torch.autograd.grad(...)` called without `create_graph=True`: gradient penalties,
+higher-order derivatives, meta-learning inner steps.
+
+## Why is this bad?
+Without `create_graph=True`, `torch.autograd.grad` returns plain tensors with no history.
+Differentiating them again raises
+
+    RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn
+
+## Example
+```python
+(grad,) = torch.autograd.grad(loss, x)
+penalty = grad.pow(2).sum()
+penalty.backward()
+```
+
+## Use instead
+```python
+(grad,) = torch.autograd.grad(loss, x, create_graph=True)
+penalty = grad.pow(2).sum()
+penalty.backward()
+```
+
+## Fix safety
+"Add create_graph=True" makes `torch.autograd.grad` record the graph of the gradient
+computation, which the second derivative needs. It uses more memory but computes what the
+code asks for; the fix is safe.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from gradguard.analysis.values import Grad, LossKind
+from gradguard.core.findings import (
+    Finding,
+    Fix,
+    Position,
+    Range,
+    Related,
+    Safety,
+    Severity,
+    TextEdit,
+)
+from gradguard.core.rule import Invalid, Rule, RuleContext
+from gradguard.rewrite.expressions import expr_range, expr_text
+
+ERROR = "element 0 of tensors does not require grad and does not have a grad_fn"
+
+
+class MissingCreateGraph(Rule):
+    """A second derivative through gradients computed without `create_graph=True`."""
+
+    code = "GG503"
+    name = "missing-create-graph"
+    severity = Severity.ERROR
+    summary = "backward() through autograd.grad results without create_graph=True"
+    triggers = ("autograd",)
+
+    valid = (
+        """
+import torch
+x = torch.randn(3, requires_grad=True)
+loss = (x ** 3).sum()
+(grad,) = torch.autograd.grad(loss, x, create_graph=True)
+grad.pow(2).sum().backward()
+""",
+        # First-order gradients used as data: no second backward through them.
+        """
+import torch
+x = torch.randn(3, requires_grad=True)
+(grad,) = torch.autograd.grad((x ** 2).sum(), x)
+print(grad.norm())
+""",
+    )
+
+    invalid = (
+        Invalid(
+            """
+import torch
+x = torch.randn(3, requires_grad=True)
+loss = (x ** 3).sum()
+(grad,) = torch.autograd.grad(loss, x)
+penalty = grad.pow(2).sum()
+penalty.backward()
+""",
+            fixed="""
+import torch
+x = torch.randn(3, requires_grad=True)
+loss = (x ** 3).sum()
+(grad,) = torch.autograd.grad(loss, x, create_graph=True)
+penalty = grad.pow(2).sum()
+penalty.backward()
+""",
+            error=ERROR,
+        ),
+    )
+
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
+        """One finding per autograd.grad call whose gradients are differentiated again."""
+        reported: set[int] = set()
+        for event in ctx.analysis.backward_calls:
+            loss = event.value.loss
+            if event.value.grad is not Grad.UNTRACKED or loss is None:
+                continue
+            if loss.kind is not LossKind.NO_CREATE_GRAPH or id(loss.node) in reported:
+                continue
+            reported.add(id(loss.node))
+            call = loss.node
+            assert isinstance(call, ast.Call)
+            name = expr_text(ctx.source, event.target)
+            message = (
+                f"the gradients from torch.autograd.grad(...) (line {call.lineno}) have no "
+                f"history without create_graph=True, so differentiating `{name}` (line "
+                f'{event.call.lineno}) raises "{ERROR}"'
+            )
+            related = [Related(ctx.node_range(event.call), f"second derivative here: {ERROR}")]
+            yield self.finding(message, ctx.node_range(call), related, [_fix(ctx, call)])
+
+
+def _fix(ctx: RuleContext, call: ast.Call) -> Fix:
+    """Insert `create_graph=True` just before the call's closing parenthesis."""
+    end = expr_range(ctx.source, call).end
+    at = Position(end.line, end.character - 1)  # the `)`
+    before = ctx.source.text[: ctx.source.offset(at)].rstrip()
+    separator = "" if before.endswith(("(", ",")) else ", "
+    edit = TextEdit(Range(at, at), f"{separator}create_graph=True")
+    return Fix("Add create_graph=True", Safety.SAFE, (edit,))
