@@ -211,6 +211,7 @@ class ModuleInterpreter:
         self.classes: dict[int, ClassInfo] = {}
         self.summaries: dict[int, FunctionSummary] = {}
         self._method_facts: dict[int, tuple[bool, frozenset[str]]] = {}
+        self.depth = 0  # how many summaries are being computed inside one another
         self.in_progress: set[int] = set()
         self.globals: Env = {}
         self.collecting_globals = False
@@ -380,7 +381,12 @@ class ModuleInterpreter:
             return self.summaries[key]
         if key in self.in_progress or self.collecting_globals:
             return FunctionSummary(UNKNOWN)
+        if self.depth >= _SUMMARY_DEPTH:
+            # Deep chains of helper calls cost time and rarely decide anything: unknown is
+            # always a safe answer (not cached: the function may still be analysed itself).
+            return FunctionSummary(UNKNOWN)
         self.in_progress.add(key)
+        self.depth += 1
         try:
             interpreter = FunctionInterpreter(self, self.scope_of(node), node, record=True)
             interpreter.enter_function(node)
@@ -391,6 +397,7 @@ class ModuleInterpreter:
             summary = FunctionSummary(returned, interpreter.state_reads, interpreter.state_writes())
         finally:
             self.in_progress.discard(key)
+            self.depth -= 1
         self.summaries[key] = summary
         return summary
 
@@ -407,6 +414,10 @@ class FunctionSummary:
     returned: Value
     state_reads: dict[str, ast.expr] = field(default_factory=dict)
     state_writes: dict[str, Value] = field(default_factory=dict)
+
+
+# How deep summaries of called functions nest before the answer is simply "unknown".
+_SUMMARY_DEPTH = 3
 
 
 def _matching_lines(text: str, patterns: tuple[str, ...]) -> set[int]:
@@ -1276,7 +1287,9 @@ class FunctionInterpreter:
         if method is not None and receiver.kind is not Kind.CLASS:
             summary = self.module.summary_of(method)
             returned = summary.returned
-            if receiver_key is not None:
+            prefix = f"{receiver_key}."
+            known_state = self.env is not None and any(k.startswith(prefix) for k in self.env)
+            if receiver_key is not None and known_state:
                 if self.module.method_facts(method)[0]:
                     self._forget_below(receiver_key)
                 else:

@@ -53,7 +53,10 @@ class DiscardedModuleCall(Rule):
     severity = Severity.WARNING
     summary = "module or functional op called in forward() with its result discarded"
     tags = ("unnecessary",)
-    triggers = ("forward",)
+    # A line that is nothing but a call of `self.<layer>`, a functional op or a torch op.
+    triggers = (
+        r"(?m)^[ \t]+(?:self\.\w+|F\.\w+|torch\.\w+|nn\.functional\.\w+)\(.*\)[ \t]*(?:#.*)?$",
+    )
 
     valid = (
         """
@@ -120,20 +123,9 @@ with torch.no_grad():
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         """One finding per discarded layer call in a forward() method."""
-        forwards = {
-            id(stmt)
-            for cls in ast.walk(ctx.tree)
-            if isinstance(cls, ast.ClassDef)
-            for stmt in cls.body
-            if isinstance(stmt, ast.FunctionDef) and stmt.name == "forward"
-        }
         candidates: list[tuple[ast.Call, ast.Expr]] = []
         for use in ctx.analysis.uses:
-            if (
-                use.kind != "module-call"
-                or use.function is None
-                or id(use.function) not in forwards
-            ):
+            if use.kind != "module-call" or not _in_forward(use.function):
                 continue
             if isinstance(use.stmt, ast.Expr) and use.stmt.value is use.node:
                 call = use.node
@@ -143,7 +135,7 @@ with torch.no_grad():
         for torch_call in ctx.analysis.torch_calls:
             function = torch_call.function
             stmt = torch_call.stmt
-            if function is None or id(function) not in forwards:
+            if not _in_forward(function):
                 continue
             if not (isinstance(stmt, ast.Expr) and stmt.value is torch_call.call):
                 continue
@@ -167,6 +159,14 @@ with torch.no_grad():
                     )
                 )
             yield self.finding(message, ctx.node_range(stmt), (), fixes)
+
+
+def _in_forward(function: ast.FunctionDef | ast.AsyncFunctionDef | None) -> bool:
+    """True for a method named `forward` (the analysis sees methods through their class)."""
+    if function is None or function.name != "forward":
+        return False
+    first = function.args.args[0].arg if function.args.args else ""
+    return first == "self"
 
 
 def _is_layer_op(qualified: str, call: ast.Call) -> bool:
