@@ -1,0 +1,62 @@
+"""Property-based tests: the whole engine on generated programs keeps every promise.
+
+Two sources of programs: hypothesmith (any valid Python, from the grammar or from libcst's
+node types) and `torch_programs` (training-loop fragments composed by a grammar of our own,
+in varied layouts). For each: no exception escapes, no rule crashes, every range lies inside
+the file, fix-all is idempotent and parses, and every single fix keeps the fix invariants of
+`invariants.checks`. This is the CI-sized run; `benchmarks/fuzz_long.py` runs 10,000+.
+"""
+
+from __future__ import annotations
+
+import hypothesmith
+import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+from invariants.checks import Tally, check_everything, parses
+
+from fuzz.programs import torch_programs
+
+# Generated programs are big and slow to build; that is the point, not a health problem.
+FUZZ = settings(
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
+# hypothesmith programs rarely say `torch`; make the engine analyse them anyway, with and
+# without torch imports in scope (a `from __future__` import then becomes a parse error,
+# which is one more path through the engine).
+PREFIXES = st.sampled_from(
+    ["import torch\n", "# torch\n", "import torch as T\nfrom torch import nn\n"]
+)
+
+
+def _record(tally: Tally) -> None:
+    event(f"findings: {min(tally.findings, 3)}{'+' if tally.findings >= 3 else ''}")
+    if tally.fixes:
+        event("has fixes")
+
+
+@settings(FUZZ, max_examples=250)
+@given(torch_programs())
+def test_torch_flavoured_programs_keep_every_promise(program: str) -> None:
+    assert parses(program), "the generator must produce valid Python"
+    _record(check_everything(program))
+
+
+# hypothesmith compiles its programs (filename "<string>") and CPython warns about some; the
+# engine's own parse uses another filename, so its warnings would still show.
+@pytest.mark.filterwarnings("ignore::SyntaxWarning:<string>")
+@settings(FUZZ, max_examples=120)
+@given(hypothesmith.from_grammar(), PREFIXES)
+def test_any_program_from_the_grammar_is_analysed_safely(program: str, prefix: str) -> None:
+    _record(check_everything(prefix + program))
+    _record(check_everything(program + "\n# torch\n"))
+
+
+@pytest.mark.filterwarnings("ignore::SyntaxWarning:<string>")
+@settings(FUZZ, max_examples=40)
+@given(hypothesmith.from_node(), PREFIXES)
+def test_any_program_from_libcst_nodes_is_analysed_safely(program: str, prefix: str) -> None:
+    _record(check_everything(prefix + program))
