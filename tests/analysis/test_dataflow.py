@@ -164,3 +164,60 @@ def test_decorated_function_returns_untracked_value() -> None:
 def test_deep_nesting_does_not_escape() -> None:
     source = PRELUDE + "x = " + "(" * 90 + "1" + ")" * 90 + "\n"
     analyse_module(ast.parse(source), source)
+
+
+def test_state_kept_on_a_module_is_carried_across_calls() -> None:
+    call = _only(
+        """
+        class Stateful(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.rnn = nn.GRU(2, 4)
+                self.hidden = None
+            def forward(self, x):
+                out, self.hidden = self.rnn(x, self.hidden)
+                return out
+        model = Stateful()
+        for _ in range(3):
+            model(torch.randn(5, 1, 2)).sum().backward()
+        """
+    )
+    (carry,) = call.value.all_carries()
+    assert carry.key == "model.hidden"
+    assert isinstance(carry.stmt, ast.Assign)
+
+
+def test_sequential_of_known_layers_is_a_module_with_history() -> None:
+    call = _only(
+        "m = nn.Sequential(nn.Linear(2, 3), nn.ReLU())\nloss = m(torch.randn(1, 2)).sum()\n"
+        "loss.backward()\n"
+    )
+    assert call.value.grad is Grad.TRACKED
+
+
+def test_module_level_boolean_flag_is_known_in_functions() -> None:
+    call = _only(
+        """
+        ENABLED = False
+        m = nn.Linear(2, 1)
+        def step():
+            with torch.set_grad_enabled(ENABLED):
+                loss = m(torch.randn(1, 2)).sum()
+            loss.backward()
+        """
+    )
+    assert call.value.loss is not None and call.value.loss.kind is LossKind.NO_GRAD
+
+
+def test_number_accumulated_from_item_keeps_the_conversion_reason() -> None:
+    call = _only(
+        """
+        m = nn.Linear(2, 1)
+        total = 0.0
+        for _ in range(2):
+            total += m(torch.randn(1, 2)).sum().item()
+        total.backward()
+        """
+    )
+    assert call.value.kind is Kind.SCALAR
+    assert call.value.loss is not None and call.value.loss.kind is LossKind.CONVERSION

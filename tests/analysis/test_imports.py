@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 
 import pytest
+
 from gradguard.analysis.imports import build_scope
 
 

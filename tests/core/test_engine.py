@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import pytest
+
 from gradguard.core import engine
 from gradguard.core.edits import apply_edits
 from gradguard.core.findings import Finding
@@ -132,3 +133,24 @@ def test_fix_source_applies_and_rechecks() -> None:
     assert result.applied == 1
     assert "no_grad" not in result.text
     assert result.remaining.findings == ()
+
+
+def test_checking_does_not_import_libcst_until_a_fix_is_applied() -> None:
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from gradguard.core.engine import check_source, fix_source\n"
+        f"source = {BUGGY!r}\n"
+        "result = check_source(source)\n"
+        "assert [f.code for f in result.findings] == ['GG101']\n"
+        "assert result.findings[0].fix.title == 'Remove torch.no_grad()'\n"
+        "before = 'libcst' in sys.modules\n"
+        "fixed = fix_source(source)\n"
+        "print(before, 'libcst' in sys.modules, fixed.applied)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.split() == ["False", "True", "1"]

@@ -17,7 +17,14 @@ from typing import Any
 
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.imports import COMPOUND, Scope, ScopeNode, build_scope, walrus_names
-from gradguard.analysis.model import BackwardCall, FunctionNode, LoopNode, ModuleAnalysis
+from gradguard.analysis.model import (
+    BackwardCall,
+    FunctionNode,
+    LoopNode,
+    ModuleAnalysis,
+    TorchCall,
+    ValueUse,
+)
 from gradguard.analysis.values import (
     NONE,
     UNKNOWN,
@@ -156,17 +163,24 @@ def dotted(expr: ast.expr) -> str | None:
 class ModuleInterpreter:
     """Drives the analysis of one module: scopes, classes, module-level names, functions."""
 
-    def __init__(self, tree: ast.Module, analysis: ModuleAnalysis, text: str | None = None) -> None:
+    def __init__(
+        self,
+        tree: ast.Module,
+        analysis: ModuleAnalysis,
+        text: str | None = None,
+        triggers: tuple[str, ...] | None = None,
+    ) -> None:
         self.tree = tree
         self.walrus = walrus_names(text) if text is not None else _walrus_targets(tree)
-        # Lines that may hold a backward()/autograd call: only functions spanning one of them
-        # are analysed up front; the others only when a call needs their return value.
-        self.backward_lines: set[int] | None = None
-        if text is not None:
-            self.backward_lines = {
+        # Lines holding a word some enabled rule needs (`backward`, `requires_grad`, ...): only
+        # functions spanning one of them are analysed up front; the others only when a call
+        # needs their return value. No text or no triggers: analyse everything.
+        self.trigger_lines: set[int] | None = None
+        if text is not None and triggers:
+            self.trigger_lines = {
                 number
                 for number, line in enumerate(text.splitlines(), start=1)
-                if "backward" in line or "autograd" in line
+                if any(word in line for word in triggers)
             }
         self.functions: list[FunctionNode] = []
         self.declared_global: set[str] = set()
@@ -174,7 +188,7 @@ class ModuleInterpreter:
         self.scopes: dict[int, Scope] = {}
         self.parent_scope: dict[int, ScopeNode] = {}
         self.classes: dict[int, ClassInfo] = {}
-        self.summaries: dict[int, Value] = {}
+        self.summaries: dict[int, FunctionSummary] = {}
         self.in_progress: set[int] = set()
         self.globals: Env = {}
         self.collecting_globals = False
@@ -231,10 +245,10 @@ class ModuleInterpreter:
                 self.summary(node)
 
     def _may_backpropagate(self, node: FunctionNode) -> bool:
-        if self.backward_lines is None:
+        if self.trigger_lines is None:
             return True
         end = node.end_lineno or node.lineno
-        return any(node.lineno <= line <= end for line in self.backward_lines)
+        return any(node.lineno <= line <= end for line in self.trigger_lines)
 
     def _module_constants(self, scope: Scope) -> Env:
         """Module-level names bound exactly once to a class, function, module or constructor
@@ -255,7 +269,7 @@ class ModuleInterpreter:
                 and len(stmt.targets) == 1
                 and isinstance(stmt.targets[0], ast.Name)
                 and counts.get(stmt.targets[0].id) == 1
-                and isinstance(stmt.value, ast.Call)
+                and isinstance(stmt.value, ast.Call | ast.Constant)
             ):
                 scratch.run_block([stmt])
         self.collecting_globals = False
@@ -263,6 +277,8 @@ class ModuleInterpreter:
             name: value
             for name, value in (scratch.env or {}).items()
             if value.kind in (Kind.MODULE, Kind.CLASS, Kind.FUNCTION, Kind.INSTANCE)
+            or isinstance(value.const, bool)
+            or is_optimizer(value)
         }
 
     def class_info(self, node: ast.ClassDef) -> ClassInfo:
@@ -322,11 +338,15 @@ class ModuleInterpreter:
 
     def summary(self, node: FunctionNode) -> Value:
         """Analyse a function once (recording its facts) and return what it returns."""
+        return self.summary_of(node).returned
+
+    def summary_of(self, node: FunctionNode) -> FunctionSummary:
+        """What a function returns and how it reads and writes `self` state."""
         key = id(node)
         if key in self.summaries:
             return self.summaries[key]
         if key in self.in_progress or self.collecting_globals:
-            return UNKNOWN
+            return FunctionSummary(UNKNOWN)
         self.in_progress.add(key)
         try:
             interpreter = FunctionInterpreter(self, self.scope_of(node), node, record=True)
@@ -335,10 +355,25 @@ class ModuleInterpreter:
             returned = join(interpreter.returned, NONE if interpreter.env is not None else None)
             if interpreter.returned is None and interpreter.env is None:
                 returned = UNKNOWN
+            summary = FunctionSummary(returned, interpreter.state_reads, interpreter.state_writes())
         finally:
             self.in_progress.discard(key)
-        self.summaries[key] = returned
-        return returned
+        self.summaries[key] = summary
+        return summary
+
+
+@dataclass(frozen=True)
+class FunctionSummary:
+    """A function as seen from its callers.
+
+    `state_reads` are `self.<attr>` values the method reads before assigning them (with the
+    reading expression); `state_writes` the values it leaves in `self.<attr>` on return.
+    Together they let a caller see module state carried from one call to the next.
+    """
+
+    returned: Value
+    state_reads: dict[str, ast.expr] = field(default_factory=dict)
+    state_writes: dict[str, Value] = field(default_factory=dict)
 
 
 def _mentions_freezing(tree: ast.Module) -> bool:
@@ -385,6 +420,9 @@ class FunctionInterpreter:
         # The value each carried name has at the top of an iteration, by id(carry): a read of
         # exactly that value reads the previous iteration's state.
         self.heads: dict[int, Value] = {}
+        # `self.<attr>` read before this function assigned it: the state a previous call left.
+        self.state_reads: dict[str, ast.expr] = {}
+        self.exits: list[Env | None] = []
 
     # -- environment -------------------------------------------------------------------------
 
@@ -402,6 +440,17 @@ class FunctionInterpreter:
                 if carry.key == key and self.heads.get(id(carry)) is value:
                     self.module.analysis.carry_reads.setdefault(carry, []).append(node)
         return value
+
+    def state_writes(self) -> dict[str, Value]:
+        """`self.<attr>` values this function leaves behind, on every way out of it."""
+        exits = join_envs([*self.exits, self.env])
+        if exits is None or self.function is None:
+            return {}
+        return {
+            key[5:]: value
+            for key, value in exits.items()
+            if key.startswith("self.") and key.count(".") == 1 and value.origin is not None
+        }
 
     def _bound_here(self, name: str) -> bool:
         return self.function is not None and self.scope.is_bound_locally(name)
@@ -424,7 +473,9 @@ class FunctionInterpreter:
             base_key = dotted(target.value)
             if base_key is not None and self.env is not None and base_key in self.env:
                 base = self.env[base_key]
-                if base.kind is Kind.TENSOR and target.attr in ("requires_grad", "data", "grad"):
+                if base.kind is Kind.TENSOR and self.stmt is not None:
+                    self.record_use("setattr", target.attr, self.stmt, target.value, base)
+                if base.kind is Kind.TENSOR and target.attr in ("requires_grad", "data"):
                     self.env[base_key] = evolve(UNKNOWN, kind=Kind.TENSOR, origin=base.origin)
             if key is not None:
                 self.bind_key(key, value)
@@ -434,7 +485,7 @@ class FunctionInterpreter:
             self._bind_sequence(target.elts, value)
         elif isinstance(target, ast.Subscript):
             base_key = dotted(target.value)
-            self.eval(target.slice)
+            self._subscript_store(target, self.stmt)
             if base_key is not None and self.env is not None and base_key in self.env:
                 base = self.env[base_key]
                 mutated = evolve(
@@ -443,6 +494,16 @@ class FunctionInterpreter:
                 self.env[base_key] = mutated
         elif isinstance(target, ast.Starred):
             self.bind(target.value, UNKNOWN)
+
+    def _subscript_store(self, target: ast.Subscript, stmt: ast.AST | None) -> None:
+        """`x[i] = v` / `x[i] += v` writes into `x` in place."""
+        self.eval(target.slice)
+        base_key = dotted(target.value)
+        if base_key is None or self.env is None or base_key not in self.env:
+            return
+        base = self.env[base_key]
+        if base.kind is Kind.TENSOR and stmt is not None:
+            self.record_use("inplace", "setitem", stmt, target.value, base)
 
     def _bind_sequence(self, targets: list[ast.expr], value: Value) -> None:
         has_star = any(isinstance(t, ast.Starred) for t in targets)
@@ -591,10 +652,19 @@ class FunctionInterpreter:
     def _stmt_AugAssign(self, stmt: ast.AugAssign) -> None:
         current = self.eval(stmt.target) if not isinstance(stmt.target, ast.Subscript) else UNKNOWN
         value = self.eval(stmt.value)
-        self.bind(stmt.target, self.arithmetic(stmt, [current, value]))
+        result = self.arithmetic(stmt, [current, value])
+        if current.kind is Kind.TENSOR:
+            operator = type(stmt.op).__name__
+            self.record_use("inplace", operator, stmt, stmt.target, current)
+            # `x += y` on a tensor changes x in place: it stays the same (leaf) tensor.
+            result = evolve(result, leaf=current.leaf)
+        elif isinstance(stmt.target, ast.Subscript):
+            self._subscript_store(stmt.target, stmt)
+        self.bind(stmt.target, result)
 
     def _stmt_Return(self, stmt: ast.Return) -> None:
         value = self.eval(stmt.value) if stmt.value is not None else NONE
+        self.exits.append(self.env)
         self.returned = value if self.returned is None else join(self.returned, value)
         self.env = None
 
@@ -725,9 +795,23 @@ class FunctionInterpreter:
         element = UNKNOWN
         if iterable.kind is Kind.TENSOR:
             element = evolve(iterable, leaf=False, elements=None)
+        elif self._iterates_parameters(stmt.iter):
+            element = Value(grad=Grad.TRACKED, kind=Kind.TENSOR, leaf=True)
         self._loop(stmt, lambda: self.bind(stmt.target, element))
 
     _stmt_AsyncFor = _stmt_For
+
+    def _iterates_parameters(self, expr: ast.expr) -> bool:
+        """`for p in model.parameters()` over a known module: leaves that require grad
+        (unless the file freezes parameters somewhere)."""
+        if self.module.freezes_parameters or not isinstance(expr, ast.Call) or expr.args:
+            return False
+        func = expr.func
+        if not isinstance(func, ast.Attribute) or func.attr != "parameters":
+            return False
+        key = dotted(func.value)
+        owner = self.lookup(key) if key is not None else UNKNOWN
+        return owner.kind is Kind.MODULE and owner.module is not None
 
     def _stmt_While(self, stmt: ast.While) -> None:
         self._loop(stmt, lambda: self.eval(stmt.test))
@@ -835,6 +919,8 @@ class FunctionInterpreter:
         key = dotted(expr)
         if key is not None and self.env is not None and key in self.env:
             return self.lookup(key, expr)
+        if key is not None and key.startswith("self.") and key.count(".") == 1:
+            self.state_reads.setdefault(expr.attr, expr)
         base = self.eval(expr.value)
         if base.kind is Kind.TENSOR:
             if expr.attr == "data":
@@ -911,7 +997,11 @@ class FunctionInterpreter:
         if any(v.kind is Kind.TENSOR for v in operands):
             return self.tensor_op(node, operands)
         if all(v.kind is Kind.SCALAR for v in operands):
-            return Value(grad=Grad.UNTRACKED, kind=Kind.SCALAR, loss=operands[0].loss)
+            losses = [v.loss for v in operands if v.loss is not None]
+            reasons = [loss for loss in losses if loss.kind is not LossKind.LITERAL] or losses
+            return Value(
+                grad=Grad.UNTRACKED, kind=Kind.SCALAR, loss=reasons[0] if reasons else None
+            )
         carries = frozenset().union(*(v.all_carries() for v in operands))
         if self.mode.enabled is False and self.mode.off is not None:
             loss = Loss(LossKind.NO_GRAD, node, self.mode.off.description, self.mode.off)
@@ -972,6 +1062,10 @@ class FunctionInterpreter:
 
     def torch_call(self, call: ast.Call, qualified: str) -> Value:
         """A call of a torch API resolved through the imports."""
+        if self.record and self.stmt is not None:
+            self.module.analysis.torch_calls.append(
+                TorchCall(call, qualified, self.stmt, self.function)
+            )
         if qualified in api.BACKWARD_FUNCTIONS or qualified in api.GRAD_FUNCTIONS:
             keyword = "tensors" if qualified in api.BACKWARD_FUNCTIONS else "outputs"
             target = call.args[0] if call.args else None
@@ -996,12 +1090,18 @@ class FunctionInterpreter:
             return self.tensor_op(call, args)
         if qualified in api.TUPLE_RETURNING:
             return self.tensor_op(call, args, kind=Kind.UNKNOWN)
+        if qualified in api.SEQUENTIAL:
+            return Value(kind=Kind.MODULE, module=ModuleRef(qualified, kind=_sequential_kind(args)))
         module_kind = api.nn_module_kind(qualified)
         last = qualified.rsplit(".", 1)[-1]
         if module_kind is not None or (qualified.startswith("torch.nn.") and last[:1].isupper()):
             return Value(kind=Kind.MODULE, module=ModuleRef(qualified=qualified))
-        if qualified.startswith("torch.optim."):
-            return Value(kind=Kind.OTHER)
+        if (
+            qualified.startswith("torch.optim.")
+            and qualified.count(".") == 2
+            and last[:1].isupper()
+        ):
+            return Value(kind=Kind.OTHER, module=ModuleRef(qualified=qualified))
         return UNKNOWN
 
     def _leaf(self, call: ast.Call, qualified: str, inner: Value | None) -> Value:
@@ -1039,12 +1139,15 @@ class FunctionInterpreter:
             return self.tensor_method(call, receiver, receiver_key, name, args)
         if receiver.kind is Kind.MODULE:
             if name == "forward":
+                self.record_use("forward", name, call, func.value, receiver)
                 return self.call_value(call, receiver, evaluated=args)
             if name in _MODULE_SELF_METHODS:
                 return receiver
             if name in _MODULE_INFO_METHODS:
                 return Value(kind=Kind.OTHER)
         if receiver.kind in (Kind.SCALAR, Kind.NONE, Kind.OTHER, Kind.SEQUENCE):
+            if is_optimizer(receiver):
+                self.record_use("optimizer", name, call, func.value, receiver)
             return UNKNOWN
         method = _local_method(receiver, name)
         if method is not None and receiver.kind is not Kind.CLASS:
@@ -1066,6 +1169,8 @@ class FunctionInterpreter:
         if name in api.CONVERSIONS:
             kind = Kind.SCALAR if name == "item" else Kind.OTHER
             loss = Loss(LossKind.CONVERSION, call, f".{name}()")
+            assert isinstance(call.func, ast.Attribute)
+            self.record_use("conversion", name, call, call.func.value, receiver)
             return Value(grad=Grad.UNTRACKED, kind=kind, loss=loss)
         if name in api.DETACH_METHODS:
             return Value(
@@ -1091,6 +1196,8 @@ class FunctionInterpreter:
         if name in api.SHAPE_METHODS:
             return Value(kind=Kind.OTHER)
         if name.endswith("_") and not name.startswith("_"):
+            assert isinstance(call.func, ast.Attribute)
+            self.record_use("inplace", name, call, call.func.value, receiver)
             # In place: the receiver now also depends on the arguments.
             if key is not None and self.mode.enabled is not False:
                 self.bind_key(
@@ -1121,9 +1228,11 @@ class FunctionInterpreter:
     def module_call(self, call: ast.Call, module: ModuleRef, args: list[Value]) -> Value:
         """`model(x)`: outputs follow the module's kind and the grad mode."""
         if module.qualified is not None:
-            kind = api.nn_module_kind(module.qualified)
+            kind = module.kind or api.nn_module_kind(module.qualified)
             if kind is None or kind.output is None:
                 self.taint_arguments(call)
+                if self.mode.enabled is False:
+                    return evolve(self.tensor_op(call, args), kind=Kind.UNKNOWN)
                 return UNKNOWN
             owns_graph = kind.has_parameters and not self.module.freezes_parameters
             base = self.tensor_op(call, args)
@@ -1142,12 +1251,36 @@ class FunctionInterpreter:
             if forward is None:
                 self.taint_arguments(call)
                 return UNKNOWN
-            summary = self.module.summary(forward)
+            summary = self.module.summary_of(forward)
             used = _used_arguments(forward, call, args)
+            used.extend(self._module_state_in(call, summary))
             base = self.tensor_op(call, used)
-            return _restamp(summary, base, self.mode)
+            self._module_state_out(call, summary, base)
+            return _restamp(summary.returned, base, self.mode)
         self.taint_arguments(call)
         return UNKNOWN
+
+    def _module_state_in(self, call: ast.Call, summary: FunctionSummary) -> list[Value]:
+        """State that `forward` reads from `self`, as the caller sees it (`model.hidden`)."""
+        owner = dotted(call.func)
+        if owner is None:
+            return []
+        return [
+            self.lookup(f"{owner}.{attr}", node)
+            for attr, node in summary.state_reads.items()
+            if attr in summary.state_writes
+        ]
+
+    def _module_state_out(self, call: ast.Call, summary: FunctionSummary, base: Value) -> None:
+        """State that `forward` leaves on `self`, bound in the caller as `model.hidden`."""
+        owner = dotted(call.func)
+        if owner is None:
+            return
+        for attr, value in summary.state_writes.items():
+            stamped = _restamp(value, base, self.mode)
+            key = f"{owner}.{attr}"
+            if self.env is not None:
+                self.env[key] = evolve(stamped, origin=value.origin)
 
     def taint_arguments(self, call: ast.Call) -> None:
         """Arguments handed to code we cannot see may be detached in place: forget their
@@ -1171,6 +1304,16 @@ class FunctionInterpreter:
         prefix = key + "."
         for existing in [k for k in self.env if k.startswith(prefix)]:
             del self.env[existing]
+
+    def record_use(
+        self, kind: str, name: str, node: ast.AST, target: ast.expr, value: Value
+    ) -> None:
+        """Remember a conversion or in-place operation on a tensor for the rules."""
+        if not self.record or self.stmt is None:
+            return
+        self.module.analysis.uses.append(
+            ValueUse(kind, name, node, self.stmt, target, value, self.mode.enabled, self.function)
+        )
 
     def record_backward(self, call: ast.Call, target: ast.expr, value: Value, via: str) -> None:
         """Remember a backward()/autograd.grad() call for the rules."""
@@ -1243,6 +1386,26 @@ def _handlers(prefix: str) -> dict[type, Any]:
             if isinstance(node_type, type):
                 table[node_type] = getattr(FunctionInterpreter, name)
     return table
+
+
+def _sequential_kind(layers: list[Value]) -> api.ModuleKind | None:
+    """An `nn.Sequential` of known tensor-to-tensor layers is itself one."""
+    has_parameters = False
+    for layer in layers:
+        ref = layer.module
+        kind = api.nn_module_kind(ref.qualified) if ref and ref.qualified else None
+        if ref is not None and ref.kind is not None:
+            kind = ref.kind
+        if layer.kind is not Kind.MODULE or kind is None or kind.output != "tensor":
+            return None
+        has_parameters = has_parameters or kind.has_parameters
+    return api.ModuleKind(has_parameters, "tensor") if layers else None
+
+
+def is_optimizer(value: Value) -> bool:
+    """True for an optimizer constructed from `torch.optim` in this file."""
+    qualified = value.module.qualified if value.module is not None else None
+    return qualified is not None and qualified.startswith("torch.optim.")
 
 
 def _local_method(receiver: Value, name: str) -> FunctionNode | None:

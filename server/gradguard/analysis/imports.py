@@ -201,3 +201,19 @@ def build_scope(
         table[name] = paths.pop() if len(paths) == 1 else None
     counts = {name: len(bindings) for name, bindings in collector.bindings.items()}
     return Scope(table, parent, isinstance(node, ast.ClassDef), counts)
+
+
+def torch_alias(tree: ast.Module) -> str | None:
+    """The module-level name under which `torch` itself is importable in this file, for fixes
+    that must spell `torch.no_grad()` or `torch.float32` (None when there is none)."""
+    scope = build_scope(tree, None)
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                local = alias.asname or alias.name.split(".")[0]
+                imports_torch = alias.name == "torch" or (
+                    alias.asname is None and alias.name.startswith("torch.")
+                )
+                if imports_torch and scope.resolve_name(local) == "torch":
+                    return local
+    return None

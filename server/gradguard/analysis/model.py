@@ -32,12 +32,48 @@ class BackwardCall:
     function: FunctionNode | None
 
 
+@dataclass(frozen=True, eq=False)
+class ValueUse:
+    """An operation on a known value (a tensor, a module, an optimizer), for rules about
+    single operations.
+
+    `kind` is "conversion" (`.item()`, `.tolist()`, `.numpy()` on a tensor; `name` is the
+    method), "inplace" (`x += ...`, `x[i] = ...`, `x.add_(...)` on a tensor; `name` is the
+    operator or method), "setattr" (`x.name = ...` on a tensor; `name` is the attribute),
+    "forward" (`model.forward(...)` on a module) or "optimizer" (`opt.step()`,
+    `opt.zero_grad()` on a torch.optim optimizer; `name` is the method).
+    `value` is the receiver before the operation and `grad_enabled` the grad mode there.
+    """
+
+    kind: str
+    name: str
+    node: ast.AST
+    stmt: ast.stmt
+    target: ast.expr
+    value: Value
+    grad_enabled: bool | None
+    function: FunctionNode | None
+
+
+@dataclass(frozen=True, eq=False)
+class TorchCall:
+    """A call that resolves to a torch API through the file's imports (`torch.tensor`,
+    `nn.LSTM`, `F.relu`...), in a function the analysis visited."""
+
+    call: ast.Call
+    qualified: str
+    stmt: ast.stmt
+    function: FunctionNode | None
+
+
 @dataclass
 class ModuleAnalysis:
     """Dataflow facts of one module: backward calls, loop-carried reads, statement parents."""
 
     tree: ast.Module
     backward_calls: list[BackwardCall] = field(default_factory=list)
+    uses: list[ValueUse] = field(default_factory=list)
+    torch_calls: list[TorchCall] = field(default_factory=list)
     # For each loop-carried value, the expressions that read it from the previous iteration.
     carry_reads: dict[Carry, list[ast.expr]] = field(default_factory=dict)
     # Statement -> the list of statements it belongs to, and the node owning that list.
@@ -68,13 +104,17 @@ class ModuleAnalysis:
         yield from block[index + 1 :]
 
 
-def analyse_module(tree: ast.Module, text: str | None = None) -> ModuleAnalysis:
-    """Run the dataflow pass over the module body and every function in it.
+def analyse_module(
+    tree: ast.Module, text: str | None = None, triggers: tuple[str, ...] | None = None
+) -> ModuleAnalysis:
+    """Run the dataflow pass over the module body and the functions in it.
 
-    `text`, the module's source, lets the analysis skip work the text shows is not needed.
+    With the module's `text` and the `triggers` the enabled rules need (words such as
+    `backward`), functions whose text holds none of them are analysed only on demand, for
+    their return value; `triggers=None` analyses every function.
     """
     from gradguard.analysis.dataflow import ModuleInterpreter
 
     analysis = ModuleAnalysis(tree)
-    ModuleInterpreter(tree, analysis, text).run()
+    ModuleInterpreter(tree, analysis, text, triggers).run()
     return analysis

@@ -179,10 +179,10 @@ NN_MODULES: dict[str, ModuleKind] = {
     "LSTM": ModuleKind(True, (_TENSOR, (_TENSOR, _TENSOR))),
     "LSTMCell": ModuleKind(True, (_TENSOR, _TENSOR)),
     "MultiheadAttention": ModuleKind(True, (_TENSOR, _TENSOR)),
-    "Sequential": ModuleKind(True, None),
     "ModuleList": ModuleKind(True, None),
     "ModuleDict": ModuleKind(True, None),
 }
+SEQUENTIAL = frozenset({"torch.nn.Sequential", "torch.nn.modules.container.Sequential"})
 MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 PARAMETER = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
 

@@ -13,6 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from gradguard.analysis.torch_api import ModuleKind
+
 
 class Grad(enum.Enum):
     """Whether a value takes part in autograd."""
@@ -98,6 +100,7 @@ class ModuleRef:
 
     qualified: str | None = None  # "torch.nn.LSTM"
     local: ClassInfo | None = None
+    kind: ModuleKind | None = None  # derived for this instance (an nn.Sequential of layers)
 
 
 @dataclass(frozen=True)
@@ -181,7 +184,7 @@ def join(a: Value | None, b: Value | None) -> Value:
     return Value(
         grad=grad,
         kind=kind,
-        loss=a.loss if a.loss == b.loss else None,
+        loss=_join_loss(a.loss, b.loss) if grad is Grad.UNTRACKED else None,
         leaf=a.leaf and b.leaf,
         elements=elements,
         carries=a.carries | b.carries,
@@ -191,6 +194,26 @@ def join(a: Value | None, b: Value | None) -> Value:
         instance_of=a.instance_of if a.instance_of is b.instance_of else None,
         const=a.const if a.const == b.const and type(a.const) is type(b.const) else None,
     )
+
+
+def _join_loss(a: Loss | None, b: Loss | None) -> Loss | None:
+    """Both paths lost history; keep a reason when they agree, or the one that is not a mere
+    literal (`total = 0.0` joined with `total += x.item()` is still "converted by .item()")."""
+    if a == b:
+        return a
+    if a is not None and a.kind is LossKind.LITERAL:
+        return b
+    if b is not None and b.kind is LossKind.LITERAL:
+        return a
+    return None
+
+
+def _rank(loss: Loss | None) -> int:
+    """How much a reason explains a lost history: a cut (detach, no_grad, conversion) says
+    more than a fresh factory tensor, which says more than a literal."""
+    if loss is None:
+        return 0
+    return {LossKind.LITERAL: 1, LossKind.FACTORY: 2}.get(loss.kind, 3)
 
 
 def combine(values: Iterable[Value], *, result_kind: Kind = Kind.TENSOR) -> Value:
@@ -216,7 +239,7 @@ def combine(values: Iterable[Value], *, result_kind: Kind = Kind.TENSOR) -> Valu
             tracked = True
         elif grad is Grad.UNKNOWN:
             unknown = True
-        elif first_loss is None or (first_loss.kind is LossKind.LITERAL and loss is not None):
+        elif first_loss is None or _rank(loss) > _rank(first_loss):
             first_loss = loss
     if tracked:
         return Value(grad=Grad.TRACKED, kind=result_kind, carries=carries)

@@ -138,8 +138,12 @@ def check_tree(
     """Run the enabled rules on an already parsed module."""
     from gradguard.analysis.model import analyse_module
 
+    rules = selected_rules(settings, path)
+    triggers: tuple[str, ...] | None = tuple({w for rule in rules for w in rule.triggers})
+    if any(not rule.triggers for rule in rules):
+        triggers = None
     try:
-        analysis = analyse_module(tree, source.text)
+        analysis = analyse_module(tree, source.text, triggers)
     except RecursionError:
         message = "the file nests too deeply to analyse"
         return CheckResult((), ParseError(message, Range(Position(0, 0), Position(0, 0))))
@@ -147,7 +151,7 @@ def check_tree(
     suppressions = Suppressions.scan(source)
     findings: list[Finding] = []
     errors: list[RuleError] = []
-    for rule in selected_rules(settings, path):
+    for rule in rules:
         try:
             produced = list(rule.check(context))
         except Exception as exc:  # a rule bug must not take the other rules down
@@ -183,7 +187,7 @@ def applicable_fixes(
         if codes is not None and finding.code not in codes:
             continue
         fix = finding.fix
-        if fix is not None and (unsafe or fix.safety is Safety.SAFE):
+        if fix is not None and (unsafe or fix.safety is Safety.SAFE) and fix.edits:
             fixes.append(fix)
     return fixes
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 
@@ -62,13 +63,43 @@ class TextEdit:
     new_text: str
 
 
-@dataclass(frozen=True)
-class Fix:
-    """A proposed change: a title for menus, its safety, and the edits that make it."""
+EditBuilder = Callable[[], "tuple[TextEdit, ...] | None"]
 
-    title: str
-    safety: Safety
-    edits: tuple[TextEdit, ...]
+
+class Fix:
+    """A proposed change: a title for menus, its safety, and the edits that make it.
+
+    `edits` may be given as a function that computes them on first use: fixes that need
+    libcst build their edits only when a front end applies or serialises them, so a plain
+    check never pays for importing libcst. A builder that returns None yields no edits.
+    """
+
+    __slots__ = ("_edits", "safety", "title")
+
+    def __init__(
+        self, title: str, safety: Safety, edits: tuple[TextEdit, ...] | EditBuilder
+    ) -> None:
+        self.title = title
+        self.safety = safety
+        self._edits = edits
+
+    @property
+    def edits(self) -> tuple[TextEdit, ...]:
+        """The text edits (computed and cached on first access when built lazily)."""
+        if callable(self._edits):
+            self._edits = tuple(self._edits() or ())
+        return self._edits
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Fix):
+            return NotImplemented
+        return (self.title, self.safety, self.edits) == (other.title, other.safety, other.edits)
+
+    def __hash__(self) -> int:
+        return hash((self.title, self.safety))
+
+    def __repr__(self) -> str:
+        return f"Fix(title={self.title!r}, safety={self.safety.value!r})"
 
 
 @dataclass(frozen=True)

@@ -22,11 +22,17 @@ DOCS_URL = "https://github.com/gradguard/gradguard/blob/main/docs/rules.md#{anch
 
 @dataclass(frozen=True)
 class Invalid:
-    """An INVALID example: code the rule must flag, and the text its first fix must produce."""
+    """An INVALID example: code the rule must flag, and the text its first fix must produce.
+
+    `error` is what the code raises when run under torch (a substring of "Type: message");
+    None when it runs but misbehaves (e.g. trains nothing). The test suite runs every example
+    under real torch: INVALID code must raise `error`, VALID and fixed code must run.
+    """
 
     code: str
     fixed: str | None = None
     unsafe_fix: bool = False
+    error: str | None = None
 
 
 @dataclass(frozen=True)
@@ -57,6 +63,9 @@ class Rule(abc.ABC):
     valid: ClassVar[Sequence[str]] = ()
     invalid: ClassVar[Sequence[Invalid]] = ()
     tags: ClassVar[tuple[str, ...]] = ()
+    # Words a function must contain for this rule to find anything in it (the analysis skips
+    # other functions); empty means every function must be analysed.
+    triggers: ClassVar[tuple[str, ...]] = ()
 
     @property
     def docs(self) -> str:

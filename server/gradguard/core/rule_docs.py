@@ -15,7 +15,9 @@ do not edit by hand. `gradguard rule CODE` prints one rule's section.
 
 
 def _fix_column(rule: Rule) -> str:
-    safeties = {"unsafe" if example.unsafe_fix else "safe" for example in rule.invalid if example.fixed}
+    safeties = {
+        "unsafe" if example.unsafe_fix else "safe" for example in rule.invalid if example.fixed
+    }
     return " / ".join(sorted(safeties)) if safeties else "—"
 
 

@@ -10,14 +10,14 @@ from gradguard.core.text import SourceText
 _ATOMS = (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.Constant, ast.List, ast.Tuple)
 
 
-def expr_range(source: SourceText, expr: ast.expr) -> Range:
-    """The exact range of an expression."""
+def expr_range(source: SourceText, expr: ast.expr | ast.keyword) -> Range:
+    """The exact range of an expression (or of a `name=value` keyword argument)."""
     start = source.from_ast(expr.lineno, expr.col_offset)
     end = source.from_ast(expr.end_lineno or expr.lineno, expr.end_col_offset or 0)
     return Range(start, end)
 
 
-def expr_text(source: SourceText, expr: ast.expr) -> str:
+def expr_text(source: SourceText, expr: ast.expr | ast.keyword) -> str:
     """The source text of an expression, exactly as written."""
     return source.slice(expr_range(source, expr))
 

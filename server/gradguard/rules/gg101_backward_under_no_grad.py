@@ -48,7 +48,7 @@ from collections.abc import Iterable, Iterator
 from gradguard.analysis.dependencies import assigned_names, names_feeding, read_names
 from gradguard.analysis.model import BackwardCall
 from gradguard.analysis.values import Grad, GradOff, LossKind
-from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
+from gradguard.core.findings import Finding, Fix, Related, Safety, Severity, TextEdit
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text
 from gradguard.rewrite.statements import delete_lines, delete_statement, stands_alone
@@ -63,6 +63,7 @@ class BackwardUnderNoGrad(Rule):
     code = "GG101"
     name = "backward-under-no-grad"
     severity = Severity.ERROR
+    triggers = ("backward", "autograd")
     summary = "backward() on a value computed under torch.no_grad()"
 
     valid = (
@@ -140,6 +141,7 @@ out = model(x)
 loss = criterion(out, y)
 loss.backward()
 """,
+            error=ERROR,
         ),
         Invalid(
             """
@@ -160,6 +162,7 @@ print("computed")
 T.autograd.backward(loss)
 """,
             unsafe_fix=True,
+            error=ERROR,
         ),
         Invalid(
             """
@@ -182,6 +185,7 @@ loss = compute_loss(torch.randn(4, 3))
 loss.backward()
 """,
             unsafe_fix=True,
+            error=ERROR,
         ),
         Invalid(
             """
@@ -202,6 +206,7 @@ with open("log.txt", "w") as log:
     loss = model(torch.randn(2, 3)).sum()
 loss.backward()
 """,
+            error=ERROR,
         ),
     )
 
@@ -253,12 +258,16 @@ def _fixes(ctx: RuleContext, event: BackwardCall, off: GradOff) -> Iterable[Fix]
         )
         if index is None:
             return
-        edit = drop_with_item(ctx.source, owner, index)
-        if edit is None:
-            return
         feeding = _feeding_names(ctx, event)
         safe = all(_feeds(stmt, feeding) for stmt in owner.body)
-        yield Fix(title, Safety.SAFE if safe else Safety.UNSAFE, (edit,))
+        source, with_stmt, item = ctx.source, owner, index
+
+        def build() -> tuple[TextEdit, ...] | None:
+            edit = drop_with_item(source, with_stmt, item)
+            return (edit,) if edit is not None else None
+
+        # libcst is imported only when the edit is needed (applied or serialised).
+        yield Fix(title, Safety.SAFE if safe else Safety.UNSAFE, build)
     elif isinstance(owner, ast.FunctionDef | ast.AsyncFunctionDef):
         decorator = off.node
         assert isinstance(decorator, ast.expr)

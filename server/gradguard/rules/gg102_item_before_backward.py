@@ -75,6 +75,7 @@ class ItemBeforeBackward(Rule):
     code = "GG102"
     name = "item-before-backward"
     severity = Severity.ERROR
+    triggers = ("backward", "autograd")
     summary = "backward() on a value converted with .item()/float()/.tolist()/.numpy()"
 
     valid = (
@@ -133,6 +134,7 @@ loss.backward()
 loss = loss.item()
 print(f"loss {loss:.3f}")
 """,
+            error="'float' object has no attribute 'backward'",
         ),
         Invalid(
             """
@@ -150,6 +152,7 @@ loss = model(torch.randn(4, 3)).mean()
 loss.backward()
 loss = float(loss)
 """,
+            error="'float' object has no attribute 'backward'",
         ),
         Invalid(
             """
@@ -169,6 +172,7 @@ model = nn.Linear(3, 1)
 loss = F.mse_loss(model(torch.randn(4, 3)), torch.randn(4, 1))
 loss.backward()
 """,
+            error=None,
         ),
     )
 

@@ -93,6 +93,7 @@ class HiddenStateNotDetached(Rule):
     code = "GG201"
     name = "hidden-state-not-detached"
     severity = Severity.ERROR
+    triggers = ("backward", "autograd")
     summary = "hidden state carried into the next iteration without .detach()"
 
     valid = (
@@ -160,27 +161,35 @@ for step in range(5):
     loss.backward()
     h = h_next.detach()
 """,
+            error=ERROR,
         ),
         Invalid(
             """
 import torch
 from torch import nn
 lstm = nn.LSTM(4, 8)
+opt = torch.optim.SGD(lstm.parameters(), lr=0.1)
 h, c = torch.zeros(1, 2, 8), torch.zeros(1, 2, 8)
 for _ in range(3):
     out, (h, c) = lstm(torch.randn(5, 2, 4), (h, c))
+    opt.zero_grad()
     out.mean().backward(retain_graph=True)
+    opt.step()
 """,
             fixed="""
 import torch
 from torch import nn
 lstm = nn.LSTM(4, 8)
+opt = torch.optim.SGD(lstm.parameters(), lr=0.1)
 h, c = torch.zeros(1, 2, 8), torch.zeros(1, 2, 8)
 for _ in range(3):
     out, (h, c) = lstm(torch.randn(5, 2, 4), (h.detach(), c.detach()))
+    opt.zero_grad()
     out.mean().backward()
+    opt.step()
 """,
             unsafe_fix=True,
+            error=INPLACE_ERROR,
         ),
         Invalid(
             """
@@ -203,6 +212,7 @@ for _ in range(3):
     loss = out.mean() + hidden.mean()
     loss.backward()
 """,
+            error=ERROR,
         ),
     )
 

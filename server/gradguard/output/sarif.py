@@ -1,0 +1,114 @@
+"""`--output-format sarif`: SARIF 2.1.0 for GitHub code scanning and other SARIF viewers."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from gradguard import __version__
+from gradguard.core.findings import Range, Severity
+from gradguard.core.rule import all_rules
+from gradguard.output import Report
+
+SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+INFORMATION_URI = "https://github.com/gradguard/gradguard"
+_LEVEL = {
+    Severity.ERROR: "error",
+    Severity.WARNING: "warning",
+    Severity.INFO: "note",
+    Severity.HINT: "note",
+}
+
+
+def render(report: Report, *, color: bool = False) -> str:
+    """One SARIF run: every rule in `tool.driver.rules`, every finding in `results`."""
+    rules = all_rules()
+    index = {rule.code: i for i, rule in enumerate(rules)}
+    driver_rules = [
+        {
+            "id": rule.code,
+            "name": rule.name,
+            "shortDescription": {"text": rule.summary},
+            "fullDescription": {"text": rule.docs, "markdown": rule.docs},
+            "help": {"text": rule.docs, "markdown": rule.docs},
+            "helpUri": rule.url,
+            "defaultConfiguration": {"level": _LEVEL[rule.severity]},
+        }
+        for rule in rules
+    ]
+    results: list[dict[str, Any]] = []
+    for file in report.files:
+        uri = _uri(file.path)
+        for f in file.findings:
+            result: dict[str, Any] = {
+                "ruleId": f.code,
+                "level": _LEVEL[f.severity],
+                "message": {"text": f.message},
+                "locations": [{"physicalLocation": _physical(uri, f.range)}],
+                "relatedLocations": [
+                    {
+                        "id": i,
+                        "message": {"text": r.message},
+                        "physicalLocation": _physical(uri, r.range),
+                    }
+                    for i, r in enumerate(f.related)
+                ],
+            }
+            if f.code in index:
+                result["ruleIndex"] = index[f.code]
+            results.append(result)
+    notifications = [
+        {
+            "level": "error",
+            "message": {"text": failure.message},
+            "locations": [{"physicalLocation": {"artifactLocation": _uri(failure.path)}}],
+        }
+        for failure in report.failures
+    ]
+    run = {
+        "tool": {
+            "driver": {
+                "name": "gradguard",
+                "version": __version__,
+                "informationUri": INFORMATION_URI,
+                "rules": driver_rules,
+            }
+        },
+        "originalUriBaseIds": {"%SRCROOT%": {"uri": Path.cwd().as_uri() + "/"}},
+        "columnKind": "unicodeCodePoints",
+        "invocations": [
+            {
+                "executionSuccessful": not report.failures,
+                "toolExecutionNotifications": notifications,
+            }
+        ],
+        "results": results,
+    }
+    document = {"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def _uri(path: str) -> dict[str, str]:
+    """Relative to the working directory (what code scanning expects), else absolute."""
+    absolute = Path(path).absolute()
+    try:
+        relative = absolute.relative_to(Path.cwd())
+    except ValueError:
+        return {"uri": absolute.as_uri()}
+    return {"uri": quote(relative.as_posix()), "uriBaseId": "%SRCROOT%"}
+
+
+def _physical(uri: dict[str, str], rng: Range) -> dict[str, Any]:
+    # SARIF columns are 1-based and `endColumn` is one past the last character, which is
+    # exactly our exclusive end plus one.
+    return {
+        "artifactLocation": uri,
+        "region": {
+            "startLine": rng.start.line + 1,
+            "startColumn": rng.start.character + 1,
+            "endLine": rng.end.line + 1,
+            "endColumn": rng.end.character + 1,
+        },
+    }

@@ -1,0 +1,202 @@
+"""GG402 `integer-tensor-requires-grad`
+
+## What it does
+Finds tensors created with `requires_grad=True` whose dtype is an integer (or bool) type:
+`torch.tensor([1, 2, 3], requires_grad=True)` (integer literals infer `int64`),
+`torch.arange(5, requires_grad=True)`, `torch.full((2,), 3, requires_grad=True)`,
+`torch.randint(...)`, `torch.randperm(...)`, and factories given `dtype=torch.long` (or any
+integer dtype).
+
+## Why is this bad?
+Gradients are only defined for floating point and complex tensors. Creating the tensor raises
+
+    RuntimeError: Only Tensors of floating point and complex dtype can require gradients
+
+## Example
+```python
+weights = torch.tensor([1, 2, 3], requires_grad=True)
+```
+
+## Use instead
+```python
+weights = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+# or
+weights = torch.tensor([1, 2, 3], dtype=torch.float32, requires_grad=True)
+```
+
+## Fix safety
+"Use a floating-point dtype" adds `dtype=torch.float32` (or replaces the integer dtype).
+The values are the same numbers as floats; the fix is safe.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from gradguard.analysis.imports import torch_alias
+from gradguard.core.findings import Finding, Fix, Range, Safety, Severity, TextEdit
+from gradguard.core.rule import Invalid, Rule, RuleContext
+from gradguard.rewrite.expressions import replace_expr
+
+ERROR = "Only Tensors of floating point and complex dtype can require gradients"
+
+_INTEGER_DTYPES = frozenset(
+    [
+        "long",
+        "int",
+        "int64",
+        "int32",
+        "int16",
+        "int8",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+        "short",
+        "bool",
+    ]
+)
+_FROM_DATA = frozenset({"torch.tensor", "torch.as_tensor"})
+_ALWAYS_INTEGER = frozenset({"torch.randint", "torch.randint_like", "torch.randperm"})
+_FROM_BOUNDS = frozenset({"torch.arange"})
+_FROM_FILL = frozenset({"torch.full"})
+_WITH_DTYPE = frozenset(
+    f"torch.{n}"
+    for n in ["zeros", "ones", "empty", "full", "eye", "zeros_like", "ones_like", "empty_like"]
+)
+
+
+class IntegerTensorRequiresGrad(Rule):
+    """`requires_grad=True` on an integer tensor."""
+
+    code = "GG402"
+    name = "integer-tensor-requires-grad"
+    severity = Severity.ERROR
+    summary = "requires_grad=True on a tensor with an integer dtype"
+    triggers = ("requires_grad",)
+
+    valid = (
+        """
+import torch
+a = torch.tensor([1.0, 2.0], requires_grad=True)
+b = torch.tensor([1, 2], dtype=torch.float32, requires_grad=True)
+c = torch.arange(5.0, requires_grad=True)
+d = torch.tensor([1, 2])
+e = torch.zeros(3, dtype=torch.float64, requires_grad=True)
+f = torch.full((2,), 3.0, requires_grad=True)
+""",
+        # requires_grad given by a variable: unknown.
+        """
+import sys
+import torch
+flag = len(sys.argv) > 99
+x = torch.tensor([1, 2], requires_grad=flag)
+""",
+    )
+
+    invalid = (
+        Invalid(
+            """
+import torch
+weights = torch.tensor([[1, 2], [3, 4]], requires_grad=True)
+""",
+            fixed="""
+import torch
+weights = torch.tensor([[1, 2], [3, 4]], dtype=torch.float32, requires_grad=True)
+""",
+            error=ERROR,
+        ),
+        Invalid(
+            """
+import torch
+steps = torch.arange(0, 10, 2, requires_grad=True)
+""",
+            fixed="""
+import torch
+steps = torch.arange(0, 10, 2, dtype=torch.float32, requires_grad=True)
+""",
+            error=ERROR,
+        ),
+        Invalid(
+            """
+import torch
+counts = torch.zeros(4, dtype=torch.long, requires_grad=True)
+""",
+            fixed="""
+import torch
+counts = torch.zeros(4, dtype=torch.float32, requires_grad=True)
+""",
+            error=ERROR,
+        ),
+    )
+
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
+        """One finding per integer tensor created with requires_grad=True."""
+        alias = torch_alias(ctx.tree)
+        for torch_call in ctx.analysis.torch_calls:
+            call = torch_call.call
+            requires = _keyword(call, "requires_grad")
+            if requires is None or not _is_constant(requires.value, True):
+                continue
+            dtype = _keyword(call, "dtype")
+            reason = _integer_reason(torch_call.qualified, call, dtype)
+            if reason is None:
+                continue
+            message = f'{reason}, so requires_grad=True raises "{ERROR}"'
+            fixes = []
+            if alias is not None:
+                fixes.append(_fix(ctx, requires, dtype, alias))
+            yield self.finding(message, ctx.node_range(call), (), fixes)
+
+
+def _keyword(call: ast.Call, name: str) -> ast.keyword | None:
+    return next((kw for kw in call.keywords if kw.arg == name), None)
+
+
+def _is_constant(node: ast.expr, value: object) -> bool:
+    return isinstance(node, ast.Constant) and node.value is value
+
+
+def _integer_literal(node: ast.expr) -> bool:
+    """A literal made only of int/bool constants (nested lists and tuples allowed)."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, int)
+    if isinstance(node, ast.List | ast.Tuple):
+        return bool(node.elts) and all(_integer_literal(e) for e in node.elts)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return _integer_literal(node.operand)
+    return False
+
+
+def _dtype_name(dtype: ast.keyword | None) -> str | None:
+    if dtype is None or not isinstance(dtype.value, ast.Attribute):
+        return None
+    return dtype.value.attr
+
+
+def _integer_reason(qualified: str, call: ast.Call, dtype: ast.keyword | None) -> str | None:
+    if dtype is not None:
+        name = _dtype_name(dtype)
+        if name in _INTEGER_DTYPES and (qualified in _WITH_DTYPE or qualified in _FROM_DATA):
+            return f"dtype=torch.{name} is an integer type"
+        return None
+    if qualified in _FROM_DATA and call.args and _integer_literal(call.args[0]):
+        return f"{qualified}(...) of integer literals makes an int64 tensor"
+    if qualified in _FROM_BOUNDS and call.args and all(_integer_literal(a) for a in call.args):
+        return f"{qualified}(...) with integer bounds makes an int64 tensor"
+    if qualified in _FROM_FILL and len(call.args) >= 2 and _integer_literal(call.args[1]):
+        return f"{qualified}(...) with an integer fill value makes an int64 tensor"
+    if qualified in _ALWAYS_INTEGER:
+        return f"{qualified}(...) makes an int64 tensor"
+    return None
+
+
+def _fix(ctx: RuleContext, requires: ast.keyword, dtype: ast.keyword | None, alias: str) -> Fix:
+    float32 = f"{alias}.float32"
+    if dtype is not None:
+        edit = replace_expr(ctx.source, dtype.value, float32)
+    else:
+        at = ctx.source.from_ast(requires.lineno, requires.col_offset)
+        edit = TextEdit(Range(at, at), f"dtype={float32}, ")
+    return Fix("Use a floating-point dtype", Safety.SAFE, (edit,))

@@ -1,0 +1,145 @@
+"""GG502 `numpy-on-grad-tensor`
+
+## What it does
+Finds `.numpy()` called on a tensor that requires grad: a model output, a loss, a tensor
+computed from parameters, or a leaf created with `requires_grad=True`.
+
+## Why is this bad?
+NumPy arrays cannot carry autograd history, so PyTorch refuses the conversion:
+
+    RuntimeError: Can't call numpy() on Tensor that requires grad.
+    Use tensor.detach().numpy() instead.
+
+## Example
+```python
+predictions = model(x).numpy()
+```
+
+## Use instead
+```python
+predictions = model(x).detach().numpy()
+# or, when the tensor may live on a GPU:
+predictions = model(x).detach().cpu().numpy()
+```
+
+## Fix safety
+"Add .detach()" inserts `.detach()` before `.numpy()` (and `.cpu()` when the expression
+moved the tensor to a device with `.cuda()` or `.to(...)`). The array holds the same
+numbers, so the fix is safe.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from gradguard.analysis.values import Grad
+from gradguard.core.findings import Finding, Fix, Range, Related, Safety, Severity, TextEdit
+from gradguard.core.rule import Invalid, Rule, RuleContext
+from gradguard.rewrite.expressions import expr_range, expr_text
+
+ERROR = "Can't call numpy() on Tensor that requires grad"
+
+
+class NumpyOnGradTensor(Rule):
+    """`.numpy()` on a tensor that requires grad."""
+
+    code = "GG502"
+    name = "numpy-on-grad-tensor"
+    severity = Severity.ERROR
+    summary = ".numpy() on a tensor that requires grad"
+    triggers = ("numpy",)
+
+    valid = (
+        """
+import torch
+from torch import nn
+model = nn.Linear(3, 1)
+with torch.no_grad():
+    preds = model(torch.randn(4, 3)).numpy()
+""",
+        """
+import torch
+from torch import nn
+model = nn.Linear(3, 1)
+preds = model(torch.randn(4, 3)).detach().numpy()
+data = torch.randn(4, 3).numpy()
+""",
+        # A user class with its own numpy() method.
+        """
+import torch
+class Frame:
+    def numpy(self):
+        return [1, 2]
+print(Frame().numpy())
+""",
+    )
+
+    invalid = (
+        Invalid(
+            """
+import torch
+from torch import nn
+model = nn.Linear(3, 1)
+preds = model(torch.randn(4, 3)).numpy()
+""",
+            fixed="""
+import torch
+from torch import nn
+model = nn.Linear(3, 1)
+preds = model(torch.randn(4, 3)).detach().numpy()
+""",
+            error=ERROR,
+        ),
+        Invalid(
+            """
+import torch
+w = torch.zeros(3, requires_grad=True)
+history = []
+for step in range(2):
+    loss = (w - 1.0).pow(2).sum()
+    loss.backward()
+    history.append(w.cpu().numpy())
+""",
+            fixed="""
+import torch
+w = torch.zeros(3, requires_grad=True)
+history = []
+for step in range(2):
+    loss = (w - 1.0).pow(2).sum()
+    loss.backward()
+    history.append(w.cpu().detach().numpy())
+""",
+            error=ERROR,
+        ),
+    )
+
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
+        """One finding per `.numpy()` on a tensor that certainly requires grad."""
+        reported: set[int] = set()
+        for use in ctx.analysis.uses:
+            if use.kind != "conversion" or use.name != "numpy" or id(use.node) in reported:
+                continue
+            if use.value.grad is not Grad.TRACKED:
+                continue
+            reported.add(id(use.node))
+            name = expr_text(ctx.source, use.target)
+            name = "the tensor" if len(name) > 40 else f"`{name}`"
+            message = f'{name} requires grad, so .numpy() will raise "{ERROR}"'
+            related = []
+            origin = use.value.origin
+            if origin is not None and isinstance(use.target, ast.Name):
+                related.append(Related(ctx.node_range(origin), f"{name} gets its gradient here"))
+            yield self.finding(message, ctx.node_range(use.node), related, [_fix(ctx, use.target)])
+
+
+def _fix(ctx: RuleContext, target: ast.expr) -> Fix:
+    end = expr_range(ctx.source, target).end
+    moved = any(
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in ("cuda", "to")
+        for node in ast.walk(target)
+    )
+    text = ".detach().cpu()" if moved else ".detach()"
+    return Fix("Add .detach()", Safety.SAFE, (TextEdit(Range(end, end), text),))

@@ -1,0 +1,116 @@
+"""GG603 `forward-called-directly`
+
+## What it does
+Finds `model.forward(x)` on a module the file knows (a `torch.nn` module, or an `nn.Module`
+subclass defined in the file). `super().forward(...)` and `self.forward(...)` inside the
+class are left alone.
+
+## Why is this bad?
+`model(x)` runs `Module.__call__`, which runs the registered forward pre-hooks and hooks
+(and backward hooks) around `forward`. Calling `forward` directly skips them silently:
+hooks used for feature extraction, pruning, quantization observers, gradient checkpointing
+wrappers or logging do not run, and nothing reports it.
+
+## Example
+```python
+features = model.forward(x)
+```
+
+## Use instead
+```python
+features = model(x)
+```
+
+## Fix safety
+"Call the module" replaces `model.forward(...)` with `model(...)`. With no hooks registered
+the two are identical; the fix is unsafe when the file registers hooks, because they will
+now run.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from gradguard.core.findings import Finding, Fix, Safety, Severity
+from gradguard.core.rule import Invalid, Rule, RuleContext
+from gradguard.rewrite.expressions import expr_text, replace_expr
+
+
+class ForwardCalledDirectly(Rule):
+    """`module.forward(x)` instead of `module(x)`."""
+
+    code = "GG603"
+    name = "forward-called-directly"
+    severity = Severity.WARNING
+    summary = "module.forward(x) skips the module's hooks; call module(x)"
+    triggers = ("forward",)
+
+    valid = (
+        """
+import torch
+from torch import nn
+class Wrapper(nn.Linear):
+    def forward(self, x):
+        return super().forward(x) * 2
+    def twice(self, x):
+        return self.forward(self.forward(x))
+model = Wrapper(2, 2)
+out = model(torch.randn(1, 2))
+""",
+        # An object the file cannot see (a parameter) with a forward() method.
+        """
+import torch
+from torch import nn
+def run(predictor, x):
+    return predictor.forward(x)
+out = run(nn.Linear(2, 2), torch.randn(1, 2))
+""",
+    )
+
+    invalid = (
+        Invalid(
+            """
+import torch
+from torch import nn
+model = nn.Linear(2, 1)
+seen = []
+model.register_forward_hook(lambda module, inputs, output: seen.append(output))
+out = model.forward(torch.randn(1, 2))
+assert seen, "the forward hook did not run"
+""",
+            fixed="""
+import torch
+from torch import nn
+model = nn.Linear(2, 1)
+seen = []
+model.register_forward_hook(lambda module, inputs, output: seen.append(output))
+out = model(torch.randn(1, 2))
+assert seen, "the forward hook did not run"
+""",
+            unsafe_fix=True,
+            error="the forward hook did not run",
+        ),
+    )
+
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
+        """One finding per direct forward() call on a known module."""
+        hooks = "register_forward" in ctx.source.text or "register_full_backward" in ctx.source.text
+        for use in ctx.analysis.uses:
+            if use.kind != "forward" or not isinstance(use.node, ast.Call):
+                continue
+            if isinstance(use.target, ast.Name) and use.target.id == "self":
+                continue
+            name = expr_text(ctx.source, use.target)
+            message = (
+                f"`{name}.forward(...)` skips the module's hooks (forward, pre-forward and "
+                f"backward hooks); call `{name}(...)` instead"
+            )
+            func = use.node.func
+            assert isinstance(func, ast.Attribute)
+            fix = Fix(
+                "Call the module",
+                Safety.UNSAFE if hooks else Safety.SAFE,
+                (replace_expr(ctx.source, func, name),),
+            )
+            yield self.finding(message, ctx.node_range(func), (), [fix])

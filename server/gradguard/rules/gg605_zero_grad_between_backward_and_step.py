@@ -1,0 +1,189 @@
+"""GG605 `zero-grad-between-backward-and-step`
+
+## What it does
+Finds `optimizer.zero_grad()` placed after `loss.backward()` and before `optimizer.step()`
+in the same block, for an optimizer built from `torch.optim` in the file.
+
+## Why is this bad?
+`zero_grad()` clears the gradients that `backward()` just computed, so `step()` sees no
+gradient (`None` since PyTorch 2.0) and leaves every parameter unchanged. Training runs,
+the loss never improves, and nothing raises.
+
+## Example
+```python
+loss.backward()
+optimizer.zero_grad()
+optimizer.step()
+```
+
+## Use instead
+```python
+optimizer.zero_grad()
+loss.backward()
+optimizer.step()
+```
+
+## Fix safety
+"Move zero_grad() before backward()" moves the call to just before the statement that calls
+`backward()`. That is the order the code intended, so the fix is safe.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from gradguard.analysis.model import ValueUse
+from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
+from gradguard.core.rule import Invalid, Rule, RuleContext
+from gradguard.rewrite.expressions import expr_text
+from gradguard.rewrite.statements import delete_statement, insert_before, stands_alone
+
+
+class ZeroGradBetweenBackwardAndStep(Rule):
+    """Gradients cleared after backward() and before step()."""
+
+    code = "GG605"
+    name = "zero-grad-between-backward-and-step"
+    severity = Severity.ERROR
+    summary = "zero_grad() between backward() and step() discards the gradients"
+    triggers = ("zero_grad",)
+
+    valid = (
+        """
+import torch
+from torch import nn
+model = nn.Linear(2, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for _ in range(2):
+    opt.zero_grad()
+    loss = model(torch.randn(4, 2)).pow(2).mean()
+    loss.backward()
+    opt.step()
+""",
+        # step() and zero_grad() at the end of an iteration, then backward in the next.
+        """
+import torch
+from torch import nn
+model = nn.Linear(2, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for _ in range(2):
+    loss = model(torch.randn(4, 2)).pow(2).mean()
+    loss.backward()
+    opt.step()
+    opt.zero_grad()
+""",
+        # A second backward after zero_grad recomputes the gradients.
+        """
+import torch
+from torch import nn
+model = nn.Linear(2, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+model(torch.randn(4, 2)).sum().backward()
+opt.zero_grad()
+model(torch.randn(4, 2)).pow(2).mean().backward()
+opt.step()
+""",
+    )
+
+    invalid = (
+        Invalid(
+            """
+import torch
+from torch import nn
+model = nn.Linear(2, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+before = model.weight.detach().clone()
+loss = model(torch.randn(4, 2)).pow(2).mean()
+loss.backward()
+opt.zero_grad()
+opt.step()
+assert not torch.equal(before, model.weight), "the step changed nothing"
+""",
+            fixed="""
+import torch
+from torch import nn
+model = nn.Linear(2, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+before = model.weight.detach().clone()
+loss = model(torch.randn(4, 2)).pow(2).mean()
+opt.zero_grad()
+loss.backward()
+opt.step()
+assert not torch.equal(before, model.weight), "the step changed nothing"
+""",
+            error="the step changed nothing",
+        ),
+    )
+
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
+        """One finding per zero_grad() that clears gradients right before step()."""
+        backward_statements = {id(event.stmt) for event in ctx.analysis.backward_calls}
+        zero_grads = {id(u.stmt): u for u in ctx.analysis.uses if _is_call(u, "zero_grad")}
+        for step in ctx.analysis.uses:
+            if not _is_call(step, "step"):
+                continue
+            _, block = ctx.analysis.block_of(step.stmt)
+            index = next(i for i, s in enumerate(block) if s is step.stmt)
+            receiver = expr_text(ctx.source, step.target)
+            zero = _previous_zero_grad(ctx, block, index, receiver, zero_grads)
+            if zero is None:
+                continue
+            zero_index = next(i for i, s in enumerate(block) if s is zero.stmt)
+            backward = next(
+                (
+                    s
+                    for s in reversed(block[:zero_index])
+                    if any(id(n) in backward_statements for n in ast.walk(s))
+                ),
+                None,
+            )
+            if backward is None:
+                continue
+            message = (
+                f"`{receiver}.zero_grad()` clears the gradients that backward() (line "
+                f"{backward.lineno}) just computed, so `{receiver}.step()` (line "
+                f"{step.stmt.lineno}) updates nothing"
+            )
+            related = [
+                Related(ctx.node_range(backward), "gradients are computed here"),
+                Related(ctx.node_range(step.stmt), "the step that finds no gradients"),
+            ]
+            fixes = []
+            if stands_alone(ctx.source, zero.stmt) and stands_alone(ctx.source, backward):
+                text = ctx.source.slice(ctx.node_range(zero.stmt))
+                edits = (
+                    delete_statement(ctx.source, zero.stmt),
+                    insert_before(ctx.source, backward, text),
+                )
+                fixes.append(Fix("Move zero_grad() before backward()", Safety.SAFE, edits))
+            yield self.finding(message, ctx.node_range(zero.stmt), related, fixes)
+
+
+def _is_call(use: ValueUse, name: str) -> bool:
+    """`opt.<name>()` as a statement of its own."""
+    stmt = use.stmt
+    return (
+        use.kind == "optimizer"
+        and use.name == name
+        and isinstance(stmt, ast.Expr)
+        and stmt.value is use.node
+    )
+
+
+def _previous_zero_grad(
+    ctx: RuleContext,
+    block: list[ast.stmt],
+    index: int,
+    receiver: str,
+    zero_grads: dict[int, ValueUse],
+) -> ValueUse | None:
+    """The `receiver.zero_grad()` statement before `block[index]`, if only call-free
+    statements stand between them."""
+    for stmt in reversed(block[:index]):
+        use = zero_grads.get(id(stmt))
+        if use is not None and expr_text(ctx.source, use.target) == receiver:
+            return use
+        if any(isinstance(node, ast.Call) for node in ast.walk(stmt)):
+            return None
+    return None
