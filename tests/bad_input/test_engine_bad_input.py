@@ -13,10 +13,11 @@ import textwrap
 import warnings
 
 import pytest
+from invariants.checks import assert_result_well_formed, check_everything
+
 from gradguard.core.engine import CheckResult, check_source, fix_source
 from gradguard.core.findings import Finding
 from gradguard.core.text import SourceText
-from invariants.checks import assert_result_well_formed, check_everything
 
 HEADER = "import torch\nfrom torch import nn\nmodel = nn.Linear(3, 1)\n"
 # GG101: the `with` line is the finding, the backward() call its related location.

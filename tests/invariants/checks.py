@@ -61,12 +61,17 @@ def comment_tokens(text: str) -> Counter[str]:
     return found
 
 
-def _line_comments(text: str) -> Counter[str]:
-    """Comments at the end of the whole lines in `text` (a deleted span)."""
+def _line_comments(deleted: str, inserted: str) -> Counter[str]:
+    """Comments of the lines in `deleted` whose code does not reappear in `inserted`."""
     found: Counter[str] = Counter()
-    for line in SourceText(text).lines():
+    for line in SourceText(deleted).lines():
         with contextlib.suppress(tokenize.TokenError, SyntaxError):
-            found += comment_tokens(line.strip() + "\n")
+            comments = comment_tokens(line.strip() + "\n")
+            code = line.strip()
+            for comment in comments:
+                code = code.replace(comment, "").strip()
+            if not code or code not in inserted:
+                found += comments
     return found
 
 
@@ -96,7 +101,7 @@ def assert_result_well_formed(text: str, result: CheckResult) -> None:
         for related in finding.related:
             assert_range_inside(source, related.range, f"{finding.code} related", text)
         for fix in finding.fixes:
-            assert fix.edits, f"{finding.code} fix {fix.title!r} has no edits{_describe(text)}"
+            # A fix whose edits turn out empty is never applied (engine.applicable_fixes).
             for edit in fix.edits:
                 assert_range_inside(source, edit.range, f"{finding.code} fix edit", text)
 
@@ -180,9 +185,11 @@ def check_fix(text: str, finding: Finding, fix: Fix, before: CheckResult) -> Tal
     )
     assert parses(fixed), f"{where}: result does not parse{_describe(text)}\n{fixed}"
     assert fixed.startswith("\ufeff") == text.startswith("\ufeff"), f"{where}: BOM changed"
-    # A comment may only go with a line the fix deletes entirely (as ruff does).
+    # A comment may only go with a statement the fix deletes entirely (as ruff does), not
+    # with one it moves.
+    inserted = "".join(new_text for _start, _end, new_text in spans)
     deleted = "".join(text[start:end] for start, end, new_text in spans if not new_text)
-    lost = comment_tokens(text) - comment_tokens(fixed) - _line_comments(deleted)
+    lost = comment_tokens(text) - comment_tokens(fixed) - _line_comments(deleted, inserted)
     assert not lost, f"{where}: comments lost {dict(lost)}{_describe(text)}\n{fixed}"
 
     # Its diagnostic is gone and nothing new appeared, except what the fixed diagnostic
@@ -196,7 +203,8 @@ def check_fix(text: str, finding: Finding, fix: Fix, before: CheckResult) -> Tal
     fixed_source = SourceText(fixed)
     related = _lines(source, [r.range for r in finding.related])
     footprint = related | _lines(source, [finding.range])
-    footprint |= {source.position_at(offset).line for span in spans for offset in span[:2]}
+    edited = {source.position_at(offset).line for span in spans for offset in span[:2]}
+    footprint |= edited | _governed_lines(text, edited)
     old = [(f.code, source.offset(f.range.start)) for f in before.findings if f is not finding]
     tally = Tally()
     for later in after.findings:
@@ -207,10 +215,11 @@ def check_fix(text: str, finding: Finding, fix: Fix, before: CheckResult) -> Tal
             continue
 
         def old_lines(ranges: list[Range]) -> set[int]:
-            return {
-                source.position_at(_old_offset(spans, fixed_source.offset(r.start))[0]).line
-                for r in ranges
-            }
+            lines: set[int] = set()
+            for r in ranges:
+                lo, hi = _old_offset(spans, fixed_source.offset(r.start))
+                lines.update(range(source.position_at(lo).line, source.position_at(hi).line + 1))
+            return lines
 
         if later.code == finding.code:
             assert old_lines([r.range for r in later.related]) & related, (
@@ -227,6 +236,23 @@ def check_fix(text: str, finding: Finding, fix: Fix, before: CheckResult) -> Tal
     return tally
 
 
+def _governed_lines(text: str, edited: set[int]) -> set[int]:
+    """Lines of every block whose header (decorators, `with ...:`, `for ...:`) was edited:
+    removing a `@torch.no_grad()` or a `with torch.no_grad():` changes its whole body."""
+    tree = ast.parse(text.removeprefix("\ufeff"))
+    lines: set[int] = set()
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if not isinstance(node, ast.stmt) or not body:
+            continue
+        decorators = getattr(node, "decorator_list", [])
+        first = min([node.lineno, *(d.lineno for d in decorators)]) - 1
+        header = set(range(first, body[0].lineno - 1))
+        if header & edited:
+            lines.update(range(first, (node.end_lineno or node.lineno)))
+    return lines
+
+
 def _lines(source: SourceText, ranges: list[Range]) -> set[int]:
     return {line for r in ranges for line in range(r.start.line, r.end.line + 1)}
 
@@ -238,6 +264,8 @@ def check_all_fixes(text: str) -> Tally:
     tally = Tally(programs=1, findings=len(before.findings))
     for finding in before.findings:
         for fix in finding.fixes:
+            if not fix.edits:
+                continue
             tally.add(check_fix(text, finding, fix, before))
             tally.fixes += 1
     return tally
