@@ -6,9 +6,6 @@ line-ending convention, a BOM, tabs, non-ASCII text before a diagnostic, Python 
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 import textwrap
 import warnings
 
@@ -120,58 +117,7 @@ def test_a_file_with_an_invalid_escape_is_checked_even_when_warnings_are_errors(
 
 # -- size -------------------------------------------------------------------------------------
 
-_BIG_FILE_SCRIPT = """
-import json, sys
-from gradguard.core.engine import check_source
-block = '''
-def train_{i}(loader, opt):
-    \"\"\"One epoch; 注释 🔥.\"\"\"
-    total = 0.0
-    hidden = None
-    for x, y in loader:
-        opt.zero_grad()
-        out, hidden = rnn(x, hidden)
-        loss = criterion(out, y)
-        loss.backward()
-        opt.step()
-        total += loss.item()
-    with torch.no_grad():
-        val = model(x).sum()
-    val.backward()
-    return total
-'''
-header = "import torch\\nfrom torch import nn\\ncriterion = nn.MSELoss()\\n"
-header += "rnn = nn.GRU(4, 8)\\nmodel = nn.Linear(4, 1)\\n"
-blocks = 100_000 // block.count("\\n") + 1
-text = header + "".join(block.format(i=i) for i in range(blocks))
-result = check_source(text)
-print(json.dumps({
-    "lines": text.count("\\n"),
-    "blocks": blocks,
-    "codes": sorted(f.code for f in result.findings),
-    "last_line": max(f.range.start.line for f in result.findings),
-    "parse_error": result.parse_error and result.parse_error.message,
-    "rule_errors": len(result.rule_errors),
-}))
-"""
-
-
-def test_a_100000_line_file_completes() -> None:
-    # A subprocess, so a hang is detected (and killed) instead of blocking the suite.
-    done = subprocess.run(
-        [sys.executable, "-c", _BIG_FILE_SCRIPT],
-        capture_output=True,
-        text=True,
-        timeout=HANG_TIMEOUT,
-        check=True,
-    )
-    summary = json.loads(done.stdout)
-    assert summary["lines"] >= 100_000
-    assert summary["parse_error"] is None and summary["rule_errors"] == 0
-    # Every block has one carried hidden state and one backward under no_grad.
-    blocks = summary["blocks"]
-    assert summary["codes"] == ["GG101"] * blocks + ["GG201"] * blocks
-    assert summary["last_line"] > 99_000
+# The 100,000-line file goes through the CLI: tests/bad_input/test_cli_bad_input.py.
 
 
 @pytest.mark.parametrize(
