@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hypothesmith
 import pytest
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 from invariants.checks import Tally, check_everything, parses
 
@@ -38,7 +38,17 @@ def _record(tally: Tally) -> None:
         event("has fixes")
 
 
+# Found by benchmarks/fuzz_long.py: GG102 moved `loss = loss.item()  # note` below
+# backward() without its comment.
+MOVED_WITH_COMMENT = (
+    "import torch\nfrom torch import nn\nmodel = nn.Linear(2, 1)\n"
+    "loss = model(torch.randn(4, 2)).pow(2).mean()\nloss = loss.item()  # note 10 ✓\n"
+    "loss.backward()\nopt.zero_grad()  # note 12 ✓\nopt.step()\n"
+)
+
+
 @settings(FUZZ, max_examples=250)
+@example(program=MOVED_WITH_COMMENT)
 @given(torch_programs())
 def test_torch_flavoured_programs_keep_every_promise(program: str) -> None:
     assert parses(program), "the generator must produce valid Python"

@@ -167,7 +167,6 @@ TRANSFORMS: dict[str, Callable[[str], str]] = {
 
 # Engine bugs found by these variants, reported to the lead; strict, so a fix shows up here.
 KNOWN_BUGS = {
-    ("GG605-invalid-0", "trailing-comments"): "GG605 moves zero_grad() and drops its comment",
     ("GG101-invalid-2", "trailing-comments"): "GG101's (unsafe) fix is not offered when the "
     "@torch.no_grad() decorator line has a trailing comment",
 }
