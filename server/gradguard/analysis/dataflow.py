@@ -277,6 +277,7 @@ class ModuleInterpreter:
             name: value
             for name, value in (scratch.env or {}).items()
             if value.kind in (Kind.MODULE, Kind.CLASS, Kind.FUNCTION, Kind.INSTANCE)
+            or (value.kind is Kind.SCALAR and value.loss is not None)
             or isinstance(value.const, bool)
             or is_optimizer(value)
         }
@@ -653,6 +654,8 @@ class FunctionInterpreter:
         current = self.eval(stmt.target) if not isinstance(stmt.target, ast.Subscript) else UNKNOWN
         value = self.eval(stmt.value)
         result = self.arithmetic(stmt, [current, value])
+        if isinstance(stmt.op, ast.Add) and value.kind is Kind.TENSOR:
+            self.record_use("accumulate", "Add", stmt, stmt.target, current, value)
         if current.kind is Kind.TENSOR:
             operator = type(stmt.op).__name__
             self.record_use("inplace", operator, stmt, stmt.target, current)
@@ -835,6 +838,8 @@ class FunctionInterpreter:
                 previous = before.get(key)
                 if previous is value:
                     continue
+                if previous is not None and value.origin is previous.origin:
+                    continue  # annotated in the loop (e.g. retain_grad), not re-bound
                 carry = Carry(key, stmt, value.origin, value, previous)
                 merged = join(previous, value) if previous is not None else evolve(value)
                 head[key] = evolve(merged, carries=merged.carries | {carry})
@@ -923,6 +928,8 @@ class FunctionInterpreter:
             self.state_reads.setdefault(expr.attr, expr)
         base = self.eval(expr.value)
         if base.kind is Kind.TENSOR:
+            if expr.attr == "grad":
+                self.record_use("grad", "grad", expr, expr.value, base)
             if expr.attr == "data":
                 return Value(
                     Grad.UNTRACKED, Kind.TENSOR, Loss(LossKind.DETACH, expr, ".data"), leaf=True
@@ -964,9 +971,17 @@ class FunctionInterpreter:
         return result
 
     def _expr_Compare(self, expr: ast.Compare) -> Value:
-        for value in (expr.left, *expr.comparators):
-            self.eval(value)
+        values = [self.eval(value) for value in (expr.left, *expr.comparators)]
+        if any(v.kind is Kind.TENSOR for v in values):
+            return self.non_differentiable(expr, "a comparison")
         return UNKNOWN
+
+    def non_differentiable(self, node: ast.AST, description: str) -> Value:
+        """The result of an op autograd cannot differentiate (argmax, comparisons, integer
+        casts): a tensor that never requires grad."""
+        return Value(
+            Grad.UNTRACKED, Kind.TENSOR, Loss(LossKind.NON_DIFFERENTIABLE, node, description)
+        )
 
     def _expr_BinOp(self, expr: ast.BinOp) -> Value:
         return self.arithmetic(expr, [self.eval(expr.left), self.eval(expr.right)])
@@ -1086,6 +1101,8 @@ class FunctionInterpreter:
             return self._leaf(call, qualified, inner)
         if qualified in api.PARAMETER:
             return Value(grad=Grad.TRACKED, kind=Kind.TENSOR, leaf=True)
+        if qualified in api.NON_DIFFERENTIABLE:
+            return self.non_differentiable(call, f"{qualified}()")
         if qualified in api.DIFFERENTIABLE or qualified.startswith(api.FUNCTIONAL_PREFIX):
             return self.tensor_op(call, args)
         if qualified in api.TUPLE_RETURNING:
@@ -1101,8 +1118,18 @@ class FunctionInterpreter:
             and qualified.count(".") == 2
             and last[:1].isupper()
         ):
+            self._record_optimized(call, qualified, args)
             return Value(kind=Kind.OTHER, module=ModuleRef(qualified=qualified))
         return UNKNOWN
+
+    def _record_optimized(self, call: ast.Call, qualified: str, args: list[Value]) -> None:
+        """Tensors listed literally as an optimizer's parameters: `SGD([w, b], lr=...)`."""
+        if not call.args or not isinstance(call.args[0], ast.List | ast.Tuple) or not args:
+            return
+        elements = args[0].elements or ()
+        for expr, value in zip(call.args[0].elts, elements, strict=False):
+            if value.kind is Kind.TENSOR:
+                self.record_use("optimize", qualified, call, expr, value)
 
     def _leaf(self, call: ast.Call, qualified: str, inner: Value | None) -> Value:
         requires = self._keyword(call, "requires_grad")
@@ -1110,7 +1137,14 @@ class FunctionInterpreter:
         if requires is not None and not wants_grad and self.eval(requires.value).const is not False:
             return Value(kind=Kind.TENSOR, leaf=True)
         if inner is not None:
-            loss = Loss(LossKind.REWRAP, call, f"{qualified}(...)", inner=inner.loss)
+            history = combine([inner]).grad is Grad.TRACKED
+            loss = Loss(
+                LossKind.REWRAP,
+                call,
+                f"{qualified}(...)",
+                inner=inner.loss,
+                wrapped_history=history,
+            )
         else:
             loss = Loss(LossKind.FACTORY, call, f"{qualified}(...)")
         grad = Grad.TRACKED if wants_grad else Grad.UNTRACKED
@@ -1151,9 +1185,17 @@ class FunctionInterpreter:
             return UNKNOWN
         method = _local_method(receiver, name)
         if method is not None and receiver.kind is not Kind.CLASS:
-            returned = self.module.summary(method)
+            summary = self.module.summary_of(method)
+            returned = summary.returned
             if receiver_key is not None:
-                self._forget_below(receiver_key)
+                if _calls_on_self(method):
+                    self._forget_below(receiver_key)
+                else:
+                    # The method only changes the attributes it assigns.
+                    for attr in summary.state_writes:
+                        self._forget_below(f"{receiver_key}.{attr}")
+                        if self.env is not None:
+                            self.env.pop(f"{receiver_key}.{attr}", None)
             self.taint_arguments(call)
             return returned.without_carries()
         # An unknown method may change its receiver's attributes and detach what it is given.
@@ -1183,7 +1225,13 @@ class FunctionInterpreter:
             if key is not None:
                 self.bind_key(key, detached)
             return detached
+        if name == "retain_grad":
+            if key is not None and self.env is not None:
+                self.env[key] = evolve(receiver, retains_grad=True)
+            return NONE
         if name == "requires_grad_":
+            assert isinstance(call.func, ast.Attribute)
+            self.record_use("requires_grad_", name, call, call.func.value, receiver)
             flag = args[0].const if args else True
             value = Value(
                 grad=Grad.TRACKED if flag is True else Grad.UNKNOWN, kind=Kind.TENSOR, leaf=True
@@ -1191,6 +1239,8 @@ class FunctionInterpreter:
             if key is not None:
                 self.bind_key(key, value)
             return value
+        if name in api.NON_DIFFERENTIABLE_METHODS:
+            return self.non_differentiable(call, f".{name}()")
         if name in api.DIFFERENTIABLE_METHODS:
             return self.tensor_op(call, [receiver, *args])
         if name in api.SHAPE_METHODS:
@@ -1285,6 +1335,8 @@ class FunctionInterpreter:
     def taint_arguments(self, call: ast.Call) -> None:
         """Arguments handed to code we cannot see may be detached in place: forget their
         loop-carried history (a helper such as `repackage_hidden(h)` counts as a detach)."""
+        if self.record:
+            self.module.analysis.opaque_calls.append(call)
         if self.env is None:
             return
         for arg in (*call.args, *(kw.value for kw in call.keywords)):
@@ -1306,13 +1358,30 @@ class FunctionInterpreter:
             del self.env[existing]
 
     def record_use(
-        self, kind: str, name: str, node: ast.AST, target: ast.expr, value: Value
+        self,
+        kind: str,
+        name: str,
+        node: ast.AST,
+        target: ast.expr,
+        value: Value,
+        added: Value | None = None,
     ) -> None:
-        """Remember a conversion or in-place operation on a tensor for the rules."""
+        """Remember an operation on a known value for the rules (see `ValueUse`)."""
         if not self.record or self.stmt is None:
             return
         self.module.analysis.uses.append(
-            ValueUse(kind, name, node, self.stmt, target, value, self.mode.enabled, self.function)
+            ValueUse(
+                kind,
+                name,
+                node,
+                self.stmt,
+                target,
+                value,
+                self.mode.enabled,
+                self.function,
+                self.every_iteration(),
+                added,
+            )
         )
 
     def record_backward(self, call: ast.Call, target: ast.expr, value: Value, via: str) -> None:
@@ -1400,6 +1469,17 @@ def _sequential_kind(layers: list[Value]) -> api.ModuleKind | None:
             return None
         has_parameters = has_parameters or kind.has_parameters
     return api.ModuleKind(has_parameters, "tensor") if layers else None
+
+
+def _calls_on_self(method: FunctionNode) -> bool:
+    """True when a method calls methods of its own object (whose effects it may inherit)."""
+    return any(
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id == "self"
+        for node in ast.walk(method)
+    )
 
 
 def is_optimizer(value: Value) -> bool:

@@ -40,9 +40,13 @@ class ValueUse:
     `kind` is "conversion" (`.item()`, `.tolist()`, `.numpy()` on a tensor; `name` is the
     method), "inplace" (`x += ...`, `x[i] = ...`, `x.add_(...)` on a tensor; `name` is the
     operator or method), "setattr" (`x.name = ...` on a tensor; `name` is the attribute),
-    "forward" (`model.forward(...)` on a module) or "optimizer" (`opt.step()`,
-    `opt.zero_grad()` on a torch.optim optimizer; `name` is the method).
-    `value` is the receiver before the operation and `grad_enabled` the grad mode there.
+    "forward" (`model.forward(...)` on a module), "optimizer" (`opt.step()`,
+    `opt.zero_grad()` on a torch.optim optimizer; `name` is the method), "grad" (a read of
+    `x.grad` on a tensor), "requires_grad_" (`x.requires_grad_()` on a tensor), "optimize"
+    (a tensor handed to a torch.optim constructor; `name` is the optimizer) or "accumulate"
+    (`total += x`; `value` is `total` before and `added` is `x`).
+    `value` is the receiver before the operation and `grad_enabled` the grad mode there;
+    `every_iteration` holds the enclosing loops whose every iteration runs it.
     """
 
     kind: str
@@ -53,6 +57,8 @@ class ValueUse:
     value: Value
     grad_enabled: bool | None
     function: FunctionNode | None
+    every_iteration: frozenset[LoopNode] = frozenset()
+    added: Value | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -74,6 +80,9 @@ class ModuleAnalysis:
     backward_calls: list[BackwardCall] = field(default_factory=list)
     uses: list[ValueUse] = field(default_factory=list)
     torch_calls: list[TorchCall] = field(default_factory=list)
+    # Calls of code the analysis cannot see into (unknown callables, helpers): any of them
+    # may do anything to what it is given.
+    opaque_calls: list[ast.Call] = field(default_factory=list)
     # For each loop-carried value, the expressions that read it from the previous iteration.
     carry_reads: dict[Carry, list[ast.expr]] = field(default_factory=dict)
     # Statement -> the list of statements it belongs to, and the node owning that list.

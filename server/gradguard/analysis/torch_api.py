@@ -76,6 +76,15 @@ TUPLE_RETURNING = frozenset(
     ]
 )
 
+# No gradient flows through these: the result never requires grad.
+NON_DIFFERENTIABLE = frozenset(
+    f"torch.{n}"
+    for n in ["argmax", "argmin", "argsort", "eq", "ne", "gt", "lt", "ge", "le", "isnan", "isinf", "searchsorted", "bucketize"]
+)
+NON_DIFFERENTIABLE_METHODS = frozenset(
+    ["argmax", "argmin", "argsort", "long", "int", "short", "bool", "byte", "eq", "ne", "gt", "lt", "ge", "le", "isnan", "isinf"]
+)
+
 # Tensor methods.
 CONVERSIONS = {"item": "scalar", "tolist": "list", "numpy": "ndarray"}
 DETACH_METHODS = frozenset({"detach"})

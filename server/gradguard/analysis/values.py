@@ -47,6 +47,7 @@ class LossKind(enum.Enum):
     DETACH = "detach"  # .detach() / .data / .detach_()
     REWRAP = "rewrap"  # torch.tensor(...) of existing data
     FACTORY = "factory"  # a fresh tensor from a factory (torch.zeros, ...)
+    NON_DIFFERENTIABLE = "non_differentiable"  # argmax, comparisons, integer casts
     LITERAL = "literal"  # a Python literal
 
 
@@ -68,6 +69,7 @@ class Loss:
     description: str  # e.g. ".item()", "torch.no_grad()"
     grad_off: GradOff | None = None
     inner: Loss | None = None  # for REWRAP: what the wrapped data had lost before
+    wrapped_history: bool = False  # for REWRAP: the wrapped data carried autograd history
 
 
 @dataclass(frozen=True, eq=False)
@@ -118,6 +120,7 @@ class Value:
     function: ast.FunctionDef | ast.AsyncFunctionDef | None = None
     instance_of: ClassInfo | None = None
     const: object = None  # True/False/None literal values, for flags
+    retains_grad: bool = False  # `x.retain_grad()` was called on this tensor
 
     @property
     def has_history(self) -> bool:
@@ -193,6 +196,7 @@ def join(a: Value | None, b: Value | None) -> Value:
         function=a.function if a.function is b.function else None,
         instance_of=a.instance_of if a.instance_of is b.instance_of else None,
         const=a.const if a.const == b.const and type(a.const) is type(b.const) else None,
+        retains_grad=a.retains_grad and b.retains_grad,
     )
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, ClassVar
 
-from gradguard.core.findings import Finding, Fix, Range, Related, Severity
+from gradguard.core.findings import Finding, Fix, Position, Range, Related, Severity
 from gradguard.core.text import SourceText
 
 if TYPE_CHECKING:
@@ -51,6 +51,12 @@ class RuleContext:
         end_col = getattr(node, "end_col_offset", None)
         end = self.source.from_ast(end_line, end_col if end_col is not None else 0)
         return Range(start, end)
+
+    def header_range(self, node: ast.stmt) -> Range:
+        """The first line of a compound statement (`for x in loader:`), for pointing at it."""
+        start = self.source.from_ast(node.lineno, node.col_offset)
+        line = self.source.line(start.line)
+        return Range(start, Position(start.line, len(line.rstrip())))
 
 
 class Rule(abc.ABC):

@@ -45,3 +45,18 @@ def with_method(source: SourceText, expr: ast.expr, call: str) -> str:
 def _is_parenthesised_elsewhere(text: str) -> bool:
     # A multi-line expression without brackets would break when a suffix is appended.
     return "\n" in text and not text.rstrip().endswith((")", "]", "}"))
+
+
+def remove_argument(
+    source: SourceText, call: ast.Call, argument: ast.expr | ast.keyword
+) -> TextEdit:
+    """Delete one argument of a call together with the comma that separates it."""
+    items: list[ast.expr | ast.keyword] = [*call.args, *call.keywords]
+    items.sort(key=lambda n: (n.lineno, n.col_offset))
+    index = next(i for i, item in enumerate(items) if item is argument)
+    own = expr_range(source, argument)
+    if index > 0:
+        return TextEdit(Range(expr_range(source, items[index - 1]).end, own.end), "")
+    if len(items) > 1:
+        return TextEdit(Range(own.start, expr_range(source, items[1]).start), "")
+    return TextEdit(own, "")

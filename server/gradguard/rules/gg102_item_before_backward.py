@@ -61,7 +61,7 @@ _TYPE_NAMES = {
     "float()": "float",
     "int()": "int",
     "bool()": "bool",
-    ".tolist()": "list",
+    ".tolist()": "float",  # a one-element loss; "list" for more elements
     ".numpy()": "numpy.ndarray",
 }
 _REAPPLY = {
@@ -217,6 +217,8 @@ loss.backward()
                 f"`{name}` is a plain Python value after {conversion.description}, which leaves "
                 f'the autograd graph, so {call} ({where}) will raise "{error}"'
             )
+            if conversion.description == ".tolist()":
+                message += " ('list' object for a tensor with more than one element)"
             if conversion.description == ".numpy()":
                 message += (
                     " (and .numpy() itself raises \"Can't call numpy() on Tensor that requires"

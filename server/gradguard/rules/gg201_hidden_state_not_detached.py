@@ -63,15 +63,13 @@ from gradguard.analysis.values import Carry, Kind, Value
 from gradguard.core.findings import (
     Finding,
     Fix,
-    Position,
-    Range,
     Related,
     Safety,
     Severity,
     TextEdit,
 )
 from gradguard.core.rule import Invalid, Rule, RuleContext
-from gradguard.rewrite.expressions import expr_text, replace_expr, with_method
+from gradguard.rewrite.expressions import expr_text, remove_argument, replace_expr, with_method
 
 ERROR = "Trying to backward through the graph a second time"
 INPLACE_ERROR = (
@@ -260,7 +258,7 @@ for _ in range(3):
             Related(
                 ctx.node_range(event.call), f"{call} backpropagates into the previous iteration"
             ),
-            Related(_header_range(ctx, group.loop), "the loop that carries the state"),
+            Related(ctx.header_range(group.loop), "the loop that carries the state"),
         ]
         fix = _fix(ctx, group, retained)
         return self.finding(message, ctx.node_range(group.stmt), related, [fix] if fix else [])
@@ -289,12 +287,6 @@ def _retains_graph(event: BackwardCall) -> bool:
         and isinstance(keyword.value, ast.Constant)
         and keyword.value.value is True
     )
-
-
-def _header_range(ctx: RuleContext, loop: LoopNode) -> Range:
-    start = ctx.source.from_ast(loop.lineno, loop.col_offset)
-    line = ctx.source.line(start.line)
-    return Range(start, Position(start.line, len(line.rstrip())))
 
 
 def _detached(ctx: RuleContext, expr: ast.expr, carry: Carry) -> str:
@@ -407,18 +399,4 @@ def _remove_keyword(ctx: RuleContext, event: BackwardCall) -> TextEdit | None:
     keyword = event.retain_graph
     if keyword is None:
         return None
-    call = event.call
-    items: list[ast.AST] = [*call.args, *call.keywords]
-    items.sort(key=lambda n: (n.lineno, n.col_offset))  # type: ignore[attr-defined]
-    index = next(i for i, item in enumerate(items) if item is keyword)
-    end = ctx.source.from_ast(keyword.end_lineno or keyword.lineno, keyword.end_col_offset or 0)
-    if index > 0:
-        previous = items[index - 1]
-        start = ctx.source.from_ast(previous.end_lineno, previous.end_col_offset)  # type: ignore[attr-defined]
-    elif len(items) > 1:
-        following = items[1]
-        start = ctx.source.from_ast(keyword.lineno, keyword.col_offset)
-        end = ctx.source.from_ast(following.lineno, following.col_offset)  # type: ignore[attr-defined]
-    else:
-        start = ctx.source.from_ast(keyword.lineno, keyword.col_offset)
-    return TextEdit(Range(start, end), "")
+    return remove_argument(ctx.source, event.call, keyword)

@@ -1,0 +1,133 @@
+"""GG105 `tensor-rewrap-breaks-graph`
+
+## What it does
+Finds `backward()` on a value built by `torch.tensor(...)` (or `torch.as_tensor`,
+`torch.from_numpy`) from tensors that carry autograd history: `torch.tensor([loss_a,
+loss_b])`, `torch.tensor(out)`. (Re-wrapping a number taken out with `.item()` is GG102.)
+
+## Why is this bad?
+`torch.tensor` copies the *values* into a brand-new leaf tensor; the history of its inputs
+is dropped. Backpropagating from the copy raises
+
+    RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn
+
+or, with `requires_grad=True`, runs but sends no gradient to the model.
+
+## Example
+```python
+loss = torch.tensor([loss_a, loss_b]).sum()
+loss.backward()
+```
+
+## Use instead
+```python
+loss = torch.stack([loss_a, loss_b]).sum()
+loss.backward()
+```
+
+## Fix safety
+"Keep the graph" replaces `torch.tensor([a, b])` with `torch.stack([a, b])` and
+`torch.tensor(t)` with `t` (only when no `dtype`/`device` argument is given). The values are
+the same and gradients now flow, which is what the code means; the fix is safe.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from gradguard.analysis.imports import torch_alias
+from gradguard.analysis.values import Grad, LossKind
+from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
+from gradguard.core.rule import Invalid, Rule, RuleContext
+from gradguard.rewrite.expressions import expr_text, replace_expr
+
+ERROR = "element 0 of tensors does not require grad and does not have a grad_fn"
+
+
+class TensorRewrapBreaksGraph(Rule):
+    """`torch.tensor(...)` of tensors with history on the way to backward()."""
+
+    code = "GG105"
+    name = "tensor-rewrap-breaks-graph"
+    severity = Severity.ERROR
+    summary = "torch.tensor(...) of tensors with history cuts the graph before backward()"
+    triggers = ("backward", "autograd")
+
+    valid = (
+        """
+import torch
+from torch import nn
+model = nn.Linear(3, 1)
+a = model(torch.randn(2, 3)).sum()
+b = model(torch.randn(2, 3)).mean()
+loss = torch.stack([a, b]).sum()
+loss.backward()
+targets = torch.tensor([1.0, 2.0])
+""",
+    )
+
+    invalid = (
+        Invalid(
+            """
+import torch
+from torch import nn
+model = nn.Linear(3, 1)
+a = model(torch.randn(2, 3)).sum()
+b = model(torch.randn(2, 3)).mean()
+loss = torch.tensor([a, b]).sum()
+loss.backward()
+""",
+            fixed="""
+import torch
+from torch import nn
+model = nn.Linear(3, 1)
+a = model(torch.randn(2, 3)).sum()
+b = model(torch.randn(2, 3)).mean()
+loss = torch.stack([a, b]).sum()
+loss.backward()
+""",
+            error=ERROR,
+        ),
+    )
+
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
+        """One finding per re-wrap whose result is backpropagated."""
+        alias = torch_alias(ctx.tree)
+        reported: set[int] = set()
+        for event in ctx.analysis.backward_calls:
+            loss = event.value.loss
+            if loss is None or loss.kind is not LossKind.REWRAP or not loss.wrapped_history:
+                continue
+            if loss.inner is not None and loss.inner.kind is LossKind.CONVERSION:
+                continue  # GG102's case
+            if id(loss.node) in reported:
+                continue
+            reported.add(id(loss.node))
+            name = expr_text(ctx.source, event.target)
+            outcome = f'will raise "{ERROR}"'
+            if event.value.leaf and event.value.grad is Grad.TRACKED:
+                outcome = "runs, but no gradient reaches the model"
+            message = (
+                f"{loss.description} copies the values of tensors that carry autograd history "
+                f"into a new leaf, cutting the graph, so `{name}.backward()` (line "
+                f"{event.call.lineno}) {outcome}"
+            )
+            related = [Related(ctx.node_range(event.call), f"`{name}.backward()`")]
+            fix = _fix(ctx, loss.node, alias)
+            yield self.finding(message, ctx.node_range(loss.node), related, [fix] if fix else [])
+
+
+def _fix(ctx: RuleContext, node: ast.AST, alias: str | None) -> Fix | None:
+    if not isinstance(node, ast.Call) or len(node.args) != 1:
+        return None
+    if any(kw.arg != "requires_grad" for kw in node.keywords):
+        return None
+    data = node.args[0]
+    if isinstance(data, ast.List | ast.Tuple):
+        if alias is None:
+            return None
+        text = f"{alias}.stack({expr_text(ctx.source, data)})"
+    else:
+        text = expr_text(ctx.source, data)
+    return Fix("Keep the graph", Safety.SAFE, (replace_expr(ctx.source, node, text),))

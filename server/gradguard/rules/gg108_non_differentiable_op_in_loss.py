@@ -1,0 +1,111 @@
+"""GG108 `non-differentiable-op-in-loss`
+
+## What it does
+Finds `backward()` on a value whose only path to the model goes through an operation that
+has no gradient: `argmax` / `argmin` / `argsort`, comparisons (`out > 0`, `torch.eq`),
+integer casts (`.long()`, `.int()`, `.bool()`).
+
+## Why is this bad?
+These operations return integer or boolean tensors (or indices) that autograd cannot
+differentiate: the result does not require grad, and a `.float()` afterwards does not bring
+the graph back. Backpropagating raises
+
+    RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn
+
+## Example
+```python
+predicted = model(x).argmax(dim=1).float()
+loss = criterion(predicted, y.float())
+loss.backward()
+```
+
+## Use instead
+```python
+logits = model(x)
+loss = nn.functional.cross_entropy(logits, y)  # a differentiable surrogate
+loss.backward()
+```
+
+## Fix safety
+There is no automatic fix: the loss needs a differentiable surrogate (cross-entropy
+instead of accuracy, a soft threshold instead of a comparison), which only the author can
+choose.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from gradguard.analysis.values import Grad, LossKind
+from gradguard.core.findings import Finding, Related, Severity
+from gradguard.core.rule import Invalid, Rule, RuleContext
+from gradguard.rewrite.expressions import expr_text
+
+ERROR = "element 0 of tensors does not require grad and does not have a grad_fn"
+
+
+class NonDifferentiableOpInLoss(Rule):
+    """A loss computed only through operations without gradients."""
+
+    code = "GG108"
+    name = "non-differentiable-op-in-loss"
+    severity = Severity.ERROR
+    summary = "backward() through argmax, comparisons or integer casts only"
+    triggers = ("backward", "autograd")
+
+    valid = (
+        # Accuracy for logging; the loss is differentiable.
+        """
+import torch
+from torch import nn
+model = nn.Linear(3, 2)
+x, y = torch.randn(4, 3), torch.tensor([0, 1, 1, 0])
+logits = model(x)
+accuracy = (logits.argmax(dim=1) == y).float().mean()
+loss = nn.functional.cross_entropy(logits, y)
+loss.backward()
+""",
+        # A mask from a comparison multiplies a differentiable value.
+        """
+import torch
+from torch import nn
+model = nn.Linear(3, 1)
+out = model(torch.randn(4, 3))
+loss = (out * (out > 0).float()).sum()
+loss.backward()
+""",
+    )
+
+    invalid = (
+        Invalid(
+            """
+import torch
+from torch import nn
+model = nn.Linear(3, 2)
+x, y = torch.randn(4, 3), torch.tensor([0.0, 1.0, 1.0, 0.0])
+predicted = model(x).argmax(dim=1).float()
+loss = nn.functional.mse_loss(predicted, y)
+loss.backward()
+""",
+            error=ERROR,
+        ),
+    )
+
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
+        """One finding per non-differentiable op a backpropagated value depends on alone."""
+        reported: set[int] = set()
+        for event in ctx.analysis.backward_calls:
+            loss = event.value.loss
+            if event.value.grad is not Grad.UNTRACKED or loss is None:
+                continue
+            if loss.kind is not LossKind.NON_DIFFERENTIABLE or id(loss.node) in reported:
+                continue
+            reported.add(id(loss.node))
+            name = expr_text(ctx.source, event.target)
+            message = (
+                f"{loss.description} has no gradient, and `{name}` depends on the model only "
+                f"through it, so `{name}.backward()` (line {event.call.lineno}) will raise "
+                f'"{ERROR}"'
+            )
+            related = [Related(ctx.node_range(event.call), f"`{name}.backward()` raises: {ERROR}")]
+            yield self.finding(message, ctx.node_range(loss.node), related, [])

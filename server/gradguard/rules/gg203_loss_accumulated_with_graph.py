@@ -1,0 +1,152 @@
+"""GG203 `loss-accumulated-with-graph`
+
+## What it does
+Finds a running total that adds the loss tensor itself (`total_loss += loss`) in a training
+loop that calls `backward()` every iteration, when the total is never backpropagated.
+
+## Why is this bad?
+`loss` still holds its autograd graph, so `total_loss` becomes a tensor whose graph links
+every iteration's graph: none of them can be freed. Memory grows with every batch until the
+run dies with `CUDA out of memory` (or the machine swaps), and each epoch gets slower.
+Nothing reports it.
+
+## Example
+```python
+total_loss = 0.0
+for x, y in loader:
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+    total_loss += loss
+```
+
+## Use instead
+```python
+    total_loss += loss.item()
+```
+(`loss.item()` rather than `float(loss)`, which recent PyTorch versions warn about for
+tensors that require grad.)
+
+## Fix safety
+"Accumulate loss.item()" adds the Python number instead of the tensor. `.item()` requires a
+one-element tensor and turns the total into a float, which later code may not expect, so
+the fix is unsafe.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from gradguard.analysis.dataflow import dotted
+from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
+from gradguard.core.rule import Invalid, Rule, RuleContext
+from gradguard.rewrite.expressions import expr_text, replace_expr, with_method
+
+
+class LossAccumulatedWithGraph(Rule):
+    """A running total that keeps every iteration's graph alive."""
+
+    code = "GG203"
+    name = "loss-accumulated-with-graph"
+    severity = Severity.WARNING
+    summary = "total += loss keeps every iteration's graph alive"
+    triggers = ("backward", "autograd")
+
+    valid = (
+        """
+import torch
+from torch import nn
+model = nn.Linear(2, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+total = 0.0
+for _ in range(3):
+    loss = model(torch.randn(4, 2)).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    total += loss.item()
+""",
+        # Accumulating on purpose, then one backward over the sum.
+        """
+import torch
+from torch import nn
+model = nn.Linear(2, 1)
+total = 0
+for _ in range(3):
+    loss = model(torch.randn(4, 2)).pow(2).mean()
+    total += loss
+total.backward()
+""",
+    )
+
+    invalid = (
+        Invalid(
+            """
+import torch
+from torch import nn
+model = nn.Linear(2, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+total = 0.0
+for _ in range(3):
+    loss = model(torch.randn(4, 2)).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    total += loss
+assert not torch.is_tensor(total), "total keeps every iteration's graph"
+""",
+            fixed="""
+import torch
+from torch import nn
+model = nn.Linear(2, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+total = 0.0
+for _ in range(3):
+    loss = model(torch.randn(4, 2)).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    total += loss.item()
+assert not torch.is_tensor(total), "total keeps every iteration's graph"
+""",
+            unsafe_fix=True,
+            error="total keeps every iteration's graph",
+        ),
+    )
+
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
+        """One finding per `total += loss` that chains graphs across a training loop."""
+        backpropagated = {
+            carry for event in ctx.analysis.backward_calls for carry in event.value.all_carries()
+        }
+        training_loops = {
+            loop for event in ctx.analysis.backward_calls for loop in event.every_iteration
+        }
+        for use in ctx.analysis.uses:
+            if use.kind != "accumulate" or use.added is None or not use.added.has_history:
+                continue
+            key = dotted(use.target)
+            carries = [
+                c
+                for c in use.value.carries
+                if c.key == key and c.loop in use.every_iteration and c.loop in training_loops
+            ]
+            if not carries or any(c in backpropagated for c in carries):
+                continue
+            stmt = use.stmt
+            assert isinstance(stmt, ast.AugAssign)
+            total = expr_text(ctx.source, use.target)
+            added = expr_text(ctx.source, stmt.value)
+            loop = carries[0].loop
+            message = (
+                f"`{total} += {added}` adds a tensor that still holds its autograd graph, so "
+                f"`{total}` keeps the graph of every iteration of the loop at line "
+                f"{loop.lineno} alive: memory grows each iteration. Add `{added}.item()` instead"
+            )
+            related = [Related(ctx.header_range(loop), "the training loop")]
+            edit = replace_expr(
+                ctx.source, stmt.value, with_method(ctx.source, stmt.value, "item()")
+            )
+            fix = Fix(f"Accumulate {added}.item()", Safety.UNSAFE, (edit,))
+            yield self.finding(message, ctx.node_range(stmt), related, [fix])

@@ -1,0 +1,171 @@
+"""GG601 `missing-zero-grad`
+
+## What it does
+Finds a training loop that calls `backward()` and `optimizer.step()` on every iteration but
+never clears gradients: no `zero_grad()` (on the optimizer or a model, with or without
+`set_to_none`), no `p.grad = None`, no `p.grad.zero_()` anywhere in the loop, and no call
+to code the analysis cannot see that might do it. Gradient accumulation (clearing every k
+steps) is not reported.
+
+## Why is this bad?
+`backward()` adds into `.grad`. Without clearing, every step uses the sum of all gradients
+since the start of training: updates grow step after step, the loss oscillates or diverges,
+and nothing raises.
+
+## Example
+```python
+for x, y in loader:
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+```
+
+## Use instead
+```python
+for x, y in loader:
+    optimizer.zero_grad()
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+```
+
+## Fix safety
+"Clear gradients before backward()" inserts `optimizer.zero_grad()` just before the
+statement that calls `backward()`. Stale gradients are never wanted across every step, so
+the fix is safe.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from gradguard.analysis.model import LoopNode
+from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
+from gradguard.core.rule import Invalid, Rule, RuleContext
+from gradguard.rewrite.expressions import expr_text
+from gradguard.rewrite.statements import insert_before, stands_alone
+
+_CLEARS = ("zero_grad", ".grad = None", ".grad=None", "grad.zero_", "set_to_none", "grad.fill_")
+
+
+class MissingZeroGrad(Rule):
+    """A training loop that never clears gradients."""
+
+    code = "GG601"
+    name = "missing-zero-grad"
+    severity = Severity.ERROR
+    summary = "training loop steps the optimizer but never clears gradients"
+    triggers = ("step",)
+
+    valid = (
+        """
+import torch
+from torch import nn
+model = nn.Linear(2, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for i in range(4):
+    loss = model(torch.randn(4, 2)).pow(2).mean()
+    loss.backward()
+    if (i + 1) % 2 == 0:
+        opt.step()
+        opt.zero_grad()
+""",
+        # Cleared through a helper the analysis cannot see into.
+        """
+import torch
+from torch import nn
+model = nn.Linear(2, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+def reset(optimizer):
+    optimizer.zero_grad()
+for i in range(4):
+    reset(opt)
+    loss = model(torch.randn(4, 2)).pow(2).mean()
+    loss.backward()
+    opt.step()
+""",
+    )
+
+    invalid = (
+        Invalid(
+            """
+import torch
+from torch import nn
+torch.manual_seed(0)
+model = nn.Linear(1, 1, bias=False)
+opt = torch.optim.SGD(model.parameters(), lr=0.4)
+x = torch.ones(8, 1)
+losses = []
+for step in range(3):
+    loss = (model(x) - 1.0).pow(2).mean()
+    loss.backward()
+    opt.step()
+    losses.append(loss.item())
+assert losses[-1] < 0.01, "gradients accumulated across steps"
+""",
+            fixed="""
+import torch
+from torch import nn
+torch.manual_seed(0)
+model = nn.Linear(1, 1, bias=False)
+opt = torch.optim.SGD(model.parameters(), lr=0.4)
+x = torch.ones(8, 1)
+losses = []
+for step in range(3):
+    loss = (model(x) - 1.0).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    losses.append(loss.item())
+assert losses[-1] < 0.01, "gradients accumulated across steps"
+""",
+            error="gradients accumulated across steps",
+        ),
+    )
+
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
+        """One finding per loop that steps an optimizer every iteration without clearing."""
+        reported: set[int] = set()
+        for step in ctx.analysis.uses:
+            if step.kind != "optimizer" or step.name != "step":
+                continue
+            for loop in step.every_iteration:
+                if id(loop) in reported:
+                    continue
+                backward = next(
+                    (e for e in ctx.analysis.backward_calls if loop in e.every_iteration), None
+                )
+                if backward is None or _may_clear(ctx, loop):
+                    continue
+                reported.add(id(loop))
+                optimizer = expr_text(ctx.source, step.target)
+                message = (
+                    f"the loop at line {loop.lineno} calls backward() and `{optimizer}.step()` "
+                    f"every iteration but never clears gradients: each step applies the sum of "
+                    f"all gradients so far. Call `{optimizer}.zero_grad()` before backward()"
+                )
+                related = [
+                    Related(ctx.node_range(backward.call), "gradients accumulate here"),
+                    Related(ctx.node_range(step.stmt), "and are applied here, every iteration"),
+                ]
+                fixes = []
+                if stands_alone(ctx.source, backward.stmt):
+                    edit = insert_before(ctx.source, backward.stmt, f"{optimizer}.zero_grad()")
+                    fixes.append(Fix("Clear gradients before backward()", Safety.SAFE, (edit,)))
+                yield self.finding(message, ctx.header_range(loop), related, fixes)
+
+
+def _may_clear(ctx: RuleContext, loop: LoopNode) -> bool:
+    """True when the loop text clears gradients, or calls code the analysis cannot see."""
+    first, last = loop.lineno, loop.end_lineno or loop.lineno
+    text = "\n".join(ctx.source.line(i) for i in range(first - 1, last))
+    if any(marker in text for marker in _CLEARS):
+        return True
+    return any(
+        first <= call.lineno <= last and not _is_print(call) for call in ctx.analysis.opaque_calls
+    )
+
+
+def _is_print(call: ast.Call) -> bool:
+    return isinstance(call.func, ast.Name) and call.func.id == "print"
