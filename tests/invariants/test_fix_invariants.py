@@ -53,7 +53,59 @@ def test_every_invalid_example_offers_a_fix_that_was_checked() -> None:
     assert tally.fixes >= len(INVALID) // 2, tally
 
 
-@pytest.mark.parametrize("path", REAL_FILES, ids=lambda p: p.relative_to(ROOT).as_posix())
+# Engine bug found on the corpus, reported to the lead (reproducer: a module whose forward()
+# does `out, self.hidden = self.gru(x, self.hidden)` with `self.hidden = None` in __init__,
+# called in a loop that calls backward()): GG201's fix wraps the state in
+# `(self.hidden.detach() if self.hidden is not None else None)`, which GG201 does not accept
+# as a detach, so fix-all applies it ten times over, nesting the expression each round.
+RUNAWAY_GG201 = "engine bug: GG201 does not recognise its own guarded-detach fix on self.hidden"
+KNOWN_FILE_BUGS = {
+    "tests/corpus/gg201/negatives_detached.py": RUNAWAY_GG201,
+    "tests/corpus/gg201/stateful_module_forward.py": RUNAWAY_GG201,
+}
+
+
+def _real_file(path: Path) -> object:
+    name = path.relative_to(ROOT).as_posix()
+    reason = KNOWN_FILE_BUGS.get(name)
+    marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+    return pytest.param(path, id=name, marks=marks)
+
+
+def test_the_corpus_and_examples_are_present() -> None:
+    assert len(REAL_FILES) >= 10, "tests/corpus and examples/ hold the real-looking files"
+
+
+def test_guarded_detach_fix_of_a_module_state_is_applied_once() -> None:
+    text = textwrap.dedent(
+        """\
+        import torch
+        from torch import nn
+        class StatefulGRU(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.gru = nn.GRU(3, 8, batch_first=True)
+                self.hidden = None
+            def forward(self, x):
+                out, self.hidden = self.gru(x, self.hidden)
+                return out[:, -1].sum()
+        stateful = StatefulGRU()
+        for step in range(20):
+            objective = stateful(torch.randn(2, 4, 3))
+            objective.backward()
+        """
+    )
+    fixed = fix_source(text)
+    assert fixed.applied == 1, fixed.text
+    assert fixed.remaining.findings == ()
+
+
+test_guarded_detach_fix_of_a_module_state_is_applied_once = pytest.mark.xfail(
+    strict=True, reason=RUNAWAY_GG201
+)(test_guarded_detach_fix_of_a_module_state_is_applied_once)
+
+
+@pytest.mark.parametrize("path", [_real_file(p) for p in REAL_FILES])
 def test_real_files_keep_every_fix_invariant(path: Path) -> None:
     text = path.read_text(encoding="utf-8")
     check_everything(text)
