@@ -47,8 +47,22 @@ MOVED_WITH_COMMENT = (
 )
 
 
+# Also from the long run: removing a no_grad reveals findings far from it (GG403 on a now
+# non-leaf `loss.grad`; a module bound inside the removed block, now known file-wide).
+REVEALED_FAR_AWAY = (
+    "import torch\nfrom torch import nn\nmodel = nn.Linear(3, 1)\n@torch.no_grad()\n"
+    "def compute_loss(x):\n    return model(x).pow(2).mean()\nx = x\n"
+    "loss = compute_loss(torch.randn(4, 3))\nloss.backward()\nloss.grad.zero_()\n",
+    "import torch\nfrom torch import nn\nwith torch.no_grad():\n    loss = model(x).sum()\n"
+    "loss.backward()\nwith torch.no_grad():\n    model = nn.Linear(3, 1)\n"
+    "    loss = criterion(model(x), y)\n    loss.backward()\n",
+)
+
+
 @settings(FUZZ, max_examples=250)
 @example(program=MOVED_WITH_COMMENT)
+@example(program=REVEALED_FAR_AWAY[0])
+@example(program=REVEALED_FAR_AWAY[1])
 @given(torch_programs())
 def test_torch_flavoured_programs_keep_every_promise(program: str) -> None:
     assert parses(program), "the generator must produce valid Python"

@@ -221,6 +221,12 @@ def check_fix(text: str, finding: Finding, fix: Fix, before: CheckResult) -> Tal
                 lines.update(range(source.position_at(lo).line, source.position_at(hi).line + 1))
             return lines
 
+        if finding.code in REENABLES_GRAD:
+            # Turning gradient tracking back on changes what every rule may prove about any
+            # value computed there, wherever it is used later (`loss.grad` of a now non-leaf
+            # loss; a module bound in the removed block is now known file-wide).
+            tally.unmasked += 1
+            continue
         if later.code == finding.code:
             assert old_lines([r.range for r in later.related]) & related, (
                 f"{where}: {later.code} at {later.range.start} is new: {later.message}"
@@ -251,6 +257,10 @@ def _governed_lines(text: str, edited: set[int]) -> set[int]:
         if header & edited:
             lines.update(range(first, (node.end_lineno or node.lineno)))
     return lines
+
+
+# Rules whose fix removes a no-grad region (see check_fix).
+REENABLES_GRAD = frozenset({"GG101"})
 
 
 def _lines(source: SourceText, ranges: list[Range]) -> set[int]:
