@@ -59,7 +59,15 @@ REVEALED_FAR_AWAY = (
 )
 
 
+# From the long run: GG201 detached a walrus-carried state as `for t in loss := rnn(x)`.
+WALRUS_STATE = (
+    "import torch\nfrom torch import nn\nrnn = nn.GRU(4, 8)\nfor step in range(3):\n"
+    "    x = (loss := rnn(x))\n    loss.backward()\n"
+)
+
+
 @settings(FUZZ, max_examples=250)
+@example(program=WALRUS_STATE)
 @example(program=MOVED_WITH_COMMENT)
 @example(program=REVEALED_FAR_AWAY[0])
 @example(program=REVEALED_FAR_AWAY[1])
