@@ -88,7 +88,9 @@ def git_ignored(root: Path, candidates: Sequence[Path]) -> set[Path] | None:
     relative = [os.path.relpath(p, root) for p in candidates]
     try:
         proc = subprocess.run(
-            ["git", "check-ignore", "--stdin", "-z"],
+            # A cloned repository's .git/config may set core.fsmonitor to any command, which
+            # git runs when it reads the index: never let a checked project run code.
+            ["git", "-c", "core.fsmonitor=false", "check-ignore", "--stdin", "-z"],
             cwd=root,
             input="\0".join(relative).encode("utf-8", "surrogateescape") + b"\0",
             capture_output=True,

@@ -73,10 +73,12 @@ def mentions_torch(text: str) -> bool:
 def parse(source: SourceText, filename: str = "<unknown>") -> ast.Module | ParseError:
     """Parse with CPython's parser; return a `ParseError` instead of raising."""
     try:
+        text = source.text[1:] if source.has_bom else source.text
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # SyntaxWarning for invalid escapes etc.
-            text = source.text[1:] if source.has_bom else source.text
-        return ast.parse(text, filename=filename)
+            # SyntaxWarning for invalid escapes etc.: not ours to print, and under `-W error`
+            # they would turn a valid file into a parse error.
+            warnings.simplefilter("ignore")
+            return ast.parse(text, filename=filename)
     except SyntaxError as exc:
         line = max((exc.lineno or 1) - 1, 0)
         line = min(line, source.line_count - 1)

@@ -14,6 +14,13 @@ from functools import cached_property
 from gradguard.core.findings import Position, Range
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
+# A block header at column 0 (`def f():`, `with x:  # why`), then blank or comment lines, then
+# the first line of its body: its leading whitespace is the file's indentation step.
+_FIRST_BLOCK = re.compile(
+    r"^[^\s#][^\r\n]*:[ \t]*(?:#[^\r\n]*)?(?:\r\n|\r|\n)"
+    r"(?:[ \t]*(?:#[^\r\n]*)?(?:\r\n|\r|\n))*([ \t]+)\S",
+    re.MULTILINE,
+)
 
 
 @dataclass(frozen=True)
@@ -54,6 +61,13 @@ class SourceText:
         """The document's dominant line break, used when fixes insert lines."""
         m = _LINE_BREAK.search(self.text)
         return m.group(0) if m else "\n"
+
+    @cached_property
+    def indent_unit(self) -> str:
+        """The document's indentation step (that of its first indented block), used when fixes
+        indent lines; four spaces when nothing is indented."""
+        m = _FIRST_BLOCK.search(self.text)
+        return m.group(1) if m else "    "
 
     def offset(self, pos: Position) -> int:
         """Absolute code-point offset of `pos` (clamped to the document)."""

@@ -34,6 +34,15 @@ def needs_parentheses(expr: ast.expr) -> bool:
     return not isinstance(expr, _ATOMS)
 
 
+def iterable_text(source: SourceText, expr: ast.expr) -> str:
+    """Source text of `expr` usable after `for t in` (a walrus, lambda or conditional
+    expression must be parenthesised there)."""
+    text = expr_text(source, expr)
+    if isinstance(expr, (ast.NamedExpr, ast.Lambda, ast.IfExp, ast.Yield, ast.YieldFrom)):
+        return f"({text})"
+    return text
+
+
 def with_method(source: SourceText, expr: ast.expr, call: str) -> str:
     """Source text of `expr` followed by `.call`, parenthesised when needed."""
     text = expr_text(source, expr)

@@ -26,6 +26,14 @@ def stands_alone(source: SourceText, stmt: ast.stmt) -> bool:
     return rest == "" or rest.startswith("#")
 
 
+def trailing_comment(source: SourceText, stmt: ast.stmt) -> str:
+    """The comment after `stmt` on its last line, with the spaces before it ("" if none):
+    a statement a fix moves takes its comment along."""
+    end = source.from_ast(stmt.end_lineno or stmt.lineno, stmt.end_col_offset or 0)
+    rest = source.line(end.line)[end.character :]
+    return rest.rstrip() if rest.strip().startswith("#") else ""
+
+
 def insert_after(source: SourceText, stmt: ast.stmt, text: str) -> TextEdit:
     """Insert `text` as a new line after `stmt`, at the same indentation."""
     end_line = (stmt.end_lineno or stmt.lineno) - 1

@@ -49,7 +49,12 @@ from gradguard.analysis.values import Loss, LossKind
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity, TextEdit
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text, replace_expr
-from gradguard.rewrite.statements import delete_statement, insert_after, stands_alone
+from gradguard.rewrite.statements import (
+    delete_statement,
+    insert_after,
+    stands_alone,
+    trailing_comment,
+)
 
 _TYPE_NAMES = {
     ".item()": "float",
@@ -294,15 +299,17 @@ def _fix(
     between = following[: following.index(backward_stmt)]
     safe = not any(reads_key(stmt, key) for stmt in between)
     edits: list[TextEdit] = []
+    comment = ""
     if dotted(tensor) == key:
         if not stands_alone(ctx.source, assignment):
             return None
         edits.append(delete_statement(ctx.source, assignment))
+        comment = trailing_comment(ctx.source, assignment)  # it moves with the statement
     else:
         edits.append(replace_expr(ctx.source, assignment.value, expr_text(ctx.source, tensor)))
     if rewrap is None:
         reapply = _REAPPLY.get(conversion.description, "{}.item()").format(key)
-        edits.append(insert_after(ctx.source, backward_stmt, f"{key} = {reapply}"))
+        edits.append(insert_after(ctx.source, backward_stmt, f"{key} = {reapply}{comment}"))
         title = f"Move {conversion.description} after .backward()"
     else:
         title = f"Keep the tensor instead of {rewrap.description}"

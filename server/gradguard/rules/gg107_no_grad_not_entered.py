@@ -121,7 +121,7 @@ def _fix(ctx: RuleContext, stmt: ast.Expr, text: str) -> Fix | None:
     if not following:
         return Fix(title, Safety.UNSAFE, (delete_statement(ctx.source, stmt),))
     indent = indentation(ctx.source, stmt)
-    unit = "\t" if indent.startswith("\t") else "    "
+    unit = "\t" if indent.startswith("\t") else ctx.source.indent_unit
     first = stmt.lineno - 1
     last = (following[-1].end_lineno or following[-1].lineno) - 1
     newline = ctx.source.newline
@@ -129,6 +129,9 @@ def _fix(ctx: RuleContext, stmt: ast.Expr, text: str) -> Fix | None:
         (unit + line) if line.strip() else line
         for line in (ctx.source.line(i) for i in range(stmt.lineno, last + 1))
     )
-    replacement = f"{indent}with {text}:{newline}{body}"
+    # stands_alone() left at most a comment after the call: it stays on the `with` line.
+    call_end = ctx.source.from_ast(stmt.end_lineno or stmt.lineno, stmt.end_col_offset or 0)
+    comment = ctx.source.line(call_end.line)[call_end.character :]
+    replacement = f"{indent}with {text}:{comment}{newline}{body}"
     region = Range(Position(first, 0), Position(last, len(ctx.source.line(last))))
     return Fix(title, Safety.UNSAFE, (TextEdit(region, replacement),))

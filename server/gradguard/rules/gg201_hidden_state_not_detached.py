@@ -69,7 +69,13 @@ from gradguard.core.findings import (
     TextEdit,
 )
 from gradguard.core.rule import Invalid, Rule, RuleContext
-from gradguard.rewrite.expressions import expr_text, remove_argument, replace_expr, with_method
+from gradguard.rewrite.expressions import (
+    expr_text,
+    iterable_text,
+    remove_argument,
+    replace_expr,
+    with_method,
+)
 
 ERROR = "Trying to backward through the graph a second time"
 INPLACE_ERROR = (
@@ -293,7 +299,7 @@ def _detached(ctx: RuleContext, expr: ast.expr, carry: Carry) -> str:
     """Source text that detaches `expr`, which holds `carry`'s state."""
     text = expr_text(ctx.source, expr)
     if carry.value.elements is not None:
-        detached = f"tuple(t.detach() for t in {text})"
+        detached = f"tuple(t.detach() for t in {iterable_text(ctx.source, expr)})"
     else:
         detached = with_method(ctx.source, expr, "detach()")
     initial = carry.initial
@@ -377,7 +383,7 @@ def _parallel_assignment_edits(ctx: RuleContext, group: _Group) -> list[TextEdit
 
 def _detached_definition(ctx: RuleContext, expr: ast.expr, carry: Carry) -> str:
     if carry.value.elements is not None:
-        return f"tuple(t.detach() for t in {expr_text(ctx.source, expr)})"
+        return f"tuple(t.detach() for t in {iterable_text(ctx.source, expr)})"
     return with_method(ctx.source, expr, "detach()")
 
 

@@ -197,7 +197,7 @@ def _fix(ctx: RuleContext, stmt: ast.stmt, flagged: set[int], alias: str | None)
     ):
         last += 1
     indent = indentation(ctx.source, block[first])
-    unit = "\t" if indent.startswith("\t") else "    "
+    unit = "\t" if indent.startswith("\t") else ctx.source.indent_unit
     start_line = block[first].lineno - 1
     end_line = (block[last].end_lineno or block[last].lineno) - 1
     newline = ctx.source.newline

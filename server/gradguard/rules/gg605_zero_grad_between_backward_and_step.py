@@ -37,7 +37,12 @@ from gradguard.analysis.model import ValueUse
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text
-from gradguard.rewrite.statements import delete_statement, insert_before, stands_alone
+from gradguard.rewrite.statements import (
+    delete_statement,
+    insert_before,
+    stands_alone,
+    trailing_comment,
+)
 
 
 class ZeroGradBetweenBackwardAndStep(Rule):
@@ -152,6 +157,7 @@ assert not torch.equal(before, model.weight), "the step changed nothing"
             fixes = []
             if stands_alone(ctx.source, zero.stmt) and stands_alone(ctx.source, backward):
                 text = ctx.source.slice(ctx.node_range(zero.stmt))
+                text += trailing_comment(ctx.source, zero.stmt)
                 edits = (
                     delete_statement(ctx.source, zero.stmt),
                     insert_before(ctx.source, backward, text),
