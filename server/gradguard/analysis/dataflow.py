@@ -412,7 +412,7 @@ class FunctionSummary:
     """
 
     returned: Value
-    state_reads: dict[str, ast.expr] = field(default_factory=dict)
+    state_reads: dict[str, tuple[ast.expr, Carry]] = field(default_factory=dict)
     state_writes: dict[str, Value] = field(default_factory=dict)
 
 
@@ -484,7 +484,7 @@ class FunctionInterpreter:
         # exactly that value reads the previous iteration's state.
         self.heads: dict[int, Value] = {}
         # `self.<attr>` read before this function assigned it: the state a previous call left.
-        self.state_reads: dict[str, ast.expr] = {}
+        self.state_reads: dict[str, tuple[ast.expr, Carry]] = {}
         self.exits: list[Env | None] = []
 
     # -- environment -------------------------------------------------------------------------
@@ -981,9 +981,17 @@ class FunctionInterpreter:
         key = dotted(expr)
         if key is not None and self.env is not None and key in self.env:
             return self.lookup(key, expr)
-        if key is not None and key.startswith("self.") and key.count(".") == 1:
-            self.state_reads.setdefault(expr.attr, expr)
         base = self.eval(expr.value)
+        info = base.instance_of or (base.module.local if base.module else None)
+        if info is not None and expr.attr in info.attributes and base.kind is not Kind.CLASS:
+            return info.attributes[expr.attr]
+        if key is not None and key.startswith("self.") and key.count(".") == 1:
+            # State left by an earlier call: tag it, so a caller can tell whether it reaches
+            # what this method returns or stores (a `.detach()` drops the tag).
+            _, tag = self.state_reads.setdefault(
+                expr.attr, (expr, Carry(key, None, None, UNKNOWN, None))
+            )
+            return Value(carries=frozenset({tag}))
         if base.kind is Kind.TENSOR:
             if expr.attr == "grad":
                 self.record_use("grad", "grad", expr, expr.value, base)
@@ -996,9 +1004,6 @@ class FunctionInterpreter:
             return Value(
                 kind=Kind.OTHER if expr.attr in ("shape", "dtype", "device") else Kind.UNKNOWN
             )
-        info = base.instance_of or (base.module.local if base.module else None)
-        if info is not None and expr.attr in info.attributes and base.kind is not Kind.CLASS:
-            return info.attributes[expr.attr]
         return UNKNOWN
 
     def _expr_NamedExpr(self, expr: ast.NamedExpr) -> Value:
@@ -1424,23 +1429,28 @@ class FunctionInterpreter:
                 return UNKNOWN
             summary = self.module.summary_of(forward)
             used = _used_arguments(forward, call, args)
-            used.extend(self._module_state_in(call, summary))
             base = self.tensor_op(call, used)
+            state = self._module_state_in(call, summary)
+            if state:
+                base = evolve(base, carries=base.carries | state)
             self._module_state_out(call, summary, base)
             return _restamp(summary.returned, base, self.mode)
         self.taint_arguments(call)
         return UNKNOWN
 
-    def _module_state_in(self, call: ast.Call, summary: FunctionSummary) -> list[Value]:
+    def _module_state_in(self, call: ast.Call, summary: FunctionSummary) -> frozenset[Carry]:
         """State that `forward` reads from `self`, as the caller sees it (`model.hidden`)."""
         owner = dotted(call.func)
         if owner is None:
-            return []
-        return [
-            self.lookup(f"{owner}.{attr}", node)
-            for attr, node in summary.state_reads.items()
-            if attr in summary.state_writes
-        ]
+            return frozenset()
+        flowing = summary.returned.all_carries()
+        for written in summary.state_writes.values():
+            flowing |= written.all_carries()
+        carries: frozenset[Carry] = frozenset()
+        for attr, (node, tag) in summary.state_reads.items():
+            if attr in summary.state_writes and tag in flowing:
+                carries |= self.lookup(f"{owner}.{attr}", node).all_carries()
+        return carries
 
     def _module_state_out(self, call: ast.Call, summary: FunctionSummary, base: Value) -> None:
         """State that `forward` leaves on `self`, bound in the caller as `model.hidden`."""

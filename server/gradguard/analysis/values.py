@@ -82,7 +82,7 @@ class Carry:
     """
 
     key: str
-    loop: ast.For | ast.AsyncFor | ast.While
+    loop: ast.For | ast.AsyncFor | ast.While | None  # None: a method's read of `self` state
     stmt: ast.stmt | None
     value: Value
     initial: Value | None

@@ -139,6 +139,7 @@ assert not torch.is_tensor(total), "total keeps every iteration's graph"
             total = expr_text(ctx.source, use.target)
             added = expr_text(ctx.source, stmt.value)
             loop = carries[0].loop
+            assert loop is not None  # carries of training loops only
             message = (
                 f"`{total} += {added}` adds a tensor that still holds its autograd graph, so "
                 f"`{total}` keeps the graph of every iteration of the loop at line "
