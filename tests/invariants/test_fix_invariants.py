@@ -306,11 +306,6 @@ def test_turning_a_bare_no_grad_into_a_with_block_keeps_comment_and_indent_style
     check_everything(GG107)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug: GG107/GG301 indent every line of the wrapped statements, including "
-    "the continuation lines of a multi-line string, which changes the string. Reported.",
-)
 def test_wrapping_in_a_with_block_leaves_multi_line_strings_alone() -> None:
     text = GG107.replace("out = model(", "doc = '''first\nsecond'''\nout = model(")
     fixed = fix_source(text, unsafe=True)

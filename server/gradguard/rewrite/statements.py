@@ -60,3 +60,21 @@ def delete_lines(source: SourceText, first: int, last: int) -> TextEdit:
 def delete_statement(source: SourceText, stmt: ast.stmt) -> TextEdit:
     """Delete a statement that stands alone on its lines (see `stands_alone`)."""
     return delete_lines(source, stmt.lineno - 1, (stmt.end_lineno or stmt.lineno) - 1)
+
+
+def indented_block(source: SourceText, statements: list[ast.stmt], indent: str) -> str:
+    """The lines of `statements` indented one level deeper, for nesting them under a new
+    compound statement. Lines that begin inside a multi-line string are left as they are:
+    indenting them would change the string."""
+    inside_strings: set[int] = set()
+    for stmt in statements:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Constant | ast.JoinedStr) and node.end_lineno:
+                inside_strings.update(range(node.lineno, node.end_lineno))  # 0-based: next lines
+    unit = "\t" if indent.startswith("\t") else source.indent_unit
+    first = statements[0].lineno - 1
+    last = (statements[-1].end_lineno or statements[-1].lineno) - 1
+    return source.newline.join(
+        (unit + line) if line.strip() and number not in inside_strings else line
+        for number, line in ((i, source.line(i)) for i in range(first, last + 1))
+    )

@@ -37,7 +37,7 @@ from gradguard.analysis import torch_api as api
 from gradguard.core.findings import Finding, Fix, Position, Range, Safety, Severity, TextEdit
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text
-from gradguard.rewrite.statements import delete_statement, indentation, stands_alone
+from gradguard.rewrite.statements import delete_statement, indentation, indented_block, stands_alone
 
 _MANAGERS = api.NO_GRAD | api.ENABLE_GRAD | api.INFERENCE_MODE
 
@@ -121,14 +121,10 @@ def _fix(ctx: RuleContext, stmt: ast.Expr, text: str) -> Fix | None:
     if not following:
         return Fix(title, Safety.UNSAFE, (delete_statement(ctx.source, stmt),))
     indent = indentation(ctx.source, stmt)
-    unit = "\t" if indent.startswith("\t") else ctx.source.indent_unit
+    body = indented_block(ctx.source, following, indent)
     first = stmt.lineno - 1
     last = (following[-1].end_lineno or following[-1].lineno) - 1
     newline = ctx.source.newline
-    body = newline.join(
-        (unit + line) if line.strip() else line
-        for line in (ctx.source.line(i) for i in range(stmt.lineno, last + 1))
-    )
     # stands_alone() left at most a comment after the call: it stays on the `with` line.
     call_end = ctx.source.from_ast(stmt.end_lineno or stmt.lineno, stmt.end_col_offset or 0)
     comment = ctx.source.line(call_end.line)[call_end.character :]

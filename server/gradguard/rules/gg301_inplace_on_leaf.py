@@ -54,7 +54,7 @@ from gradguard.core.findings import (
 )
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text
-from gradguard.rewrite.statements import indentation, stands_alone
+from gradguard.rewrite.statements import indentation, indented_block, stands_alone
 
 ERROR = "a leaf Variable that requires grad is being used in an in-place operation"
 
@@ -197,14 +197,9 @@ def _fix(ctx: RuleContext, stmt: ast.stmt, flagged: set[int], alias: str | None)
     ):
         last += 1
     indent = indentation(ctx.source, block[first])
-    unit = "\t" if indent.startswith("\t") else ctx.source.indent_unit
+    body = indented_block(ctx.source, block[first : last + 1], indent)
     start_line = block[first].lineno - 1
     end_line = (block[last].end_lineno or block[last].lineno) - 1
-    newline = ctx.source.newline
-    body = newline.join(
-        (unit + line) if line.strip() else line
-        for line in (ctx.source.line(i) for i in range(start_line, end_line + 1))
-    )
-    text = f"{indent}with {alias}.no_grad():{newline}{body}"
+    text = f"{indent}with {alias}.no_grad():{ctx.source.newline}{body}"
     region = Range(Position(start_line, 0), Position(end_line, len(ctx.source.line(end_line))))
     return Fix(f"Wrap in {alias}.no_grad()", Safety.SAFE, (TextEdit(region, text),))
