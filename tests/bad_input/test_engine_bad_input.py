@@ -185,11 +185,6 @@ def test_deep_but_ordinary_nesting_is_analysed(snippet: str) -> None:
     assert finding.range.start.line == snippet.count("\n") + BUG_LINE + 1
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug: the dataflow pass recurses twice per level and gives up on files "
-    "CPython parses (a 500-term sum): the whole file goes unanalysed. Reported to the lead.",
-)
 @pytest.mark.parametrize("terms", [500, 2_000])
 def test_a_long_sum_that_python_parses_is_analysed(terms: int) -> None:
     snippet = "y = " + " + ".join(["a"] * terms)

@@ -12,6 +12,7 @@ import ast
 import contextlib
 import gc
 import logging
+import sys
 import traceback
 import warnings
 from collections.abc import Iterator
@@ -142,6 +143,7 @@ def check_tree(
     triggers: tuple[str, ...] | None = tuple({w for rule in rules for w in rule.triggers})
     if any(not rule.triggers for rule in rules):
         triggers = None
+    _allow_deep_expressions()
     try:
         analysis = analyse_module(tree, source.text, triggers)
     except RecursionError:
@@ -167,6 +169,18 @@ def check_tree(
             findings.append(replace(finding, severity=severity))
     findings.sort(key=lambda f: (f.range.start, f.code))
     return CheckResult(findings=tuple(_dedupe(findings)), rule_errors=tuple(errors))
+
+
+# The dataflow pass recurses about twice per nesting level of an expression; CPython parses
+# left-nested chains such as a 2,000-term sum, which the default limit of 1,000 frames
+# cannot analyse. Python-to-Python calls do not use the C stack on 3.11+, so a higher limit
+# is safe; it is only ever raised, never lowered.
+_RECURSION_LIMIT = 12_000
+
+
+def _allow_deep_expressions() -> None:
+    if sys.getrecursionlimit() < _RECURSION_LIMIT and sys.version_info >= (3, 11):
+        sys.setrecursionlimit(_RECURSION_LIMIT)
 
 
 def _dedupe(findings: list[Finding]) -> list[Finding]:
