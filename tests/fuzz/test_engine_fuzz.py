@@ -56,6 +56,8 @@ REVEALED_FAR_AWAY = (
     "import torch\nfrom torch import nn\nwith torch.no_grad():\n    loss = model(x).sum()\n"
     "loss.backward()\nwith torch.no_grad():\n    model = nn.Linear(3, 1)\n"
     "    loss = criterion(model(x), y)\n    loss.backward()\n",
+    "import torch\nfrom torch import nn\nmodel = nn.Linear(3, 1)\n"
+    "loss = model(torch.randn(4, 3)).sum()\nloss.detach_()\nloss.backward()\nloss.grad.zero_()\n",
 )
 
 
@@ -71,6 +73,7 @@ WALRUS_STATE = (
 @example(program=MOVED_WITH_COMMENT)
 @example(program=REVEALED_FAR_AWAY[0])
 @example(program=REVEALED_FAR_AWAY[1])
+@example(program=REVEALED_FAR_AWAY[2])
 @given(torch_programs())
 def test_torch_flavoured_programs_keep_every_promise(program: str) -> None:
     assert parses(program), "the generator must produce valid Python"

@@ -222,7 +222,7 @@ def check_fix(text: str, finding: Finding, fix: Fix, before: CheckResult) -> Tal
             return lines
 
         if finding.code in REENABLES_GRAD:
-            # Turning gradient tracking back on changes what every rule may prove about any
+            # Giving a value its history back changes what every rule may prove about any
             # value computed there, wherever it is used later (`loss.grad` of a now non-leaf
             # loss; a module bound in the removed block is now known file-wide).
             tally.unmasked += 1
@@ -259,8 +259,9 @@ def _governed_lines(text: str, edited: set[int]) -> set[int]:
     return lines
 
 
-# Rules whose fix removes a no-grad region (see check_fix).
-REENABLES_GRAD = frozenset({"GG101"})
+# Rules whose fix gives a value its autograd history back (removes a no-grad region, a
+# detach, an .item()): see check_fix.
+REENABLES_GRAD = frozenset({"GG101", "GG102", "GG103"})
 
 
 def _lines(source: SourceText, ranges: list[Range]) -> set[int]:
