@@ -485,6 +485,7 @@ class FunctionInterpreter:
         self.heads: dict[int, Value] = {}
         # `self.<attr>` read before this function assigned it: the state a previous call left.
         self.state_reads: dict[str, tuple[ast.expr, Carry]] = {}
+        self.attribute_roots: set[str] = set()
         self.exits: list[Env | None] = []
 
     # -- environment -------------------------------------------------------------------------
@@ -522,10 +523,15 @@ class FunctionInterpreter:
         """Bind `key`, forgetting what was known about attributes below it."""
         if self.env is None:
             return
-        prefix = key + "."
-        for existing in [k for k in self.env if k.startswith(prefix)]:
-            del self.env[existing]
+        self._forget_below(key)
+        self._note_attribute(key)
         self.env[key] = value.with_origin(self.stmt)
+
+    def _note_attribute(self, key: str) -> None:
+        """Remember the roots of a dotted key (`self`, `self.model` for `self.model.h`)."""
+        parts = key.split(".")
+        for end in range(1, len(parts)):
+            self.attribute_roots.add(".".join(parts[:end]))
 
     def bind(self, target: ast.expr, value: Value) -> None:
         """Assign `value` to an assignment target (names, attributes, tuples, subscripts)."""
@@ -1461,6 +1467,7 @@ class FunctionInterpreter:
             stamped = _restamp(value, base, self.mode)
             key = f"{owner}.{attr}"
             if self.env is not None:
+                self._note_attribute(key)
                 self.env[key] = evolve(stamped, origin=value.origin)
 
     def taint_arguments(self, call: ast.Call) -> None:
@@ -1482,7 +1489,9 @@ class FunctionInterpreter:
                         self.env[element_key] = self.env[element_key].without_carries()
 
     def _forget_below(self, key: str) -> None:
-        if self.env is None:
+        # Only names that ever had an attribute bound can have keys below them: this keeps
+        # binding linear in files with thousands of assignments.
+        if self.env is None or key not in self.attribute_roots:
             return
         prefix = key + "."
         for existing in [k for k in self.env if k.startswith(prefix)]:
