@@ -5,12 +5,10 @@ session, and a client that dies."""
 from __future__ import annotations
 
 import asyncio
-import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
+from jsonrpc_pipe import JsonRpcPipe
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
@@ -134,73 +132,6 @@ async def test_a_cancelled_request_leaves_the_server_responsive(
 # -- raw process tests: memory over a session, and a client that dies --------------------------
 
 
-class _Pipe:
-    """A minimal JSON-RPC client over the server's stdin/stdout."""
-
-    def __init__(self, cwd: Path) -> None:
-        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "gradguard", "lsp"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            cwd=cwd,
-            env=env,
-        )
-        self.next_id = 0
-
-    def send(self, method: str, params: object, *, request: bool = False) -> int | None:
-        message: dict[str, object] = {"jsonrpc": "2.0", "method": method, "params": params}
-        ident = None
-        if request:
-            self.next_id += 1
-            ident = message["id"] = self.next_id
-        body = json.dumps(message).encode()
-        assert self.process.stdin is not None
-        self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-        self.process.stdin.flush()
-        return ident
-
-    def receive(self) -> dict[str, object]:
-        assert self.process.stdout is not None
-        length = 0
-        while True:
-            line = self.process.stdout.readline()
-            assert line, "the server closed its output"
-            if line in (b"\r\n", b"\n"):
-                break
-            if line.lower().startswith(b"content-length:"):
-                length = int(line.split(b":")[1])
-        message: dict[str, object] = json.loads(self.process.stdout.read(length))
-        return message
-
-    def until(self, predicate: object) -> dict[str, object]:
-        while True:
-            message = self.receive()
-            if callable(predicate) and predicate(message):
-                return message
-
-    def initialize(self, root: Path) -> None:
-        ident = self.send(
-            "initialize",
-            {
-                "processId": os.getpid(),
-                "rootUri": root.as_uri(),
-                "capabilities": {},
-                "initializationOptions": {"debounceMs": 0},
-            },
-            request=True,
-        )
-        self.until(lambda m: m.get("id") == ident)
-        self.send("initialized", {})
-
-    def rss_kib(self) -> int:
-        status = Path(f"/proc/{self.process.pid}/status").read_text()
-        return int(
-            next(line.split()[1] for line in status.splitlines() if line.startswith("VmRSS"))
-        )
-
-
 def _published_version(uri: str, version: int) -> object:
     def match(message: dict[str, object]) -> bool:
         params = message.get("params")
@@ -215,7 +146,7 @@ def _published_version(uri: str, version: int) -> object:
 
 
 def test_memory_stays_bounded_over_a_long_session(tmp_path: Path) -> None:
-    pipe = _Pipe(tmp_path)
+    pipe = JsonRpcPipe([sys.executable, "-m", "gradguard", "lsp"], tmp_path)
     try:
         pipe.initialize(tmp_path)
         text = HIDDEN_STATE + "\n" + PADDING[: len(PADDING) * 2 // 5]  # about 2,000 lines
@@ -253,7 +184,7 @@ def test_memory_stays_bounded_over_a_long_session(tmp_path: Path) -> None:
 
 
 def test_the_server_exits_when_its_client_dies(tmp_path: Path) -> None:
-    pipe = _Pipe(tmp_path)
+    pipe = JsonRpcPipe([sys.executable, "-m", "gradguard", "lsp"], tmp_path)
     pipe.initialize(tmp_path)
     assert pipe.process.stdin is not None
     pipe.process.stdin.close()  # the editor is gone: its end of the pipe closes
