@@ -6,7 +6,7 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from gradguard.analysis.values import Carry, Value
+from gradguard.analysis.values import Carry, Grad, Loss, LossKind, Value
 
 LoopNode = ast.For | ast.AsyncFor | ast.While
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
@@ -88,6 +88,18 @@ class ModuleAnalysis:
     carry_reads: dict[Carry, list[ast.expr]] = field(default_factory=dict)
     # Statement -> the list of statements it belongs to, and the node owning that list.
     _blocks: dict[int, tuple[ast.AST, list[ast.stmt]]] = field(default_factory=dict)
+
+    def backpropagated_without_history(self, kind: LossKind) -> Iterator[tuple[BackwardCall, Loss]]:
+        """Backward calls on values that certainly have no history, lost by `kind`: one per
+        place where the history was lost (its first backward call)."""
+        seen: set[int] = set()
+        for event in self.backward_calls:
+            loss = event.value.loss
+            if event.value.grad is not Grad.UNTRACKED or loss is None or loss.kind is not kind:
+                continue
+            if id(loss.node) not in seen:
+                seen.add(id(loss.node))
+                yield event, loss
 
     def block_of(self, stmt: ast.stmt) -> tuple[ast.AST, list[ast.stmt]]:
         """The node owning the statement list that contains `stmt`, and that list."""

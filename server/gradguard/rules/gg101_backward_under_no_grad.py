@@ -47,7 +47,7 @@ from collections.abc import Iterable, Iterator
 
 from gradguard.analysis.dependencies import assigned_names, names_feeding, read_names
 from gradguard.analysis.model import BackwardCall
-from gradguard.analysis.values import Grad, GradOff, LossKind
+from gradguard.analysis.values import GradOff, LossKind
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity, TextEdit
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text
@@ -213,14 +213,9 @@ loss.backward()
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         """One finding per no-grad region that a backpropagated value comes from."""
         reported: set[int] = set()
-        for event in ctx.analysis.backward_calls:
-            value = event.value
-            if value.grad is not Grad.UNTRACKED or value.loss is None:
-                continue
-            if value.loss.kind is not LossKind.NO_GRAD or value.loss.grad_off is None:
-                continue
-            off = value.loss.grad_off
-            if id(off.node) in reported:
+        for event, loss in ctx.analysis.backpropagated_without_history(LossKind.NO_GRAD):
+            off = loss.grad_off
+            if off is None or id(off.node) in reported:
                 continue
             reported.add(id(off.node))
             yield self._finding(ctx, event, off)

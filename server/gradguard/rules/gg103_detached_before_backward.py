@@ -36,7 +36,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from gradguard.analysis.values import Grad, LossKind
+from gradguard.analysis.values import LossKind
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text, replace_expr
@@ -148,15 +148,7 @@ loss.backward()
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         """One finding per detach that a backpropagated value comes from."""
-        reported: set[int] = set()
-        for event in ctx.analysis.backward_calls:
-            value = event.value
-            loss = value.loss
-            if value.grad is not Grad.UNTRACKED or loss is None or loss.kind is not LossKind.DETACH:
-                continue
-            if id(loss.node) in reported:
-                continue
-            reported.add(id(loss.node))
+        for event, loss in ctx.analysis.backpropagated_without_history(LossKind.DETACH):
             name = expr_text(ctx.source, event.target)
             call = f"`{name}.backward()`" if event.via == "backward" else f"`{event.via}({name})`"
             line = ctx.node_range(loss.node).start.line + 1

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gradguard.analysis.values import Grad, LossKind
+from gradguard.analysis.values import LossKind
 from gradguard.core.findings import Finding, Related, Severity
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text
@@ -93,14 +93,8 @@ loss.backward()
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         """One finding per non-differentiable op a backpropagated value depends on alone."""
-        reported: set[int] = set()
-        for event in ctx.analysis.backward_calls:
-            loss = event.value.loss
-            if event.value.grad is not Grad.UNTRACKED or loss is None:
-                continue
-            if loss.kind is not LossKind.NON_DIFFERENTIABLE or id(loss.node) in reported:
-                continue
-            reported.add(id(loss.node))
+        kind = LossKind.NON_DIFFERENTIABLE
+        for event, loss in ctx.analysis.backpropagated_without_history(kind):
             name = expr_text(ctx.source, event.target)
             message = (
                 f"{loss.description} has no gradient, and `{name}` depends on the model only "

@@ -36,7 +36,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from gradguard.analysis.values import Grad, LossKind
+from gradguard.analysis.values import LossKind
 from gradguard.core.findings import (
     Finding,
     Fix,
@@ -103,14 +103,7 @@ penalty.backward()
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         """One finding per autograd.grad call whose gradients are differentiated again."""
-        reported: set[int] = set()
-        for event in ctx.analysis.backward_calls:
-            loss = event.value.loss
-            if event.value.grad is not Grad.UNTRACKED or loss is None:
-                continue
-            if loss.kind is not LossKind.NO_CREATE_GRAPH or id(loss.node) in reported:
-                continue
-            reported.add(id(loss.node))
+        for event, loss in ctx.analysis.backpropagated_without_history(LossKind.NO_CREATE_GRAPH):
             call = loss.node
             assert isinstance(call, ast.Call)
             name = expr_text(ctx.source, event.target)
