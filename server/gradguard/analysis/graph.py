@@ -57,7 +57,7 @@ _FUNCTIONAL = {
     **dict.fromkeys("relu sigmoid tanh softmax log_softmax".split(), Saves.OUTPUT),
     **dict.fromkeys("linear bilinear conv1d conv2d conv3d".split(), Saves.INPUTS),
     **dict.fromkeys(
-        "gelu silu elu leaky_relu softplus mish dropout layer_norm batch_norm group_norm "
+        "gelu silu elu leaky_relu softplus mish layer_norm batch_norm group_norm "
         "embedding mse_loss l1_loss smooth_l1_loss huber_loss cross_entropy nll_loss "
         "binary_cross_entropy binary_cross_entropy_with_logits kl_div normalize "
         "cosine_similarity".split(),
@@ -68,7 +68,7 @@ _MODULES = {
     **dict.fromkeys("ReLU Sigmoid Tanh Softmax LogSoftmax".split(), Saves.OUTPUT),
     **dict.fromkeys("Linear Bilinear Conv1d Conv2d Conv3d".split(), Saves.INPUTS),
     **dict.fromkeys(
-        "GELU SiLU ELU LeakyReLU Softplus Mish Dropout Dropout1d Dropout2d MSELoss L1Loss "
+        "GELU SiLU ELU LeakyReLU Softplus Mish MSELoss L1Loss "
         "SmoothL1Loss HuberLoss CrossEntropyLoss NLLLoss BCELoss BCEWithLogitsLoss KLDivLoss "
         "ConvTranspose1d ConvTranspose2d Embedding BatchNorm1d BatchNorm2d LayerNorm GroupNorm "
         "RNN GRU LSTM RNNCell GRUCell LSTMCell PReLU MultiheadAttention".split(),
