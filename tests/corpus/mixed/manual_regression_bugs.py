@@ -1,6 +1,8 @@
-"""Linear regression written by hand, as in a first autograd tutorial; five planted mistakes.
+"""Linear regression written by hand, as in a first autograd tutorial; six planted mistakes.
 
 * the weights are scaled after `requires_grad=True`, so they are not leaves and SGD refuses them;
+  and because that scaling happens once, before the loop, the second `loss.backward()` goes
+  back through its graph, freed by the first one ("backward through the graph a second time");
 * the integer class weights ask for gradients;
 * a misspelled `require_grad` keyword;
 * the manual update changes a leaf that requires grad in place, outside `no_grad`;
@@ -24,7 +26,7 @@ for step in range(100):
     hidden = x @ w
     loss = ((hidden + b * bias_scale - y) ** 2).mean()
     optimizer.zero_grad()
-    loss.backward()
+    loss.backward()  # expect: GG202
     b -= 0.05 * b.grad  # expect: GG301
     optimizer.step()
     if step % 20 == 0:
