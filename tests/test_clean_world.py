@@ -27,14 +27,7 @@ class KnownFalsePositive(AssertionError):
 
 
 # file (relative to tests/clean_world) -> (rule codes, why the finding is wrong)
-KNOWN_FALSE_POSITIVES: dict[str, tuple[frozenset[str], str]] = {
-    "labml_nn/gan_stylegan.py": (
-        frozenset({"GG301"}),
-        "GG301 at lines 960 and 962: `self.exp_sum_a` / `self.steps` are "
-        "`nn.Parameter(torch.tensor(0.), requires_grad=False)` (lines 912, 916), so they do "
-        "not require grad and `.mul_()` / `.add_()` on them is legal (runs under torch 2.13.0)",
-    ),
-}
+KNOWN_FALSE_POSITIVES: dict[str, tuple[frozenset[str], str]] = {}
 
 
 def clean_files() -> list[Path]:

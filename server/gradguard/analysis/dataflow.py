@@ -1275,6 +1275,14 @@ class FunctionInterpreter:
             inner = args[0] if args else UNKNOWN
             return self._leaf(call, qualified, inner)
         if qualified in api.PARAMETER:
+            # nn.Parameter(data, requires_grad=True): the flag may also come second.
+            flag = args[1] if len(call.args) > 1 else None
+            for index, kw in enumerate(call.keywords):
+                if kw.arg == "requires_grad":
+                    flag = args[len(call.args) + index]
+            if flag is not None and flag.const is not True:
+                grad = Grad.UNTRACKED if flag.const is False else Grad.UNKNOWN
+                return Value(grad=grad, kind=Kind.TENSOR, leaf=True)
             return Value(grad=Grad.TRACKED, kind=Kind.TENSOR, leaf=True)
         if qualified in api.NON_DIFFERENTIABLE:
             return self.non_differentiable(call, f"{qualified}()")
