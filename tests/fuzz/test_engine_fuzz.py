@@ -67,8 +67,18 @@ WALRUS_STATE = (
     "    x = (loss := rnn(x))\n    loss.backward()\n"
 )
 
+# From the long run: GG201's fix detached the state where the LSTM reads it, but the loop
+# also called `h.backward()` on the state itself, so fix-all added .detach() forever.
+BACKWARD_ON_STATE = (
+    "import torch\nfrom torch import nn\nlstm = nn.LSTM(4, 8)\n"
+    "h, c = torch.zeros(1, 2, 8), torch.zeros(1, 2, 8)\nfor _ in range(3):\n"
+    "    h.backward()\n    out, (h, c) = lstm(torch.randn(5, 2, 4), (h, c))\n"
+    "    out.mean().backward(retain_graph=True)\n"
+)
+
 
 @settings(FUZZ, max_examples=250)
+@example(program=BACKWARD_ON_STATE)
 @example(program=WALRUS_STATE)
 @example(program=MOVED_WITH_COMMENT)
 @example(program=REVEALED_FAR_AWAY[0])

@@ -309,6 +309,11 @@ def _detached(ctx: RuleContext, expr: ast.expr, carry: Carry) -> str:
 
 
 def _fix(ctx: RuleContext, group: _Group, retained: list[BackwardCall]) -> Fix | None:
+    keys = {carry.key for carry in group.carries}
+    if any(dotted(event.target) in keys for event in group.events):
+        # `h.backward()` on the carried state itself: detaching it elsewhere cannot help,
+        # and detaching it there would leave nothing to backpropagate.
+        return None
     edits = _detach_edits(ctx, group)
     if not edits:
         return None
