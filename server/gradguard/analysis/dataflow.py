@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from gradguard.analysis import shapes
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.imports import COMPOUND, Scope, ScopeNode, build_scope, walrus_names
 from gradguard.analysis.model import (
@@ -581,7 +582,7 @@ class FunctionInterpreter:
                 self.bind(target, element)
             return
         if value.kind is Kind.TENSOR:
-            element = evolve(value, elements=None, leaf=False)
+            element = evolve(value, elements=None, leaf=False, shape=shapes.UNKNOWN_SHAPE)
         else:
             element = evolve(UNKNOWN, carries=value.all_carries())
         for target in targets:
@@ -727,6 +728,10 @@ class FunctionInterpreter:
         if current.kind is Kind.TENSOR:
             operator = type(stmt.op).__name__
             self.record_use("inplace", operator, stmt, stmt.target, current)
+            if self.mode.enabled is False and not isinstance(stmt.target, ast.Subscript):
+                # `w -= lr * w.grad` under no_grad changes the data of the same tensor:
+                # it keeps its requires_grad, leaf-ness and creation (as `w.add_()` does).
+                return
             # `x += y` on a tensor changes x in place: it stays the same (leaf) tensor.
             result = evolve(result, leaf=current.leaf)
         elif isinstance(stmt.target, ast.Subscript):
@@ -865,7 +870,7 @@ class FunctionInterpreter:
         iterable = self.eval(stmt.iter)
         element = UNKNOWN
         if iterable.kind is Kind.TENSOR:
-            element = evolve(iterable, leaf=False, elements=None)
+            element = evolve(iterable, leaf=False, elements=None, shape=shapes.UNKNOWN_SHAPE)
         elif self._iterates_parameters(stmt.iter):
             element = Value(grad=Grad.TRACKED, kind=Kind.TENSOR, leaf=True)
         self._loop(stmt, lambda: self.bind(stmt.target, element))
@@ -1078,7 +1083,12 @@ class FunctionInterpreter:
     def arithmetic(self, node: ast.AST, operands: list[Value]) -> Value:
         """Arithmetic on tensors is a differentiable op; on Python numbers it is a number."""
         if any(v.kind is Kind.TENSOR for v in operands):
-            return self.tensor_op(node, operands)
+            result = self.tensor_op(node, operands)
+            op = getattr(node, "op", None)
+            if isinstance(op, ast.operator | ast.unaryop):
+                shape = shapes.operator_shape(op, [_shape_of(v) for v in operands])
+                result = evolve(result, shape=shape)
+            return result
         if all(v.kind is Kind.SCALAR for v in operands):
             losses = [v.loss for v in operands if v.loss is not None]
             reasons = [loss for loss in losses if loss.kind is not LossKind.LITERAL] or losses
@@ -1167,21 +1177,26 @@ class FunctionInterpreter:
                 return self._gradients(call)
             return NONE
         args = self.arguments(call)
+        like = _shape_of(args[0]) if call.args and args else shapes.UNKNOWN_SHAPE
         if qualified in api.FACTORIES or qualified in api.LEGACY_CONSTRUCTORS:
-            return self._leaf(call, qualified, None)
+            shape = shapes.factory_shape(qualified, call, like)
+            return evolve(self._leaf(call, qualified, None), shape=shape)
         if qualified in api.REWRAP:
             inner = args[0] if args else UNKNOWN
-            return self._leaf(call, qualified, inner)
+            shape = shapes.factory_shape(qualified, call, like)
+            return evolve(self._leaf(call, qualified, inner), shape=shape)
         if qualified in api.PARAMETER:
-            return Value(grad=Grad.TRACKED, kind=Kind.TENSOR, leaf=True)
+            return Value(grad=Grad.TRACKED, kind=Kind.TENSOR, leaf=True, shape=like)
         if qualified in api.NON_DIFFERENTIABLE:
             return self.non_differentiable(call, f"{qualified}()")
         if qualified in api.DIFFERENTIABLE or qualified.startswith(api.FUNCTIONAL_PREFIX):
-            return self.tensor_op(call, args)
+            return evolve(self.tensor_op(call, args), shape=self._call_shape(call, qualified, args))
         if qualified in api.TUPLE_RETURNING:
             return self.tensor_op(call, args, kind=Kind.UNKNOWN)
         if qualified in api.SEQUENTIAL:
-            return Value(kind=Kind.MODULE, module=ModuleRef(qualified, kind=_sequential_kind(args)))
+            layers = shapes.sequence_of([a.module.layer if a.module else None for a in args])
+            module = ModuleRef(qualified, kind=_sequential_kind(args), layer=layers)
+            return Value(kind=Kind.MODULE, module=module)
         module_kind = api.nn_module_kind(qualified)
         last = qualified.rsplit(".", 1)[-1]
         if module_kind is not None or (qualified.startswith("torch.nn.") and last[:1].isupper()):
@@ -1189,7 +1204,9 @@ class FunctionInterpreter:
             in_place = inplace is not None and not (
                 isinstance(inplace.value, ast.Constant) and inplace.value.value is False
             )
-            return Value(kind=Kind.MODULE, module=ModuleRef(qualified=qualified, inplace=in_place))
+            layer = shapes.layer_of(last, call)
+            module = ModuleRef(qualified=qualified, inplace=in_place, layer=layer)
+            return Value(kind=Kind.MODULE, module=module)
         if (
             qualified.startswith("torch.optim.")
             and qualified.count(".") == 2
@@ -1198,6 +1215,19 @@ class FunctionInterpreter:
             self._record_optimized(call, qualified, args)
             return Value(kind=Kind.OTHER, module=ModuleRef(qualified=qualified))
         return UNKNOWN
+
+    def _call_shape(self, call: ast.Call, qualified: str, args: list[Value]) -> shapes.Shape:
+        """The shape of a differentiable torch function's or functional loss's result."""
+        name = qualified.rsplit(".", 1)[-1]
+        positional = [_shape_of(a) for a in args[: len(call.args)]]
+        keywords = [_shape_of(a) for a in args[len(call.args) :]]
+        if any(isinstance(a, ast.Starred) for a in call.args):
+            return shapes.UNKNOWN_SHAPE
+        if name in shapes.LOSSES and qualified.startswith(api.FUNCTIONAL_PREFIX):
+            reduction = shapes.reduction_of(name, call, functional=True)
+            inputs = [*positional, shapes.UNKNOWN_SHAPE, shapes.UNKNOWN_SHAPE]
+            return shapes.loss_shape(name, reduction, inputs[0], inputs[1])
+        return shapes.op_shape(name, call, positional, keywords)
 
     def _gradients(self, call: ast.Call) -> Value:
         """What `torch.autograd.grad(outputs, inputs)` returns: one gradient per input, with
@@ -1363,7 +1393,10 @@ class FunctionInterpreter:
             # its requires_grad then.
             return Value(kind=Kind.TENSOR)
         if name in api.DIFFERENTIABLE_METHODS:
-            return self.tensor_op(call, [receiver, *args])
+            positional = [_shape_of(receiver), *(_shape_of(a) for a in args[: len(call.args)])]
+            keywords = [_shape_of(a) for a in args[len(call.args) :]]
+            shape = shapes.op_shape(name, call, positional, keywords)
+            return evolve(self.tensor_op(call, [receiver, *args]), shape=shape)
         if name in api.SHAPE_METHODS:
             return Value(kind=Kind.OTHER)
         if name.endswith("_") and not name.startswith("_"):
@@ -1420,6 +1453,9 @@ class FunctionInterpreter:
             base = self.tensor_op(call, args)
             if owns_graph and self.mode.enabled is True:
                 base = evolve(base, grad=Grad.TRACKED, loss=None)
+            if module.layer is not None and kind.output == "tensor" and call.args:
+                inputs = [_shape_of(a) for a in args[: len(call.args)]] + [shapes.UNKNOWN_SHAPE]
+                base = evolve(base, shape=module.layer.output(inputs[0], inputs[1]))
             return _shaped(kind.output, base)
         if module.local is not None:
             forward = next(
@@ -1440,7 +1476,11 @@ class FunctionInterpreter:
             if state:
                 base = evolve(base, carries=base.carries | state)
             self._module_state_out(call, summary, base)
-            return _restamp(summary.returned, base, self.mode)
+            output = _restamp(summary.returned, base, self.mode)
+            if output.kind is Kind.TENSOR and summary.returned.kind is Kind.TENSOR:
+                # Shape facts of `forward` hold for any input: its parameters are unknown there.
+                output = evolve(output, shape=summary.returned.shape)
+            return output
         self.taint_arguments(call)
         return UNKNOWN
 
@@ -1647,6 +1687,15 @@ def _local_method(receiver: Value, name: str) -> FunctionNode | None:
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) and stmt.name == name:
             return stmt
     return None
+
+
+def _shape_of(value: Value) -> shapes.Shape:
+    """A value's shape as an operand: Python numbers broadcast like 0-dim tensors."""
+    if value.kind is Kind.TENSOR:
+        return value.shape
+    if value.kind is Kind.SCALAR:
+        return shapes.SCALAR_SHAPE
+    return shapes.UNKNOWN_SHAPE
 
 
 def _shaped(spec: object, leaf: Value) -> Value:
