@@ -991,6 +991,8 @@ class FunctionInterpreter:
     def _expr_Attribute(self, expr: ast.Attribute) -> Value:
         key = dotted(expr)
         if key is not None and self.env is not None and key in self.env:
+            if expr.attr == "grad":
+                self._record_bound_grad(expr)
             return self.lookup(key, expr)
         base = self.eval(expr.value)
         info = base.instance_of or (base.module.local if base.module else None)
@@ -1016,6 +1018,14 @@ class FunctionInterpreter:
                 kind=Kind.OTHER if expr.attr in ("shape", "dtype", "device") else Kind.UNKNOWN
             )
         return UNKNOWN
+
+    def _record_bound_grad(self, expr: ast.Attribute) -> None:
+        """A read of `x.grad` after `x.grad = ...` on some path (or joined from a loop's
+        later iterations): recorded as "grad-bound", for rules that check the path."""
+        base_key = dotted(expr.value)
+        base = self.env.get(base_key) if self.env is not None and base_key else None
+        if base is not None and base.kind is Kind.TENSOR:
+            self.record_use("grad-bound", "grad", expr, expr.value, base)
 
     def _expr_NamedExpr(self, expr: ast.NamedExpr) -> Value:
         value = self.eval(expr.value)

@@ -89,20 +89,23 @@ class UnfilledRead:
     """A `.grad` read that fails because no backward can have run yet.
 
     `creation` is the statement that created the tensor (or the module whose parameter it
-    is), `error` the exception text the read raises on None, and `loop` the loop on whose
-    first iteration the read fails although the loop body runs backward later (None when
-    nothing between the creation and the read runs backward at all).
+    is), `created` the name it bound there, `error` the exception text the read raises on
+    None, and `loop` the loop on whose first iteration the read fails although the loop
+    body runs backward later (None when nothing between the creation and the read runs
+    backward at all).
     """
 
     use: ValueUse
     creation: ast.stmt
+    created: str
     error: str
     loop: LoopNode | None
 
 
 def unfilled_grad_reads(analysis: ModuleAnalysis) -> Iterator[UnfilledRead]:
     """Every `.grad` read (ValueUse kind "grad") that certainly sees None and fails on it."""
-    uses = [u for u in analysis.uses if u.kind == "grad"]
+    # "grad-bound": `w.grad` was assigned on some path; the path check below decides.
+    uses = [u for u in analysis.uses if u.kind in ("grad", "grad-bound")]
     if not uses:
         return
     paths = _Paths(analysis)
@@ -117,12 +120,13 @@ def unfilled_grad_reads(analysis: ModuleAnalysis) -> Iterator[UnfilledRead]:
         error = _failure(use.stmt, use.node)
         if error is None or not paths.only_failing_reads(use.stmt, use.node):
             continue
-        creation = paths.creation(use)
-        if creation is None:
+        found = paths.creation(use)
+        if found is None:
             continue
+        creation, created = found
         clean, loop = paths.clean_until(creation, use.stmt, use.node)
         if clean:
-            yield UnfilledRead(use, creation, error, loop)
+            yield UnfilledRead(use, creation, created, error, loop)
 
 
 def _parents(root: ast.AST) -> dict[int, ast.AST]:
@@ -301,7 +305,7 @@ class _Paths:
 
     # -- where the tensor comes from -----------------------------------------------------------
 
-    def creation(self, use: ValueUse) -> ast.stmt | None:
+    def creation(self, use: ValueUse) -> tuple[ast.stmt, str] | None:
         """The statement creating the tensor read (or the module owning it), if certain."""
         origin = use.value.origin
         key = _dotted(use.target)
@@ -314,7 +318,7 @@ class _Paths:
         value = _assigned_expression(origin, key)
         if value is None or not self._fresh_tensor(value):
             return None
-        return origin
+        return origin, key
 
     def _fresh_tensor(self, expr: ast.expr) -> bool:
         """True when `expr` makes a new tensor object (whose `.grad` starts as None)."""
@@ -337,7 +341,7 @@ class _Paths:
             return self._fresh_tensor(func.value)
         return func.attr in api.DETACH_METHODS
 
-    def _module_creation(self, loop: ast.For) -> ast.stmt | None:
+    def _module_creation(self, loop: ast.For) -> tuple[ast.stmt, str] | None:
         """For `for p in model.parameters()`: the statement building `model` in this scope."""
         iterable = loop.iter
         if not (
@@ -356,7 +360,8 @@ class _Paths:
         for node in nodes:
             if isinstance(node, ast.Assign) and _assigned_expression(node, name) is not None:
                 value = _assigned_expression(node, name)
-                return node if value is not None and self._fresh_module(value) else None
+                fresh = value is not None and self._fresh_module(value)
+                return (node, name) if fresh else None
         return None
 
     def _fresh_module(self, expr: ast.expr) -> bool:

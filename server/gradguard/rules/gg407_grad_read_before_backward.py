@@ -189,19 +189,19 @@ w.data -= lr * w.grad
         for read in unfilled_grad_reads(ctx.analysis):
             use = read.use
             name = expr_text(ctx.source, use.target)
-            created = read.creation.lineno
+            created = f"`{read.created}` was created (line {read.creation.lineno})"
             if read.loop is not None:
                 when = (
                     f"on the first iteration of the loop (line {read.loop.lineno}) no backward "
-                    f"has run yet since `{name}` was created (line {created})"
+                    f"has run yet since {created}"
                 )
             else:
-                when = f"no backward can have run since `{name}` was created (line {created})"
+                when = f"no backward can have run since {created}"
             message = (
                 f"`{name}.grad` is None here: {when}, so this raises "
                 f'"{read.error}". Check `{name}.grad is not None` or use it after backward()'
             )
-            related = [Related(ctx.node_range(read.creation), f"`{name}` created here")]
+            related = [Related(ctx.node_range(read.creation), f"`{read.created}` created here")]
             if read.loop is not None:
                 related.append(
                     Related(ctx.header_range(read.loop), "backward runs later in this loop")
