@@ -48,9 +48,18 @@ from collections.abc import Iterator
 
 from gradguard.analysis.model import BackwardCall
 from gradguard.analysis.values import Grad, Kind
-from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
+from gradguard.core.findings import (
+    Finding,
+    Fix,
+    Position,
+    Range,
+    Related,
+    Safety,
+    Severity,
+    TextEdit,
+)
 from gradguard.core.rule import Invalid, Rule, RuleContext
-from gradguard.rewrite.expressions import expr_text, replace_expr, with_method
+from gradguard.rewrite.expressions import expr_range, expr_text, replace_expr, with_method
 
 ERROR = "grad can be implicitly created only for scalar outputs"
 
@@ -195,11 +204,21 @@ y = torch.sin(x) * x
             origin = value.origin
             if origin is not None and isinstance(event.target, ast.Name):
                 related.append(Related(ctx.node_range(origin), f"`{name}` computed here"))
-            edit = replace_expr(
-                ctx.source, event.target, with_method(ctx.source, event.target, "sum()")
-            )
-            fix = Fix("Sum before backward", Safety.UNSAFE, (edit,))
+            fix = Fix("Sum before backward", Safety.UNSAFE, (_summed(ctx, event.target),))
             yield self.finding(message, ctx.node_range(event.call), related, [fix])
+
+
+def _summed(ctx: RuleContext, target: ast.expr) -> TextEdit:
+    """Replace `y` by `y.sum()`; `(w * 2)` (already in parentheses) by `(w * 2).sum()`."""
+    rng = expr_range(ctx.source, target)
+    if rng.start.character > 0 and rng.start.line == rng.end.line:
+        wider = Range(
+            Position(rng.start.line, rng.start.character - 1),
+            Position(rng.end.line, rng.end.character + 1),
+        )
+        if ctx.source.slice(wider) == f"({ctx.source.slice(rng)})":
+            return TextEdit(wider, f"{ctx.source.slice(wider)}.sum()")
+    return replace_expr(ctx.source, target, with_method(ctx.source, target, "sum()"))
 
 
 def _has_gradient(event: BackwardCall) -> bool:
