@@ -204,14 +204,16 @@ y = torch.sin(x) * x
             origin = value.origin
             if origin is not None and isinstance(event.target, ast.Name):
                 related.append(Related(ctx.node_range(origin), f"`{name}` computed here"))
-            fix = Fix("Sum before backward", Safety.UNSAFE, (_summed(ctx, event.target),))
+            fix = Fix("Sum before backward", Safety.UNSAFE, (_summed(ctx, event),))
             yield self.finding(message, ctx.node_range(event.call), related, [fix])
 
 
-def _summed(ctx: RuleContext, target: ast.expr) -> TextEdit:
-    """Replace `y` by `y.sum()`; `(w * 2)` (already in parentheses) by `(w * 2).sum()`."""
+def _summed(ctx: RuleContext, event: BackwardCall) -> TextEdit:
+    """Replace `y` by `y.sum()`; a receiver already in parentheses, `(w * 2).backward()`,
+    by `(w * 2).sum()` (an argument's parentheses are the call's own)."""
+    target = event.target
     rng = expr_range(ctx.source, target)
-    if rng.start.character > 0 and rng.start.line == rng.end.line:
+    if event.via == "backward" and rng.start.character > 0 and rng.start.line == rng.end.line:
         wider = Range(
             Position(rng.start.line, rng.start.character - 1),
             Position(rng.end.line, rng.end.character + 1),
