@@ -561,9 +561,12 @@ class FunctionInterpreter:
             self._subscript_store(target, self.stmt)
             if base_key is not None and self.env is not None and base_key in self.env:
                 base = self.env[base_key]
-                mutated = evolve(
-                    UNKNOWN, kind=base.kind, carries=base.carries | value.all_carries()
-                )
+                carries = base.carries | value.all_carries()
+                if base.has_history and self.mode.enabled is True:
+                    # Writing into a tensor with history keeps its history (CopySlices).
+                    mutated = Value(Grad.TRACKED, Kind.TENSOR, carries=carries, graph=base.graph)
+                else:
+                    mutated = evolve(UNKNOWN, kind=base.kind, carries=carries)
                 self.env[base_key] = mutated
         elif isinstance(target, ast.Starred):
             self.bind(target.value, UNKNOWN)
