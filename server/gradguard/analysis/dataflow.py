@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gradguard.analysis import graph as graphs
+from gradguard.analysis import shapes
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.graph import GRAPH_STATE_KEY, SavedNode, Saves
 from gradguard.analysis.imports import COMPOUND, Scope, ScopeNode, build_scope, walrus_names
@@ -588,7 +589,7 @@ class FunctionInterpreter:
                 self.bind(target, element)
             return
         if value.kind is Kind.TENSOR:
-            element = evolve(value, elements=None, leaf=False)
+            element = evolve(value, elements=None, leaf=False, shape=shapes.UNKNOWN_SHAPE)
         else:
             element = evolve(UNKNOWN, carries=value.all_carries())
         for target in targets:
@@ -735,6 +736,10 @@ class FunctionInterpreter:
             operator = type(stmt.op).__name__
             self.record_use("inplace", operator, stmt, stmt.target, current)
             self.modified_in_place(stmt, stmt.target, current)
+            if self.mode.enabled is False and not isinstance(stmt.target, ast.Subscript):
+                # `w -= lr * w.grad` under no_grad changes the data of the same tensor:
+                # it keeps its requires_grad, leaf-ness and creation (as `w.add_()` does).
+                return
             # `x += y` on a tensor changes x in place: it stays the same (leaf) tensor.
             result = evolve(result, leaf=current.leaf)
         elif isinstance(stmt.target, ast.Subscript):
@@ -873,7 +878,7 @@ class FunctionInterpreter:
         iterable = self.eval(stmt.iter)
         element = UNKNOWN
         if iterable.kind is Kind.TENSOR:
-            element = evolve(iterable, leaf=False, elements=None)
+            element = evolve(iterable, leaf=False, elements=None, shape=shapes.UNKNOWN_SHAPE)
         elif self._iterates_parameters(stmt.iter):
             element = Value(grad=Grad.TRACKED, kind=Kind.TENSOR, leaf=True)
         self._loop(stmt, lambda: self.bind(stmt.target, element))
@@ -999,6 +1004,8 @@ class FunctionInterpreter:
     def _expr_Attribute(self, expr: ast.Attribute) -> Value:
         key = dotted(expr)
         if key is not None and self.env is not None and key in self.env:
+            if expr.attr == "grad":
+                self._record_bound_grad(expr)
             return self.lookup(key, expr)
         base = self.eval(expr.value)
         info = base.instance_of or (base.module.local if base.module else None)
@@ -1024,6 +1031,14 @@ class FunctionInterpreter:
                 kind=Kind.OTHER if expr.attr in ("shape", "dtype", "device") else Kind.UNKNOWN
             )
         return UNKNOWN
+
+    def _record_bound_grad(self, expr: ast.Attribute) -> None:
+        """A read of `x.grad` after `x.grad = ...` on some path (or joined from a loop's
+        later iterations): recorded as "grad-bound", for rules that check the path."""
+        base_key = dotted(expr.value)
+        base = self.env.get(base_key) if self.env is not None and base_key else None
+        if base is not None and base.kind is Kind.TENSOR:
+            self.record_use("grad-bound", "grad", expr, expr.value, base)
 
     def _expr_NamedExpr(self, expr: ast.NamedExpr) -> Value:
         value = self.eval(expr.value)
@@ -1096,7 +1111,12 @@ class FunctionInterpreter:
     def arithmetic(self, node: ast.AST, operands: list[Value]) -> Value:
         """Arithmetic on tensors is a differentiable op; on Python numbers it is a number."""
         if any(v.kind is Kind.TENSOR for v in operands):
-            return self.tensor_op(node, operands)
+            result = self.tensor_op(node, operands)
+            op = getattr(node, "op", None)
+            if isinstance(op, ast.operator | ast.unaryop):
+                shape = shapes.operator_shape(op, [_shape_of(v) for v in operands])
+                result = evolve(result, shape=shape)
+            return result
         if all(v.kind is Kind.SCALAR for v in operands):
             losses = [v.loss for v in operands if v.loss is not None]
             reasons = [loss for loss in losses if loss.kind is not LossKind.LITERAL] or losses
@@ -1269,11 +1289,14 @@ class FunctionInterpreter:
                 return self._gradients(call)
             return NONE
         args = self.arguments(call)
+        like = _shape_of(args[0]) if call.args and args else shapes.UNKNOWN_SHAPE
         if qualified in api.FACTORIES or qualified in api.LEGACY_CONSTRUCTORS:
-            return self._leaf(call, qualified, None)
+            shape = shapes.factory_shape(qualified, call, like)
+            return evolve(self._leaf(call, qualified, None), shape=shape)
         if qualified in api.REWRAP:
             inner = args[0] if args else UNKNOWN
-            return self._leaf(call, qualified, inner)
+            shape = shapes.factory_shape(qualified, call, like)
+            return evolve(self._leaf(call, qualified, inner), shape=shape)
         if qualified in api.PARAMETER:
             # nn.Parameter(data, requires_grad=True): the flag may also come second.
             flag = args[1] if len(call.args) > 1 else None
@@ -1282,8 +1305,8 @@ class FunctionInterpreter:
                     flag = args[len(call.args) + index]
             if flag is not None and flag.const is not True:
                 grad = Grad.UNTRACKED if flag.const is False else Grad.UNKNOWN
-                return Value(grad=grad, kind=Kind.TENSOR, leaf=True)
-            return Value(grad=Grad.TRACKED, kind=Kind.TENSOR, leaf=True)
+                return Value(grad=grad, kind=Kind.TENSOR, leaf=True, shape=like)
+            return Value(grad=Grad.TRACKED, kind=Kind.TENSOR, leaf=True, shape=like)
         if qualified in api.NON_DIFFERENTIABLE:
             return self.non_differentiable(call, f"{qualified}()")
         in_place = qualified.endswith("_") or self._flag_keyword(call, "inplace")
@@ -1293,11 +1316,14 @@ class FunctionInterpreter:
         if qualified in api.DIFFERENTIABLE or qualified.startswith(api.FUNCTIONAL_PREFIX):
             result = self.tensor_op(call, args)
             saves = graphs.function_saves(qualified)
-            return self.saving_op(call, result, saves, args, list(call.args))
+            result = self.saving_op(call, result, saves, args, list(call.args))
+            return evolve(result, shape=self._call_shape(call, qualified, args))
         if qualified in api.TUPLE_RETURNING:
             return self.tensor_op(call, args, kind=Kind.UNKNOWN)
         if qualified in api.SEQUENTIAL:
-            return Value(kind=Kind.MODULE, module=ModuleRef(qualified, kind=_sequential_kind(args)))
+            layers = shapes.sequence_of([a.module.layer if a.module else None for a in args])
+            module = ModuleRef(qualified, kind=_sequential_kind(args), layer=layers)
+            return Value(kind=Kind.MODULE, module=module)
         module_kind = api.nn_module_kind(qualified)
         last = qualified.rsplit(".", 1)[-1]
         if module_kind is not None or (qualified.startswith("torch.nn.") and last[:1].isupper()):
@@ -1305,7 +1331,9 @@ class FunctionInterpreter:
             in_place = inplace is not None and not (
                 isinstance(inplace.value, ast.Constant) and inplace.value.value is False
             )
-            return Value(kind=Kind.MODULE, module=ModuleRef(qualified=qualified, inplace=in_place))
+            layer = shapes.layer_of(last, call)
+            module = ModuleRef(qualified=qualified, inplace=in_place, layer=layer)
+            return Value(kind=Kind.MODULE, module=module)
         if (
             qualified.startswith("torch.optim.")
             and qualified.count(".") == 2
@@ -1314,6 +1342,19 @@ class FunctionInterpreter:
             self._record_optimized(call, qualified, args)
             return Value(kind=Kind.OTHER, module=ModuleRef(qualified=qualified))
         return UNKNOWN
+
+    def _call_shape(self, call: ast.Call, qualified: str, args: list[Value]) -> shapes.Shape:
+        """The shape of a differentiable torch function's or functional loss's result."""
+        name = qualified.rsplit(".", 1)[-1]
+        positional = [_shape_of(a) for a in args[: len(call.args)]]
+        keywords = [_shape_of(a) for a in args[len(call.args) :]]
+        if any(isinstance(a, ast.Starred) for a in call.args):
+            return shapes.UNKNOWN_SHAPE
+        if name in shapes.LOSSES and qualified.startswith(api.FUNCTIONAL_PREFIX):
+            reduction = shapes.reduction_of(name, call, functional=True)
+            inputs = [*positional, shapes.UNKNOWN_SHAPE, shapes.UNKNOWN_SHAPE]
+            return shapes.loss_shape(name, reduction, inputs[0], inputs[1])
+        return shapes.op_shape(name, call, positional, keywords)
 
     def _flag_keyword(self, call: ast.Call, name: str) -> bool:
         """True when `name=` is passed with a value other than a literal False/None."""
@@ -1490,7 +1531,10 @@ class FunctionInterpreter:
             inputs = [receiver, *args]
             result = self.tensor_op(call, inputs)
             saves = graphs.method_saves(name)
-            return self.saving_op(call, result, saves, inputs, [call.func.value, *call.args])
+            result = self.saving_op(call, result, saves, inputs, [call.func.value, *call.args])
+            positional = [_shape_of(receiver), *(_shape_of(a) for a in args[: len(call.args)])]
+            keywords = [_shape_of(a) for a in args[len(call.args) :]]
+            return evolve(result, shape=shapes.op_shape(name, call, positional, keywords))
         if name in api.SHAPE_METHODS:
             return Value(kind=Kind.OTHER)
         if name.endswith("_") and not name.startswith("_"):
@@ -1555,6 +1599,9 @@ class FunctionInterpreter:
                 saves = Saves.OTHER
             exprs = list(call.args)
             base = self.saving_op(call, base, saves, args, exprs, inputs_saved=owns_graph)
+            if module.layer is not None and kind.output == "tensor" and call.args:
+                inputs = [_shape_of(a) for a in args[: len(call.args)]] + [shapes.UNKNOWN_SHAPE]
+                base = evolve(base, shape=module.layer.output(inputs[0], inputs[1]))
             return _shaped(kind.output, base)
         if module.local is not None:
             forward = next(
@@ -1576,6 +1623,9 @@ class FunctionInterpreter:
                 base = evolve(base, carries=base.carries | state)
             self._module_state_out(call, summary, base)
             output = _restamp(summary.returned, base, self.mode)
+            if output.kind is Kind.TENSOR and summary.returned.kind is Kind.TENSOR:
+                # Shape facts of `forward` hold for any input: its parameters are unknown there.
+                output = evolve(output, shape=summary.returned.shape)
             if summary.returned.graph and output.grad is Grad.TRACKED:
                 # Each call builds its own graph: one fresh node stands for the forward's.
                 output = evolve(output, graph=frozenset({SavedNode(call, Saves.OTHER)}))
@@ -1798,6 +1848,15 @@ def _local_method(receiver: Value, name: str) -> FunctionNode | None:
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) and stmt.name == name:
             return stmt
     return None
+
+
+def _shape_of(value: Value) -> shapes.Shape:
+    """A value's shape as an operand: Python numbers broadcast like 0-dim tensors."""
+    if value.kind is Kind.TENSOR:
+        return value.shape
+    if value.kind is Kind.SCALAR:
+        return shapes.SCALAR_SHAPE
+    return shapes.UNKNOWN_SHAPE
 
 
 def _shaped(spec: object, leaf: Value) -> Value:

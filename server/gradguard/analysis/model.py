@@ -64,7 +64,9 @@ class ValueUse:
     operator or method), "setattr" (`x.name = ...` on a tensor; `name` is the attribute),
     "forward" (`model.forward(...)` on a module), "optimizer" (`opt.step()`,
     `opt.zero_grad()` on a torch.optim optimizer; `name` is the method), "grad" (a read of
-    `x.grad` on a tensor), "requires_grad_" (`x.requires_grad_()` on a tensor), "optimize"
+    `x.grad` on a tensor), "grad-bound" (a read of `x.grad` on a tensor after the analysis
+    saw `x.grad` assigned on some path), "requires_grad_" (`x.requires_grad_()` on a
+    tensor), "optimize"
     (a tensor handed to a torch.optim constructor; `name` is the optimizer) or "accumulate"
     (`total += x`; `value` is `total` before and `added` is `x`) or "module-call" (`model(x)`
     on a known module; `name` is its torch.nn class, "" for a class of the file).

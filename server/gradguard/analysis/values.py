@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gradguard.analysis.graph import SavedNode
+from gradguard.analysis.shapes import UNKNOWN_SHAPE, Layer, Shape, join_shapes
 from gradguard.analysis.torch_api import ModuleKind
 
 
@@ -106,6 +107,7 @@ class ModuleRef:
     local: ClassInfo | None = None
     kind: ModuleKind | None = None  # derived for this instance (an nn.Sequential of layers)
     inplace: bool = False  # built with `inplace=True` (nn.ReLU(inplace=True), ...)
+    layer: Layer | None = None  # how it maps shapes, when built with literal sizes
 
 
 @dataclass(frozen=True)
@@ -124,6 +126,7 @@ class Value:
     instance_of: ClassInfo | None = None
     const: object = None  # True/False/None literal values, for flags
     retains_grad: bool = False  # `x.retain_grad()` was called on this tensor
+    shape: Shape = UNKNOWN_SHAPE  # what is certain about a tensor's shape (see shapes.py)
     # Graph nodes that saved tensors and that this value's history certainly passes through,
     # and the nodes that saved this very tensor (see `gradguard.analysis.graph`).
     graph: frozenset[SavedNode] = frozenset()
@@ -202,15 +205,30 @@ def join(a: Value | None, b: Value | None) -> Value:
         elements=elements,
         carries=a.carries | b.carries,
         origin=a.origin if a.origin is b.origin else None,
-        module=a.module if a.module == b.module else None,
+        module=_join_module(a.module, b.module),
         function=a.function if a.function is b.function else None,
         instance_of=a.instance_of if a.instance_of is b.instance_of else None,
         const=a.const if a.const == b.const and type(a.const) is type(b.const) else None,
         retains_grad=a.retains_grad and b.retains_grad,
+        shape=join_shapes(a.shape, b.shape),
         graph=a.graph & b.graph,
         saved_in=a.saved_in & b.saved_in,
         inert_terms=a.inert_terms & b.inert_terms,
     )
+
+
+def _join_module(a: ModuleRef | None, b: ModuleRef | None) -> ModuleRef | None:
+    """The same module class on both paths stays known even if built with other sizes."""
+    if a == b:
+        return a
+    if a is not None and b is not None and evolve_module(a, None) == evolve_module(b, None):
+        return evolve_module(a, None)
+    return None
+
+
+def evolve_module(module: ModuleRef, layer: Layer | None) -> ModuleRef:
+    """`module` with another shape mapping."""
+    return ModuleRef(module.qualified, module.local, module.kind, module.inplace, layer)
 
 
 def _join_loss(a: Loss | None, b: Loss | None) -> Loss | None:

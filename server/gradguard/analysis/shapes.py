@@ -1,0 +1,461 @@
+"""A minimal, honest shape fact for tensors: whether a tensor certainly does not hold exactly
+one element.
+
+There is no shape inference here, only what literal code makes certain:
+
+* factories with literal sizes (`torch.randn(4, 10)`, `torch.tensor([1.0, 2.0])`,
+  `torch.zeros_like(y)` of a known `y`);
+* elementwise arithmetic, which broadcasts: if any operand holds a number of elements other
+  than one, so does the result (or the operation raises first);
+* ops that keep the number of elements (`.view`, `.reshape`, `.flatten`, `.t()` ...);
+* reductions without a `dim` (`.sum()`, `.mean()`, `torch.norm(x)`) and losses with their
+  default reduction, which give a 0-dim tensor;
+* a few `torch.nn` layers with literal sizes: `nn.Linear(10, 2)` always outputs a last
+  dimension of 2, `nn.Conv2d(3, 8, 3)` 8 channels, `nn.Embedding(100, 16)` a last dimension
+  of 16, whatever their input; shape-preserving layers (activations, dropout, norms) keep
+  their input's shape; an `nn.Sequential` composes its layers.
+
+Everything else is unknown. Dimensions are kept right-aligned (as broadcasting aligns them):
+`Shape((None, 2), exact=False)` reads "..., ?, 2", a tensor whose rank is unknown but whose
+last dimension is 2. This module is pure: it reads `ast` literals, never values.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+Dim = int | None
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What is known about a tensor's shape.
+
+    `dims` are the trailing dimensions known (None: that size is unknown); with `exact` they
+    are the whole shape. `many` records that the number of elements is certainly not one
+    when no single dimension shows it (after a `.view(-1)` of such a tensor).
+    """
+
+    dims: tuple[Dim, ...] = ()
+    exact: bool = False
+    many: bool = False
+
+    @property
+    def not_single(self) -> bool:
+        """True when the tensor certainly does not hold exactly one element."""
+        return self.many or any(d is not None and d != 1 for d in self.dims)
+
+    @property
+    def single(self) -> bool:
+        """True when the tensor certainly holds exactly one element (0-dim or all ones)."""
+        return self.exact and all(d == 1 for d in self.dims)
+
+    @property
+    def known(self) -> bool:
+        """True when anything at all is known."""
+        return self != UNKNOWN_SHAPE
+
+    def describe(self) -> str:
+        """Human-readable: `(4, 2)`, `(..., 2)`, or "more than one element"."""
+        if not self.dims:
+            return "()" if self.exact else "more than one element"
+        inner = ", ".join("?" if d is None else str(d) for d in self.dims)
+        if self.exact:
+            return f"({inner},)" if len(self.dims) == 1 else f"({inner})"
+        return f"(..., {inner})"
+
+
+UNKNOWN_SHAPE = Shape()
+SCALAR_SHAPE = Shape((), exact=True)
+
+
+def numel_preserving(shape: Shape) -> Shape:
+    """A `.view()`/`.reshape()`/`.flatten()`-like result: same number of elements, unknown
+    dimensions."""
+    return Shape(many=True) if shape.not_single else UNKNOWN_SHAPE
+
+
+def join_shapes(a: Shape, b: Shape) -> Shape:
+    """What holds on both of two control-flow paths."""
+    if a == b:
+        return a
+    exact = a.exact and b.exact and len(a.dims) == len(b.dims)
+    width = min(len(a.dims), len(b.dims))
+    dims: tuple[Dim, ...] = ()
+    if width:
+        dims = tuple(
+            x if x == y else None for x, y in zip(a.dims[-width:], b.dims[-width:], strict=True)
+        )
+    many = a.not_single and b.not_single
+    joined = Shape(dims, exact=exact)
+    if many and not joined.not_single:
+        joined = Shape(dims, exact=exact, many=True)
+    return joined
+
+
+def broadcast(shapes: Sequence[Shape]) -> Shape:
+    """The shape of an elementwise op on operands of these shapes (torch broadcasting).
+
+    A broadcast never lowers a size other than one, so one operand that does not hold a
+    single element makes the result hold more than one (or none): that is what decides
+    non-scalar backward, and it holds even when other operands are unknown.
+    """
+    if not shapes:
+        return UNKNOWN_SHAPE
+    exact = all(s.exact for s in shapes)
+    width = max(len(s.dims) for s in shapes)
+    dims: list[Dim] = []
+    for position in range(1, width + 1):
+        sizes: list[Dim] = []
+        for shape in shapes:
+            if position <= len(shape.dims):
+                sizes.append(shape.dims[-position])
+            elif not shape.exact:
+                sizes.append(None)  # this operand may have a dimension here
+            # an exact shape with fewer dimensions broadcasts as size 1 here
+        other = [s for s in sizes if s is not None and s != 1]
+        if other:
+            dims.append(other[0])  # the others must be 1 or equal, or the op raises
+        elif all(s == 1 for s in sizes):
+            dims.append(1)
+        else:
+            dims.append(None)
+    result = Shape(tuple(reversed(dims)), exact=exact)
+    if any(s.not_single for s in shapes) and not result.not_single:
+        result = Shape(result.dims, exact=exact, many=True)
+    return result
+
+
+def _int(node: ast.expr | None) -> int | None:
+    """A literal non-negative int (not a bool)."""
+    if (
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, int)
+        and not isinstance(node.value, bool)
+        and node.value >= 0
+    ):
+        return node.value
+    return None
+
+
+def _keyword(call: ast.Call, name: str) -> ast.expr | None:
+    return next((kw.value for kw in call.keywords if kw.arg == name), None)
+
+
+def _argument(call: ast.Call, index: int, name: str) -> ast.expr | None:
+    """A call's argument by position or keyword (None when absent or after a `*args`)."""
+    keyword = _keyword(call, name)
+    if keyword is not None:
+        return keyword
+    if any(isinstance(a, ast.Starred) for a in call.args[: index + 1]):
+        return None
+    return call.args[index] if index < len(call.args) else None
+
+
+def _size_argument(call: ast.Call) -> Shape:
+    """The size of `torch.zeros(2, 3)`, `torch.zeros((2, 3))`, `torch.zeros(size=[2, 3])`."""
+    sized = _keyword(call, "size")
+    if sized is not None:
+        items: list[ast.expr] | None = (
+            list(sized.elts) if isinstance(sized, ast.Tuple | ast.List) else None
+        )
+    elif len(call.args) == 1 and isinstance(call.args[0], ast.Tuple | ast.List):
+        items = list(call.args[0].elts)
+    else:
+        items = list(call.args)
+    if items is None:
+        return UNKNOWN_SHAPE
+    sizes = [_int(item) for item in items]
+    if any(size is None for size in sizes):
+        return UNKNOWN_SHAPE
+    return Shape(tuple(sizes), exact=True)
+
+
+def _literal_data(node: ast.expr) -> Shape:
+    """The shape of the data in `torch.tensor(<literal>)`: a number or nested lists."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, int | float | bool):
+        return SCALAR_SHAPE
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+        return _literal_data(node.operand)
+    if isinstance(node, ast.List | ast.Tuple):
+        if any(isinstance(e, ast.Starred) for e in node.elts):
+            return UNKNOWN_SHAPE
+        inner = [_literal_data(e) for e in node.elts]
+        if not inner:
+            return Shape((0,), exact=True)
+        first = inner[0]
+        if not first.exact or any(s != first for s in inner):
+            return UNKNOWN_SHAPE  # ragged or unknown: torch.tensor would raise or we don't know
+        return Shape((len(node.elts), *first.dims), exact=True)
+    return UNKNOWN_SHAPE
+
+
+def _arange(call: ast.Call) -> Shape:
+    """`torch.arange(n)`, `torch.arange(a, b)`, `torch.arange(a, b, step)` with literals."""
+    if call.keywords or any(isinstance(a, ast.Starred) for a in call.args):
+        return UNKNOWN_SHAPE
+    numbers: list[float] = []
+    for arg in call.args:
+        if not (
+            isinstance(arg, ast.Constant)
+            and isinstance(arg.value, int | float)
+            and not isinstance(arg.value, bool)
+        ):
+            return UNKNOWN_SHAPE
+        numbers.append(arg.value)
+    if len(numbers) == 1:
+        start, end, step = 0.0, numbers[0], 1.0
+    elif len(numbers) in (2, 3):
+        start, end = numbers[0], numbers[1]
+        step = numbers[2] if len(numbers) == 3 else 1.0
+    else:
+        return UNKNOWN_SHAPE
+    if step == 0:
+        return UNKNOWN_SHAPE
+    return Shape((max(0, math.ceil((end - start) / step)),), exact=True)
+
+
+def factory_shape(qualified: str, call: ast.Call, like: Shape) -> Shape:
+    """The shape of a tensor made by a torch factory, `torch.tensor(...)` or a legacy
+    constructor; `like` is the shape of the first argument (for `torch.zeros_like(y)` and
+    `nn.Parameter(t)`)."""
+    name = qualified.rsplit(".", 1)[-1]
+    if name.endswith("_like") or name == "Parameter":
+        return like
+    if name in ("zeros", "ones", "empty", "rand", "randn"):
+        return _size_argument(call)
+    if name == "full":
+        size = _argument(call, 0, "size")
+        if isinstance(size, ast.Tuple | ast.List):
+            sizes = [_int(e) for e in size.elts]
+            if all(s is not None for s in sizes):
+                return Shape(tuple(sizes), exact=True)
+        return UNKNOWN_SHAPE
+    if name in ("tensor", "as_tensor"):
+        data = _argument(call, 0, "data")
+        return _literal_data(data) if data is not None else UNKNOWN_SHAPE
+    if name == "arange":
+        return _arange(call)
+    if name in ("linspace", "logspace"):
+        steps = _int(_argument(call, 2, "steps"))
+        return Shape((steps,), exact=True) if steps is not None else UNKNOWN_SHAPE
+    if name == "eye":
+        rows = _int(_argument(call, 0, "n"))
+        columns_node = _argument(call, 1, "m")
+        columns = rows if columns_node is None else _int(columns_node)
+        if rows is not None and columns is not None:
+            return Shape((rows, columns), exact=True)
+    return UNKNOWN_SHAPE
+
+
+# Reductions over every element when called without a `dim`: a 0-dim result.
+FULL_REDUCTIONS = frozenset(
+    "sum mean norm prod std var amax amin logsumexp count_nonzero nansum nanmean".split()
+)
+# Ops whose result has exactly the shape of their first tensor argument.
+SAME_SHAPE = frozenset(
+    (
+        "abs clone contiguous cos cosh cpu cuda double exp expm1 float half "
+        "bfloat16 log log1p log2 log10 log_softmax neg relu rsqrt sigmoid sin sinh softmax "
+        "sqrt square tanh to type_as erf lgamma dropout gelu silu elu leaky_relu softplus "
+        "hardtanh mish normalize layer_norm"
+    ).split()
+)
+# Elementwise ops of several tensors: the broadcast of all their tensor arguments.
+BROADCASTING = frozenset("add sub mul div pow maximum minimum where lerp".split())
+# Ops that rearrange a tensor without changing its number of elements.
+NUMEL_PRESERVING = frozenset(
+    "view reshape flatten permute transpose t squeeze unsqueeze reshape_as".split()
+)
+
+# Losses that compare input and target elementwise: with reduction='none' the result has
+# their broadcast shape.
+_ELEMENTWISE_LOSSES = frozenset(
+    "MSELoss L1Loss SmoothL1Loss HuberLoss BCELoss BCEWithLogitsLoss SoftMarginLoss "
+    "mse_loss l1_loss smooth_l1_loss huber_loss binary_cross_entropy "
+    "binary_cross_entropy_with_logits soft_margin_loss".split()
+)
+# Class-index losses: with reduction='none', an (N, C, ...) input gives (N, ...).
+_CLASS_LOSSES = frozenset("CrossEntropyLoss NLLLoss cross_entropy nll_loss".split())
+_OTHER_LOSSES = frozenset(
+    "KLDivLoss CosineEmbeddingLoss MarginRankingLoss TripletMarginLoss CTCLoss PoissonNLLLoss "
+    "GaussianNLLLoss HingeEmbeddingLoss MultiLabelSoftMarginLoss kl_div "
+    "cosine_embedding_loss margin_ranking_loss triplet_margin_loss ctc_loss poisson_nll_loss "
+    "gaussian_nll_loss hinge_embedding_loss multilabel_soft_margin_loss".split()
+)
+LOSSES = _ELEMENTWISE_LOSSES | _CLASS_LOSSES | _OTHER_LOSSES
+
+# Layers whose output has the shape of their input.
+_SHAPE_KEEPING_LAYERS = frozenset(
+    "ReLU LeakyReLU GELU SiLU ELU Tanh Sigmoid Softmax LogSoftmax Softplus Mish Hardtanh "
+    "Identity Dropout Dropout1d Dropout2d BatchNorm1d BatchNorm2d LayerNorm GroupNorm PReLU".split()
+)
+# Convolutions: the literal out_channels sit this many dimensions from the end.
+_CONVOLUTIONS = {
+    "Conv1d": 2,
+    "Conv2d": 3,
+    "Conv3d": 4,
+    "ConvTranspose1d": 2,
+    "ConvTranspose2d": 3,
+}
+
+
+# Losses whose first optional positional parameter is `weight` (harmless); for the others the
+# first positional after input/target is the deprecated `size_average`.
+_WEIGHTED_LOSSES = frozenset(
+    "CrossEntropyLoss NLLLoss BCELoss BCEWithLogitsLoss MultiLabelSoftMarginLoss cross_entropy "
+    "nll_loss binary_cross_entropy binary_cross_entropy_with_logits "
+    "multilabel_soft_margin_loss".split()
+)
+
+
+def reduction_of(name: str, call: ast.Call, *, functional: bool) -> str | None:
+    """The literal `reduction=` of a loss call (`F.mse_loss(a, b, ...)`) or loss module
+    constructor (`nn.MSELoss(...)`): "mean" when not given. None when it is not a literal,
+    when positional arguments may reach the deprecated `size_average`/`reduce`, or when
+    those are given."""
+    allowed = (2 if functional else 0) + (1 if name in _WEIGHTED_LOSSES else 0)
+    if len(call.args) > allowed or any(isinstance(a, ast.Starred) for a in call.args):
+        return None
+    keywords = {kw.arg: kw.value for kw in call.keywords}
+    if None in keywords or "size_average" in keywords or "reduce" in keywords:
+        return None
+    node = keywords.get("reduction")
+    if node is None:
+        return "mean"
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    return None
+
+
+def loss_shape(name: str, reduction: str | None, input_shape: Shape, target: Shape) -> Shape:
+    """The output shape of a loss (module or functional) with a given reduction."""
+    if reduction is None:
+        return UNKNOWN_SHAPE
+    if reduction != "none":
+        return SCALAR_SHAPE  # "mean", "sum", "batchmean": one number
+    if name in _ELEMENTWISE_LOSSES:
+        return broadcast([input_shape, target])
+    if name in _CLASS_LOSSES and input_shape.exact and len(input_shape.dims) >= 2:
+        return Shape((input_shape.dims[0], *input_shape.dims[2:]), exact=True)
+    return UNKNOWN_SHAPE
+
+
+@dataclass(frozen=True)
+class Layer:
+    """How a `torch.nn` layer built with literal arguments maps its input's shape.
+
+    `kind` is "same" (output shaped like the input), "last" (the last dimension becomes
+    `size`: nn.Linear), "append" (a dimension `size` is added: nn.Embedding), "channels"
+    (`size` channels at `offset` from the end: convolutions), "numel" (rearranged:
+    nn.Flatten), "loss" (`name` with `reduction`) or "sequence" (`steps` in order; an unknown
+    step is None).
+    """
+
+    kind: str
+    size: int | None = None
+    offset: int = 1
+    name: str = ""
+    reduction: str | None = None
+    steps: tuple[Layer | None, ...] = ()
+
+    def output(self, input_shape: Shape, target: Shape = UNKNOWN_SHAPE) -> Shape:
+        """The output shape for an input (and, for losses, a target) shape."""
+        if self.kind == "same":
+            return input_shape
+        if self.kind == "numel":
+            return numel_preserving(input_shape)
+        if self.kind == "loss":
+            return loss_shape(self.name, self.reduction, input_shape, target)
+        if self.kind == "sequence":
+            shape = input_shape
+            for step in self.steps:
+                shape = step.output(shape) if step is not None else UNKNOWN_SHAPE
+            return shape
+        if self.size is None:
+            return UNKNOWN_SHAPE
+        if self.kind == "last":
+            if input_shape.exact and input_shape.dims:
+                return Shape((*input_shape.dims[:-1], self.size), exact=True)
+            return Shape((self.size,))
+        if self.kind == "append":
+            if input_shape.exact:
+                return Shape((*input_shape.dims, self.size), exact=True)
+            return Shape((self.size,))
+        if self.kind == "channels":
+            return Shape((self.size, *([None] * (self.offset - 1))))
+        return UNKNOWN_SHAPE
+
+
+def layer_of(name: str, call: ast.Call) -> Layer | None:
+    """The `Layer` of `torch.nn.<name>(...)` built with literal arguments, if known."""
+    if name in _SHAPE_KEEPING_LAYERS:
+        return Layer("same")
+    if name == "Flatten":
+        return Layer("numel")
+    if name == "Linear":
+        return Layer("last", size=_int(_argument(call, 1, "out_features")))
+    if name == "Embedding":
+        return Layer("append", size=_int(_argument(call, 1, "embedding_dim")))
+    if name in _CONVOLUTIONS:
+        size = _int(_argument(call, 1, "out_channels"))
+        return Layer("channels", size=size, offset=_CONVOLUTIONS[name])
+    if name in LOSSES:
+        return Layer("loss", name=name, reduction=reduction_of(name, call, functional=False))
+    return None
+
+
+def sequence_of(layers: Sequence[Layer | None]) -> Layer:
+    """An `nn.Sequential` of these layers (None: a layer this module does not know)."""
+    return Layer("sequence", steps=tuple(layers))
+
+
+def op_shape(
+    name: str, call: ast.Call, inputs: Sequence[Shape], keywords: Sequence[Shape]
+) -> Shape:
+    """The shape of a torch function or tensor method `name`: `inputs` are the tensor it works
+    on (a method's receiver, a function's first argument) and the other positional arguments,
+    `keywords` the shapes of its keyword arguments."""
+    if not inputs:
+        return UNKNOWN_SHAPE
+    first = inputs[0]
+    names = {kw.arg for kw in call.keywords}
+    if name in FULL_REDUCTIONS:
+        # Only the whole-tensor form is certain: `dim`, `keepdim` or a positional dim keep axes.
+        if len(inputs) == 1 and not names & {"dim", "axis", "keepdim", None}:
+            return SCALAR_SHAPE
+        return UNKNOWN_SHAPE
+    if name in SAME_SHAPE:
+        return first
+    if name in NUMEL_PRESERVING:
+        return numel_preserving(first)
+    if name in ("clamp", "clip"):
+        return broadcast([*inputs, *keywords])  # tensor bounds broadcast
+    if name in BROADCASTING:
+        if name == "where" and len(inputs) + len(keywords) < 3:
+            return UNKNOWN_SHAPE  # torch.where(cond) returns a tuple of indices
+        return broadcast([*inputs, *keywords])
+    if name in ("matmul", "mm") and len(inputs) == 2:
+        return matmul(inputs[0], inputs[1])
+    return UNKNOWN_SHAPE
+
+
+def matmul(a: Shape, b: Shape) -> Shape:
+    """`a @ b` for exactly known 1-D/2-D right operands (no batch broadcasting guessed)."""
+    if not (a.exact and b.exact) or not a.dims or len(b.dims) not in (1, 2):
+        return UNKNOWN_SHAPE
+    if len(b.dims) == 1:
+        return Shape(a.dims[:-1], exact=True)
+    return Shape((*a.dims[:-1], b.dims[-1]), exact=True)
+
+
+def operator_shape(op: ast.operator | ast.unaryop, operands: Sequence[Shape]) -> Shape:
+    """The shape of Python arithmetic on tensors (`a * b`, `-a`, `a @ b`, `a += b`)."""
+    if isinstance(op, ast.MatMult):
+        return matmul(operands[0], operands[1]) if len(operands) == 2 else UNKNOWN_SHAPE
+    if isinstance(op, ast.Not):
+        return UNKNOWN_SHAPE
+    return broadcast(operands)

@@ -1,0 +1,547 @@
+"""Reads of `.grad` that certainly run before any backward could have filled it.
+
+A leaf's `.grad` is None until a backward pass reaches it. A read of `w.grad` that fails on
+None (`w.grad.zero_()`, `lr * w.grad`, `w.grad[0]`) is certain to fail when:
+
+* `w` is a leaf that requires grad created by the same function (or module body) as a fresh
+  tensor (`torch.randn(..., requires_grad=True)`, `nn.Parameter(...)`, `x.detach()
+  .requires_grad_()`), or a parameter of a module it built (`for p in model.parameters()`
+  after `model = nn.Linear(...)`);
+* on every way from the creation to the first execution of the read, nothing can have run
+  backward: no `backward()`/`torch.autograd.backward` call, no call of code this analysis
+  cannot see into (unknown callables and methods, helpers that are not provably free of
+  backward), no `yield`/`await`, no assignment to any `.grad`.
+
+Loops: a read at the top of a loop body fails on the loop's first iteration even though
+the body runs backward later. That is certain only when every iteration reaches the read
+(no `if`/`try` between the loop and the read, only `with` blocks and loops over
+`model.parameters()`, which yield the same tensors every time); otherwise the whole loop
+body must be free of backward, as an earlier iteration may have run it.
+
+Iterating an object (`for batch in loader`) is assumed not to run backward; everything else
+unknown is assumed to possibly do so.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from gradguard.analysis import torch_api as api
+from gradguard.analysis.model import LoopNode, ModuleAnalysis, ValueUse
+from gradguard.analysis.values import Grad, Kind
+
+# Builtins that never call back into user code that could run backward.
+_HARMLESS_BUILTINS = frozenset(
+    "print len range enumerate zip min max abs round sorted reversed list tuple dict set "
+    "frozenset str int float bool isinstance issubclass hasattr type id format repr iter next "
+    "open divmod pow any all hash".split()
+)
+# Method names that never run backward: tensor methods, module and optimizer bookkeeping,
+# container and string methods. (A method named `backward` always may.)
+_HARMLESS_METHODS = (
+    api.DIFFERENTIABLE_METHODS
+    | api.NON_DIFFERENTIABLE_METHODS
+    | api.SHAPE_METHODS
+    | api.DETACH_METHODS
+    | frozenset(api.CONVERSIONS)
+    | frozenset(
+        (
+            "detach_ retain_grad requires_grad_ zero_ fill_ uniform_ normal_ copy_ add_ sub_ "
+            "mul_ div_ clamp_ clamp_min_ clamp_max_ item size dim numel train eval cuda cpu "
+            "parameters named_parameters buffers named_buffers children named_children "
+            "modules named_modules state_dict load_state_dict zero_grad register_buffer "
+            "append extend insert items keys values get pop join split strip format "
+            "startswith endswith lower upper replace setdefault"
+        ).split()
+    )
+)
+# Methods returning their receiver (or a copy of a fresh tensor): freshness carries through.
+_SELF_RETURNING = api.MAYBE_IDENTITY_METHODS | frozenset({"requires_grad_"})
+# Methods that return the module itself: `nn.Linear(2, 1).to(device)` is still fresh.
+_MODULE_SELF_METHODS = frozenset("to cuda cpu float double half train eval".split())
+_FAILING_OPERATORS = (
+    ast.Add,
+    ast.Sub,
+    ast.Mult,
+    ast.Div,
+    ast.FloorDiv,
+    ast.Pow,
+    ast.MatMult,
+)
+_OPERATOR_SYMBOLS = {
+    ast.Add: "+",
+    ast.Sub: "-",
+    ast.Mult: "*",
+    ast.Div: "/",
+    ast.FloorDiv: "//",
+    ast.Pow: "** or pow()",
+    ast.MatMult: "@",
+}
+_UNARY_SYMBOLS = {ast.USub: "-", ast.UAdd: "+", ast.Invert: "~"}
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module, ast.Lambda)
+_DEPTH = 3  # how deep calls of local helpers are followed before giving up
+
+
+@dataclass(frozen=True)
+class UnfilledRead:
+    """A `.grad` read that fails because no backward can have run yet.
+
+    `creation` is the statement that created the tensor (or the module whose parameter it
+    is), `created` the name it bound there, `error` the exception text the read raises on
+    None, and `loop` the loop on whose first iteration the read fails although the loop
+    body runs backward later (None when nothing between the creation and the read runs
+    backward at all).
+    """
+
+    use: ValueUse
+    creation: ast.stmt
+    created: str
+    error: str
+    loop: LoopNode | None
+
+
+def unfilled_grad_reads(analysis: ModuleAnalysis) -> Iterator[UnfilledRead]:
+    """Every `.grad` read (ValueUse kind "grad") that certainly sees None and fails on it."""
+    # "grad-bound": `w.grad` was assigned on some path; the path check below decides.
+    uses = [u for u in analysis.uses if u.kind in ("grad", "grad-bound")]
+    if not uses:
+        return
+    paths = _Paths(analysis)
+    seen: set[tuple[int, int]] = set()
+    for use in uses:
+        value = use.value
+        if value.grad is not Grad.TRACKED or not value.leaf or value.kind is not Kind.TENSOR:
+            continue
+        if not isinstance(use.node, ast.Attribute) or (id(use.stmt), id(use.node)) in seen:
+            continue
+        seen.add((id(use.stmt), id(use.node)))
+        error = _failure(use.stmt, use.node)
+        if error is None or not paths.only_failing_reads(use.stmt, use.node):
+            continue
+        found = paths.creation(use)
+        if found is None:
+            continue
+        creation, created = found
+        clean, loop = paths.clean_until(creation, use.stmt, use.node)
+        if clean:
+            yield UnfilledRead(use, creation, created, error, loop)
+
+
+def _parents(root: ast.AST) -> dict[int, ast.AST]:
+    return {id(child): node for node in ast.walk(root) for child in ast.iter_child_nodes(node)}
+
+
+def _failure(stmt: ast.stmt, node: ast.Attribute) -> str | None:
+    """The error a read of `node` (== None) raises in its context, or None if it does not."""
+    parent = _parents(stmt).get(id(node))
+    if isinstance(parent, ast.Attribute) and parent.value is node:
+        if parent.attr.startswith("__"):
+            return None
+        return f"AttributeError: 'NoneType' object has no attribute '{parent.attr}'"
+    if isinstance(parent, ast.Subscript) and parent.value is node:
+        if isinstance(parent.ctx, ast.Store):
+            return "TypeError: 'NoneType' object does not support item assignment"
+        return "TypeError: 'NoneType' object is not subscriptable"
+    if isinstance(parent, ast.BinOp) and isinstance(parent.op, _FAILING_OPERATORS):
+        symbol = _OPERATOR_SYMBOLS[type(parent.op)]
+        return f"TypeError: unsupported operand type(s) for {symbol}"
+    if isinstance(parent, ast.UnaryOp) and type(parent.op) in _UNARY_SYMBOLS:
+        return (
+            f"TypeError: bad operand type for unary {_UNARY_SYMBOLS[type(parent.op)]}: 'NoneType'"
+        )
+    if (
+        isinstance(parent, ast.AugAssign)
+        and parent.target is node
+        and isinstance(parent.op, _FAILING_OPERATORS)
+    ):
+        symbol = _OPERATOR_SYMBOLS[type(parent.op)].split(" ")[0]
+        return f"TypeError: unsupported operand type(s) for {symbol}=: 'NoneType'"
+    if isinstance(parent, ast.For | ast.comprehension) and parent.iter is node:
+        return "TypeError: 'NoneType' object is not iterable"
+    return None
+
+
+def _dotted(expr: ast.expr) -> str | None:
+    if isinstance(expr, ast.Name):
+        return expr.id
+    if isinstance(expr, ast.Attribute):
+        base = _dotted(expr.value)
+        return f"{base}.{expr.attr}" if base is not None else None
+    return None
+
+
+def _header(stmt: ast.stmt) -> list[ast.AST]:
+    """The parts of a statement that run before (or instead of) its nested blocks."""
+    if isinstance(stmt, ast.If | ast.While):
+        return [stmt.test]
+    if isinstance(stmt, ast.For | ast.AsyncFor):
+        return [stmt.iter, stmt.target]
+    if isinstance(stmt, ast.With | ast.AsyncWith):
+        return list(stmt.items)
+    if isinstance(stmt, ast.Match):
+        return [stmt.subject]
+    if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return [*stmt.decorator_list]
+    if isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
+        return []
+    return [stmt]
+
+
+def _mentions_grad(node: ast.AST) -> bool:
+    return any(isinstance(n, ast.Attribute) and n.attr == "grad" for n in ast.walk(node))
+
+
+class _Paths:
+    """Which code can run backward, and which paths from a creation to a read avoid it."""
+
+    def __init__(self, analysis: ModuleAnalysis) -> None:
+        self.analysis = analysis
+        self.torch: dict[int, str] = {id(c.call): c.qualified for c in analysis.torch_calls}
+        self.module_calls: dict[int, ValueUse] = {}
+        self.optimizer_calls: set[int] = set()
+        for use in analysis.uses:
+            if use.kind == "module-call":
+                self.module_calls[id(use.node)] = use
+            elif use.kind == "optimizer":
+                self.optimizer_calls.add(id(use.node))
+        self.bound = _bound_names(analysis.tree)
+        self.local: dict[str, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef] = {}
+        counts: dict[str, int] = {}
+        for stmt in analysis.tree.body:
+            if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                self.local[stmt.name] = stmt
+                counts[stmt.name] = counts.get(stmt.name, 0) + 1
+        self.local = {k: v for k, v in self.local.items() if counts[k] == 1}
+        self._clean_functions: dict[int, bool] = {}
+        self._depth = 0
+
+    # -- which code may run backward ---------------------------------------------------------
+
+    def clean(self, node: ast.AST, exempt: ast.AST | None = None) -> bool:
+        """True when evaluating `node` certainly runs no backward and assigns no `.grad`.
+
+        Calls on `exempt` (`w.grad.zero_()` for the read `w.grad`) are the read itself.
+        Bodies of nested functions and lambdas do not run here and are skipped.
+        """
+        stack: list[ast.AST] = [node]
+        while stack:
+            current = stack.pop()
+            if isinstance(current, ast.Lambda):
+                continue
+            if isinstance(current, ast.FunctionDef | ast.AsyncFunctionDef) and current is not node:
+                # Defining a function runs its decorators and defaults, not its body.
+                stack.extend([*current.decorator_list, *current.args.defaults])
+                stack.extend(d for d in current.args.kw_defaults if d is not None)
+                continue
+            if isinstance(current, ast.Yield | ast.YieldFrom | ast.Await):
+                return False
+            if (
+                isinstance(current, ast.Attribute)
+                and current.attr == "grad"
+                and isinstance(current.ctx, ast.Store | ast.Del)
+            ):
+                return False
+            if isinstance(current, ast.Call) and not self._harmless_call(current, exempt):
+                return False
+            stack.extend(ast.iter_child_nodes(current))
+        return True
+
+    def _harmless_call(self, call: ast.Call, exempt: ast.AST | None) -> bool:
+        func = call.func
+        qualified = self.torch.get(id(call))
+        if qualified is not None:
+            return qualified not in api.BACKWARD_FUNCTIONS and qualified not in api.GRAD_FUNCTIONS
+        module_call = self.module_calls.get(id(call))
+        if module_call is not None:
+            ref = module_call.value.module
+            if module_call.name:
+                return True  # a torch.nn layer's forward
+            if ref is not None and ref.local is not None:
+                forward = _method(ref.local.node, "forward")
+                return forward is not None and self._function_clean(forward)
+            return False
+        if id(call) in self.optimizer_calls:
+            assert isinstance(func, ast.Attribute)
+            # `optimizer.step(closure)` runs the closure, which usually calls backward.
+            return not (func.attr == "step" and (call.args or call.keywords))
+        if isinstance(func, ast.Name):
+            if func.id in _HARMLESS_BUILTINS and func.id not in self.bound:
+                return True
+            local = self.local.get(func.id)
+            if local is None:
+                return False
+            if isinstance(local, ast.ClassDef):
+                init = _method(local, "__init__")
+                return init is None or self._function_clean(init)
+            return self._function_clean(local)
+        if isinstance(func, ast.Attribute):
+            if exempt is not None and _rooted_at(func, exempt):
+                return True
+            if func.attr == "__init__" and _is_super_call(func.value):
+                return True
+            return func.attr in _HARMLESS_METHODS
+        return False
+
+    def _function_clean(self, function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+        key = id(function)
+        if key in self._clean_functions:
+            return self._clean_functions[key]
+        if self._depth >= _DEPTH:
+            return False
+        self._clean_functions[key] = False  # recursion: assume the worst
+        self._depth += 1
+        try:
+            result = all(self.clean(stmt) for stmt in function.body)
+        finally:
+            self._depth -= 1
+        self._clean_functions[key] = result
+        return result
+
+    def block_clean(self, statements: Iterable[ast.stmt]) -> bool:
+        """Every statement (with everything nested in it) is clean."""
+        return all(self.clean(stmt) for stmt in statements)
+
+    # -- where the tensor comes from -----------------------------------------------------------
+
+    def creation(self, use: ValueUse) -> tuple[ast.stmt, str] | None:
+        """The statement creating the tensor read (or the module owning it), if certain."""
+        origin = use.value.origin
+        key = _dotted(use.target)
+        if origin is None or key is None:
+            return None
+        if isinstance(origin, ast.For) and isinstance(origin.target, ast.Name):
+            if origin.target.id != key:
+                return None
+            return self._module_creation(origin)
+        value = _assigned_expression(origin, key)
+        if value is None or not self._fresh_tensor(value):
+            return None
+        return origin, key
+
+    def _fresh_tensor(self, expr: ast.expr) -> bool:
+        """True when `expr` makes a new tensor object (whose `.grad` starts as None)."""
+        if isinstance(expr, ast.BinOp | ast.UnaryOp):
+            return True
+        if not isinstance(expr, ast.Call):
+            return False
+        qualified = self.torch.get(id(expr))
+        if qualified is not None:
+            return (
+                qualified in api.FACTORIES
+                or qualified in api.REWRAP
+                or qualified in api.LEGACY_CONSTRUCTORS
+                or qualified in api.PARAMETER
+            )
+        func = expr.func
+        if not isinstance(func, ast.Attribute):
+            return False
+        if func.attr in _SELF_RETURNING or func.attr.endswith("_"):
+            return self._fresh_tensor(func.value)
+        return func.attr in api.DETACH_METHODS
+
+    def _module_creation(self, loop: ast.For) -> tuple[ast.stmt, str] | None:
+        """For `for p in model.parameters()`: the statement building `model` in this scope."""
+        iterable = loop.iter
+        if not (
+            isinstance(iterable, ast.Call)
+            and not iterable.args
+            and not iterable.keywords
+            and isinstance(iterable.func, ast.Attribute)
+            and iterable.func.attr == "parameters"
+            and isinstance(iterable.func.value, ast.Name)
+        ):
+            return None
+        name = iterable.func.value.id
+        nodes = list(_scope_nodes(self._scope_of(loop)))
+        if sum(1 for node in nodes if _binds(node, name)) != 1:
+            return None  # bound once in this scope, so the binding found is the one read
+        for node in nodes:
+            if isinstance(node, ast.Assign) and _assigned_expression(node, name) is not None:
+                value = _assigned_expression(node, name)
+                fresh = value is not None and self._fresh_module(value)
+                return (node, name) if fresh else None
+        return None
+
+    def _fresh_module(self, expr: ast.expr) -> bool:
+        """`nn.Linear(...)`, `nn.Sequential(...)`, `Net()` (a clean `__init__`), `.to(device)`."""
+        if not isinstance(expr, ast.Call):
+            return False
+        func = expr.func
+        qualified = self.torch.get(id(expr))
+        if qualified is not None:
+            last = qualified.rsplit(".", 1)[-1]
+            return qualified.startswith("torch.nn.") and last[:1].isupper()
+        if isinstance(func, ast.Attribute) and func.attr in _MODULE_SELF_METHODS:
+            return self._fresh_module(func.value)
+        if isinstance(func, ast.Name) and isinstance(self.local.get(func.id), ast.ClassDef):
+            return self._harmless_call(expr, None)  # a class of this file, clean `__init__`
+        return False
+
+    def _scope_of(self, stmt: ast.stmt) -> ast.AST:
+        owner: ast.AST = stmt
+        while True:
+            owner, _ = self.analysis.block_of(owner)  # type: ignore[arg-type]
+            if isinstance(owner, _SCOPES):
+                return owner
+            if not isinstance(owner, ast.stmt):
+                return self.analysis.tree  # an except handler or case: give up below
+            continue
+
+    # -- the path from the creation to the read ----------------------------------------------
+
+    def only_failing_reads(self, stmt: ast.stmt, node: ast.Attribute) -> bool:
+        """Every read of the same `x.grad` in the statement fails on None (no inline guard
+        such as `w.grad.norm() if w.grad is not None else 0`)."""
+        key = _dotted(node)
+        for part in _header(stmt):
+            for other in ast.walk(part):
+                if (
+                    isinstance(other, ast.Attribute)
+                    and other.attr == "grad"
+                    and _dotted(other) == key
+                    and _failure(stmt, other) is None
+                ):
+                    return False
+        return True
+
+    def clean_until(
+        self, creation: ast.stmt, read: ast.stmt, node: ast.Attribute
+    ) -> tuple[bool, LoopNode | None]:
+        """Whether no backward can run between `creation` and the first execution of `read`,
+        and the loop whose first iteration that relies on (see the module docstring)."""
+        if not all(self.clean(part, exempt=node) for part in _header(read)):
+            return False, None
+        _, home = self.analysis.block_of(creation)
+        chain: list[tuple[ast.stmt, list[ast.stmt], ast.stmt]] = []
+        current = read
+        while True:
+            owner, block = self.analysis.block_of(current)
+            if block is home:
+                break
+            if isinstance(owner, _SCOPES) or not isinstance(owner, ast.stmt):
+                return False, None
+            chain.append((owner, block, current))
+            current = owner
+        start = _index(home, creation)
+        end = _index(home, current)
+        if end <= start or not self.block_clean(home[start + 1 : end]):
+            return False, None
+        first_iteration: LoopNode | None = None
+        for owner, block, child in reversed(chain):
+            if isinstance(owner, ast.Try | ast.Match) or type(owner).__name__ == "TryStar":
+                return False, None  # an exception may skip the read, or be the point of it
+            if isinstance(owner, ast.For | ast.AsyncFor | ast.While) and owner.orelse is block:
+                return False, None
+            if isinstance(owner, ast.If | ast.While) and _mentions_grad(owner.test):
+                return False, None  # guarded: `if w.grad is not None:`
+            if not all(self.clean(part) for part in _header(owner)):
+                return False, None
+            if not self.block_clean(block[: _index(block, child)]):
+                return False, None
+            if first_iteration is not None and not _transparent(owner):
+                return False, None  # a later iteration may be the first to get here
+            if isinstance(owner, ast.For | ast.AsyncFor | ast.While) and not self.block_clean(
+                owner.body
+            ):
+                first_iteration = owner
+        return True, first_iteration
+
+
+def _transparent(owner: ast.stmt) -> bool:
+    """Statements every iteration passes through into their body: `with` blocks, and loops
+    over `model.parameters()` (the same, non-empty or empty, every time)."""
+    if isinstance(owner, ast.With | ast.AsyncWith):
+        return True
+    return (
+        isinstance(owner, ast.For)
+        and isinstance(owner.iter, ast.Call)
+        and isinstance(owner.iter.func, ast.Attribute)
+        and owner.iter.func.attr == "parameters"
+        and not owner.iter.args
+    )
+
+
+def _index(block: list[ast.stmt], stmt: ast.stmt) -> int:
+    return next(i for i, s in enumerate(block) if s is stmt)
+
+
+def _rooted_at(expr: ast.expr, root: ast.AST) -> bool:
+    """`w.grad.data.zero_` is rooted at the read `w.grad`."""
+    while isinstance(expr, ast.Attribute | ast.Subscript | ast.Call):
+        if expr is root:
+            return True
+        expr = expr.func if isinstance(expr, ast.Call) else expr.value
+    return expr is root
+
+
+def _is_super_call(expr: ast.expr) -> bool:
+    return (
+        isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "super"
+    )
+
+
+def _method(cls: ast.ClassDef, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    for stmt in cls.body:
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) and stmt.name == name:
+            return stmt
+    return None
+
+
+def _assigned_expression(stmt: ast.stmt, key: str) -> ast.expr | None:
+    """The expression `stmt` assigns to `key` (`w = ...`, `w: T = ...`, `a, w = x, y`)."""
+    if isinstance(stmt, ast.AnnAssign):
+        return stmt.value if _dotted(stmt.target) == key else None
+    if not isinstance(stmt, ast.Assign):
+        return None
+    for target in stmt.targets:
+        if _dotted(target) == key:
+            return stmt.value
+        if (
+            isinstance(target, ast.Tuple | ast.List)
+            and isinstance(stmt.value, ast.Tuple | ast.List)
+            and len(target.elts) == len(stmt.value.elts)
+        ):
+            for element, expr in zip(target.elts, stmt.value.elts, strict=True):
+                if _dotted(element) == key:
+                    return expr
+    return None
+
+
+def _scope_nodes(scope: ast.AST) -> Iterator[ast.AST]:
+    """Every node of a scope, not descending into nested functions and classes."""
+    stack = list(ast.iter_child_nodes(scope))
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, _SCOPES):
+            stack.extend(ast.iter_child_nodes(node))
+
+
+def _binds(node: ast.AST, name: str) -> bool:
+    """True when `node` (re)binds `name` (assignment, loop target, import, def, walrus...)."""
+    if isinstance(node, ast.Name) and node.id == name:
+        return isinstance(node.ctx, ast.Store | ast.Del)
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return node.name == name
+    if isinstance(node, ast.alias):
+        return (node.asname or node.name.split(".")[0]) == name
+    if isinstance(node, ast.Global | ast.Nonlocal):
+        return name in node.names
+    return False
+
+
+def _bound_names(tree: ast.Module) -> frozenset[str]:
+    """Every name the file binds anywhere: such a name is not the builtin."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.alias):
+            names.add(node.asname or node.name.split(".")[0])
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+    return frozenset(names)

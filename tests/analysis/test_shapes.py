@@ -1,0 +1,86 @@
+"""Shape facts (analysis/shapes.py) as the dataflow attaches them to backpropagated values."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import pytest
+
+from gradguard.analysis.model import analyse_module
+from gradguard.analysis.shapes import SCALAR_SHAPE, Shape, broadcast, join_shapes
+
+PRELUDE = "import torch\nfrom torch import nn\nimport torch.nn.functional as F\n"
+
+
+def _shape(body: str) -> Shape:
+    """The shape of the value the only backward call of `body` starts from."""
+    source = PRELUDE + textwrap.dedent(body)
+    calls = analyse_module(ast.parse(source), source).backward_calls
+    assert len(calls) == 1, calls
+    return calls[0].value.shape
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ("(torch.randn(3, requires_grad=True) * 2).backward()", Shape((3,), exact=True)),
+        ("torch.zeros((2, 5), requires_grad=True).exp().backward()", Shape((2, 5), exact=True)),
+        ("torch.tensor([[1.0, 2.0]], requires_grad=True).backward()", Shape((1, 2), exact=True)),
+        ("nn.Linear(10, 2)(torch.randn(4, 10)).backward()", Shape((4, 2), exact=True)),
+        ("m = nn.Linear(10, 2)\ny = m(x)\ny.backward()", Shape((2,))),
+        ("torch.randn(4, requires_grad=True).sum().backward()", SCALAR_SHAPE),
+        ("F.mse_loss(nn.Linear(3, 2)(x), t).backward()", SCALAR_SHAPE),
+        (
+            "s = nn.Sequential(nn.Linear(3, 8), nn.ReLU(), nn.Linear(8, 4))\ns(x).backward()",
+            Shape((4,)),
+        ),
+        (
+            "c = nn.MSELoss(reduction='none')\nc(nn.Linear(3, 2)(x), t).backward()",
+            Shape((2,)),
+        ),
+    ],
+)
+def test_literal_shapes_propagate(body: str, expected: Shape) -> None:
+    assert _shape(body) == expected
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "def f(x):\n    (x * 2).backward()",  # a parameter
+        "for batch in loader:\n    nn.Linear(3, 1)(batch).backward()",  # unknown batch size
+        "nn.CrossEntropyLoss(reduction='none')(nn.Linear(3, 4)(x), t).backward()",
+        "F.mse_loss(nn.Linear(3, 2)(x), t, None).backward()",  # positional size_average
+        "torch.randn(3, 4, requires_grad=True).sum(dim=1).backward()",
+        "torch.randn(n, requires_grad=True).backward()",  # a size that is not a literal
+    ],
+)
+def test_unknown_stays_unknown(body: str) -> None:
+    assert not _shape(body).not_single
+
+
+def test_iterating_a_tensor_does_not_give_its_shape_to_the_rows() -> None:
+    body = "for row in torch.randn(3, 4, requires_grad=True):\n    row.backward()"
+    assert _shape(body) == Shape()
+
+
+def test_branches_keep_only_what_both_agree_on() -> None:
+    body = """
+    if flag:
+        y = torch.randn(3, 2, requires_grad=True) * 2
+    else:
+        y = torch.randn(5, 2, requires_grad=True) * 2
+    y.backward()
+    """
+    assert _shape(body) == Shape((None, 2), exact=True)
+    assert _shape(body).not_single
+
+
+def test_broadcasting_keeps_the_non_single_operand() -> None:
+    assert broadcast([Shape((3,), exact=True), Shape()]).not_single
+    assert broadcast([Shape((1,), exact=True), SCALAR_SHAPE]).single
+    assert broadcast([Shape((4, 1), exact=True), Shape((3,), exact=True)]) == Shape(
+        (4, 3), exact=True
+    )
+    assert join_shapes(Shape((3,), exact=True), SCALAR_SHAPE) == Shape()
