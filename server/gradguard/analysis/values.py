@@ -11,9 +11,12 @@ import ast
 import enum
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gradguard.analysis.torch_api import ModuleKind
+
+if TYPE_CHECKING:
+    from gradguard.analysis.parameters import Freeze, OptimizedParameters
 
 
 class Grad(enum.Enum):
@@ -50,6 +53,7 @@ class LossKind(enum.Enum):
     NON_DIFFERENTIABLE = "non_differentiable"  # argmax, comparisons, integer casts
     NO_CREATE_GRAPH = "no_create_graph"  # a gradient from autograd.grad without create_graph
     LITERAL = "literal"  # a Python literal
+    FROZEN = "frozen"  # output of a module whose every parameter has requires_grad=False
 
 
 @dataclass(frozen=True)
@@ -105,6 +109,10 @@ class ModuleRef:
     local: ClassInfo | None = None
     kind: ModuleKind | None = None  # derived for this instance (an nn.Sequential of layers)
     inplace: bool = False  # built with `inplace=True` (nn.ReLU(inplace=True), ...)
+    # Built right here and computing only from its inputs and its own registered parameters
+    # (see `gradguard.analysis.parameters`): a torch.nn layer, a Sequential of freshly built
+    # ones, a qualifying local class built from plain arguments.
+    self_contained: bool = False
 
 
 @dataclass(frozen=True)
@@ -123,6 +131,8 @@ class Value:
     instance_of: ClassInfo | None = None
     const: object = None  # True/False/None literal values, for flags
     retains_grad: bool = False  # `x.retain_grad()` was called on this tensor
+    frozen: Freeze | None = None  # a module whose every parameter was frozen here
+    optimizes: OptimizedParameters | None = None  # an optimizer built on a module's parameters
 
     @property
     def has_history(self) -> bool:
@@ -199,6 +209,8 @@ def join(a: Value | None, b: Value | None) -> Value:
         instance_of=a.instance_of if a.instance_of is b.instance_of else None,
         const=a.const if a.const == b.const and type(a.const) is type(b.const) else None,
         retains_grad=a.retains_grad and b.retains_grad,
+        frozen=a.frozen if a.frozen is b.frozen else None,
+        optimizes=a.optimizes if a.optimizes is b.optimizes else None,
     )
 
 
