@@ -913,10 +913,8 @@ class FunctionInterpreter:
         if self.module.frozen_facts:
             owner = params.freeze_loop_owner(stmt)
             if owner is not None:
-                text = "p.requires_grad = False"
-                self._freeze(
-                    owner, stmt, f"`for ... in {ast.unparse(owner)}.parameters()` ({text})"
-                )
+                method = "named_parameters" if isinstance(stmt.target, ast.Tuple) else "parameters"
+                self._freeze(owner, stmt, f"a loop over `{ast.unparse(owner)}.{method}()`")
 
     _stmt_AsyncFor = _stmt_For
 
