@@ -926,6 +926,8 @@ class FunctionInterpreter:
         key = dotted(owner)
         if key is None or self.env is None or self.stmt is None:
             return None
+        if not self.module.frozen_facts:
+            return None
         value = self.env.get(key)
         ref = value.module if value is not None else None
         if value is None or value.kind is not Kind.MODULE or ref is None:
