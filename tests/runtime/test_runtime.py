@@ -24,7 +24,7 @@ from gradguard.core.engine import check_source
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 EXAMPLES = ROOT / "examples"
-RULE_CODES = frozenset({"GG101", "GG102", "GG201"})
+RULE_CODES = frozenset({"GG101", "GG102", "GG104", "GG201", "GG604"})
 TIMEOUT = 120
 
 NO_GRAD_FN = "element 0 of tensors does not require grad and does not have a grad_fn"
@@ -44,14 +44,25 @@ class Buggy:
     path: Path
     codes: frozenset[str]
     error: str | None  # text on stderr; None: the script runs but no gradient reaches the model
+    # With error=None, how the script misbehaves: "no-gradient" (nothing reaches the model) or
+    # "not-stepped" (gradients reach the printed parameters, the optimizer never moves them).
+    symptom: str = "no-gradient"
+    # A hand-corrected copy, for rules that offer no fix: it must run, train and be clean.
+    twin: Path | None = None
 
     @property
     def id(self) -> str:
         return self.path.relative_to(ROOT).as_posix()
 
 
-def _case(path: Path, *codes: str, error: str | None) -> Buggy:
-    return Buggy(path, frozenset(codes), error)
+def _case(
+    path: Path,
+    *codes: str,
+    error: str | None,
+    symptom: str = "no-gradient",
+    twin: Path | None = None,
+) -> Buggy:
+    return Buggy(path, frozenset(codes), error, symptom, twin)
 
 
 BUGGY = [
@@ -70,6 +81,15 @@ BUGGY = [
     _case(FIXTURES / "gg201_handwritten_rnn.py", "GG201", error=SECOND_TIME),
     _case(FIXTURES / "gg201_trainer_gru_cell.py", "GG201", error=SECOND_TIME),
     _case(FIXTURES / "gg201_retain_graph.py", "GG201", error=IN_PLACE),
+    _case(
+        FIXTURES / "gg104_frozen_probe.py",
+        "GG104",
+        error=NO_GRAD_FN,
+        twin=FIXTURES / "gg104_frozen_probe_twin.py",
+    ),
+    _case(
+        FIXTURES / "gg604_new_head_after_optimizer.py", "GG604", error=None, symptom="not-stepped"
+    ),
     # All three bugs in one file; torch stops at the first (the no_grad loss).
     _case(
         ROOT / "tests" / "corpus" / "mixed" / "lstm_classifier_zh.py",
@@ -80,6 +100,7 @@ BUGGY = [
     ),
 ]
 CLEAN = [EXAMPLES / "clean_training_loop.py", EXAMPLES / "clean_tbptt_lstm.py"]
+TWINS = [case.twin for case in BUGGY if case.twin is not None]
 
 
 def run_script(script: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -141,7 +162,7 @@ def outcomes(tmp_path_factory: pytest.TempPathFactory) -> Outcomes:
     with ThreadPoolExecutor(max_workers=workers) as pool:
         unfixed = {
             path: pool.submit(run_script, path, tmp_path_factory.mktemp("run"))
-            for path in [case.path for case in BUGGY] + CLEAN
+            for path in [case.path for case in BUGGY] + TWINS + CLEAN
         }
         fixed = {
             case.path: pool.submit(fix_and_run, case.path, tmp_path_factory.mktemp("fix"))
@@ -186,6 +207,11 @@ def test_buggy_script_fails_the_documented_way(case: Buggy, outcomes: Outcomes) 
         assert result.returncode != 0, _explain(result)
         assert case.error in result.stderr, _explain(result)
         assert case.error in " ".join(text.split()), "the script should quote the error it raises"
+    elif case.symptom == "not-stepped":
+        assert result.returncode == 0, _explain(result)
+        norm = grad_norm(result.stdout)
+        assert norm is not None and norm > 0.0, _explain(result)
+        assert "weights-moved False" in result.stdout, _explain(result)
     else:
         assert result.returncode == 0, _explain(result)
         assert grad_norm(result.stdout) == 0.0, _explain(result)
@@ -206,6 +232,16 @@ def test_message_quotes_the_error_torch_raised(case: Buggy, outcomes: Outcomes) 
 def test_fixed_script_runs_and_trains(case: Buggy, outcomes: Outcomes) -> None:
     """`gradguard check --fix --unsafe-fixes` repairs the file: no finding left, it runs."""
     outcome = outcomes.fixed[case.path]
+    if case.twin is not None:
+        # No fix is offered for this rule: the file stays as it was, and the hand-corrected
+        # twin runs, trains and is clean.
+        assert outcome.run is None, f"an unexpected fix was applied\n{outcome.fixed}"
+        assert codes_in(case.twin.read_text(encoding="utf-8")) == set()
+        twin = outcomes.unfixed[case.twin]
+        assert twin.returncode == 0, _explain(twin)
+        norm = grad_norm(twin.stdout)
+        assert norm is not None and norm > 0.0, _explain(twin)
+        return
     if outcome.run is None:
         pytest.fail(f"--fix left the file unchanged\n{_explain(outcome.cli)}", pytrace=False)
     left = codes_in(outcome.fixed)
