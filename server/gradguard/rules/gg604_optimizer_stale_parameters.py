@@ -77,7 +77,7 @@ class OptimizerStaleParameters(Rule):
 
     code = "GG604"
     name = "optimizer-stale-parameters"
-    severity = Severity.WARNING
+    severity = Severity.ERROR
     summary = "optimizer built before the model's parameters were replaced never updates them"
     triggers = (r"\.step\b",)
 
