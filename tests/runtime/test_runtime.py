@@ -48,6 +48,11 @@ class Buggy:
     error: str | None  # text on stderr; None: the script runs but misbehaves (see `symptom`)
     symptom: str = WEIGHTS_STILL  # printed by the buggy script when it runs but misbehaves
     healed: str = WEIGHTS_MOVE  # printed instead once the script is fixed
+    # With WEIGHTS_STILL: whether gradients reach the printed parameters (the optimizer never
+    # moves them) or nothing reaches the model at all.
+    gradient_reaches: bool = False
+    # A hand-corrected copy, for rules that offer no fix: it must run, train and be clean.
+    twin: Path | None = None
 
     @property
     def id(self) -> str:
@@ -60,8 +65,10 @@ def _case(
     error: str | None,
     symptom: str = WEIGHTS_STILL,
     healed: str = WEIGHTS_MOVE,
+    gradient_reaches: bool = False,
+    twin: Path | None = None,
 ) -> Buggy:
-    return Buggy(path, frozenset(codes), error, symptom, healed)
+    return Buggy(path, frozenset(codes), error, symptom, healed, gradient_reaches, twin)
 
 
 BUGGY = [
@@ -87,6 +94,15 @@ BUGGY = [
         symptom="penalty-trains False",
         healed="penalty-trains True",
     ),
+    _case(
+        FIXTURES / "gg104_frozen_probe.py",
+        "GG104",
+        error=NO_GRAD_FN,
+        twin=FIXTURES / "gg104_frozen_probe_twin.py",
+    ),
+    _case(
+        FIXTURES / "gg604_new_head_after_optimizer.py", "GG604", error=None, gradient_reaches=True
+    ),
     # All three bugs in one file; torch stops at the first (the no_grad loss).
     _case(
         ROOT / "tests" / "corpus" / "mixed" / "lstm_classifier_zh.py",
@@ -100,6 +116,7 @@ BUGGY = [
 # corpus test's business.
 RULE_CODES = frozenset().union(*(case.codes for case in BUGGY))
 CLEAN = [EXAMPLES / "clean_training_loop.py", EXAMPLES / "clean_tbptt_lstm.py"]
+TWINS = [case.twin for case in BUGGY if case.twin is not None]
 
 
 def run_script(script: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -161,7 +178,7 @@ def outcomes(tmp_path_factory: pytest.TempPathFactory) -> Outcomes:
     with ThreadPoolExecutor(max_workers=workers) as pool:
         unfixed = {
             path: pool.submit(run_script, path, tmp_path_factory.mktemp("run"))
-            for path in [case.path for case in BUGGY] + CLEAN
+            for path in [case.path for case in BUGGY] + TWINS + CLEAN
         }
         fixed = {
             case.path: pool.submit(fix_and_run, case.path, tmp_path_factory.mktemp("fix"))
@@ -210,7 +227,11 @@ def test_buggy_script_fails_the_documented_way(case: Buggy, outcomes: Outcomes) 
         assert result.returncode == 0, _explain(result)
         assert case.symptom in result.stdout, _explain(result)
         if case.symptom == WEIGHTS_STILL:
-            assert grad_norm(result.stdout) == 0.0, _explain(result)
+            norm = grad_norm(result.stdout)
+            if case.gradient_reaches:
+                assert norm is not None and norm > 0.0, _explain(result)
+            else:
+                assert norm == 0.0, _explain(result)
 
 
 @pytest.mark.parametrize("case", [c for c in BUGGY if c.error], ids=lambda c: c.id)
@@ -227,6 +248,16 @@ def test_message_quotes_the_error_torch_raised(case: Buggy, outcomes: Outcomes) 
 def test_fixed_script_runs_and_trains(case: Buggy, outcomes: Outcomes) -> None:
     """`gradguard check --fix --unsafe-fixes` repairs the file: no finding left, it runs."""
     outcome = outcomes.fixed[case.path]
+    if case.twin is not None:
+        # No fix is offered for this rule: the file stays as it was, and the hand-corrected
+        # twin runs, trains and is clean.
+        assert outcome.run is None, f"an unexpected fix was applied\n{outcome.fixed}"
+        assert codes_in(case.twin.read_text(encoding="utf-8")) == set()
+        twin = outcomes.unfixed[case.twin]
+        assert twin.returncode == 0, _explain(twin)
+        norm = grad_norm(twin.stdout)
+        assert norm is not None and norm > 0.0, _explain(twin)
+        return
     if outcome.run is None:
         pytest.fail(f"--fix left the file unchanged\n{_explain(outcome.cli)}", pytrace=False)
     left = codes_in(outcome.fixed)

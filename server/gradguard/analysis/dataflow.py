@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import dataclasses
 import itertools
 import re
 from collections.abc import Iterable, Iterator
@@ -19,6 +20,7 @@ from typing import Any
 
 from gradguard.analysis import graph as graphs
 from gradguard.analysis import shapes
+from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.graph import GRAPH_STATE_KEY, SavedNode, Saves
 from gradguard.analysis.imports import COMPOUND, Scope, ScopeNode, build_scope, walrus_names
@@ -81,6 +83,7 @@ _PLAIN_BUILTINS = frozenset(
         "set",
     ]
 )
+_PLAIN_KINDS = frozenset([Kind.SCALAR, Kind.NONE, Kind.OTHER])
 _MODULE_SELF_METHODS = frozenset(
     [
         "train",
@@ -223,7 +226,39 @@ class ModuleInterpreter:
             self.freezes_parameters = _mentions_freezing(tree)
         else:
             self.freezes_parameters = _FREEZING.search(text) is not None
+        # Certain freezing facts only where nothing in the file may unfreeze a parameter.
+        self.frozen_facts = self.freezes_parameters and not params.may_unfreeze(
+            text if text is not None else ast.unparse(tree)
+        )
         self._index_scopes(tree)
+        self._class_check: params.ClassCheck | None = None
+
+    @property
+    def class_check(self) -> params.ClassCheck:
+        """Which local module classes own every parameter their outputs depend on."""
+        if self._class_check is None:
+            module_scope = self.scope_of(self.tree)
+
+            def resolve(node: ast.ClassDef, expr: ast.expr) -> str | None:
+                return self.scope_of(self.parent_scope.get(id(node), self.tree)).resolve(expr)
+
+            def module_name(name: str) -> str:
+                if (module_scope.counts or {}).get(name) != 1:
+                    return ""
+                for stmt in self.tree.body:
+                    if isinstance(stmt, ast.Import | ast.ImportFrom) and any(
+                        (a.asname or a.name.split(".")[0]) == name for a in stmt.names
+                    ):
+                        return "import"
+                    if isinstance(stmt, ast.ClassDef) and stmt.name == name:
+                        return "class"
+                value = self.globals.get(name)
+                if value is not None and value.kind is Kind.SCALAR:
+                    return "constant"
+                return ""
+
+            self._class_check = params.ClassCheck(module_name, resolve, self._local_class)
+        return self._class_check
 
     # -- scopes ------------------------------------------------------------------------------
 
@@ -539,6 +574,12 @@ class FunctionInterpreter:
 
     def bind(self, target: ast.expr, value: Value) -> None:
         """Assign `value` to an assignment target (names, attributes, tuples, subscripts)."""
+        if value.kind is Kind.MODULE:
+            self._note_replacement(target, value)
+        if isinstance(target, ast.Attribute | ast.Subscript) and value.kind not in _PLAIN_KINDS:
+            # A module, tensor or unknown stored into some object may give a frozen module
+            # a trainable submodule or parameter.
+            self._unfreeze(None)
         if isinstance(target, ast.Name):
             self.bind_key(target.id, value)
         elif isinstance(target, ast.Attribute):
@@ -882,8 +923,79 @@ class FunctionInterpreter:
         elif self._iterates_parameters(stmt.iter):
             element = Value(grad=Grad.TRACKED, kind=Kind.TENSOR, leaf=True)
         self._loop(stmt, lambda: self.bind(stmt.target, element))
+        if self.module.frozen_facts:
+            owner = params.freeze_loop_owner(stmt)
+            if owner is not None:
+                method = "named_parameters" if isinstance(stmt.target, ast.Tuple) else "parameters"
+                self._freeze(owner, stmt, f"a loop over `{ast.unparse(owner)}.{method}()`")
 
     _stmt_AsyncFor = _stmt_For
+
+    # -- parameters: frozen modules, stale optimizers -----------------------------------------
+
+    def _freeze(self, owner: ast.expr, node: ast.AST, description: str) -> Value | None:
+        """Every parameter of the module `owner` was just frozen: remember where, if the
+        module is one whose outputs then certainly have no history."""
+        key = dotted(owner)
+        if key is None or self.env is None or self.stmt is None:
+            return None
+        if not self.module.frozen_facts:
+            return None
+        value = self.env.get(key)
+        ref = value.module if value is not None else None
+        if value is None or value.kind is not Kind.MODULE or ref is None:
+            return None
+        if not ref.self_contained or not params.owns_parameters(ref):
+            return None
+        frozen = evolve(value, frozen=params.Freeze(node, self.stmt, key, description))
+        self.env[key] = frozen
+        return frozen
+
+    def _unfreeze(self, ref: ModuleRef | None) -> None:
+        """Forget frozen facts: of every module sharing `ref`, or of all modules (None)."""
+        if self.env is None or not self.module.frozen_facts:
+            return
+        for key, value in list(self.env.items()):
+            if value.frozen is not None and (ref is None or value.module is ref):
+                self.env[key] = evolve(value, frozen=None)
+
+    def _note_replacement(self, target: ast.expr, value: Value) -> None:
+        """A freshly built module with parameters bound to `target`: optimizers built before
+        on the module it replaces (or joins) do not hold its parameters."""
+        ref = value.module
+        if (
+            self.env is None
+            or self.stmt is None
+            or value.kind is not Kind.MODULE
+            or ref is None
+            or not ref.self_contained
+            or not params.owns_parameters(ref)
+        ):
+            return
+        key = dotted(target)
+        base = dotted(target.value) if isinstance(target, ast.Attribute | ast.Subscript) else None
+        for name, optimizer in list(self.env.items()):
+            built = optimizer.optimizes
+            if built is None or built.stale is not None:
+                continue
+            owner = self.env.get(built.key)
+            same = owner is not None and owner.module is built.module
+            if isinstance(target, ast.Name) and key == built.key:
+                if ref is built.module:
+                    continue
+                replacement = params.Replacement(self.stmt, target, ref, rebound=True)
+            elif base == built.key and same:
+                attr = target.attr if isinstance(target, ast.Attribute) else ""
+                runs = params.runs_attribute(built.module, attr)
+                if isinstance(target, ast.Subscript):
+                    runs = built.module.qualified in api.SEQUENTIAL
+                if not runs:
+                    continue
+                replacement = params.Replacement(self.stmt, target, built.module, rebound=False)
+            else:
+                continue
+            stale = dataclasses.replace(built, stale=replacement)
+            self.env[name] = evolve(optimizer, optimizes=stale)
 
     def _iterates_parameters(self, expr: ast.expr) -> bool:
         """`for p in model.parameters()` over a known module: leaves that require grad
@@ -1321,8 +1433,18 @@ class FunctionInterpreter:
         if qualified in api.TUPLE_RETURNING:
             return self.tensor_op(call, args, kind=Kind.UNKNOWN)
         if qualified in api.SEQUENTIAL:
+            fresh = (
+                bool(args)
+                and not call.keywords
+                and all(
+                    params.constructed_here(a) and v.module is not None and v.module.self_contained
+                    for a, v in zip(call.args, args, strict=True)
+                )
+            )
             layers = shapes.sequence_of([a.module.layer if a.module else None for a in args])
-            module = ModuleRef(qualified, kind=_sequential_kind(args), layer=layers)
+            module = ModuleRef(
+                qualified, kind=_sequential_kind(args), layer=layers, self_contained=fresh
+            )
             return Value(kind=Kind.MODULE, module=module)
         module_kind = api.nn_module_kind(qualified)
         last = qualified.rsplit(".", 1)[-1]
@@ -1331,16 +1453,24 @@ class FunctionInterpreter:
             in_place = inplace is not None and not (
                 isinstance(inplace.value, ast.Constant) and inplace.value.value is False
             )
+            # A layer computes from its inputs and its own parameters only (containers and
+            # wrappers such as DataParallel hold modules built elsewhere; lazy layers make
+            # their parameters later).
+            own = module_kind is not None and module_kind.output is not None
             layer = shapes.layer_of(last, call)
-            module = ModuleRef(qualified=qualified, inplace=in_place, layer=layer)
-            return Value(kind=Kind.MODULE, module=module)
+            ref = ModuleRef(qualified=qualified, inplace=in_place, layer=layer, self_contained=own)
+            return Value(kind=Kind.MODULE, module=ref)
         if (
             qualified.startswith("torch.optim.")
             and qualified.count(".") == 2
             and last[:1].isupper()
         ):
             self._record_optimized(call, qualified, args)
-            return Value(kind=Kind.OTHER, module=ModuleRef(qualified=qualified))
+            return Value(
+                kind=Kind.OTHER,
+                module=ModuleRef(qualified=qualified),
+                optimizes=self._optimized_module(call),
+            )
         return UNKNOWN
 
     def _call_shape(self, call: ast.Call, qualified: str, args: list[Value]) -> shapes.Shape:
@@ -1355,6 +1485,28 @@ class FunctionInterpreter:
             inputs = [*positional, shapes.UNKNOWN_SHAPE, shapes.UNKNOWN_SHAPE]
             return shapes.loss_shape(name, reduction, inputs[0], inputs[1])
         return shapes.op_shape(name, call, positional, keywords)
+
+    def _optimized_module(self, call: ast.Call) -> params.OptimizedParameters | None:
+        """`torch.optim.X(model.parameters(), ...)` on a module built in this file."""
+        first: ast.expr | None = call.args[0] if call.args else None
+        keyword = self._keyword(call, "params")
+        if keyword is not None:
+            first = keyword.value
+        if not (
+            isinstance(first, ast.Call)
+            and isinstance(first.func, ast.Attribute)
+            and first.func.attr == "parameters"
+            and not first.args
+            and not first.keywords
+            and self.stmt is not None
+            and self.env is not None
+        ):
+            return None
+        key = dotted(first.func.value)
+        owner = self.env.get(key) if key is not None else None
+        if owner is None or owner.kind is not Kind.MODULE or owner.module is None:
+            return None
+        return params.OptimizedParameters(call, self.stmt, key or "", owner.module)
 
     def _flag_keyword(self, call: ast.Call, name: str) -> bool:
         """True when `name=` is passed with a value other than a literal False/None."""
@@ -1437,6 +1589,11 @@ class FunctionInterpreter:
         if receiver.kind is Kind.TENSOR:
             return self.tensor_method(call, receiver, receiver_key, name, args)
         if receiver.kind is Kind.MODULE:
+            if name == "requires_grad_" and params.freezes_argument(call):
+                frozen = self._freeze(func.value, call, f"`{ast.unparse(call)}`")
+                return frozen if frozen is not None else receiver
+            if receiver.frozen is not None and name not in params.KEEPS_FROZEN:
+                self._unfreeze(receiver.module)
             if name == "forward":
                 self.record_use("forward", name, call, func.value, receiver)
                 return self.call_value(call, receiver, evaluated=args)
@@ -1457,6 +1614,14 @@ class FunctionInterpreter:
         if receiver.kind in (Kind.SCALAR, Kind.NONE, Kind.OTHER, Kind.SEQUENCE):
             if is_optimizer(receiver):
                 self.record_use("optimizer", name, call, func.value, receiver)
+                # add_param_group, load_state_dict...: it may hold other parameters now.
+                if (
+                    receiver.optimizes is not None
+                    and name not in ("step", "zero_grad")
+                    and receiver_key is not None
+                    and self.env is not None
+                ):
+                    self.env[receiver_key] = evolve(receiver, optimizes=None)
             return UNKNOWN
         method = _local_method(receiver, name)
         if method is not None and receiver.kind is not Kind.CLASS:
@@ -1559,11 +1724,18 @@ class FunctionInterpreter:
         """Call an already evaluated callee: a module, a local function or class, or unknown."""
         args = evaluated if evaluated is not None else self.arguments(call)
         if callee.kind is Kind.MODULE and callee.module is not None:
-            return self.module_call(call, callee.module, args)
+            return self.module_call(call, callee.module, args, callee.frozen)
         if callee.kind is Kind.CLASS and callee.instance_of is not None:
             info = callee.instance_of
             if info.is_module:
-                return Value(kind=Kind.MODULE, module=ModuleRef(local=info), instance_of=info)
+                plain = (
+                    all(_plain(v) for v in args)
+                    and not any(isinstance(a, ast.Starred) for a in call.args)
+                    and all(kw.arg is not None for kw in call.keywords)
+                )
+                own = plain and self.module.class_check.self_contained(info)
+                ref = ModuleRef(local=info, self_contained=own)
+                return Value(kind=Kind.MODULE, module=ref, instance_of=info)
             return Value(kind=Kind.INSTANCE, instance_of=info)
         if callee.kind is Kind.FUNCTION and callee.function is not None:
             returned = self.module.summary(callee.function)
@@ -1572,7 +1744,13 @@ class FunctionInterpreter:
         self.taint_arguments(call)
         return UNKNOWN
 
-    def module_call(self, call: ast.Call, module: ModuleRef, args: list[Value]) -> Value:
+    def module_call(
+        self,
+        call: ast.Call,
+        module: ModuleRef,
+        args: list[Value],
+        frozen: params.Freeze | None = None,
+    ) -> Value:
         """`model(x)`: outputs follow the module's kind and the grad mode."""
         self.record_use(
             "module-call",
@@ -1592,6 +1770,10 @@ class FunctionInterpreter:
             base = self.tensor_op(call, args)
             if owns_graph and self.mode.enabled is True:
                 base = evolve(base, grad=Grad.TRACKED, loss=None)
+            elif kind.has_parameters and self.mode.enabled is True and base.grad is Grad.UNTRACKED:
+                # The file freezes something: this module's output requires grad unless its
+                # parameters are the frozen ones, which only a certain freeze tells.
+                base = _frozen_output(base, frozen) if frozen else evolve(UNKNOWN, kind=base.kind)
             if module.inplace and call.args and args:
                 self.modified_in_place(call, call.args[0], args[0])
             saves = graphs.module_saves(module.qualified)
@@ -1622,6 +1804,8 @@ class FunctionInterpreter:
             if state:
                 base = evolve(base, carries=base.carries | state)
             self._module_state_out(call, summary, base)
+            if frozen is not None and self.mode.enabled is True and base.grad is Grad.UNTRACKED:
+                return _restamp(summary.returned, _frozen_output(base, frozen), GRAD_OFF_FROZEN)
             output = _restamp(summary.returned, base, self.mode)
             if output.kind is Kind.TENSOR and summary.returned.kind is Kind.TENSOR:
                 # Shape facts of `forward` hold for any input: its parameters are unknown there.
@@ -1671,11 +1855,22 @@ class FunctionInterpreter:
             key = dotted(expr)
             if key is not None and key in self.env:
                 self.env[key] = self.env[key].without_carries()
+                self._forget_parameter_facts(key)
             elif isinstance(expr, ast.Tuple | ast.List):
                 for element in expr.elts:
                     element_key = dotted(element)
                     if element_key is not None and element_key in self.env:
                         self.env[element_key] = self.env[element_key].without_carries()
+
+    def _forget_parameter_facts(self, key: str) -> None:
+        """Code we cannot see got `key`: a module may be unfrozen, an optimizer extended."""
+        if self.env is None:
+            return
+        value = self.env[key]
+        if value.frozen is not None:
+            self._unfreeze(value.module)
+        if value.optimizes is not None:
+            self.env[key] = evolve(value, optimizes=None)
 
     def _forget_below(self, key: str) -> None:
         # Only names that ever had an attribute bound can have keys below them: this keeps
@@ -1857,6 +2052,28 @@ def _shape_of(value: Value) -> shapes.Shape:
     if value.kind is Kind.SCALAR:
         return shapes.SCALAR_SHAPE
     return shapes.UNKNOWN_SHAPE
+
+
+# `_restamp` with this mode keeps the base value for every tensor the forward returns.
+GRAD_OFF_FROZEN = GradMode(False)
+
+
+def _frozen_output(base: Value, frozen: params.Freeze) -> Value:
+    """What a frozen module computes from inputs that do not require grad: no history."""
+    loss = Loss(LossKind.FROZEN, frozen.node, frozen.description)
+    return Value(grad=Grad.UNTRACKED, kind=Kind.TENSOR, loss=loss, carries=base.carries)
+
+
+def _plain(value: Value) -> bool:
+    """A constructor argument that cannot bring parameters or tensors in: numbers, strings,
+    None, and tuples or lists of them."""
+    if value.kind is Kind.SEQUENCE and value.elements is not None:
+        return all(_plain(e) for e in value.elements)
+    if value.kind is Kind.OTHER:
+        # Literal strings and conversions say why they are not tensors; other "other"
+        # values (imported names, `model.parameters()`, builtins' results) may hold anything.
+        return value.loss is not None and value.module is None
+    return value.kind in (Kind.SCALAR, Kind.NONE)
 
 
 def _shaped(spec: object, leaf: Value) -> Value:

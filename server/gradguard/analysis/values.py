@@ -11,11 +11,14 @@ import ast
 import enum
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gradguard.analysis.graph import SavedNode
 from gradguard.analysis.shapes import UNKNOWN_SHAPE, Layer, Shape, join_shapes
 from gradguard.analysis.torch_api import ModuleKind
+
+if TYPE_CHECKING:
+    from gradguard.analysis.parameters import Freeze, OptimizedParameters
 
 
 class Grad(enum.Enum):
@@ -52,6 +55,7 @@ class LossKind(enum.Enum):
     NON_DIFFERENTIABLE = "non_differentiable"  # argmax, comparisons, integer casts
     NO_CREATE_GRAPH = "no_create_graph"  # a gradient from autograd.grad without create_graph
     LITERAL = "literal"  # a Python literal
+    FROZEN = "frozen"  # output of a module whose every parameter has requires_grad=False
 
 
 @dataclass(frozen=True)
@@ -108,6 +112,10 @@ class ModuleRef:
     kind: ModuleKind | None = None  # derived for this instance (an nn.Sequential of layers)
     inplace: bool = False  # built with `inplace=True` (nn.ReLU(inplace=True), ...)
     layer: Layer | None = None  # how it maps shapes, when built with literal sizes
+    # Built right here and computing only from its inputs and its own registered parameters
+    # (see `gradguard.analysis.parameters`): a torch.nn layer, a Sequential of freshly built
+    # ones, a qualifying local class built from plain arguments.
+    self_contained: bool = False
 
 
 @dataclass(frozen=True)
@@ -127,6 +135,8 @@ class Value:
     const: object = None  # True/False/None literal values, for flags
     retains_grad: bool = False  # `x.retain_grad()` was called on this tensor
     shape: Shape = UNKNOWN_SHAPE  # what is certain about a tensor's shape (see shapes.py)
+    frozen: Freeze | None = None  # a module whose every parameter was frozen here
+    optimizes: OptimizedParameters | None = None  # an optimizer built on a module's parameters
     # Graph nodes that saved tensors and that this value's history certainly passes through,
     # and the nodes that saved this very tensor (see `gradguard.analysis.graph`).
     graph: frozenset[SavedNode] = frozenset()
@@ -211,6 +221,8 @@ def join(a: Value | None, b: Value | None) -> Value:
         const=a.const if a.const == b.const and type(a.const) is type(b.const) else None,
         retains_grad=a.retains_grad and b.retains_grad,
         shape=join_shapes(a.shape, b.shape),
+        frozen=a.frozen if a.frozen is b.frozen else None,
+        optimizes=a.optimizes if a.optimizes is b.optimizes else None,
         graph=a.graph & b.graph,
         saved_in=a.saved_in & b.saved_in,
         inert_terms=a.inert_terms & b.inert_terms,

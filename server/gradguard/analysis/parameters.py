@@ -1,0 +1,412 @@
+"""Facts about whose parameters train: frozen modules and optimizers built on a module.
+
+Two facts ride on abstract values of the dataflow pass (see `Value.frozen` and
+`Value.optimizes`):
+
+* a module every one of whose parameters was set `requires_grad = False` (`Freeze`): its
+  outputs on inputs that do not require grad have no history;
+* an optimizer built from `model.parameters()` (`OptimizedParameters`), and the statement
+  that later gave the model parameters this optimizer does not hold (`Replacement`).
+
+This module holds the pure, syntactic parts: which statements freeze, which classes own every
+parameter their outputs depend on, which files may unfreeze something behind the analysis'
+back. The dataflow pass applies them; rules read the results.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from gradguard.analysis import torch_api as api
+
+if TYPE_CHECKING:
+    from gradguard.analysis.values import ClassInfo, ModuleRef
+
+
+@dataclass(frozen=True, eq=False)
+class Freeze:
+    """Where every parameter of a module was frozen: the `for` loop over `.parameters()` or
+    the `model.requires_grad_(False)` call. Identity is the fact: joins keep it only when
+    both paths froze the module at the same place."""
+
+    node: ast.AST
+    stmt: ast.stmt
+    key: str  # the module as written: "model"
+    description: str  # "for p in model.parameters(): p.requires_grad = False"
+
+
+@dataclass(frozen=True, eq=False)
+class Replacement:
+    """A statement that gave a module parameters an existing optimizer does not hold."""
+
+    stmt: ast.stmt
+    target: ast.expr  # `model.fc`, `model[-1]` or `model`
+    module: ModuleRef  # the module whose forward now runs the new parameters
+    rebound: bool  # the optimized module itself was re-bound (`model = Net()`)
+
+
+@dataclass(frozen=True, eq=False)
+class OptimizedParameters:
+    """An optimizer built from `<key>.parameters()` of a known module instance."""
+
+    call: ast.Call
+    stmt: ast.stmt
+    key: str
+    module: ModuleRef
+    stale: Replacement | None = None
+
+
+# Text that may make a parameter require grad again, or add one, anywhere in the file:
+# `x.requires_grad = <not False>`, `requires_grad=<not False>` keywords, `requires_grad_()`
+# with anything but False, `Parameter`, and the ways to register modules or parameters by name.
+_MAY_UNFREEZE = re.compile(
+    r"requires_grad\s*=(?!=)(?!\s*False\b)"
+    r"|requires_grad_\(\s*(?!False\b|requires_grad\s*=\s*False\b)"
+    r"|\bParameter\b|\badd_module\b|\bregister_module\b|\bregister_parameter\b"
+    r"|\bsetattr\b|\bLazy|\bregister_forward_hook\b|\b__dict__\b"
+)
+
+
+def may_unfreeze(text: str) -> bool:
+    """True when the file has text that may unfreeze or add a parameter somewhere: then no
+    module is ever known to be frozen (the unfreezing may happen in code the analysis does
+    not follow, such as a helper reached through an alias)."""
+    return _MAY_UNFREEZE.search(text) is not None
+
+
+def is_false(expr: ast.expr) -> bool:
+    """The literal `False`."""
+    return isinstance(expr, ast.Constant) and expr.value is False
+
+
+def freezes_argument(call: ast.Call) -> bool:
+    """`x.requires_grad_(False)` or `x.requires_grad_(requires_grad=False)`."""
+    if len(call.args) == 1 and not call.keywords:
+        return is_false(call.args[0])
+    if not call.args and len(call.keywords) == 1:
+        return call.keywords[0].arg == "requires_grad" and is_false(call.keywords[0].value)
+    return False
+
+
+def freeze_loop_owner(loop: ast.For | ast.AsyncFor) -> ast.expr | None:
+    """The module expression of `for p in <module>.parameters(): p.requires_grad = False`
+    (also `p.requires_grad_(False)`, `for name, p in <module>.named_parameters()`), when the
+    loop freezes every parameter it visits: the freeze is a statement of the loop body itself
+    (under no `if`), and the body has no other control flow that could skip it."""
+    iterable = loop.iter
+    if not (
+        isinstance(iterable, ast.Call)
+        and isinstance(iterable.func, ast.Attribute)
+        and iterable.func.attr in ("parameters", "named_parameters")
+        and not iterable.args
+        and not iterable.keywords
+        and not loop.orelse
+    ):
+        return None
+    target = loop.target
+    if iterable.func.attr == "named_parameters":
+        if not (isinstance(target, ast.Tuple) and len(target.elts) == 2):
+            return None
+        target = target.elts[1]
+    if not isinstance(target, ast.Name):
+        return None
+    freezes = False
+    for stmt in loop.body:
+        if not isinstance(stmt, ast.Expr | ast.Assign | ast.Pass):
+            return None  # `if`, `continue`, nested loops...: maybe not every parameter
+        if _freezes_name(stmt, target.id):
+            freezes = True
+    return iterable.func.value if freezes else None
+
+
+def _freezes_name(stmt: ast.stmt, name: str) -> bool:
+    if isinstance(stmt, ast.Assign):
+        return (
+            len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Attribute)
+            and stmt.targets[0].attr == "requires_grad"
+            and isinstance(stmt.targets[0].value, ast.Name)
+            and stmt.targets[0].value.id == name
+            and is_false(stmt.value)
+        )
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+        func = stmt.value.func
+        return (
+            isinstance(func, ast.Attribute)
+            and func.attr == "requires_grad_"
+            and isinstance(func.value, ast.Name)
+            and func.value.id == name
+            and freezes_argument(stmt.value)
+        )
+    return False
+
+
+# Module methods that neither add parameters nor change their `requires_grad`, nor change
+# what the module computes.
+KEEPS_FROZEN = frozenset(
+    [
+        "train",
+        "eval",
+        "to",
+        "cuda",
+        "cpu",
+        "float",
+        "double",
+        "half",
+        "bfloat16",
+        "share_memory",
+        "parameters",
+        "named_parameters",
+        "buffers",
+        "named_buffers",
+        "children",
+        "named_children",
+        "modules",
+        "named_modules",
+        "state_dict",
+        "zero_grad",
+        "forward",
+        "extra_repr",
+    ]
+)
+# Methods that return their receiver (`model.to(device)` is `model`).
+RETURNS_SELF = frozenset(["train", "eval", "to", "cuda", "cpu", "float", "double", "half"])
+# Containers whose forward runs every submodule, including ones assigned later.
+_RUNS_EVERY_CHILD = api.SEQUENTIAL
+
+
+def constructed_here(expr: ast.expr) -> bool:
+    """True when `expr` is a constructor call, possibly followed by `.to(...)`-style calls
+    that return their receiver: `nn.Linear(3, 1).to(device)`, not `model.to(device)`."""
+    while (
+        isinstance(expr, ast.Call)
+        and isinstance(expr.func, ast.Attribute)
+        and expr.func.attr in RETURNS_SELF
+    ):
+        expr = expr.func.value
+    return isinstance(expr, ast.Call)
+
+
+def owns_parameters(ref: ModuleRef) -> bool:
+    """True when a module certainly has parameters of its own (so freezing or replacing it
+    matters): a torch.nn layer with weights, a Sequential holding one, or a local class whose
+    `__init__` builds one."""
+    if ref.kind is not None:
+        return ref.kind.has_parameters
+    if ref.qualified is not None:
+        kind = api.nn_module_kind(ref.qualified)
+        return kind is not None and kind.has_parameters
+    if ref.local is not None:
+        init = _method(ref.local.node, "__init__")
+        if init is None:
+            return False
+        for node in ast.walk(init):
+            if isinstance(node, ast.Call):
+                name = _called_name(node.func)
+                kind = api.NN_MODULES.get(name) if name else None
+                if kind is not None and kind.has_parameters:
+                    return True
+    return False
+
+
+def runs_attribute(ref: ModuleRef, attr: str) -> bool:
+    """True when the module's forward certainly involves submodule `attr` once assigned:
+    any child of an nn.Sequential, or `self.<attr>` read in a local class's `forward`."""
+    if ref.qualified in _RUNS_EVERY_CHILD:
+        return True
+    if ref.local is None:
+        return False
+    forward = _method(ref.local.node, "forward")
+    if forward is None:
+        return False
+    return any(
+        isinstance(node, ast.Attribute)
+        and node.attr == attr
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "self"
+        and isinstance(node.ctx, ast.Load)
+        for node in ast.walk(forward)
+    )
+
+
+def _method(node: ast.ClassDef, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    for stmt in node.body:
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) and stmt.name == name:
+            return stmt
+    return None
+
+
+def _called_name(func: ast.expr) -> str | None:
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    if isinstance(func, ast.Name):
+        return func.id
+    return None
+
+
+_BUILTINS = frozenset(dir(builtins))
+_CONTAINERS = frozenset(["Sequential", "ModuleList", "ModuleDict"])
+
+
+class ClassCheck:
+    """Decides whether a local nn.Module class owns every parameter its outputs depend on.
+
+    Such a class, built from plain arguments, computes its outputs only from its inputs and
+    its registered parameters: freezing all of `model.parameters()` then leaves nothing in
+    its forward that requires grad. Anything the check cannot see through (global tensors,
+    helper functions, modules kept in plain lists, modules built outside `__init__`, local
+    base classes) makes the class not qualify.
+    """
+
+    def __init__(
+        self,
+        module_names: Callable[[str], str],
+        resolve: Callable[[ast.ClassDef, ast.expr], str | None],
+        local_class: Callable[[str], ast.ClassDef | None],
+    ) -> None:
+        # module_names(name) -> "import" | "constant" | "class" | "" for a module-level name.
+        self._module_names = module_names
+        self._resolve = resolve
+        self._local_class = local_class
+        self._verdicts: dict[int, bool] = {}
+
+    def self_contained(self, info: ClassInfo) -> bool:
+        """True when every parameter the class's outputs depend on is registered on it."""
+        key = id(info.node)
+        if key not in self._verdicts:
+            self._verdicts[key] = False  # recursion guard: a cycle does not qualify
+            self._verdicts[key] = self._check(info.node)
+        return self._verdicts[key]
+
+    def _check_class_name(self, name: str) -> bool:
+        node = self._local_class(name)
+        if node is None:
+            return False
+        from gradguard.analysis.values import ClassInfo
+
+        return self.self_contained(ClassInfo(node=node, is_module=True))
+
+    def _check(self, node: ast.ClassDef) -> bool:
+        if node.keywords or node.decorator_list or len(node.bases) != 1:
+            return False
+        if self._resolve(node, node.bases[0]) not in api.MODULE_BASES:
+            return False
+        registered: set[int] = set()
+        for stmt in node.body:
+            if isinstance(stmt, ast.FunctionDef):
+                if stmt.decorator_list or not self._reads_only_known_names(stmt):
+                    return False
+                if stmt.name == "__init__":
+                    registered |= self._registered_constructions(node, stmt)
+            elif isinstance(stmt, ast.Pass) or (
+                isinstance(stmt, ast.Expr | ast.Assign) and isinstance(stmt.value, ast.Constant)
+            ):
+                continue
+            else:
+                return False
+        # Every module built anywhere in the class must be registered by `__init__`: a layer
+        # built in `forward`, or kept in a plain list, has parameters nobody froze.
+        for call in _calls(node):
+            if self._is_module_construction(node, call) and id(call) not in registered:
+                return False
+        return True
+
+    def _is_module_construction(self, owner: ast.ClassDef, call: ast.Call) -> bool:
+        qualified = self._resolve(owner, call.func)
+        if qualified is not None:
+            last = qualified.rsplit(".", 1)[-1]
+            return qualified.startswith("torch.nn.") and last[:1].isupper()
+        return isinstance(call.func, ast.Name) and self._local_class(call.func.id) is not None
+
+    def _registered_constructions(self, owner: ast.ClassDef, init: ast.FunctionDef) -> set[int]:
+        """Module constructions assigned straight to `self.<attr>` in `__init__` (or nested
+        in containers so assigned), that themselves own what they compute with."""
+        found: set[int] = set()
+        for stmt in init.body:
+            if not (
+                isinstance(stmt, ast.Assign)
+                and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], ast.Attribute)
+                and isinstance(stmt.targets[0].value, ast.Name)
+                and stmt.targets[0].value.id == "self"
+            ):
+                continue
+            found |= self._registered_tree(owner, stmt.value)
+        return found
+
+    def _registered_tree(self, owner: ast.ClassDef, expr: ast.expr) -> set[int]:
+        if not isinstance(expr, ast.Call) or not self._is_module_construction(owner, expr):
+            return set()
+        qualified = self._resolve(owner, expr.func)
+        if qualified is None:
+            assert isinstance(expr.func, ast.Name)
+            return {id(expr)} if self._check_class_name(expr.func.id) else set()
+        last = qualified.rsplit(".", 1)[-1]
+        found = {id(expr)}
+        if last in _CONTAINERS:
+            for arg in [*expr.args, *(kw.value for kw in expr.keywords)]:
+                for element in _container_elements(arg):
+                    found |= self._registered_tree(owner, element)
+            return found
+        kind = api.NN_MODULES.get(last)
+        # Only layers whose arguments cannot carry parameters in (TransformerEncoder copies
+        # its layer, which is built right here when it qualifies).
+        return found if kind is not None and kind.output is not None else set()
+
+    def _reads_only_known_names(self, method: ast.FunctionDef) -> bool:
+        """The method reads only its own locals, builtins, imports, module-level constants
+        and qualifying local classes: nothing that could bring a tensor requiring grad."""
+        local = _bound_names(method)
+        for node in ast.walk(method):
+            if not (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)):
+                continue
+            name = node.id
+            if name in local:
+                continue
+            kind = self._module_names(name)
+            if kind in ("import", "constant"):
+                continue
+            if kind == "class" and self._check_class_name(name):
+                continue
+            if kind == "" and name in _BUILTINS:
+                continue
+            return False
+        return True
+
+
+def _container_elements(expr: ast.expr) -> Iterator[ast.expr]:
+    if isinstance(expr, ast.List | ast.Tuple):
+        yield from expr.elts
+    elif isinstance(expr, ast.ListComp):
+        yield expr.elt
+    elif isinstance(expr, ast.Dict):
+        yield from expr.values
+    else:
+        yield expr
+
+
+def _calls(node: ast.AST) -> Iterator[ast.Call]:
+    for child in ast.walk(node):
+        if isinstance(child, ast.Call):
+            yield child
+
+
+def _bound_names(method: ast.FunctionDef) -> set[str]:
+    """Names a method binds: parameters, assignment and loop targets, comprehension and
+    lambda variables, local imports."""
+    names: set[str] = set()
+    for node in ast.walk(method):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
+            names.add(node.id)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(node, ast.alias):
+            names.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            names.add(node.name)
+    return names

@@ -1,0 +1,398 @@
+"""GG604 `optimizer-stale-parameters`
+
+## What it does
+Finds an optimizer built from `model.parameters()` that keeps stepping after the model got
+parameters it does not hold: a new layer assigned onto the model (`model.fc = nn.Linear(...)`,
+`model[-1] = nn.Linear(...)` on an `nn.Sequential`), or the name re-bound to a new model
+(`model = Net()`), followed by `optimizer.step()` on the old optimizer and a call of the model.
+
+It fires only when the analysis is certain: the model is built in the file, the new module is
+built right there and has parameters, the model's forward runs it (any child of an
+`nn.Sequential`, or `self.<name>` read in the forward of a class of the file), and nothing
+can have handed the new parameters to the optimizer (`add_param_group`, `param_groups`,
+`load_state_dict`, the optimizer passed to other code). `model.to(device)`, `model.cuda()`
+and `model = model.to(device)` keep the very same parameter objects: they are not replacements.
+
+## Why is this bad?
+An optimizer stores references to the parameter tensors it was given when it was built.
+Parameters created later are not among them: `backward()` fills their `.grad`, but
+`optimizer.step()` never reads it, so the new head keeps its random initial weights while
+the loss goes down only as far as the old parameters can take it. Nothing raises; the model
+silently never learns the part that was replaced (often the classifier of a fine-tuned
+network).
+
+## Example
+```python
+model = Net()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+model.fc = nn.Linear(512, 10)  # new head: not in the optimizer
+for x, y in loader:
+    optimizer.zero_grad()
+    criterion(model(x), y).backward()
+    optimizer.step()
+```
+
+## Use instead
+```python
+model = Net()
+model.fc = nn.Linear(512, 10)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+```
+or keep the optimizer and add the new parameters:
+`optimizer.add_param_group({"params": model.fc.parameters()})`.
+
+## Fix safety
+"Build the optimizer after the replacement" moves the optimizer's construction to just after
+the statement that replaces the parameters. It is offered only when both statements are in
+the same block and the statements between them neither mention the optimizer nor re-bind
+any name its construction reads, so the optimizer is built from the same arguments, only
+later: with the parameters the model now has. That is what the code meant, so the fix is
+safe. Where that cannot be decided (the replacement in another block, an `lr` changed in
+between, a scheduler built on the optimizer before the replacement) no fix is offered.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from gradguard.analysis.model import ValueUse
+from gradguard.analysis.parameters import OptimizedParameters, Replacement
+from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
+from gradguard.core.rule import Invalid, Rule, RuleContext
+from gradguard.rewrite.expressions import expr_text
+from gradguard.rewrite.statements import (
+    delete_statement,
+    insert_after,
+    stands_alone,
+    trailing_comment,
+)
+
+# Ways an optimizer can be given parameters after it was built.
+_EXTENDS_OPTIMIZER = frozenset(["param_groups", "add_param_group", "load_state_dict"])
+
+
+class OptimizerStaleParameters(Rule):
+    """An optimizer that does not hold the parameters the model now trains with."""
+
+    code = "GG604"
+    name = "optimizer-stale-parameters"
+    severity = Severity.ERROR
+    summary = "optimizer built before the model's parameters were replaced never updates them"
+    triggers = (r"\.step\b",)
+
+    valid = (
+        # Module.to() keeps the parameter objects.
+        """
+import torch
+from torch import nn
+model = nn.Linear(4, 2)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+model = model.to("cpu")
+model.to(torch.float32)
+loss = model(torch.randn(8, 4)).pow(2).mean()
+optimizer.zero_grad()
+loss.backward()
+optimizer.step()
+""",
+        # The optimizer is rebuilt after the new head.
+        """
+import torch
+from torch import nn
+model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+model[2] = nn.Linear(8, 3)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+loss = model(torch.randn(8, 4)).pow(2).mean()
+optimizer.zero_grad()
+loss.backward()
+optimizer.step()
+""",
+        # The new head is added to the optimizer.
+        """
+import torch
+from torch import nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Linear(4, 8)
+        self.fc = nn.Linear(8, 2)
+
+    def forward(self, x):
+        return self.fc(torch.relu(self.body(x)))
+
+model = Net()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+model.fc = nn.Linear(8, 3)
+optimizer.add_param_group({"params": model.fc.parameters()})
+loss = model(torch.randn(8, 4)).pow(2).mean()
+optimizer.zero_grad()
+loss.backward()
+optimizer.step()
+""",
+        # The head is replaced before the optimizer is built.
+        """
+import torch
+from torch import nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Linear(4, 8)
+        self.fc = nn.Linear(8, 2)
+
+    def forward(self, x):
+        return self.fc(torch.relu(self.body(x)))
+
+model = Net()
+model.fc = nn.Linear(8, 3)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+loss = model(torch.randn(8, 4)).pow(2).mean()
+optimizer.zero_grad()
+loss.backward()
+optimizer.step()
+""",
+        # The replacement has no parameters of its own (the old head is dropped).
+        """
+import torch
+from torch import nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Linear(4, 8)
+        self.fc = nn.Linear(8, 2)
+
+    def forward(self, x):
+        return self.fc(torch.relu(self.body(x)))
+
+model = Net()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+model.fc = nn.Identity()
+loss = model(torch.randn(8, 4)).pow(2).mean()
+optimizer.zero_grad()
+loss.backward()
+optimizer.step()
+""",
+    )
+
+    invalid = (
+        Invalid(
+            """
+import torch
+from torch import nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Linear(4, 8)
+        self.fc = nn.Linear(8, 2)
+
+    def forward(self, x):
+        return self.fc(torch.relu(self.body(x)))
+
+model = Net()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+model.fc = nn.Linear(8, 3)
+for step in range(3):
+    loss = model(torch.randn(8, 4)).pow(2).mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+""",
+            fixed="""
+import torch
+from torch import nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Linear(4, 8)
+        self.fc = nn.Linear(8, 2)
+
+    def forward(self, x):
+        return self.fc(torch.relu(self.body(x)))
+
+model = Net()
+model.fc = nn.Linear(8, 3)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(3):
+    loss = model(torch.randn(8, 4)).pow(2).mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+""",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+model[-1] = nn.Linear(8, 3)
+loss = model(torch.randn(8, 4)).pow(2).mean()
+optimizer.zero_grad()
+loss.backward()
+optimizer.step()
+""",
+            fixed="""
+import torch
+from torch import nn
+model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+model[-1] = nn.Linear(8, 3)
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+loss = model(torch.randn(8, 4)).pow(2).mean()
+optimizer.zero_grad()
+loss.backward()
+optimizer.step()
+""",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+model = nn.Linear(4, 2)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+model = nn.Linear(4, 2)  # start over with a fresh model
+for step in range(3):
+    loss = model(torch.randn(8, 4)).pow(2).mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+""",
+            fixed="""
+import torch
+from torch import nn
+model = nn.Linear(4, 2)
+model = nn.Linear(4, 2)  # start over with a fresh model
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(3):
+    loss = model(torch.randn(8, 4)).pow(2).mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+""",
+        ),
+    )
+
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
+        """One finding per replacement that an optimizer steps past."""
+        called = {
+            id(u.value.module)
+            for u in ctx.analysis.uses
+            if u.kind == "module-call" and u.value.module is not None
+        }
+        seen: set[tuple[int, int]] = set()
+        for use in ctx.analysis.uses:
+            if use.kind != "optimizer" or use.name != "step":
+                continue
+            built = use.value.optimizes
+            replacement = built.stale if built is not None else None
+            if built is None or replacement is None:
+                continue
+            if replacement.rebound and id(replacement.module) not in called:
+                continue  # the new model is never called: maybe not the one trained
+            if not replacement.rebound and not _called_after(ctx, use, built.key, replacement):
+                continue
+            key = (id(built.stmt), id(replacement.stmt))
+            if key in seen or _extended_elsewhere(ctx, use):
+                continue
+            seen.add(key)
+            yield self._finding(ctx, use, built, replacement)
+
+    def _finding(
+        self, ctx: RuleContext, step: ValueUse, built: OptimizedParameters, new: Replacement
+    ) -> Finding:
+        optimizer = expr_text(ctx.source, step.target)
+        target = expr_text(ctx.source, new.target)
+        built_at = built.stmt.lineno
+        if new.rebound:
+            message = (
+                f"`{target}` is re-bound to a new model after `{optimizer}` was built from the "
+                f"old one's parameters (line {built_at}), so `{optimizer}.step()` (line "
+                f"{step.stmt.lineno}) updates the old model and the new one never trains"
+            )
+        else:
+            message = (
+                f"`{target}` is replaced by a new layer after `{optimizer}` was built from "
+                f"`{built.key}.parameters()` (line {built_at}), so `{optimizer}.step()` (line "
+                f"{step.stmt.lineno}) never updates the new layer's parameters: it never trains"
+            )
+        related = [
+            Related(
+                ctx.node_range(built.call),
+                f"`{optimizer}` holds the parameters `{built.key}` had here",
+            ),
+            Related(ctx.node_range(step.node), "steps without the new parameters"),
+        ]
+        fix = _move_construction(ctx, built, new)
+        return self.finding(message, ctx.node_range(new.stmt), related, [fix] if fix else [])
+
+
+def _called_after(ctx: RuleContext, step: ValueUse, key: str, new: Replacement) -> bool:
+    """True when `key(...)` is called after the replacement, in the function of the step."""
+    scope: ast.AST = step.function if step.function is not None else ctx.tree
+    return any(
+        isinstance(node, ast.Call)
+        and node.lineno > (new.stmt.end_lineno or new.stmt.lineno)
+        and expr_text(ctx.source, node.func) == key
+        for node in ast.walk(scope)
+    )
+
+
+def _extended_elsewhere(ctx: RuleContext, step: ValueUse) -> bool:
+    """True when the optimizer's parameter groups are touched anywhere near the step (the
+    new parameters may be added there)."""
+    receiver = expr_text(ctx.source, step.target)
+    scope: ast.AST = step.function if step.function is not None else ctx.tree
+    return any(
+        isinstance(node, ast.Attribute)
+        and node.attr in _EXTENDS_OPTIMIZER
+        and expr_text(ctx.source, node.value) == receiver
+        for node in ast.walk(scope)
+    )
+
+
+def _move_construction(
+    ctx: RuleContext, built: OptimizedParameters, new: Replacement
+) -> Fix | None:
+    """Move `optimizer = torch.optim.X(model.parameters(), ...)` after the replacement, when
+    the optimizer is then built from the same arguments, only later."""
+    stmt = built.stmt
+    if not (
+        isinstance(stmt, ast.Assign)
+        and len(stmt.targets) == 1
+        and isinstance(stmt.targets[0], ast.Name)
+        and stmt.value is built.call
+        and stands_alone(ctx.source, stmt)
+        and stands_alone(ctx.source, new.stmt)
+    ):
+        return None
+    _, block = ctx.analysis.block_of(stmt)
+    _, block_new = ctx.analysis.block_of(new.stmt)
+    if block_new is not block:
+        return None
+    start = next(i for i, s in enumerate(block) if s is stmt)
+    end = next(i for i, s in enumerate(block) if s is new.stmt)
+    if end <= start:
+        return None
+    name = stmt.targets[0].id
+    reads = {n.id for n in ast.walk(stmt.value) if isinstance(n, ast.Name)}
+    for between in block[start + 1 : end + 1]:
+        for node in ast.walk(between):
+            if isinstance(node, ast.Name) and node.id == name:
+                return None  # the optimizer is used (or re-bound) before the replacement
+            if between is new.stmt:
+                continue
+            if (
+                isinstance(node, ast.Name)
+                and not isinstance(node.ctx, ast.Load)
+                and node.id in reads
+            ):
+                return None  # the construction would read another value
+            if isinstance(node, ast.Global | ast.Nonlocal | ast.FunctionDef | ast.ClassDef):
+                return None
+    text = ctx.source.slice(ctx.node_range(stmt)) + trailing_comment(ctx.source, stmt)
+    edits = (delete_statement(ctx.source, stmt), insert_after(ctx.source, new.stmt, text))
+    return Fix("Build the optimizer after the replacement", Safety.SAFE, edits)
