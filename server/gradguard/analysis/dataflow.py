@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gradguard.analysis import graph as graphs
-from gradguard.analysis import shapes
 from gradguard.analysis import parameters as params
+from gradguard.analysis import shapes
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.graph import GRAPH_STATE_KEY, SavedNode, Saves
 from gradguard.analysis.imports import COMPOUND, Scope, ScopeNode, build_scope, walrus_names
