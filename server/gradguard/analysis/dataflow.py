@@ -609,7 +609,7 @@ class FunctionInterpreter:
                 return GRAD_ON if self.mode.enabled else self.mode
             if flag is None:
                 return GRAD_UNKNOWN
-            return GradMode(False, GradOff(expr, "torch.inference_mode()", owner))
+            return GradMode(False, GradOff(expr, "torch.inference_mode()", owner, inference=True))
         if qualified in api.ENABLE_GRAD:
             return GRAD_ON
         if qualified in api.SET_GRAD_ENABLED and call is not None:
@@ -1052,13 +1052,20 @@ class FunctionInterpreter:
         )
 
     def _expr_BinOp(self, expr: ast.BinOp) -> Value:
-        return self.arithmetic(expr, [self.eval(expr.left), self.eval(expr.right)])
+        left, right = self.eval(expr.left), self.eval(expr.right)
+        if isinstance(expr.op, ast.Mult | ast.Div | ast.MatMult):
+            self.note_saved_operands(
+                expr, type(expr.op).__name__, [expr.left, expr.right], [left, right]
+            )
+        return self.inference_result(self.arithmetic(expr, [left, right]))
 
     def _expr_UnaryOp(self, expr: ast.UnaryOp) -> Value:
         operand = self.eval(expr.operand)
         if isinstance(expr.op, ast.Not):
             return Value(grad=Grad.UNTRACKED, kind=Kind.SCALAR)
-        return self.arithmetic(expr, [operand])
+        result = self.arithmetic(expr, [operand])
+        # `+x` returns x itself; `-x` allocates.
+        return self.inference_result(result) if isinstance(expr.op, ast.USub) else result
 
     def _expr_Subscript(self, expr: ast.Subscript) -> Value:
         base = self.eval(expr.value)
@@ -1103,6 +1110,31 @@ class FunctionInterpreter:
         if self.mode.enabled is None:
             return evolve(result, grad=Grad.UNKNOWN, loss=None)
         return result
+
+    def inference_result(self, value: Value) -> Value:
+        """A tensor newly allocated under torch.inference_mode() is an inference tensor."""
+        off = self.mode.off
+        if self.mode.enabled is False and off is not None and off.inference:
+            if value.kind is Kind.TENSOR:
+                return evolve(value, inference=True)
+            if value.elements is not None:
+                elements = tuple(self.inference_result(e) for e in value.elements)
+                return evolve(value, elements=elements)
+        return value
+
+    def note_saved_operands(
+        self, node: ast.AST, name: str, exprs: list[ast.expr], values: list[Value]
+    ) -> None:
+        """A binary op that saves each operand for the other's gradient: record an inference
+        tensor in it when the other operand requires grad (autograd will refuse to save it)."""
+        if self.mode.enabled is not True or len(exprs) < 2 or len(values) < 2:
+            return
+        for index in (0, 1):
+            value, other = values[index], values[1 - index]
+            expr = exprs[index]
+            requires_grad = other.kind is Kind.TENSOR and other.grad is Grad.TRACKED
+            if value.inference and requires_grad and not isinstance(expr, ast.Starred):
+                self.record_use("inference-saved", name, node, expr, value, other)
 
     # -- calls -------------------------------------------------------------------------------
 
@@ -1168,20 +1200,36 @@ class FunctionInterpreter:
             return NONE
         args = self.arguments(call)
         if qualified in api.FACTORIES or qualified in api.LEGACY_CONSTRUCTORS:
-            return self._leaf(call, qualified, None)
+            return self.inference_result(self._leaf(call, qualified, None))
         if qualified in api.REWRAP:
             inner = args[0] if args else UNKNOWN
-            return self._leaf(call, qualified, inner)
+            leaf = self._leaf(call, qualified, inner)
+            return leaf if qualified in api.MAY_ALIAS else self.inference_result(leaf)
         if qualified in api.PARAMETER:
             return Value(grad=Grad.TRACKED, kind=Kind.TENSOR, leaf=True)
         if qualified in api.NON_DIFFERENTIABLE:
             return self.non_differentiable(call, f"{qualified}()")
         if qualified in api.DIFFERENTIABLE or qualified.startswith(api.FUNCTIONAL_PREFIX):
-            return self.tensor_op(call, args)
+            if qualified in api.SAVES_OPERANDS:
+                self.note_saved_operands(call, qualified, call.args, args)
+            result = self.tensor_op(call, args)
+            if (
+                qualified in api.MAY_ALIAS
+                or "dropout" in qualified
+                or self._keyword(call, "inplace") is not None
+            ):
+                return result
+            return self.inference_result(result)
         if qualified in api.TUPLE_RETURNING:
             return self.tensor_op(call, args, kind=Kind.UNKNOWN)
         if qualified in api.SEQUENTIAL:
-            return Value(kind=Kind.MODULE, module=ModuleRef(qualified, kind=_sequential_kind(args)))
+            first = args[0].module if args and call.args else None
+            saves = first is not None and (
+                first.saves_input
+                or (first.qualified or "").rsplit(".", 1)[-1] in api.SAVES_INPUT_MODULES
+            )
+            ref = ModuleRef(qualified, kind=_sequential_kind(args), saves_input=saves)
+            return Value(kind=Kind.MODULE, module=ref)
         module_kind = api.nn_module_kind(qualified)
         last = qualified.rsplit(".", 1)[-1]
         if module_kind is not None or (qualified.startswith("torch.nn.") and last[:1].isupper()):
@@ -1277,6 +1325,8 @@ class FunctionInterpreter:
                 self.record_use("forward", name, call, func.value, receiver)
                 return self.call_value(call, receiver, evaluated=args)
             if name in _MODULE_SELF_METHODS:
+                if name in ("eval", "train"):
+                    self.record_use("module-mode", name, call, func.value, receiver)
                 return receiver
             if name in _MODULE_INFO_METHODS:
                 return Value(kind=Kind.OTHER)
@@ -1293,6 +1343,8 @@ class FunctionInterpreter:
         if receiver.kind in (Kind.SCALAR, Kind.NONE, Kind.OTHER, Kind.SEQUENCE):
             if is_optimizer(receiver):
                 self.record_use("optimizer", name, call, func.value, receiver)
+            elif receiver.kind is Kind.SEQUENCE and name == "append" and len(args) == 1:
+                self.record_use("append", name, call, func.value, receiver, args[0])
             return UNKNOWN
         method = _local_method(receiver, name)
         if method is not None and receiver.kind is not Kind.CLASS:
@@ -1363,7 +1415,14 @@ class FunctionInterpreter:
             # its requires_grad then.
             return Value(kind=Kind.TENSOR)
         if name in api.DIFFERENTIABLE_METHODS:
-            return self.tensor_op(call, [receiver, *args])
+            if name in ("mul", "div", "matmul", "mm", "bmm"):
+                assert isinstance(call.func, ast.Attribute)
+                exprs = [call.func.value, *call.args]
+                self.note_saved_operands(call, f".{name}()", exprs, [receiver, *args])
+            result = self.tensor_op(call, [receiver, *args])
+            if name in api.MAY_ALIAS_METHODS:
+                return result
+            return self.inference_result(result)
         if name in api.SHAPE_METHODS:
             return Value(kind=Kind.OTHER)
         if name.endswith("_") and not name.startswith("_"):
@@ -1417,9 +1476,12 @@ class FunctionInterpreter:
                     return evolve(self.tensor_op(call, args), kind=Kind.UNKNOWN)
                 return UNKNOWN
             owns_graph = kind.has_parameters and not self.module.freezes_parameters
+            self._note_module_inputs(call, module, owns_graph, args)
             base = self.tensor_op(call, args)
             if owns_graph and self.mode.enabled is True:
                 base = evolve(base, grad=Grad.TRACKED, loss=None)
+            if kind.has_parameters:
+                base = self.inference_result(base)
             return _shaped(kind.output, base)
         if module.local is not None:
             forward = next(
@@ -1443,6 +1505,24 @@ class FunctionInterpreter:
             return _restamp(summary.returned, base, self.mode)
         self.taint_arguments(call)
         return UNKNOWN
+
+    def _note_module_inputs(
+        self, call: ast.Call, module: ModuleRef, owns_graph: bool, args: list[Value]
+    ) -> None:
+        """Inference tensors a torch.nn module would save for backward (see GG106)."""
+        name = (module.qualified or "").rsplit(".", 1)[-1]
+        if name in api.SAVES_OPERANDS_MODULES:
+            self.note_saved_operands(call, module.qualified or name, call.args, args)
+            return
+        saves = module.saves_input or name in api.SAVES_INPUT_MODULES
+        if not (saves and owns_graph and call.args and args and self.mode.enabled is True):
+            return
+        first = call.args[0]
+        if args[0].inference and not isinstance(first, ast.Starred):
+            parameters = Value(grad=Grad.TRACKED, kind=Kind.MODULE, module=module)
+            self.record_use(
+                "inference-saved", module.qualified or name, call, first, args[0], parameters
+            )
 
     def _module_state_in(self, call: ast.Call, summary: FunctionSummary) -> frozenset[Carry]:
         """State that `forward` reads from `self`, as the caller sees it (`model.hidden`)."""

@@ -59,6 +59,9 @@ class GradOff:
     node: ast.AST  # the with-item's context expression, the decorator, or the call statement
     description: str  # e.g. "torch.no_grad()"
     owner: ast.AST  # the `with` statement, the function definition, or the statement itself
+    # torch.inference_mode(): tensors allocated here are inference tensors, which autograd
+    # refuses to save for backward later.
+    inference: bool = False
 
 
 @dataclass(frozen=True)
@@ -105,6 +108,8 @@ class ModuleRef:
     local: ClassInfo | None = None
     kind: ModuleKind | None = None  # derived for this instance (an nn.Sequential of layers)
     inplace: bool = False  # built with `inplace=True` (nn.ReLU(inplace=True), ...)
+    # Its forward saves its input for backward (an nn.Sequential starting with nn.Linear).
+    saves_input: bool = False
 
 
 @dataclass(frozen=True)
@@ -123,6 +128,7 @@ class Value:
     instance_of: ClassInfo | None = None
     const: object = None  # True/False/None literal values, for flags
     retains_grad: bool = False  # `x.retain_grad()` was called on this tensor
+    inference: bool = False  # certainly an inference tensor (allocated under inference_mode)
 
     @property
     def has_history(self) -> bool:
@@ -199,6 +205,7 @@ def join(a: Value | None, b: Value | None) -> Value:
         instance_of=a.instance_of if a.instance_of is b.instance_of else None,
         const=a.const if a.const == b.const and type(a.const) is type(b.const) else None,
         retains_grad=a.retains_grad and b.retains_grad,
+        inference=a.inference and b.inference,
     )
 
 
