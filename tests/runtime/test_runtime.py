@@ -24,12 +24,14 @@ from gradguard.core.engine import check_source
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 EXAMPLES = ROOT / "examples"
-RULE_CODES = frozenset({"GG101", "GG102", "GG201"})
+RULE_CODES = frozenset({"GG101", "GG102", "GG106", "GG201", "GG204"})
 TIMEOUT = 120
 
 NO_GRAD_FN = "element 0 of tensors does not require grad and does not have a grad_fn"
 FLOAT_BACKWARD = "'float' object has no attribute 'backward'"
 SECOND_TIME = "Trying to backward through the graph a second time"
+INFERENCE_TENSOR = "Inference tensors cannot be saved for backward"
+GRAPH_KEPT = "the stored outputs still require grad"
 IN_PLACE = (
     "one of the variables needed for gradient computation has been modified by an inplace operation"
 )
@@ -65,6 +67,9 @@ BUGGY = [
     _case(FIXTURES / "gg102_float_loss.py", "GG102", error=FLOAT_BACKWARD),
     _case(FIXTURES / "gg102_tolist.py", "GG102", error=FLOAT_BACKWARD),
     _case(FIXTURES / "gg102_rewrapped_item.py", "GG102", error=None),
+    _case(FIXTURES / "gg106_frozen_backbone.py", "GG106", error=INFERENCE_TENSOR),
+    # Runs, but keeps every batch's graph; the script measures that and asserts.
+    _case(FIXTURES / "gg204_eval_predictions.py", "GG204", error=GRAPH_KEPT),
     _case(FIXTURES / "gg201_lstm_tuple.py", "GG201", error=SECOND_TIME),
     _case(FIXTURES / "gg201_lstm_model_tuple.py", "GG201", error=SECOND_TIME),
     _case(FIXTURES / "gg201_handwritten_rnn.py", "GG201", error=SECOND_TIME),
@@ -160,7 +165,7 @@ def grad_norm(stdout: str) -> float | None:
 
 
 def codes_in(text: str) -> set[str]:
-    """The GG101/GG102/GG201 codes GradGuard reports for `text`."""
+    """The codes of `RULE_CODES` GradGuard reports for `text`."""
     return {f.code for f in check_source(text).findings} & RULE_CODES
 
 

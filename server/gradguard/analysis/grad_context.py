@@ -148,6 +148,53 @@ class GradContext:
                     pending.append(caller)
         return found
 
+    def handed_results(
+        self, scope: FunctionNode | None, function: FunctionNode
+    ) -> set[FunctionNode] | None:
+        """Functions of this file to which `scope` (None: the module body) may hand what
+        `function` returned: called with an argument that mentions the call or a name bound
+        from it (flow-insensitively, through any chain of assignments). None when a result
+        may reach shared state (an attribute, a subscript, a global), where anything reads it."""
+        body = list(_walk_own(scope if scope is not None else self.tree))
+        tainted: set[str] = set()
+
+        def carries(expr: ast.AST) -> bool:
+            for node in ast.walk(expr):
+                if isinstance(node, ast.Call) and _last_name(node.func) == function.name:
+                    return True
+                if isinstance(node, ast.Name) and node.id in tainted:
+                    return True
+            return False
+
+        changed = True
+        while changed:
+            changed = False
+            for node in body:
+                targets: list[ast.expr] = []
+                value: ast.expr | None = None
+                if isinstance(node, ast.Assign):
+                    targets, value = list(node.targets), node.value
+                elif isinstance(node, ast.AugAssign | ast.AnnAssign | ast.NamedExpr):
+                    targets, value = [node.target], node.value
+                elif isinstance(node, ast.For | ast.AsyncFor):
+                    targets, value = [node.target], node.iter
+                if value is None or not carries(value):
+                    continue
+                for target in targets:
+                    for name in ast.walk(target):
+                        if isinstance(name, ast.Attribute | ast.Subscript):
+                            return None
+                        if isinstance(name, ast.Name) and name.id not in tainted:
+                            tainted.add(name.id)
+                            changed = True
+        found: set[FunctionNode] = set()
+        for node in body:
+            if isinstance(node, ast.Call) and _last_name(node.func) != function.name:
+                arguments = [*node.args, *(k.value for k in node.keywords)]
+                if any(carries(argument) for argument in arguments):
+                    found.update(self.functions.get(_last_name(node.func) or "", []))
+        return found
+
     def callees(self, function: FunctionNode | None) -> set[FunctionNode]:
         """Functions of this file that `function` (None: the module body) may call, directly
         or indirectly, matched by name."""
