@@ -17,11 +17,14 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from gradguard.analysis import graph as graphs
 from gradguard.analysis import torch_api as api
+from gradguard.analysis.graph import GRAPH_STATE_KEY, SavedNode, Saves
 from gradguard.analysis.imports import COMPOUND, Scope, ScopeNode, build_scope, walrus_names
 from gradguard.analysis.model import (
     BackwardCall,
     FunctionNode,
+    InPlaceOnSaved,
     LoopNode,
     ModuleAnalysis,
     TorchCall,
@@ -573,6 +576,7 @@ class FunctionInterpreter:
         base = self.env[base_key]
         if base.kind is Kind.TENSOR and stmt is not None:
             self.record_use("inplace", "setitem", stmt, target.value, base)
+            self.modified_in_place(stmt, target.value, base)
 
     def _bind_sequence(self, targets: list[ast.expr], value: Value) -> None:
         has_star = any(isinstance(t, ast.Starred) for t in targets)
@@ -727,6 +731,7 @@ class FunctionInterpreter:
         if current.kind is Kind.TENSOR:
             operator = type(stmt.op).__name__
             self.record_use("inplace", operator, stmt, stmt.target, current)
+            self.modified_in_place(stmt, stmt.target, current)
             # `x += y` on a tensor changes x in place: it stays the same (leaf) tensor.
             result = evolve(result, leaf=current.leaf)
         elif isinstance(stmt.target, ast.Subscript):
@@ -906,6 +911,11 @@ class FunctionInterpreter:
                 previous = before.get(key)
                 if previous is value:
                     continue
+                if key == GRAPH_STATE_KEY:
+                    # What holds at the top of every iteration: what held before the loop.
+                    if previous is not None:
+                        head[key] = join(previous, value)
+                    continue
                 if previous is not None and value.origin is previous.origin:
                     continue  # annotated in the loop (e.g. retain_grad), not re-bound
                 carry = Carry(key, stmt, value.origin, value, previous)
@@ -1052,12 +1062,16 @@ class FunctionInterpreter:
         )
 
     def _expr_BinOp(self, expr: ast.BinOp) -> Value:
-        left, right = self.eval(expr.left), self.eval(expr.right)
+        operands = [self.eval(expr.left), self.eval(expr.right)]
         if isinstance(expr.op, ast.Mult | ast.Div | ast.MatMult):
             self.note_saved_operands(
-                expr, type(expr.op).__name__, [expr.left, expr.right], [left, right]
+                expr, type(expr.op).__name__, [expr.left, expr.right], operands
             )
-        return self.inference_result(self.arithmetic(expr, [left, right]))
+        result = self.inference_result(self.arithmetic(expr, operands))
+        saves = graphs.binary_saves(expr.op)
+        if saves is None or result.grad is not Grad.TRACKED:
+            return result
+        return self.saving_op(expr, result, saves, operands, [expr.left, expr.right])
 
     def _expr_UnaryOp(self, expr: ast.UnaryOp) -> Value:
         operand = self.eval(expr.operand)
@@ -1108,7 +1122,7 @@ class FunctionInterpreter:
             return Value(grad=Grad.UNTRACKED, kind=kind, loss=loss)
         result = combine(inputs, result_kind=kind)
         if self.mode.enabled is None:
-            return evolve(result, grad=Grad.UNKNOWN, loss=None)
+            return evolve(result, grad=Grad.UNKNOWN, loss=None, graph=frozenset())
         return result
 
     def inference_result(self, value: Value) -> Value:
@@ -1135,6 +1149,90 @@ class FunctionInterpreter:
             requires_grad = other.kind is Kind.TENSOR and other.grad is Grad.TRACKED
             if value.inference and requires_grad and not isinstance(expr, ast.Starred):
                 self.record_use("inference-saved", name, node, expr, value, other)
+
+    def saving_op(
+        self,
+        node: ast.AST,
+        result: Value,
+        saves: Saves | None,
+        inputs: list[Value],
+        exprs: list[ast.expr],
+        *,
+        inputs_saved: bool = False,
+    ) -> Value:
+        """The result of an operation that saves tensors for backward: a new graph node on
+        its history; the result itself is saved (`saves` OUTPUT), or each input that another
+        input's requires_grad makes autograd keep (INPUTS; all of them with `inputs_saved`)."""
+        if saves is None or result.grad is not Grad.TRACKED or self.mode.enabled is not True:
+            return result
+        saved = SavedNode(node, saves)
+        if saves is Saves.INPUTS:
+            for index, expr in enumerate(exprs):
+                others = (v for i, v in enumerate(inputs) if i != index)
+                if inputs_saved or any(v.grad is Grad.TRACKED for v in others):
+                    self._mark_saved(expr, saved)
+        own = frozenset({saved}) if saves is Saves.OUTPUT else frozenset()
+        return evolve(result, graph=result.graph | {saved}, saved_in=own)
+
+    def _mark_saved(self, expr: ast.expr, saved: SavedNode) -> None:
+        """Remember that `saved` keeps the tensor bound to `expr` (a name or attribute)."""
+        key = dotted(expr)
+        if key is None or self.env is None:
+            return
+        value = self.env.get(key)
+        # Loop-carried values keep their identity: it is how their reads are recognised.
+        if value is not None and value.kind is Kind.TENSOR and not value.carries:
+            self.env[key] = evolve(value, saved_in=value.saved_in | {saved})
+
+    def _graph_state(self) -> tuple[frozenset[SavedNode], frozenset[SavedNode]]:
+        """Graph nodes certainly freed by a backward, and nodes whose saved tensors were
+        certainly changed in place, at this point."""
+        state = self.env.get(GRAPH_STATE_KEY) if self.env is not None else None
+        if state is None:
+            return frozenset(), frozenset()
+        return state.graph, state.saved_in
+
+    def _set_graph_state(self, freed: frozenset[SavedNode], modified: frozenset[SavedNode]) -> None:
+        # A pseudo-variable, so every join of environments joins the state too (intersection:
+        # only what holds on every path is certain).
+        if self.env is not None:
+            self.env[GRAPH_STATE_KEY] = Value(kind=Kind.OTHER, graph=freed, saved_in=modified)
+
+    def modified_in_place(self, node: ast.AST, target: ast.expr, value: Value) -> None:
+        """An in-place change of `value`: the graph nodes that saved it can no longer use it."""
+        if not value.saved_in:
+            return
+        freed, modified = self._graph_state()
+        self._set_graph_state(freed, modified | value.saved_in)
+        if self.record and self.stmt is not None:
+            self.module.analysis.inplace_on_saved.append(
+                InPlaceOnSaved(node, self.stmt, target, value, value.saved_in, self.function)
+            )
+
+    def backpropagate(self, call: ast.Call, target: ast.expr, value: Value, via: str) -> None:
+        """A backward()/autograd.grad() call: record it, then free the graph it ran through."""
+        freed, modified = self._graph_state()
+        tracked = value.grad is Grad.TRACKED
+        frees = tracked and via != "torch.autograd.grad" and self._frees_graph(call, via)
+        through = value.graph if tracked else frozenset()
+        self.record_backward(call, target, value, via, frees, through & freed, through & modified)
+        if frees and not value.graph <= freed:
+            self._set_graph_state(freed | value.graph, modified)
+
+    def _frees_graph(self, call: ast.Call, via: str) -> bool:
+        """Whether a backward call certainly frees its graph: no `retain_graph`, no
+        `create_graph` (which implies retaining), no `inputs`, nothing positional for them."""
+        positional = 1 if via == "backward" else 2
+        if len(call.args) > positional or any(kw.arg is None for kw in call.keywords):
+            return False
+        for kw in call.keywords:
+            if kw.arg == "inputs":
+                return False
+            if kw.arg in ("retain_graph", "create_graph") and not (
+                isinstance(kw.value, ast.Constant) and kw.value.value in (False, None)
+            ):
+                return False
+        return True
 
     # -- calls -------------------------------------------------------------------------------
 
@@ -1194,7 +1292,7 @@ class FunctionInterpreter:
             if target is not None:
                 value = values[0] if call.args else self.eval(target)
                 via = "torch.autograd.backward" if keyword == "tensors" else "torch.autograd.grad"
-                self.record_backward(call, target, value, via)
+                self.backpropagate(call, target, value, via)
             if keyword == "outputs":
                 return self._gradients(call)
             return NONE
@@ -1209,10 +1307,16 @@ class FunctionInterpreter:
             return Value(grad=Grad.TRACKED, kind=Kind.TENSOR, leaf=True)
         if qualified in api.NON_DIFFERENTIABLE:
             return self.non_differentiable(call, f"{qualified}()")
+        in_place = qualified.endswith("_") or self._flag_keyword(call, "inplace")
+        if in_place and call.args and args:
+            # torch.relu_(y), F.relu(y, inplace=True): the first argument changes in place.
+            self.modified_in_place(call, call.args[0], args[0])
         if qualified in api.DIFFERENTIABLE or qualified.startswith(api.FUNCTIONAL_PREFIX):
             if qualified in api.SAVES_OPERANDS:
                 self.note_saved_operands(call, qualified, call.args, args)
             result = self.tensor_op(call, args)
+            saves = graphs.function_saves(qualified)
+            result = self.saving_op(call, result, saves, args, list(call.args))
             if (
                 qualified in api.MAY_ALIAS
                 or "dropout" in qualified
@@ -1224,11 +1328,11 @@ class FunctionInterpreter:
             return self.tensor_op(call, args, kind=Kind.UNKNOWN)
         if qualified in api.SEQUENTIAL:
             first = args[0].module if args and call.args else None
-            saves = first is not None and (
+            first_saves = first is not None and (
                 first.saves_input
                 or (first.qualified or "").rsplit(".", 1)[-1] in api.SAVES_INPUT_MODULES
             )
-            ref = ModuleRef(qualified, kind=_sequential_kind(args), saves_input=saves)
+            ref = ModuleRef(qualified, kind=_sequential_kind(args), saves_input=first_saves)
             return Value(kind=Kind.MODULE, module=ref)
         module_kind = api.nn_module_kind(qualified)
         last = qualified.rsplit(".", 1)[-1]
@@ -1246,6 +1350,13 @@ class FunctionInterpreter:
             self._record_optimized(call, qualified, args)
             return Value(kind=Kind.OTHER, module=ModuleRef(qualified=qualified))
         return UNKNOWN
+
+    def _flag_keyword(self, call: ast.Call, name: str) -> bool:
+        """True when `name=` is passed with a value other than a literal False/None."""
+        keyword = self._keyword(call, name)
+        return keyword is not None and not (
+            isinstance(keyword.value, ast.Constant) and keyword.value.value in (False, None)
+        )
 
     def _gradients(self, call: ast.Call) -> Value:
         """What `torch.autograd.grad(outputs, inputs)` returns: one gradient per input, with
@@ -1315,7 +1426,7 @@ class FunctionInterpreter:
         receiver_key = dotted(func.value)
         if name == "backward":
             args = self.arguments(call)
-            self.record_backward(call, func.value, receiver, "backward")
+            self.backpropagate(call, func.value, receiver, "backward")
             return NONE
         args = self.arguments(call)
         if receiver.kind is Kind.TENSOR:
@@ -1362,7 +1473,7 @@ class FunctionInterpreter:
                         if self.env is not None:
                             self.env.pop(f"{receiver_key}.{attr}", None)
             self.taint_arguments(call)
-            return returned.without_carries()
+            return _instantiate(returned.without_carries(), call)
         # An unknown method may change its receiver's attributes and detach what it is given.
         if receiver_key is not None:
             self._forget_below(receiver_key)
@@ -1415,11 +1526,13 @@ class FunctionInterpreter:
             # its requires_grad then.
             return Value(kind=Kind.TENSOR)
         if name in api.DIFFERENTIABLE_METHODS:
+            assert isinstance(call.func, ast.Attribute)
+            inputs = [receiver, *args]
             if name in ("mul", "div", "matmul", "mm", "bmm"):
-                assert isinstance(call.func, ast.Attribute)
-                exprs = [call.func.value, *call.args]
-                self.note_saved_operands(call, f".{name}()", exprs, [receiver, *args])
-            result = self.tensor_op(call, [receiver, *args])
+                self.note_saved_operands(call, f".{name}()", [call.func.value, *call.args], inputs)
+            result = self.tensor_op(call, inputs)
+            saves = graphs.method_saves(name)
+            result = self.saving_op(call, result, saves, inputs, [call.func.value, *call.args])
             if name in api.MAY_ALIAS_METHODS:
                 return result
             return self.inference_result(result)
@@ -1428,6 +1541,7 @@ class FunctionInterpreter:
         if name.endswith("_") and not name.startswith("_"):
             assert isinstance(call.func, ast.Attribute)
             self.record_use("inplace", name, call, call.func.value, receiver)
+            self.modified_in_place(call, call.func.value, receiver)
             # In place: the receiver now also depends on the arguments.
             if key is not None and self.mode.enabled is not False:
                 self.bind_key(
@@ -1455,7 +1569,7 @@ class FunctionInterpreter:
         if callee.kind is Kind.FUNCTION and callee.function is not None:
             returned = self.module.summary(callee.function)
             self.taint_arguments(call)
-            return returned.without_carries()
+            return _instantiate(returned.without_carries(), call)
         self.taint_arguments(call)
         return UNKNOWN
 
@@ -1480,6 +1594,13 @@ class FunctionInterpreter:
             base = self.tensor_op(call, args)
             if owns_graph and self.mode.enabled is True:
                 base = evolve(base, grad=Grad.TRACKED, loss=None)
+            if module.inplace and call.args and args:
+                self.modified_in_place(call, call.args[0], args[0])
+            saves = graphs.module_saves(module.qualified)
+            if saves is None and kind.has_parameters:
+                saves = Saves.OTHER
+            exprs = list(call.args)
+            base = self.saving_op(call, base, saves, args, exprs, inputs_saved=owns_graph)
             if kind.has_parameters:
                 base = self.inference_result(base)
             return _shaped(kind.output, base)
@@ -1502,7 +1623,11 @@ class FunctionInterpreter:
             if state:
                 base = evolve(base, carries=base.carries | state)
             self._module_state_out(call, summary, base)
-            return _restamp(summary.returned, base, self.mode)
+            output = _restamp(summary.returned, base, self.mode)
+            if summary.returned.graph and output.grad is Grad.TRACKED:
+                # Each call builds its own graph: one fresh node stands for the forward's.
+                output = evolve(output, graph=frozenset({SavedNode(call, Saves.OTHER)}))
+            return output
         self.taint_arguments(call)
         return UNKNOWN
 
@@ -1604,7 +1729,16 @@ class FunctionInterpreter:
             )
         )
 
-    def record_backward(self, call: ast.Call, target: ast.expr, value: Value, via: str) -> None:
+    def record_backward(
+        self,
+        call: ast.Call,
+        target: ast.expr,
+        value: Value,
+        via: str,
+        frees: bool,
+        through_freed: frozenset[SavedNode],
+        through_modified: frozenset[SavedNode],
+    ) -> None:
         """Remember a backward()/autograd.grad() call for the rules."""
         if not self.record or self.stmt is None:
             return
@@ -1620,6 +1754,9 @@ class FunctionInterpreter:
                 every_iteration=self.every_iteration(),
                 retain_graph=self._keyword(call, "retain_graph"),
                 function=self.function,
+                frees_graph=frees,
+                through_freed=through_freed,
+                through_modified=through_modified,
             )
         )
 
@@ -1734,6 +1871,18 @@ def _shaped(spec: object, leaf: Value) -> Value:
     if isinstance(spec, tuple):
         return Value(kind=Kind.SEQUENCE, elements=tuple(_shaped(s, leaf) for s in spec))
     return leaf
+
+
+def _instantiate(value: Value, call: ast.Call) -> Value:
+    """A function's returned value as one call sees it: the graph nodes of the function's
+    own analysis stand for one fresh node of this call (two calls build two graphs)."""
+    if value.elements is not None:
+        elements = tuple(_instantiate(e, call) for e in value.elements)
+        return evolve(value, elements=elements, graph=frozenset(), saved_in=frozenset())
+    if not value.graph and not value.saved_in:
+        return value
+    graph = frozenset({SavedNode(call, Saves.OTHER)}) if value.graph else frozenset()
+    return evolve(value, graph=graph, saved_in=frozenset())
 
 
 def _restamp(summary: Value, base: Value, mode: GradMode) -> Value:

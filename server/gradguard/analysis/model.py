@@ -6,6 +6,7 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from gradguard.analysis.graph import SavedNode
 from gradguard.analysis.values import Carry, Grad, Loss, LossKind, Value
 
 LoopNode = ast.For | ast.AsyncFor | ast.While
@@ -18,7 +19,11 @@ class BackwardCall:
 
     `via` is "backward" (`x.backward()`), "torch.autograd.backward" or "torch.autograd.grad".
     `every_iteration` holds the enclosing loops in which this call runs on every iteration
-    (no `if`, `except` or inner loop between the loop and the call).
+    (no `if`, `except` or inner loop between the loop and the call). `frees_graph` is True
+    when the call certainly frees the saved tensors of the graph it runs through (no
+    `retain_graph`, `create_graph` or `inputs`). `through_freed` are graph nodes this call
+    certainly runs through after an earlier backward freed them, `through_modified` nodes
+    whose saved tensors were certainly changed in place before it (see `InPlaceOnSaved`).
     """
 
     call: ast.Call
@@ -29,6 +34,23 @@ class BackwardCall:
     loops: tuple[LoopNode, ...]
     every_iteration: frozenset[LoopNode]
     retain_graph: ast.keyword | None
+    function: FunctionNode | None
+    frees_graph: bool = False
+    through_freed: frozenset[SavedNode] = frozenset()
+    through_modified: frozenset[SavedNode] = frozenset()
+
+
+@dataclass(frozen=True, eq=False)
+class InPlaceOnSaved:
+    """An in-place change of a tensor that graph nodes saved for backward (`y.add_(1)` after
+    `y = torch.sigmoid(x)`). `node` is the operation, `target` the changed tensor, `value`
+    its value before the change and `saved_by` the nodes that saved it."""
+
+    node: ast.AST
+    stmt: ast.stmt
+    target: ast.expr
+    value: Value
+    saved_by: frozenset[SavedNode]
     function: FunctionNode | None
 
 
@@ -85,6 +107,7 @@ class ModuleAnalysis:
     backward_calls: list[BackwardCall] = field(default_factory=list)
     uses: list[ValueUse] = field(default_factory=list)
     torch_calls: list[TorchCall] = field(default_factory=list)
+    inplace_on_saved: list[InPlaceOnSaved] = field(default_factory=list)
     # Calls of code the analysis cannot see into (unknown callables, helpers): any of them
     # may do anything to what it is given.
     opaque_calls: list[ast.Call] = field(default_factory=list)

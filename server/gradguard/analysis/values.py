@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from gradguard.analysis.graph import SavedNode
 from gradguard.analysis.torch_api import ModuleKind
 
 
@@ -129,6 +130,10 @@ class Value:
     const: object = None  # True/False/None literal values, for flags
     retains_grad: bool = False  # `x.retain_grad()` was called on this tensor
     inference: bool = False  # certainly an inference tensor (allocated under inference_mode)
+    # Graph nodes that saved tensors and that this value's history certainly passes through,
+    # and the nodes that saved this very tensor (see `gradguard.analysis.graph`).
+    graph: frozenset[SavedNode] = frozenset()
+    saved_in: frozenset[SavedNode] = frozenset()
 
     @property
     def has_history(self) -> bool:
@@ -206,6 +211,8 @@ def join(a: Value | None, b: Value | None) -> Value:
         const=a.const if a.const == b.const and type(a.const) is type(b.const) else None,
         retains_grad=a.retains_grad and b.retains_grad,
         inference=a.inference and b.inference,
+        graph=a.graph & b.graph,
+        saved_in=a.saved_in & b.saved_in,
     )
 
 
@@ -236,16 +243,20 @@ def combine(values: Iterable[Value], *, result_kind: Kind = Kind.TENSOR) -> Valu
     tracked; otherwise an unknown input makes it unknown; all-untracked stays untracked.
     """
     carries: frozenset[Carry] = frozenset()
+    graph: frozenset[SavedNode] = frozenset()
     tracked = unknown = False
     first_loss: Loss | None = None
     for value in values:
         carries |= value.all_carries()
+        if value.graph:
+            graph |= value.graph
         if value.kind in (Kind.SCALAR, Kind.NONE) or (value.kind is Kind.OTHER and value.loss):
             continue
         if value.kind is Kind.SEQUENCE and value.elements is not None:
             inner = combine(value.elements)
             grad = inner.grad
             loss = inner.loss
+            graph |= inner.graph
         else:
             grad, loss = value.grad, value.loss
         if grad is Grad.TRACKED:
@@ -255,7 +266,7 @@ def combine(values: Iterable[Value], *, result_kind: Kind = Kind.TENSOR) -> Valu
         elif first_loss is None or _rank(loss) > _rank(first_loss):
             first_loss = loss
     if tracked:
-        return Value(grad=Grad.TRACKED, kind=result_kind, carries=carries)
+        return Value(grad=Grad.TRACKED, kind=result_kind, carries=carries, graph=graph)
     if unknown:
         return Value(grad=Grad.UNKNOWN, kind=result_kind, carries=carries)
     return Value(grad=Grad.UNTRACKED, kind=result_kind, loss=first_loss)

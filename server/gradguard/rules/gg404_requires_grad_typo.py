@@ -99,6 +99,12 @@ class Config:
 cfg = Config()
 cfg.require_grad = True
 """,
+        # The private subclassing API's keyword really is `require_grad`.
+        """
+import torch
+t = torch.Tensor._make_subclass(torch.Tensor, torch.randn(2), require_grad=True)
+assert t.requires_grad
+""",
     )
 
     invalid = (
@@ -134,6 +140,9 @@ b.requires_grad = True
         """Misspelled keywords of torch calls and attributes set on tensors."""
         seen: set[int] = set()
         for torch_call in ctx.analysis.torch_calls:
+            if torch_call.qualified.rsplit(".", 1)[-1].startswith("_"):
+                # Private APIs spell it their own way: `Tensor._make_subclass(require_grad=)`.
+                continue
             for keyword in torch_call.call.keywords:
                 if keyword.arg is None or not is_typo(keyword.arg) or id(keyword) in seen:
                     continue

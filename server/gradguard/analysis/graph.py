@@ -1,0 +1,119 @@
+"""Which operations save tensors for backward, and the graph nodes they create.
+
+Autograd keeps, on each node of the graph, the tensors its backward formula needs
+(`sigmoid` keeps its output, `mul` and `nn.Linear` keep their inputs). `backward()` frees
+them unless `retain_graph=True`, so a second backward through that node raises `Trying to
+backward through the graph a second time`; and an in-place change of a kept tensor before
+the backward raises `one of the variables needed for gradient computation has been modified
+by an inplace operation`. The dataflow gives every value the set of such nodes its history
+certainly passes through (`Value.graph`) and every tensor the nodes that keep it
+(`Value.saved_in`); these lists say which operations create such nodes.
+
+Only operations checked against torch 2.13.0 are listed; `add`, `sum`, `mean`, views and
+indexing keep nothing, and anything unlisted is treated as keeping nothing, so silence is
+the default.
+"""
+
+from __future__ import annotations
+
+import ast
+import enum
+from dataclasses import dataclass
+
+
+class Saves(enum.Enum):
+    """What an operation keeps for its backward."""
+
+    OUTPUT = "output"  # its own result (sigmoid, tanh, exp, softmax, relu...)
+    INPUTS = "inputs"  # each input, when another input requires grad (mul, matmul, Linear...)
+    OTHER = "other"  # something the program cannot touch (a mask, indices, a copy)
+
+
+@dataclass(frozen=True, eq=False)
+class SavedNode:
+    """One evaluation of an operation that saved tensors for backward.
+
+    Identity matters: the same expression evaluated again (in the next loop iteration)
+    creates another node. `node` is the expression (or the call of a function of the file
+    whose result certainly went through such operations).
+    """
+
+    node: ast.AST
+    saves: Saves
+
+
+# Key of the environment entry holding the graph state of a program point (see
+# `dataflow.FunctionInterpreter`); not an identifier, so no program name collides with it.
+GRAPH_STATE_KEY = "%graph"
+
+_OUTPUT_SAVERS = frozenset("exp sigmoid tanh softmax log_softmax relu sqrt rsqrt".split())
+_INPUT_SAVERS = frozenset("mul div matmul mm bmm mv dot outer einsum".split())
+_OTHER_SAVERS = frozenset(
+    "pow log log1p log2 log10 sin cos cosh sinh abs clamp clip norm prod std var cdist "
+    "logsumexp square erf lgamma gather index_select masked_fill where cumprod addmm baddbmm "
+    "max min maximum minimum".split()
+)
+_FUNCTIONAL = {
+    **dict.fromkeys("relu sigmoid tanh softmax log_softmax".split(), Saves.OUTPUT),
+    **dict.fromkeys("linear bilinear conv1d conv2d conv3d".split(), Saves.INPUTS),
+    **dict.fromkeys(
+        "gelu silu elu leaky_relu softplus mish layer_norm batch_norm group_norm "
+        "embedding mse_loss l1_loss smooth_l1_loss huber_loss cross_entropy nll_loss "
+        "binary_cross_entropy binary_cross_entropy_with_logits kl_div normalize "
+        "cosine_similarity".split(),
+        Saves.OTHER,
+    ),
+}
+_MODULES = {
+    **dict.fromkeys("ReLU Sigmoid Tanh Softmax LogSoftmax".split(), Saves.OUTPUT),
+    **dict.fromkeys("Linear Bilinear Conv1d Conv2d Conv3d".split(), Saves.INPUTS),
+    **dict.fromkeys(
+        "GELU SiLU ELU LeakyReLU Softplus Mish MSELoss L1Loss "
+        "SmoothL1Loss HuberLoss CrossEntropyLoss NLLLoss BCELoss BCEWithLogitsLoss KLDivLoss "
+        "ConvTranspose1d ConvTranspose2d Embedding BatchNorm1d BatchNorm2d LayerNorm GroupNorm "
+        "RNN GRU LSTM RNNCell GRUCell LSTMCell PReLU MultiheadAttention".split(),
+        Saves.OTHER,
+    ),
+}
+_BINARY = {
+    ast.Mult: Saves.INPUTS,
+    ast.Div: Saves.INPUTS,
+    ast.MatMult: Saves.INPUTS,
+    ast.Pow: Saves.OTHER,
+}
+
+
+def _by_name(name: str) -> Saves | None:
+    if name in _OUTPUT_SAVERS:
+        return Saves.OUTPUT
+    if name in _INPUT_SAVERS:
+        return Saves.INPUTS
+    if name in _OTHER_SAVERS:
+        return Saves.OTHER
+    return None
+
+
+def function_saves(qualified: str) -> Saves | None:
+    """What `torch.X(...)` or `torch.nn.functional.X(...)` keeps for backward, if known."""
+    if qualified.startswith("torch.nn.functional."):
+        return _FUNCTIONAL.get(qualified[len("torch.nn.functional.") :])
+    if qualified.count(".") == 1:
+        return _by_name(qualified[len("torch.") :])
+    return None
+
+
+def method_saves(name: str) -> Saves | None:
+    """What the tensor method `x.name(...)` keeps for backward, if known."""
+    return _by_name(name)
+
+
+def module_saves(qualified: str) -> Saves | None:
+    """What calling a `torch.nn.X` module keeps for backward, if known."""
+    if not qualified.startswith("torch.nn."):
+        return None
+    return _MODULES.get(qualified.rsplit(".", 1)[-1])
+
+
+def binary_saves(op: ast.operator) -> Saves | None:
+    """What `a * b`, `a / b`, `a @ b`, `a ** b` keep for backward (`+` and `-` keep nothing)."""
+    return _BINARY.get(type(op))
