@@ -127,6 +127,10 @@ EXPRESSIONS = (
     "{e} * {e}",
     "({e} @ {e})",
     "{e} if {n} else {e}",
+    "torch.sigmoid({n})",
+    "{n}.exp()",
+    "torch.softmax({n}, dim=-1)",
+    "F.linear({n}, W)",
 )
 ASYNC_EXPRESSIONS = ("await {m}({n})",)
 
@@ -162,6 +166,13 @@ SIMPLE = (
     "if (v := {n}.item()) > 0: print(v)",
     "{n}.requires_grad_()",
     "{n}.grad.zero_()",
+    "{n}.add_(1)",
+    "{n}.clamp_(0, 1)",
+    "torch.relu_({n})",
+    "F.relu({n}, inplace=True)",
+    "{n} *= 2",
+    "{n}.backward(create_graph=True)",
+    "(g,) = torch.autograd.grad({n}, x)",
     "self.hidden = {e}",
     "x, y = {e}, {e}",
     "...",

@@ -560,9 +560,12 @@ class FunctionInterpreter:
             self._subscript_store(target, self.stmt)
             if base_key is not None and self.env is not None and base_key in self.env:
                 base = self.env[base_key]
-                mutated = evolve(
-                    UNKNOWN, kind=base.kind, carries=base.carries | value.all_carries()
-                )
+                carries = base.carries | value.all_carries()
+                if base.has_history and self.mode.enabled is True:
+                    # Writing into a tensor with history keeps its history (CopySlices).
+                    mutated = Value(Grad.TRACKED, Kind.TENSOR, carries=carries, graph=base.graph)
+                else:
+                    mutated = evolve(UNKNOWN, kind=base.kind, carries=carries)
                 self.env[base_key] = mutated
         elif isinstance(target, ast.Starred):
             self.bind(target.value, UNKNOWN)
@@ -1304,6 +1307,14 @@ class FunctionInterpreter:
             leaf = self._leaf(call, qualified, inner)
             return leaf if qualified in api.MAY_ALIAS else self.inference_result(leaf)
         if qualified in api.PARAMETER:
+            # nn.Parameter(data, requires_grad=True): the flag may also come second.
+            flag = args[1] if len(call.args) > 1 else None
+            for index, kw in enumerate(call.keywords):
+                if kw.arg == "requires_grad":
+                    flag = args[len(call.args) + index]
+            if flag is not None and flag.const is not True:
+                grad = Grad.UNTRACKED if flag.const is False else Grad.UNKNOWN
+                return Value(grad=grad, kind=Kind.TENSOR, leaf=True)
             return Value(grad=Grad.TRACKED, kind=Kind.TENSOR, leaf=True)
         if qualified in api.NON_DIFFERENTIABLE:
             return self.non_differentiable(call, f"{qualified}()")

@@ -134,6 +134,9 @@ class Value:
     # and the nodes that saved this very tensor (see `gradguard.analysis.graph`).
     graph: frozenset[SavedNode] = frozenset()
     saved_in: frozenset[SavedNode] = frozenset()
+    # Terms without history that certainly feed this tracked value and so contribute no
+    # gradient: gradients from autograd.grad without create_graph (a gradient penalty).
+    inert_terms: frozenset[Loss] = frozenset()
 
     @property
     def has_history(self) -> bool:
@@ -213,6 +216,7 @@ def join(a: Value | None, b: Value | None) -> Value:
         inference=a.inference and b.inference,
         graph=a.graph & b.graph,
         saved_in=a.saved_in & b.saved_in,
+        inert_terms=a.inert_terms & b.inert_terms,
     )
 
 
@@ -236,6 +240,10 @@ def _rank(loss: Loss | None) -> int:
     return {LossKind.LITERAL: 1, LossKind.FACTORY: 2}.get(loss.kind, 3)
 
 
+# Reasons for lost history that make a term of a tracked loss certainly useless.
+_INERT = frozenset({LossKind.NO_CREATE_GRAPH})
+
+
 def combine(values: Iterable[Value], *, result_kind: Kind = Kind.TENSOR) -> Value:
     """The value of a differentiable op on `values` with gradient recording on.
 
@@ -244,12 +252,17 @@ def combine(values: Iterable[Value], *, result_kind: Kind = Kind.TENSOR) -> Valu
     """
     carries: frozenset[Carry] = frozenset()
     graph: frozenset[SavedNode] = frozenset()
+    inert: frozenset[Loss] = frozenset()
     tracked = unknown = False
     first_loss: Loss | None = None
     for value in values:
         carries |= value.all_carries()
         if value.graph:
             graph |= value.graph
+        if value.inert_terms:
+            inert |= value.inert_terms
+        if value.grad is Grad.UNTRACKED and value.loss and value.loss.kind in _INERT:
+            inert |= {value.loss}
         if value.kind in (Kind.SCALAR, Kind.NONE) or (value.kind is Kind.OTHER and value.loss):
             continue
         if value.kind is Kind.SEQUENCE and value.elements is not None:
@@ -257,6 +270,7 @@ def combine(values: Iterable[Value], *, result_kind: Kind = Kind.TENSOR) -> Valu
             grad = inner.grad
             loss = inner.loss
             graph |= inner.graph
+            inert |= inner.inert_terms
         else:
             grad, loss = value.grad, value.loss
         if grad is Grad.TRACKED:
@@ -266,7 +280,9 @@ def combine(values: Iterable[Value], *, result_kind: Kind = Kind.TENSOR) -> Valu
         elif first_loss is None or _rank(loss) > _rank(first_loss):
             first_loss = loss
     if tracked:
-        return Value(grad=Grad.TRACKED, kind=result_kind, carries=carries, graph=graph)
+        return Value(
+            grad=Grad.TRACKED, kind=result_kind, carries=carries, graph=graph, inert_terms=inert
+        )
     if unknown:
         return Value(grad=Grad.UNKNOWN, kind=result_kind, carries=carries)
     return Value(grad=Grad.UNTRACKED, kind=result_kind, loss=first_loss)

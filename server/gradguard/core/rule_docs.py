@@ -7,7 +7,8 @@ from gradguard.core.rule import Rule, all_rules
 HEADER = """# GradGuard rules
 
 Generated from the rule modules by `python -m gradguard.core.rule_docs > docs/rules.md`;
-do not edit by hand. `gradguard rule CODE` prints one rule's section.
+do not edit by hand. `gradguard rule CODE` prints one rule's section. How often each rule
+is right and how much it finds on the project's labelled corpus: [precision.md](precision.md).
 
 | Code | Name | Severity | Summary | Fix |
 |---|---|---|---|---|

@@ -69,6 +69,13 @@ class InplaceOnLeaf(Rule):
     triggers = ("requires_grad", r"\.parameters\(", r"Parameter\(")  # where leaves come from
 
     valid = (
+        # A parameter created with requires_grad=False is a buffer in all but name.
+        """
+import torch
+from torch import nn
+steps = nn.Parameter(torch.tensor(0.0), requires_grad=False)
+steps.add_(1.0)
+""",
         """
 import torch
 w = torch.randn(3, requires_grad=True)

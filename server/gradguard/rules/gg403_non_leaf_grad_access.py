@@ -103,8 +103,12 @@ assert hidden.grad is not None, "hidden.grad is None"
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         """One finding per tensor whose `.grad` is read while it can only be None."""
-        if "retain_grad" in ctx.source.text:
-            # retain_grad() on an alias or inside a helper would make .grad real: stay silent.
+        if "retain_grad" in ctx.source.text and any(
+            isinstance(node, ast.Attribute) and node.attr == "retain_grad"
+            for node in ast.walk(ctx.tree)
+        ):
+            # retain_grad() on an alias or inside a helper would make .grad real: stay silent
+            # (the word in a comment or docstring does not count).
             return
         reported: set[str] = set()
         for use in ctx.analysis.uses:

@@ -5,11 +5,17 @@ Finds a backward pass (or another `torch.autograd.grad`) through gradients retur
 `torch.autograd.grad(...)` called without `create_graph=True`: gradient penalties,
 higher-order derivatives, meta-learning inner steps.
 
+Also finds such gradients added as a term to a loss that is backpropagated (a WGAN-GP or
+R1 gradient penalty added to the critic's loss).
+
 ## Why is this bad?
 Without `create_graph=True`, `torch.autograd.grad` returns plain tensors with no history.
 Differentiating them again raises
 
     RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn
+
+When the gradient term is added to a loss that has history of its own, nothing is raised:
+the term is a constant to autograd, so the penalty silently has no effect on training.
 
 ## Example
 ```python
@@ -77,6 +83,18 @@ x = torch.randn(3, requires_grad=True)
 (grad,) = torch.autograd.grad((x ** 2).sum(), x)
 print(grad.norm())
 """,
+        # The penalty's gradient is recorded: it trains the critic.
+        """
+import torch
+from torch import nn
+critic = nn.Linear(2, 1)
+real = torch.randn(8, 2, requires_grad=True)
+score = critic(real)
+(grad,) = torch.autograd.grad(score.sum(), real, create_graph=True)
+penalty = (grad.norm(2, dim=1) - 1).pow(2).mean()
+loss = -score.mean() + 10.0 * penalty
+loss.backward()
+""",
     )
 
     invalid = (
@@ -99,6 +117,31 @@ penalty.backward()
 """,
             error=ERROR,
         ),
+        Invalid(
+            """
+import torch
+from torch import nn
+critic = nn.Linear(2, 1)
+real = torch.randn(8, 2, requires_grad=True)
+score = critic(real)
+(grad,) = torch.autograd.grad(score.sum(), real)
+penalty = (grad.norm(2, dim=1) - 1).pow(2).mean()
+loss = -score.mean() + 10.0 * penalty
+loss.backward()
+""",
+            fixed="""
+import torch
+from torch import nn
+critic = nn.Linear(2, 1)
+real = torch.randn(8, 2, requires_grad=True)
+score = critic(real)
+(grad,) = torch.autograd.grad(score.sum(), real, create_graph=True)
+penalty = (grad.norm(2, dim=1) - 1).pow(2).mean()
+loss = -score.mean() + 10.0 * penalty
+loss.backward()
+""",
+            error=None,
+        ),
     )
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
@@ -114,6 +157,21 @@ penalty.backward()
             )
             related = [Related(ctx.node_range(event.call), f"second derivative here: {ERROR}")]
             yield self.finding(message, ctx.node_range(call), related, [_fix(ctx, call)])
+        reported: set[int] = set()
+        for event in ctx.analysis.backward_calls:
+            for term in sorted(event.value.inert_terms, key=lambda t: getattr(t.node, "lineno", 0)):
+                call = term.node
+                if not isinstance(call, ast.Call) or id(call) in reported:
+                    continue
+                reported.add(id(call))
+                name = expr_text(ctx.source, event.target)
+                message = (
+                    f"the gradients from torch.autograd.grad(...) have no history without "
+                    f"create_graph=True: the term built from them is a constant in `{name}` "
+                    f"(line {event.call.lineno}), so it trains nothing (no error is raised)"
+                )
+                related = [Related(ctx.node_range(event.call), "backpropagated here")]
+                yield self.finding(message, ctx.node_range(call), related, [_fix(ctx, call)])
 
 
 def _fix(ctx: RuleContext, call: ast.Call) -> Fix:

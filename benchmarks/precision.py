@@ -1,0 +1,266 @@
+"""Per-rule precision and recall over the project's own labelled corpus; prints docs/precision.md.
+
+    .venv/bin/python benchmarks/precision.py > docs/precision.md
+
+Four kinds of labelled material, all in this repository:
+
+* corpus scripts (`tests/corpus/**/*.py`, `examples/*.py`): a line ending in
+  `# expect: GG201` must get exactly that finding; every other (line, code) pair is a
+  negative. Scored per (line, code) pair, exactly as `tests/test_corpus.py` checks them.
+* every rule's VALID examples: negatives for every rule (all rules run on each).
+* every rule's INVALID examples: one positive each, for the rule that owns the example
+  (found = at least one finding of that rule). The label says nothing about other rules,
+  so their findings there are listed but not scored.
+* the clean real-world training scripts in `tests/clean_world/` (see its README): correct
+  code from published projects, negatives for every rule; any finding is a false positive.
+
+The output depends only on the rules and these files (no timings, no dates), so a test
+(`tests/test_precision_table.py`) can insist that the published table is up to date.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import sys
+import tokenize
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gradguard.core.engine import CheckResult, check_source
+from gradguard.core.rule import Rule, all_rules
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "tests" / "corpus"
+EXAMPLES = ROOT / "examples"
+CLEAN_WORLD = ROOT / "tests" / "clean_world"
+COMMAND = "python benchmarks/precision.py > docs/precision.md"
+
+# Same marker grammar as tests/test_corpus.py: the marker closes a real comment token.
+_MARKER = re.compile(r"expect:\s*(?P<codes>GG\d{3}(?:\s*,\s*GG\d{3})*)\s*$")
+_CODE = re.compile(r"GG\d{3}")
+
+Pairs = set[tuple[int, str]]
+
+
+def corpus_files() -> list[Path]:
+    """Every labelled corpus script and bundled example (the files test_corpus.py checks)."""
+    return sorted(CORPUS.rglob("*.py")) + sorted(EXAMPLES.glob("*.py"))
+
+
+def clean_world_files() -> list[Path]:
+    """Every vendored clean real-world training script."""
+    return sorted(CLEAN_WORLD.rglob("*.py"))
+
+
+def expected_findings(text: str) -> Pairs:
+    """(1-based line, code) pairs from `# expect:` markers in comment tokens."""
+    expected: Pairs = set()
+    for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+        if tok.type == tokenize.COMMENT:
+            match = _MARKER.search(tok.string)
+            if match:
+                expected.update((tok.start[0], code) for code in _CODE.findall(match["codes"]))
+    return expected
+
+
+def _check(text: str, where: str) -> CheckResult:
+    result = check_source(text, path=where)
+    # A file the engine cannot analyse would silently score as "no findings": refuse it.
+    if result.parse_error is not None or result.rule_errors or result.skipped:
+        raise RuntimeError(f"{where} was not analysed: {result}")
+    return result
+
+
+def _pairs(result: CheckResult) -> Pairs:
+    return {(f.range.start.line + 1, f.code) for f in result.findings}
+
+
+@dataclass
+class Tally:
+    """One rule's counts over all the labelled material."""
+
+    tp: int = 0
+    fp: int = 0
+    fn: int = 0
+    negatives: int = 0
+    clean_files: int = 0
+    clean_files_with_findings: int = 0
+    false_positives: list[str] = field(default_factory=list)
+    missed: list[str] = field(default_factory=list)
+
+    @property
+    def precision(self) -> float | None:
+        """TP / (TP + FP); None when the rule reported nothing."""
+        return self.tp / (self.tp + self.fp) if self.tp + self.fp else None
+
+    @property
+    def recall(self) -> float | None:
+        """TP / (TP + FN); None when nothing is labelled for the rule."""
+        return self.tp / (self.tp + self.fn) if self.tp + self.fn else None
+
+
+@dataclass
+class Report:
+    """All tallies plus the sizes of the material they were computed over."""
+
+    tallies: dict[str, Tally]
+    corpus_files: int = 0
+    valid_examples: int = 0
+    invalid_examples: int = 0
+    clean_files: int = 0
+    clean_lines: int = 0
+    clean_files_flagged: set[str] = field(default_factory=set)
+    unscored: list[str] = field(default_factory=list)
+
+
+def _relative(path: Path) -> str:
+    return path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else path.as_posix()
+
+
+def _score_corpus(report: Report, paths: Iterable[Path]) -> None:
+    for path in paths:
+        text = path.read_text(encoding="utf-8")
+        got, expected = _pairs(_check(text, _relative(path))), expected_findings(text)
+        report.corpus_files += 1
+        for code, tally in report.tallies.items():
+            got_r = {pair for pair in got if pair[1] == code}
+            expected_r = {pair for pair in expected if pair[1] == code}
+            tally.tp += len(got_r & expected_r)
+            tally.fp += len(got_r - expected_r)
+            tally.fn += len(expected_r - got_r)
+            tally.negatives += not expected_r
+            tally.false_positives += [f"{_relative(path)}:{line}" for line, _ in got_r - expected_r]
+            tally.missed += [f"{_relative(path)}:{line}" for line, _ in expected_r - got_r]
+
+
+def _score_examples(report: Report, rules: Iterable[Rule]) -> None:
+    for rule in rules:
+        for index, source in enumerate(rule.valid):
+            where = f"{rule.code} VALID #{index + 1}"
+            got = _pairs(_check(source, where))
+            report.valid_examples += 1
+            for code, tally in report.tallies.items():
+                lines = sorted(line for line, c in got if c == code)
+                tally.negatives += 1
+                tally.fp += len(lines)
+                tally.false_positives += [f"{where}, line {line}" for line in lines]
+        for index, example in enumerate(rule.invalid):
+            where = f"{rule.code} INVALID #{index + 1}"
+            got = _pairs(_check(example.code, where))
+            report.invalid_examples += 1
+            tally = report.tallies[rule.code]
+            if any(c == rule.code for _, c in got):
+                tally.tp += 1
+            else:
+                tally.fn += 1
+                tally.missed.append(where)
+            report.unscored += [
+                f"{where}, line {line}: {c}" for line, c in sorted(got) if c != rule.code
+            ]
+
+
+def _score_clean_world(report: Report, paths: Iterable[Path]) -> None:
+    for path in paths:
+        text = path.read_text(encoding="utf-8")
+        got = _pairs(_check(text, _relative(path)))
+        report.clean_files += 1
+        report.clean_lines += len(text.splitlines())
+        if got:
+            report.clean_files_flagged.add(_relative(path))
+        for code, tally in report.tallies.items():
+            lines = sorted(line for line, c in got if c == code)
+            tally.negatives += 1
+            tally.clean_files += 1
+            tally.fp += len(lines)
+            tally.clean_files_with_findings += bool(lines)
+            tally.false_positives += [f"{_relative(path)}:{line}" for line in lines]
+
+
+def measure(
+    rules: tuple[Rule, ...] | None = None,
+    corpus: Iterable[Path] | None = None,
+    clean_world: Iterable[Path] | None = None,
+) -> Report:
+    """Run every rule over all the labelled material and count per rule."""
+    rules = rules if rules is not None else all_rules()
+    report = Report(tallies={rule.code: Tally() for rule in rules})
+    _score_corpus(report, corpus if corpus is not None else corpus_files())
+    _score_examples(report, rules)
+    _score_clean_world(report, clean_world if clean_world is not None else clean_world_files())
+    return report
+
+
+def _ratio(value: float | None) -> str:
+    return "—" if value is None else f"{value:.2f}"
+
+
+def render(report: Report | None = None, rules: tuple[Rule, ...] | None = None) -> str:
+    """The Markdown page: how it was measured, the table, and every error it counts."""
+    rules = rules if rules is not None else all_rules()
+    report = report if report is not None else measure(rules)
+    lines = [
+        "# GradGuard precision and recall",
+        "",
+        f"Generated by `{COMMAND}`; do not edit by hand. A test fails when this page no "
+        "longer matches the rules and the labelled files.",
+        "",
+        "Measured over the project's own labelled material, every rule run on every item:",
+        "",
+        f"* {report.corpus_files} corpus scripts (`tests/corpus/`, `examples/`) with "
+        "`# expect: GGNNN` markers, scored per (line, rule) pair;",
+        f"* {report.valid_examples} VALID rule examples (look-alike negatives), negatives "
+        "for every rule;",
+        f"* {report.invalid_examples} INVALID rule examples, one positive each for the rule "
+        "that owns it;",
+        f"* {report.clean_files} clean real-world training scripts ({report.clean_lines:,} "
+        "lines, `tests/clean_world/`, listed in its README), negatives for every rule.",
+        "",
+        "TP / FP / FN count findings (corpus: (line, rule) pairs; examples: one per example). "
+        '"Negatives" is how many files and examples carry no label of the rule and so must '
+        'stay silent for it; "Clean files" is how many of the clean real-world scripts the '
+        "rule reported anything on. Precision is TP / (TP + FP), recall TP / (TP + FN); "
+        '"—" where the denominator is 0. This is the recall on the project\'s own, '
+        "hand-written positives, not an estimate of recall on code in the wild.",
+        "",
+        "| Rule | Name | TP | FP | FN | Precision | Recall | Negatives | Clean files "
+        "with findings |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    total = Tally()
+    for rule in rules:
+        t = report.tallies[rule.code]
+        lines.append(
+            f"| {rule.code} | `{rule.name}` | {t.tp} | {t.fp} | {t.fn} | {_ratio(t.precision)} "
+            f"| {_ratio(t.recall)} | {t.negatives} | {t.clean_files_with_findings} / "
+            f"{t.clean_files} |"
+        )
+        total.tp, total.fp, total.fn = total.tp + t.tp, total.fp + t.fp, total.fn + t.fn
+    clean_with_any = len(report.clean_files_flagged)
+    lines.append(
+        f"| **all** | | {total.tp} | {total.fp} | {total.fn} | {_ratio(total.precision)} "
+        f"| {_ratio(total.recall)} | | {clean_with_any} / {report.clean_files} |"
+    )
+    lines += ["", "## False positives", ""]
+    errors = [
+        (rule.code, site) for rule in rules for site in report.tallies[rule.code].false_positives
+    ]
+    lines += [f"* {code}: {site}" for code, site in sorted(errors)] or ["None."]
+    lines += ["", "## Missed (false negatives)", ""]
+    misses = [(rule.code, site) for rule in rules for site in report.tallies[rule.code].missed]
+    lines += [f"* {code}: {site}" for code, site in sorted(misses)] or ["None."]
+    lines += [
+        "",
+        "## Other rules' findings on INVALID examples (not scored)",
+        "",
+        "An INVALID example is labelled for its own rule only; another rule reporting on it "
+        "is either a second real mistake in the example or a false positive.",
+        "",
+    ]
+    lines += [f"* {entry}" for entry in report.unscored] or ["None."]
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    sys.stdout.write(render())

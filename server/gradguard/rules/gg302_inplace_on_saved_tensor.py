@@ -1,0 +1,294 @@
+"""GG302 `inplace-on-saved-tensor`
+
+## What it does
+Finds an in-place change of a tensor that autograd saved for the backward pass, followed by
+a backward pass that needs it:
+
+* the output of `sigmoid`, `tanh`, `exp`, `softmax`, `log_softmax`, `relu`, `sqrt` (their
+  backward formulas use their own result) changed by `+=`, `y[i] = ...`, `y.add_(...)`,
+  `torch.relu_(y)`, `F.relu(y, inplace=True)` or a module built with `inplace=True`;
+* the input of `nn.Linear`/`nn.Conv*`/`F.linear`, or a factor of `*`, `/`, `@`, `matmul`
+  (kept to compute the other factor's gradient), changed in place before the backward.
+
+## Why is this bad?
+Autograd checks, during the backward pass, that every saved tensor is still the version it
+saved, and fails when it is not:
+
+    RuntimeError: one of the variables needed for gradient computation has been modified
+    by an inplace operation: [torch.FloatTensor [8, 4]], which is output 0 of
+    SigmoidBackward0, is at version 1; expected version 0 instead.
+
+The error names an autograd node, not the line that changed the tensor, which makes it hard
+to trace back; ResNet-style code writes `out += identity` before `relu`, never after, for
+this reason.
+
+## Example
+```python
+probs = torch.sigmoid(logits)
+probs += 1e-6
+loss = -probs.log().mean()
+loss.backward()
+```
+
+## Use instead
+```python
+probs = torch.sigmoid(logits)
+probs = probs + 1e-6
+loss = -probs.log().mean()
+loss.backward()
+```
+
+## Fix safety
+"Use the out-of-place form" rewrites `y += v` as `y = y + v`, `y.add_(v)` as
+`y = y.add(v)`, `torch.relu_(y)` as `y = torch.relu(y)`, drops `inplace=True` from a
+functional call, and puts `y = y.clone()` before `y[i] = v`. The fix is unsafe: other
+names bound to the same tensor no longer see the change. A module built with `inplace=True`
+gets no fix (its constructor may serve other calls).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from gradguard.analysis.model import BackwardCall, InPlaceOnSaved
+from gradguard.analysis.values import Grad
+from gradguard.core.findings import Finding, Fix, Related, Safety, Severity, TextEdit
+from gradguard.core.rule import Invalid, Rule, RuleContext
+from gradguard.rewrite.expressions import expr_text, needs_parentheses, remove_argument
+from gradguard.rewrite.statements import insert_before, stands_alone
+
+_ERROR = "modified by an inplace operation"
+_OPERATORS = {
+    ast.Add: "+",
+    ast.Sub: "-",
+    ast.Mult: "*",
+    ast.Div: "/",
+    ast.FloorDiv: "//",
+    ast.Mod: "%",
+    ast.Pow: "**",
+    ast.MatMult: "@",
+}
+# In-place tensor methods whose name without the underscore is the out-of-place form.
+_OUT_OF_PLACE = frozenset(
+    "add sub mul div clamp clamp_min clamp_max relu sigmoid tanh exp log abs neg pow sqrt "
+    "masked_fill".split()
+)
+
+
+class InplaceOnSavedTensor(Rule):
+    """In-place change of a tensor the graph saved, before the backward that needs it."""
+
+    code = "GG302"
+    name = "inplace-on-saved-tensor"
+    severity = Severity.ERROR
+    summary = "in-place change of a tensor saved for backward, before backward()"
+    triggers = (r"\bbackward\b",)
+
+    valid = (
+        # The change comes after the backward pass.
+        """
+import torch
+w = torch.randn(3, requires_grad=True)
+y = torch.sigmoid(w)
+y.sum().backward()
+y.add_(1)
+""",
+        # nn.Linear keeps its input, not its output: ReLU in place after it is fine.
+        """
+import torch
+from torch import nn
+layer = nn.Linear(4, 4)
+h = layer(torch.randn(2, 4))
+h.relu_()
+h.sum().backward()
+""",
+        # `w * 3` keeps the constant, not its result; `w + x` keeps nothing.
+        """
+import torch
+w = torch.randn(3, requires_grad=True)
+x = torch.randn(3)
+y = w * 3
+y += 1
+z = w + x
+x.add_(1)
+(y.sum() + z.sum()).backward()
+""",
+        # A copy is changed, not the saved tensor.
+        """
+import torch
+w = torch.randn(3, requires_grad=True)
+probs = torch.exp(w)
+probs = probs.clone()
+probs[0] = 0
+probs.sum().backward()
+""",
+        # Residual added before the activation (as ResNet does).
+        """
+import torch
+from torch import nn
+conv = nn.Linear(4, 4)
+x = torch.randn(2, 4)
+out = conv(x)
+out += torch.randn(2, 4)
+out = torch.relu(out)
+out.sum().backward()
+""",
+    )
+
+    invalid = (
+        Invalid(
+            """
+import torch
+logits = torch.randn(8, 4, requires_grad=True)
+probs = torch.sigmoid(logits)
+probs += 1e-6
+loss = -probs.log().mean()
+loss.backward()
+""",
+            fixed="""
+import torch
+logits = torch.randn(8, 4, requires_grad=True)
+probs = torch.sigmoid(logits)
+probs = probs + 1e-6
+loss = -probs.log().mean()
+loss.backward()
+""",
+            unsafe_fix=True,
+            error=_ERROR,
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+layer = nn.Linear(4, 2)
+x = torch.randn(8, 4)
+out = layer(x)
+x.mul_(0.5)
+out.sum().backward()
+""",
+            fixed="""
+import torch
+from torch import nn
+layer = nn.Linear(4, 2)
+x = torch.randn(8, 4)
+out = layer(x)
+x = x.mul(0.5)
+out.sum().backward()
+""",
+            unsafe_fix=True,
+            error=_ERROR,
+        ),
+        Invalid(
+            """
+import torch
+w = torch.randn(4, 3, requires_grad=True)
+scores = torch.exp(w)
+scores[:, 0] = 0
+scores.sum().backward()
+""",
+            fixed="""
+import torch
+w = torch.randn(4, 3, requires_grad=True)
+scores = torch.exp(w)
+scores = scores.clone()
+scores[:, 0] = 0
+scores.sum().backward()
+""",
+            unsafe_fix=True,
+            error=_ERROR,
+        ),
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+w = torch.randn(3, requires_grad=True)
+gate = torch.sigmoid(w)
+F.relu(gate, inplace=True)
+gate.sum().backward()
+""",
+            fixed="""
+import torch
+import torch.nn.functional as F
+w = torch.randn(3, requires_grad=True)
+gate = torch.sigmoid(w)
+F.relu(gate)
+gate.sum().backward()
+""",
+            unsafe_fix=True,
+            error=_ERROR,
+        ),
+    )
+
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
+        """One finding per in-place change that a later backward pass trips over."""
+        reported: set[int] = set()
+        for event in ctx.analysis.backward_calls:
+            if not event.through_modified or event.via == "torch.autograd.grad":
+                continue
+            for change in ctx.analysis.inplace_on_saved:
+                if id(change) in reported or not change.saved_by & event.through_modified:
+                    continue
+                if change.value.grad is Grad.TRACKED and change.value.leaf:
+                    continue  # in place on a leaf that requires grad: GG301's finding
+                reported.add(id(change))
+                yield self._finding(ctx, change, event)
+
+    def _finding(self, ctx: RuleContext, change: InPlaceOnSaved, event: BackwardCall) -> Finding:
+        name = expr_text(ctx.source, change.target)
+        saver = min(
+            change.saved_by & event.through_modified, key=lambda n: getattr(n.node, "lineno", 0)
+        )
+        message = (
+            f"`{name}` is changed in place after autograd saved it for the backward pass, so "
+            f"`{expr_text(ctx.source, event.target)}.backward()` fails with 'one of the "
+            f"variables needed for gradient computation has been {_ERROR}'. Use the "
+            f"out-of-place form"
+        )
+        related = [
+            Related(ctx.node_range(saver.node), f"`{name}` saved for backward here"),
+            Related(ctx.node_range(event.call), "the backward pass that needs it"),
+        ]
+        fix = _out_of_place(ctx, change)
+        return self.finding(message, ctx.node_range(change.node), related, [fix] if fix else [])
+
+
+def _out_of_place(ctx: RuleContext, change: InPlaceOnSaved) -> Fix | None:
+    """The out-of-place rewrite of the change, when there is a plain one."""
+    stmt, node, target = change.stmt, change.node, change.target
+    if not isinstance(target, ast.Name | ast.Attribute) or not stands_alone(ctx.source, stmt):
+        return None
+    name = expr_text(ctx.source, target)
+    edit: TextEdit | None = None
+    written = node.target if isinstance(node, ast.AugAssign) else None
+    if isinstance(node, ast.Assign) or isinstance(written, ast.Subscript):
+        # `y[i] = v` / `y[i] += v`: change a copy instead.
+        edit = insert_before(ctx.source, stmt, f"{name} = {name}.clone()")
+    elif isinstance(node, ast.AugAssign) and type(node.op) in _OPERATORS:
+        value = expr_text(ctx.source, node.value)
+        if needs_parentheses(node.value) and not isinstance(node.value, ast.UnaryOp):
+            value = f"({value})"
+        operator = _OPERATORS[type(node.op)]
+        edit = TextEdit(ctx.node_range(node), f"{name} = {name} {operator} {value}")
+    elif isinstance(node, ast.Call) and isinstance(stmt, ast.Expr) and stmt.value is node:
+        edit = _call_out_of_place(ctx, node, name)
+    if edit is None:
+        return None
+    return Fix("Use the out-of-place form", Safety.UNSAFE, (edit,))
+
+
+def _call_out_of_place(ctx: RuleContext, call: ast.Call, name: str) -> TextEdit | None:
+    """`y.add_(v)` -> `y = y.add(v)`, `torch.relu_(y)` -> `y = torch.relu(y)`,
+    `F.relu(y, inplace=True)` -> `F.relu(y)`."""
+    func = call.func
+    inplace = next((kw for kw in call.keywords if kw.arg == "inplace"), None)
+    if inplace is not None:
+        return remove_argument(ctx.source, call, inplace)
+    if not isinstance(func, ast.Attribute) or not func.attr.endswith("_"):
+        return None
+    if func.attr[:-1] not in _OUT_OF_PLACE:
+        return None
+    # The call's text with the trailing underscore of the method or function name dropped.
+    function = expr_text(ctx.source, func)
+    arguments = expr_text(ctx.source, call)[len(function) :]
+    return TextEdit(ctx.node_range(call), f"{name} = {function[:-1]}{arguments}")
