@@ -221,3 +221,54 @@ def test_number_accumulated_from_item_keeps_the_conversion_reason() -> None:
     )
     assert call.value.kind is Kind.SCALAR
     assert call.value.loss is not None and call.value.loss.kind is LossKind.CONVERSION
+
+
+def _inference_saved(body: str) -> list[str]:
+    source = PRELUDE + textwrap.dedent(body)
+    uses = analyse_module(ast.parse(source), source).uses
+    return [ast.unparse(u.target) for u in uses if u.kind == "inference-saved"]
+
+
+def test_tensors_allocated_in_inference_mode_are_inference_tensors() -> None:
+    saved = _inference_saved(
+        """
+        enc = nn.Linear(4, 4)
+        head = nn.Linear(4, 2)
+        w = torch.randn(4, requires_grad=True)
+        x = torch.randn(3, 4)
+        with torch.inference_mode():
+            feats = enc(x)
+            zeros = torch.zeros(3, 4)
+            doubled = x * 2
+            view = x.view(3, 4)
+            same = x.to("cpu")
+        head(feats)
+        head(zeros)
+        head(doubled)
+        head(view)
+        head(same)
+        head(x)
+        feats + w
+        feats * w
+        """
+    )
+    # Views and the input itself stay normal tensors; `+` saves neither operand.
+    assert saved == ["feats", "zeros", "doubled", "feats"]
+
+
+def test_inference_tensors_are_not_saved_without_recording_or_after_a_clone() -> None:
+    saved = _inference_saved(
+        """
+        enc = nn.Linear(4, 4)
+        head = nn.Linear(4, 2)
+        with torch.inference_mode():
+            feats = enc(torch.randn(3, 4))
+        with torch.no_grad():
+            head(feats)
+        head(feats.clone())
+        with torch.inference_mode(False):
+            normal = enc(torch.randn(3, 4))
+        head(normal)
+        """
+    )
+    assert saved == []

@@ -29,6 +29,7 @@ TIMEOUT = 120
 NO_GRAD_FN = "element 0 of tensors does not require grad and does not have a grad_fn"
 FLOAT_BACKWARD = "'float' object has no attribute 'backward'"
 SECOND_TIME = "Trying to backward through the graph a second time"
+INFERENCE_TENSOR = "Inference tensors cannot be saved for backward"
 IN_PLACE = (
     "one of the variables needed for gradient computation has been modified by an inplace operation"
 )
@@ -82,6 +83,15 @@ BUGGY = [
     _case(FIXTURES / "gg102_float_loss.py", "GG102", error=FLOAT_BACKWARD),
     _case(FIXTURES / "gg102_tolist.py", "GG102", error=FLOAT_BACKWARD),
     _case(FIXTURES / "gg102_rewrapped_item.py", "GG102", error=None),
+    _case(FIXTURES / "gg106_frozen_backbone.py", "GG106", error=INFERENCE_TENSOR),
+    # Runs, but keeps every batch's graph alive; the script measures it.
+    _case(
+        FIXTURES / "gg204_eval_predictions.py",
+        "GG204",
+        error=None,
+        symptom="graph-kept True",
+        healed="graph-kept False",
+    ),
     _case(FIXTURES / "gg201_lstm_tuple.py", "GG201", error=SECOND_TIME),
     _case(FIXTURES / "gg201_lstm_model_tuple.py", "GG201", error=SECOND_TIME),
     _case(FIXTURES / "gg201_handwritten_rnn.py", "GG201", error=SECOND_TIME),

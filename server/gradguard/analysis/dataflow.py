@@ -658,7 +658,7 @@ class FunctionInterpreter:
                 return GRAD_ON if self.mode.enabled else self.mode
             if flag is None:
                 return GRAD_UNKNOWN
-            return GradMode(False, GradOff(expr, "torch.inference_mode()", owner))
+            return GradMode(False, GradOff(expr, "torch.inference_mode()", owner, inference=True))
         if qualified in api.ENABLE_GRAD:
             return GRAD_ON
         if qualified in api.SET_GRAD_ENABLED and call is not None:
@@ -1193,7 +1193,11 @@ class FunctionInterpreter:
 
     def _expr_BinOp(self, expr: ast.BinOp) -> Value:
         operands = [self.eval(expr.left), self.eval(expr.right)]
-        result = self.arithmetic(expr, operands)
+        if isinstance(expr.op, ast.Mult | ast.Div | ast.MatMult):
+            self.note_saved_operands(
+                expr, type(expr.op).__name__, [expr.left, expr.right], operands
+            )
+        result = self.inference_result(self.arithmetic(expr, operands))
         saves = graphs.binary_saves(expr.op)
         if saves is None or result.grad is not Grad.TRACKED:
             return result
@@ -1203,7 +1207,9 @@ class FunctionInterpreter:
         operand = self.eval(expr.operand)
         if isinstance(expr.op, ast.Not):
             return Value(grad=Grad.UNTRACKED, kind=Kind.SCALAR)
-        return self.arithmetic(expr, [operand])
+        result = self.arithmetic(expr, [operand])
+        # `+x` returns x itself; `-x` allocates.
+        return self.inference_result(result) if isinstance(expr.op, ast.USub) else result
 
     def _expr_Subscript(self, expr: ast.Subscript) -> Value:
         base = self.eval(expr.value)
@@ -1253,6 +1259,31 @@ class FunctionInterpreter:
         if self.mode.enabled is None:
             return evolve(result, grad=Grad.UNKNOWN, loss=None, graph=frozenset())
         return result
+
+    def inference_result(self, value: Value) -> Value:
+        """A tensor newly allocated under torch.inference_mode() is an inference tensor."""
+        off = self.mode.off
+        if self.mode.enabled is False and off is not None and off.inference:
+            if value.kind is Kind.TENSOR:
+                return evolve(value, inference=True)
+            if value.elements is not None:
+                elements = tuple(self.inference_result(e) for e in value.elements)
+                return evolve(value, elements=elements)
+        return value
+
+    def note_saved_operands(
+        self, node: ast.AST, name: str, exprs: list[ast.expr], values: list[Value]
+    ) -> None:
+        """A binary op that saves each operand for the other's gradient: record an inference
+        tensor in it when the other operand requires grad (autograd will refuse to save it)."""
+        if self.mode.enabled is not True or len(exprs) < 2 or len(values) < 2:
+            return
+        for index in (0, 1):
+            value, other = values[index], values[1 - index]
+            expr = exprs[index]
+            requires_grad = other.kind is Kind.TENSOR and other.grad is Grad.TRACKED
+            if value.inference and requires_grad and not isinstance(expr, ast.Starred):
+                self.record_use("inference-saved", name, node, expr, value, other)
 
     def saving_op(
         self,
@@ -1404,11 +1435,12 @@ class FunctionInterpreter:
         like = _shape_of(args[0]) if call.args and args else shapes.UNKNOWN_SHAPE
         if qualified in api.FACTORIES or qualified in api.LEGACY_CONSTRUCTORS:
             shape = shapes.factory_shape(qualified, call, like)
-            return evolve(self._leaf(call, qualified, None), shape=shape)
+            return self.inference_result(evolve(self._leaf(call, qualified, None), shape=shape))
         if qualified in api.REWRAP:
             inner = args[0] if args else UNKNOWN
             shape = shapes.factory_shape(qualified, call, like)
-            return evolve(self._leaf(call, qualified, inner), shape=shape)
+            leaf = evolve(self._leaf(call, qualified, inner), shape=shape)
+            return leaf if qualified in api.MAY_ALIAS else self.inference_result(leaf)
         if qualified in api.PARAMETER:
             # nn.Parameter(data, requires_grad=True): the flag may also come second.
             flag = args[1] if len(call.args) > 1 else None
@@ -1426,10 +1458,19 @@ class FunctionInterpreter:
             # torch.relu_(y), F.relu(y, inplace=True): the first argument changes in place.
             self.modified_in_place(call, call.args[0], args[0])
         if qualified in api.DIFFERENTIABLE or qualified.startswith(api.FUNCTIONAL_PREFIX):
+            if qualified in api.SAVES_OPERANDS:
+                self.note_saved_operands(call, qualified, call.args, args)
             result = self.tensor_op(call, args)
             saves = graphs.function_saves(qualified)
             result = self.saving_op(call, result, saves, args, list(call.args))
-            return evolve(result, shape=self._call_shape(call, qualified, args))
+            result = evolve(result, shape=self._call_shape(call, qualified, args))
+            if (
+                qualified in api.MAY_ALIAS
+                or "dropout" in qualified
+                or self._keyword(call, "inplace") is not None
+            ):
+                return result
+            return self.inference_result(result)
         if qualified in api.TUPLE_RETURNING:
             return self.tensor_op(call, args, kind=Kind.UNKNOWN)
         if qualified in api.SEQUENTIAL:
@@ -1442,8 +1483,17 @@ class FunctionInterpreter:
                 )
             )
             layers = shapes.sequence_of([a.module.layer if a.module else None for a in args])
+            first = args[0].module if args and call.args else None
+            first_saves = first is not None and (
+                first.saves_input
+                or (first.qualified or "").rsplit(".", 1)[-1] in api.SAVES_INPUT_MODULES
+            )
             module = ModuleRef(
-                qualified, kind=_sequential_kind(args), layer=layers, self_contained=fresh
+                qualified,
+                kind=_sequential_kind(args),
+                layer=layers,
+                self_contained=fresh,
+                saves_input=first_saves,
             )
             return Value(kind=Kind.MODULE, module=module)
         module_kind = api.nn_module_kind(qualified)
@@ -1598,6 +1648,8 @@ class FunctionInterpreter:
                 self.record_use("forward", name, call, func.value, receiver)
                 return self.call_value(call, receiver, evaluated=args)
             if name in _MODULE_SELF_METHODS:
+                if name in ("eval", "train"):
+                    self.record_use("module-mode", name, call, func.value, receiver)
                 return receiver
             if name in _MODULE_INFO_METHODS:
                 return Value(kind=Kind.OTHER)
@@ -1622,6 +1674,8 @@ class FunctionInterpreter:
                     and self.env is not None
                 ):
                     self.env[receiver_key] = evolve(receiver, optimizes=None)
+            elif receiver.kind is Kind.SEQUENCE and name == "append" and len(args) == 1:
+                self.record_use("append", name, call, func.value, receiver, args[0])
             return UNKNOWN
         method = _local_method(receiver, name)
         if method is not None and receiver.kind is not Kind.CLASS:
@@ -1694,12 +1748,17 @@ class FunctionInterpreter:
         if name in api.DIFFERENTIABLE_METHODS:
             assert isinstance(call.func, ast.Attribute)
             inputs = [receiver, *args]
+            if name in ("mul", "div", "matmul", "mm", "bmm"):
+                self.note_saved_operands(call, f".{name}()", [call.func.value, *call.args], inputs)
             result = self.tensor_op(call, inputs)
             saves = graphs.method_saves(name)
             result = self.saving_op(call, result, saves, inputs, [call.func.value, *call.args])
             positional = [_shape_of(receiver), *(_shape_of(a) for a in args[: len(call.args)])]
             keywords = [_shape_of(a) for a in args[len(call.args) :]]
-            return evolve(result, shape=shapes.op_shape(name, call, positional, keywords))
+            result = evolve(result, shape=shapes.op_shape(name, call, positional, keywords))
+            if name in api.MAY_ALIAS_METHODS:
+                return result
+            return self.inference_result(result)
         if name in api.SHAPE_METHODS:
             return Value(kind=Kind.OTHER)
         if name.endswith("_") and not name.startswith("_"):
@@ -1767,6 +1826,7 @@ class FunctionInterpreter:
                     return evolve(self.tensor_op(call, args), kind=Kind.UNKNOWN)
                 return UNKNOWN
             owns_graph = kind.has_parameters and not self.module.freezes_parameters
+            self._note_module_inputs(call, module, owns_graph, args)
             base = self.tensor_op(call, args)
             if owns_graph and self.mode.enabled is True:
                 base = evolve(base, grad=Grad.TRACKED, loss=None)
@@ -1784,6 +1844,8 @@ class FunctionInterpreter:
             if module.layer is not None and kind.output == "tensor" and call.args:
                 inputs = [_shape_of(a) for a in args[: len(call.args)]] + [shapes.UNKNOWN_SHAPE]
                 base = evolve(base, shape=module.layer.output(inputs[0], inputs[1]))
+            if kind.has_parameters:
+                base = self.inference_result(base)
             return _shaped(kind.output, base)
         if module.local is not None:
             forward = next(
@@ -1816,6 +1878,24 @@ class FunctionInterpreter:
             return output
         self.taint_arguments(call)
         return UNKNOWN
+
+    def _note_module_inputs(
+        self, call: ast.Call, module: ModuleRef, owns_graph: bool, args: list[Value]
+    ) -> None:
+        """Inference tensors a torch.nn module would save for backward (see GG106)."""
+        name = (module.qualified or "").rsplit(".", 1)[-1]
+        if name in api.SAVES_OPERANDS_MODULES:
+            self.note_saved_operands(call, module.qualified or name, call.args, args)
+            return
+        saves = module.saves_input or name in api.SAVES_INPUT_MODULES
+        if not (saves and owns_graph and call.args and args and self.mode.enabled is True):
+            return
+        first = call.args[0]
+        if args[0].inference and not isinstance(first, ast.Starred):
+            parameters = Value(grad=Grad.TRACKED, kind=Kind.MODULE, module=module)
+            self.record_use(
+                "inference-saved", module.qualified or name, call, first, args[0], parameters
+            )
 
     def _module_state_in(self, call: ast.Call, summary: FunctionSummary) -> frozenset[Carry]:
         """State that `forward` reads from `self`, as the caller sees it (`model.hidden`)."""

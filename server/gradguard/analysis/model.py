@@ -68,8 +68,12 @@ class ValueUse:
     saw `x.grad` assigned on some path), "requires_grad_" (`x.requires_grad_()` on a
     tensor), "optimize"
     (a tensor handed to a torch.optim constructor; `name` is the optimizer) or "accumulate"
-    (`total += x`; `value` is `total` before and `added` is `x`) or "module-call" (`model(x)`
-    on a known module; `name` is its torch.nn class, "" for a class of the file).
+    (`total += x`; `value` is `total` before and `added` is `x`), "module-call" (`model(x)`
+    on a known module; `name` is its torch.nn class, "" for a class of the file),
+    "module-mode" (`model.eval()` / `model.train()` on a known module; `name` is the method),
+    "append" (`xs.append(v)` on a list literal; `added` is `v`) or "inference-saved" (an
+    inference tensor handed to an op that saves it for backward while `added`, the other
+    operand or the module, requires grad; `name` is the op, `target` the inference tensor).
     `value` is the receiver before the operation and `grad_enabled` the grad mode there;
     `every_iteration` holds the enclosing loops whose every iteration runs it.
     """

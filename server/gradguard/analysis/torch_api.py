@@ -236,3 +236,32 @@ def nn_module_kind(qualified: str) -> ModuleKind | None:
     if not qualified.startswith("torch.nn."):
         return None
     return NN_MODULES.get(qualified.rsplit(".", 1)[-1])
+
+
+# Inference tensors (GG106). Under torch.inference_mode() every newly allocated tensor is an
+# inference tensor; these functions and methods may instead return a view of their input or
+# the input itself, which stays a normal tensor when the input is one (checked with torch).
+MAY_ALIAS = frozenset(
+    f"torch.{name}"
+    for name in "flatten permute reshape select squeeze t transpose unsqueeze narrow dropout "
+    "einsum as_tensor from_numpy asarray".split()
+)
+MAY_ALIAS_METHODS = frozenset(
+    "contiguous cpu cuda double expand expand_as flatten float half bfloat16 permute reshape "
+    "reshape_as squeeze t to transpose type_as unsqueeze view view_as narrow select".split()
+)
+# torch.nn modules whose forward saves its first input for backward when their parameters
+# require grad: an inference tensor given to them outside inference mode raises.
+SAVES_INPUT_MODULES = frozenset(
+    "Linear Bilinear Conv1d Conv2d ConvTranspose1d Embedding LayerNorm GroupNorm BatchNorm1d "
+    "PReLU RNN GRU LSTM RNNCell GRUCell LSTMCell MultiheadAttention".split()
+)
+# Binary ops that save each of their two first operands for the other's gradient: when one
+# operand requires grad, the other must not be an inference tensor.
+_SAVING_FUNCTIONS = "matmul mm bmm mul div"
+_SAVING_FUNCTIONAL = "linear mse_loss nll_loss smooth_l1_loss huber_loss"
+SAVES_OPERANDS = frozenset(
+    [f"torch.{n}" for n in _SAVING_FUNCTIONS.split()]
+    + [f"{FUNCTIONAL_PREFIX}{n}" for n in _SAVING_FUNCTIONAL.split()]
+)
+SAVES_OPERANDS_MODULES = frozenset("MSELoss NLLLoss SmoothL1Loss HuberLoss".split())

@@ -65,6 +65,9 @@ class GradOff:
     node: ast.AST  # the with-item's context expression, the decorator, or the call statement
     description: str  # e.g. "torch.no_grad()"
     owner: ast.AST  # the `with` statement, the function definition, or the statement itself
+    # torch.inference_mode(): tensors allocated here are inference tensors, which autograd
+    # refuses to save for backward later.
+    inference: bool = False
 
 
 @dataclass(frozen=True)
@@ -116,6 +119,8 @@ class ModuleRef:
     # (see `gradguard.analysis.parameters`): a torch.nn layer, a Sequential of freshly built
     # ones, a qualifying local class built from plain arguments.
     self_contained: bool = False
+    # Its forward saves its input for backward (an nn.Sequential starting with nn.Linear).
+    saves_input: bool = False
 
 
 @dataclass(frozen=True)
@@ -137,6 +142,7 @@ class Value:
     shape: Shape = UNKNOWN_SHAPE  # what is certain about a tensor's shape (see shapes.py)
     frozen: Freeze | None = None  # a module whose every parameter was frozen here
     optimizes: OptimizedParameters | None = None  # an optimizer built on a module's parameters
+    inference: bool = False  # certainly an inference tensor (allocated under inference_mode)
     # Graph nodes that saved tensors and that this value's history certainly passes through,
     # and the nodes that saved this very tensor (see `gradguard.analysis.graph`).
     graph: frozenset[SavedNode] = frozenset()
@@ -223,6 +229,7 @@ def join(a: Value | None, b: Value | None) -> Value:
         shape=join_shapes(a.shape, b.shape),
         frozen=a.frozen if a.frozen is b.frozen else None,
         optimizes=a.optimizes if a.optimizes is b.optimizes else None,
+        inference=a.inference and b.inference,
         graph=a.graph & b.graph,
         saved_in=a.saved_in & b.saved_in,
         inert_terms=a.inert_terms & b.inert_terms,

@@ -1,0 +1,224 @@
+"""Where a function's code runs: the grad mode its callers enter it with, and which functions
+of the file can reach it or be reached from it.
+
+The dataflow pass starts every function with gradient recording on. Rules about code that is
+wrong only *because* recording is on (an evaluation loop that keeps graphs, an inference
+tensor used in a graph) need more: every call of the function in this file must be made with
+recording on. Everything here is syntactic and conservative: a reference to the function
+that is not a plain call (a callback, `functools.partial`), a caller inside any grad-mode
+`with` block or decorator, or a caller that switches modes with `set_grad_enabled` makes the
+answer "unknown", and unknown is never "on".
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from gradguard.analysis.model import FunctionNode
+
+# Context managers and decorators that change the grad mode or inference mode (matched by
+# their last name, so an alias the import table cannot resolve still counts).
+_MODE_NAMES = frozenset(
+    {"no_grad", "enable_grad", "inference_mode", "set_grad_enabled", "grad_mode"}
+)
+# How many callers deep the search for a grad-mode switch goes before giving up.
+_DEPTH = 4
+
+
+def _last_name(expr: ast.expr) -> str | None:
+    if isinstance(expr, ast.Call):
+        expr = expr.func
+    if isinstance(expr, ast.Attribute):
+        return expr.attr
+    if isinstance(expr, ast.Name):
+        return expr.id
+    return None
+
+
+def _switches_mode(expr: ast.expr) -> bool:
+    return _last_name(expr) in _MODE_NAMES
+
+
+class GradContext:
+    """Call sites, callers and grad-mode regions of one module's functions."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.tree = tree
+        self.parents: dict[int, ast.AST] = {}
+        self.functions: dict[str, list[FunctionNode]] = {}
+        # Name -> the loaded `Name` / `Attribute` nodes that mention it.
+        self.references: dict[str, list[ast.expr]] = {}
+        for node in ast.walk(tree):
+            for child in ast.iter_child_nodes(node):
+                self.parents[id(child)] = node
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                self.functions.setdefault(node.name, []).append(node)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                self.references.setdefault(node.id, []).append(node)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
+                self.references.setdefault(node.attr, []).append(node)
+
+    def ancestors(self, node: ast.AST) -> Iterator[ast.AST]:
+        """The nodes enclosing `node`, innermost first."""
+        parent = self.parents.get(id(node))
+        while parent is not None:
+            yield parent
+            parent = self.parents.get(id(parent))
+
+    def enclosing_function(self, node: ast.AST) -> FunctionNode | None:
+        """The innermost function around `node`; None for the module body."""
+        for parent in self.ancestors(node):
+            if isinstance(parent, ast.FunctionDef | ast.AsyncFunctionDef):
+                return parent
+        return None
+
+    def in_mode_region(self, node: ast.AST) -> bool:
+        """True when `node` sits inside a grad-mode `with` block of its own function, or its
+        function is decorated with a grad-mode switch or calls `set_grad_enabled` itself."""
+        for parent in self.ancestors(node):
+            if isinstance(parent, ast.With | ast.AsyncWith) and any(
+                _switches_mode(item.context_expr) for item in parent.items
+            ):
+                return True
+            if isinstance(parent, ast.FunctionDef | ast.AsyncFunctionDef):
+                return self._switches_inside(parent)
+        return self._switches_inside(self.tree)
+
+    def _switches_inside(self, scope: FunctionNode | ast.Module) -> bool:
+        if isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef) and any(
+            _switches_mode(d) for d in scope.decorator_list
+        ):
+            return True
+        for node in _walk_own(scope):
+            if isinstance(node, ast.Call) and _last_name(node.func) == "set_grad_enabled":
+                return True
+        return False
+
+    def call_sites(self, function: FunctionNode) -> list[ast.Call] | None:
+        """Every call of `function` in the file (by name), or None when the name is also used
+        another way (passed as a callback, rebound) or defined more than once."""
+        name = function.name
+        if len(self.functions.get(name, [])) != 1:
+            return None
+        calls: list[ast.Call] = []
+        for reference in self.references.get(name, []):
+            parent = self.parents.get(id(reference))
+            if not (isinstance(parent, ast.Call) and parent.func is reference):
+                return None
+            calls.append(parent)
+        return calls
+
+    def entered_with_grad_on(self, function: FunctionNode | None, depth: int = 0) -> bool:
+        """True when every run of `function` starts with gradient recording certainly on:
+        the module body, or a function called in this file only from such places."""
+        if function is None:
+            return not self._switches_inside(self.tree)
+        if depth > _DEPTH or any(_switches_mode(d) for d in function.decorator_list):
+            return False
+        sites = self.call_sites(function)
+        if not sites:
+            return False  # called from elsewhere (a framework hook, another file): unknown
+        for call in sites:
+            if self.in_mode_region(call):
+                return False
+            caller = self.enclosing_function(call)
+            if caller is function or not self.entered_with_grad_on(caller, depth + 1):
+                return False
+        return True
+
+    def callers(self, function: FunctionNode) -> set[FunctionNode | None] | None:
+        """Functions (None: the module body) that may call `function`, directly or through
+        other functions of the file; None when that cannot be told."""
+        found: set[FunctionNode | None] = set()
+        pending: list[FunctionNode] = [function]
+        seen: set[int] = set()
+        while pending:
+            current = pending.pop()
+            if id(current) in seen:
+                continue
+            seen.add(id(current))
+            sites = self.call_sites(current)
+            if sites is None:
+                return None
+            for call in sites:
+                caller = self.enclosing_function(call)
+                found.add(caller)
+                if caller is not None:
+                    pending.append(caller)
+        return found
+
+    def handed_results(
+        self, scope: FunctionNode | None, function: FunctionNode
+    ) -> set[FunctionNode] | None:
+        """Functions of this file to which `scope` (None: the module body) may hand what
+        `function` returned: called with an argument that mentions the call or a name bound
+        from it (flow-insensitively, through any chain of assignments). None when a result
+        may reach shared state (an attribute, a subscript, a global), where anything reads it."""
+        body = list(_walk_own(scope if scope is not None else self.tree))
+        tainted: set[str] = set()
+
+        def carries(expr: ast.AST) -> bool:
+            for node in ast.walk(expr):
+                if isinstance(node, ast.Call) and _last_name(node.func) == function.name:
+                    return True
+                if isinstance(node, ast.Name) and node.id in tainted:
+                    return True
+            return False
+
+        changed = True
+        while changed:
+            changed = False
+            for node in body:
+                targets: list[ast.expr] = []
+                value: ast.expr | None = None
+                if isinstance(node, ast.Assign):
+                    targets, value = list(node.targets), node.value
+                elif isinstance(node, ast.AugAssign | ast.AnnAssign | ast.NamedExpr):
+                    targets, value = [node.target], node.value
+                elif isinstance(node, ast.For | ast.AsyncFor):
+                    targets, value = [node.target], node.iter
+                if value is None or not carries(value):
+                    continue
+                for target in targets:
+                    for name in ast.walk(target):
+                        if isinstance(name, ast.Attribute | ast.Subscript):
+                            return None
+                        if isinstance(name, ast.Name) and name.id not in tainted:
+                            tainted.add(name.id)
+                            changed = True
+        found: set[FunctionNode] = set()
+        for node in body:
+            if isinstance(node, ast.Call) and _last_name(node.func) != function.name:
+                arguments = [*node.args, *(k.value for k in node.keywords)]
+                if any(carries(argument) for argument in arguments):
+                    found.update(self.functions.get(_last_name(node.func) or "", []))
+        return found
+
+    def callees(self, function: FunctionNode | None) -> set[FunctionNode]:
+        """Functions of this file that `function` (None: the module body) may call, directly
+        or indirectly, matched by name."""
+        found: set[FunctionNode] = set()
+        pending: list[FunctionNode | ast.Module] = [function if function is not None else self.tree]
+        while pending:
+            current = pending.pop()
+            for node in _walk_own(current):
+                if isinstance(node, ast.Call):
+                    name = _last_name(node.func)
+                    for callee in self.functions.get(name or "", []):
+                        if callee not in found:
+                            found.add(callee)
+                            pending.append(callee)
+        return found
+
+
+def _walk_own(scope: FunctionNode | ast.Module) -> Iterator[ast.AST]:
+    """The nodes of a function or module body, not descending into nested functions or
+    classes (whose code runs only when they are called)."""
+    stack: list[ast.AST] = list(reversed(scope.body))
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+            continue
+        stack.extend(reversed(list(ast.iter_child_nodes(node))))

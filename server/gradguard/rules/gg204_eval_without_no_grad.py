@@ -1,0 +1,360 @@
+"""GG204 `eval-without-no-grad`
+
+## What it does
+Finds an evaluation loop that runs with gradient recording on and keeps what it computes:
+after `model.eval()` (with no `.train()` in the same function), a loop calls the model and
+appends an output that carries autograd history to a list made before the loop
+(`preds.append(out)`), or adds it to a running total (`total_loss += criterion(out, y)`),
+and nothing in the function, in the functions calling it or in the functions it calls runs
+a backward pass or an optimizer.
+
+## Why is this bad?
+`model.eval()` switches dropout and batch norm to inference behaviour; it does not stop
+autograd from recording. Every stored output keeps the graph of its batch alive (the
+activations saved for a backward pass that never comes): memory grows with every batch
+until evaluation dies with `CUDA out of memory`, and every forward pass pays for recording.
+Nothing reports it; the stored tensors simply still have `requires_grad=True` and a
+`grad_fn`.
+
+## Example
+```python
+model.eval()
+preds = []
+for x, _ in loader:
+    out = model(x)
+    preds.append(out)
+```
+
+## Use instead
+```python
+model.eval()
+preds = []
+with torch.no_grad():
+    for x, _ in loader:
+        out = model(x)
+        preds.append(out)
+```
+
+## Fix safety
+"Wrap the loop in torch.no_grad()" nests the loop under `with torch.no_grad():`. The values
+computed do not change, and nothing GradGuard can see backpropagates through them. It is safe
+when every call in the loop is one GradGuard understands; it is unsafe when the loop calls
+code GradGuard cannot see, which might need gradients (an attribution method that calls
+`torch.autograd.grad`, for example).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from gradguard.analysis.dataflow import dotted
+from gradguard.analysis.grad_context import GradContext
+from gradguard.analysis.imports import torch_alias
+from gradguard.analysis.model import FunctionNode, LoopNode, ValueUse
+from gradguard.analysis.torch_api import nn_module_kind
+from gradguard.core.findings import (
+    Finding,
+    Fix,
+    Position,
+    Range,
+    Related,
+    Safety,
+    Severity,
+    TextEdit,
+)
+from gradguard.core.rule import Invalid, Rule, RuleContext
+from gradguard.rewrite.expressions import expr_text
+from gradguard.rewrite.statements import indentation, indented_block, stands_alone
+
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+
+
+class EvalWithoutNoGrad(Rule):
+    """An evaluation loop that stores outputs with their autograd graphs."""
+
+    code = "GG204"
+    name = "eval-without-no-grad"
+    severity = Severity.WARNING
+    summary = "evaluation loop keeps every output's graph alive (no torch.no_grad())"
+    triggers = (r"\.eval\(",)
+
+    valid = (
+        # Evaluation under no_grad.
+        """
+import torch
+from torch import nn
+model = nn.Linear(4, 2)
+model.eval()
+preds = []
+with torch.no_grad():
+    for _ in range(3):
+        preds.append(model(torch.randn(8, 4)))
+assert not preds[0].requires_grad
+""",
+        # A decorated evaluate function; numbers and detached tensors in the loop.
+        """
+import torch
+from torch import nn
+model = nn.Linear(4, 2)
+criterion = nn.MSELoss()
+@torch.no_grad()
+def evaluate():
+    model.eval()
+    outs = []
+    for _ in range(3):
+        outs.append(model(torch.randn(8, 4)))
+    return outs
+def validate():
+    model.eval()
+    total = 0.0
+    kept = []
+    for _ in range(3):
+        out = model(torch.randn(8, 4))
+        total += criterion(out, torch.zeros(8, 2)).item()
+        kept.append(out.detach())
+        kept.append(out.argmax(dim=1))
+    return total, kept
+evaluate()
+validate()
+""",
+        # Test-time adaptation: the eval-mode loop backpropagates.
+        """
+import torch
+from torch import nn
+model = nn.Linear(4, 2)
+opt = torch.optim.SGD(model.parameters(), lr=0.01)
+model.eval()
+losses = []
+for _ in range(3):
+    loss = model(torch.randn(8, 4)).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    losses.append(loss)
+""",
+        # eval() on another model than the one called in the loop.
+        """
+import torch
+from torch import nn
+teacher = nn.Linear(4, 2)
+student = nn.Linear(4, 2)
+teacher.eval()
+outs = []
+for _ in range(3):
+    outs.append(student(torch.randn(8, 4)))
+""",
+    )
+
+    invalid = (
+        Invalid(
+            """
+import torch
+from torch import nn
+model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 2))
+criterion = nn.CrossEntropyLoss()
+model.eval()
+preds = []
+total_loss = 0.0
+for _ in range(3):
+    x = torch.randn(4, 8)
+    y = torch.randint(0, 2, (4,))
+    out = model(x)
+    preds.append(out)
+    total_loss += criterion(out, y)
+assert not preds[0].requires_grad, "the stored outputs still require grad"
+""",
+            fixed="""
+import torch
+from torch import nn
+model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 2))
+criterion = nn.CrossEntropyLoss()
+model.eval()
+preds = []
+total_loss = 0.0
+with torch.no_grad():
+    for _ in range(3):
+        x = torch.randn(4, 8)
+        y = torch.randint(0, 2, (4,))
+        out = model(x)
+        preds.append(out)
+        total_loss += criterion(out, y)
+assert not preds[0].requires_grad, "the stored outputs still require grad"
+""",
+            error="the stored outputs still require grad",
+        ),
+    )
+
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
+        """One finding per evaluation loop that stores outputs with their graphs."""
+        stores = [u for u in ctx.analysis.uses if _stores_history(u)]
+        if not stores:
+            return
+        context = GradContext(ctx.tree)
+        by_loop: dict[int, tuple[LoopNode, list[ValueUse], ValueUse]] = {}
+        for store in stores:
+            loop = _outliving_loop(context, store)
+            if loop is None or context.in_mode_region(store.stmt):
+                continue
+            evaluated = _evaluated_model(ctx, context, loop, store.function)
+            if evaluated is None:
+                continue
+            entry = by_loop.setdefault(id(loop), (loop, [], evaluated))
+            entry[1].append(store)
+        if not by_loop:
+            return
+        alias = torch_alias(ctx.tree)
+        for loop, loop_stores, evaluated in by_loop.values():
+            function = loop_stores[0].function
+            if _may_backpropagate(ctx, context, function):
+                continue
+            if not context.entered_with_grad_on(function):
+                continue
+            yield self._finding(ctx, loop, loop_stores, evaluated, alias)
+
+    def _finding(
+        self,
+        ctx: RuleContext,
+        loop: LoopNode,
+        stores: list[ValueUse],
+        evaluated: ValueUse,
+        alias: str | None,
+    ) -> Finding:
+        model = expr_text(ctx.source, evaluated.target)
+        first = stores[0]
+        target = expr_text(ctx.source, first.target)
+        stored = f"{target}.append(...)" if first.kind == "append" else f"{target} += ..."
+        message = (
+            f"`{model}.eval()` does not turn off autograd: this loop records a graph for "
+            f"every batch and `{stored}` keeps it alive (the stored outputs still require "
+            f"grad), so memory grows with every iteration. Run the loop under torch.no_grad()"
+        )
+        related = [Related(ctx.node_range(evaluated.node), f"`{model}` put in eval mode here")]
+        related.extend(
+            Related(ctx.node_range(s.stmt), "keeps an output that still has its graph")
+            for s in stores
+        )
+        fix = _wrap_fix(ctx, loop, alias)
+        return self.finding(message, ctx.header_range(loop), related, [fix] if fix else [])
+
+
+def _stores_history(use: ValueUse) -> bool:
+    """`xs.append(v)` or `total += v` of a value that certainly has autograd history."""
+    return (
+        use.kind in ("append", "accumulate")
+        and use.grad_enabled is True
+        and use.added is not None
+        and use.added.has_history
+        and dotted(use.target) is not None
+    )
+
+
+def _outliving_loop(context: GradContext, store: ValueUse) -> LoopNode | None:
+    """The innermost loop around the store whose iterations all add to the same list or
+    total (a list made before the loop; a total carried from iteration to iteration)."""
+    loop = next(
+        (
+            node
+            for node in context.ancestors(store.stmt)
+            if isinstance(node, (*_LOOPS, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+        ),
+        None,
+    )
+    if not isinstance(loop, _LOOPS):
+        return None
+    if store.kind == "accumulate":
+        key = dotted(store.target)
+        carried = any(c.key == key and c.loop is loop for c in store.value.carries)
+        return loop if carried else None
+    origin = store.value.origin
+    if origin is None or origin is loop or any(a is loop for a in context.ancestors(origin)):
+        return None
+    return loop
+
+
+def _evaluated_model(
+    ctx: RuleContext, context: GradContext, loop: LoopNode, function: FunctionNode | None
+) -> ValueUse | None:
+    """The `model.eval()` call that covers the loop: a model called in the loop, put in eval
+    mode before it, never back in train mode in the function; every other model with
+    parameters called in the loop must be covered too. None when there is no such call."""
+    inside = [
+        u
+        for u in ctx.analysis.uses
+        if u.kind == "module-call"
+        and u.function is function
+        and any(a is loop for a in context.ancestors(u.node))
+    ]
+    modes = [u for u in ctx.analysis.uses if u.kind == "module-mode" and u.function is function]
+    found: ValueUse | None = None
+    for call in inside:
+        key = dotted(call.target)
+        kind = nn_module_kind(call.name) if call.name else None
+        has_parameters = kind is None or kind.has_parameters
+        if key is None:
+            if has_parameters:
+                return None
+            continue
+        same = [m for m in modes if dotted(m.target) == key]
+        if any(m.name == "train" for m in same):
+            return None
+        covering = next((m for m in same if _dominates(ctx, context, m.stmt, loop)), None)
+        if covering is None:
+            if has_parameters:
+                return None
+            continue
+        found = found or covering
+    return found
+
+
+def _dominates(ctx: RuleContext, context: GradContext, stmt: ast.stmt, loop: LoopNode) -> bool:
+    """True when `stmt` runs before `loop` on every path: it precedes, in the same block, the
+    loop itself or a statement enclosing it."""
+    _, block = ctx.analysis.block_of(stmt)
+    position = next(i for i, s in enumerate(block) if s is stmt)
+    for node in (loop, *context.ancestors(loop)):
+        if any(s is node for s in block[position + 1 :]):
+            return True
+    return False
+
+
+def _may_backpropagate(
+    ctx: RuleContext, context: GradContext, function: FunctionNode | None
+) -> bool:
+    """True when a backward pass or an optimizer may use what the function keeps: one runs
+    in the function or in anything it calls, in a function that (indirectly) calls it, or in
+    a function such a caller hands the results to."""
+    reach: set[FunctionNode | None] = {function}
+    reach.update(context.callees(function))
+    if function is not None:
+        callers = context.callers(function)
+        if callers is None:
+            return True
+        reach.update(callers)
+        for caller in callers:
+            siblings = context.handed_results(caller, function)
+            if siblings is None:
+                return True
+            for sibling in siblings:
+                reach.add(sibling)
+                reach.update(context.callees(sibling))
+    if any(event.function in reach for event in ctx.analysis.backward_calls):
+        return True
+    return any(u.kind == "optimizer" and u.function in reach for u in ctx.analysis.uses)
+
+
+def _wrap_fix(ctx: RuleContext, loop: LoopNode, alias: str | None) -> Fix | None:
+    """Nest the loop under `with torch.no_grad():`."""
+    if alias is None or not stands_alone(ctx.source, loop):
+        return None
+    indent = indentation(ctx.source, loop)
+    body = indented_block(ctx.source, [loop], indent)
+    start_line = loop.lineno - 1
+    end_line = (loop.end_lineno or loop.lineno) - 1
+    text = f"{indent}with {alias}.no_grad():{ctx.source.newline}{body}"
+    region = Range(Position(start_line, 0), Position(end_line, len(ctx.source.line(end_line))))
+    opaque = {id(call) for call in ctx.analysis.opaque_calls}
+    unseen = any(id(node) in opaque for node in ast.walk(loop))
+    safety = Safety.UNSAFE if unseen else Safety.SAFE
+    title = f"Wrap the loop in {alias}.no_grad()"
+    return Fix(title, safety, (TextEdit(region, text),))

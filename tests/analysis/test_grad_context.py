@@ -1,0 +1,117 @@
+"""How functions are entered: call sites, grad-mode regions, callers and callees."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+from gradguard.analysis.grad_context import GradContext
+
+
+def _context(code: str) -> tuple[GradContext, dict[str, ast.FunctionDef]]:
+    tree = ast.parse(textwrap.dedent(code))
+    functions = {n.name: n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
+    return GradContext(tree), functions
+
+
+def test_module_body_and_plainly_called_functions_start_with_grad_on() -> None:
+    context, functions = _context(
+        """
+        def evaluate():
+            pass
+        def main():
+            evaluate()
+        main()
+        """
+    )
+    assert context.entered_with_grad_on(None)
+    assert context.entered_with_grad_on(functions["main"])
+    assert context.entered_with_grad_on(functions["evaluate"])
+
+
+def test_a_caller_under_no_grad_makes_the_mode_unknown() -> None:
+    context, functions = _context(
+        """
+        import torch
+        def evaluate():
+            pass
+        def main():
+            with torch.no_grad():
+                evaluate()
+        def other():
+            evaluate()
+        main()
+        other()
+        """
+    )
+    assert not context.entered_with_grad_on(functions["evaluate"])
+    assert context.entered_with_grad_on(functions["other"])
+
+
+def test_uncalled_callbacks_and_decorated_callers_are_unknown() -> None:
+    context, functions = _context(
+        """
+        import torch
+        def never_called():
+            pass
+        def callback():
+            pass
+        register(callback)
+        def helper():
+            pass
+        @torch.inference_mode()
+        def predict():
+            helper()
+        predict()
+        """
+    )
+    assert not context.entered_with_grad_on(functions["never_called"])
+    assert not context.entered_with_grad_on(functions["callback"])
+    assert not context.entered_with_grad_on(functions["helper"])
+
+
+def test_set_grad_enabled_in_the_caller_makes_the_mode_unknown() -> None:
+    context, functions = _context(
+        """
+        import torch
+        def evaluate():
+            pass
+        torch.set_grad_enabled(False)
+        evaluate()
+        """
+    )
+    assert not context.entered_with_grad_on(functions["evaluate"])
+
+
+def test_results_handed_to_siblings_through_assignments() -> None:
+    context, functions = _context(
+        """
+        def evaluate():
+            pass
+        def train(x):
+            pass
+        def log(x):
+            pass
+        def main():
+            loss, acc = evaluate()
+            scaled = loss * 2
+            train(scaled)
+            log(acc)
+            train(1)
+        """
+    )
+    handed = context.handed_results(functions["main"], functions["evaluate"])
+    assert handed == {functions["train"], functions["log"]}
+
+
+def test_results_stored_in_shared_state_reach_anything() -> None:
+    context, functions = _context(
+        """
+        class T:
+            def evaluate(self):
+                pass
+            def fit(self):
+                self.last = self.evaluate()
+        """
+    )
+    assert context.handed_results(functions["fit"], functions["evaluate"]) is None
