@@ -83,7 +83,7 @@ class BackwardTwice(Rule):
     name = "backward-twice"
     severity = Severity.ERROR
     summary = "second backward() through a graph the first backward() freed"
-    triggers = (r"\bbackward\b",)
+    triggers = ("backward",)
 
     valid = (
         # The first backward keeps the graph for the second.

@@ -78,7 +78,8 @@ class NonScalarBackward(Rule):
     name = "non-scalar-backward"
     severity = Severity.ERROR
     summary = "backward() without a gradient on a tensor with more than one element"
-    triggers = (r"\.backward\b", r"autograd\.grad\b", r"\bgrad\(", r"\bbackward\(")
+    # Literal prefixes: a pattern that starts with \b makes `re` scan every position.
+    triggers = ("backward", "autograd", r"grad\(")
 
     valid = (
         # An explicit gradient, positional or keyword, and the reduced forms.
