@@ -65,7 +65,9 @@ class MissingCreateGraph(Rule):
     code = "GG503"
     name = "missing-create-graph"
     severity = Severity.ERROR
-    summary = "autograd.grad results differentiated again, or added to a loss, without create_graph=True"
+    summary = (
+        "autograd.grad results differentiated again, or added to a loss, without create_graph=True"
+    )
     triggers = ("autograd",)
 
     valid = (
