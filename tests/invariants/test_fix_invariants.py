@@ -207,10 +207,7 @@ TRANSFORMS: dict[str, Callable[[str], str]] = {
 
 
 # Engine bugs found by these variants, reported to the lead; strict, so a fix shows up here.
-KNOWN_BUGS = {
-    ("GG101-invalid-2", "trailing-comments"): "GG101's (unsafe) fix is not offered when the "
-    "@torch.no_grad() decorator line has a trailing comment",
-}
+KNOWN_BUGS: dict[tuple[str, str], str] = {}
 
 
 def _variant_cases() -> list[object]:

@@ -273,8 +273,9 @@ def _fixes(ctx: RuleContext, event: BackwardCall, off: GradOff) -> Iterable[Fix]
             return
         start = ctx.source.from_ast(decorator.lineno, decorator.col_offset).character
         end = ctx.source.from_ast(decorator.lineno, decorator.end_col_offset or 0).character
-        if line[end:].strip() or line[at + 1 : start].strip():
-            return
+        rest = line[end:].strip()
+        if (rest and not rest.startswith("#")) or line[at + 1 : start].strip():
+            return  # the line holds more than the decorator (its own comment goes with it)
         yield Fix(title, Safety.UNSAFE, (delete_lines(ctx.source, first, first),))
     elif isinstance(owner, ast.stmt) and stands_alone(ctx.source, owner):
         yield Fix(title, Safety.UNSAFE, (delete_statement(ctx.source, owner),))
