@@ -256,12 +256,9 @@ def test_all_variants_at_once() -> None:
 # -- specific fixes ----------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug: GG101 names only the innermost of nested no-grad regions, so its fix "
-    "leaves the error in place and a second GG101 appears for the outer region. Reported.",
-)
 def test_nested_no_grad_fix_removes_the_error() -> None:
+    """One fix removes every nested region; removing only the innermost would leave the
+    value computed without gradients under the outer one."""
     text = textwrap.dedent(
         """\
         import torch

@@ -858,6 +858,8 @@ class FunctionInterpreter:
         for item in stmt.items:
             mode = self.grad_mode_of(item.context_expr, stmt)
             if mode is not None:
+                if mode.off is not None and self.mode.enabled is False and self.mode.off:
+                    mode = GradMode(False, dataclasses.replace(mode.off, outer=self.mode.off))
                 self.mode = mode
             else:
                 self.eval(item.context_expr)

@@ -68,6 +68,9 @@ class GradOff:
     # torch.inference_mode(): tensors allocated here are inference tensors, which autograd
     # refuses to save for backward later.
     inference: bool = False
+    # The region already switched off when this one began (`with no_grad(): with
+    # inference_mode(): ...`): turning this one back on still leaves that one.
+    outer: GradOff | None = None
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ returned as one text edit for exactly those lines.
 from __future__ import annotations
 
 import ast
+import warnings
 
 from gradguard.core.findings import Position, Range, TextEdit
 from gradguard.core.text import SourceText
@@ -76,3 +77,53 @@ def drop_with_item(
     if code.endswith(newline):
         code = code[: -len(newline)]
     return TextEdit(region, code)
+
+
+def drop_nested_with_items(
+    source: SourceText, drops: list[tuple[ast.With | ast.AsyncWith, int]]
+) -> TextEdit | None:
+    """Drop several items of nested `with` statements, innermost first (each statement in
+    `drops` lies within the next, or is the next with a lower item index), as one edit
+    over the outermost statement. None when any step cannot be done safely."""
+    outermost = drops[-1][0]
+    first = outermost.lineno - 1
+    last = (outermost.end_lineno or outermost.lineno) - 1
+    region = Range(Position(first, 0), Position(last, len(source.line(last))))
+    prefix = source.text[: source.offset(region.start)]
+    suffix = source.text[source.offset(region.end) :]
+    current = source
+    for stmt, index in drops:
+        # Earlier drops only changed lines inside the outermost statement, after `stmt`
+        # starts: find it again by where it starts.
+        found = _with_at(current, stmt.lineno, stmt.col_offset)
+        if found is None:
+            return None
+        edit = drop_with_item(current, found, index)
+        if edit is None:
+            return None
+        text = current.text
+        start, end = current.offset(edit.range.start), current.offset(edit.range.end)
+        current = SourceText(text[:start] + edit.new_text + text[end:])
+    final = current.text
+    if not (final.startswith(prefix) and final.endswith(suffix)):
+        return None
+    return TextEdit(region, final[len(prefix) : len(final) - len(suffix)])
+
+
+def _with_at(source: SourceText, line: int, column: int) -> ast.With | ast.AsyncWith | None:
+    """The `with` statement starting at (`line`, `column`) in `source`, re-parsed."""
+    text = source.text[1:] if source.has_bom else source.text  # ast positions skip a BOM
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # SyntaxWarnings are not this edit's business
+            tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.With | ast.AsyncWith)
+            and node.lineno == line
+            and node.col_offset == column
+        ):
+            return node
+    return None

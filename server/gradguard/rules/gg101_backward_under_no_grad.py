@@ -52,7 +52,7 @@ from gradguard.core.findings import Finding, Fix, Related, Safety, Severity, Tex
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text
 from gradguard.rewrite.statements import delete_lines, delete_statement, stands_alone
-from gradguard.rewrite.with_blocks import drop_with_item
+from gradguard.rewrite.with_blocks import drop_nested_with_items, drop_with_item
 
 ERROR = "element 0 of tensors does not require grad and does not have a grad_fn"
 
@@ -208,6 +208,29 @@ loss.backward()
 """,
             error=ERROR,
         ),
+        # Nested regions: all of them go, or the value still has no history.
+        Invalid(
+            """
+import torch
+from torch import nn
+model = nn.Linear(3, 1)
+with torch.no_grad():
+    x = torch.randn(2, 3)
+    with torch.inference_mode():
+        loss = model(x).sum()
+loss.backward()
+""",
+            fixed="""
+import torch
+from torch import nn
+model = nn.Linear(3, 1)
+x = torch.randn(2, 3)
+loss = model(x).sum()
+loss.backward()
+""",
+            unsafe_fix=True,
+            error=ERROR,
+        ),
     )
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
@@ -225,8 +248,9 @@ loss.backward()
         name = expr_text(ctx.source, event.target)
         call = _describe_call(ctx, event)
         computed = event.value.loss.node
+        where = " inside ".join(region.description for region in _regions(off))
         message = (
-            f"`{name}` is computed under {off.description}, so {call} (line "
+            f"`{name}` is computed under {where}, so {call} (line "
             f'{event.call.lineno}) will raise "{ERROR}"'
         )
         related = [
@@ -244,7 +268,19 @@ def _describe_call(ctx: RuleContext, event: BackwardCall) -> str:
     return f"`{event.via}({name}, ...)`"
 
 
+def _regions(off: GradOff) -> list[GradOff]:
+    """`off` and the regions it is nested in, innermost first."""
+    chain = [off]
+    while chain[-1].outer is not None:
+        chain.append(chain[-1].outer)
+    return chain
+
+
 def _fixes(ctx: RuleContext, event: BackwardCall, off: GradOff) -> Iterable[Fix]:
+    regions = _regions(off)
+    if len(regions) > 1:
+        yield from _nested_fix(ctx, regions)
+        return
     title = f"Remove {off.description}"
     owner = off.owner
     if isinstance(owner, ast.With | ast.AsyncWith):
@@ -279,6 +315,30 @@ def _fixes(ctx: RuleContext, event: BackwardCall, off: GradOff) -> Iterable[Fix]
         yield Fix(title, Safety.UNSAFE, (delete_lines(ctx.source, first, first),))
     elif isinstance(owner, ast.stmt) and stands_alone(ctx.source, owner):
         yield Fix(title, Safety.UNSAFE, (delete_statement(ctx.source, owner),))
+
+
+def _nested_fix(ctx: RuleContext, regions: list[GradOff]) -> Iterable[Fix]:
+    """Nested `with` regions (`with no_grad(): with inference_mode(): ...`): removing only
+    the innermost would leave the value computed without gradients; remove them all."""
+    drops: list[tuple[ast.With | ast.AsyncWith, int]] = []
+    for region in regions:
+        owner = region.owner
+        if not isinstance(owner, ast.With | ast.AsyncWith):
+            return
+        index = next(
+            (i for i, it in enumerate(owner.items) if it.context_expr is region.node), None
+        )
+        if index is None:
+            return
+        drops.append((owner, index))
+    title = "Remove " + " and ".join(dict.fromkeys(r.description for r in regions))
+    source = ctx.source
+
+    def build() -> tuple[TextEdit, ...] | None:
+        edit = drop_nested_with_items(source, drops)
+        return (edit,) if edit is not None else None
+
+    yield Fix(title, Safety.UNSAFE, build)
 
 
 def _feeding_names(ctx: RuleContext, event: BackwardCall) -> set[str]:
