@@ -277,8 +277,10 @@ try {
   await palette.fill('>GradGuard: Show Rule Documentation');
   await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Show Rule Documentation' }).first().waitFor();
   await page.keyboard.press('Enter');
-  await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'hidden-state-not-detached' }).first().waitFor();
+  // The pick lists every rule; only the rows that fit are rendered, so filter before looking.
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'backward-under-no-grad' }).first().waitFor();
   await palette.fill('GG201');
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'hidden-state-not-detached' }).first().waitFor();
   await page.keyboard.press('Enter');
   // The preview renders in a webview: a nested iframe (the notebook's output webview is another).
   await until('the rule page in a markdown preview', async () => {
