@@ -84,38 +84,6 @@ _PLAIN_BUILTINS = frozenset(
     ]
 )
 _PLAIN_KINDS = frozenset([Kind.SCALAR, Kind.NONE, Kind.OTHER])
-_MODULE_SELF_METHODS = frozenset(
-    [
-        "train",
-        "eval",
-        "to",
-        "cuda",
-        "cpu",
-        "float",
-        "double",
-        "half",
-        "bfloat16",
-        "requires_grad_",
-        "apply",
-        "share_memory",
-    ]
-)
-_MODULE_INFO_METHODS = frozenset(
-    [
-        "parameters",
-        "named_parameters",
-        "buffers",
-        "named_buffers",
-        "children",
-        "named_children",
-        "modules",
-        "named_modules",
-        "state_dict",
-        "zero_grad",
-        "register_forward_hook",
-        "register_buffer",
-    ]
-)
 
 
 @dataclass(frozen=True)
@@ -1649,11 +1617,11 @@ class FunctionInterpreter:
             if name == "forward":
                 self.record_use("forward", name, call, func.value, receiver)
                 return self.call_value(call, receiver, evaluated=args)
-            if name in _MODULE_SELF_METHODS:
+            if name in api.MODULE_SELF_METHODS:
                 if name in ("eval", "train"):
                     self.record_use("module-mode", name, call, func.value, receiver)
                 return receiver
-            if name in _MODULE_INFO_METHODS:
+            if name in api.MODULE_INFO_METHODS:
                 return Value(kind=Kind.OTHER)
         if (
             receiver.grad is Grad.UNTRACKED

@@ -148,34 +148,9 @@ def _freezes_name(stmt: ast.stmt, name: str) -> bool:
 
 # Module methods that neither add parameters nor change their `requires_grad`, nor change
 # what the module computes.
-KEEPS_FROZEN = frozenset(
-    [
-        "train",
-        "eval",
-        "to",
-        "cuda",
-        "cpu",
-        "float",
-        "double",
-        "half",
-        "bfloat16",
-        "share_memory",
-        "parameters",
-        "named_parameters",
-        "buffers",
-        "named_buffers",
-        "children",
-        "named_children",
-        "modules",
-        "named_modules",
-        "state_dict",
-        "zero_grad",
-        "forward",
-        "extra_repr",
-    ]
-)
-# Methods that return their receiver (`model.to(device)` is `model`).
-RETURNS_SELF = frozenset(["train", "eval", "to", "cuda", "cpu", "float", "double", "half"])
+KEEPS_FROZEN = (
+    api.MODULE_SELF_METHODS | api.MODULE_INFO_METHODS | frozenset(["forward", "extra_repr"])
+) - frozenset(["requires_grad_", "apply", "register_forward_hook", "register_buffer"])
 # Containers whose forward runs every submodule, including ones assigned later.
 _RUNS_EVERY_CHILD = api.SEQUENTIAL
 
@@ -186,7 +161,7 @@ def constructed_here(expr: ast.expr) -> bool:
     while (
         isinstance(expr, ast.Call)
         and isinstance(expr.func, ast.Attribute)
-        and expr.func.attr in RETURNS_SELF
+        and expr.func.attr in api.MODULE_CASTS_AND_MODES
     ):
         expr = expr.func.value
     return isinstance(expr, ast.Call)

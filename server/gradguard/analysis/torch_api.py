@@ -226,6 +226,30 @@ NN_MODULES: dict[str, ModuleKind] = {
     "ModuleList": ModuleKind(True, None),
     "ModuleDict": ModuleKind(True, None),
 }
+# nn.Module methods that return the module itself, only moved, cast or switched in mode.
+MODULE_CASTS_AND_MODES = frozenset("to cuda cpu float double half train eval".split())
+# nn.Module methods that return the module itself (`model.to(device)` is `model`).
+MODULE_SELF_METHODS = MODULE_CASTS_AND_MODES | frozenset(
+    ["bfloat16", "requires_grad_", "apply", "share_memory"]
+)
+# nn.Module methods that report on the module (or clear its gradients, register a buffer or
+# a hook) and return something other than a tensor with history.
+MODULE_INFO_METHODS = frozenset(
+    [
+        "parameters",
+        "named_parameters",
+        "buffers",
+        "named_buffers",
+        "children",
+        "named_children",
+        "modules",
+        "named_modules",
+        "state_dict",
+        "zero_grad",
+        "register_forward_hook",
+        "register_buffer",
+    ]
+)
 SEQUENTIAL = frozenset({"torch.nn.Sequential", "torch.nn.modules.container.Sequential"})
 MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 PARAMETER = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})

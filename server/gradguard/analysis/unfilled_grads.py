@@ -59,8 +59,6 @@ _HARMLESS_METHODS = (
 )
 # Methods returning their receiver (or a copy of a fresh tensor): freshness carries through.
 _SELF_RETURNING = api.MAYBE_IDENTITY_METHODS | frozenset({"requires_grad_"})
-# Methods that return the module itself: `nn.Linear(2, 1).to(device)` is still fresh.
-_MODULE_SELF_METHODS = frozenset("to cuda cpu float double half train eval".split())
 _FAILING_OPERATORS = (
     ast.Add,
     ast.Sub,
@@ -373,7 +371,9 @@ class _Paths:
         if qualified is not None:
             last = qualified.rsplit(".", 1)[-1]
             return qualified.startswith("torch.nn.") and last[:1].isupper()
-        if isinstance(func, ast.Attribute) and func.attr in _MODULE_SELF_METHODS:
+        if (
+            isinstance(func, ast.Attribute) and func.attr in api.MODULE_CASTS_AND_MODES
+        ):  # still fresh
             return self._fresh_module(func.value)
         if isinstance(func, ast.Name) and isinstance(self.local.get(func.id), ast.ClassDef):
             return self._harmless_call(expr, None)  # a class of this file, clean `__init__`
