@@ -1330,14 +1330,11 @@ class FunctionInterpreter:
         positional = 1 if via == "backward" else 2
         if len(call.args) > positional or any(kw.arg is None for kw in call.keywords):
             return False
-        for kw in call.keywords:
-            if kw.arg == "inputs":
-                return False
-            if kw.arg in ("retain_graph", "create_graph") and not (
-                isinstance(kw.value, ast.Constant) and kw.value.value in (False, None)
-            ):
-                return False
-        return True
+        if self._keyword(call, "inputs") is not None:
+            return False
+        return not (
+            self._flag_keyword(call, "retain_graph") or self._flag_keyword(call, "create_graph")
+        )
 
     # -- calls -------------------------------------------------------------------------------
 

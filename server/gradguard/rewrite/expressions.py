@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from gradguard.core.findings import Range, TextEdit
+from gradguard.core.findings import Position, Range, TextEdit
 from gradguard.core.text import SourceText
 
 _ATOMS = (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.Constant, ast.List, ast.Tuple)
@@ -69,3 +69,16 @@ def remove_argument(
     if len(items) > 1:
         return TextEdit(Range(own.start, expr_range(source, items[1]).start), "")
     return TextEdit(own, "")
+
+
+def add_keyword(source: SourceText, call: ast.Call, keyword: str) -> TextEdit:
+    """Append a keyword argument (`retain_graph=True`) to a call: right after its last
+    argument, so a trailing comma or a comment after that argument stays valid."""
+    arguments: list[ast.expr | ast.keyword] = [*call.args, *call.keywords]
+    if arguments:
+        last = max(arguments, key=lambda a: (a.end_lineno or 0, a.end_col_offset or 0))
+        at = expr_range(source, last).end
+        return TextEdit(Range(at, at), f", {keyword}")
+    end = expr_range(source, call).end
+    close = Position(end.line, end.character - 1)  # the `)`
+    return TextEdit(Range(close, close), keyword)

@@ -284,9 +284,7 @@ def _fixes(ctx: RuleContext, event: BackwardCall, off: GradOff) -> Iterable[Fix]
     title = f"Remove {off.description}"
     owner = off.owner
     if isinstance(owner, ast.With | ast.AsyncWith):
-        index = next(
-            (i for i, item in enumerate(owner.items) if item.context_expr is off.node), None
-        )
+        index = _item_index(off)
         if index is None:
             return
         feeding = _feeding_names(ctx, event)
@@ -317,18 +315,22 @@ def _fixes(ctx: RuleContext, event: BackwardCall, off: GradOff) -> Iterable[Fix]
         yield Fix(title, Safety.UNSAFE, (delete_statement(ctx.source, owner),))
 
 
+def _item_index(region: GradOff) -> int | None:
+    """The position of the region's item in its `with` statement (None for a decorator or
+    a statement)."""
+    owner = region.owner
+    if not isinstance(owner, ast.With | ast.AsyncWith):
+        return None
+    return next((i for i, it in enumerate(owner.items) if it.context_expr is region.node), None)
+
+
 def _nested_fix(ctx: RuleContext, regions: list[GradOff]) -> Iterable[Fix]:
     """Nested `with` regions (`with no_grad(): with inference_mode(): ...`): removing only
     the innermost would leave the value computed without gradients; remove them all."""
     drops: list[tuple[ast.With | ast.AsyncWith, int]] = []
     for region in regions:
-        owner = region.owner
-        if not isinstance(owner, ast.With | ast.AsyncWith):
-            return
-        index = next(
-            (i for i, it in enumerate(owner.items) if it.context_expr is region.node), None
-        )
-        if index is None:
+        owner, index = region.owner, _item_index(region)
+        if not isinstance(owner, ast.With | ast.AsyncWith) or index is None:
             return
         drops.append((owner, index))
     title = "Remove " + " and ".join(dict.fromkeys(r.description for r in regions))

@@ -60,18 +60,9 @@ from collections.abc import Iterator
 
 from gradguard.analysis.graph import SavedNode
 from gradguard.analysis.model import BackwardCall, LoopNode
-from gradguard.core.findings import (
-    Finding,
-    Fix,
-    Position,
-    Range,
-    Related,
-    Safety,
-    Severity,
-    TextEdit,
-)
+from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
 from gradguard.core.rule import Invalid, Rule, RuleContext
-from gradguard.rewrite.expressions import expr_range, expr_text
+from gradguard.rewrite.expressions import add_keyword, expr_text
 
 _ERROR = "Trying to backward through the graph a second time"
 
@@ -250,7 +241,11 @@ opt_g.step()
             and not _steps_between(ctx, first, second)
         ):
             fixes.append(
-                Fix("Keep the graph for the second backward", Safety.UNSAFE, (_retain(ctx, first),))
+                Fix(
+                    "Keep the graph for the second backward",
+                    Safety.UNSAFE,
+                    (add_keyword(ctx.source, first.call, "retain_graph=True"),),
+                )
             )
         return self.finding(message, ctx.node_range(first.call), related, fixes)
 
@@ -327,16 +322,3 @@ def _steps_between(ctx: RuleContext, first: BackwardCall, second: BackwardCall) 
     ):
         return True
     return any(start < call.lineno <= end for call in ctx.analysis.opaque_calls)
-
-
-def _retain(ctx: RuleContext, event: BackwardCall) -> TextEdit:
-    """`x.backward(...)` with `retain_graph=True` appended to its arguments."""
-    call = event.call
-    arguments: list[ast.expr | ast.keyword] = [*call.args, *call.keywords]
-    if arguments:
-        last = max(arguments, key=lambda a: (a.end_lineno or 0, a.end_col_offset or 0))
-        at = expr_range(ctx.source, last).end
-        return TextEdit(Range(at, at), ", retain_graph=True")
-    end = expr_range(ctx.source, call).end
-    close = Position(end.line, end.character - 1)
-    return TextEdit(Range(close, close), "retain_graph=True")

@@ -43,18 +43,9 @@ import ast
 from collections.abc import Iterator
 
 from gradguard.analysis.values import LossKind
-from gradguard.core.findings import (
-    Finding,
-    Fix,
-    Position,
-    Range,
-    Related,
-    Safety,
-    Severity,
-    TextEdit,
-)
+from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
 from gradguard.core.rule import Invalid, Rule, RuleContext
-from gradguard.rewrite.expressions import expr_range, expr_text
+from gradguard.rewrite.expressions import add_keyword, expr_text
 
 ERROR = "element 0 of tensors does not require grad and does not have a grad_fn"
 
@@ -177,10 +168,6 @@ loss.backward()
 
 
 def _fix(ctx: RuleContext, call: ast.Call) -> Fix:
-    """Insert `create_graph=True` just before the call's closing parenthesis."""
-    end = expr_range(ctx.source, call).end
-    at = Position(end.line, end.character - 1)  # the `)`
-    before = ctx.source.text[: ctx.source.offset(at)].rstrip()
-    separator = "" if before.endswith(("(", ",")) else ", "
-    edit = TextEdit(Range(at, at), f"{separator}create_graph=True")
+    """Add `create_graph=True` to the `torch.autograd.grad(...)` call."""
+    edit = add_keyword(ctx.source, call, "create_graph=True")
     return Fix("Add create_graph=True", Safety.SAFE, (edit,))
