@@ -272,3 +272,72 @@ def test_inference_tensors_are_not_saved_without_recording_or_after_a_clone() ->
         """
     )
     assert saved == []
+
+
+def test_a_none_guard_narrows_the_other_branch_to_none() -> None:
+    """`if h is not None: h.detach_()`: no path carries the previous iteration's graph."""
+    call = _only(
+        """
+        gru = nn.GRU(4, 8)
+        h = None
+        for x in torch.randn(3, 5, 2, 4):
+            if h is not None:
+                h.detach_()
+            out, h = gru(x, h)
+            out.sum().backward()
+        """
+    )
+    assert not call.value.all_carries()
+
+
+def test_without_the_guard_the_state_is_carried() -> None:
+    call = _only(
+        """
+        gru = nn.GRU(4, 8)
+        h = None
+        for x in torch.randn(3, 5, 2, 4):
+            out, h = gru(x, h)
+            out.sum().backward()
+        """
+    )
+    assert {carry.key for carry in call.value.all_carries()} == {"h"}
+
+
+def test_index_half_of_a_reduction_never_requires_grad() -> None:
+    calls = _calls(
+        """
+        net = nn.Linear(3, 4)
+        values, indices = torch.max(net(torch.randn(2, 3)), 1)
+        values.sum().backward()
+        indices.float().sum().backward()
+        top = net(torch.randn(2, 3)).topk(2)
+        top.indices.float().sum().backward()
+        top.values.sum().backward()
+        """
+    )
+    grads = [call.value.grad for call in calls]
+    assert grads == [Grad.TRACKED, Grad.UNTRACKED, Grad.UNTRACKED, Grad.TRACKED]
+
+
+def test_elementwise_max_is_not_an_index_reduction() -> None:
+    call = _only(
+        """
+        net = nn.Linear(3, 4)
+        out = net(torch.randn(2, 3))
+        torch.max(out, torch.zeros(2, 4)).sum().backward()
+        """
+    )
+    assert call.value.grad is Grad.TRACKED and call.value.kind is Kind.TENSOR
+
+
+def test_an_unknown_backward_keyword_does_not_free_the_graph() -> None:
+    calls = _calls(
+        """
+        net = nn.Linear(3, 1)
+        y = torch.sigmoid(net(torch.randn(2, 3))).sum()
+        y.backward(retain_variables=True)
+        z = torch.sigmoid(net(torch.randn(2, 3))).sum()
+        z.backward()
+        """
+    )
+    assert [call.frees_graph for call in calls] == [False, True]

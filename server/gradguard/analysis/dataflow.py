@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gradguard.analysis import graph as graphs
+from gradguard.analysis import narrowing, shapes
 from gradguard.analysis import parameters as params
-from gradguard.analysis import shapes
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.graph import GRAPH_STATE_KEY, SavedNode, Saves
 from gradguard.analysis.imports import COMPOUND, Scope, ScopeNode, build_scope, walrus_names
@@ -812,14 +812,25 @@ class FunctionInterpreter:
     def _stmt_If(self, stmt: ast.If) -> None:
         self.eval(stmt.test)
         start, start_mode = self.env, self.mode
+        when_true, when_false = narrowing.of_test(stmt.test)
         with self._frame("cond", stmt):
-            self.env = dict(start) if start is not None else None
+            self.env = self._narrowed(start, when_true)
             self.run_block(stmt.body)
             after_body, body_mode = self.env, self.mode
-            self.env, self.mode = (dict(start) if start is not None else None), start_mode
+            self.env, self.mode = self._narrowed(start, when_false), start_mode
             self.run_block(stmt.orelse)
         self.env = join_env(after_body, self.env)
         self.mode = self.mode if self.mode == body_mode else GRAD_UNKNOWN
+
+    def _narrowed(self, env: Env | None, facts: narrowing.Facts) -> Env | None:
+        """A copy of `env` on a branch where the test's `facts` hold (`h is None` there)."""
+        if env is None:
+            return None
+        branch = dict(env)
+        for key in facts.none:
+            if key in branch:
+                branch[key] = NONE
+        return branch
 
     def _stmt_With(self, stmt: ast.With | ast.AsyncWith) -> None:
         saved = self.mode
@@ -893,6 +904,7 @@ class FunctionInterpreter:
         elif self._iterates_parameters(stmt.iter):
             element = Value(grad=Grad.TRACKED, kind=Kind.TENSOR, leaf=True)
         self._loop(stmt, lambda: self.bind(stmt.target, element))
+        self._elements_changed_in_place(stmt)
         if self.module.frozen_facts:
             owner = params.freeze_loop_owner(stmt)
             if owner is not None:
@@ -900,6 +912,28 @@ class FunctionInterpreter:
                 self._freeze(owner, stmt, f"a loop over `{ast.unparse(owner)}.{method}()`")
 
     _stmt_AsyncFor = _stmt_For
+
+    def _elements_changed_in_place(self, stmt: ast.For | ast.AsyncFor) -> None:
+        """`for h in hidden: h.detach_()` changes the elements of `hidden` themselves: what
+        they carried from an earlier iteration may be cut, so it is no longer certain."""
+        container = dotted(stmt.iter)
+        if container is None or self.env is None or not isinstance(stmt.target, ast.Name):
+            return
+        value = self.env.get(container)
+        if value is None or not value.all_carries():
+            return
+        name = stmt.target.id
+        for node in ast.walk(stmt):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and isinstance(node.func.value, ast.Name)
+                and node.func.value.id == name
+                and node.func.attr.endswith("_")
+                and not node.func.attr.startswith("_")
+            ):
+                self.env[container] = value.without_carries()
+                return
 
     # -- parameters: frozen modules, stale optimizers -----------------------------------------
 
@@ -1090,6 +1124,8 @@ class FunctionInterpreter:
                 self._record_bound_grad(expr)
             return self.lookup(key, expr)
         base = self.eval(expr.value)
+        if base.fields is not None and base.elements is not None and expr.attr in base.fields:
+            return base.elements[base.fields.index(expr.attr)]
         info = base.instance_of or (base.module.local if base.module else None)
         if info is not None and expr.attr in info.attributes and base.kind is not Kind.CLASS:
             return info.attributes[expr.attr]
@@ -1330,6 +1366,10 @@ class FunctionInterpreter:
         positional = 1 if via == "backward" else 2
         if len(call.args) > positional or any(kw.arg is None for kw in call.keywords):
             return False
+        if any(kw.arg not in api.BACKWARD_KEYWORDS for kw in call.keywords):
+            # An unknown keyword (`retain_variables=True`, from before torch 0.4) makes the
+            # call unknown, never "the default".
+            return False
         if self._keyword(call, "inputs") is not None:
             return False
         return not (
@@ -1420,6 +1460,12 @@ class FunctionInterpreter:
             return Value(grad=Grad.TRACKED, kind=Kind.TENSOR, leaf=True, shape=like)
         if qualified in api.NON_DIFFERENTIABLE:
             return self.non_differentiable(call, f"{qualified}()")
+        name = qualified.rsplit(".", 1)[-1]
+        if qualified == f"torch.{name}" and name in api.INDEX_REDUCTIONS:
+            positional = args[1 : len(call.args)]
+            reduced = self._index_reduction(call, name, args[0] if args else UNKNOWN, positional)
+            if reduced is not None:
+                return reduced
         in_place = qualified.endswith("_") or self._flag_keyword(call, "inplace")
         if in_place and call.args and args:
             # torch.relu_(y), F.relu(y, inplace=True): the first argument changes in place.
@@ -1489,6 +1535,26 @@ class FunctionInterpreter:
                 optimizes=self._optimized_module(call),
             )
         return UNKNOWN
+
+    def _index_reduction(
+        self, call: ast.Call, name: str, source: Value, positional: list[Value]
+    ) -> Value | None:
+        """`torch.max(x, 1)`, `x.topk(k)`...: a `(values, indices)` pair whose indices never
+        require grad; None when the form may not return a pair (`torch.max(x, y)`)."""
+        if any(isinstance(a, ast.Starred) for a in call.args):
+            return None
+        if api.INDEX_REDUCTIONS[name] == "with_dim":
+            has_dim = self._keyword(call, "dim") is not None
+            if positional:
+                # The first argument after the input is `dim` only when it is a number.
+                has_dim = positional[0].kind is Kind.SCALAR
+            if not has_dim:
+                return None
+        values = evolve(self.tensor_op(call, [source]), shape=shapes.UNKNOWN_SHAPE)
+        indices = self.non_differentiable(call, f"the index output of {name}()")
+        return Value(
+            kind=Kind.SEQUENCE, elements=(values, indices), fields=api.INDEX_REDUCTION_FIELDS
+        )
 
     def _call_shape(self, call: ast.Call, qualified: str, args: list[Value]) -> shapes.Shape:
         """The shape of a differentiable torch function's or functional loss's result."""
@@ -1664,6 +1730,12 @@ class FunctionInterpreter:
         # An unknown method may change its receiver's attributes and detach what it is given.
         if receiver_key is not None:
             self._forget_below(receiver_key)
+            if name.endswith("_") and not name.startswith("_") and self.env is not None:
+                # `h.detach_()` on a value that may be a tensor or None (narrowed to "not
+                # None" by the branch it runs on): an in-place method may cut its history.
+                current = self.env.get(receiver_key)
+                if current is not None and current.carries:
+                    self.env[receiver_key] = current.without_carries()
         self.taint_arguments(call)
         return UNKNOWN
 
@@ -1704,6 +1776,10 @@ class FunctionInterpreter:
             return value
         if name in api.NON_DIFFERENTIABLE_METHODS:
             return self.non_differentiable(call, f".{name}()")
+        if name in api.INDEX_REDUCTIONS:
+            reduced = self._index_reduction(call, name, receiver, args[: len(call.args)])
+            if reduced is not None:
+                return reduced
         if (
             name in api.MAYBE_IDENTITY_METHODS
             and self.mode.enabled is False

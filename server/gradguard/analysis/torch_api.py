@@ -13,6 +13,18 @@ SET_GRAD_ENABLED = frozenset({"torch.set_grad_enabled", "torch.autograd.set_grad
 
 BACKWARD_FUNCTIONS = frozenset({"torch.autograd.backward"})
 GRAD_FUNCTIONS = frozenset({"torch.autograd.grad"})
+# The keywords `Tensor.backward` and `torch.autograd.backward` take (torch 2.13).
+BACKWARD_KEYWORDS = frozenset(
+    {
+        "gradient",
+        "retain_graph",
+        "create_graph",
+        "inputs",
+        "tensors",
+        "grad_tensors",
+        "grad_variables",
+    }
+)
 
 # Factories create leaves: no history; they require grad only with `requires_grad=True`.
 FACTORIES = frozenset(
@@ -75,6 +87,25 @@ TUPLE_RETURNING = frozenset(
         "mode",
     ]
 )
+
+# Reductions that return a (values, indices) named tuple. The indices are int64 and never
+# require grad. "always": in every form; "with_dim": only when a dim is given (`torch.max(x)`
+# is a tensor, `torch.max(x, y)` with a tensor `y` is an elementwise maximum). Checked
+# against torch 2.13.0: `torch.max(x, 1)`, `x.max(dim=1)`, `x.sort()`, `x.topk(2)`,
+# `torch.kthvalue(x, 1)`, `x.mode()`, `x.cummax(0)`, `x.median(0)` return `(values, indices)`.
+INDEX_REDUCTIONS = {
+    "max": "with_dim",
+    "min": "with_dim",
+    "median": "with_dim",
+    "nanmedian": "with_dim",
+    "mode": "always",
+    "kthvalue": "always",
+    "sort": "always",
+    "topk": "always",
+    "cummax": "always",
+    "cummin": "always",
+}
+INDEX_REDUCTION_FIELDS = ("values", "indices")
 
 # No gradient flows through these: the result never requires grad.
 NON_DIFFERENTIABLE = frozenset(

@@ -153,6 +153,9 @@ class Value:
     # Terms without history that certainly feed this tracked value and so contribute no
     # gradient: gradients from autograd.grad without create_graph (a gradient penalty).
     inert_terms: frozenset[Loss] = frozenset()
+    # Field names of a named tuple of known structure (`torch.max(x, 1)` returns
+    # `(values, indices)`), so `result.indices` is `elements[1]`.
+    fields: tuple[str, ...] | None = None
 
     @property
     def has_history(self) -> bool:
@@ -236,6 +239,7 @@ def join(a: Value | None, b: Value | None) -> Value:
         graph=a.graph & b.graph,
         saved_in=a.saved_in & b.saved_in,
         inert_terms=a.inert_terms & b.inert_terms,
+        fields=a.fields if a.fields == b.fields and elements is not None else None,
     )
 
 
