@@ -22,6 +22,7 @@ from gradguard.analysis import graph as graphs
 from gradguard.analysis import narrowing, shapes
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
+from gradguard.analysis.call_sites import CallerFacts, CallSites
 from gradguard.analysis.graph import GRAPH_STATE_KEY, SavedNode, Saves
 from gradguard.analysis.imports import COMPOUND, Scope, ScopeNode, build_scope, walrus_names
 from gradguard.analysis.model import (
@@ -169,8 +170,15 @@ class ModuleInterpreter:
         analysis: ModuleAnalysis,
         text: str | None = None,
         triggers: tuple[str, ...] | None = None,
+        *,
+        call_sites: CallSites | None = None,
+        parameter_facts: dict[int, CallerFacts] | None = None,
     ) -> None:
         self.tree = tree
+        # Calls of the file's functions seen in this pass, and what earlier passes learnt
+        # about parameters from them (see `gradguard.analysis.call_sites`).
+        self.call_sites = call_sites if call_sites is not None else CallSites({})
+        self.parameter_facts = parameter_facts or {}
         self.walrus = walrus_names(text) if text is not None else _walrus_targets(tree)
         # Lines holding a word some enabled rule needs (`backward`, `requires_grad`, ...): only
         # functions spanning one of them are analysed up front; the others only when a call
@@ -265,18 +273,24 @@ class ModuleInterpreter:
 
     # -- driver ------------------------------------------------------------------------------
 
-    def run(self) -> None:
-        """Analyse module-level names, the module body, then every function not yet done."""
+    def run(self, only: set[int] | None = None) -> None:
+        """Analyse module-level names, the module body, then every function not yet done
+        (with `only`: just the functions whose id() it holds, and the module body if it
+        holds 0)."""
         module_scope = self.scope_of(self.tree)
         self.globals = self._module_constants(module_scope)
-        body = FunctionInterpreter(self, module_scope, None, record=True)
-        body.env = dict(self.globals)
-        body.run_block(self.tree.body)
+        if only is None or 0 in only:
+            body = FunctionInterpreter(self, module_scope, None, record=True)
+            body.env = dict(self.globals)
+            body.run_block(self.tree.body)
         for node in self.functions:
-            if self._may_backpropagate(node):
+            if only is not None and id(node) not in only:
+                continue
+            if self.may_backpropagate(node):
                 self.summary(node)
 
-    def _may_backpropagate(self, node: FunctionNode) -> bool:
+    def may_backpropagate(self, node: FunctionNode) -> bool:
+        """Whether the function holds a word some enabled rule needs (see triggers)."""
         if self.trigger_lines is None:
             return True
         end = node.end_lineno or node.lineno
@@ -675,6 +689,16 @@ class FunctionInterpreter:
                     kind = Kind.MODULE if info.is_module else Kind.INSTANCE
                     value = Value(kind=kind, module=ModuleRef(local=info), instance_of=info)
             self.env[param.arg] = value
+        callers = self.module.parameter_facts.get(id(node))
+        if callers is not None:
+            for name, known in callers.parameters.items():
+                if known.kind is not Kind.UNKNOWN or known.grad is not Grad.UNKNOWN:
+                    self.env[name] = known
+            # The grad mode every call runs it under (a decorator below still wins).
+            if callers.grad_enabled is False and callers.grad_off is not None:
+                self.mode = GradMode(False, callers.grad_off)
+            elif callers.grad_enabled is not True:
+                self.mode = GRAD_UNKNOWN
         for decorator in node.decorator_list:
             mode = self.grad_mode_of(decorator, node)
             if mode is not None:
@@ -1712,6 +1736,7 @@ class FunctionInterpreter:
             return UNKNOWN
         method = _local_method(receiver, name)
         if method is not None and receiver.kind is not Kind.CLASS:
+            self.module.call_sites.note(method, call, args, self.mode.enabled, self.mode.off)
             summary = self.module.summary_of(method)
             returned = summary.returned
             prefix = f"{receiver_key}."
@@ -1840,6 +1865,9 @@ class FunctionInterpreter:
                 return Value(kind=Kind.MODULE, module=ref, instance_of=info)
             return Value(kind=Kind.INSTANCE, instance_of=info)
         if callee.kind is Kind.FUNCTION and callee.function is not None:
+            self.module.call_sites.note(
+                callee.function, call, args, self.mode.enabled, self.mode.off
+            )
             returned = self.module.summary(callee.function)
             self.taint_arguments(call)
             return _instantiate(returned.without_carries(), call)

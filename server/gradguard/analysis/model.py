@@ -164,8 +164,33 @@ def analyse_module(
     `backward`), functions whose text holds none of them are analysed only on demand, for
     their return value; `triggers=None` analyses every function.
     """
+    from gradguard.analysis.call_sites import CallerFacts, CallSites, callers, candidates
     from gradguard.analysis.dataflow import ModuleInterpreter
 
     analysis = ModuleAnalysis(tree)
-    ModuleInterpreter(tree, analysis, text, triggers).run()
+    final = ModuleInterpreter(tree, analysis, text, triggers)
+    # Learn parameters from call sites for the functions the final pass analyses up front,
+    # interpreting the module body and the functions that call them. A caller's own
+    # parameters may come from its callers, so a chain `main -> fit(model) -> train(model)`
+    # needs one more pass per link.
+    wanted = {id(f) for f in final.functions if final.may_backpropagate(f)}
+    found = candidates(tree, wanted) if wanted else {}
+    facts: dict[int, CallerFacts] = {}
+    calling = callers(found)
+    for _ in range(_CALL_SITE_PASSES if found else 0):
+        sites = CallSites(found)
+        ModuleInterpreter(
+            tree, ModuleAnalysis(tree), text, None, call_sites=sites, parameter_facts=facts
+        ).run(only=calling)
+        learnt = sites.facts()
+        changed = {key for key in learnt if learnt[key] != facts.get(key)}
+        facts = learnt
+        if not changed & calling:
+            break  # no caller learnt anything new: its calls would pass the same
+    final.parameter_facts = facts
+    final.run()
     return analysis
+
+
+# How many passes may learn parameter facts from call sites before the final one.
+_CALL_SITE_PASSES = 2

@@ -58,13 +58,16 @@ class Wrapper(nn.Linear):
 model = Wrapper(2, 2)
 out = model(torch.randn(1, 2))
 """,
-        # An object the file cannot see (a parameter) with a forward() method.
+        # A parameter that some caller fills with an object the file cannot see.
         """
 import torch
 from torch import nn
 def run(predictor, x):
     return predictor.forward(x)
+def load_predictor():
+    return torch.jit.script(nn.Linear(2, 2))
 out = run(nn.Linear(2, 2), torch.randn(1, 2))
+out = run(load_predictor(), torch.randn(1, 2))
 """,
     )
 

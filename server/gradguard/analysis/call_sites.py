@@ -1,0 +1,298 @@
+"""Parameters known from their call sites: `def train(model, optimizer, loader)` called as
+`train(net, opt, data)` everywhere in the file gets the facts of `net` and `opt`.
+
+Real training loops live in functions whose model, optimizer and loss arrive as parameters.
+A parameter's value is the join of the arguments every call in the file passes. That is
+only sound when the file shows *every* call, so a function qualifies only when:
+
+* its name is defined once in the file, by this `def`, and bound nowhere else;
+* every mention of it is the callee of a call (it is never passed, stored or decorated by
+  anything but a grad-mode decorator), and a method is never overridden;
+* each of those calls was interpreted and its arguments mapped to parameters (no `*args` or
+  `**kwargs` at the call), which the interpreter reports with `CallSites.note`.
+
+Methods qualify the same way through their attribute name, when their class has no base but
+`object` or `nn.Module` (framework hooks such as Lightning's `training_step` are called by
+code the file does not show) and no subclass in the file. `forward` and dunder methods never
+qualify: `__call__` and the runtime call them.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from gradguard.analysis.values import UNKNOWN, Grad, GradOff, Kind, Value, evolve, join, literal
+
+FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
+
+# Decorators that keep the function's signature and are called through (grad modes).
+_TRANSPARENT_DECORATORS = ("no_grad", "inference_mode", "enable_grad", "set_grad_enabled")
+_PLAIN_BASES = frozenset({"object", "Module", "nn.Module", "torch.nn.Module"})
+
+
+@dataclass
+class Candidate:
+    """A function whose callers may all be visible, and how many calls the file has of it."""
+
+    node: FunctionNode
+    is_method: bool
+    calls: frozenset[int]  # id() of every ast.Call whose callee names it
+    callers: frozenset[int]  # id() of the functions holding those calls (0: module body)
+
+
+@dataclass(frozen=True)
+class CallerFacts:
+    """What every call of a function agrees on: its parameters' values (joined over the
+    calls) and the grad mode the calls run under (None: the calls disagree or it is unknown;
+    `grad_off` is where the first call switched recording off)."""
+
+    parameters: dict[str, Value]
+    grad_enabled: bool | None
+    grad_off: GradOff | None = None
+
+    def join(self, other: CallerFacts) -> CallerFacts:
+        """The facts that hold at both calls."""
+        parameters = {
+            name: join(value, other.parameters[name]) for name, value in self.parameters.items()
+        }
+        enabled = self.grad_enabled if self.grad_enabled == other.grad_enabled else None
+        return CallerFacts(parameters, enabled, self.grad_off if enabled is False else None)
+
+    @property
+    def informative(self) -> bool:
+        """True when the facts say anything a fresh analysis would not assume."""
+        return self.grad_enabled is not True or any(
+            v.kind is not Kind.UNKNOWN or v.grad is not Grad.UNKNOWN
+            for v in self.parameters.values()
+        )
+
+
+@dataclass
+class CallSites:
+    """Arguments and grad modes seen at the calls of candidate functions in one pass."""
+
+    candidates: dict[int, Candidate]
+    # id(function) -> id(call) -> facts of that call (None: its arguments cannot be mapped)
+    seen: dict[int, dict[int, CallerFacts | None]] = field(default_factory=dict)
+
+    def note(
+        self,
+        function: FunctionNode,
+        call: ast.Call,
+        args: list[Value],
+        grad_enabled: bool | None,
+        grad_off: GradOff | None,
+    ) -> None:
+        """Record one interpretation of `call`, whose evaluated arguments are `args`
+        (positional values first, then keyword values, as the interpreter evaluates them)."""
+        candidate = self.candidates.get(id(function))
+        if candidate is None or id(call) not in candidate.calls:
+            return
+        by_call = self.seen.setdefault(id(function), {})
+        mapped = _map_arguments(function, call, args, skip_self=candidate.is_method)
+        facts = None if mapped is None else CallerFacts(mapped, grad_enabled, grad_off)
+        if id(call) in by_call:
+            before = by_call[id(call)]
+            facts = None if before is None or facts is None else before.join(facts)
+        by_call[id(call)] = facts
+
+    def facts(self) -> dict[int, CallerFacts]:
+        """Facts of each function whose every call was seen and mapped."""
+        found: dict[int, CallerFacts] = {}
+        for key, candidate in self.candidates.items():
+            by_call = self.seen.get(key, {})
+            if not candidate.calls or set(by_call) != set(candidate.calls):
+                continue
+            merged: CallerFacts | None = None
+            for facts in by_call.values():
+                if facts is None:
+                    merged = None
+                    break
+                merged = facts if merged is None else merged.join(facts)
+            if merged is not None and merged.informative:
+                found[key] = merged
+        return found
+
+
+def candidates(tree: ast.Module, wanted: set[int] | None = None) -> dict[int, Candidate]:
+    """Functions and methods of the file whose every mention is a call (see module docs);
+    with `wanted`, only the functions whose id() it holds."""
+    survey = _Survey()
+    survey.visit(tree, None, None)
+    names, attributes = survey.names, survey.attributes
+    class_names = {cls.name for cls in survey.classes}
+    subclassed = {_base_name(base) for cls in survey.classes for base in cls.bases}
+    found: dict[int, Candidate] = {}
+    for name, entries in survey.defs.items():
+        if len(entries) != 1 or name in class_names:
+            continue
+        node, owner = entries[0]
+        if wanted is not None and id(node) not in wanted:
+            continue
+        mentions = attributes if owner is not None else names
+        if name in mentions.other or not _transparent_decorators(node):
+            continue
+        if owner is not None:
+            if name.startswith("__") or name == "forward" or owner.name in subclassed:
+                continue
+            if not all(_base_name(base) in _PLAIN_BASES for base in owner.bases):
+                continue
+            if any(
+                isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod")
+                for d in node.decorator_list
+            ):
+                continue
+        calls = frozenset(mentions.calls.get(name, set()))
+        spec = node.args
+        parameters = len([*spec.posonlyargs, *spec.args, *spec.kwonlyargs]) - (owner is not None)
+        if calls and parameters > 0:
+            callers = frozenset(survey.caller_of[call] for call in calls)
+            found[id(node)] = Candidate(node, owner is not None, calls, callers)
+    return found
+
+
+def callers(found: dict[int, Candidate]) -> set[int]:
+    """The functions that contain a call of a candidate: the ones a pass must interpret to
+    see every call site (besides the module body, id 0 here)."""
+    return set().union(*(candidate.callers for candidate in found.values()))
+
+
+@dataclass
+class _Mentions:
+    """Calls of a name (or attribute name), and whether it is mentioned any other way."""
+
+    calls: dict[str, set[int]] = field(default_factory=dict)
+    other: set[str] = field(default_factory=set)
+
+
+@dataclass
+class _Survey:
+    """One walk over the module: definitions, calls and every other mention of names."""
+
+    defs: dict[str, list[tuple[FunctionNode, ast.ClassDef | None]]] = field(default_factory=dict)
+    classes: list[ast.ClassDef] = field(default_factory=list)
+    names: _Mentions = field(default_factory=_Mentions)
+    attributes: _Mentions = field(default_factory=_Mentions)
+    caller_of: dict[int, int] = field(default_factory=dict)  # id(call) -> id(function) or 0
+
+    def visit(
+        self, node: ast.AST, function: FunctionNode | None, owner: ast.ClassDef | None
+    ) -> None:
+        """Record `node` and its children; `function` encloses it, `owner` is the class whose
+        body holds it directly."""
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            self.defs.setdefault(node.name, []).append((node, owner))
+            for child in ast.iter_child_nodes(node):
+                self.visit(child, node, None)
+            return
+        if isinstance(node, ast.ClassDef):
+            self.classes.append(node)
+            for child in ast.iter_child_nodes(node):
+                self.visit(child, function, node)
+            return
+        callee: ast.expr | None = None
+        if isinstance(node, ast.Call):
+            callee = node.func
+            self.caller_of[id(node)] = id(function) if function is not None else 0
+            if isinstance(callee, ast.Name):
+                self.names.calls.setdefault(callee.id, set()).add(id(node))
+            elif isinstance(callee, ast.Attribute):
+                self.attributes.calls.setdefault(callee.attr, set()).add(id(node))
+        elif isinstance(node, ast.Name):
+            self.names.other.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            self.attributes.other.add(node.attr)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            self.names.other.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, ast.Global | ast.Nonlocal):
+            self.names.other.update(node.names)
+        elif isinstance(node, ast.arg):
+            self.names.other.add(node.arg)
+        for child in ast.iter_child_nodes(node):
+            if child is callee and isinstance(child, ast.Name | ast.Attribute):
+                # The callee itself is a call, not another mention; what it is built from is.
+                if isinstance(child, ast.Attribute):
+                    self.visit(child.value, function, owner)
+                continue
+            self.visit(child, function, owner)
+
+
+def _callee_name(func: ast.expr) -> str | None:
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return None
+
+
+def _base_name(base: ast.expr) -> str:
+    if isinstance(base, ast.Name):
+        return base.id
+    if isinstance(base, ast.Attribute):
+        return ast.unparse(base)
+    return "?"
+
+
+def _transparent_decorators(node: FunctionNode) -> bool:
+    for decorator in node.decorator_list:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        name = _callee_name(target)
+        if name in ("staticmethod", "classmethod"):
+            continue
+        if name is None or name not in _TRANSPARENT_DECORATORS:
+            return False
+    return True
+
+
+def _map_arguments(
+    function: FunctionNode, call: ast.Call, args: list[Value], *, skip_self: bool
+) -> dict[str, Value] | None:
+    """Parameter name -> argument value for one call; None when it cannot be mapped."""
+    spec = function.args
+    if any(isinstance(a, ast.Starred) for a in call.args):
+        return None
+    if any(kw.arg is None for kw in call.keywords):
+        return None
+    positional = [*spec.posonlyargs, *spec.args]
+    if skip_self:
+        positional = positional[1:]
+    mapped: dict[str, Value] = {}
+    if len(call.args) > len(positional) and spec.vararg is None:
+        return None  # a TypeError at run time: nothing to learn
+    for param, value in zip(positional, args[: len(call.args)], strict=False):
+        mapped[param.arg] = _as_parameter(value)
+    names = {p.arg for p in (*positional, *spec.kwonlyargs)}
+    for kw, value in zip(call.keywords, args[len(call.args) :], strict=False):
+        if kw.arg not in names:
+            if spec.kwarg is None:
+                return None
+            continue
+        mapped[kw.arg] = _as_parameter(value)
+    defaults = dict(
+        zip(
+            [p.arg for p in positional][len(positional) - len(spec.defaults) :],
+            spec.defaults,
+            strict=True,
+        )
+    )
+    for param, default in zip(spec.kwonlyargs, spec.kw_defaults, strict=True):
+        if default is not None:
+            defaults[param.arg] = default
+    for param in (*positional, *spec.kwonlyargs):
+        if param.arg in mapped:
+            continue
+        default = defaults.get(param.arg)
+        if default is None:
+            return None  # a required parameter missing: a TypeError at run time
+        mapped[param.arg] = literal(default) if isinstance(default, ast.Constant) else UNKNOWN
+    return mapped
+
+
+def _as_parameter(value: Value) -> Value:
+    """An argument as the callee sees it: the caller's loops, graph nodes and binding
+    statement mean nothing inside the callee."""
+    plain = value.without_carries()
+    if plain.graph or plain.saved_in or plain.origin is not None:
+        plain = evolve(plain, graph=frozenset(), saved_in=frozenset(), origin=None)
+    return plain
