@@ -8,13 +8,13 @@ import textwrap
 
 import pytest
 
-from gradguard.analysis.model import analyse_module
+from gradguard.analysis.model import analyse_module, learn_caller_facts
 from gradguard.analysis.values import Grad, Kind
 
 PRELUDE = "import torch\nfrom torch import nn\nnet = nn.Linear(3, 1)\n"
 
-# Each snippet defines `step(model, x)` whose body backpropagates `model(x).sum()`; the
-# expected value is the autograd state of that loss.
+# Each snippet defines `step(model, x)`; the expected value is what every call says of
+# `model` (None: nothing is learnt) and the grad mode the calls run under.
 STEP = """
 def step(model, x):
     loss = model(x).sum()
@@ -22,33 +22,60 @@ def step(model, x):
 """
 
 CASES = [
-    ("one call with a module", "step(net, torch.randn(2, 3))", Grad.TRACKED),
-    ("every call with a module", "step(net, 1)\nstep(nn.Linear(3, 1), 2)", Grad.TRACKED),
-    ("keyword arguments", "step(x=torch.randn(2, 3), model=net)", Grad.TRACKED),
-    ("called from a function", "def main():\n    step(net, 0)\nmain()", Grad.TRACKED),
-    ("a chain of two callers", "def fit(m):\n    step(m, 0)\nfit(net)", Grad.TRACKED),
-    ("one caller passes something unknown", "step(net, 0)\nstep(load(), 0)", Grad.UNKNOWN),
-    ("passed as a callback too", "step(net, 0)\nrun(step)", Grad.UNKNOWN),
-    ("rebound elsewhere", "step(net, 0)\nstep = wrap(step)", Grad.UNKNOWN),
-    ("argument unpacking", "step(*[net, 0])", Grad.UNKNOWN),
-    ("keyword unpacking", "step(**{'model': net, 'x': 0})", Grad.UNKNOWN),
-    ("never called", "", Grad.UNKNOWN),
-    ("under no_grad at the call", "with torch.no_grad():\n    step(net, 0)", Grad.UNTRACKED),
+    ("one call with a module", "step(net, torch.randn(2, 3))", Kind.MODULE, True),
+    ("every call with a module", "step(net, 1)\nstep(nn.Linear(3, 1), 2)", Kind.MODULE, True),
+    ("keyword arguments", "step(x=torch.randn(2, 3), model=net)", Kind.MODULE, True),
+    ("called from a function", "def main():\n    step(net, 0)\nmain()", Kind.MODULE, True),
+    ("a chain of two callers", "def fit(m):\n    step(m, 0)\nfit(net)", Kind.MODULE, True),
+    ("one caller passes something unknown", "step(net, 0)\nstep(load(), 0)", None, True),
+    ("passed as a callback too", "step(net, 0)\nrun(step)", None, None),
+    ("rebound elsewhere", "step(net, 0)\nstep = wrap(step)", None, None),
+    ("argument unpacking", "step(*[net, 0])", None, None),
+    ("keyword unpacking", "step(**{'model': net, 'x': 0})", None, None),
+    ("never called", "", None, None),
+    ("under no_grad", "with torch.no_grad():\n    step(net, 0)", Kind.MODULE, False),
     (
-        "under no_grad at one call",
+        "under no_grad once",
         "step(net, 0)\nwith torch.no_grad():\n    step(net, 0)",
-        Grad.UNKNOWN,
+        Kind.MODULE,
+        None,
     ),
 ]
 
 
-@pytest.mark.parametrize(("title", "calls", "expected"), CASES, ids=[c[0] for c in CASES])
-def test_parameter_facts_from_call_sites(title: str, calls: str, expected: Grad) -> None:
+@pytest.mark.parametrize(
+    ("title", "calls", "model", "grad_enabled"), CASES, ids=[c[0] for c in CASES]
+)
+def test_parameter_facts_from_call_sites(
+    title: str, calls: str, model: Kind | None, grad_enabled: bool | None
+) -> None:
     source = PRELUDE + STEP + textwrap.dedent(calls) + "\n"
+    tree = ast.parse(source)
+    step = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "step")
+    facts = learn_caller_facts(tree, source).get(id(step))
+    if model is None and grad_enabled is None:
+        assert facts is None
+        return
+    assert facts is not None
+    assert facts.grad_enabled is grad_enabled
+    known = facts.parameters["model"].kind
+    assert known is (model if model is not None else Kind.UNKNOWN)
+
+
+def test_a_known_parameter_reaches_the_body() -> None:
+    """With a module from every call, the loss in `step` is tracked before any backward."""
+    source = PRELUDE + textwrap.dedent(
+        """
+        def step(model, x, total):
+            out = model(x).sum()
+            total += out
+            return total
+        step(net, torch.randn(2, 3), 0.0)
+        """
+    )
     analysis = analyse_module(ast.parse(source), source)
-    losses = [c for c in analysis.backward_calls if c.function is not None]
-    assert len(losses) == 1
-    assert losses[0].value.grad is expected
+    accumulated = [u for u in analysis.uses if u.kind == "accumulate"]
+    assert [u.added.grad if u.added else None for u in accumulated] == [Grad.TRACKED]
 
 
 def test_methods_learn_from_calls_on_self() -> None:
@@ -67,9 +94,12 @@ def test_methods_learn_from_calls_on_self() -> None:
                 loss.backward()
         """
     )
-    analysis = analyse_module(ast.parse(source), source)
-    (call,) = analysis.backward_calls
-    assert call.value.grad is Grad.TRACKED and call.value.kind is Kind.TENSOR
+    tree = ast.parse(source)
+    method = next(
+        n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "train_batch"
+    )
+    facts = learn_caller_facts(tree, source)[id(method)]
+    assert facts.parameters["model"].kind is Kind.MODULE
 
 
 def test_framework_hooks_stay_unknown() -> None:
@@ -88,6 +118,8 @@ def test_framework_hooks_stay_unknown() -> None:
                 self.training_step(net, 0)
         """
     )
-    analysis = analyse_module(ast.parse(source), source)
-    (call,) = analysis.backward_calls
-    assert call.value.grad is Grad.UNKNOWN
+    tree = ast.parse(source)
+    hook = next(
+        n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "training_step"
+    )
+    assert id(hook) not in learn_caller_facts(tree, source)

@@ -60,8 +60,27 @@ def test_branches_that_disagree_are_unknown() -> None:
 
 
 def test_unknown_callable_gives_unknown() -> None:
-    call = _only("from somewhere import model\nloss = model(torch.randn(2))\nloss.backward()\n")
+    call = _only("from somewhere import model\nmodel(torch.randn(2)).backward()\n")
     assert call.value.grad is Grad.UNKNOWN
+
+
+def test_a_name_backpropagated_is_a_tensor_with_history() -> None:
+    """`loss.backward()` proves `loss` (bound once) is tracked, whatever produced it."""
+    call = _only("from somewhere import model\nloss = model(torch.randn(2))\nloss.backward()\n")
+    assert call.value.grad is Grad.TRACKED and call.value.kind is Kind.TENSOR
+
+
+def test_a_name_bound_twice_is_not_promoted() -> None:
+    calls = _calls(
+        """
+        from somewhere import model, flag
+        loss = model(torch.randn(2))
+        if flag:
+            loss = model(torch.randn(3))
+        loss.backward()
+        """
+    )
+    assert [c.value.grad for c in calls] == [Grad.UNKNOWN]
 
 
 def test_item_on_tensor_is_a_conversion() -> None:

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from gradguard.analysis import backpropagated as backprop
 from gradguard.analysis import graph as graphs
 from gradguard.analysis import narrowing, shapes
 from gradguard.analysis import parameters as params
@@ -508,6 +509,7 @@ class FunctionInterpreter:
         self.state_reads: dict[str, tuple[ast.expr, Carry]] = {}
         self.attribute_roots: set[str] = set()
         self.exits: list[Env | None] = []
+        self._backpropagated: frozenset[str] | None = None
 
     # -- environment -------------------------------------------------------------------------
 
@@ -752,8 +754,27 @@ class FunctionInterpreter:
 
     def _stmt_Assign(self, stmt: ast.Assign) -> None:
         value = self.eval(stmt.value)
+        if (
+            len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+            and value.grad is Grad.UNKNOWN
+            and value.kind in (Kind.UNKNOWN, Kind.TENSOR)
+            and stmt.targets[0].id in self.backpropagated
+        ):
+            # `loss = criterion(model(x), y)` with unknown parts, then `loss.backward()`:
+            # whenever that backward runs, `loss` is a tensor with history.
+            value = evolve(value, grad=Grad.TRACKED, kind=Kind.TENSOR)
         for target in stmt.targets:
             self.bind(target, value)
+
+    @property
+    def backpropagated(self) -> frozenset[str]:
+        """Names bound exactly once in this function, by a plain assignment, on which
+        `.backward()` is called (see `backprop.backpropagated_names`)."""
+        if self._backpropagated is None:
+            body = self.function.body if self.function is not None else self.module.tree.body
+            self._backpropagated = backprop.backpropagated_names(body)
+        return self._backpropagated
 
     def _stmt_AnnAssign(self, stmt: ast.AnnAssign) -> None:
         if stmt.value is not None:

@@ -5,9 +5,13 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from gradguard.analysis.graph import SavedNode
 from gradguard.analysis.values import Carry, Grad, Loss, LossKind, Value
+
+if TYPE_CHECKING:
+    from gradguard.analysis.call_sites import CallerFacts
 
 LoopNode = ast.For | ast.AsyncFor | ast.While
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
@@ -164,17 +168,30 @@ def analyse_module(
     `backward`), functions whose text holds none of them are analysed only on demand, for
     their return value; `triggers=None` analyses every function.
     """
-    from gradguard.analysis.call_sites import CallerFacts, CallSites, callers, candidates
     from gradguard.analysis.dataflow import ModuleInterpreter
 
     analysis = ModuleAnalysis(tree)
     final = ModuleInterpreter(tree, analysis, text, triggers)
-    # Learn parameters from call sites for the functions the final pass analyses up front,
-    # interpreting the module body and the functions that call them. A caller's own
-    # parameters may come from its callers, so a chain `main -> fit(model) -> train(model)`
-    # needs one more pass per link.
     wanted = {id(f) for f in final.functions if final.may_backpropagate(f)}
-    found = candidates(tree, wanted) if wanted else {}
+    final.parameter_facts = learn_caller_facts(tree, text, wanted)
+    final.run()
+    return analysis
+
+
+def learn_caller_facts(
+    tree: ast.Module, text: str | None, wanted: set[int] | None = None
+) -> dict[int, CallerFacts]:
+    """What every call in the file tells about the parameters and grad mode of the
+    functions (with `wanted`: of the functions whose id() it holds), by id() of each.
+
+    Interprets the module body and the functions that call them. A caller's own parameters
+    may come from its callers, so a chain `main -> fit(model) -> train(model)` needs one
+    more pass per link.
+    """
+    from gradguard.analysis.call_sites import CallSites, callers, candidates
+    from gradguard.analysis.dataflow import ModuleInterpreter
+
+    found = candidates(tree, wanted) if wanted is None or wanted else {}
     facts: dict[int, CallerFacts] = {}
     calling = callers(found)
     for _ in range(_CALL_SITE_PASSES if found else 0):
@@ -187,9 +204,7 @@ def analyse_module(
         facts = learnt
         if not changed & calling:
             break  # no caller learnt anything new: its calls would pass the same
-    final.parameter_facts = facts
-    final.run()
-    return analysis
+    return facts
 
 
 # How many passes may learn parameter facts from call sites before the final one.

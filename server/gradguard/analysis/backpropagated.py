@@ -1,0 +1,47 @@
+"""Facts a function's own code proves about its names, whatever produced their values.
+
+A value on which `.backward()` is called is a tensor with history whenever that call runs
+(otherwise the call itself raises), so `loss = criterion(model(x), y)` is tracked even when
+`model` and `criterion` are parameters nobody can see. Only names bound exactly once in the
+function, by a plain assignment, qualify: then the value `backward()` sees is that one.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import Counter
+
+
+def backpropagated_names(body: list[ast.stmt]) -> frozenset[str]:
+    """Names in `body` (not in nested functions or classes) bound once by `name = ...` and
+    receiving a `name.backward(...)` call."""
+    bindings: Counter[str] = Counter()
+    plain: set[str] = set()
+    backward: set[str] = set()
+    stack: list[ast.AST] = list(body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+            if not isinstance(node, ast.Lambda):
+                bindings[node.name] += 1
+            continue
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            bindings[node.id] += 1
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+            if isinstance(node.targets[0], ast.Name):
+                plain.add(node.targets[0].id)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            for alias in node.names:
+                bindings[(alias.asname or alias.name).split(".")[0]] += 1
+        elif isinstance(node, ast.Global | ast.Nonlocal):
+            for name in node.names:
+                bindings[name] += 2  # bound elsewhere too: never "once"
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "backward"
+            and isinstance(node.func.value, ast.Name)
+        ):
+            backward.add(node.func.value.id)
+        stack.extend(ast.iter_child_nodes(node))
+    return frozenset(name for name in backward & plain if bindings[name] == 1)
