@@ -199,6 +199,7 @@ class ModuleInterpreter:
         self.in_progress: set[int] = set()
         self.globals: Env = {}
         self.collecting_globals = False
+        self._pending_attributes: list[ClassInfo] = []
         if text is None:
             self.freezes_parameters = _mentions_freezing(tree)
         else:
@@ -320,7 +321,7 @@ class ModuleInterpreter:
             ):
                 scratch.run_block([stmt])
         self.collecting_globals = False
-        return {
+        constants = {
             name: value
             for name, value in (scratch.env or {}).items()
             if value.kind in (Kind.MODULE, Kind.CLASS, Kind.FUNCTION, Kind.INSTANCE)
@@ -328,6 +329,11 @@ class ModuleInterpreter:
             or isinstance(value.const, bool)
             or is_optimizer(value)
         }
+        self.globals = constants
+        for info in self._pending_attributes:
+            self._collect_attributes(info)
+        self._pending_attributes.clear()
+        return constants
 
     def class_info(self, node: ast.ClassDef) -> ClassInfo:
         """What the file says about a class: is it an nn.Module, which modules it owns."""
@@ -346,7 +352,11 @@ class ModuleInterpreter:
                     is_module = True
         info = ClassInfo(node=node, is_module=is_module)
         self.classes[key] = info
-        self._collect_attributes(info)
+        if self.collecting_globals:
+            # `self.model = Net()` needs the module-level names being collected right now.
+            self._pending_attributes.append(info)
+        else:
+            self._collect_attributes(info)
         return info
 
     def _local_class(self, name: str) -> ast.ClassDef | None:
@@ -1759,6 +1769,7 @@ class FunctionInterpreter:
         if method is not None and receiver.kind is not Kind.CLASS:
             self.module.call_sites.note(method, call, args, self.mode.enabled, self.mode.off)
             summary = self.module.summary_of(method)
+            self._state_carried_across_calls(method, summary)
             returned = summary.returned
             prefix = f"{receiver_key}."
             known_state = self.env is not None and any(k.startswith(prefix) for k in self.env)
@@ -1988,6 +1999,40 @@ class FunctionInterpreter:
             self.record_use(
                 "inference-saved", module.qualified or name, call, first, args[0], parameters
             )
+
+    def _state_carried_across_calls(self, method: FunctionNode, summary: FunctionSummary) -> None:
+        """A method called on every iteration of a loop (`trainer.train_batch(x)`) that
+        backpropagates through state it left on `self` in its previous call, without a
+        detach in between: each call's backward reaches into the previous call's graph.
+
+        Recorded as `ModuleAnalysis.backward_through_state`: the method's own backward
+        calls, seen from the calling loop, carrying the state from one call to the next.
+        """
+        loops = self.every_iteration()
+        if not self.record or not loops:
+            return
+        analysis = self.module.analysis
+        inside = [event for event in analysis.backward_calls if event.function is method]
+        for attr, (read, tag) in summary.state_reads.items():
+            written = summary.state_writes.get(attr)
+            if written is None or tag not in written.all_carries():
+                continue
+            if written.origin is None or not _holds_history(written):
+                continue
+            for loop in loops:
+                carry = Carry(f"self.{attr}", loop, written.origin, written, None)
+                for event in inside:
+                    if tag not in event.value.all_carries():
+                        continue
+                    analysis.carry_reads.setdefault(carry, []).append(read)
+                    analysis.backward_through_state.append(
+                        dataclasses.replace(
+                            event,
+                            value=evolve(event.value, carries=frozenset({carry})),
+                            loops=(loop,),
+                            every_iteration=frozenset({loop}),
+                        )
+                    )
 
     def _module_state_in(self, call: ast.Call, summary: FunctionSummary) -> frozenset[Carry]:
         """State that `forward` reads from `self`, as the caller sees it (`model.hidden`)."""
@@ -2234,6 +2279,13 @@ def _frozen_output(base: Value, frozen: params.Freeze) -> Value:
     """What a frozen module computes from inputs that do not require grad: no history."""
     loss = Loss(LossKind.FROZEN, frozen.node, frozen.description)
     return Value(grad=Grad.UNTRACKED, kind=Kind.TENSOR, loss=loss, carries=base.carries)
+
+
+def _holds_history(value: Value) -> bool:
+    """True when the value, or an element of it, is a tensor with history."""
+    if value.elements is not None:
+        return any(_holds_history(element) for element in value.elements)
+    return value.kind is Kind.TENSOR and value.has_history
 
 
 def _plain(value: Value) -> bool:
