@@ -40,6 +40,7 @@ from gradguard.analysis.values import (
     UNKNOWN,
     Carry,
     ClassInfo,
+    ConditionalLoss,
     Grad,
     GradOff,
     Kind,
@@ -94,6 +95,20 @@ class GradMode:
 
     enabled: bool | None
     off: GradOff | None = None
+    # Unknown, but decided by a test of one name: `torch.set_grad_enabled(phase == "train")`
+    # records exactly when `phase == "train"`; a branch that knows `phase == "val"` runs
+    # with recording off, switched off at `condition_off`.
+    condition: narrowing.Condition | None = None
+    condition_off: GradOff | None = None
+
+    def on_branch(self, facts: narrowing.Facts) -> GradMode:
+        """This mode on a branch where `facts` hold."""
+        if self.condition is None:
+            return self
+        decided = facts.decides(self.condition)
+        if decided is None:
+            return self
+        return GRAD_ON if decided else GradMode(False, self.condition_off)
 
 
 GRAD_ON = GradMode(True)
@@ -658,7 +673,14 @@ class FunctionInterpreter:
         if qualified in api.SET_GRAD_ENABLED and call is not None:
             flag = self._flag_argument(call, "mode")
             if flag is None:
-                return GRAD_UNKNOWN
+                test = call.args[0] if call.args and not call.keywords else None
+                condition = narrowing.condition_of(test) if test is not None else None
+                if condition is None:
+                    return GRAD_UNKNOWN
+                text = ast.unparse(test)  # type: ignore[arg-type]
+                described = f"torch.set_grad_enabled({text}) with `{text}` false"
+                off = GradOff(expr, described, owner, conditional=True)
+                return GradMode(None, None, condition, off)
             if flag:
                 return GRAD_ON
             return GradMode(False, GradOff(expr, "torch.set_grad_enabled(False)", owner))
@@ -768,6 +790,7 @@ class FunctionInterpreter:
             len(stmt.targets) == 1
             and isinstance(stmt.targets[0], ast.Name)
             and value.grad is Grad.UNKNOWN
+            and value.unless is None
             and value.kind in (Kind.UNKNOWN, Kind.TENSOR)
             and stmt.targets[0].id in self.backpropagated
         ):
@@ -870,12 +893,17 @@ class FunctionInterpreter:
         when_true, when_false = narrowing.of_test(stmt.test)
         with self._frame("cond", stmt):
             self.env = self._narrowed(start, when_true)
+            self.mode = body_start = start_mode.on_branch(when_true)
             self.run_block(stmt.body)
             after_body, body_mode = self.env, self.mode
-            self.env, self.mode = self._narrowed(start, when_false), start_mode
+            self.env = self._narrowed(start, when_false)
+            self.mode = else_start = start_mode.on_branch(when_false)
             self.run_block(stmt.orelse)
         self.env = join_env(after_body, self.env)
-        self.mode = self.mode if self.mode == body_mode else GRAD_UNKNOWN
+        if body_mode == body_start and self.mode == else_start:
+            self.mode = start_mode  # neither branch switched modes itself
+        elif self.mode != body_mode:
+            self.mode = GRAD_UNKNOWN
 
     def _narrowed(self, env: Env | None, facts: narrowing.Facts) -> Env | None:
         """A copy of `env` on a branch where the test's `facts` hold (`h is None` there)."""
@@ -885,6 +913,13 @@ class FunctionInterpreter:
         for key in facts.none:
             if key in branch:
                 branch[key] = NONE
+        if facts.equal or facts.unequal or facts.truthy or facts.falsy:
+            for key, value in env.items():
+                unless = value.unless
+                if unless is not None and facts.decides(unless.condition) is False:
+                    branch[key] = Value(
+                        Grad.UNTRACKED, value.kind, unless.loss, origin=value.origin
+                    )
         return branch
 
     def _stmt_With(self, stmt: ast.With | ast.AsyncWith) -> None:
@@ -1318,7 +1353,12 @@ class FunctionInterpreter:
             return Value(grad=Grad.UNTRACKED, kind=kind, loss=loss)
         result = combine(inputs, result_kind=kind)
         if self.mode.enabled is None:
-            return evolve(result, grad=Grad.UNKNOWN, loss=None, graph=frozenset())
+            unless = None
+            if self.mode.condition is not None and self.mode.condition_off is not None:
+                off = self.mode.condition_off
+                loss = Loss(LossKind.NO_GRAD, node, off.description, off)
+                unless = ConditionalLoss(self.mode.condition, loss)
+            return evolve(result, grad=Grad.UNKNOWN, loss=None, graph=frozenset(), unless=unless)
         return result
 
     def inference_result(self, value: Value) -> Value:
@@ -2330,6 +2370,10 @@ def _restamp(summary: Value, base: Value, mode: GradMode) -> Value:
         return evolve(UNKNOWN, carries=base.carries)
     if mode.enabled is False:
         return base
+    if summary.grad is Grad.UNTRACKED and summary.loss is not None:
+        # Cut inside `forward` whatever its inputs are (a `@torch.no_grad()` forward, a
+        # `.detach()` on the way out): the caller's output has no history either.
+        return evolve(summary, carries=base.carries, origin=None)
     if summary.grad is Grad.TRACKED and mode.enabled:
         return Value(grad=Grad.TRACKED, kind=Kind.TENSOR, carries=base.carries)
     return Value(grad=Grad.UNKNOWN, kind=Kind.TENSOR, carries=base.carries)

@@ -16,12 +16,82 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Facts:
-    """Dotted names certainly bound to None on one branch."""
+    """What holds on one branch: dotted names certainly bound to None, names certainly
+    equal (or certainly not equal) to a literal (`phase == "train"`), names certainly
+    truthy or falsy (`if training:`)."""
 
     none: frozenset[str] = frozenset()
+    equal: frozenset[tuple[str, object]] = frozenset()
+    unequal: frozenset[tuple[str, object]] = frozenset()
+    truthy: frozenset[str] = frozenset()
+    falsy: frozenset[str] = frozenset()
 
     def __and__(self, other: Facts) -> Facts:
-        return Facts(self.none | other.none)
+        return Facts(
+            self.none | other.none,
+            self.equal | other.equal,
+            self.unequal | other.unequal,
+            self.truthy | other.truthy,
+            self.falsy | other.falsy,
+        )
+
+    def decides(self, condition: Condition) -> bool | None:
+        """Whether `condition` certainly holds (True), certainly fails (False), or either."""
+        if condition.literal is _TRUTHY:
+            holds = (
+                True
+                if condition.key in self.truthy
+                else False
+                if condition.key in self.falsy
+                else None
+            )
+        elif (condition.key, condition.literal) in self.equal:
+            holds = True
+        elif (condition.key, condition.literal) in self.unequal or any(
+            key == condition.key and value != condition.literal for key, value in self.equal
+        ):
+            holds = False
+        else:
+            holds = None
+        if holds is None:
+            return None
+        return holds if condition.when else not holds
+
+
+# The literal of a truthiness condition (`set_grad_enabled(training)`).
+_TRUTHY = object()
+
+
+@dataclass(frozen=True)
+class Condition:
+    """A test of one name: `key == literal` (or the name's truthiness when `literal` is the
+    truthiness marker), required to be `when`."""
+
+    key: str
+    literal: object
+    when: bool
+
+
+def condition_of(test: ast.expr) -> Condition | None:
+    """`phase == "train"`, `phase != "val"`, `training`, `not training` as a Condition."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = condition_of(test.operand)
+        return None if inner is None else Condition(inner.key, inner.literal, not inner.when)
+    key = _dotted(test)
+    if key is not None:
+        return Condition(key, _TRUTHY, True)
+    if (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.Eq | ast.NotEq)
+        and isinstance(test.comparators[0], ast.Constant)
+        and isinstance(test.comparators[0].value, str | int)
+        and not isinstance(test.comparators[0].value, bool)
+    ):
+        key = _dotted(test.left)
+        if key is not None:
+            return Condition(key, test.comparators[0].value, isinstance(test.ops[0], ast.Eq))
+    return None
 
 
 NOTHING = Facts()
@@ -43,6 +113,9 @@ def of_test(test: ast.expr) -> tuple[Facts, Facts]:
         for _, when_false in parts:
             combined = combined & when_false
         return NOTHING, combined
+    condition = condition_of(test)
+    if condition is not None:
+        return _condition_facts(condition, True), _condition_facts(condition, False)
     if (
         isinstance(test, ast.Compare)
         and len(test.ops) == 1
@@ -57,6 +130,19 @@ def of_test(test: ast.expr) -> tuple[Facts, Facts]:
         if isinstance(test.ops[0], ast.IsNot):
             return NOTHING, Facts(frozenset({key}))
     return NOTHING, NOTHING
+
+
+def _condition_facts(condition: Condition, outcome: bool) -> Facts:
+    """The facts on the branch where `condition` came out as `outcome`."""
+    holds = outcome == condition.when
+    if condition.literal is _TRUTHY:
+        return (
+            Facts(truthy=frozenset({condition.key}))
+            if holds
+            else Facts(falsy=frozenset({condition.key}))
+        )
+    pair = frozenset({(condition.key, condition.literal)})
+    return Facts(equal=pair) if holds else Facts(unequal=pair)
 
 
 def _dotted(expr: ast.expr) -> str | None:

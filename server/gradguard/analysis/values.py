@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from gradguard.analysis.graph import SavedNode
+from gradguard.analysis.narrowing import Condition
 from gradguard.analysis.shapes import UNKNOWN_SHAPE, Layer, Shape, join_shapes
 from gradguard.analysis.torch_api import ModuleKind
 
@@ -71,6 +72,9 @@ class GradOff:
     # The region already switched off when this one began (`with no_grad(): with
     # inference_mode(): ...`): turning this one back on still leaves that one.
     outer: GradOff | None = None
+    # Off only on the paths where a test fails (`set_grad_enabled(phase == "train")` seen
+    # from a branch that knows `phase == "val"`): removing the region is no fix.
+    conditional: bool = False
 
 
 @dataclass(frozen=True)
@@ -83,6 +87,14 @@ class Loss:
     grad_off: GradOff | None = None
     inner: Loss | None = None  # for REWRAP: what the wrapped data had lost before
     wrapped_history: bool = False  # for REWRAP: the wrapped data carried autograd history
+
+
+@dataclass(frozen=True)
+class ConditionalLoss:
+    """History lost exactly on the paths where `condition` fails."""
+
+    condition: Condition
+    loss: Loss
 
 
 @dataclass(frozen=True, eq=False)
@@ -156,6 +168,10 @@ class Value:
     # Field names of a named tuple of known structure (`torch.max(x, 1)` returns
     # `(values, indices)`), so `result.indices` is `elements[1]`.
     fields: tuple[str, ...] | None = None
+    # Computed under a grad mode decided by a test of one name
+    # (`torch.set_grad_enabled(phase == "train")`): where the condition fails, the value has
+    # no history, lost as `unless.loss` says; where it holds, it is what the other fields say.
+    unless: ConditionalLoss | None = None
 
     @property
     def has_history(self) -> bool:
@@ -240,6 +256,7 @@ def join(a: Value | None, b: Value | None) -> Value:
         saved_in=a.saved_in & b.saved_in,
         inert_terms=a.inert_terms & b.inert_terms,
         fields=a.fields if a.fields == b.fields and elements is not None else None,
+        unless=a.unless if a.unless == b.unless else None,
     )
 
 

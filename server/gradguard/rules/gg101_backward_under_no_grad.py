@@ -278,6 +278,8 @@ def _regions(off: GradOff) -> list[GradOff]:
 
 def _fixes(ctx: RuleContext, event: BackwardCall, off: GradOff) -> Iterable[Fix]:
     regions = _regions(off)
+    if off.conditional:
+        return  # the region is right on other paths: the backward is what is misplaced
     if len(regions) > 1:
         yield from _nested_fix(ctx, regions)
         return
