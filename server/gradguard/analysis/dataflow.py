@@ -1263,6 +1263,34 @@ class FunctionInterpreter:
 
     _expr_List = _expr_Tuple
 
+    def _expr_ListComp(self, expr: ast.ListComp | ast.GeneratorExp | ast.SetComp) -> Value:
+        """`[f(x) for x in xs]`: a list whose every element is what `f(x)` gives (the
+        comprehension's own names do not leak)."""
+        if self.env is None:
+            return UNKNOWN
+        outer = self.env
+        self.env = dict(outer)
+        try:
+            for generator in expr.generators:
+                iterable = self.eval(generator.iter)
+                element = UNKNOWN
+                if iterable.kind is Kind.TENSOR:
+                    element = evolve(iterable, leaf=False, shape=shapes.UNKNOWN_SHAPE)
+                elif iterable.items is not None:
+                    element = iterable.items
+                self.bind(generator.target, element)
+                for condition in generator.ifs:
+                    self.eval(condition)
+            item = self.eval(expr.elt) if self.env is not None else UNKNOWN
+        finally:
+            self.env = outer
+        if isinstance(expr, ast.SetComp):
+            return Value(kind=Kind.OTHER, carries=item.all_carries())
+        return Value(kind=Kind.SEQUENCE, items=item.with_origin(None))
+
+    _expr_GeneratorExp = _expr_ListComp
+    _expr_SetComp = _expr_ListComp
+
     def _expr_IfExp(self, expr: ast.IfExp) -> Value:
         self.eval(expr.test)
         return join(self.eval(expr.body), self.eval(expr.orelse))
@@ -1478,6 +1506,8 @@ class FunctionInterpreter:
         qualified = self.scope.resolve(func)
         if qualified is not None and qualified.startswith("torch"):
             return self.torch_call(call, qualified)
+        if qualified is not None and qualified.startswith("numpy."):
+            return self.numpy_call(call, qualified)
         if isinstance(func, ast.Name) and self._is_builtin(func.id):
             return self.builtin_call(call, func.id)
         if isinstance(func, ast.Attribute):
@@ -1491,6 +1521,24 @@ class FunctionInterpreter:
                     return self.method_call(call, receiver, func)
                 return self.call_value(call, attribute)
         return self.call_value(call, self.eval(func))
+
+    def numpy_call(self, call: ast.Call, qualified: str) -> Value:
+        """`np.mean(losses)`, `np.array(out)`: numpy turns tensors into arrays through
+        `Tensor.numpy()`; the result is an array, never a tensor."""
+        args = self.arguments(call)
+        converts = api.NUMPY_CONVERTS.get(qualified.removeprefix("numpy."))
+        if converts is not None and call.args and not isinstance(call.args[0], ast.Starred):
+            first = args[0]
+            if first.kind is Kind.TENSOR and converts == "tensor":
+                self.record_use("conversion", "array", call, call.args[0], first)
+            elif first.kind is Kind.SEQUENCE:
+                parts = first.elements if first.elements is not None else (first.items,)
+                tracked = [p for p in parts if p is not None and p.kind is Kind.TENSOR]
+                converted = next((p for p in tracked if p.grad is Grad.TRACKED), None)
+                if converted is not None:
+                    self.record_use("conversion", "array-items", call, call.args[0], converted)
+        loss = Loss(LossKind.CONVERSION, call, f"{qualified}()")
+        return Value(grad=Grad.UNTRACKED, kind=Kind.OTHER, loss=loss)
 
     def _is_builtin(self, name: str) -> bool:
         if self.env is not None and name in self.env:
@@ -1804,6 +1852,8 @@ class FunctionInterpreter:
                     self.env[receiver_key] = evolve(receiver, optimizes=None)
             elif receiver.kind is Kind.SEQUENCE and name == "append" and len(args) == 1:
                 self.record_use("append", name, call, func.value, receiver, args[0])
+                if receiver_key is not None and self.env is not None and not call.keywords:
+                    self.env[receiver_key] = _with_item(receiver, args[0])
             return UNKNOWN
         method = _local_method(receiver, name)
         if method is not None and receiver.kind is not Kind.CLASS:
@@ -2326,6 +2376,20 @@ def _holds_history(value: Value) -> bool:
     if value.elements is not None:
         return any(_holds_history(element) for element in value.elements)
     return value.kind is Kind.TENSOR and value.has_history
+
+
+def _with_item(sequence: Value, item: Value) -> Value:
+    """A list after `append(item)`: every element is at most the join of what it held."""
+    held = sequence.items
+    for element in sequence.elements or ():
+        held = join(held, element) if held is not None else element
+    joined = join(held, item) if held is not None else item
+    return Value(
+        kind=Kind.SEQUENCE,
+        items=joined.with_origin(None),
+        carries=sequence.carries,
+        origin=sequence.origin,
+    )
 
 
 def _plain(value: Value) -> bool:

@@ -31,18 +31,24 @@ class Binding:
     qualified: str | None
 
 
+# Packages whose names resolve to qualified paths: torch, and numpy (whose functions turn a
+# tensor that requires grad into an array, see `torch_api.NUMPY_CONVERTS`).
+_LIBRARIES = frozenset({"torch", "numpy"})
+
+
 def _torch_import_bindings(node: ast.Import | ast.ImportFrom) -> Iterable[tuple[str, Binding]]:
     if isinstance(node, ast.Import):
         for alias in node.names:
             top = alias.name.split(".")[0]
             if alias.asname:
-                qualified = alias.name if top == "torch" else None
+                qualified = alias.name if top in _LIBRARIES else None
                 yield alias.asname, Binding(qualified)
             else:
-                yield top, Binding("torch" if top == "torch" else None)
+                yield top, Binding(top if top in _LIBRARIES else None)
         return
     module = node.module or ""
-    is_torch = node.level == 0 and (module == "torch" or module.startswith("torch."))
+    top = module.split(".")[0]
+    is_torch = node.level == 0 and top in _LIBRARIES
     for alias in node.names:
         if alias.name == "*":
             continue

@@ -107,6 +107,20 @@ INDEX_REDUCTIONS = {
 }
 INDEX_REDUCTION_FIELDS = ("values", "indices")
 
+# numpy functions that turn their argument into an array, calling `Tensor.numpy()` (which
+# raises "Can't call numpy() on Tensor that requires grad"). "tensor": on a tensor argument
+# and on a list of tensors; "list": on a list of tensors only (on a tensor they call the
+# tensor's own method with `axis=` and fail with a TypeError instead). Checked under torch
+# 2.13.0 and numpy 2.
+NUMPY_CONVERTS = {
+    **dict.fromkeys(
+        "array asarray average median clip abs exp log sqrt square round isnan cumsum "
+        "argmax argmin concatenate stack vstack hstack percentile dot".split(),
+        "tensor",
+    ),
+    **dict.fromkeys("mean sum std var max min prod any all".split(), "list"),
+}
+
 # No gradient flows through these: the result never requires grad.
 NON_DIFFERENTIABLE = frozenset(
     f"torch.{n}"

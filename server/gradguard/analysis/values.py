@@ -172,6 +172,9 @@ class Value:
     # (`torch.set_grad_enabled(phase == "train")`): where the condition fails, the value has
     # no history, lost as `unless.loss` says; where it holds, it is what the other fields say.
     unless: ConditionalLoss | None = None
+    # A list of unknown length whose every element is (at most) this value: built by
+    # `xs.append(v)` or a comprehension. An empty list literal has `elements == ()`.
+    items: Value | None = None
 
     @property
     def has_history(self) -> bool:
@@ -184,16 +187,21 @@ class Value:
 
     def without_carries(self) -> Value:
         """This value with its loop-carried dependencies forgotten."""
-        if not self.carries and not self.elements:
+        if not self.carries and not self.elements and self.items is None:
             return self
         elements = tuple(e.without_carries() for e in self.elements) if self.elements else None
-        return evolve(self, carries=frozenset(), elements=elements)
+        if self.elements == ():
+            elements = ()
+        items = self.items.without_carries() if self.items is not None else None
+        return evolve(self, carries=frozenset(), elements=elements, items=items)
 
     def all_carries(self) -> frozenset[Carry]:
         """Carries of this value and of its elements."""
         found = self.carries
         for element in self.elements or ():
             found = found | element.all_carries()
+        if self.items is not None:
+            found = found | self.items.all_carries()
         return found
 
 
@@ -230,6 +238,13 @@ def join(a: Value | None, b: Value | None) -> Value:
         return a
     if a == b:
         return a
+    if a.kind is Kind.SEQUENCE and b.kind is Kind.SEQUENCE:
+        # An empty list joined with a list of items is that list (no element breaks it).
+        origin = a.origin if a.origin is b.origin else None
+        if a.elements == () and b.items is not None:
+            return evolve(b, carries=a.carries | b.carries, origin=origin)
+        if b.elements == () and a.items is not None:
+            return evolve(a, carries=a.carries | b.carries, origin=origin)
     grad = a.grad if a.grad is b.grad else Grad.UNKNOWN
     kind = a.kind if a.kind is b.kind else Kind.UNKNOWN
     elements: tuple[Value, ...] | None = None
@@ -257,6 +272,7 @@ def join(a: Value | None, b: Value | None) -> Value:
         inert_terms=a.inert_terms & b.inert_terms,
         fields=a.fields if a.fields == b.fields and elements is not None else None,
         unless=a.unless if a.unless == b.unless else None,
+        items=join(a.items, b.items) if a.items is not None and b.items is not None else None,
     )
 
 
@@ -319,8 +335,9 @@ def combine(values: Iterable[Value], *, result_kind: Kind = Kind.TENSOR) -> Valu
             inert |= {value.loss}
         if value.kind in (Kind.SCALAR, Kind.NONE) or (value.kind is Kind.OTHER and value.loss):
             continue
-        if value.kind is Kind.SEQUENCE and value.elements is not None:
-            inner = combine(value.elements)
+        if value.kind is Kind.SEQUENCE and (value.elements is not None or value.items):
+            parts = value.elements if value.elements is not None else (value.items or UNKNOWN,)
+            inner = combine(parts)
             grad = inner.grad
             loss = inner.loss
             graph |= inner.graph

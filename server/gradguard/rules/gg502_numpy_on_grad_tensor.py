@@ -48,7 +48,7 @@ class NumpyOnGradTensor(Rule):
     name = "numpy-on-grad-tensor"
     severity = Severity.ERROR
     summary = ".numpy() on a tensor that requires grad"
-    triggers = (r"\.numpy\(",)
+    triggers = (r"\.numpy\(", r"np\.", r"numpy\.")
 
     valid = (
         """
@@ -118,14 +118,29 @@ for step in range(2):
         """One finding per `.numpy()` on a tensor that certainly requires grad."""
         reported: set[int] = set()
         for use in ctx.analysis.uses:
-            if use.kind != "conversion" or use.name != "numpy" or id(use.node) in reported:
+            if use.kind != "conversion" or use.name not in ("numpy", "array", "array-items"):
                 continue
-            if use.value.grad is not Grad.TRACKED:
+            if use.value.grad is not Grad.TRACKED or id(use.node) in reported:
                 continue
             reported.add(id(use.node))
             name = expr_text(ctx.source, use.target)
             name = "the tensor" if len(name) > 40 else f"`{name}`"
             message = f'{name} requires grad, so .numpy() will raise "{ERROR}"'
+            if use.name != "numpy":
+                # `np.mean(losses)`: numpy converts through Tensor.numpy() itself.
+                assert isinstance(use.node, ast.Call)
+                function = expr_text(ctx.source, use.node.func)
+                if use.name == "array":
+                    subject, pronoun = "requires grad", "it"
+                else:
+                    subject, pronoun = "holds tensors that require grad", "them"
+                message = (
+                    f"{name} {subject}, and `{function}(...)` converts {pronoun} with "
+                    f'.numpy(), which will raise "{ERROR}"'
+                )
+                fixes = [_fix(ctx, use.target)] if use.name == "array" else []
+                yield self.finding(message, ctx.node_range(use.node), [], fixes)
+                continue
             related = []
             origin = use.value.origin
             if origin is not None and isinstance(use.target, ast.Name):
