@@ -191,6 +191,7 @@ class ModuleInterpreter:
         parameter_facts: dict[int, CallerFacts] | None = None,
     ) -> None:
         self.tree = tree
+        self.text = text
         # Calls of the file's functions seen in this pass, and what earlier passes learnt
         # about parameters from them (see `gradguard.analysis.call_sites`).
         self.call_sites = call_sites if call_sites is not None else CallSites({})
@@ -336,6 +337,7 @@ class ModuleInterpreter:
             ):
                 scratch.run_block([stmt])
         self.collecting_globals = False
+        retouched = _grad_state_changed(self.text)
         constants = {
             name: value
             for name, value in (scratch.env or {}).items()
@@ -343,6 +345,7 @@ class ModuleInterpreter:
             or (value.kind is Kind.SCALAR and value.loss is not None)
             or isinstance(value.const, bool)
             or is_optimizer(value)
+            or (_parameter_leaf(value) and retouched is not None and name not in retouched)
         }
         self.globals = constants
         for info in self._pending_attributes:
@@ -2369,6 +2372,24 @@ def _frozen_output(base: Value, frozen: params.Freeze) -> Value:
     """What a frozen module computes from inputs that do not require grad: no history."""
     loss = Loss(LossKind.FROZEN, frozen.node, frozen.description)
     return Value(grad=Grad.UNTRACKED, kind=Kind.TENSOR, loss=loss, carries=base.carries)
+
+
+def _parameter_leaf(value: Value) -> bool:
+    """A leaf tensor that requires grad (`w = torch.randn(3, requires_grad=True)`)."""
+    return value.kind is Kind.TENSOR and value.leaf and value.grad is Grad.TRACKED
+
+
+# `w.requires_grad = ...`, `w.requires_grad_(...)`, `w.data = ...`: what makes a module-level
+# leaf's facts uncertain inside functions.
+_GRAD_STATE_CHANGE = re.compile(r"(\w+)\s*\.\s*(?:requires_grad\s*=[^=]|requires_grad_\s*\(|data\s*=[^=])")
+
+
+def _grad_state_changed(text: str | None) -> frozenset[str] | None:
+    """Names whose requires_grad or data some statement of the file may change (None: no
+    text to tell)."""
+    if text is None:
+        return None
+    return frozenset(match.group(1) for match in _GRAD_STATE_CHANGE.finditer(text))
 
 
 def _holds_history(value: Value) -> bool:
