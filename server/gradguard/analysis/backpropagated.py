@@ -11,10 +11,25 @@ from __future__ import annotations
 import ast
 from collections import Counter
 
+# The last results by id() of the body, with the body itself to tell a reused id apart:
+# every pass over a module asks again for the same functions.
+_CACHE: dict[int, tuple[list[ast.stmt], frozenset[str]]] = {}
+
 
 def backpropagated_names(body: list[ast.stmt]) -> frozenset[str]:
     """Names in `body` (not in nested functions or classes) bound once by `name = ...` and
     receiving a `name.backward(...)` call."""
+    cached = _CACHE.get(id(body))
+    if cached is not None and cached[0] is body:
+        return cached[1]
+    if len(_CACHE) > 512:
+        _CACHE.clear()
+    names = _backpropagated_names(body)
+    _CACHE[id(body)] = (body, names)
+    return names
+
+
+def _backpropagated_names(body: list[ast.stmt]) -> frozenset[str]:
     bindings: Counter[str] = Counter()
     plain: set[str] = set()
     backward: set[str] = set()

@@ -115,9 +115,8 @@ class CallSites:
         return found
 
 
-def candidates(tree: ast.Module, wanted: set[int] | None = None) -> dict[int, Candidate]:
-    """Functions and methods of the file whose every mention is a call (see module docs);
-    with `wanted`, only the functions whose id() it holds."""
+def candidates(tree: ast.Module) -> dict[int, Candidate]:
+    """Functions and methods of the file whose every mention is a call (see module docs)."""
     survey = _Survey()
     survey.visit(tree, None, None)
     names, attributes = survey.names, survey.attributes
@@ -128,8 +127,6 @@ def candidates(tree: ast.Module, wanted: set[int] | None = None) -> dict[int, Ca
         if len(entries) != 1 or name in class_names:
             continue
         node, owner = entries[0]
-        if wanted is not None and id(node) not in wanted:
-            continue
         mentions = attributes if owner is not None else names
         if name in mentions.other or not _transparent_decorators(node):
             continue
@@ -144,12 +141,24 @@ def candidates(tree: ast.Module, wanted: set[int] | None = None) -> dict[int, Ca
             ):
                 continue
         calls = frozenset(mentions.calls.get(name, set()))
-        spec = node.args
-        parameters = len([*spec.posonlyargs, *spec.args, *spec.kwonlyargs]) - (owner is not None)
-        if calls and parameters > 0:
+        if calls and may_learn(node, skip_self=owner is not None):
             callers = frozenset(survey.caller_of[call] for call in calls)
             found[id(node)] = Candidate(node, owner is not None, calls, callers)
     return found
+
+
+def relevant(found: dict[int, Candidate], wanted: set[int]) -> dict[int, Candidate]:
+    """The candidates in `wanted`, and those called (directly or through other candidates)
+    from a function in it: what a wanted function's calls return depends on them."""
+    keep = set(wanted)
+    changed = True
+    while changed:
+        changed = False
+        for key, candidate in found.items():
+            if key not in keep and candidate.callers & keep:
+                keep.add(key)
+                changed = True
+    return {key: candidate for key, candidate in found.items() if key in keep}
 
 
 def callers(found: dict[int, Candidate]) -> set[int]:
@@ -216,6 +225,49 @@ class _Survey:
                     self.visit(child.value, function, owner)
                 continue
             self.visit(child, function, owner)
+
+
+# Methods whose call on a parameter shows it is a model, optimizer or tensor whose facts
+# the rules need (calling the parameter itself, `model(x)`, counts too).
+_TELLING_METHODS = frozenset(
+    "backward step zero_grad eval train parameters forward item numpy detach append "
+    "requires_grad_ cpu cuda to".split()
+)
+
+
+def may_learn(node: FunctionNode, *, skip_self: bool = False) -> bool:
+    """True when the function calls a parameter (`model(x)`) or a telling method of one
+    (`optimizer.step()`, `loss.backward()`), adds one to a total or hands one on to a
+    function: only then can facts from its callers matter to a rule (learning them costs
+    an extra pass)."""
+    spec = node.args
+    names = [a.arg for a in (*spec.posonlyargs, *spec.args, *spec.kwonlyargs)]
+    parameters = set(names[1:] if skip_self else names)
+    if not parameters:
+        return False
+    for child in ast.walk(node):
+        if isinstance(child, ast.Call):
+            func = child.func
+            if isinstance(func, ast.Name) and func.id in parameters:
+                return True
+            if isinstance(func, ast.Name) and any(
+                isinstance(arg, ast.Name) and arg.id in parameters for arg in child.args
+            ):
+                return True  # handed on to another function, which may need it
+            if (
+                isinstance(func, ast.Attribute)
+                and func.attr in _TELLING_METHODS
+                and isinstance(func.value, ast.Name)
+                and func.value.id in parameters
+            ):
+                return True
+        elif (
+            isinstance(child, ast.AugAssign)
+            and isinstance(child.value, ast.Name)
+            and child.value.id in parameters
+        ):
+            return True
+    return False
 
 
 def _callee_name(func: ast.expr) -> str | None:

@@ -87,6 +87,7 @@ _PLAIN_BUILTINS = frozenset(
     ]
 )
 _PLAIN_KINDS = frozenset([Kind.SCALAR, Kind.NONE, Kind.OTHER])
+_READ_ONLY_MAPPING_METHODS = frozenset({"get", "keys", "values", "items", "copy"})
 
 
 @dataclass(frozen=True)
@@ -192,6 +193,7 @@ class ModuleInterpreter:
     ) -> None:
         self.tree = tree
         self.text = text
+        self._backward_lines: list[int] | None = None
         # Calls of the file's functions seen in this pass, and what earlier passes learnt
         # about parameters from them (see `gradguard.analysis.call_sites`).
         self.call_sites = call_sites if call_sites is not None else CallSites({})
@@ -291,21 +293,28 @@ class ModuleInterpreter:
 
     # -- driver ------------------------------------------------------------------------------
 
-    def run(self, only: set[int] | None = None) -> None:
+    def run(self, also: frozenset[int] | set[int] = frozenset()) -> None:
         """Analyse module-level names, the module body, then every function not yet done
-        (with `only`: just the functions whose id() it holds, and the module body if it
-        holds 0)."""
+        that the rules need, and the functions whose id() `also` holds."""
         module_scope = self.scope_of(self.tree)
         self.globals = self._module_constants(module_scope)
-        if only is None or 0 in only:
-            body = FunctionInterpreter(self, module_scope, None, record=True)
-            body.env = dict(self.globals)
-            body.run_block(self.tree.body)
+        body = FunctionInterpreter(self, module_scope, None, record=True)
+        body.env = dict(self.globals)
+        body.run_block(self.tree.body)
         for node in self.functions:
-            if only is not None and id(node) not in only:
-                continue
-            if self.may_backpropagate(node):
+            if self.may_backpropagate(node) or id(node) in also:
                 self.summary(node)
+
+    def may_call_backward(self, node: FunctionNode | ast.Module) -> bool:
+        """Whether `.backward(` may appear in the node's lines (True without the text)."""
+        if self.text is None:
+            return True
+        if self._backward_lines is None:
+            self._backward_lines = _lines_holding(self.text, ".backward(")
+        if isinstance(node, ast.Module):
+            return bool(self._backward_lines)
+        end = node.end_lineno or node.lineno
+        return any(node.lineno <= line <= end for line in self._backward_lines)
 
     def may_backpropagate(self, node: FunctionNode) -> bool:
         """Whether the function holds a word some enabled rule needs (see triggers)."""
@@ -468,6 +477,16 @@ class FunctionSummary:
 
 # How deep summaries of called functions nest before the answer is simply "unknown".
 _SUMMARY_DEPTH = 3
+
+
+def _lines_holding(text: str, needle: str) -> list[int]:
+    """1-based numbers of the lines holding `needle` (a plain substring)."""
+    lines: list[int] = []
+    at = text.find(needle)
+    while at >= 0:
+        lines.append(text.count("\n", 0, at) + 1)
+        at = text.find(needle, at + len(needle))
+    return lines
 
 
 def _matching_lines(text: str, patterns: tuple[str, ...]) -> set[int]:
@@ -637,7 +656,12 @@ class FunctionInterpreter:
 
     def _bind_sequence(self, targets: list[ast.expr], value: Value) -> None:
         has_star = any(isinstance(t, ast.Starred) for t in targets)
-        if value.elements is not None and len(value.elements) == len(targets) and not has_star:
+        if (
+            value.elements is not None
+            and value.kind is not Kind.MAPPING  # unpacking a dict gives its keys
+            and len(value.elements) == len(targets)
+            and not has_star
+        ):
             for target, element in zip(targets, value.elements, strict=True):
                 self.bind(target, element)
             return
@@ -808,8 +832,10 @@ class FunctionInterpreter:
         """Names bound exactly once in this function, by a plain assignment, on which
         `.backward()` is called (see `backprop.backpropagated_names`)."""
         if self._backpropagated is None:
-            body = self.function.body if self.function is not None else self.module.tree.body
-            self._backpropagated = backprop.backpropagated_names(body)
+            self._backpropagated = frozenset()
+            node = self.function if self.function is not None else self.module.tree
+            if self.module.may_call_backward(node):
+                self._backpropagated = backprop.backpropagated_names(node.body)
         return self._backpropagated
 
     def _stmt_AnnAssign(self, stmt: ast.AnnAssign) -> None:
@@ -1217,7 +1243,12 @@ class FunctionInterpreter:
                 self._record_bound_grad(expr)
             return self.lookup(key, expr)
         base = self.eval(expr.value)
-        if base.fields is not None and base.elements is not None and expr.attr in base.fields:
+        if (
+            base.kind is Kind.SEQUENCE
+            and base.fields is not None
+            and base.elements is not None
+            and expr.attr in base.fields
+        ):
             return base.elements[base.fields.index(expr.attr)]
         info = base.instance_of or (base.module.local if base.module else None)
         if info is not None and expr.attr in info.attributes and base.kind is not Kind.CLASS:
@@ -1265,6 +1296,24 @@ class FunctionInterpreter:
         return Value(grad=Grad.UNKNOWN, kind=Kind.SEQUENCE, elements=tuple(elements))
 
     _expr_List = _expr_Tuple
+
+    def _expr_Dict(self, expr: ast.Dict) -> Value:
+        """`{"loss": loss, "logits": out}`: a mapping whose string keys are known."""
+        values = [self.eval(value) for value in expr.values]
+        keys: list[str] = []
+        for key in expr.keys:
+            if key is None or not isinstance(key, ast.Constant) or not isinstance(key.value, str):
+                for key_expr in expr.keys:
+                    if key_expr is not None:
+                        self.eval(key_expr)
+                carries = frozenset().union(*(v.all_carries() for v in values))
+                return Value(kind=Kind.OTHER, carries=carries)
+            keys.append(key.value)
+        if len(set(keys)) != len(keys):
+            return Value(
+                kind=Kind.OTHER, carries=frozenset().union(*(v.all_carries() for v in values))
+            )
+        return Value(kind=Kind.MAPPING, elements=tuple(values), fields=tuple(keys))
 
     def _expr_ListComp(self, expr: ast.ListComp | ast.GeneratorExp | ast.SetComp) -> Value:
         """`[f(x) for x in xs]`: a list whose every element is what `f(x)` gives (the
@@ -1343,6 +1392,10 @@ class FunctionInterpreter:
         index = self.eval(expr.slice)
         if base.elements is not None and isinstance(expr.slice, ast.Constant):
             position = expr.slice.value
+            if base.kind is Kind.MAPPING and base.fields is not None:
+                if position in base.fields:
+                    return base.elements[base.fields.index(position)]
+                return evolve(UNKNOWN, carries=base.all_carries())
             if isinstance(position, int) and -len(base.elements) <= position < len(base.elements):
                 return base.elements[position]
         if base.kind is Kind.TENSOR:
@@ -1842,6 +1895,18 @@ class FunctionInterpreter:
             # result) computes without recording too.
             loss = Loss(LossKind.NO_GRAD, call, self.mode.off.description, self.mode.off)
             return Value(grad=Grad.UNTRACKED, kind=Kind.UNKNOWN, loss=loss)
+        if receiver.kind is Kind.MAPPING:
+            key = (
+                call.args[0].value if call.args and isinstance(call.args[0], ast.Constant) else None
+            )
+            fields, elements = receiver.fields, receiver.elements
+            if name == "get" and fields is not None and elements is not None and key in fields:
+                return elements[fields.index(key)]
+            if name not in _READ_ONLY_MAPPING_METHODS and receiver_key is not None and self.env:
+                # update / pop / setdefault / clear...: the keys are no longer known.
+                changed = Value(kind=Kind.MAPPING, carries=receiver.all_carries())
+                self.env[receiver_key] = evolve(changed, origin=receiver.origin)
+            return UNKNOWN
         if receiver.kind in (Kind.SCALAR, Kind.NONE, Kind.OTHER, Kind.SEQUENCE):
             if is_optimizer(receiver):
                 self.record_use("optimizer", name, call, func.value, receiver)
@@ -2381,7 +2446,9 @@ def _parameter_leaf(value: Value) -> bool:
 
 # `w.requires_grad = ...`, `w.requires_grad_(...)`, `w.data = ...`: what makes a module-level
 # leaf's facts uncertain inside functions.
-_GRAD_STATE_CHANGE = re.compile(r"(\w+)\s*\.\s*(?:requires_grad\s*=[^=]|requires_grad_\s*\(|data\s*=[^=])")
+# (A pattern starting with a literal: one starting with `\w+` makes `re` try every offset.)
+_GRAD_STATE_CHANGE = re.compile(r"\.\s*(?:requires_grad\s*=[^=]|requires_grad_\s*\(|data\s*=[^=])")
+_NAME_BEFORE = re.compile(r"(\w+)\s*$")
 
 
 def _grad_state_changed(text: str | None) -> frozenset[str] | None:
@@ -2389,7 +2456,12 @@ def _grad_state_changed(text: str | None) -> frozenset[str] | None:
     text to tell)."""
     if text is None:
         return None
-    return frozenset(match.group(1) for match in _GRAD_STATE_CHANGE.finditer(text))
+    names: set[str] = set()
+    for match in _GRAD_STATE_CHANGE.finditer(text):
+        before = _NAME_BEFORE.search(text, max(0, match.start() - 80), match.start())
+        if before is not None:
+            names.add(before.group(1))
+    return frozenset(names)
 
 
 def _holds_history(value: Value) -> bool:
@@ -2449,7 +2521,9 @@ def _restamp(summary: Value, base: Value, mode: GradMode) -> Value:
     re-evaluated for this call (grad mode, the call's own loop-carried inputs)."""
     if summary.elements is not None:
         return Value(
-            kind=Kind.SEQUENCE, elements=tuple(_restamp(e, base, mode) for e in summary.elements)
+            kind=summary.kind,
+            elements=tuple(_restamp(e, base, mode) for e in summary.elements),
+            fields=summary.fields,
         )
     if summary.kind is not Kind.TENSOR:
         return evolve(UNKNOWN, carries=base.carries)

@@ -11,7 +11,7 @@ from gradguard.analysis.graph import SavedNode
 from gradguard.analysis.values import Carry, Grad, Loss, LossKind, Value
 
 if TYPE_CHECKING:
-    from gradguard.analysis.call_sites import CallerFacts
+    from gradguard.analysis.call_sites import CallerFacts, Candidate
 
 LoopNode = ast.For | ast.AsyncFor | ast.While
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
@@ -173,44 +173,49 @@ def analyse_module(
     `backward`), functions whose text holds none of them are analysed only on demand, for
     their return value; `triggers=None` analyses every function.
     """
-    from gradguard.analysis.dataflow import ModuleInterpreter
-
-    analysis = ModuleAnalysis(tree)
-    final = ModuleInterpreter(tree, analysis, text, triggers)
-    wanted = {id(f) for f in final.functions if final.may_backpropagate(f)}
-    final.parameter_facts = learn_caller_facts(tree, text, wanted)
-    final.run()
-    return analysis
+    return _analyse(tree, text, triggers)[0]
 
 
-def learn_caller_facts(
-    tree: ast.Module, text: str | None, wanted: set[int] | None = None
-) -> dict[int, CallerFacts]:
-    """What every call in the file tells about the parameters and grad mode of the
-    functions (with `wanted`: of the functions whose id() it holds), by id() of each.
+def learn_caller_facts(tree: ast.Module, text: str | None) -> dict[int, CallerFacts]:
+    """What every call in the file tells about the parameters and grad mode of its
+    functions, by id() of each function (see `gradguard.analysis.call_sites`)."""
+    return _analyse(tree, text, None)[1]
 
-    Interprets the module body and the functions that call them. A caller's own parameters
-    may come from its callers, so a chain `main -> fit(model) -> train(model)` needs one
-    more pass per link.
+
+def _analyse(
+    tree: ast.Module, text: str | None, triggers: tuple[str, ...] | None
+) -> tuple[ModuleAnalysis, dict[int, CallerFacts]]:
+    """Analyse the module until what call sites say about parameters settles.
+
+    Each pass records the arguments of every call of a candidate function; the next pass
+    binds them to its parameters. A caller's own parameters may come from its callers, so
+    a chain `main -> fit(model) -> train(model)` needs one more pass per link. A pass that
+    learns nothing new is the final one: a file whose calls say nothing costs one pass.
     """
-    from gradguard.analysis.call_sites import CallSites, callers, candidates
+    from gradguard.analysis.call_sites import CallSites, callers, candidates, may_learn, relevant
     from gradguard.analysis.dataflow import ModuleInterpreter
 
-    found = candidates(tree, wanted) if wanted is None or wanted else {}
     facts: dict[int, CallerFacts] = {}
-    calling = callers(found)
-    for _ in range(_CALL_SITE_PASSES if found else 0):
-        sites = CallSites(found)
-        ModuleInterpreter(
-            tree, ModuleAnalysis(tree), text, None, call_sites=sites, parameter_facts=facts
-        ).run(only=calling)
+    found: dict[int, Candidate] | None = None
+    for attempt in range(_CALL_SITE_PASSES + 1):
+        analysis = ModuleAnalysis(tree)
+        sites = CallSites({})
+        interpreter = ModuleInterpreter(
+            tree, analysis, text, triggers, call_sites=sites, parameter_facts=facts
+        )
+        if found is None:
+            wanted = [f for f in interpreter.functions if interpreter.may_backpropagate(f)]
+            found = {}
+            if any(may_learn(node) for node in wanted):
+                found = relevant(candidates(tree), {id(node) for node in wanted})
+        sites.candidates = found
+        interpreter.run(also=callers(found))
         learnt = sites.facts()
-        changed = {key for key in learnt if learnt[key] != facts.get(key)}
+        if learnt == facts or attempt == _CALL_SITE_PASSES:
+            return analysis, facts
         facts = learnt
-        if not changed & calling:
-            break  # no caller learnt anything new: its calls would pass the same
-    return facts
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
-# How many passes may learn parameter facts from call sites before the final one.
+# How many passes may learn parameter facts from call sites before the last one.
 _CALL_SITE_PASSES = 2

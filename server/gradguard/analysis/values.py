@@ -42,6 +42,7 @@ class Kind(enum.Enum):
     INSTANCE = "instance"  # an instance of a non-Module class defined in this file
     NONE = "none"
     OTHER = "other"  # known not to be a tensor (strings, lists from .tolist(), arrays, ...)
+    MAPPING = "mapping"  # a dict literal with string keys (see `Value.fields`, `elements`)
     UNKNOWN = "unknown"
 
 
@@ -166,7 +167,7 @@ class Value:
     # gradient: gradients from autograd.grad without create_graph (a gradient penalty).
     inert_terms: frozenset[Loss] = frozenset()
     # Field names of a named tuple of known structure (`torch.max(x, 1)` returns
-    # `(values, indices)`), so `result.indices` is `elements[1]`.
+    # `(values, indices)`), so `result.indices` is `elements[1]`; the keys of a MAPPING.
     fields: tuple[str, ...] | None = None
     # Computed under a grad mode decided by a test of one name
     # (`torch.set_grad_enabled(phase == "train")`): where the condition fails, the value has
@@ -248,7 +249,13 @@ def join(a: Value | None, b: Value | None) -> Value:
     grad = a.grad if a.grad is b.grad else Grad.UNKNOWN
     kind = a.kind if a.kind is b.kind else Kind.UNKNOWN
     elements: tuple[Value, ...] | None = None
-    if a.elements is not None and b.elements is not None and len(a.elements) == len(b.elements):
+    same_keys = a.fields == b.fields or Kind.MAPPING not in (a.kind, b.kind)
+    if (
+        a.elements is not None
+        and b.elements is not None
+        and len(a.elements) == len(b.elements)
+        and same_keys
+    ):
         elements = tuple(join(x, y) for x, y in zip(a.elements, b.elements, strict=True))
     return Value(
         grad=grad,
