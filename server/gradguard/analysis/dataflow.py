@@ -158,6 +158,26 @@ def join_env(a: Env | None, b: Env | None) -> Env | None:
     return merged
 
 
+def _merge_branch_graphs(stmt: ast.If, body: Env, orelse: Env, merged: Env) -> None:
+    """Values whose history runs through different saving nodes on the two branches of one
+    `if` (`out = data_parallel(self.main, x)` or `out = self.main(x)`) still certainly run
+    through *the one the branch took*. One node per `if` stands for that choice: every
+    value joined here shares it, because one branch was taken for all of them."""
+    choice: SavedNode | None = None
+    for key, value in merged.items():
+        left, right = body.get(key), orelse.get(key)
+        if left is None or right is None or left is right or key == GRAPH_STATE_KEY:
+            continue  # (what a backward freed is certain only if freed on both branches)
+        for field_name in ("graph", "saved_in"):
+            a, b = getattr(left, field_name), getattr(right, field_name)
+            if a and b and not (a <= b or b <= a):
+                if choice is None:
+                    choice = SavedNode(stmt, Saves.OTHER)
+                joined = getattr(value, field_name) | {choice}
+                value = evolve(value, **{field_name: joined})
+        merged[key] = value
+
+
 def join_envs(envs: Iterable[Env | None]) -> Env | None:
     """Merge many environments."""
     result: Env | None = None
@@ -453,7 +473,12 @@ class ModuleInterpreter:
             returned = join(interpreter.returned, NONE if interpreter.env is not None else None)
             if interpreter.returned is None and interpreter.env is None:
                 returned = UNKNOWN
-            summary = FunctionSummary(returned, interpreter.state_reads, interpreter.state_writes())
+            summary = FunctionSummary(
+                returned,
+                interpreter.state_reads,
+                interpreter.state_writes(),
+                interpreter.input_nodes,
+            )
         finally:
             self.in_progress.discard(key)
             self.depth -= 1
@@ -473,6 +498,14 @@ class FunctionSummary:
     returned: Value
     state_reads: dict[str, tuple[ast.expr, Carry]] = field(default_factory=dict)
     state_writes: dict[str, Value] = field(default_factory=dict)
+    # A module's `forward`: a stand-in graph node per input parameter. Graph nodes are
+    # must-facts, so one in the returned value means every path computes it from that input,
+    # and a caller's output then runs through the input's own history.
+    input_nodes: dict[str, SavedNode] = field(default_factory=dict)
+
+    def returns_from_inputs(self) -> bool:
+        """True when the returned value is computed from an input on every path."""
+        return any(node in self.returned.graph for node in self.input_nodes.values())
 
 
 # How deep summaries of called functions nest before the answer is simply "unknown".
@@ -557,6 +590,7 @@ class FunctionInterpreter:
         self.attribute_roots: set[str] = set()
         self.exits: list[Env | None] = []
         self._backpropagated: frozenset[str] | None = None
+        self.input_nodes: dict[str, SavedNode] = {}
 
     # -- environment -------------------------------------------------------------------------
 
@@ -749,6 +783,17 @@ class FunctionInterpreter:
                 if not is_classmethod:
                     kind = Kind.MODULE if info.is_module else Kind.INSTANCE
                     value = Value(kind=kind, module=ModuleRef(local=info), instance_of=info)
+            if (
+                is_method
+                and node.name == "forward"
+                and index > 0
+                and value is UNKNOWN
+                and param is not args.vararg
+                and param is not args.kwarg
+            ):
+                stand_in = SavedNode(param, Saves.OTHER)
+                self.input_nodes[param.arg] = stand_in
+                value = Value(graph=frozenset({stand_in}))
             self.env[param.arg] = value
         callers = self.module.parameter_facts.get(id(node))
         if callers is not None:
@@ -928,7 +973,10 @@ class FunctionInterpreter:
             self.env = self._narrowed(start, when_false)
             self.mode = else_start = start_mode.on_branch(when_false)
             self.run_block(stmt.orelse)
-        self.env = join_env(after_body, self.env)
+        after_else = self.env
+        self.env = join_env(after_body, after_else)
+        if after_body is not None and after_else is not None and self.env is not None:
+            _merge_branch_graphs(stmt, after_body, after_else, self.env)
         if body_mode == body_start and self.mode == else_start:
             self.mode = start_mode  # neither branch switched modes itself
         elif self.mode != body_mode:
@@ -1534,7 +1582,9 @@ class FunctionInterpreter:
         freed, modified = self._graph_state()
         tracked = value.grad is Grad.TRACKED
         frees = tracked and via != "torch.autograd.grad" and self._frees_graph(call, via)
-        through = value.graph if tracked else frozenset()
+        # (A forward's stand-in for its input is no graph of its own: see FunctionSummary.)
+        through = frozenset(n for n in value.graph if not isinstance(n.node, ast.arg))
+        through = through if tracked else frozenset()
         self.record_backward(call, target, value, via, frees, through & freed, through & modified)
         if frees and not value.graph <= freed:
             self._set_graph_state(freed | value.graph, modified)
@@ -1638,6 +1688,13 @@ class FunctionInterpreter:
                 return self._gradients(call)
             return NONE
         args = self.arguments(call)
+        if qualified in api.DATA_PARALLEL and len(call.args) >= 2 and len(args) >= 2:
+            parallel = args[0]
+            if parallel.kind is Kind.MODULE and parallel.module is not None:
+                # The module's own call, as written `module(inputs)` at the same place.
+                called = ast.copy_location(ast.Call(call.args[0], [call.args[1]], []), call)
+                ast.fix_missing_locations(called)
+                return self.module_call(called, parallel.module, [args[1]], parallel.frozen)
         like = _shape_of(args[0]) if call.args and args else shapes.UNKNOWN_SHAPE
         if qualified in api.FACTORIES or qualified in api.LEGACY_CONSTRUCTORS:
             shape = shapes.factory_shape(qualified, call, like)
@@ -2134,8 +2191,12 @@ class FunctionInterpreter:
                 # Shape facts of `forward` hold for any input: its parameters are unknown there.
                 output = evolve(output, shape=summary.returned.shape)
             if summary.returned.graph and output.grad is Grad.TRACKED:
-                # Each call builds its own graph: one fresh node stands for the forward's.
-                output = evolve(output, graph=frozenset({SavedNode(call, Saves.OTHER)}))
+                # Each call builds its own graph: one fresh node stands for the forward's,
+                # behind the inputs' own graph when the result is computed from them.
+                graph = frozenset({SavedNode(call, Saves.OTHER)})
+                if summary.returns_from_inputs():
+                    graph |= base.graph
+                output = evolve(output, graph=graph)
             return output
         self.taint_arguments(call)
         return UNKNOWN

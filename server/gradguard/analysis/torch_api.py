@@ -121,6 +121,25 @@ NUMPY_CONVERTS = {
     **dict.fromkeys("mean sum std var max min prod any all".split(), "list"),
 }
 
+# `nn.parallel.data_parallel(module, inputs, ...)` runs `module(inputs)` (on several devices
+# when there are several): its result is the module's output.
+DATA_PARALLEL = frozenset(
+    {"torch.nn.parallel.data_parallel", "torch.nn.parallel.data_parallel.data_parallel"}
+)
+
+# Methods that cannot clear or use gradients whatever their receiver is: tensor and module
+# movement, casts and shape views, conversions, and the methods of str/list/dict that
+# training loops call on their data and logs (`data.to(device)`, `"{}".format(...)`).
+# `Module.to()` and `Tensor.to()` copy or move; neither touches `.grad`.
+INERT_METHODS = frozenset(
+    "to cuda cpu float double half bfloat16 long int bool byte view view_as reshape "
+    "reshape_as size dim squeeze unsqueeze permute transpose contiguous flatten expand "
+    "expand_as item numpy tolist detach clone type type_as format append extend items keys "
+    "values get join split strip lower upper startswith endswith replace add_argument "
+    "parse_args add_scalar log info debug warning write flush set_description set_postfix "
+    "update_progress".split()
+)
+
 # No gradient flows through these: the result never requires grad.
 NON_DIFFERENTIABLE = frozenset(
     f"torch.{n}"

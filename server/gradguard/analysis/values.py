@@ -362,5 +362,6 @@ def combine(values: Iterable[Value], *, result_kind: Kind = Kind.TENSOR) -> Valu
             grad=Grad.TRACKED, kind=result_kind, carries=carries, graph=graph, inert_terms=inert
         )
     if unknown:
-        return Value(grad=Grad.UNKNOWN, kind=result_kind, carries=carries)
+        # (The graph nodes stay: if the result has history, it runs through them.)
+        return Value(grad=Grad.UNKNOWN, kind=result_kind, carries=carries, graph=graph)
     return Value(grad=Grad.UNTRACKED, kind=result_kind, loss=first_loss)

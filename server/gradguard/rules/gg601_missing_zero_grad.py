@@ -40,6 +40,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from gradguard.analysis import torch_api as api
 from gradguard.analysis.model import LoopNode
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
 from gradguard.core.rule import Invalid, Rule, RuleContext
@@ -163,9 +164,13 @@ def _may_clear(ctx: RuleContext, loop: LoopNode) -> bool:
     if any(marker in text for marker in _CLEARS):
         return True
     return any(
-        first <= call.lineno <= last and not _is_print(call) for call in ctx.analysis.opaque_calls
+        first <= call.lineno <= last and not _is_inert(call) for call in ctx.analysis.opaque_calls
     )
 
 
-def _is_print(call: ast.Call) -> bool:
-    return isinstance(call.func, ast.Name) and call.func.id == "print"
+def _is_inert(call: ast.Call) -> bool:
+    """`print(...)`, `data.to(device)`, `"...".format(...)`: calls that cannot clear
+    gradients, whatever they are called on."""
+    if isinstance(call.func, ast.Name):
+        return call.func.id == "print"
+    return isinstance(call.func, ast.Attribute) and call.func.attr in api.INERT_METHODS
