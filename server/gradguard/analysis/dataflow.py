@@ -2284,6 +2284,8 @@ class FunctionInterpreter:
         loop-carried history (a helper such as `repackage_hidden(h)` counts as a detach)."""
         if self.record:
             self.module.analysis.opaque_calls.append(call)
+            if self._hands_over_training_state(call):
+                self.module.analysis.opaque_with_training_state.add(id(call))
         if self.env is None:
             return
         for arg in (*call.args, *(kw.value for kw in call.keywords)):
@@ -2297,6 +2299,34 @@ class FunctionInterpreter:
                     element_key = dotted(element)
                     if element_key is not None and element_key in self.env:
                         self.env[element_key] = self.env[element_key].without_carries()
+
+    def _hands_over_training_state(self, call: ast.Call) -> bool:
+        """True when code we cannot see is given a model, an optimizer, a tensor that
+        requires grad, `self`, or a function of this file: something through which it may
+        clear or use gradients."""
+        exprs = [*call.args, *(kw.value for kw in call.keywords)]
+        if isinstance(call.func, ast.Attribute):
+            exprs.append(call.func.value)
+        if any(kw.arg is None for kw in call.keywords):
+            return True
+        for expr in exprs:
+            inner = expr.value if isinstance(expr, ast.Starred) else expr
+            if isinstance(inner, ast.Name) and inner.id == "self":
+                return True
+            if isinstance(inner, ast.Lambda):
+                return True
+            key = dotted(inner)
+            value = self.lookup(key) if key is not None else UNKNOWN
+            if value.kind in (Kind.MODULE, Kind.FUNCTION, Kind.INSTANCE) or is_optimizer(value):
+                return True
+            if value.kind is Kind.TENSOR and value.grad is Grad.TRACKED:
+                return True
+            if any(
+                isinstance(node, ast.Attribute) and node.attr in ("parameters", "named_parameters")
+                for node in ast.walk(inner)
+            ):
+                return True
+        return False
 
     def _forget_parameter_facts(self, key: str) -> None:
         """Code we cannot see got `key`: a module may be unfrozen, an optimizer extended."""

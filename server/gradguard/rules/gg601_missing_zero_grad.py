@@ -38,10 +38,11 @@ the fix is safe.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 
 from gradguard.analysis import torch_api as api
-from gradguard.analysis.model import LoopNode
+from gradguard.analysis.model import BackwardCall, LoopNode, ValueUse
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text
@@ -126,51 +127,113 @@ assert losses[-1] < 0.01, "gradients accumulated across steps"
     )
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
-        """One finding per loop that steps an optimizer every iteration without clearing."""
+        """One finding per loop that steps an optimizer after a backward without clearing."""
         reported: set[int] = set()
         for step in ctx.analysis.uses:
             if step.kind != "optimizer" or step.name != "step":
                 continue
-            for loop in step.every_iteration:
-                if id(loop) in reported:
-                    continue
-                backward = next(
-                    (e for e in ctx.analysis.backward_calls if loop in e.every_iteration), None
-                )
-                if backward is None or _may_clear(ctx, loop):
-                    continue
-                reported.add(id(loop))
-                optimizer = expr_text(ctx.source, step.target)
-                message = (
-                    f"the loop at line {loop.lineno} calls backward() and `{optimizer}.step()` "
-                    f"every iteration but never clears gradients: each step applies the sum of "
-                    f"all gradients so far. Call `{optimizer}.zero_grad()` before backward()"
-                )
-                related = [
-                    Related(ctx.node_range(backward.call), "gradients accumulate here"),
-                    Related(ctx.node_range(step.stmt), "and are applied here, every iteration"),
-                ]
-                fixes = []
-                if stands_alone(ctx.source, backward.stmt):
-                    edit = insert_before(ctx.source, backward.stmt, f"{optimizer}.zero_grad()")
-                    fixes.append(Fix("Clear gradients before backward()", Safety.SAFE, (edit,)))
-                yield self.finding(message, ctx.header_range(loop), related, fixes)
+            found = _training_loop(ctx, step)
+            if found is None:
+                continue
+            loop, backward = found
+            optimizer = expr_text(ctx.source, step.target)
+            if id(loop) in reported or _may_clear(ctx, loop, optimizer):
+                continue
+            reported.add(id(loop))
+            message = (
+                f"the loop at line {loop.lineno} calls backward() and `{optimizer}.step()` "
+                f"but never clears gradients: each step applies the sum of all gradients so "
+                f"far. Call `{optimizer}.zero_grad()` before backward()"
+            )
+            related = [
+                Related(ctx.node_range(backward.call), "gradients accumulate here"),
+                Related(ctx.node_range(step.stmt), "and are applied here, on every pass"),
+            ]
+            fixes = []
+            if stands_alone(ctx.source, backward.stmt):
+                edit = insert_before(ctx.source, backward.stmt, f"{optimizer}.zero_grad()")
+                fixes.append(Fix("Clear gradients before backward()", Safety.SAFE, (edit,)))
+            yield self.finding(message, ctx.header_range(loop), related, fixes)
 
 
-def _may_clear(ctx: RuleContext, loop: LoopNode) -> bool:
-    """True when the loop text clears gradients, or calls code the analysis cannot see."""
+def _training_loop(ctx: RuleContext, step: ValueUse) -> tuple[LoopNode, BackwardCall] | None:
+    """The loop whose iterations each run a backward() and then this `step()`: both on every
+    iteration, or both in the same block of it (`if i % k == 0: loss.backward();
+    opt.step()` still adds each update's gradients to the last one's). A backward on every
+    iteration with the step every k-th is gradient accumulation, which is fine."""
+    for loop in step.every_iteration:
+        backward = next((e for e in ctx.analysis.backward_calls if loop in e.every_iteration), None)
+        if backward is not None:
+            return loop, backward
+    _, block = ctx.analysis.block_of(step.stmt)
+    ids = {id(stmt) for stmt in block}
+    for event in ctx.analysis.backward_calls:
+        if id(event.stmt) in ids and event.stmt.lineno < step.stmt.lineno and event.loops:
+            loop = event.loops[-1]
+            if event.function is step.function and _inside(step.stmt, loop):
+                return loop, event
+    return None
+
+
+def _inside(stmt: ast.stmt, loop: LoopNode) -> bool:
+    end = loop.end_lineno or loop.lineno
+    return loop.lineno < stmt.lineno <= end
+
+
+def _may_clear(ctx: RuleContext, loop: LoopNode, optimizer: str) -> bool:
+    """True when the loop text may clear this optimizer's gradients (any clearing but a
+    `zero_grad()` of another optimizer the file knows), or calls code that might."""
     first, last = loop.lineno, loop.end_lineno or loop.lineno
     text = "\n".join(ctx.source.line(i) for i in range(first - 1, last))
+    others = {
+        expr_text(ctx.source, use.target)
+        for use in ctx.analysis.uses
+        if use.kind == "optimizer" and use.name == "step"
+    } - {optimizer}
+    for other in others:
+        text = re.sub(rf"(?<![\w.]){re.escape(other)}\s*\.\s*zero_grad\(", "", text)
     if any(marker in text for marker in _CLEARS):
         return True
     return any(
-        first <= call.lineno <= last and not _is_inert(call) for call in ctx.analysis.opaque_calls
+        first <= call.lineno <= last and _may_clear_gradients(ctx, call)
+        for call in ctx.analysis.opaque_calls
     )
 
 
-def _is_inert(call: ast.Call) -> bool:
-    """`print(...)`, `data.to(device)`, `"...".format(...)`: calls that cannot clear
-    gradients, whatever they are called on."""
+def _may_clear_gradients(ctx: RuleContext, call: ast.Call) -> bool:
+    """Whether code the analysis cannot see may clear gradients here: when it is given the
+    model, the optimizer, parameters or `self`, or when its name says it might (`step`,
+    `train_batch`, `reset_grads`...). `print(...)`, `data.to(device)` or
+    `logger.scalar_summary(tag, value)` cannot."""
     if isinstance(call.func, ast.Name):
-        return call.func.id == "print"
-    return isinstance(call.func, ast.Attribute) and call.func.attr in api.INERT_METHODS
+        name = call.func.id
+    elif isinstance(call.func, ast.Attribute):
+        name = call.func.attr
+    else:
+        return True
+    if name == "print" or name in api.INERT_METHODS:
+        return False
+    if id(call) in ctx.analysis.opaque_with_training_state:
+        return True
+    return any(hint in name.lower() for hint in _CLEARING_HINTS)
+
+
+# Words in the name of a function or method that may clear gradients when called.
+_CLEARING_HINTS = (
+    "zero",
+    "grad",
+    "step",
+    "optim",
+    "clear",
+    "reset",
+    "backward",
+    "train",
+    "fit",
+    "update",
+    "learn",
+    "accumul",
+    "run",
+    "loop",
+    "epoch",
+    "batch",
+)
