@@ -2301,9 +2301,8 @@ class FunctionInterpreter:
                         self.env[element_key] = self.env[element_key].without_carries()
 
     def _hands_over_training_state(self, call: ast.Call) -> bool:
-        """True when code we cannot see is given a model, an optimizer, a tensor that
-        requires grad, `self`, or a function of this file: something through which it may
-        clear or use gradients."""
+        """True when code we cannot see is given a model, an optimizer, a parameter, `self`
+        or a function: something through which it may clear or use gradients."""
         exprs = [*call.args, *(kw.value for kw in call.keywords)]
         if isinstance(call.func, ast.Attribute):
             exprs.append(call.func.value)
@@ -2319,8 +2318,8 @@ class FunctionInterpreter:
             value = self.lookup(key) if key is not None else UNKNOWN
             if value.kind in (Kind.MODULE, Kind.FUNCTION, Kind.INSTANCE) or is_optimizer(value):
                 return True
-            if value.kind is Kind.TENSOR and value.grad is Grad.TRACKED:
-                return True
+            if value.kind is Kind.TENSOR and value.leaf and value.grad is Grad.TRACKED:
+                return True  # a parameter itself
             if any(
                 isinstance(node, ast.Attribute) and node.attr in ("parameters", "named_parameters")
                 for node in ast.walk(inner)

@@ -122,8 +122,8 @@ class ModuleAnalysis:
     # Calls of code the analysis cannot see into (unknown callables, helpers): any of them
     # may do anything to what it is given.
     opaque_calls: list[ast.Call] = field(default_factory=list)
-    # id() of the opaque calls given a model, an optimizer, a tensor that requires grad,
-    # `self` or a function: the ones that can reach gradients through what they are given.
+    # id() of the opaque calls given a model, an optimizer, a parameter, `self` or a
+    # function: the ones that can reach gradients through what they are given.
     opaque_with_training_state: set[int] = field(default_factory=set)
     # For each loop-carried value, the expressions that read it from the previous iteration.
     carry_reads: dict[Carry, list[ast.expr]] = field(default_factory=dict)

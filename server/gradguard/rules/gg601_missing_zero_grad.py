@@ -181,10 +181,32 @@ def _inside(stmt: ast.stmt, loop: LoopNode) -> bool:
 
 
 def _may_clear(ctx: RuleContext, loop: LoopNode, optimizer: str) -> bool:
-    """True when the loop text may clear this optimizer's gradients (any clearing but a
-    `zero_grad()` of another optimizer the file knows), or calls code that might."""
+    """True when the loop, or a function of this file it calls, may clear this optimizer's
+    gradients (any clearing but a `zero_grad()` of another optimizer the file knows), or
+    when the loop calls code the analysis cannot see that might."""
     first, last = loop.lineno, loop.end_lineno or loop.lineno
-    text = "\n".join(ctx.source.line(i) for i in range(first - 1, last))
+    local = _local_functions(ctx.tree)
+    texts = ["\n".join(ctx.source.line(i) for i in range(first - 1, last))]
+    seen: set[str] = set()
+    pending = [
+        call.func.id
+        for call in ctx.analysis.opaque_calls
+        if first <= call.lineno <= last and isinstance(call.func, ast.Name)
+    ]
+    while pending:
+        name = pending.pop()
+        function = local.get(name)
+        if name in seen or function is None:
+            continue
+        seen.add(name)
+        end = function.end_lineno or function.lineno
+        texts.append("\n".join(ctx.source.line(i) for i in range(function.lineno - 1, end)))
+        pending.extend(
+            node.func.id
+            for node in ast.walk(function)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+        )
+    text = "\n".join(texts)
     others = {
         expr_text(ctx.source, use.target)
         for use in ctx.analysis.uses
@@ -195,9 +217,23 @@ def _may_clear(ctx: RuleContext, loop: LoopNode, optimizer: str) -> bool:
     if any(marker in text for marker in _CLEARS):
         return True
     return any(
-        first <= call.lineno <= last and _may_clear_gradients(ctx, call)
+        first <= call.lineno <= last
+        and not (isinstance(call.func, ast.Name) and call.func.id in local)
+        and _may_clear_gradients(ctx, call)
         for call in ctx.analysis.opaque_calls
     )
+
+
+def _local_functions(tree: ast.Module) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
+    """Module-level functions defined once in the file, by name (their text is visible)."""
+    found: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+    twice: set[str] = set()
+    for stmt in tree.body:
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+            if stmt.name in found:
+                twice.add(stmt.name)
+            found[stmt.name] = stmt
+    return {name: node for name, node in found.items() if name not in twice}
 
 
 def _may_clear_gradients(ctx: RuleContext, call: ast.Call) -> bool:
