@@ -189,9 +189,9 @@ def _may_clear(ctx: RuleContext, loop: LoopNode, optimizer: str) -> bool:
     texts = ["\n".join(ctx.source.line(i) for i in range(first - 1, last))]
     seen: set[str] = set()
     pending = [
-        call.func.id
+        name
         for call in ctx.analysis.opaque_calls
-        if first <= call.lineno <= last and isinstance(call.func, ast.Name)
+        if first <= call.lineno <= last and (name := _callee_name(call)) is not None
     ]
     while pending:
         name = pending.pop()
@@ -202,9 +202,9 @@ def _may_clear(ctx: RuleContext, loop: LoopNode, optimizer: str) -> bool:
         end = function.end_lineno or function.lineno
         texts.append("\n".join(ctx.source.line(i) for i in range(function.lineno - 1, end)))
         pending.extend(
-            node.func.id
+            name
             for node in ast.walk(function)
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            if isinstance(node, ast.Call) and (name := _callee_name(node)) is not None
         )
     text = "\n".join(texts)
     others = {
@@ -218,21 +218,32 @@ def _may_clear(ctx: RuleContext, loop: LoopNode, optimizer: str) -> bool:
         return True
     return any(
         first <= call.lineno <= last
-        and not (isinstance(call.func, ast.Name) and call.func.id in local)
+        and _callee_name(call) not in local
         and _may_clear_gradients(ctx, call)
         for call in ctx.analysis.opaque_calls
     )
 
 
+def _callee_name(call: ast.Call) -> str | None:
+    """`f` for `f(...)` and `m` for `x.m(...)`."""
+    if isinstance(call.func, ast.Name):
+        return call.func.id
+    if isinstance(call.func, ast.Attribute):
+        return call.func.attr
+    return None
+
+
 def _local_functions(tree: ast.Module) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
-    """Module-level functions defined once in the file, by name (their text is visible)."""
+    """Functions and methods defined once in the file, by name: a call of one (`f(x)`,
+    `agent.get_value(x)`) runs code whose text is visible. A name defined twice, or also
+    bound otherwise, is left out."""
     found: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
     twice: set[str] = set()
-    for stmt in tree.body:
-        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
-            if stmt.name in found:
-                twice.add(stmt.name)
-            found[stmt.name] = stmt
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            if node.name in found:
+                twice.add(node.name)
+            found[node.name] = node
     return {name: node for name, node in found.items() if name not in twice}
 
 
