@@ -360,3 +360,28 @@ def test_an_unknown_backward_keyword_does_not_free_the_graph() -> None:
         """
     )
     assert [call.frees_graph for call in calls] == [False, True]
+
+
+def test_storing_a_value_with_history_into_a_buffer_gives_the_buffer_that_history() -> None:
+    """`values[step] = out` (CopySlices): the buffer now requires grad and keeps the graph."""
+    call = _only(
+        """
+        net = nn.Linear(3, 1)
+        values = torch.zeros(4)
+        for step in range(4):
+            values[step] = net(torch.randn(3)).squeeze()
+        values.sum().backward()
+        """
+    )
+    assert call.value.grad is Grad.TRACKED
+
+
+def test_storing_plain_data_keeps_the_buffer_plain() -> None:
+    call = _only(
+        """
+        values = torch.zeros(4)
+        values[0] = torch.randn(())
+        values.sum().backward()
+        """
+    )
+    assert call.value.grad is not Grad.TRACKED

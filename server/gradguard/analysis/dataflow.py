@@ -671,6 +671,17 @@ class FunctionInterpreter:
                 if base.has_history and self.mode.enabled is True:
                     # Writing into a tensor with history keeps its history (CopySlices).
                     mutated = Value(Grad.TRACKED, Kind.TENSOR, carries=carries, graph=base.graph)
+                elif (
+                    base.kind is Kind.TENSOR
+                    and not (base.leaf and base.grad is not Grad.UNTRACKED)
+                    and value.kind is Kind.TENSOR
+                    and value.has_history
+                    and self.mode.enabled is True
+                ):
+                    # `values[step] = value` into a plain buffer: the buffer now has the
+                    # stored value's history (CopySlices) and keeps its graph alive.
+                    graph = base.graph | value.graph
+                    mutated = Value(Grad.TRACKED, Kind.TENSOR, carries=carries, graph=graph)
                 else:
                     mutated = evolve(UNKNOWN, kind=base.kind, carries=carries)
                 self.env[base_key] = mutated
