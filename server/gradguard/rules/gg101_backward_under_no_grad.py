@@ -4,8 +4,12 @@
 Finds `.backward()`, `torch.autograd.backward(x)` and `torch.autograd.grad(x, ...)` on a
 value that was computed entirely with gradient recording switched off: inside
 `with torch.no_grad():`, `with torch.inference_mode():`, after
-`torch.set_grad_enabled(False)` (also through a flag variable known to be `False`), or
-returned by a function decorated with `@torch.no_grad()` / `@torch.inference_mode()`.
+`torch.set_grad_enabled(False)` (also through a flag variable known to be `False`),
+returned by a function (or a module whose `forward` is) decorated with `@torch.no_grad()` /
+`@torch.inference_mode()`, or inside a function every caller calls under no-grad. Also the
+branch that contradicts a grad mode decided by one name:
+`with torch.set_grad_enabled(phase == "train"):` then `if phase == "val": loss.backward()`
+(that case has no fix: the region is right, the backward is misplaced).
 
 ## Why is this bad?
 Under no-grad, PyTorch records no history, so the result has no `grad_fn` and
@@ -119,6 +123,19 @@ w.sum().backward()
     )
 
     invalid = (
+        Invalid(
+            """
+import torch
+from torch import nn
+model = nn.Linear(3, 1)
+for phase in ["train", "val"]:
+    with torch.set_grad_enabled(phase == "train"):
+        loss = model(torch.randn(4, 3)).pow(2).mean()
+    if phase == "val":
+        loss.backward()
+""",
+            error=ERROR,
+        ),
         Invalid(
             """
 import torch

@@ -4,8 +4,11 @@
 Finds a recurrent state that is carried from one iteration of a training loop into the next
 without `.detach()`, in a loop that calls `backward()` every iteration: `out, h = rnn(x, h)`,
 `h = h_next`, `(h, c)` tuples of an LSTM, `self.hidden` kept on a module or trainer,
-`nn.LSTMCell` / `nn.GRUCell` loops, and hand-written cells such as
-`h = torch.tanh(x @ W + h @ U)`.
+`nn.LSTMCell` / `nn.GRUCell` loops, hand-written cells such as
+`h = torch.tanh(x @ W + h @ U)`, and a trainer's step method called on every iteration of
+a loop that backpropagates through state it left on `self` in its previous call. A state
+detached in place (`h.detach_()`, also element by element) or guarded by
+`if h is not None:` is cut.
 
 ## Why is this bad?
 The state produced in iteration *i* still points into iteration *i*'s graph. `backward()`

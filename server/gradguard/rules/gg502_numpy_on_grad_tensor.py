@@ -2,7 +2,11 @@
 
 ## What it does
 Finds `.numpy()` called on a tensor that requires grad: a model output, a loss, a tensor
-computed from parameters, or a leaf created with `requires_grad=True`.
+computed from parameters, or a leaf created with `requires_grad=True`. Also the numpy
+functions that convert their argument through `Tensor.numpy()` themselves:
+`np.array(out)`, `np.asarray(out)`, `np.stack(...)`, ..., and `np.mean(losses)` /
+`np.sum(losses)` on a list of such tensors (an epoch's losses collected without `.item()`).
+The index half of `torch.max(x, 1)`, `x.topk(k)`, `x.sort()` never requires grad.
 
 ## Why is this bad?
 NumPy arrays cannot carry autograd history, so PyTorch refuses the conversion:
@@ -24,8 +28,9 @@ predictions = model(x).detach().cpu().numpy()
 
 ## Fix safety
 "Add .detach()" inserts `.detach()` before `.numpy()` (and `.cpu()` when the expression
-moved the tensor to a device with `.cuda()` or `.to(...)`). The array holds the same
-numbers, so the fix is safe.
+moved the tensor to a device with `.cuda()` or `.to(...)`), or after the tensor handed to a
+numpy function. The array holds the same numbers, so the fix is safe. A list of tensors
+gets no fix: collect `loss.item()` where the list is built.
 """
 
 from __future__ import annotations
@@ -76,6 +81,38 @@ print(Frame().numpy())
     )
 
     invalid = (
+        Invalid(
+            """
+import numpy as np
+import torch
+from torch import nn
+model = nn.Linear(3, 1)
+losses = []
+for _ in range(3):
+    loss = model(torch.randn(4, 3)).pow(2).mean()
+    loss.backward()
+    losses.append(loss)
+print(np.mean(losses))
+""",
+            error=ERROR,
+        ),
+        Invalid(
+            """
+import numpy as np
+import torch
+from torch import nn
+model = nn.Linear(3, 1)
+scores = np.asarray(model(torch.randn(4, 3)))
+""",
+            fixed="""
+import numpy as np
+import torch
+from torch import nn
+model = nn.Linear(3, 1)
+scores = np.asarray(model(torch.randn(4, 3)).detach())
+""",
+            error=ERROR,
+        ),
         Invalid(
             """
 import torch

@@ -1,10 +1,14 @@
 """GG601 `missing-zero-grad`
 
 ## What it does
-Finds a training loop that calls `backward()` and `optimizer.step()` on every iteration but
-never clears gradients: no `zero_grad()` (on the optimizer or a model, with or without
-`set_to_none`), no `p.grad = None`, no `p.grad.zero_()` anywhere in the loop, and no call
-to code the analysis cannot see that might do it. Gradient accumulation (clearing every k
+Finds a training loop that calls `backward()` and then `optimizer.step()` on every
+iteration (or both in the same block, such as a GAN's generator update every k-th step) but
+never clears that optimizer's gradients: no `zero_grad()` (on the optimizer or a model,
+with or without `set_to_none`), no `p.grad = None`, no `p.grad.zero_()` anywhere in the
+loop or in the functions of the file it calls, and no call to code the analysis cannot see
+that might do it (code given the model, the optimizer, a parameter or `self`, or named like
+a training step). Another optimizer's `zero_grad()` does not count: it clears only its own
+parameters. Gradient accumulation (backward every iteration, step and clearing every k
 steps) is not reported.
 
 ## Why is this bad?
@@ -120,6 +124,42 @@ for step in range(3):
     loss.backward()
     opt.step()
     losses.append(loss.item())
+assert losses[-1] < 0.01, "gradients accumulated across steps"
+""",
+            error="gradients accumulated across steps",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+torch.manual_seed(0)
+model = nn.Linear(1, 1, bias=False)
+opt = torch.optim.SGD(model.parameters(), lr=0.4)
+x = torch.ones(8, 1)
+losses = []
+for step in range(6):
+    if step % 2 == 0:
+        loss = (model(x) - 1.0).pow(2).mean()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+assert losses[-1] < 0.01, "gradients accumulated across steps"
+""",
+            fixed="""
+import torch
+from torch import nn
+torch.manual_seed(0)
+model = nn.Linear(1, 1, bias=False)
+opt = torch.optim.SGD(model.parameters(), lr=0.4)
+x = torch.ones(8, 1)
+losses = []
+for step in range(6):
+    if step % 2 == 0:
+        loss = (model(x) - 1.0).pow(2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
 assert losses[-1] < 0.01, "gradients accumulated across steps"
 """,
             error="gradients accumulated across steps",
