@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast
 import textwrap
 
+import pytest
+
 from gradguard.analysis.model import BackwardCall, analyse_module
 from gradguard.analysis.values import Grad, Kind, LossKind
 
@@ -384,3 +386,32 @@ def test_storing_plain_data_keeps_the_buffer_plain() -> None:
         """
     )
     assert call.value.grad is not Grad.TRACKED
+
+
+@pytest.mark.parametrize(
+    ("layer", "grad"),
+    [
+        ("nn.LazyLinear(2)", Grad.TRACKED),
+        ("nn.Conv3d(1, 1, 1)", Grad.TRACKED),
+        ("nn.RMSNorm(3)", Grad.TRACKED),
+        ("nn.BatchNorm1d(3, affine=False)", Grad.UNTRACKED),
+        ("nn.LayerNorm(3, elementwise_affine=False)", Grad.UNTRACKED),
+        ("nn.Hardswish()", Grad.UNTRACKED),
+        ("nn.ZeroPad1d(1)", Grad.UNTRACKED),
+    ],
+)
+def test_every_torch_nn_layer_is_known(layer: str, grad: Grad) -> None:
+    """A layer's output on plain input is tracked exactly when the layer owns parameters."""
+    call = _only(f"m = {layer}\nm(torch.randn(2, 3)).sum().backward()\n")
+    assert call.value.grad is grad
+
+
+def test_a_pool_returning_indices_is_not_a_tensor() -> None:
+    call = _only(
+        """
+        pool = nn.MaxPool1d(2, return_indices=True)
+        out, where = pool(torch.randn(1, 2, 4, requires_grad=True))
+        where.float().sum().backward()
+        """
+    )
+    assert call.value.grad is Grad.UNKNOWN

@@ -1786,9 +1786,22 @@ class FunctionInterpreter:
             # A layer computes from its inputs and its own parameters only (containers and
             # wrappers such as DataParallel hold modules built elsewhere; lazy layers make
             # their parameters later).
-            own = module_kind is not None and module_kind.output is not None
+            own = (
+                module_kind is not None
+                and module_kind.output is not None
+                and not last.startswith("Lazy")
+            )
             layer = shapes.layer_of(last, call)
             ref = ModuleRef(qualified=qualified, inplace=in_place, layer=layer, self_contained=own)
+            if module_kind is not None and self._flag_keyword(call, "return_indices"):
+                # `nn.MaxPool2d(2, return_indices=True)` returns (values, indices).
+                ref = dataclasses.replace(ref, kind=api.ModuleKind(False, None))
+            elif module_kind is not None and any(
+                isinstance(kw.value, ast.Constant) and kw.value.value is False
+                for kw in call.keywords
+                if kw.arg in api.AFFINE_KEYWORDS
+            ):
+                ref = dataclasses.replace(ref, kind=api.ModuleKind(False, module_kind.output))
             return Value(kind=Kind.MODULE, module=ref)
         if (
             qualified.startswith("torch.optim.")

@@ -266,19 +266,38 @@ class ModuleKind:
 
 
 _TENSOR = "tensor"
+# Every torch.nn layer of torch 2.13.0, by whether an instance built with its defaults owns
+# parameters (checked by building each one). Containers and wrappers (Sequential,
+# ModuleList, DataParallel...) hold modules built elsewhere and are handled apart;
+# InstanceNorm* is left out (its parameters depend on `affine=`).
 _PARAM_FREE = (
     "ReLU LeakyReLU GELU SiLU ELU Tanh Sigmoid Softmax LogSoftmax Softplus Mish Hardtanh Identity "
     "Dropout Dropout1d Dropout2d Flatten Unflatten MaxPool1d MaxPool2d AvgPool1d AvgPool2d "
     "AdaptiveAvgPool1d AdaptiveAvgPool2d Upsample "
     "MSELoss L1Loss CrossEntropyLoss NLLLoss BCELoss BCEWithLogitsLoss SmoothL1Loss HuberLoss "
     "KLDivLoss CosineEmbeddingLoss MarginRankingLoss TripletMarginLoss CTCLoss PoissonNLLLoss "
-    "GaussianNLLLoss HingeEmbeddingLoss SoftMarginLoss MultiLabelSoftMarginLoss"
+    "GaussianNLLLoss HingeEmbeddingLoss SoftMarginLoss MultiLabelSoftMarginLoss "
+    "AdaptiveAvgPool3d AdaptiveMaxPool1d AdaptiveMaxPool2d AdaptiveMaxPool3d AlphaDropout "
+    "AvgPool3d CELU ChannelShuffle CircularPad1d CircularPad2d CircularPad3d ConstantPad1d "
+    "ConstantPad2d ConstantPad3d CosineSimilarity CrossMapLRN2d Dropout3d FeatureAlphaDropout "
+    "Fold FractionalMaxPool2d FractionalMaxPool3d GLU Hardshrink Hardsigmoid Hardswish "
+    "LPPool1d LPPool2d LPPool3d LocalResponseNorm LogSigmoid MaxPool3d MaxUnpool1d MaxUnpool2d "
+    "MaxUnpool3d MultiLabelMarginLoss MultiMarginLoss NLLLoss2d PairwiseDistance PixelShuffle "
+    "PixelUnshuffle RReLU ReLU6 ReflectionPad1d ReflectionPad2d ReflectionPad3d "
+    "ReplicationPad1d ReplicationPad2d ReplicationPad3d SELU Softmax2d Softmin Softshrink "
+    "Softsign Tanhshrink Threshold TripletMarginWithDistanceLoss Unfold UpsamplingBilinear2d "
+    "UpsamplingNearest2d ZeroPad1d ZeroPad2d ZeroPad3d"
 )
 _WITH_PARAMS = (
     "Linear Bilinear Conv1d Conv2d Conv3d ConvTranspose1d ConvTranspose2d Embedding "
     "BatchNorm1d BatchNorm2d LayerNorm GroupNorm RNNCell GRUCell PReLU "
-    "TransformerEncoder TransformerDecoder TransformerEncoderLayer TransformerDecoderLayer"
+    "TransformerEncoder TransformerDecoder TransformerEncoderLayer TransformerDecoderLayer "
+    "ConvTranspose3d BatchNorm3d SyncBatchNorm EmbeddingBag RMSNorm Transformer "
+    "LazyLinear LazyConv1d LazyConv2d LazyConv3d LazyConvTranspose1d LazyConvTranspose2d "
+    "LazyConvTranspose3d LazyBatchNorm1d LazyBatchNorm2d LazyBatchNorm3d"
 )
+# Keywords that, given a literal False, leave a layer without parameters.
+AFFINE_KEYWORDS = frozenset({"affine", "elementwise_affine"})
 NN_MODULES: dict[str, ModuleKind] = {
     **{name: ModuleKind(False, _TENSOR) for name in _PARAM_FREE.split()},
     **{name: ModuleKind(True, _TENSOR) for name in _WITH_PARAMS.split()},
