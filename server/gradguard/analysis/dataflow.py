@@ -2244,18 +2244,32 @@ class FunctionInterpreter:
             )
 
     def _state_carried_across_calls(self, method: FunctionNode, summary: FunctionSummary) -> None:
-        """A method called on every iteration of a loop (`trainer.train_batch(x)`) that
-        backpropagates through state it left on `self` in its previous call, without a
-        detach in between: each call's backward reaches into the previous call's graph.
+        """A method called on every iteration of a loop (`trainer.train_batch(x)`), seen
+        from that loop.
 
-        Recorded as `ModuleAnalysis.backward_through_state`: the method's own backward
-        calls, seen from the calling loop, carrying the state from one call to the next.
+        Its backward calls that run on every call of it make the loop a training loop; the
+        ones that run through state the previous call left on `self`, without a detach in
+        between, reach into the previous call's graph. Both are recorded in
+        `ModuleAnalysis.backward_in_calls`, their value carrying that state from one call
+        to the next. A total it keeps on `self` (`self.running_loss += loss`) is an
+        accumulation carried by the loop (`ModuleAnalysis.uses`).
         """
         loops = self.every_iteration()
         if not self.record or not loops:
             return
         analysis = self.module.analysis
         inside = [event for event in analysis.backward_calls if event.function is method]
+        for loop in loops:
+            for event in inside:
+                if not event.loops and _runs_on_every_call(analysis, event.stmt, method):
+                    analysis.backward_in_calls.append(
+                        dataclasses.replace(
+                            event,
+                            value=evolve(event.value, carries=frozenset()),
+                            loops=(loop,),
+                            every_iteration=frozenset({loop}),
+                        )
+                    )
         for attr, (read, tag) in summary.state_reads.items():
             written = summary.state_writes.get(attr)
             if written is None or tag not in written.all_carries():
@@ -2268,11 +2282,27 @@ class FunctionInterpreter:
                     if tag not in event.value.all_carries():
                         continue
                     analysis.carry_reads.setdefault(carry, []).append(read)
-                    analysis.backward_through_state.append(
+                    analysis.backward_in_calls.append(
                         dataclasses.replace(
                             event,
                             value=evolve(event.value, carries=frozenset({carry})),
                             loops=(loop,),
+                            every_iteration=frozenset({loop}),
+                        )
+                    )
+                for use in list(analysis.uses):
+                    if use.kind != "accumulate" or use.function is not method:
+                        continue
+                    if dotted(use.target) != f"self.{attr}" or tag not in use.value.carries:
+                        continue
+                    if not use.every_iteration and not _runs_on_every_call(
+                        analysis, use.stmt, method
+                    ):
+                        continue
+                    analysis.uses.append(
+                        dataclasses.replace(
+                            use,
+                            value=evolve(use.value, carries=frozenset({carry})),
                             every_iteration=frozenset({loop}),
                         )
                     )
@@ -2576,6 +2606,13 @@ def _grad_state_changed(text: str | None) -> frozenset[str] | None:
         if before is not None:
             names.add(before.group(1))
     return frozenset(names)
+
+
+def _runs_on_every_call(analysis: ModuleAnalysis, stmt: ast.stmt, function: FunctionNode) -> bool:
+    """True when `stmt` sits directly in the body of `function` (no branch, loop or `try`
+    around it), so every call that returns normally runs it."""
+    owner, _ = analysis.block_of(stmt)
+    return owner is function
 
 
 def _holds_history(value: Value) -> bool:

@@ -112,10 +112,10 @@ class ModuleAnalysis:
     tree: ast.Module
     backward_calls: list[BackwardCall] = field(default_factory=list)
     # Backward calls inside a method, as seen from a loop that calls the method on every
-    # iteration, when they run through state the previous call left on `self` (their
-    # value's carries name that state and the loop). Kept apart from `backward_calls`,
-    # which hold each call once.
-    backward_through_state: list[BackwardCall] = field(default_factory=list)
+    # iteration: the ones run on every call (no carries), and the ones that run through
+    # state the previous call left on `self` (their value's carries name that state and the
+    # loop). Kept apart from `backward_calls`, which hold each call once.
+    backward_in_calls: list[BackwardCall] = field(default_factory=list)
     uses: list[ValueUse] = field(default_factory=list)
     torch_calls: list[TorchCall] = field(default_factory=list)
     inplace_on_saved: list[InPlaceOnSaved] = field(default_factory=list)

@@ -226,7 +226,7 @@ for _ in range(3):
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         """One finding per carry statement whose state reaches a backward() every iteration."""
         groups: dict[int, _Group] = {}
-        for event in [*ctx.analysis.backward_calls, *ctx.analysis.backward_through_state]:
+        for event in [*ctx.analysis.backward_calls, *ctx.analysis.backward_in_calls]:
             for carry in event.value.all_carries():
                 if carry.loop not in event.every_iteration or carry.stmt is None:
                     continue

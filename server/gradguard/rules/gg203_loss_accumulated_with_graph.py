@@ -121,7 +121,9 @@ assert not torch.is_tensor(total), "total keeps every iteration's graph"
             carry for event in ctx.analysis.backward_calls for carry in event.value.all_carries()
         }
         training_loops = {
-            loop for event in ctx.analysis.backward_calls for loop in event.every_iteration
+            loop
+            for event in [*ctx.analysis.backward_calls, *ctx.analysis.backward_in_calls]
+            for loop in event.every_iteration
         }
         for use in ctx.analysis.uses:
             if use.kind != "accumulate" or use.added is None or not use.added.has_history:
