@@ -478,6 +478,7 @@ class ModuleInterpreter:
                 interpreter.state_reads,
                 interpreter.state_writes(),
                 interpreter.input_nodes,
+                interpreter.param_tags,
             )
         finally:
             self.in_progress.discard(key)
@@ -502,6 +503,8 @@ class FunctionSummary:
     # must-facts, so one in the returned value means every path computes it from that input,
     # and a caller's output then runs through the input's own history.
     input_nodes: dict[str, SavedNode] = field(default_factory=dict)
+    # Every other function: a tag per parameter (see `FunctionInterpreter.enter_function`).
+    param_tags: dict[str, Carry] = field(default_factory=dict)
 
     def returns_from_inputs(self) -> bool:
         """True when the returned value is computed from an input on every path."""
@@ -591,6 +594,7 @@ class FunctionInterpreter:
         self.exits: list[Env | None] = []
         self._backpropagated: frozenset[str] | None = None
         self.input_nodes: dict[str, SavedNode] = {}
+        self.param_tags: dict[str, Carry] = {}
 
     # -- environment -------------------------------------------------------------------------
 
@@ -816,6 +820,15 @@ class FunctionInterpreter:
                 self.mode = GradMode(False, callers.grad_off)
             elif callers.grad_enabled is not True:
                 self.mode = GRAD_UNKNOWN
+        if node.name != "forward":
+            # Tag each parameter, so a caller can tell whether what it passes reaches a
+            # backward() in here (see `_params_carried_across_calls`).
+            first = 1 if is_method else 0
+            for param in [*args.posonlyargs, *args.args, *args.kwonlyargs][first:]:
+                tag = Carry(f"%param:{param.arg}", None, None, UNKNOWN, None)
+                self.param_tags[param.arg] = tag
+                bound = self.env.get(param.arg, UNKNOWN)
+                self.env[param.arg] = evolve(bound, carries=bound.carries | {tag})
         for decorator in node.decorator_list:
             mode = self.grad_mode_of(decorator, node)
             if mode is not None:
@@ -2009,6 +2022,7 @@ class FunctionInterpreter:
             self.module.call_sites.note(method, call, args, self.mode.enabled, self.mode.off)
             summary = self.module.summary_of(method)
             self._state_carried_across_calls(method, summary)
+            self._params_carried_across_calls(method, summary, call, args, skip_self=True)
             returned = summary.returned
             prefix = f"{receiver_key}."
             known_state = self.env is not None and any(k.startswith(prefix) for k in self.env)
@@ -2139,9 +2153,10 @@ class FunctionInterpreter:
             self.module.call_sites.note(
                 callee.function, call, args, self.mode.enabled, self.mode.off
             )
-            returned = self.module.summary(callee.function)
+            summary = self.module.summary_of(callee.function)
+            self._params_carried_across_calls(callee.function, summary, call, args)
             self.taint_arguments(call)
-            return _instantiate(returned.without_carries(), call)
+            return _instantiate(summary.returned.without_carries(), call)
         self.taint_arguments(call)
         return UNKNOWN
 
@@ -2304,6 +2319,44 @@ class FunctionInterpreter:
                             use,
                             value=evolve(use.value, carries=frozenset({carry})),
                             every_iteration=frozenset({loop}),
+                        )
+                    )
+
+    def _params_carried_across_calls(
+        self,
+        function: FunctionNode,
+        summary: FunctionSummary,
+        call: ast.Call,
+        args: list[Value],
+        *,
+        skip_self: bool = False,
+    ) -> None:
+        """`hidden = step(model, x, hidden)` on every iteration of a loop, where `step`
+        backpropagates through the `hidden` it is given: the state this call returns is the
+        next call's argument, so each backward reaches into the previous call's graph.
+
+        Recorded in `ModuleAnalysis.backward_in_calls`: the function's backward calls that
+        run through the parameter, carrying the caller's loop-carried argument.
+        """
+        loops = self.every_iteration()
+        if not self.record or not loops or not summary.param_tags:
+            return
+        passed = _arguments_by_parameter(function, call, args, skip_self=skip_self)
+        analysis = self.module.analysis
+        inside = [event for event in analysis.backward_calls if event.function is function]
+        for name, value in passed.items():
+            tag = summary.param_tags.get(name)
+            carried = frozenset(c for c in value.all_carries() if c.loop in loops)
+            if tag is None or not carried:
+                continue
+            for event in inside:
+                if tag in event.value.all_carries():
+                    analysis.backward_in_calls.append(
+                        dataclasses.replace(
+                            event,
+                            value=evolve(event.value, carries=carried),
+                            loops=tuple(loops),
+                            every_iteration=loops,
                         )
                     )
 
@@ -2606,6 +2659,24 @@ def _grad_state_changed(text: str | None) -> frozenset[str] | None:
         if before is not None:
             names.add(before.group(1))
     return frozenset(names)
+
+
+def _arguments_by_parameter(
+    function: FunctionNode, call: ast.Call, args: list[Value], *, skip_self: bool
+) -> dict[str, Value]:
+    """The value each parameter of `function` receives at `call` (positional values first
+    in `args`, then keyword values); nothing when `*`/`**` unpacking hides the mapping."""
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(
+        kw.arg is None for kw in call.keywords
+    ):
+        return {}
+    spec = function.args
+    positional = [*spec.posonlyargs, *spec.args][1 if skip_self else 0 :]
+    passed = {p.arg: v for p, v in zip(positional, args[: len(call.args)], strict=False)}
+    for kw, value in zip(call.keywords, args[len(call.args) :], strict=False):
+        if kw.arg is not None:
+            passed[kw.arg] = value
+    return passed
 
 
 def _runs_on_every_call(analysis: ModuleAnalysis, stmt: ast.stmt, function: FunctionNode) -> bool:
