@@ -327,16 +327,8 @@ def engine_phases(text: str, path: str, runs: int) -> Phases:
             steps["analysis"] = Timing(error=f"ImportError: {exc}"[:80])
         else:
             selected = engine.selected_rules(Settings(), path)
-            # The words the enabled rules need; a rule without any needs every function.
-            needs = [tuple(getattr(rule, "triggers", ())) for rule in selected]
-            triggers = None if not all(needs) else tuple(sorted({w for n in needs for w in n}))
-            steps["analysis (lazy)"] = time_call(
-                gc_paused(lambda: analyse_module(tree, text, triggers)), runs
-            )
-            steps["analysis (every function)"] = time_call(
-                gc_paused(lambda: analyse_module(tree, text, None)), runs
-            )
-            analysis = analyse_module(tree, text, triggers)
+            steps["analysis"] = time_call(gc_paused(lambda: analyse_module(tree, text)), runs)
+            analysis = analyse_module(tree, text)
             ctx = RuleContext(source=source, tree=tree, analysis=analysis, path=path)
             for rule in selected:
                 check = gc_paused(functools.partial(run_rule, rule, ctx))

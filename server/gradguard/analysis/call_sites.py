@@ -38,7 +38,6 @@ class Candidate:
     node: FunctionNode
     is_method: bool
     calls: frozenset[int]  # id() of every ast.Call whose callee names it
-    callers: frozenset[int]  # id() of the functions holding those calls (0: module body)
 
 
 @dataclass(frozen=True)
@@ -118,7 +117,7 @@ class CallSites:
 def candidates(tree: ast.Module) -> dict[int, Candidate]:
     """Functions and methods of the file whose every mention is a call (see module docs)."""
     survey = _Survey()
-    survey.visit(tree, None, None)
+    survey.visit(tree)
     names, attributes = survey.names, survey.attributes
     class_names = {cls.name for cls in survey.classes}
     subclassed = {_base_name(base) for cls in survey.classes for base in cls.bases}
@@ -142,29 +141,8 @@ def candidates(tree: ast.Module) -> dict[int, Candidate]:
                 continue
         calls = frozenset(mentions.calls.get(name, set()))
         if calls and may_learn(node, skip_self=owner is not None):
-            callers = frozenset(survey.caller_of[call] for call in calls)
-            found[id(node)] = Candidate(node, owner is not None, calls, callers)
+            found[id(node)] = Candidate(node, owner is not None, calls)
     return found
-
-
-def relevant(found: dict[int, Candidate], wanted: set[int]) -> dict[int, Candidate]:
-    """The candidates in `wanted`, and those called (directly or through other candidates)
-    from a function in it: what a wanted function's calls return depends on them."""
-    keep = set(wanted)
-    changed = True
-    while changed:
-        changed = False
-        for key, candidate in found.items():
-            if key not in keep and candidate.callers & keep:
-                keep.add(key)
-                changed = True
-    return {key: candidate for key, candidate in found.items() if key in keep}
-
-
-def callers(found: dict[int, Candidate]) -> set[int]:
-    """The functions that contain a call of a candidate: the ones a pass must interpret to
-    see every call site (besides the module body, id 0 here)."""
-    return set().union(*(candidate.callers for candidate in found.values()))
 
 
 @dataclass
@@ -183,48 +161,45 @@ class _Survey:
     classes: list[ast.ClassDef] = field(default_factory=list)
     names: _Mentions = field(default_factory=_Mentions)
     attributes: _Mentions = field(default_factory=_Mentions)
-    caller_of: dict[int, int] = field(default_factory=dict)  # id(call) -> id(function) or 0
 
-    def visit(
-        self, node: ast.AST, function: FunctionNode | None, owner: ast.ClassDef | None
-    ) -> None:
-        """Record `node` and its children; `function` encloses it, `owner` is the class whose
-        body holds it directly."""
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            self.defs.setdefault(node.name, []).append((node, owner))
-            for child in ast.iter_child_nodes(node):
-                self.visit(child, node, None)
-            return
-        if isinstance(node, ast.ClassDef):
-            self.classes.append(node)
-            for child in ast.iter_child_nodes(node):
-                self.visit(child, function, node)
-            return
-        callee: ast.expr | None = None
-        if isinstance(node, ast.Call):
-            callee = node.func
-            self.caller_of[id(node)] = id(function) if function is not None else 0
-            if isinstance(callee, ast.Name):
-                self.names.calls.setdefault(callee.id, set()).add(id(node))
-            elif isinstance(callee, ast.Attribute):
-                self.attributes.calls.setdefault(callee.attr, set()).add(id(node))
-        elif isinstance(node, ast.Name):
-            self.names.other.add(node.id)
-        elif isinstance(node, ast.Attribute):
-            self.attributes.other.add(node.attr)
-        elif isinstance(node, ast.Import | ast.ImportFrom):
-            self.names.other.update((a.asname or a.name).split(".")[0] for a in node.names)
-        elif isinstance(node, ast.Global | ast.Nonlocal):
-            self.names.other.update(node.names)
-        elif isinstance(node, ast.arg):
-            self.names.other.add(node.arg)
-        for child in ast.iter_child_nodes(node):
-            if child is callee and isinstance(child, ast.Name | ast.Attribute):
-                # The callee itself is a call, not another mention; what it is built from is.
-                if isinstance(child, ast.Attribute):
-                    self.visit(child.value, function, owner)
+    def visit(self, tree: ast.Module) -> None:
+        """Record every node of `tree` (iteratively: deeply nested code is valid input)."""
+        stack: list[tuple[ast.AST, ast.ClassDef | None]] = [(tree, None)]
+        while stack:
+            node, owner = stack.pop()
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                self.defs.setdefault(node.name, []).append((node, owner))
+                stack.extend((child, None) for child in ast.iter_child_nodes(node))
                 continue
-            self.visit(child, function, owner)
+            if isinstance(node, ast.ClassDef):
+                self.classes.append(node)
+                stack.extend((child, node) for child in ast.iter_child_nodes(node))
+                continue
+            callee: ast.expr | None = None
+            if isinstance(node, ast.Call):
+                callee = node.func
+                if isinstance(callee, ast.Name):
+                    self.names.calls.setdefault(callee.id, set()).add(id(node))
+                elif isinstance(callee, ast.Attribute):
+                    self.attributes.calls.setdefault(callee.attr, set()).add(id(node))
+            elif isinstance(node, ast.Name):
+                self.names.other.add(node.id)
+            elif isinstance(node, ast.Attribute):
+                self.attributes.other.add(node.attr)
+            elif isinstance(node, ast.Import | ast.ImportFrom):
+                self.names.other.update((a.asname or a.name).split(".")[0] for a in node.names)
+            elif isinstance(node, ast.Global | ast.Nonlocal):
+                self.names.other.update(node.names)
+            elif isinstance(node, ast.arg):
+                self.names.other.add(node.arg)
+            for child in ast.iter_child_nodes(node):
+                if child is callee and isinstance(child, ast.Name | ast.Attribute):
+                    # The callee itself is a call, not another mention; what it is built
+                    # from is.
+                    if isinstance(child, ast.Attribute):
+                        stack.append((child.value, owner))
+                    continue
+                stack.append((child, owner))
 
 
 # Methods whose call on a parameter shows it is a model, optimizer or tensor whose facts

@@ -10,9 +10,7 @@ iteration into the next can be recognised where it is used. Nothing here knows a
 from __future__ import annotations
 
 import ast
-import bisect
 import dataclasses
-import itertools
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -206,7 +204,6 @@ class ModuleInterpreter:
         tree: ast.Module,
         analysis: ModuleAnalysis,
         text: str | None = None,
-        triggers: tuple[str, ...] | None = None,
         *,
         call_sites: CallSites | None = None,
         parameter_facts: dict[int, CallerFacts] | None = None,
@@ -219,12 +216,6 @@ class ModuleInterpreter:
         self.call_sites = call_sites if call_sites is not None else CallSites({})
         self.parameter_facts = parameter_facts or {}
         self.walrus = walrus_names(text) if text is not None else _walrus_targets(tree)
-        # Lines holding a word some enabled rule needs (`backward`, `requires_grad`, ...): only
-        # functions spanning one of them are analysed up front; the others only when a call
-        # needs their return value. No text or no triggers: analyse everything.
-        self.trigger_lines: set[int] | None = None
-        if text is not None and triggers:
-            self.trigger_lines = _matching_lines(text, triggers)
         self.functions: list[FunctionNode] = []
         self.declared_global: set[str] = set()
         self.analysis = analysis
@@ -313,17 +304,15 @@ class ModuleInterpreter:
 
     # -- driver ------------------------------------------------------------------------------
 
-    def run(self, also: frozenset[int] | set[int] = frozenset()) -> None:
-        """Analyse module-level names, the module body, then every function not yet done
-        that the rules need, and the functions whose id() `also` holds."""
+    def run(self) -> None:
+        """Analyse module-level names, the module body, then every function not yet done."""
         module_scope = self.scope_of(self.tree)
         self.globals = self._module_constants(module_scope)
         body = FunctionInterpreter(self, module_scope, None, record=True)
         body.env = dict(self.globals)
         body.run_block(self.tree.body)
         for node in self.functions:
-            if self.may_backpropagate(node) or id(node) in also:
-                self.summary(node)
+            self.summary(node)
 
     def may_call_backward(self, node: FunctionNode | ast.Module) -> bool:
         """Whether `.backward(` may appear in the node's lines (True without the text)."""
@@ -335,13 +324,6 @@ class ModuleInterpreter:
             return bool(self._backward_lines)
         end = node.end_lineno or node.lineno
         return any(node.lineno <= line <= end for line in self._backward_lines)
-
-    def may_backpropagate(self, node: FunctionNode) -> bool:
-        """Whether the function holds a word some enabled rule needs (see triggers)."""
-        if self.trigger_lines is None:
-            return True
-        end = node.end_lineno or node.lineno
-        return any(node.lineno <= line <= end for line in self.trigger_lines)
 
     def _module_constants(self, scope: Scope) -> Env:
         """Module-level names bound exactly once to a class, function, module or constructor
@@ -522,21 +504,6 @@ def _lines_holding(text: str, needle: str) -> list[int]:
     while at >= 0:
         lines.append(text.count("\n", 0, at) + 1)
         at = text.find(needle, at + len(needle))
-    return lines
-
-
-def _matching_lines(text: str, patterns: tuple[str, ...]) -> set[int]:
-    """1-based numbers of the lines where any of `patterns` matches.
-
-    Each pattern scans the whole text once (one alternation of them all is several times
-    slower in `re`), and match offsets become line numbers by bisection.
-    """
-    starts = [0, *itertools.accumulate(len(line) for line in text.split("\n"))]
-    starts = [offset + number for number, offset in enumerate(starts)]  # count the "\n"s
-    lines: set[int] = set()
-    for pattern in set(patterns):
-        for match in re.finditer(pattern, text):
-            lines.add(bisect.bisect_right(starts, match.start()))
     return lines
 
 
@@ -1325,6 +1292,10 @@ class FunctionInterpreter:
         info = base.instance_of or (base.module.local if base.module else None)
         if info is not None and expr.attr in info.attributes and base.kind is not Kind.CLASS:
             return info.attributes[expr.attr]
+        if expr.attr == "weight" and self._owns_weight(base):
+            # `layer.weight` of a torch.nn layer built here: a leaf parameter that requires
+            # grad (unless the file may change requires_grad somewhere).
+            return Value(Grad.TRACKED, Kind.TENSOR, leaf=True)
         if key is not None and key.startswith("self.") and key.count(".") == 1:
             # State left by an earlier call: tag it, so a caller can tell whether it reaches
             # what this method returns or stores (a `.detach()` drops the tag).
@@ -1345,6 +1316,22 @@ class FunctionInterpreter:
                 kind=Kind.OTHER if expr.attr in ("shape", "dtype", "device") else Kind.UNKNOWN
             )
         return UNKNOWN
+
+    def _owns_weight(self, module: Value) -> bool:
+        """True when `module` is a torch.nn layer with a `weight` parameter that certainly
+        requires grad: built with its parameters here, in a file that never freezes any."""
+        ref = module.module
+        if module.kind is not Kind.MODULE or ref is None or ref.qualified is None:
+            return False
+        kind = ref.kind or api.nn_module_kind(ref.qualified)
+        name = ref.qualified.rsplit(".", 1)[-1]
+        return (
+            kind is not None
+            and kind.has_parameters
+            and name in api.WEIGHTED_LAYERS
+            and not self.module.freezes_parameters
+            and module.frozen is None
+        )
 
     def _record_bound_grad(self, expr: ast.Attribute) -> None:
         """A read of `x.grad` after `x.grad = ...` on some path (or joined from a loop's

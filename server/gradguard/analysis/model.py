@@ -167,27 +167,24 @@ class ModuleAnalysis:
         yield from block[index + 1 :]
 
 
-def analyse_module(
-    tree: ast.Module, text: str | None = None, triggers: tuple[str, ...] | None = None
-) -> ModuleAnalysis:
-    """Run the dataflow pass over the module body and the functions in it.
+def analyse_module(tree: ast.Module, text: str | None = None) -> ModuleAnalysis:
+    """Run the dataflow pass over the module body and every function in it.
 
-    With the module's `text` and the `triggers` the enabled rules need (words such as
-    `backward`), functions whose text holds none of them are analysed only on demand, for
-    their return value; `triggers=None` analyses every function.
+    Every function is analysed whatever the enabled rules are: skipping functions whose text
+    holds no rule's keyword (as GradGuard once did) silently lost findings that rest on
+    facts from elsewhere (a leaf changed in place in `__init__`, a numpy call), and saved
+    almost nothing once summaries are computed on demand anyway.
     """
-    return _analyse(tree, text, triggers)[0]
+    return _analyse(tree, text)[0]
 
 
 def learn_caller_facts(tree: ast.Module, text: str | None) -> dict[int, CallerFacts]:
     """What every call in the file tells about the parameters and grad mode of its
     functions, by id() of each function (see `gradguard.analysis.call_sites`)."""
-    return _analyse(tree, text, None)[1]
+    return _analyse(tree, text)[1]
 
 
-def _analyse(
-    tree: ast.Module, text: str | None, triggers: tuple[str, ...] | None
-) -> tuple[ModuleAnalysis, dict[int, CallerFacts]]:
+def _analyse(tree: ast.Module, text: str | None) -> tuple[ModuleAnalysis, dict[int, CallerFacts]]:
     """Analyse the module until what call sites say about parameters settles.
 
     Each pass records the arguments of every call of a candidate function; the next pass
@@ -195,7 +192,7 @@ def _analyse(
     a chain `main -> fit(model) -> train(model)` needs one more pass per link. A pass that
     learns nothing new is the final one: a file whose calls say nothing costs one pass.
     """
-    from gradguard.analysis.call_sites import CallSites, callers, candidates, may_learn, relevant
+    from gradguard.analysis.call_sites import CallSites, candidates, may_learn
     from gradguard.analysis.dataflow import ModuleInterpreter
 
     facts: dict[int, CallerFacts] = {}
@@ -204,15 +201,14 @@ def _analyse(
         analysis = ModuleAnalysis(tree)
         sites = CallSites({})
         interpreter = ModuleInterpreter(
-            tree, analysis, text, triggers, call_sites=sites, parameter_facts=facts
+            tree, analysis, text, call_sites=sites, parameter_facts=facts
         )
         if found is None:
-            wanted = [f for f in interpreter.functions if interpreter.may_backpropagate(f)]
             found = {}
-            if any(may_learn(node) for node in wanted):
-                found = relevant(candidates(tree), {id(node) for node in wanted})
+            if any(may_learn(node) for node in interpreter.functions):
+                found = candidates(tree)
         sites.candidates = found
-        interpreter.run(also=callers(found))
+        interpreter.run()
         learnt = sites.facts()
         if learnt == facts or attempt == _CALL_SITE_PASSES:
             return analysis, facts

@@ -296,6 +296,12 @@ _WITH_PARAMS = (
     "LazyLinear LazyConv1d LazyConv2d LazyConv3d LazyConvTranspose1d LazyConvTranspose2d "
     "LazyConvTranspose3d LazyBatchNorm1d LazyBatchNorm2d LazyBatchNorm3d"
 )
+# Layers whose parameter named `weight` always exists when they own parameters.
+WEIGHTED_LAYERS = frozenset(
+    "Linear Bilinear Conv1d Conv2d Conv3d ConvTranspose1d ConvTranspose2d ConvTranspose3d "
+    "Embedding EmbeddingBag BatchNorm1d BatchNorm2d BatchNorm3d SyncBatchNorm LayerNorm "
+    "GroupNorm RMSNorm PReLU".split()
+)
 # Keywords that, given a literal False, leave a layer without parameters.
 AFFINE_KEYWORDS = frozenset({"affine", "elementwise_affine"})
 NN_MODULES: dict[str, ModuleKind] = {

@@ -140,12 +140,9 @@ def check_tree(
     from gradguard.analysis.model import analyse_module
 
     rules = selected_rules(settings, path)
-    triggers: tuple[str, ...] | None = tuple({w for rule in rules for w in rule.triggers})
-    if any(not rule.triggers for rule in rules):
-        triggers = None
     _allow_deep_expressions()
     try:
-        analysis = analyse_module(tree, source.text, triggers)
+        analysis = analyse_module(tree, source.text)
     except RecursionError:
         message = "the file nests too deeply to analyse"
         return CheckResult((), ParseError(message, Range(Position(0, 0), Position(0, 0))))

@@ -69,10 +69,6 @@ class Rule(abc.ABC):
     valid: ClassVar[Sequence[str]] = ()
     invalid: ClassVar[Sequence[Invalid]] = ()
     tags: ClassVar[tuple[str, ...]] = ()
-    # Regular expressions, one of which a line of a function must match for this rule to find
-    # anything in that function (the analysis skips other functions until a call needs
-    # them); empty means every function must be analysed.
-    triggers: ClassVar[tuple[str, ...]] = ()
 
     @property
     def docs(self) -> str:

@@ -67,7 +67,6 @@ class BackwardUnderNoGrad(Rule):
     code = "GG101"
     name = "backward-under-no-grad"
     severity = Severity.ERROR
-    triggers = ("backward", "autograd")
     summary = "backward() on a value computed under torch.no_grad()"
 
     valid = (

@@ -80,7 +80,6 @@ class ItemBeforeBackward(Rule):
     code = "GG102"
     name = "item-before-backward"
     severity = Severity.ERROR
-    triggers = ("backward", "autograd")
     summary = "backward() on a value converted with .item()/float()/.tolist()/.numpy()"
 
     valid = (

@@ -52,7 +52,6 @@ class DetachedBeforeBackward(Rule):
     name = "detached-before-backward"
     severity = Severity.ERROR
     summary = "backward() on a value cut from the graph by .detach() or .data"
-    triggers = ("backward", "autograd")
 
     valid = (
         # Detaching a target, not the loss.

@@ -70,7 +70,6 @@ class AllParametersFrozen(Rule):
     name = "all-parameters-frozen"
     severity = Severity.ERROR
     summary = "backward() through a model whose every parameter has requires_grad=False"
-    triggers = ("backward", "autograd")
 
     valid = (
         # Transfer learning: freeze everything, then assign a new head that trains.

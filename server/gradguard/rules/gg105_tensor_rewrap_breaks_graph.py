@@ -52,7 +52,6 @@ class TensorRewrapBreaksGraph(Rule):
     name = "tensor-rewrap-breaks-graph"
     severity = Severity.ERROR
     summary = "torch.tensor(...) of tensors with history cuts the graph before backward()"
-    triggers = ("backward", "autograd")
 
     valid = (
         """

@@ -71,7 +71,6 @@ class InferenceTensorInAutograd(Rule):
     name = "inference-tensor-in-autograd"
     severity = Severity.ERROR
     summary = "inference tensor used in a computation autograd must save"
-    triggers = ("inference_mode",)
 
     valid = (
         # Inference outputs only logged and converted.

@@ -49,7 +49,6 @@ class NoGradNotEntered(Rule):
     name = "no-grad-not-entered"
     severity = Severity.WARNING
     summary = "torch.no_grad() called as a statement has no effect"
-    triggers = ("no_grad", "enable_grad", "inference_mode")
 
     valid = (
         """

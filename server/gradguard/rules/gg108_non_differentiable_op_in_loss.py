@@ -51,7 +51,6 @@ class NonDifferentiableOpInLoss(Rule):
     name = "non-differentiable-op-in-loss"
     severity = Severity.ERROR
     summary = "backward() through argmax, comparisons or integer casts only"
-    triggers = ("backward", "autograd")
 
     valid = (
         # Accuracy for logging; the loss is differentiable.

@@ -100,7 +100,6 @@ class HiddenStateNotDetached(Rule):
     code = "GG201"
     name = "hidden-state-not-detached"
     severity = Severity.ERROR
-    triggers = ("backward", "autograd")
     summary = "hidden state carried into the next iteration without .detach()"
 
     valid = (

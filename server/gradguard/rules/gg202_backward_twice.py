@@ -74,7 +74,6 @@ class BackwardTwice(Rule):
     name = "backward-twice"
     severity = Severity.ERROR
     summary = "second backward() through a graph the first backward() freed"
-    triggers = ("backward",)
 
     valid = (
         # The first backward keeps the graph for the second.

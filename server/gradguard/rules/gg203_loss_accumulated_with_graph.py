@@ -51,7 +51,6 @@ class LossAccumulatedWithGraph(Rule):
     name = "loss-accumulated-with-graph"
     severity = Severity.WARNING
     summary = "total += loss keeps every iteration's graph alive"
-    triggers = ("backward", "autograd")
 
     valid = (
         """

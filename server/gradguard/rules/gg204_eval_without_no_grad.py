@@ -77,7 +77,6 @@ class EvalWithoutNoGrad(Rule):
     name = "eval-without-no-grad"
     severity = Severity.WARNING
     summary = "evaluation loop keeps every output's graph alive (no torch.no_grad())"
-    triggers = (r"\.eval\(",)
 
     valid = (
         # Evaluation under no_grad.

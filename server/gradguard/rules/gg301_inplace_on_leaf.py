@@ -66,7 +66,6 @@ class InplaceOnLeaf(Rule):
     name = "inplace-on-leaf"
     severity = Severity.ERROR
     summary = "in-place operation on a leaf tensor that requires grad"
-    triggers = ("requires_grad", r"\.parameters\(", r"Parameter\(")  # where leaves come from
 
     valid = (
         # A parameter created with requires_grad=False is a buffer in all but name.

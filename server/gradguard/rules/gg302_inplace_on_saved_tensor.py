@@ -83,7 +83,6 @@ class InplaceOnSavedTensor(Rule):
     name = "inplace-on-saved-tensor"
     severity = Severity.ERROR
     summary = "in-place change of a tensor saved for backward, before backward()"
-    triggers = ("backward",)
 
     valid = (
         # The change comes after the backward pass.

@@ -50,7 +50,6 @@ class RequiresGradOnNonLeaf(Rule):
     name = "requires-grad-on-non-leaf"
     severity = Severity.ERROR
     summary = "requires_grad set on a tensor computed from tensors that require grad"
-    triggers = (r"requires_grad",)
 
     valid = (
         """

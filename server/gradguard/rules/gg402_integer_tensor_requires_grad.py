@@ -74,7 +74,6 @@ class IntegerTensorRequiresGrad(Rule):
     name = "integer-tensor-requires-grad"
     severity = Severity.ERROR
     summary = "requires_grad=True on a tensor with an integer dtype"
-    triggers = (r"requires_grad",)
 
     valid = (
         """

@@ -53,7 +53,6 @@ class NonLeafGradAccess(Rule):
     name = "non-leaf-grad-access"
     severity = Severity.WARNING
     summary = ".grad of a non-leaf tensor is None without retain_grad()"
-    triggers = (r"\.grad\b",)
 
     valid = (
         """

@@ -68,18 +68,6 @@ class RequiresGradTypo(Rule):
     name = "requires-grad-typo"
     severity = Severity.ERROR
     summary = "misspelled requires_grad (keyword or tensor attribute)"
-    triggers = (
-        "require_",
-        "requiresg",
-        "requiresG",
-        "requires_grads",
-        "requires_gra[^d]",
-        "requires_g[^r]",
-        "requires_Grad",
-        "requries",
-        "reqires",
-        "requiers",
-    )
 
     valid = (
         """

@@ -50,7 +50,6 @@ class NonLeafParameter(Rule):
     name = "non-leaf-parameter"
     severity = Severity.ERROR
     summary = "optimizer given a non-leaf tensor (scaled after requires_grad=True)"
-    triggers = ("optim", "SGD", "Adam", "Adagrad", "RMSprop", "LBFGS", "Rprop")
 
     valid = (
         """

@@ -50,7 +50,6 @@ class LegacyConstructorRequiresGrad(Rule):
     name = "legacy-constructor-requires-grad"
     severity = Severity.ERROR
     summary = "requires_grad passed to torch.Tensor/FloatTensor(...)"
-    triggers = (r"requires_grad",)
 
     valid = (
         """

@@ -85,7 +85,6 @@ class GradReadBeforeBackward(Rule):
     name = "grad-read-before-backward"
     severity = Severity.ERROR
     summary = ".grad used before any backward ran (it is None)"
-    triggers = (r"\.grad\b",)
 
     valid = (
         # Guarded, or read after backward, or only looked at.

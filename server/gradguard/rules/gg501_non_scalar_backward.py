@@ -79,7 +79,6 @@ class NonScalarBackward(Rule):
     severity = Severity.ERROR
     summary = "backward() without a gradient on a tensor with more than one element"
     # Literal prefixes: a pattern that starts with \b makes `re` scan every position.
-    triggers = ("backward", "autograd", r"grad\(")
 
     valid = (
         # An explicit gradient, positional or keyword, and the reduced forms.

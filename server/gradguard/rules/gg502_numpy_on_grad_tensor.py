@@ -53,7 +53,6 @@ class NumpyOnGradTensor(Rule):
     name = "numpy-on-grad-tensor"
     severity = Severity.ERROR
     summary = ".numpy() on a tensor that requires grad"
-    triggers = (r"\.numpy\(", r"np\.", r"numpy\.")
 
     valid = (
         """

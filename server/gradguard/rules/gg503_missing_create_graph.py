@@ -59,7 +59,6 @@ class MissingCreateGraph(Rule):
     summary = (
         "autograd.grad results differentiated again, or added to a loss, without create_graph=True"
     )
-    triggers = ("autograd",)
 
     valid = (
         """

@@ -62,7 +62,6 @@ class MissingZeroGrad(Rule):
     name = "missing-zero-grad"
     severity = Severity.ERROR
     summary = "training loop steps the optimizer but never clears gradients"
-    triggers = (r"\.step\(",)
 
     valid = (
         """

@@ -54,9 +54,6 @@ class DiscardedModuleCall(Rule):
     summary = "module or functional op called in forward() with its result discarded"
     tags = ("unnecessary",)
     # A line that is nothing but a call of `self.<layer>`, a functional op or a torch op.
-    triggers = (
-        r"(?m)^[ \t]+(?:self\.\w+|F\.\w+|torch\.\w+|nn\.functional\.\w+)\(.*\)[ \t]*(?:#.*)?$",
-    )
 
     valid = (
         """

@@ -44,7 +44,6 @@ class ForwardCalledDirectly(Rule):
     name = "forward-called-directly"
     severity = Severity.WARNING
     summary = "module.forward(x) skips the module's hooks; call module(x)"
-    triggers = (r"\.forward\(",)
 
     valid = (
         """

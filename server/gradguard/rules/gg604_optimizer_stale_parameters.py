@@ -79,7 +79,6 @@ class OptimizerStaleParameters(Rule):
     name = "optimizer-stale-parameters"
     severity = Severity.ERROR
     summary = "optimizer built before the model's parameters were replaced never updates them"
-    triggers = (r"\.step\b",)
 
     valid = (
         # Module.to() keeps the parameter objects.

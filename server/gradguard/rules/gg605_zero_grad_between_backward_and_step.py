@@ -52,7 +52,6 @@ class ZeroGradBetweenBackwardAndStep(Rule):
     name = "zero-grad-between-backward-and-step"
     severity = Severity.ERROR
     summary = "zero_grad() between backward() and step() discards the gradients"
-    triggers = (r"zero_grad",)
 
     valid = (
         """
