@@ -210,7 +210,24 @@ _TELLING_METHODS = frozenset(
 )
 
 
+# The last answers by id() of the function, with the function to tell a reused id apart:
+# every pass over a module asks again.
+_MAY_LEARN: dict[tuple[int, bool], tuple[FunctionNode, bool]] = {}
+
+
 def may_learn(node: FunctionNode, *, skip_self: bool = False) -> bool:
+    """Cached `_may_learn` (see there)."""
+    cached = _MAY_LEARN.get((id(node), skip_self))
+    if cached is not None and cached[0] is node:
+        return cached[1]
+    if len(_MAY_LEARN) > 4096:
+        _MAY_LEARN.clear()
+    answer = _may_learn(node, skip_self=skip_self)
+    _MAY_LEARN[(id(node), skip_self)] = (node, answer)
+    return answer
+
+
+def _may_learn(node: FunctionNode, *, skip_self: bool) -> bool:
     """True when the function calls a parameter (`model(x)`) or a telling method of one
     (`optimizer.step()`, `loss.backward()`), adds one to a total or hands one on to a
     function: only then can facts from its callers matter to a rule (learning them costs

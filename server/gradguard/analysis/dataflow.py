@@ -2414,9 +2414,10 @@ class FunctionInterpreter:
                 return True
             if value.kind is Kind.TENSOR and value.leaf and value.grad is Grad.TRACKED:
                 return True  # a parameter itself
-            if any(
-                isinstance(node, ast.Attribute) and node.attr in ("parameters", "named_parameters")
-                for node in ast.walk(inner)
+            if (
+                isinstance(inner, ast.Call)
+                and isinstance(inner.func, ast.Attribute)
+                and inner.func.attr in ("parameters", "named_parameters")
             ):
                 return True
         return False

@@ -46,7 +46,7 @@ import re
 from collections.abc import Iterator
 
 from gradguard.analysis import torch_api as api
-from gradguard.analysis.model import BackwardCall, LoopNode, ValueUse
+from gradguard.analysis.model import BackwardCall, FunctionNode, LoopNode, ValueUse
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text
@@ -168,6 +168,7 @@ assert losses[-1] < 0.01, "gradients accumulated across steps"
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         """One finding per loop that steps an optimizer after a backward without clearing."""
         reported: set[int] = set()
+        local: dict[str, FunctionNode] | None = None
         for step in ctx.analysis.uses:
             if step.kind != "optimizer" or step.name != "step":
                 continue
@@ -176,7 +177,9 @@ assert losses[-1] < 0.01, "gradients accumulated across steps"
                 continue
             loop, backward = found
             optimizer = expr_text(ctx.source, step.target)
-            if id(loop) in reported or _may_clear(ctx, loop, optimizer):
+            if local is None:
+                local = _local_functions(ctx.tree)
+            if id(loop) in reported or _may_clear(ctx, loop, optimizer, local):
                 continue
             reported.add(id(loop))
             message = (
@@ -219,12 +222,13 @@ def _inside(stmt: ast.stmt, loop: LoopNode) -> bool:
     return loop.lineno < stmt.lineno <= end
 
 
-def _may_clear(ctx: RuleContext, loop: LoopNode, optimizer: str) -> bool:
+def _may_clear(
+    ctx: RuleContext, loop: LoopNode, optimizer: str, local: dict[str, FunctionNode]
+) -> bool:
     """True when the loop, or a function of this file it calls, may clear this optimizer's
     gradients (any clearing but a `zero_grad()` of another optimizer the file knows), or
     when the loop calls code the analysis cannot see that might."""
     first, last = loop.lineno, loop.end_lineno or loop.lineno
-    local = _local_functions(ctx.tree)
     texts = ["\n".join(ctx.source.line(i) for i in range(first - 1, last))]
     seen: set[str] = set()
     pending = [
@@ -272,11 +276,11 @@ def _callee_name(call: ast.Call) -> str | None:
     return None
 
 
-def _local_functions(tree: ast.Module) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
+def _local_functions(tree: ast.Module) -> dict[str, FunctionNode]:
     """Functions and methods defined once in the file, by name: a call of one (`f(x)`,
     `agent.get_value(x)`) runs code whose text is visible. A name defined twice, or also
     bound otherwise, is left out."""
-    found: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+    found: dict[str, FunctionNode] = {}
     twice: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
