@@ -4,7 +4,10 @@
 Finds, inside `forward` of an `nn.Module` defined in the file, a layer or functional op
 called as a statement of its own, its result thrown away: `self.dropout(x)`, `F.relu(x)`,
 `torch.tanh(h)`. In-place variants (`nn.ReLU(inplace=True)`, `F.relu_(x)`,
-`F.relu(x, inplace=True)`) are left alone.
+`F.relu(x, inplace=True)`) are left alone, and so are discarded module calls in a file that
+may register module hooks (a `register_*hook` call, or modules handed to other code with
+`named_modules()`): a forward hook may be what collects the result (timm runs
+`self.blocks(x)` for its feature-extraction hooks).
 
 ## Why is this bad?
 Modules and functional ops return a new tensor; they do not change their input. The line
@@ -39,6 +42,7 @@ import ast
 from collections.abc import Iterator
 
 from gradguard.analysis import torch_api as api
+from gradguard.analysis.hooks import may_have_hooks
 from gradguard.analysis.values import Value
 from gradguard.core.findings import Finding, Fix, Range, Safety, Severity, TextEdit
 from gradguard.core.rule import Invalid, Rule, RuleContext
@@ -53,9 +57,30 @@ class DiscardedModuleCall(Rule):
     severity = Severity.WARNING
     summary = "module or functional op called in forward() with its result discarded"
     tags = ("unnecessary",)
-    # A line that is nothing but a call of `self.<layer>`, a functional op or a torch op.
 
     valid = (
+        # Discarded on purpose: a forward hook collects each stage's output (the feature
+        # extraction shape of timm's EfficientNet/MobileNetV3,
+        # https://github.com/huggingface/pytorch-image-models, rewritten).
+        """
+import torch
+from torch import nn
+class Backbone(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Linear(4, 4)
+        self.blocks = nn.Sequential(nn.Linear(4, 4), nn.ReLU(), nn.Linear(4, 4))
+        self.features = []
+        for block in self.blocks:
+            block.register_forward_hook(lambda m, i, o: self.features.append(o))
+    def forward(self, x):
+        self.features.clear()
+        x = self.stem(x)
+        self.blocks(x)
+        return list(self.features)
+outs = Backbone()(torch.randn(2, 4))
+assert len(outs) == 3
+""",
         """
 import torch
 import torch.nn.functional as F
@@ -121,8 +146,9 @@ with torch.no_grad():
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         """One finding per discarded layer call in a forward() method."""
         candidates: list[tuple[ast.Call, ast.Expr]] = []
+        hooked = may_have_hooks(ctx.tree, ctx.source.text)
         for use in ctx.analysis.uses:
-            if use.kind != "module-call" or not _in_forward(use.function):
+            if use.kind != "module-call" or not _in_forward(use.function) or hooked:
                 continue
             if isinstance(use.stmt, ast.Expr) and use.stmt.value is use.node:
                 call = use.node

@@ -1,0 +1,46 @@
+"""Whether module hooks may exist in a file: what makes a module call's side effects matter.
+
+A forward hook observes a module's call: `self.blocks(x)` whose result is dropped still
+feeds the features hooks collect (timm's feature extraction does exactly that), and
+`model.forward(x)` skips them. Hooks are registered by `register_*hook*` calls
+(`Module.register_forward_hook`, `register_full_backward_hook`, the global
+`torch.nn.modules.module.register_module_forward_hook`...), or by code the file cannot see
+that is handed the modules themselves (`FeatureHooks(specs, self.named_modules())`). A
+syntactic over-approximation: when either appears anywhere in the file, any module may be
+hooked.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+# `register_forward_hook`, `register_forward_pre_hook`, `register_full_backward_hook`,
+# `register_backward_hook`, `register_module_forward_hook`, ...
+_REGISTERS_A_HOOK = re.compile(r"register_\w*hook")
+# Accessors that hand out a module's submodules.
+_SUBMODULE_ACCESSORS = frozenset({"modules", "named_modules", "children", "named_children"})
+
+
+def may_have_hooks(tree: ast.Module, text: str) -> bool:
+    """True when some module of the file may have a hook registered on it."""
+    if _REGISTERS_A_HOOK.search(text):
+        return True
+    if not any(f".{name}(" in text for name in _SUBMODULE_ACCESSORS):
+        return False
+    return any(_hands_over_submodules(node) for node in ast.walk(tree))
+
+
+def _hands_over_submodules(node: ast.AST) -> bool:
+    """`helper(..., model.named_modules())`: a call given a module's submodules."""
+    if not isinstance(node, ast.Call):
+        return False
+    for arg in (*node.args, *(kw.value for kw in node.keywords)):
+        inner = arg.value if isinstance(arg, ast.Starred) else arg
+        if (
+            isinstance(inner, ast.Call)
+            and isinstance(inner.func, ast.Attribute)
+            and inner.func.attr in _SUBMODULE_ACCESSORS
+        ):
+            return True
+    return False
