@@ -8,14 +8,14 @@ import importlib
 import pkgutil
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from typing import TYPE_CHECKING, ClassVar
 
 from gradguard.core.findings import Finding, Fix, Position, Range, Related, Severity
 from gradguard.core.text import SourceText
 
 if TYPE_CHECKING:
-    from gradguard.analysis.model import ModuleAnalysis
+    from gradguard.analysis.facts import GradContext, ModuleAnalysis, UnfilledRead
 
 DOCS_URL = "https://github.com/gradguard/gradguard/blob/main/docs/rules.md#{anchor}"
 
@@ -43,6 +43,36 @@ class RuleContext:
     tree: ast.Module
     analysis: ModuleAnalysis
     path: str | None = None
+
+    # -- providers: facts computed once per module, on first use, shared by every rule --
+
+    @cached_property
+    def grad_context(self) -> GradContext:
+        """Call sites, callers and grad-mode regions of the module's functions."""
+        from gradguard.analysis.facts import GradContext
+
+        return GradContext(self.tree)
+
+    @cached_property
+    def torch_alias(self) -> str | None:
+        """The name `torch` is importable under here, for fixes that must spell it."""
+        from gradguard.analysis.facts import torch_alias
+
+        return torch_alias(self.tree)
+
+    @cached_property
+    def may_have_hooks(self) -> bool:
+        """Whether some module of the file may have a hook registered on it."""
+        from gradguard.analysis.facts import may_have_hooks
+
+        return may_have_hooks(self.tree, self.source.text)
+
+    @cached_property
+    def unfilled_grad_reads(self) -> list[UnfilledRead]:
+        """Reads of `.grad` before any backward can have filled it."""
+        from gradguard.analysis.facts import unfilled_grad_reads
+
+        return list(unfilled_grad_reads(self.analysis))
 
     def node_range(self, node: ast.AST) -> Range:
         """The exact range of an `ast` node (statement or expression)."""

@@ -49,9 +49,14 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable, Iterator
 
-from gradguard.analysis.dependencies import assigned_names, names_feeding, read_names
-from gradguard.analysis.model import BackwardCall
-from gradguard.analysis.values import GradOff, LossKind
+from gradguard.analysis.facts import (
+    BackwardCall,
+    GradOff,
+    LossKind,
+    assigned_names,
+    names_feeding,
+    read_names,
+)
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity, TextEdit
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text

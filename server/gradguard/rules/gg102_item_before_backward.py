@@ -42,10 +42,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from gradguard.analysis.dataflow import dotted
-from gradguard.analysis.dependencies import reads_key
-from gradguard.analysis.model import BackwardCall
-from gradguard.analysis.values import Loss, LossKind
+from gradguard.analysis.facts import BackwardCall, Loss, LossKind, dotted, reads_key
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity, TextEdit
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text, replace_expr

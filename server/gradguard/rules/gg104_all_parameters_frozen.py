@@ -55,7 +55,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from gradguard.analysis.values import LossKind
+from gradguard.analysis.facts import LossKind
 from gradguard.core.findings import Finding, Range, Related, Severity
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text

@@ -36,8 +36,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from gradguard.analysis.imports import torch_alias
-from gradguard.analysis.values import Grad, LossKind
+from gradguard.analysis.facts import Grad, LossKind
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text, replace_expr
@@ -92,7 +91,7 @@ loss.backward()
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         """One finding per re-wrap whose result is backpropagated."""
-        alias = torch_alias(ctx.tree)
+        alias = ctx.torch_alias
         reported: set[int] = set()
         for event in ctx.analysis.backward_calls:
             loss = event.value.loss

@@ -51,10 +51,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from gradguard.analysis.grad_context import GradContext
-from gradguard.analysis.imports import torch_alias
-from gradguard.analysis.model import ValueUse
-from gradguard.analysis.values import GradOff
+from gradguard.analysis.facts import GradOff, ValueUse
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text, replace_expr, with_method
@@ -197,8 +194,8 @@ loss.backward()
         ]
         if not uses:
             return
-        context = GradContext(ctx.tree)
-        alias = torch_alias(ctx.tree)
+        context = ctx.grad_context
+        alias = ctx.torch_alias
         reported: set[tuple[int, int]] = set()
         for use in uses:
             key = (id(use.node), id(use.target))

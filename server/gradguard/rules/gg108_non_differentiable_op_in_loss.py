@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gradguard.analysis.values import LossKind
+from gradguard.analysis.facts import LossKind
 from gradguard.core.findings import Finding, Related, Severity
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text

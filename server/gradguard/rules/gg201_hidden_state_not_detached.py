@@ -59,10 +59,7 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from gradguard.analysis.dataflow import dotted
-from gradguard.analysis.dependencies import reads_key
-from gradguard.analysis.model import BackwardCall, LoopNode
-from gradguard.analysis.values import Carry, Kind, Value
+from gradguard.analysis.facts import BackwardCall, Carry, Kind, LoopNode, Value, dotted, reads_key
 from gradguard.core.findings import (
     Finding,
     Fix,

@@ -58,8 +58,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from gradguard.analysis.graph import SavedNode
-from gradguard.analysis.model import BackwardCall, LoopNode
+from gradguard.analysis.facts import BackwardCall, LoopNode, SavedNode
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import add_keyword, expr_text

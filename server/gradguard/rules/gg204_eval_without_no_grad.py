@@ -48,10 +48,13 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from gradguard.analysis.dataflow import dotted
-from gradguard.analysis.grad_context import GradContext
-from gradguard.analysis.imports import torch_alias
-from gradguard.analysis.model import FunctionNode, LoopNode, ValueUse
+from gradguard.analysis.facts import (
+    FunctionNode,
+    GradContext,
+    LoopNode,
+    ValueUse,
+    dotted,
+)
 from gradguard.analysis.torch_api import nn_module_kind
 from gradguard.core.findings import (
     Finding,
@@ -189,7 +192,7 @@ assert not preds[0].requires_grad, "the stored outputs still require grad"
         stores = [u for u in ctx.analysis.uses if _stores_history(u)]
         if not stores:
             return
-        context = GradContext(ctx.tree)
+        context = ctx.grad_context
         by_loop: dict[int, tuple[LoopNode, list[ValueUse], ValueUse]] = {}
         for store in stores:
             loop = _outliving_loop(context, store)
@@ -202,7 +205,7 @@ assert not preds[0].requires_grad, "the stored outputs still require grad"
             entry[1].append(store)
         if not by_loop:
             return
-        alias = torch_alias(ctx.tree)
+        alias = ctx.torch_alias
         for loop, loop_stores, evaluated in by_loop.values():
             function = loop_stores[0].function
             if _may_backpropagate(ctx, context, function):

@@ -39,9 +39,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from gradguard.analysis.imports import torch_alias
-from gradguard.analysis.model import ValueUse
-from gradguard.analysis.values import Grad
+from gradguard.analysis.facts import Grad, ValueUse
 from gradguard.core.findings import (
     Finding,
     Fix,
@@ -158,7 +156,7 @@ for p in model.parameters():
         """One finding per in-place statement on a leaf that requires grad."""
         flagged = [use for use in ctx.analysis.uses if _is_flagged(use)]
         statements = {id(use.stmt) for use in flagged}
-        alias = torch_alias(ctx.tree)
+        alias = ctx.torch_alias
         reported: set[int] = set()
         for use in flagged:
             if id(use.stmt) in reported:

@@ -51,8 +51,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from gradguard.analysis.model import BackwardCall, InPlaceOnSaved
-from gradguard.analysis.values import Grad
+from gradguard.analysis.facts import BackwardCall, Grad, InPlaceOnSaved
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity, TextEdit
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text, needs_parentheses, remove_argument

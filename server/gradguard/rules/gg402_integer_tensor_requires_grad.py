@@ -34,7 +34,6 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from gradguard.analysis.imports import torch_alias
 from gradguard.core.findings import Finding, Fix, Range, Safety, Severity, TextEdit
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import replace_expr
@@ -132,7 +131,7 @@ counts = torch.zeros(4, dtype=torch.float32, requires_grad=True)
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         """One finding per integer tensor created with requires_grad=True."""
-        alias = torch_alias(ctx.tree)
+        alias = ctx.torch_alias
         for torch_call in ctx.analysis.torch_calls:
             call = torch_call.call
             requires = _keyword(call, "requires_grad")

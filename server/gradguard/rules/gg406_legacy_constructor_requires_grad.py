@@ -34,7 +34,6 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from gradguard.analysis.imports import torch_alias
 from gradguard.core.findings import Finding, Fix, Safety, Severity
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text, replace_expr
@@ -99,7 +98,7 @@ v = torch.tensor([1, 2], dtype=torch.get_default_dtype(), requires_grad=True)
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         """One finding per legacy constructor call given `requires_grad`."""
-        alias = torch_alias(ctx.tree)
+        alias = ctx.torch_alias
         for torch_call in ctx.analysis.torch_calls:
             call = torch_call.call
             if torch_call.qualified not in _DTYPES:

@@ -59,7 +59,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from gradguard.analysis.unfilled_grads import UnfilledRead, unfilled_grad_reads
+from gradguard.analysis.facts import UnfilledRead
 from gradguard.core.findings import (
     Finding,
     Fix,
@@ -185,7 +185,7 @@ w.data -= lr * w.grad
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         """One finding per failing `.grad` read that no backward can precede."""
-        for read in unfilled_grad_reads(ctx.analysis):
+        for read in ctx.unfilled_grad_reads:
             use = read.use
             name = expr_text(ctx.source, use.target)
             created = f"`{read.created}` was created (line {read.creation.lineno})"

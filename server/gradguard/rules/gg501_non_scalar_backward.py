@@ -46,8 +46,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from gradguard.analysis.model import BackwardCall
-from gradguard.analysis.values import Grad, Kind
+from gradguard.analysis.facts import BackwardCall, Grad, Kind
 from gradguard.core.findings import (
     Finding,
     Fix,

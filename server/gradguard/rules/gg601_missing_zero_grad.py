@@ -46,7 +46,7 @@ import re
 from collections.abc import Iterator
 
 from gradguard.analysis import torch_api as api
-from gradguard.analysis.model import BackwardCall, FunctionNode, LoopNode, ValueUse
+from gradguard.analysis.facts import BackwardCall, FunctionNode, LoopNode, ValueUse
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text

@@ -42,8 +42,7 @@ import ast
 from collections.abc import Iterator
 
 from gradguard.analysis import torch_api as api
-from gradguard.analysis.hooks import may_have_hooks
-from gradguard.analysis.values import Value
+from gradguard.analysis.facts import Value
 from gradguard.core.findings import Finding, Fix, Range, Safety, Severity, TextEdit
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_range, expr_text
@@ -146,7 +145,7 @@ with torch.no_grad():
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         """One finding per discarded layer call in a forward() method."""
         candidates: list[tuple[ast.Call, ast.Expr]] = []
-        hooked = may_have_hooks(ctx.tree, ctx.source.text)
+        hooked = ctx.may_have_hooks
         for use in ctx.analysis.uses:
             if use.kind != "module-call" or not _in_forward(use.function) or hooked:
                 continue

@@ -36,7 +36,6 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from gradguard.analysis.hooks import may_have_hooks
 from gradguard.core.findings import Finding, Fix, Safety, Severity
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text, replace_expr
@@ -109,7 +108,7 @@ assert seen, "the forward hook did not run"
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         """One finding per direct forward() call on a known module."""
-        if not may_have_hooks(ctx.tree, ctx.source.text):
+        if not ctx.may_have_hooks:
             return
         for use in ctx.analysis.uses:
             if use.kind != "forward" or not isinstance(use.node, ast.Call):

@@ -56,8 +56,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from gradguard.analysis.model import ValueUse
-from gradguard.analysis.parameters import OptimizedParameters, Replacement
+from gradguard.analysis.facts import OptimizedParameters, Replacement, ValueUse
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text

@@ -1,0 +1,60 @@
+"""The facts rules read: one import surface over the analysis.
+
+Rules import from `gradguard.core`, `gradguard.rewrite`, this module and
+`gradguard.analysis.torch_api` only (a test enforces it), so what the analysis knows has one
+front door and the modules behind it can be split and moved freely. Facts that cost a pass
+of their own (grad-mode context, unfilled `.grad` reads, hooks, the torch alias) are
+computed once per module by the providers of `RuleContext` (see `gradguard.core.rule`).
+See docs/contributing.md for which fact answers which question.
+"""
+
+from __future__ import annotations
+
+from gradguard.analysis.dataflow import dotted
+from gradguard.analysis.dependencies import assigned_names, names_feeding, read_names, reads_key
+from gradguard.analysis.grad_context import GradContext
+from gradguard.analysis.graph import SavedNode
+from gradguard.analysis.hooks import may_have_hooks
+from gradguard.analysis.imports import torch_alias
+from gradguard.analysis.model import (
+    BackwardCall,
+    FunctionNode,
+    InPlaceOnSaved,
+    LoopNode,
+    ModuleAnalysis,
+    TorchCall,
+    ValueUse,
+)
+from gradguard.analysis.parameters import OptimizedParameters, Replacement
+from gradguard.analysis.unfilled_grads import UnfilledRead, unfilled_grad_reads
+from gradguard.analysis.values import Carry, Grad, GradOff, Kind, Loss, LossKind, Value
+
+__all__ = [
+    "BackwardCall",
+    "Carry",
+    "FunctionNode",
+    "Grad",
+    "GradContext",
+    "GradOff",
+    "InPlaceOnSaved",
+    "Kind",
+    "LoopNode",
+    "Loss",
+    "LossKind",
+    "ModuleAnalysis",
+    "OptimizedParameters",
+    "Replacement",
+    "SavedNode",
+    "TorchCall",
+    "UnfilledRead",
+    "Value",
+    "ValueUse",
+    "assigned_names",
+    "dotted",
+    "may_have_hooks",
+    "names_feeding",
+    "read_names",
+    "reads_key",
+    "torch_alias",
+    "unfilled_grad_reads",
+]
