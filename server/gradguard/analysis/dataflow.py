@@ -31,6 +31,7 @@ from gradguard.analysis.model import (
     LoopNode,
     ModuleAnalysis,
     TorchCall,
+    UseKind,
     ValueUse,
 )
 from gradguard.analysis.values import (
@@ -2443,7 +2444,7 @@ class FunctionInterpreter:
 
     def record_use(
         self,
-        kind: str,
+        kind: UseKind,
         name: str,
         node: ast.AST,
         target: ast.expr,

@@ -23,6 +23,7 @@ from gradguard.analysis.model import (
     LoopNode,
     ModuleAnalysis,
     TorchCall,
+    UseKind,
     ValueUse,
 )
 from gradguard.analysis.parameters import OptimizedParameters, Replacement
@@ -47,6 +48,7 @@ __all__ = [
     "SavedNode",
     "TorchCall",
     "UnfilledRead",
+    "UseKind",
     "Value",
     "ValueUse",
     "assigned_names",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from gradguard.analysis.graph import SavedNode
 from gradguard.analysis.values import Carry, Grad, Loss, LossKind, Value
@@ -58,6 +58,26 @@ class InPlaceOnSaved:
     function: FunctionNode | None
 
 
+# The kinds of `ValueUse`: a closed set, so a misspelt kind (`use.kind == "convresion"`) is
+# a type error under `mypy --strict` (strict equality), not a silently empty check.
+UseKind = Literal[
+    "conversion",
+    "inplace",
+    "setattr",
+    "forward",
+    "optimizer",
+    "grad",
+    "grad-bound",
+    "requires_grad_",
+    "optimize",
+    "accumulate",
+    "module-call",
+    "module-mode",
+    "append",
+    "inference-saved",
+]
+
+
 @dataclass(frozen=True, eq=False)
 class ValueUse:
     """An operation on a known value (a tensor, a module, an optimizer), for rules about
@@ -82,7 +102,7 @@ class ValueUse:
     `every_iteration` holds the enclosing loops whose every iteration runs it.
     """
 
-    kind: str
+    kind: UseKind
     name: str
     node: ast.AST
     stmt: ast.stmt
