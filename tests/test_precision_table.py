@@ -26,7 +26,7 @@ precision = _load_script()
 
 def test_precision_table_is_up_to_date() -> None:
     assert PAGE.read_text(encoding="utf-8") == precision.render(), (
-        f"docs/precision.md is stale: run `{precision.COMMAND}`"
+        f"docs/precision.md is stale: run `{precision.COMMAND}` (or `scripts/regen-docs`)"
     )
 
 

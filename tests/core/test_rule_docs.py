@@ -1,4 +1,5 @@
-"""docs/rules.md is generated from the rules and must match them."""
+"""docs/rules.md and the README's catalogue table are generated from the rules and must
+match them (`scripts/regen-docs` regenerates both)."""
 
 from __future__ import annotations
 
@@ -7,14 +8,24 @@ from pathlib import Path
 from gradguard.core import rule_docs
 from gradguard.core.rule import all_rules
 
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs" / "rules.md"
+README = ROOT / "README.md"
 
 
 def test_rules_reference_is_up_to_date() -> None:
     expected = rule_docs.render()
     assert DOCS.read_text(encoding="utf-8") == expected, (
-        "docs/rules.md is stale: run `python -m gradguard.core.rule_docs > docs/rules.md`"
+        "docs/rules.md is stale: run `scripts/regen-docs`"
     )
+
+
+def test_readme_catalogue_table_is_up_to_date() -> None:
+    readme = README.read_text(encoding="utf-8")
+    assert rule_docs.with_readme_table(readme) == readme, (
+        "the README's rule table is stale: run `scripts/regen-docs`"
+    )
+    assert all(f"| {rule.code} |" in readme for rule in all_rules())
 
 
 def test_every_rule_url_points_at_its_section() -> None:
