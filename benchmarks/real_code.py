@@ -1,0 +1,294 @@
+"""GradGuard on real training code: public repositories at pinned commits, every finding
+judged by hand.
+
+    python benchmarks/real_code.py MIRRORS [--write docs/real_code.md]
+
+MIRRORS is a folder holding bare git mirrors named `owner+name/repo` (what the workplace's
+`fetch` tool brings; any `git clone --mirror` works). The repositories and commits are
+pinned in `REPOSITORIES`; a mirror at another commit is read at the pinned one, and a
+missing one is reported, never fetched (no network here; this is a development benchmark,
+not part of CI). Python files are read from the commit; notebooks contribute their code
+cells (magics dropped). Nothing is run and nothing third-party is written into this
+repository.
+
+Every finding must have a verdict in `benchmarks/real_code_judgements.toml`, keyed by
+repository, path, line and code: "bug" (a real bug), "harmless" (true, but it does not
+matter there) or "false" (GradGuard is wrong). Unjudged findings are listed and make the
+script exit 1, as do false ones, so a change that adds findings on real code cannot pass
+unnoticed. `--write` renders the judged table (docs/real_code.md).
+
+`--mutants` also measures recall on the same real structure: it injects one common bug at
+a time into the real files (drops an `optimizer.zero_grad()`, accumulates `total += loss`
+instead of `loss.item()`, drops a `.detach()` or a `with torch.no_grad():`) and counts the
+mutants on which GradGuard reports something new. Not every mutant is a bug (a dropped
+`no_grad` around code that stores nothing is harmless), so the rates are a floor to compare
+versions by, not a recall.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import re
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from gradguard.core.engine import check_source
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+ROOT = Path(__file__).resolve().parent.parent
+JUDGEMENTS = ROOT / "benchmarks" / "real_code_judgements.toml"
+
+# owner/name -> pinned commit (the snapshot judged)
+REPOSITORIES = {
+    "pytorch/examples": "77f55b912142e11fcfdf5b530231fb9c52f181e8",
+    "eriklindernoren/PyTorch-GAN": "36d3c77e5ff20ebe0aeefd322326a134a279b93e",
+    "karpathy/nanoGPT": "3adf61e154c3fe3fca428ad6bc3818b27a3b8291",
+    "yunjey/pytorch-tutorial": "0500d3df5a2a8080ccfccbc00aca0eacc21818db",
+    "bentrevett/pytorch-seq2seq": "b3cd54c72cd6e4e63f672d334c795b4fe744ef92",
+    "higgsfield/RL-Adventure": "0f82b6922e8a1a8515fc4c84c28702e7caa226f1",
+    "vwxyzjn/cleanrl": "fe8d8a03c41a7ef5b523e2e354bd01c363e786bb",
+    "facebookresearch/detr": "29901c51d7fe8712168b8d0d64351170bc0f83e0",
+    "huggingface/pytorch-image-models": "aa4b5850c1543fa488abf260f18390eda46cf85d",
+    "MorvanZhou/PyTorch-Tutorial": "dbe154a9e56635e51c6b0c2ccea8ae36cfb585a7",
+    "udacity/deep-learning-v2-pytorch": "c9404fc86181fc3f0906b368697268257f348535",
+    "AntixK/PyTorch-VAE": "a6896b944c918dd7030e7d795a8c13e5c6345ec7",
+    "jcjohnson/pytorch-examples": "0003fcdc606a79951e53bf8f46f8574fa4739f23",
+}
+
+
+@dataclass(frozen=True)
+class Found:
+    """One finding on one real file."""
+
+    repository: str
+    path: str
+    line: int
+    code: str
+    message: str
+
+
+def git(mirror: Path, *args: str) -> bytes:
+    """Output of a git command on a bare mirror (never runs hooks or fsmonitor)."""
+    command = ["git", "-c", "core.fsmonitor=", f"--git-dir={mirror}", *args]
+    return subprocess.run(command, capture_output=True, check=True).stdout
+
+
+def sources(mirror: Path, commit: str) -> dict[str, str]:
+    """Python text of every .py file and notebook (code cells) at `commit`."""
+    names = git(mirror, "ls-tree", "-r", "--name-only", commit).decode().splitlines()
+    found: dict[str, str] = {}
+    for name in names:
+        if not name.endswith((".py", ".ipynb")):
+            continue
+        try:
+            raw = git(mirror, "show", f"{commit}:{name}")
+        except subprocess.CalledProcessError:
+            continue  # an object the snapshot does not hold (large files)
+        text = raw.decode("utf-8", errors="replace")
+        found[name] = notebook_code(text) if name.endswith(".ipynb") else text
+    return found
+
+
+def notebook_code(text: str) -> str:
+    """The code cells of a notebook, joined, with IPython magics and shell lines dropped."""
+    try:
+        notebook = json.loads(text)
+    except ValueError:
+        return ""
+    cells = notebook.get("cells") or [
+        cell for sheet in notebook.get("worksheets", []) for cell in sheet.get("cells", [])
+    ]
+    chunks = []
+    for cell in cells:
+        if cell.get("cell_type") != "code":
+            continue
+        source = cell.get("source") or cell.get("input") or []
+        source = "".join(source) if isinstance(source, list) else source
+        lines = [line for line in source.split("\n") if not line.lstrip().startswith(("%", "!"))]
+        chunks.append("\n".join(lines))
+    return "\n\n".join(chunks) + "\n"
+
+
+def check_repository(repository: str, mirror: Path, commit: str) -> tuple[list[Found], int]:
+    """Findings on one repository and the number of lines checked."""
+    found: list[Found] = []
+    lines = 0
+    for path, text in sorted(sources(mirror, commit).items()):
+        lines += text.count("\n")
+        result = check_source(text, path=path)
+        for finding in result.findings:
+            found.append(
+                Found(
+                    repository,
+                    path,
+                    finding.range.start.line + 1,
+                    finding.code,
+                    finding.message,
+                )
+            )
+    return found, lines
+
+
+Mutation = tuple[re.Pattern[str], Callable[[re.Match[str]], str]]
+MUTATIONS: dict[str, Mutation] = {
+    "drop zero_grad()": (
+        re.compile(r"^(\s*)[\w.]+\.zero_grad\(\s*(set_to_none\s*=\s*\w+)?\s*\)\s*$"),
+        lambda m: f"{m.group(1)}pass",
+    ),
+    "total += loss (no .item())": (
+        re.compile(r"^(\s*[\w.\[\]']+\s*\+=\s*)(\w+)\.item\(\)\s*$"),
+        lambda m: f"{m.group(1)}{m.group(2)}",
+    ),
+    "drop `with torch.no_grad():`": (
+        re.compile(r"^(\s*)with torch\.no_grad\(\):\s*$"),
+        lambda m: f"{m.group(1)}if True:",
+    ),
+    "drop .detach()": (
+        re.compile(r"^(.*\w)\.detach\(\)(.*)$"),
+        lambda m: f"{m.group(1)}{m.group(2)}",
+    ),
+}
+
+
+def mutant_recall(texts: dict[str, str]) -> dict[str, tuple[int, int]]:
+    """Per mutation: (mutants with a new finding, mutants checked)."""
+    counts = {name: [0, 0] for name in MUTATIONS}
+    for path, text in texts.items():
+        before = check_source(text, path=path)
+        if before.parse_error is not None:
+            continue
+        known = {(f.code, f.range.start.line) for f in before.findings}
+        lines = text.split("\n")
+        for name, (pattern, replace) in MUTATIONS.items():
+            for index, line in enumerate(lines):
+                match = pattern.match(line)
+                if match is None:
+                    continue
+                mutant = "\n".join([*lines[:index], replace(match), *lines[index + 1 :]])
+                after = check_source(mutant, path=path)
+                if after.parse_error is not None:
+                    continue
+                counts[name][1] += 1
+                if any((f.code, f.range.start.line) not in known for f in after.findings):
+                    counts[name][0] += 1
+    return {name: (hit, total) for name, (hit, total) in counts.items()}
+
+
+def load_judgements() -> dict[tuple[str, str, int, str], tuple[str, str]]:
+    """(repository, path, line, code) -> (verdict, reason)."""
+    data = tomllib.loads(JUDGEMENTS.read_text(encoding="utf-8"))
+    return {
+        (entry["repository"], entry["path"], entry["line"], entry["code"]): (
+            entry["verdict"],
+            entry["reason"],
+        )
+        for entry in data.get("finding", [])
+    }
+
+
+def render(
+    findings: list[Found],
+    judged: dict[tuple[str, str, int, str], tuple[str, str]],
+    lines: int,
+    checked: list[str],
+) -> str:
+    """The judged findings as Markdown: a per-rule table, then every finding."""
+    verdicts: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
+    rows = []
+    for f in findings:
+        verdict, reason = judged.get((f.repository, f.path, f.line, f.code), ("unjudged", ""))
+        verdicts[f.code][verdict] += 1
+        rows.append(f"| {f.code} | {verdict} | `{f.repository}` `{f.path}:{f.line}` | {reason} |")
+    out = [
+        "# GradGuard on real training code",
+        "",
+        "Generated by `python benchmarks/real_code.py MIRRORS --write docs/real_code.md`",
+        f"from {len(checked)} public repositories at pinned commits ({lines:,} lines of Python",
+        "and notebook code). Every finding is judged by hand in",
+        "`benchmarks/real_code_judgements.toml`: *bug* (a real bug), *harmless* (true, but",
+        "it does not matter there), *false* (GradGuard is wrong).",
+        "",
+        "Repositories: " + ", ".join(f"`{name}`" for name in checked) + ".",
+        "",
+        "| Rule | bug | harmless | false |",
+        "|---|---:|---:|---:|",
+    ]
+    for code in sorted(verdicts):
+        counts = verdicts[code]
+        out.append(f"| {code} | {counts['bug']} | {counts['harmless']} | {counts['false']} |")
+    if not verdicts:
+        out.append("| (no findings) | 0 | 0 | 0 |")
+    out += ["", "| Rule | Verdict | Where | Why |", "|---|---|---|---|", *rows, ""]
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("mirrors", type=Path, help="folder of owner+name/repo bare mirrors")
+    parser.add_argument("--write", type=Path, help="write the judged table here")
+    parser.add_argument("--mutants", action="store_true", help="also measure mutant recall")
+    args = parser.parse_args(argv)
+    judged = load_judgements()
+    findings: list[Found] = []
+    lines = 0
+    checked: list[str] = []
+    texts: dict[str, str] = {}
+    for repository, pinned in REPOSITORIES.items():
+        mirror = args.mirrors / repository.replace("/", "+") / "repo"
+        if not mirror.is_dir():
+            print(f"missing: {repository} (no mirror at {mirror})", file=sys.stderr)
+            continue
+        commit = pinned or git(mirror, "rev-parse", "HEAD").decode().strip()
+        if not pinned:
+            print(f"unpinned: {repository} read at {commit}", file=sys.stderr)
+        if args.mutants:
+            texts.update(
+                {f"{repository}/{path}": text for path, text in sources(mirror, commit).items()}
+            )
+        found, counted = check_repository(repository, mirror, commit)
+        findings += found
+        lines += counted
+        checked.append(repository)
+    unjudged = [f for f in findings if (f.repository, f.path, f.line, f.code) not in judged]
+    false = [
+        f
+        for f in findings
+        if judged.get((f.repository, f.path, f.line, f.code), ("",))[0] == "false"
+    ]
+    for f in findings:
+        verdict = judged.get((f.repository, f.path, f.line, f.code), ("UNJUDGED", ""))[0]
+        print(f"{verdict:9} {f.repository} {f.path}:{f.line}: {f.code} {f.message}")
+    print(
+        f"{len(findings)} findings in {lines:,} lines of {len(checked)} repositories; "
+        f"{len(unjudged)} unjudged, {len(false)} false"
+    )
+    report = render(findings, judged, lines, checked)
+    if args.mutants:
+        table = [
+            "## Mutants of the same code",
+            "",
+            "One bug injected at a time (`--mutants`; a floor, see the script's docs):",
+            "",
+            "| Mutation | flagged | mutants |",
+            "|---|---:|---:|",
+        ]
+        for name, (hit, total) in mutant_recall(texts).items():
+            table.append(f"| {name} | {hit} | {total} |")
+            print(f"mutants: {name}: {hit}/{total}")
+        report += "\n" + "\n".join(table) + "\n"
+    if args.write is not None:
+        args.write.write_text(report, encoding="utf-8")
+    return 1 if unjudged or false else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
