@@ -432,6 +432,26 @@ class ModuleInterpreter:
             self._method_facts[key] = (_calls_on_self(method), attributes)
         return self._method_facts[key]
 
+    def _changed_in_returned_graph(
+        self, node: FunctionNode, interpreter: FunctionInterpreter, returned: Value
+    ) -> tuple[InPlaceOnSaved, ...]:
+        """In-place changes, inside the function, of tensors saved by graph nodes that what it
+        returns certainly runs through, still changed on every way out: any backward through
+        the result trips over them."""
+        if not returned.graph:
+            return ()
+        state = join_envs([*interpreter.exits, interpreter.env])
+        marker = state.get(GRAPH_STATE_KEY) if state is not None else None
+        modified = marker.saved_in if marker is not None else frozenset()
+        reaching = modified & returned.graph
+        if not reaching:
+            return ()
+        return tuple(
+            change
+            for change in self.analysis.inplace_on_saved
+            if change.function is node and change.saved_by & reaching
+        )
+
     def summary(self, node: FunctionNode) -> Value:
         """Analyse a function once (recording its facts) and return what it returns."""
         return self.summary_of(node).returned
@@ -462,6 +482,7 @@ class ModuleInterpreter:
                 interpreter.state_writes(),
                 interpreter.input_nodes,
                 interpreter.param_tags,
+                self._changed_in_returned_graph(node, interpreter, returned),
             )
         finally:
             self.in_progress.discard(key)
@@ -488,6 +509,8 @@ class FunctionSummary:
     input_nodes: dict[str, SavedNode] = field(default_factory=dict)
     # Every other function: a tag per parameter (see `FunctionInterpreter.enter_function`).
     param_tags: dict[str, Carry] = field(default_factory=dict)
+    # In-place changes of saved tensors that every backward through the result trips over.
+    changed_in_result: tuple[InPlaceOnSaved, ...] = ()
 
     def returns_from_inputs(self) -> bool:
         """True when the returned value is computed from an input on every path."""
@@ -2220,10 +2243,12 @@ class FunctionInterpreter:
             if summary.returned.graph and output.grad is Grad.TRACKED:
                 # Each call builds its own graph: one fresh node stands for the forward's,
                 # behind the inputs' own graph when the result is computed from them.
-                graph = frozenset({SavedNode(call, Saves.OTHER)})
+                fresh = SavedNode(call, Saves.OTHER)
+                graph = frozenset({fresh})
                 if summary.returns_from_inputs():
                     graph |= base.graph
                 output = evolve(output, graph=graph)
+                self._result_changed_in_place(fresh, summary)
             return output
         self.taint_arguments(call)
         return UNKNOWN
@@ -2309,6 +2334,20 @@ class FunctionInterpreter:
                             every_iteration=frozenset({loop}),
                         )
                     )
+
+    def _result_changed_in_place(self, fresh: SavedNode, summary: FunctionSummary) -> None:
+        """The call's own graph node stands for the callee's: when the callee changed in place
+        a tensor its result's graph saved, the node is changed here too, and each such
+        change is recorded again as saved by it (so a backward here is paired with it)."""
+        if not summary.changed_in_result:
+            return
+        freed, modified = self._graph_state()
+        self._set_graph_state(freed, modified | {fresh})
+        if self.record:
+            for change in summary.changed_in_result:
+                self.module.analysis.inplace_on_saved.append(
+                    dataclasses.replace(change, saved_by=change.saved_by | {fresh})
+                )
 
     def _params_carried_across_calls(
         self,

@@ -225,11 +225,11 @@ gate.sum().backward()
             if not event.through_modified or event.via == "torch.autograd.grad":
                 continue
             for change in ctx.analysis.inplace_on_saved:
-                if id(change) in reported or not change.saved_by & event.through_modified:
+                if id(change.node) in reported or not change.saved_by & event.through_modified:
                     continue
                 if change.value.grad is Grad.TRACKED and change.value.leaf:
                     continue  # in place on a leaf that requires grad: GG301's finding
-                reported.add(id(change))
+                reported.add(id(change.node))
                 yield self._finding(ctx, change, event)
 
     def _finding(self, ctx: RuleContext, change: InPlaceOnSaved, event: BackwardCall) -> Finding:
