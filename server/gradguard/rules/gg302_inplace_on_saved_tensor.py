@@ -10,6 +10,10 @@ a backward pass that needs it:
 * the input of `nn.Linear`/`nn.Conv*`/`F.linear`, or a factor of `*`, `/`, `@`, `matmul`
   (kept to compute the other factor's gradient), changed in place before the backward.
 
+The change may sit inside `forward` (a residual `out += x` after a sigmoid gate, a
+`masked_fill_` on attention weights) while the backward runs in the training loop that
+calls the model: the model's output runs through the changed tensor on every call.
+
 ## Why is this bad?
 Autograd checks, during the backward pass, that every saved tensor is still the version it
 saved, and fails when it is not:
