@@ -2047,7 +2047,9 @@ class FunctionInterpreter:
                         if self.env is not None:
                             self.env.pop(f"{receiver_key}.{attr}", None)
             self.taint_arguments(call)
-            return _instantiate(returned.without_carries(), call)
+            return self._called_under_mode(
+                method, call, _instantiate(returned.without_carries(), call)
+            )
         # An unknown method may change its receiver's attributes and detach what it is given.
         if receiver_key is not None:
             self._forget_below(receiver_key)
@@ -2167,7 +2169,9 @@ class FunctionInterpreter:
             summary = self.module.summary_of(callee.function)
             self._params_carried_across_calls(callee.function, summary, call, args)
             self.taint_arguments(call)
-            return _instantiate(summary.returned.without_carries(), call)
+            return self._called_under_mode(
+                callee.function, call, _instantiate(summary.returned.without_carries(), call)
+            )
         self.taint_arguments(call)
         return UNKNOWN
 
@@ -2334,6 +2338,14 @@ class FunctionInterpreter:
                             every_iteration=frozenset({loop}),
                         )
                     )
+
+    def _called_under_mode(self, function: FunctionNode, call: ast.Call, result: Value) -> Value:
+        """A function of the file called with gradient recording certainly off computes
+        without recording too, unless it switches recording back on itself."""
+        off = self.mode.off
+        if self.mode.enabled is not False or off is None or _may_enable_grad(function):
+            return result
+        return _restamp(result, self.tensor_op(call, []), self.mode)
 
     def _result_changed_in_place(self, fresh: SavedNode, summary: FunctionSummary) -> None:
         """The call's own graph node stands for the callee's: when the callee changed in place
@@ -2687,6 +2699,21 @@ def _grad_state_changed(text: str | None) -> frozenset[str] | None:
         if before is not None:
             names.add(before.group(1))
     return frozenset(names)
+
+
+_ENABLES_GRAD = frozenset({"enable_grad", "set_grad_enabled", "inference_mode"})
+
+
+def _may_enable_grad(function: FunctionNode) -> bool:
+    """True when the function may switch gradient recording on itself (`torch.enable_grad()`,
+    `set_grad_enabled(...)`, `inference_mode(False)`; any mention counts). Code it calls is
+    not searched: a helper run under no_grad that reaches such code through another call is
+    a residual risk, documented in GG101."""
+    for node in ast.walk(function):
+        name = node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", None)
+        if name in _ENABLES_GRAD:
+            return True
+    return False
 
 
 def _arguments_by_parameter(

@@ -6,7 +6,9 @@ value that was computed entirely with gradient recording switched off: inside
 `with torch.no_grad():`, `with torch.inference_mode():`, after
 `torch.set_grad_enabled(False)` (also through a flag variable known to be `False`),
 returned by a function (or a module whose `forward` is) decorated with `@torch.no_grad()` /
-`@torch.inference_mode()`, or inside a function every caller calls under no-grad. Also the
+`@torch.inference_mode()`, returned by a function of the file called under no-grad (unless
+it switches recording back on itself), or inside a function every caller calls under
+no-grad. Also the
 branch that contradicts a grad mode decided by one name:
 `with torch.set_grad_enabled(phase == "train"):` then `if phase == "val": loss.backward()`
 (that case has no fix: the region is right, the backward is misplaced).
