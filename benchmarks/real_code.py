@@ -62,6 +62,13 @@ REPOSITORIES = {
     "udacity/deep-learning-v2-pytorch": "c9404fc86181fc3f0906b368697268257f348535",
     "AntixK/PyTorch-VAE": "a6896b944c918dd7030e7d795a8c13e5c6345ec7",
     "jcjohnson/pytorch-examples": "0003fcdc606a79951e53bf8f46f8574fa4739f23",
+    "kuangliu/pytorch-cifar": "49b7aa97b0c12fe0d4054e670403a16b6b834ddd",
+    "karpathy/minGPT": "37baab71b9abea1b76ab957409a1cc2fbfba8a26",
+    "sfujim/TD3": "34770ccdcb51df6f6c7d85c1ba7e40d71b940d16",
+    "ikostrikov/pytorch-a2c-ppo-acktr-gail": "41332b78dfb50321c29bade65f9d244387f68a60",
+    "rasbt/LLMs-from-scratch": "28c65cdfbc3338e2e040016eea4b7fdf556e4d57",
+    "sgrvinod/a-PyTorch-Tutorial-to-Image-Captioning": "cc9c7e2f4017938d414178d3781fed8dbe442852",
+    "bearpaw/pytorch-classification": "24f1c456f48c78133088c4eefd182ca9e6199b03",
 }
 
 
