@@ -411,6 +411,11 @@ class ModuleInterpreter:
             return
         scratch = FunctionInterpreter(self, self.scope_of(init), init, record=False)
         for stmt in init.body:
+            if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+                # A helper building layers (`def block(...): ... return layers`), for
+                # `self.model = nn.Sequential(*block(...))` below.
+                scratch.run_stmt(stmt)
+                continue
             if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
                 continue
             target = stmt.targets[0]
@@ -1485,6 +1490,10 @@ class FunctionInterpreter:
             return self.tensor_op(expr, [base, index])
         return evolve(UNKNOWN, carries=base.all_carries())
 
+    def _expr_Starred(self, expr: ast.Starred) -> Value:
+        """`*layers` in a call: the unpacked value itself (callers check for Starred)."""
+        return self.eval(expr.value)
+
     def _expr_Await(self, expr: ast.Await) -> Value:
         self.eval(expr.value)
         return UNKNOWN
@@ -1778,6 +1787,12 @@ class FunctionInterpreter:
         if qualified in api.TUPLE_RETURNING:
             return self.tensor_op(call, args, kind=Kind.UNKNOWN)
         if qualified in api.SEQUENTIAL:
+            layers_given = _unpacked_layers(call, args)
+            if layers_given is not None:
+                return Value(
+                    kind=Kind.MODULE,
+                    module=ModuleRef(qualified, kind=_sequential_kind(layers_given)),
+                )
             fresh = (
                 bool(args)
                 and not call.keywords
@@ -2050,6 +2065,11 @@ class FunctionInterpreter:
             return self._called_under_mode(
                 method, call, _instantiate(returned.without_carries(), call)
             )
+        if receiver.kind is Kind.UNKNOWN and receiver.graph and name in api.DIFFERENTIABLE_METHODS:
+            # `img.view(n, -1)` on a value that may be a tensor: if the result has history,
+            # it runs through the receiver's (a forward's input, see FunctionSummary).
+            self.taint_arguments(call)
+            return Value(graph=receiver.graph)
         # An unknown method may change its receiver's attributes and detach what it is given.
         if receiver_key is not None:
             self._forget_below(receiver_key)
@@ -2605,6 +2625,24 @@ def _handlers(prefix: str) -> dict[type, Any]:
     return table
 
 
+def _unpacked_layers(call: ast.Call, args: list[Value]) -> list[Value] | None:
+    """`nn.Sequential(*block(...), nn.Linear(...))`: the layers, with each unpacked list
+    standing for its items; None when no argument is unpacked (or one cannot be)."""
+    if not any(isinstance(a, ast.Starred) for a in call.args) or call.keywords:
+        return None
+    layers: list[Value] = []
+    for expr, value in zip(call.args, args, strict=False):
+        if not isinstance(expr, ast.Starred):
+            layers.append(value)
+        elif value.elements is not None:
+            layers.extend(value.elements)
+        elif value.items is not None:
+            layers.append(value.items)
+        else:
+            layers.append(UNKNOWN)
+    return layers
+
+
 def _sequential_kind(layers: list[Value]) -> api.ModuleKind | None:
     """An `nn.Sequential` of known tensor-to-tensor layers is itself one."""
     has_parameters = False
@@ -2750,6 +2788,8 @@ def _holds_history(value: Value) -> bool:
 
 def _with_item(sequence: Value, item: Value) -> Value:
     """A list after `append(item)`: every element is at most the join of what it held."""
+    if sequence.elements is None and sequence.items is None:
+        return sequence  # what it held is unknown: so is what it holds now
     held = sequence.items
     for element in sequence.elements or ():
         held = join(held, element) if held is not None else element

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from gradguard.analysis.graph import SavedNode
 from gradguard.analysis.narrowing import Condition
 from gradguard.analysis.shapes import UNKNOWN_SHAPE, Layer, Shape, join_shapes
-from gradguard.analysis.torch_api import ModuleKind
+from gradguard.analysis.torch_api import ModuleKind, nn_module_kind
 
 if TYPE_CHECKING:
     from gradguard.analysis.parameters import Freeze, OptimizedParameters
@@ -246,6 +246,16 @@ def join(a: Value | None, b: Value | None) -> Value:
             return evolve(b, carries=a.carries | b.carries, origin=origin)
         if b.elements == () and a.items is not None:
             return evolve(a, carries=a.carries | b.carries, origin=origin)
+        if (a.items is not None and b.elements) or (b.items is not None and a.elements):
+            # A list of known elements on one path, of known items on the other: every
+            # element is at most the join of them all.
+            held: Value | None = None
+            for part in (*(a.elements or ()), *(b.elements or ()), a.items, b.items):
+                if part is not None:
+                    held = part if held is None else join(held, part)
+            return Value(
+                kind=Kind.SEQUENCE, items=held, carries=a.carries | b.carries, origin=origin
+            )
     grad = a.grad if a.grad is b.grad else Grad.UNKNOWN
     kind = a.kind if a.kind is b.kind else Kind.UNKNOWN
     elements: tuple[Value, ...] | None = None
@@ -289,7 +299,21 @@ def _join_module(a: ModuleRef | None, b: ModuleRef | None) -> ModuleRef | None:
         return a
     if a is not None and b is not None and evolve_module(a, None) == evolve_module(b, None):
         return evolve_module(a, None)
+    kind_a, kind_b = _layer_kind(a), _layer_kind(b)
+    if kind_a is not None and kind_b is not None:
+        # Two torch.nn layers (a list of layers built by a helper): what holds for both.
+        output = kind_a.output if kind_a.output == kind_b.output else None
+        return ModuleRef(kind=ModuleKind(kind_a.has_parameters and kind_b.has_parameters, output))
     return None
+
+
+def _layer_kind(module: ModuleRef | None) -> ModuleKind | None:
+    """The kind of a torch.nn layer (or of a join of layers), when known."""
+    if module is None or module.local is not None:
+        return None
+    if module.kind is not None:
+        return module.kind
+    return nn_module_kind(module.qualified) if module.qualified else None
 
 
 def evolve_module(module: ModuleRef, layer: Layer | None) -> ModuleRef:
