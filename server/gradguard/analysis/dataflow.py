@@ -517,10 +517,6 @@ class FunctionSummary:
     # In-place changes of saved tensors that every backward through the result trips over.
     changed_in_result: tuple[InPlaceOnSaved, ...] = ()
 
-    def returns_from_inputs(self) -> bool:
-        """True when the returned value is computed from an input on every path."""
-        return any(node in self.returned.graph for node in self.input_nodes.values())
-
 
 # How deep summaries of called functions nest before the answer is simply "unknown".
 _SUMMARY_DEPTH = 3
@@ -2264,14 +2260,9 @@ class FunctionInterpreter:
             if output.kind is Kind.TENSOR and summary.returned.kind is Kind.TENSOR:
                 # Shape facts of `forward` hold for any input: its parameters are unknown there.
                 output = evolve(output, shape=summary.returned.shape)
+            fresh = SavedNode(call, Saves.OTHER)
+            output = _with_call_graph(output, summary.returned, fresh, summary, base.graph)
             if summary.returned.graph and output.grad is Grad.TRACKED:
-                # Each call builds its own graph: one fresh node stands for the forward's,
-                # behind the inputs' own graph when the result is computed from them.
-                fresh = SavedNode(call, Saves.OTHER)
-                graph = frozenset({fresh})
-                if summary.returns_from_inputs():
-                    graph |= base.graph
-                output = evolve(output, graph=graph)
                 self._result_changed_in_place(fresh, summary)
             return output
         self.taint_arguments(call)
@@ -2752,6 +2743,32 @@ def _may_enable_grad(function: FunctionNode) -> bool:
         if name in _ENABLES_GRAD:
             return True
     return False
+
+
+def _with_call_graph(
+    output: Value,
+    returned: Value,
+    fresh: SavedNode,
+    summary: FunctionSummary,
+    inputs: frozenset[SavedNode],
+) -> Value:
+    """A local module's output with the graph of this call: each call builds its own graph,
+    so one fresh node stands for the forward's, behind the inputs' own graph when the result
+    is computed from them on every path. Elements of a returned tuple get the same."""
+    if returned.elements is not None and output.elements is not None:
+        if len(returned.elements) != len(output.elements):
+            return output
+        elements = tuple(
+            _with_call_graph(out, ret, fresh, summary, inputs)
+            for out, ret in zip(output.elements, returned.elements, strict=True)
+        )
+        return evolve(output, elements=elements)
+    if not returned.graph or output.grad is not Grad.TRACKED:
+        return output
+    graph = frozenset({fresh})
+    if any(node in returned.graph for node in summary.input_nodes.values()):
+        graph |= inputs
+    return evolve(output, graph=graph)
 
 
 def _arguments_by_parameter(
