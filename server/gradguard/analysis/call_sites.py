@@ -69,9 +69,13 @@ class CallerFacts:
 
 @dataclass
 class CallSites:
-    """Arguments and grad modes seen at the calls of candidate functions in one pass."""
+    """Arguments and grad modes seen at the calls of the file's functions in one pass.
 
-    candidates: dict[int, Candidate]
+    Every call of a function or method of the file is recorded; which functions may use
+    what was seen (`candidates`, a walk over the whole module) is worked out only when
+    something informative was seen, so a file whose calls say nothing pays nothing more.
+    """
+
     # id(function) -> id(call) -> facts of that call (None: its arguments cannot be mapped)
     seen: dict[int, dict[int, CallerFacts | None]] = field(default_factory=dict)
 
@@ -82,36 +86,48 @@ class CallSites:
         args: list[Value],
         grad_enabled: bool | None,
         grad_off: GradOff | None,
+        *,
+        is_method: bool,
     ) -> None:
         """Record one interpretation of `call`, whose evaluated arguments are `args`
         (positional values first, then keyword values, as the interpreter evaluates them)."""
-        candidate = self.candidates.get(id(function))
-        if candidate is None or id(call) not in candidate.calls:
-            return
         by_call = self.seen.setdefault(id(function), {})
-        mapped = _map_arguments(function, call, args, skip_self=candidate.is_method)
+        mapped = _map_arguments(function, call, args, skip_self=is_method)
         facts = None if mapped is None else CallerFacts(mapped, grad_enabled, grad_off)
         if id(call) in by_call:
             before = by_call[id(call)]
             facts = None if before is None or facts is None else before.join(facts)
         by_call[id(call)] = facts
 
-    def facts(self) -> dict[int, CallerFacts]:
-        """Facts of each function whose every call was seen and mapped."""
+    def informative(self) -> bool:
+        """True when some function's calls, joined, say something (see `facts`)."""
+        for by_call in self.seen.values():
+            joined = _joined(by_call)
+            if joined is not None and joined.informative:
+                return True
+        return False
+
+    def facts(self, candidates: dict[int, Candidate]) -> dict[int, CallerFacts]:
+        """Facts of each candidate function whose every call was seen and mapped."""
         found: dict[int, CallerFacts] = {}
-        for key, candidate in self.candidates.items():
+        for key, candidate in candidates.items():
             by_call = self.seen.get(key, {})
             if not candidate.calls or set(by_call) != set(candidate.calls):
                 continue
-            merged: CallerFacts | None = None
-            for facts in by_call.values():
-                if facts is None:
-                    merged = None
-                    break
-                merged = facts if merged is None else merged.join(facts)
+            merged = _joined(by_call)
             if merged is not None and merged.informative:
                 found[key] = merged
         return found
+
+
+def _joined(by_call: dict[int, CallerFacts | None]) -> CallerFacts | None:
+    """What all the recorded calls agree on (None when one cannot be mapped)."""
+    merged: CallerFacts | None = None
+    for facts in by_call.values():
+        if facts is None:
+            return None
+        merged = facts if merged is None else merged.join(facts)
+    return merged
 
 
 def candidates(tree: ast.Module) -> dict[int, Candidate]:

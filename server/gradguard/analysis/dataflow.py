@@ -214,7 +214,7 @@ class ModuleInterpreter:
         self._backward_lines: list[int] | None = None
         # Calls of the file's functions seen in this pass, and what earlier passes learnt
         # about parameters from them (see `gradguard.analysis.call_sites`).
-        self.call_sites = call_sites if call_sites is not None else CallSites({})
+        self.call_sites = call_sites if call_sites is not None else CallSites()
         self.parameter_facts = parameter_facts or {}
         self.walrus = walrus_names(text) if text is not None else _walrus_targets(tree)
         self.functions: list[FunctionNode] = []
@@ -2041,7 +2041,9 @@ class FunctionInterpreter:
             return UNKNOWN
         method = _local_method(receiver, name)
         if method is not None and receiver.kind is not Kind.CLASS:
-            self.module.call_sites.note(method, call, args, self.mode.enabled, self.mode.off)
+            self.module.call_sites.note(
+                method, call, args, self.mode.enabled, self.mode.off, is_method=True
+            )
             summary = self.module.summary_of(method)
             self._state_carried_across_calls(method, summary)
             self._params_carried_across_calls(method, summary, call, args, skip_self=True)
@@ -2180,7 +2182,7 @@ class FunctionInterpreter:
             return Value(kind=Kind.INSTANCE, instance_of=info)
         if callee.kind is Kind.FUNCTION and callee.function is not None:
             self.module.call_sites.note(
-                callee.function, call, args, self.mode.enabled, self.mode.off
+                callee.function, call, args, self.mode.enabled, self.mode.off, is_method=False
             )
             summary = self.module.summary_of(callee.function)
             self._params_carried_across_calls(callee.function, summary, call, args)
@@ -2733,7 +2735,22 @@ def _grad_state_changed(text: str | None) -> frozenset[str] | None:
 _ENABLES_GRAD = frozenset({"enable_grad", "set_grad_enabled", "inference_mode"})
 
 
+_ENABLES_CACHE: dict[int, tuple[FunctionNode, bool]] = {}
+
+
 def _may_enable_grad(function: FunctionNode) -> bool:
+    """Cached `_mentions_enabling_grad`."""
+    cached = _ENABLES_CACHE.get(id(function))
+    if cached is not None and cached[0] is function:
+        return cached[1]
+    if len(_ENABLES_CACHE) > 1024:
+        _ENABLES_CACHE.clear()
+    answer = _mentions_enabling_grad(function)
+    _ENABLES_CACHE[id(function)] = (function, answer)
+    return answer
+
+
+def _mentions_enabling_grad(function: FunctionNode) -> bool:
     """True when the function may switch gradient recording on itself (`torch.enable_grad()`,
     `set_grad_enabled(...)`, `inference_mode(False)`; any mention counts). Code it calls is
     not searched: a helper run under no_grad that reaches such code through another call is

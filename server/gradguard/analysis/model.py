@@ -212,24 +212,23 @@ def _analyse(tree: ast.Module, text: str | None) -> tuple[ModuleAnalysis, dict[i
     a chain `main -> fit(model) -> train(model)` needs one more pass per link. A pass that
     learns nothing new is the final one: a file whose calls say nothing costs one pass.
     """
-    from gradguard.analysis.call_sites import CallSites, candidates, may_learn
+    from gradguard.analysis.call_sites import CallSites, candidates
     from gradguard.analysis.dataflow import ModuleInterpreter
 
     facts: dict[int, CallerFacts] = {}
     found: dict[int, Candidate] | None = None
     for attempt in range(_CALL_SITE_PASSES + 1):
         analysis = ModuleAnalysis(tree)
-        sites = CallSites({})
+        sites = CallSites()
         interpreter = ModuleInterpreter(
             tree, analysis, text, call_sites=sites, parameter_facts=facts
         )
-        if found is None:
-            found = {}
-            if any(may_learn(node) for node in interpreter.functions):
-                found = candidates(tree)
-        sites.candidates = found
         interpreter.run()
-        learnt = sites.facts()
+        if found is None:
+            if not sites.informative():
+                return analysis, facts  # nothing to learn: no survey, no second pass
+            found = candidates(tree)
+        learnt = sites.facts(found)
         if learnt == facts or attempt == _CALL_SITE_PASSES:
             return analysis, facts
         facts = learnt
