@@ -11,25 +11,21 @@ from __future__ import annotations
 import ast
 from collections import Counter
 
-# The last results by id() of the body, with the body itself to tell a reused id apart:
-# every pass over a module asks again for the same functions.
-_CACHE: dict[int, tuple[list[ast.stmt], frozenset[str]]] = {}
+from gradguard.analysis.node_cache import cached_by_node
 
 
-def backpropagated_names(body: list[ast.stmt]) -> frozenset[str]:
-    """Names in `body` (not in nested functions or classes) bound once by `name = ...` and
-    receiving a `name.backward(...)` call."""
-    cached = _CACHE.get(id(body))
-    if cached is not None and cached[0] is body:
-        return cached[1]
-    if len(_CACHE) > 512:
-        _CACHE.clear()
-    names = _backpropagated_names(body)
-    _CACHE[id(body)] = (body, names)
-    return names
+def backpropagated_names(
+    function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Module,
+) -> frozenset[str]:
+    """Names in the body of `function` (not in nested functions or classes) bound once by
+    `name = ...` and receiving a `name.backward(...)` call (cached per node)."""
+    return _cached(function)
 
 
-def _backpropagated_names(body: list[ast.stmt]) -> frozenset[str]:
+def _backpropagated_names(
+    function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Module,
+) -> frozenset[str]:
+    body = function.body
     bindings: Counter[str] = Counter()
     plain: set[str] = set()
     backward: set[str] = set()
@@ -60,3 +56,6 @@ def _backpropagated_names(body: list[ast.stmt]) -> frozenset[str]:
             backward.add(node.func.value.id)
         stack.extend(ast.iter_child_nodes(node))
     return frozenset(name for name in backward & plain if bindings[name] == 1)
+
+
+_cached = cached_by_node(_backpropagated_names)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from gradguard.analysis.node_cache import cached_by_node
 from gradguard.analysis.values import UNKNOWN, Grad, GradOff, Kind, Value, evolve, join, literal
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
@@ -226,21 +227,9 @@ _TELLING_METHODS = frozenset(
 )
 
 
-# The last answers by id() of the function, with the function to tell a reused id apart:
-# every pass over a module asks again.
-_MAY_LEARN: dict[tuple[int, bool], tuple[FunctionNode, bool]] = {}
-
-
 def may_learn(node: FunctionNode, *, skip_self: bool = False) -> bool:
     """Cached `_may_learn` (see there)."""
-    cached = _MAY_LEARN.get((id(node), skip_self))
-    if cached is not None and cached[0] is node:
-        return cached[1]
-    if len(_MAY_LEARN) > 4096:
-        _MAY_LEARN.clear()
-    answer = _may_learn(node, skip_self=skip_self)
-    _MAY_LEARN[(id(node), skip_self)] = (node, answer)
-    return answer
+    return (_may_learn_method if skip_self else _may_learn_function)(node)
 
 
 def _may_learn(node: FunctionNode, *, skip_self: bool) -> bool:
@@ -356,3 +345,15 @@ def _as_parameter(value: Value) -> Value:
     if plain.graph or plain.saved_in or plain.origin is not None:
         plain = evolve(plain, graph=frozenset(), saved_in=frozenset(), origin=None)
     return plain
+
+
+def _may_learn_as_method(node: FunctionNode) -> bool:
+    return _may_learn(node, skip_self=True)
+
+
+def _may_learn_as_function(node: FunctionNode) -> bool:
+    return _may_learn(node, skip_self=False)
+
+
+_may_learn_method = cached_by_node(_may_learn_as_method)
+_may_learn_function = cached_by_node(_may_learn_as_function)

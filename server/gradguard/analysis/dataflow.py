@@ -34,6 +34,7 @@ from gradguard.analysis.model import (
     UseKind,
     ValueUse,
 )
+from gradguard.analysis.node_cache import cached_by_node
 from gradguard.analysis.values import (
     NONE,
     UNKNOWN,
@@ -896,7 +897,7 @@ class FunctionInterpreter:
             self._backpropagated = frozenset()
             node = self.function if self.function is not None else self.module.tree
             if self.module.may_call_backward(node):
-                self._backpropagated = backprop.backpropagated_names(node.body)
+                self._backpropagated = backprop.backpropagated_names(node)
         return self._backpropagated
 
     def _stmt_AnnAssign(self, stmt: ast.AnnAssign) -> None:
@@ -2735,22 +2736,8 @@ def _grad_state_changed(text: str | None) -> frozenset[str] | None:
 _ENABLES_GRAD = frozenset({"enable_grad", "set_grad_enabled", "inference_mode"})
 
 
-_ENABLES_CACHE: dict[int, tuple[FunctionNode, bool]] = {}
-
-
+@cached_by_node
 def _may_enable_grad(function: FunctionNode) -> bool:
-    """Cached `_mentions_enabling_grad`."""
-    cached = _ENABLES_CACHE.get(id(function))
-    if cached is not None and cached[0] is function:
-        return cached[1]
-    if len(_ENABLES_CACHE) > 1024:
-        _ENABLES_CACHE.clear()
-    answer = _mentions_enabling_grad(function)
-    _ENABLES_CACHE[id(function)] = (function, answer)
-    return answer
-
-
-def _mentions_enabling_grad(function: FunctionNode) -> bool:
     """True when the function may switch gradient recording on itself (`torch.enable_grad()`,
     `set_grad_enabled(...)`, `inference_mode(False)`; any mention counts). Code it calls is
     not searched: a helper run under no_grad that reaches such code through another call is
