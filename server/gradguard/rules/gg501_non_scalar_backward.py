@@ -77,7 +77,6 @@ class NonScalarBackward(Rule):
     name = "non-scalar-backward"
     severity = Severity.ERROR
     summary = "backward() without a gradient on a tensor with more than one element"
-    # Literal prefixes: a pattern that starts with \b makes `re` scan every position.
 
     valid = (
         # An explicit gradient, positional or keyword, and the reduced forms.
