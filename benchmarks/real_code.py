@@ -69,6 +69,14 @@ REPOSITORIES = {
     "rasbt/LLMs-from-scratch": "28c65cdfbc3338e2e040016eea4b7fdf556e4d57",
     "sgrvinod/a-PyTorch-Tutorial-to-Image-Captioning": "cc9c7e2f4017938d414178d3781fed8dbe442852",
     "bearpaw/pytorch-classification": "24f1c456f48c78133088c4eefd182ca9e6199b03",
+    "d2l-ai/d2l-en": "23d7a5aecceee57d1292c56e90cce307f183bb0a",
+    "pytorch/ignite": "de08e799cfb55a6cf4aa778575d6bad725385453",
+    "labmlai/annotated_deep_learning_paper_implementations": (
+        "e6b3c8a6a2cdae4071bcde1abeaaf9a2bc37bd53"
+    ),
+    "DLR-RM/stable-baselines3": "e05d2dbe6eda0acd0ef2e316e3e4065677add3eb",
+    "openai/spinningup": "038665d62d569055401d91856abb287263096178",
+    "pytorch/opacus": "4d0ebc84613d214fbfd37fbfd1390e3747a625ce",
 }
 
 
