@@ -34,6 +34,7 @@ def flipped_test(model, loaders, optimizer):
             with torch.set_grad_enabled(phase == "train"):  # expect: GG101
                 loss = F.cross_entropy(model(inputs), labels)
             if phase == "val":
+                optimizer.zero_grad()
                 loss.backward()
                 optimizer.step()
 
@@ -51,6 +52,7 @@ def flag_checked_the_right_way(model, batches, optimizer, training):
         with torch.set_grad_enabled(training):
             loss = F.cross_entropy(model(inputs), labels)
         if training:
+            optimizer.zero_grad()
             loss.backward()
             optimizer.step()
 
