@@ -5,8 +5,10 @@
 Four kinds of labelled material, all in this repository:
 
 * corpus scripts (`tests/corpus/**/*.py`, `examples/*.py`): a line ending in
-  `# expect: GG201` must get exactly that finding; every other (line, code) pair is a
-  negative. Scored per (line, code) pair, exactly as `tests/test_corpus.py` checks them.
+  `# expect: GG201` must get exactly that finding; a line ending in `# missed: GG201` holds
+  a real GG201 bug GradGuard does not find yet (a positive, so it counts as a false
+  negative); every other (line, code) pair is a negative. Scored per (line, code) pair, as
+  `tests/test_corpus.py` checks them.
 * every rule's VALID examples: negatives for every rule (all rules run on each).
 * every rule's INVALID examples: one positive each, for the rule that owns the example
   (found = at least one finding of that rule). The label says nothing about other rules,
@@ -37,8 +39,9 @@ EXAMPLES = ROOT / "examples"
 CLEAN_WORLD = ROOT / "tests" / "clean_world"
 COMMAND = "python benchmarks/precision.py > docs/precision.md"
 
-# Same marker grammar as tests/test_corpus.py: the marker closes a real comment token.
-_MARKER = re.compile(r"expect:\s*(?P<codes>GG\d{3}(?:\s*,\s*GG\d{3})*)\s*$")
+# Same marker grammar as tests/test_corpus.py: a marker closes a real comment token, and a
+# second one may stand before it (`# expect: GG101  # missed: GG203`).
+_MARKER = re.compile(r"(?P<kind>expect|missed):\s*(?P<codes>GG\d{3}(?:\s*,\s*GG\d{3})*)\s*$")
 _CODE = re.compile(r"GG\d{3}")
 
 Pairs = set[tuple[int, str]]
@@ -54,14 +57,23 @@ def clean_world_files() -> list[Path]:
     return sorted(CLEAN_WORLD.rglob("*.py"))
 
 
+def _comment_codes(comment: str) -> Iterable[str]:
+    """The codes of every `expect:` or `missed:` marker closing one comment token."""
+    rest = comment
+    while match := _MARKER.search(rest):
+        yield from _CODE.findall(match["codes"])
+        rest = rest[: match.start()].rstrip()
+        if not rest.endswith("#"):
+            return
+        rest = rest[:-1].rstrip()
+
+
 def expected_findings(text: str) -> Pairs:
-    """(1-based line, code) pairs from `# expect:` markers in comment tokens."""
+    """(1-based line, code) pairs labelled as real bugs: `# expect:` and `# missed:` markers."""
     expected: Pairs = set()
     for tok in tokenize.generate_tokens(io.StringIO(text).readline):
         if tok.type == tokenize.COMMENT:
-            match = _MARKER.search(tok.string)
-            if match:
-                expected.update((tok.start[0], code) for code in _CODE.findall(match["codes"]))
+            expected.update((tok.start[0], code) for code in _comment_codes(tok.string))
     return expected
 
 
@@ -209,7 +221,8 @@ def render(report: Report | None = None, rules: tuple[Rule, ...] | None = None) 
         "Measured over the project's own labelled material, every rule run on every item:",
         "",
         f"* {report.corpus_files} corpus scripts (`tests/corpus/`, `examples/`) with "
-        "`# expect: GGNNN` markers, scored per (line, rule) pair;",
+        "`# expect: GGNNN` markers (found) and `# missed: GGNNN` markers (real bugs not "
+        "found yet, false negatives), scored per (line, rule) pair;",
         f"* {report.valid_examples} VALID rule examples (look-alike negatives), negatives "
         "for every rule;",
         f"* {report.invalid_examples} INVALID rule examples, one positive each for the rule "

@@ -39,7 +39,8 @@ def test_every_rule_has_a_row() -> None:
 
 
 def test_counts_follow_the_markers(tmp_path: Path) -> None:
-    """A hand-checked corpus: one hit, one miss, one false alarm, one flagged clean file."""
+    """A hand-checked corpus: one hit, two misses (one `missed`), one false alarm, one flagged
+    clean file."""
     from gradguard.core.rule import rule_by_code
 
     rule = rule_by_code("GG102")
@@ -53,19 +54,21 @@ def test_counts_follow_the_markers(tmp_path: Path) -> None:
     files = {
         "hit.py": buggy.replace(".item()\n", ".item()  # expect: GG102\n"),
         "missed.py": "import torch\nx = 1  # expect: GG102\n",
+        "known.py": "import torch\n\ny = 2  # the bug we cannot see yet  # missed: GG102\n",
         "alarm.py": buggy,
         "world.py": buggy,
     }
     for name, text in files.items():
         (tmp_path / name).write_text(text, encoding="utf-8")
-    corpus = [tmp_path / n for n in ("hit.py", "missed.py", "alarm.py")]
+    corpus = [tmp_path / n for n in ("hit.py", "missed.py", "known.py", "alarm.py")]
     base = precision.measure((rule,), corpus=[], clean_world=[]).tallies["GG102"]
     report = precision.measure((rule,), corpus=corpus, clean_world=[tmp_path / "world.py"])
     tally = report.tallies["GG102"]
-    assert (tally.tp - base.tp, tally.fp - base.fp, tally.fn - base.fn) == (1, 2, 1)
+    assert (tally.tp - base.tp, tally.fp - base.fp, tally.fn - base.fn) == (1, 2, 2)
     assert tally.negatives - base.negatives == 2  # alarm.py and world.py carry no label
     assert (tally.clean_files, tally.clean_files_with_findings) == (1, 1)
     assert report.clean_files_flagged == {(tmp_path / "world.py").as_posix()}
     assert f"{(tmp_path / 'missed.py').as_posix()}:2" in tally.missed
+    assert f"{(tmp_path / 'known.py').as_posix()}:3" in tally.missed
     page = precision.render(report, (rule,))
     assert "| GG102 | `item-before-backward` |" in page
