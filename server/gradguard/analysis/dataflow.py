@@ -34,6 +34,7 @@ from gradguard.analysis.model import (
     UseKind,
     ValueUse,
 )
+from gradguard.analysis.names import dotted
 from gradguard.analysis.node_cache import cached_by_node
 from gradguard.analysis.values import (
     NONE,
@@ -186,16 +187,6 @@ def join_envs(envs: Iterable[Env | None]) -> Env | None:
         result = (None if env is None else dict(env)) if first else join_env(result, env)
         first = False
     return result
-
-
-def dotted(expr: ast.expr) -> str | None:
-    """`self.hidden` for an Attribute chain rooted in a Name, `h` for a Name, else None."""
-    if isinstance(expr, ast.Name):
-        return expr.id
-    if isinstance(expr, ast.Attribute):
-        base = dotted(expr.value)
-        return f"{base}.{expr.attr}" if base is not None else None
-    return None
 
 
 class ModuleInterpreter:

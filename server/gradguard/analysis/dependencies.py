@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
-from gradguard.analysis.dataflow import dotted
+from gradguard.analysis.names import dotted
 
 
 def assigned_names(target: ast.expr) -> set[str]:

@@ -10,7 +10,6 @@ See docs/contributing.md for which fact answers which question.
 
 from __future__ import annotations
 
-from gradguard.analysis.dataflow import dotted
 from gradguard.analysis.dependencies import assigned_names, names_feeding, read_names, reads_key
 from gradguard.analysis.grad_context import GradContext
 from gradguard.analysis.graph import SavedNode
@@ -26,6 +25,7 @@ from gradguard.analysis.model import (
     UseKind,
     ValueUse,
 )
+from gradguard.analysis.names import dotted
 from gradguard.analysis.parameters import OptimizedParameters, Replacement
 from gradguard.analysis.unfilled_grads import UnfilledRead, unfilled_grad_reads
 from gradguard.analysis.values import Carry, Grad, GradOff, Kind, Loss, LossKind, Value

@@ -13,6 +13,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from gradguard.analysis.names import dotted
+
 
 @dataclass(frozen=True)
 class Facts:
@@ -77,7 +79,7 @@ def condition_of(test: ast.expr) -> Condition | None:
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         inner = condition_of(test.operand)
         return None if inner is None else Condition(inner.key, inner.literal, not inner.when)
-    key = _dotted(test)
+    key = dotted(test)
     if key is not None:
         return Condition(key, _TRUTHY, True)
     if (
@@ -88,7 +90,7 @@ def condition_of(test: ast.expr) -> Condition | None:
         and isinstance(test.comparators[0].value, str | int)
         and not isinstance(test.comparators[0].value, bool)
     ):
-        key = _dotted(test.left)
+        key = dotted(test.left)
         if key is not None:
             return Condition(key, test.comparators[0].value, isinstance(test.ops[0], ast.Eq))
     return None
@@ -122,7 +124,7 @@ def of_test(test: ast.expr) -> tuple[Facts, Facts]:
         and isinstance(test.comparators[0], ast.Constant)
         and test.comparators[0].value is None
     ):
-        key = _dotted(test.left)
+        key = dotted(test.left)
         if key is None:
             return NOTHING, NOTHING
         if isinstance(test.ops[0], ast.Is):
@@ -143,15 +145,3 @@ def _condition_facts(condition: Condition, outcome: bool) -> Facts:
         )
     pair = frozenset({(condition.key, condition.literal)})
     return Facts(equal=pair) if holds else Facts(unequal=pair)
-
-
-def _dotted(expr: ast.expr) -> str | None:
-    """`a.b.c` for a chain of names and attributes, else None."""
-    parts: list[str] = []
-    while isinstance(expr, ast.Attribute):
-        parts.append(expr.attr)
-        expr = expr.value
-    if not isinstance(expr, ast.Name):
-        return None
-    parts.append(expr.id)
-    return ".".join(reversed(parts))

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.model import LoopNode, ModuleAnalysis, ValueUse
+from gradguard.analysis.names import dotted
 from gradguard.analysis.values import Grad, Kind
 
 # Builtins that never call back into user code that could run backward.
@@ -158,15 +159,6 @@ def _failure(stmt: ast.stmt, node: ast.Attribute) -> str | None:
         return f"TypeError: unsupported operand type(s) for {symbol}=: 'NoneType'"
     if isinstance(parent, ast.For | ast.comprehension) and parent.iter is node:
         return "TypeError: 'NoneType' object is not iterable"
-    return None
-
-
-def _dotted(expr: ast.expr) -> str | None:
-    if isinstance(expr, ast.Name):
-        return expr.id
-    if isinstance(expr, ast.Attribute):
-        base = _dotted(expr.value)
-        return f"{base}.{expr.attr}" if base is not None else None
     return None
 
 
@@ -306,7 +298,7 @@ class _Paths:
     def creation(self, use: ValueUse) -> tuple[ast.stmt, str] | None:
         """The statement creating the tensor read (or the module owning it), if certain."""
         origin = use.value.origin
-        key = _dotted(use.target)
+        key = dotted(use.target)
         if origin is None or key is None:
             return None
         if isinstance(origin, ast.For) and isinstance(origin.target, ast.Name):
@@ -394,13 +386,13 @@ class _Paths:
     def only_failing_reads(self, stmt: ast.stmt, node: ast.Attribute) -> bool:
         """Every read of the same `x.grad` in the statement fails on None (no inline guard
         such as `w.grad.norm() if w.grad is not None else 0`)."""
-        key = _dotted(node)
+        key = dotted(node)
         for part in _header(stmt):
             for other in ast.walk(part):
                 if (
                     isinstance(other, ast.Attribute)
                     and other.attr == "grad"
-                    and _dotted(other) == key
+                    and dotted(other) == key
                     and _failure(stmt, other) is None
                 ):
                     return False
@@ -492,11 +484,11 @@ def _method(cls: ast.ClassDef, name: str) -> ast.FunctionDef | ast.AsyncFunction
 def _assigned_expression(stmt: ast.stmt, key: str) -> ast.expr | None:
     """The expression `stmt` assigns to `key` (`w = ...`, `w: T = ...`, `a, w = x, y`)."""
     if isinstance(stmt, ast.AnnAssign):
-        return stmt.value if _dotted(stmt.target) == key else None
+        return stmt.value if dotted(stmt.target) == key else None
     if not isinstance(stmt, ast.Assign):
         return None
     for target in stmt.targets:
-        if _dotted(target) == key:
+        if dotted(target) == key:
             return stmt.value
         if (
             isinstance(target, ast.Tuple | ast.List)
@@ -504,7 +496,7 @@ def _assigned_expression(stmt: ast.stmt, key: str) -> ast.expr | None:
             and len(target.elts) == len(stmt.value.elts)
         ):
             for element, expr in zip(target.elts, stmt.value.elts, strict=True):
-                if _dotted(element) == key:
+                if dotted(element) == key:
                     return expr
     return None
 

@@ -1,0 +1,15 @@
+"""Dotted names: how the analysis keys a variable or an attribute chain (`self.hidden`)."""
+
+from __future__ import annotations
+
+import ast
+
+
+def dotted(expr: ast.expr) -> str | None:
+    """`self.hidden` for an Attribute chain rooted in a Name, `h` for a Name, else None."""
+    if isinstance(expr, ast.Name):
+        return expr.id
+    if isinstance(expr, ast.Attribute):
+        base = dotted(expr.value)
+        return f"{base}.{expr.attr}" if base is not None else None
+    return None
