@@ -2311,7 +2311,7 @@ class FunctionInterpreter:
             written = summary.state_writes.get(attr)
             if written is None or tag not in written.all_carries():
                 continue
-            if written.origin is None or not _holds_history(written):
+            if written.origin is None or not written.holds_history():
                 continue
             for loop in loops:
                 carry = Carry(f"self.{attr}", loop, written.origin, written, None)
@@ -2789,13 +2789,6 @@ def _runs_on_every_call(analysis: ModuleAnalysis, stmt: ast.stmt, function: Func
     around it), so every call that returns normally runs it."""
     owner, _ = analysis.block_of(stmt)
     return owner is function
-
-
-def _holds_history(value: Value) -> bool:
-    """True when the value, or an element of it, is a tensor with history."""
-    if value.elements is not None:
-        return any(_holds_history(element) for element in value.elements)
-    return value.kind is Kind.TENSOR and value.has_history
 
 
 def _with_item(sequence: Value, item: Value) -> Value:

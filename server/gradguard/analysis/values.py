@@ -182,6 +182,12 @@ class Value:
         """True when the value certainly has a grad_fn (a non-leaf tracked tensor)."""
         return self.grad is Grad.TRACKED and not self.leaf
 
+    def holds_history(self) -> bool:
+        """True when the value, or an element of it, is a tensor with history."""
+        if self.elements is not None:
+            return any(element.holds_history() for element in self.elements)
+        return self.kind is Kind.TENSOR and self.has_history
+
     def with_origin(self, stmt: ast.stmt | None) -> Value:
         """This value, recorded as bound by `stmt`."""
         return evolve(self, origin=stmt)

@@ -59,7 +59,7 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from gradguard.analysis.facts import BackwardCall, Carry, Kind, LoopNode, Value, dotted, reads_key
+from gradguard.analysis.facts import BackwardCall, Carry, Kind, LoopNode, dotted, reads_key
 from gradguard.core.findings import (
     Finding,
     Fix,
@@ -226,7 +226,7 @@ for _ in range(3):
             for carry in event.value.all_carries():
                 if carry.loop not in event.every_iteration or carry.stmt is None:
                     continue
-                if not _carries_history(carry.value):
+                if not carry.value.holds_history():
                     continue
                 group = groups.setdefault(id(carry.stmt), _Group(carry.stmt, carry.loop))
                 if carry not in group.carries:
@@ -277,12 +277,6 @@ def _in_source_order(group: _Group) -> list[Carry]:
         if key is not None and isinstance(getattr(node, "ctx", None), ast.Store):
             order.append(key)
     return sorted(group.carries, key=lambda c: order.index(c.key) if c.key in order else len(order))
-
-
-def _carries_history(value: Value) -> bool:
-    if value.elements is not None:
-        return any(_carries_history(e) for e in value.elements)
-    return value.kind is Kind.TENSOR and value.has_history
 
 
 def _retains_graph(event: BackwardCall) -> bool:
