@@ -294,30 +294,45 @@ def _transparent_decorators(node: FunctionNode) -> bool:
     return True
 
 
-def _map_arguments(
+def passed_arguments(
     function: FunctionNode, call: ast.Call, args: list[Value], *, skip_self: bool
 ) -> dict[str, Value] | None:
-    """Parameter name -> argument value for one call; None when it cannot be mapped."""
-    spec = function.args
+    """What each parameter named at `call` receives (positional values come first in `args`,
+    then keyword values, as the interpreter evaluates them); None when `*` or `**` unpacking
+    hides the mapping. Keywords the function does not name are kept under their own name."""
     if any(isinstance(a, ast.Starred) for a in call.args):
         return None
     if any(kw.arg is None for kw in call.keywords):
         return None
-    positional = [*spec.posonlyargs, *spec.args]
-    if skip_self:
-        positional = positional[1:]
-    mapped: dict[str, Value] = {}
+    positional = _positional(function, skip_self=skip_self)
+    passed = {p.arg: v for p, v in zip(positional, args[: len(call.args)], strict=False)}
+    for kw, value in zip(call.keywords, args[len(call.args) :], strict=False):
+        if kw.arg is not None:
+            passed[kw.arg] = value
+    return passed
+
+
+def _positional(function: FunctionNode, *, skip_self: bool) -> list[ast.arg]:
+    positional = [*function.args.posonlyargs, *function.args.args]
+    return positional[1:] if skip_self else positional
+
+
+def _map_arguments(
+    function: FunctionNode, call: ast.Call, args: list[Value], *, skip_self: bool
+) -> dict[str, Value] | None:
+    """Parameter name -> argument value for one call, as the callee sees it (defaults filled
+    in); None when it cannot be mapped, or when the call would raise a TypeError."""
+    spec = function.args
+    passed = passed_arguments(function, call, args, skip_self=skip_self)
+    if passed is None:
+        return None
+    positional = _positional(function, skip_self=skip_self)
     if len(call.args) > len(positional) and spec.vararg is None:
         return None  # a TypeError at run time: nothing to learn
-    for param, value in zip(positional, args[: len(call.args)], strict=False):
-        mapped[param.arg] = _as_parameter(value)
     names = {p.arg for p in (*positional, *spec.kwonlyargs)}
-    for kw, value in zip(call.keywords, args[len(call.args) :], strict=False):
-        if kw.arg not in names:
-            if spec.kwarg is None:
-                return None
-            continue
-        mapped[kw.arg] = _as_parameter(value)
+    if spec.kwarg is None and any(kw.arg not in names for kw in call.keywords):
+        return None
+    mapped = {name: _as_parameter(value) for name, value in passed.items() if name in names}
     defaults = dict(
         zip(
             [p.arg for p in positional][len(positional) - len(spec.defaults) :],

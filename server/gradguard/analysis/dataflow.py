@@ -21,7 +21,7 @@ from gradguard.analysis import graph as graphs
 from gradguard.analysis import narrowing, shapes
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
-from gradguard.analysis.call_sites import CallerFacts, CallSites
+from gradguard.analysis.call_sites import CallerFacts, CallSites, passed_arguments
 from gradguard.analysis.graph import GRAPH_STATE_KEY, SavedNode, Saves
 from gradguard.analysis.imports import COMPOUND, Scope, ScopeNode, build_scope, walrus_names
 from gradguard.analysis.model import (
@@ -2385,7 +2385,7 @@ class FunctionInterpreter:
         loops = self.every_iteration()
         if not self.record or not loops or not summary.param_tags:
             return
-        passed = _arguments_by_parameter(function, call, args, skip_self=skip_self)
+        passed = passed_arguments(function, call, args, skip_self=skip_self) or {}
         analysis = self.module.analysis
         inside = [event for event in analysis.backward_calls if event.function is function]
         for name, value in passed.items():
@@ -2764,24 +2764,6 @@ def _with_call_graph(
     if any(node in returned.graph for node in summary.input_nodes.values()):
         graph |= inputs
     return evolve(output, graph=graph)
-
-
-def _arguments_by_parameter(
-    function: FunctionNode, call: ast.Call, args: list[Value], *, skip_self: bool
-) -> dict[str, Value]:
-    """The value each parameter of `function` receives at `call` (positional values first
-    in `args`, then keyword values); nothing when `*`/`**` unpacking hides the mapping."""
-    if any(isinstance(a, ast.Starred) for a in call.args) or any(
-        kw.arg is None for kw in call.keywords
-    ):
-        return {}
-    spec = function.args
-    positional = [*spec.posonlyargs, *spec.args][1 if skip_self else 0 :]
-    passed = {p.arg: v for p, v in zip(positional, args[: len(call.args)], strict=False)}
-    for kw, value in zip(call.keywords, args[len(call.args) :], strict=False):
-        if kw.arg is not None:
-            passed[kw.arg] = value
-    return passed
 
 
 def _runs_on_every_call(analysis: ModuleAnalysis, stmt: ast.stmt, function: FunctionNode) -> bool:
