@@ -2842,28 +2842,18 @@ def _restamp(summary: Value, base: Value, mode: GradMode) -> Value:
     return Value(grad=Grad.UNKNOWN, kind=Kind.TENSOR, carries=base.carries)
 
 
-_READS_CACHE: dict[int, tuple[FunctionNode, frozenset[str]]] = {}
-
-
+@cached_by_node
 def _names_read(function: FunctionNode) -> frozenset[str]:
-    cached = _READS_CACHE.get(id(function))
-    if cached is not None and cached[0] is function:
-        return cached[1]
-    names = frozenset(
+    """Every name the function (nested code included) reads."""
+    return frozenset(
         n.id for n in ast.walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
     )
-    if len(_READS_CACHE) > 256:
-        _READS_CACHE.clear()
-    _READS_CACHE[id(function)] = (function, names)
-    return names
 
 
 def _used_arguments(forward: FunctionNode, call: ast.Call, args: list[Value]) -> list[Value]:
     """The argument values whose matching `forward` parameter is actually read."""
     params = [p.arg for p in (*forward.args.posonlyargs, *forward.args.args)][1:]
-    read = {
-        n.id for n in ast.walk(forward) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
-    }
+    read = _names_read(forward)
     if forward.args.vararg is not None or forward.args.kwarg is not None:
         return args
     used: list[Value] = []
