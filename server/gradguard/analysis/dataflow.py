@@ -2300,12 +2300,7 @@ class FunctionInterpreter:
             for event in inside:
                 if not event.loops and _runs_on_every_call(analysis, event.stmt, method):
                     analysis.backward_in_calls.append(
-                        dataclasses.replace(
-                            event,
-                            value=evolve(event.value, carries=frozenset()),
-                            loops=(loop,),
-                            every_iteration=frozenset({loop}),
-                        )
+                        _seen_from_loops(event, frozenset(), frozenset({loop}))
                     )
         for attr, (read, tag) in summary.state_reads.items():
             written = summary.state_writes.get(attr)
@@ -2320,12 +2315,7 @@ class FunctionInterpreter:
                         continue
                     analysis.carry_reads.setdefault(carry, []).append(read)
                     analysis.backward_in_calls.append(
-                        dataclasses.replace(
-                            event,
-                            value=evolve(event.value, carries=frozenset({carry})),
-                            loops=(loop,),
-                            every_iteration=frozenset({loop}),
-                        )
+                        _seen_from_loops(event, frozenset({carry}), frozenset({loop}))
                     )
                 for use in list(analysis.uses):
                     if use.kind != "accumulate" or use.function is not method:
@@ -2395,14 +2385,7 @@ class FunctionInterpreter:
                 continue
             for event in inside:
                 if tag in event.value.all_carries():
-                    analysis.backward_in_calls.append(
-                        dataclasses.replace(
-                            event,
-                            value=evolve(event.value, carries=carried),
-                            loops=tuple(loops),
-                            every_iteration=loops,
-                        )
-                    )
+                    analysis.backward_in_calls.append(_seen_from_loops(event, carried, loops))
 
     def _module_state_in(self, call: ast.Call, summary: FunctionSummary) -> frozenset[Carry]:
         """State that `forward` reads from `self`, as the caller sees it (`model.hidden`)."""
@@ -2764,6 +2747,19 @@ def _with_call_graph(
     if any(node in returned.graph for node in summary.input_nodes.values()):
         graph |= inputs
     return evolve(output, graph=graph)
+
+
+def _seen_from_loops(
+    event: BackwardCall, carries: frozenset[Carry], loops: frozenset[LoopNode]
+) -> BackwardCall:
+    """A backward call inside a function, as seen from the loops that call the function on
+    every iteration: its value carries `carries` (state crossing from call to call)."""
+    return dataclasses.replace(
+        event,
+        value=evolve(event.value, carries=carries),
+        loops=tuple(loops),
+        every_iteration=loops,
+    )
 
 
 def _runs_on_every_call(analysis: ModuleAnalysis, stmt: ast.stmt, function: FunctionNode) -> bool:
