@@ -22,6 +22,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from gradguard.analysis.names import callee_name
 from gradguard.analysis.node_cache import cached_by_node
 from gradguard.analysis.values import UNKNOWN, Grad, GradOff, Kind, Value, evolve, join, literal
 
@@ -267,14 +268,6 @@ def _may_learn(node: FunctionNode, *, skip_self: bool) -> bool:
     return False
 
 
-def _callee_name(func: ast.expr) -> str | None:
-    if isinstance(func, ast.Name):
-        return func.id
-    if isinstance(func, ast.Attribute):
-        return func.attr
-    return None
-
-
 def _base_name(base: ast.expr) -> str:
     if isinstance(base, ast.Name):
         return base.id
@@ -286,7 +279,7 @@ def _base_name(base: ast.expr) -> str:
 def _transparent_decorators(node: FunctionNode) -> bool:
     for decorator in node.decorator_list:
         target = decorator.func if isinstance(decorator, ast.Call) else decorator
-        name = _callee_name(target)
+        name = callee_name(target)
         if name in ("staticmethod", "classmethod"):
             continue
         if name is None or name not in _TRANSPARENT_DECORATORS:

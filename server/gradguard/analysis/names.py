@@ -13,3 +13,12 @@ def dotted(expr: ast.expr) -> str | None:
         base = dotted(expr.value)
         return f"{base}.{expr.attr}" if base is not None else None
     return None
+
+
+def callee_name(func: ast.expr) -> str | None:
+    """`f` for the callee of `f(...)`, `m` for that of `x.m(...)`, else None."""
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return None

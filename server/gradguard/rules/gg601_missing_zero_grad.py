@@ -46,7 +46,7 @@ import re
 from collections.abc import Iterator
 
 from gradguard.analysis import torch_api as api
-from gradguard.analysis.facts import BackwardCall, FunctionNode, LoopNode, ValueUse
+from gradguard.analysis.facts import BackwardCall, FunctionNode, LoopNode, ValueUse, callee_name
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text
@@ -234,7 +234,7 @@ def _may_clear(
     pending = [
         name
         for call in ctx.analysis.opaque_calls
-        if first <= call.lineno <= last and (name := _callee_name(call)) is not None
+        if first <= call.lineno <= last and (name := callee_name(call.func)) is not None
     ]
     while pending:
         name = pending.pop()
@@ -247,7 +247,7 @@ def _may_clear(
         pending.extend(
             name
             for node in ast.walk(function)
-            if isinstance(node, ast.Call) and (name := _callee_name(node)) is not None
+            if isinstance(node, ast.Call) and (name := callee_name(node.func)) is not None
         )
     text = "\n".join(texts)
     others = {
@@ -261,19 +261,10 @@ def _may_clear(
         return True
     return any(
         first <= call.lineno <= last
-        and _callee_name(call) not in local
+        and callee_name(call.func) not in local
         and _may_clear_gradients(ctx, call)
         for call in ctx.analysis.opaque_calls
     )
-
-
-def _callee_name(call: ast.Call) -> str | None:
-    """`f` for `f(...)` and `m` for `x.m(...)`."""
-    if isinstance(call.func, ast.Name):
-        return call.func.id
-    if isinstance(call.func, ast.Attribute):
-        return call.func.attr
-    return None
 
 
 def _local_functions(tree: ast.Module) -> dict[str, FunctionNode]:
@@ -295,11 +286,8 @@ def _may_clear_gradients(ctx: RuleContext, call: ast.Call) -> bool:
     model, the optimizer, parameters or `self`, or when its name says it might (`step`,
     `train_batch`, `reset_grads`...). `print(...)`, `data.to(device)` or
     `logger.scalar_summary(tag, value)` cannot."""
-    if isinstance(call.func, ast.Name):
-        name = call.func.id
-    elif isinstance(call.func, ast.Attribute):
-        name = call.func.attr
-    else:
+    name = callee_name(call.func)
+    if name is None:
         return True
     if name == "print" or name in api.INERT_METHODS:
         return False
