@@ -11,6 +11,7 @@ Exit codes: 0 no findings, 1 findings remain (or `--diff` would change something
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import os
 import re
@@ -21,9 +22,19 @@ from pathlib import Path
 from typing import TextIO
 
 from gradguard import __version__
-from gradguard.core.settings import Settings, SettingsError, find_pyproject, load_pyproject
-from gradguard.files import DecodedSource, NotUtf8Error, decode, discover, read_source, write_atomic
-from gradguard.output import FORMATS, Failure, FileReport, Report, render
+from gradguard.core.settings import Settings, SettingsError, load_pyproject, nearest_settings_file
+from gradguard.files import (
+    DecodedSource,
+    FileChangedError,
+    NotRegularFileError,
+    NotUtf8Error,
+    TooLargeError,
+    decode,
+    discover,
+    read_source,
+    write_atomic,
+)
+from gradguard.output import FORMATS, Failure, FileReport, Report, printable, render
 
 log = logging.getLogger(__name__)
 
@@ -120,25 +131,62 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
+    _tolerant_streams()
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse exits on --help, --version and usage errors
         return exc.code if isinstance(exc.code, int) else EXIT_ERROR
+    if sys.stdout is None and args.command != "lsp":
+        _error("standard output is closed; nothing was checked")
+        return EXIT_ERROR
     try:
         if args.command == "check":
-            return run_check(CheckOptions.from_args(args))
-        if args.command == "rule":
-            return run_rule(args.code, list_all=args.all, fmt=args.output_format)
-        if args.command == "lsp":
+            code = run_check(CheckOptions.from_args(args))
+        elif args.command == "rule":
+            code = run_rule(args.code, list_all=args.all, fmt=args.output_format)
+        elif args.command == "lsp":
             return run_lsp(args.tcp)
-        parser.print_help(sys.stderr)
-        return EXIT_ERROR
+        else:
+            parser.print_help(sys.stderr)
+            return EXIT_ERROR
+        sys.stdout.flush()  # a full disk surfaces here, not as a traceback at exit
+        return code
     except BrokenPipeError:
         # `gradguard check | head`: the reader left; exit quietly without a traceback.
+        _discard_stdout()
+        return EXIT_FINDINGS
+    except OSError as exc:
+        if exc.filename is not None:  # a file the run needed (each checked file is handled)
+            _error(f"{exc.strerror or exc}: {exc.filename}")
+            return EXIT_ERROR
+        # Writing the report failed (`> /dev/full`): say so on stderr, exit as an error.
+        _discard_stdout()
+        _error(f"cannot write the report: {exc.strerror or exc}")
+        return EXIT_ERROR
+
+
+def _tolerant_streams() -> None:
+    """Never fail on a character the output encoding cannot hold (`PYTHONIOENCODING=ascii`,
+    a file name that is not UTF-8): escape it instead."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            with contextlib.suppress(ValueError, OSError):
+                reconfigure(errors="backslashreplace")
+
+
+def _discard_stdout() -> None:
+    """Point stdout at the null device so the interpreter's final flush cannot fail."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-        return EXIT_FINDINGS
+
+
+def _error(message: str) -> None:
+    if sys.stderr is not None:
+        with contextlib.suppress(OSError):
+            sys.stderr.write(f"error: {message}\n")
 
 
 # -- check ------------------------------------------------------------------------------------
@@ -215,13 +263,10 @@ class SettingsResolver:
                 result = self._nearest[folder]
                 break
             chain.append(folder)
-            candidate = folder / "pyproject.toml"
-            if candidate.is_file():
-                result = find_pyproject(folder)
-                if result != candidate:
-                    # find_pyproject passes over a file it cannot parse; a broken nearest
-                    # pyproject.toml must stop the run, not silently switch settings.
-                    load_pyproject(candidate)
+            if (folder / "pyproject.toml").is_file():
+                # A broken nearest pyproject.toml stops the run (SettingsError), never
+                # silently switches settings.
+                result = nearest_settings_file(folder)
                 break
         for folder in chain:
             self._nearest[folder] = result
@@ -247,24 +292,41 @@ class CheckRun:
         """True when fixes are computed (`--fix` or `--diff`)."""
         return self.options.fix or self.options.diff
 
-    def check_file(self, path: Path) -> None:
-        """Check (and maybe fix) one file on disk."""
+    def check_file(self, path: Path, *, writable: bool = True) -> None:
+        """Check (and maybe fix) one file on disk; `writable=False` reports without writing."""
         display = _display_path(path)
         try:
             decoded = read_source(path)
         except NotUtf8Error as exc:
             self.fail(display, str(exc), exc.line, exc.column)
             return
+        except TooLargeError as exc:
+            self.warn(display, str(exc))
+            return
+        except NotRegularFileError as exc:
+            self.fail(display, f"cannot check: {exc}")
+            return
         except OSError as exc:
             self.fail(display, f"cannot read: {exc.strerror or exc}")
             return
-        new_text = self.check_text(display, decoded, self.settings.for_file(path))
+        settings = self.settings.for_file(path)
+        if not writable and self.options.fix and not self.options.diff:
+            self.warn(display, "not fixed: a symbolic link to a file outside the checked folder")
+            self.check_text(display, decoded, settings, fix=False)
+            return
+        fixed_before, reports_before = self.fixed, len(self.reports)
+        new_text = self.check_text(display, decoded, settings)
         if new_text is None or not self.options.fix or self.options.diff:
             return
         try:
-            write_atomic(path, decoded.encode(new_text))
+            write_atomic(path, decoded.encode(new_text), expected=decoded.encode(decoded.text))
         except OSError as exc:
-            self.fail(display, f"cannot write the fixed file: {exc.strerror or exc}")
+            reason = str(exc) if isinstance(exc, FileChangedError) else exc.strerror or exc
+            self.fail(display, f"not fixed: cannot write the file: {reason}")
+            # Report what is really in the file: nothing was fixed.
+            self.fixed = fixed_before
+            del self.reports[reports_before:]
+            self.check_text(display, decoded, settings, fix=False)
 
     def check_stdin(self, data: bytes) -> bytes:
         """Check standard input; returns the bytes `--fix` prints (the input if unchanged)."""
@@ -279,10 +341,12 @@ class CheckRun:
         new_text = self.check_text(display, decoded, settings)
         return data if new_text is None else decoded.encode(new_text)
 
-    def check_text(self, display: str, decoded: DecodedSource, settings: Settings) -> str | None:
+    def check_text(
+        self, display: str, decoded: DecodedSource, settings: Settings, *, fix: bool = True
+    ) -> str | None:
         """Record the findings for one text; return the fixed text if fixing changed it."""
         try:
-            return self._check_text(display, decoded, settings)
+            return self._check_text(display, decoded, settings, fix=fix)
         except Exception as exc:  # a GradGuard bug on one file must not hide the others
             import traceback
 
@@ -290,13 +354,15 @@ class CheckRun:
             self.fail(display, f"internal error: {type(exc).__name__}: {exc} (please report)")
             return None
 
-    def _check_text(self, display: str, decoded: DecodedSource, settings: Settings) -> str | None:
+    def _check_text(
+        self, display: str, decoded: DecodedSource, settings: Settings, *, fix: bool
+    ) -> str | None:
         from gradguard.core.engine import ParseError, check_source, fix_source, parse
         from gradguard.core.text import SourceText
 
         text = decoded.text
         new_text: str | None = None
-        if self.fixing:
+        if self.fixing and fix:
             fixed = fix_source(text, path=display, settings=settings, unsafe=settings.unsafe_fixes)
             result = fixed.remaining
             if fixed.text != text:
@@ -310,6 +376,8 @@ class CheckRun:
                     self._count_fixes(display, text, fixed.text, fixed.applied)
         else:
             result = check_source(text, path=display, settings=settings)
+        if result.too_large is not None:
+            self.warn(display, result.too_large)
         if result.parse_error is not None:
             at = result.parse_error.range.start
             self.fail(display, result.parse_error.message, at.line + 1, at.character + 1)
@@ -325,6 +393,10 @@ class CheckRun:
             self.diffs.append(_unified_diff(display, before, after))
         else:
             self.fixed += applied
+
+    def warn(self, display: str, message: str) -> None:
+        """A file left out on purpose (too large, not a regular file): named, not an error."""
+        self.err.write(f"warning: {printable(display)}: {message}\n")
 
     def fail(self, display: str, message: str, line: int = 0, column: int = 0) -> None:
         from gradguard.core.findings import Position
@@ -357,17 +429,22 @@ def run_check(
     discovery = discover(disk_paths)
     for missing in discovery.missing:
         run.fail(missing, "No such file or directory")
+    for where, message in discovery.errors:
+        run.fail(where, message)
+    for where, message in discovery.skipped:
+        run.warn(_display_path(Path(where)), message)
     fixed_stdin = b""
     try:
         for path in discovery.files:
-            run.check_file(path)
+            run.check_file(path, writable=path not in discovery.outside)
         if STDIN in options.paths:
             data = stdin if stdin is not None else sys.stdin.buffer.read()
             fixed_stdin = run.check_stdin(data)
     except SettingsError as exc:
         err.write(f"error: {exc}\n")
         return EXIT_ERROR
-    if not discovery.files and STDIN not in options.paths and not discovery.missing:
+    nothing_named = not (discovery.missing or discovery.errors)
+    if not discovery.files and STDIN not in options.paths and nothing_named:
         err.write("warning: No Python files found under the given path(s)\n")
 
     if options.diff:

@@ -15,6 +15,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gradguard.core.limits import MAX_SOURCE_BYTES, too_large_message
+
 # Directories that never hold the user's own sources (virtualenvs, build output, caches).
 SKIP_DIRS = frozenset({".venv", "venv", "build", "node_modules", "__pycache__"})
 SOURCE_SUFFIXES = (".py",)
@@ -23,41 +25,102 @@ BOM = b"\xef\xbb\xbf"
 
 @dataclass(frozen=True)
 class Discovery:
-    """The files to check, in a stable order, and the named paths that do not exist."""
+    """The files to check, in a stable order, and what could not be looked at.
+
+    `missing` and `errors` come from paths named on the command line or directories that
+    could not be read: the run cannot check what the user asked for. `skipped` are entries a
+    directory walk found that are not regular files (a FIFO, a device, a dangling or looping
+    link): named so the user knows, but not an error. `outside` are walked files that are
+    symlinks leading out of the directory that was walked: checked, never rewritten.
+    """
 
     files: tuple[Path, ...]
     missing: tuple[str, ...] = ()
+    errors: tuple[tuple[str, str], ...] = ()
+    skipped: tuple[tuple[str, str], ...] = ()
+    outside: frozenset[Path] = frozenset()
 
 
 def discover(paths: Sequence[str]) -> Discovery:
     """Expand files and directories into the list of files to check (deduplicated, sorted)."""
     chosen: dict[str, Path] = {}
     missing: list[str] = []
+    errors: list[tuple[str, str]] = []
+    skipped: list[tuple[str, str]] = []
+    outside: set[Path] = set()
     for raw in paths:
         path = Path(raw)
-        if path.is_dir():
-            for found in walk(path):
+        try:
+            info = os.stat(path)
+        except FileNotFoundError:
+            if os.path.islink(path):
+                errors.append((raw, "cannot read: the symbolic link points to nothing"))
+            else:
+                missing.append(raw)
+            continue
+        except OSError as exc:
+            errors.append((raw, f"cannot read: {exc.strerror or exc}"))
+            continue
+        if stat.S_ISDIR(info.st_mode):
+            walked = walk(path, errors=errors)
+            real_root = os.path.realpath(path)
+            for found in walked:
+                try:
+                    kind = os.stat(found).st_mode
+                except OSError as exc:
+                    skipped.append((str(found), f"skipped: {exc.strerror or exc}"))
+                    continue
+                if not stat.S_ISREG(kind):
+                    skipped.append((str(found), f"skipped: {file_kind(kind)}, not a regular file"))
+                    continue
+                if not _inside(os.path.realpath(found), real_root):
+                    outside.add(found)
                 chosen.setdefault(_key(found), found)
-        elif path.exists():
-            chosen.setdefault(_key(path), path)
         else:
-            missing.append(raw)
+            # Named explicitly: reading reports a FIFO or device as an error of its own.
+            chosen.setdefault(_key(path), path)
     files = sorted(chosen.values(), key=lambda p: p.as_posix())
-    return Discovery(tuple(files), tuple(missing))
+    return Discovery(
+        tuple(files), tuple(missing), tuple(errors), tuple(skipped), frozenset(outside)
+    )
 
 
 def _key(path: Path) -> str:
-    try:
-        return str(path.resolve())
-    except OSError:
-        return str(path.absolute())
+    # os.path.realpath never raises (Path.resolve raises RuntimeError on a symlink loop).
+    return os.path.realpath(path)
 
 
-def walk(root: Path) -> list[Path]:
-    """The source files under `root`, without skipped directories and git-ignored paths."""
+def _inside(real_path: str, real_root: str) -> bool:
+    return real_path == real_root or real_path.startswith(real_root.rstrip(os.sep) + os.sep)
+
+
+def file_kind(mode: int) -> str:
+    """What a non-regular file is, in words."""
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    return "a special file"
+
+
+def walk(root: Path, errors: list[tuple[str, str]] | None = None) -> list[Path]:
+    """The source files under `root`, without skipped directories and git-ignored paths.
+
+    Directories that cannot be listed are added to `errors` (path, message) when given.
+    """
     candidates: list[Path] = []
     ignore_files: list[Path] = []
-    for folder, dirnames, filenames in os.walk(root):
+
+    def unreadable(exc: OSError) -> None:
+        if errors is not None:
+            where = exc.filename if exc.filename is not None else root
+            errors.append((str(where), f"cannot read the directory: {exc.strerror or exc}"))
+
+    for folder, dirnames, filenames in os.walk(root, onerror=unreadable):
         # Pruning in place keeps os.walk out of virtualenvs and caches entirely.
         dirnames[:] = sorted(d for d in dirnames if not _skipped_dir(d))
         base = Path(folder)
@@ -85,12 +148,15 @@ def git_ignored(root: Path, candidates: Sequence[Path]) -> set[Path] | None:
     """Ask git which of `candidates` it ignores; `None` when `root` is not in a git work tree."""
     import subprocess
 
+    git = git_executable()
+    if git is None:
+        return None
     relative = [os.path.relpath(p, root) for p in candidates]
     try:
         proc = subprocess.run(
             # A cloned repository's .git/config may set core.fsmonitor to any command, which
             # git runs when it reads the index: never let a checked project run code.
-            ["git", "-c", "core.fsmonitor=false", "check-ignore", "--stdin", "-z"],
+            [git, "-c", "core.fsmonitor=false", "check-ignore", "--stdin", "-z"],
             cwd=root,
             input="\0".join(relative).encode("utf-8", "surrogateescape") + b"\0",
             capture_output=True,
@@ -104,6 +170,19 @@ def git_ignored(root: Path, candidates: Sequence[Path]) -> set[Path] | None:
         return None
     names = {n for n in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if n}
     return {p for p, rel in zip(candidates, relative, strict=True) if rel in names}
+
+
+def git_executable() -> str | None:
+    """The absolute path of `git` on PATH, looking only in absolute PATH entries.
+
+    An empty or relative PATH entry means "the working directory", and git runs with the
+    checked tree as its working directory: a `git` file planted there must never run.
+    """
+    import shutil
+
+    entries = os.environ.get("PATH", os.defpath).split(os.pathsep)
+    safe = os.pathsep.join(e for e in entries if e and os.path.isabs(e))
+    return shutil.which("git", path=safe) if safe else None
 
 
 @dataclass(frozen=True)
@@ -241,30 +320,115 @@ def decode(data: bytes) -> DecodedSource:
         ) from None
 
 
-def read_source(path: Path) -> DecodedSource:
-    """Read and decode a file; raises `OSError` or `NotUtf8Error`."""
-    return decode(path.read_bytes())
+class NotRegularFileError(OSError):
+    """The path is a FIFO, a device or another file that is not a regular file."""
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Replace the file's content atomically, keeping its permission bits.
+class TooLargeError(OSError):
+    """The file is larger than GradGuard analyses (see `gradguard.core.limits`)."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__(too_large_message(size))
+        self.size = size
+
+
+def read_source(path: Path, limit: int = MAX_SOURCE_BYTES) -> DecodedSource:
+    """Read and decode a regular file of at most `limit` bytes.
+
+    Raises `NotRegularFileError` for a FIFO or device without blocking on it (the file is
+    opened non-blocking and checked with `fstat` before any read), `TooLargeError` above the
+    limit (a link to `/dev/zero` can never be read until memory runs out), any other
+    `OSError` from the system, and `NotUtf8Error`.
+    """
+    flags = os.O_RDONLY
+    for name in ("O_NONBLOCK", "O_NOCTTY", "O_CLOEXEC", "O_BINARY"):
+        flags |= getattr(os, name, 0)
+    fd = os.open(path, flags)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotRegularFileError(f"{file_kind(info.st_mode)}, not a regular file")
+        if info.st_size > limit:
+            raise TooLargeError(info.st_size)
+        chunks: list[bytes] = []
+        size = 0
+        while chunk := os.read(fd, min(1 << 20, limit + 1 - size)):
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > limit:  # the file grew while it was read
+                raise TooLargeError(size)
+    finally:
+        os.close(fd)
+    return decode(b"".join(chunks))
+
+
+class FileChangedError(OSError):
+    """The file changed on disk between reading and writing: writing would lose that edit."""
+
+
+def write_atomic(path: Path, data: bytes, *, expected: bytes | None = None) -> None:
+    """Replace the file's content, keeping its permission bits, owner and hard links.
 
     A temporary file in the same directory is renamed over the target, so a crash or a
     full disk never leaves a half-written source file. Symlinks are followed (the link stays).
+    When `expected` is given and the file no longer holds exactly those bytes (an editor saved
+    it meanwhile), nothing is written and `FileChangedError` is raised. A file with several
+    hard links, or one whose owner the temporary file cannot take (not running as that user
+    or root), is rewritten in place instead, so the links and the owner survive.
     """
+    target = Path(os.path.realpath(path))
+    info = target.stat()
+    if expected is not None and _current_bytes(target, len(expected)) != expected:
+        raise FileChangedError("the file changed on disk while it was checked")
+    if info.st_nlink > 1:
+        _write_in_place(target, data)
+        return
     import tempfile  # only when writing: it pulls in shutil and random
 
-    target = Path(os.path.realpath(path))
-    mode = stat.S_IMODE(target.stat().st_mode)
     fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        os.chmod(temp, mode)
+        os.chmod(temp, stat.S_IMODE(info.st_mode))
+        if not _take_owner(temp, info):
+            os.unlink(temp)
+            _write_in_place(target, data)
+            return
         os.replace(temp, target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temp)
         raise
+
+
+def _current_bytes(path: Path, expected_size: int) -> bytes | None:
+    """The file's bytes now, or `None` when its size alone shows it changed."""
+    if path.stat().st_size != expected_size:
+        return None
+    return path.read_bytes()
+
+
+def _take_owner(temp: str, info: os.stat_result) -> bool:
+    """Give `temp` the original file's owner and group; False when that is not allowed."""
+    created = os.stat(temp)
+    if (created.st_uid, created.st_gid) == (info.st_uid, info.st_gid):
+        return True
+    chown = getattr(os, "chown", None)
+    if chown is None:  # Windows: no POSIX owners to keep
+        return True
+    try:
+        chown(temp, info.st_uid, info.st_gid)
+    except PermissionError:
+        return False
+    return True
+
+
+def _write_in_place(target: Path, data: bytes) -> None:
+    """Overwrite the file's content through its own inode (keeps hard links and the owner)."""
+    with open(target, "r+b") as handle:
+        handle.write(data)
+        handle.truncate()
+        handle.flush()
+        os.fsync(handle.fileno())

@@ -25,7 +25,7 @@ from gradguard.analysis.model import (
     UseKind,
     ValueUse,
 )
-from gradguard.analysis.names import callee_name, dotted
+from gradguard.analysis.names import callee_name, dotted, identifier_spelling
 from gradguard.analysis.parameters import OptimizedParameters, Replacement
 from gradguard.analysis.unfilled_grads import UnfilledRead, unfilled_grad_reads
 from gradguard.analysis.values import Carry, Grad, GradOff, Kind, Loss, LossKind, Value
@@ -54,6 +54,7 @@ __all__ = [
     "assigned_names",
     "callee_name",
     "dotted",
+    "identifier_spelling",
     "may_have_hooks",
     "names_feeding",
     "read_names",

@@ -15,6 +15,8 @@ from __future__ import annotations
 import ast
 import re
 
+from gradguard.analysis.names import identifier_spelling
+
 # `register_forward_hook`, `register_forward_pre_hook`, `register_full_backward_hook`,
 # `register_backward_hook`, `register_module_forward_hook`, ...
 _REGISTERS_A_HOOK = re.compile(r"register_\w*hook")
@@ -24,6 +26,7 @@ _SUBMODULE_ACCESSORS = frozenset({"modules", "named_modules", "children", "named
 
 def may_have_hooks(tree: ast.Module, text: str) -> bool:
     """True when some module of the file may have a hook registered on it."""
+    text = identifier_spelling(text)
     if _REGISTERS_A_HOOK.search(text):
         return True
     if not any(f".{name}(" in text for name in _SUBMODULE_ACCESSORS):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import unicodedata
 
 
 def dotted(expr: ast.expr) -> str | None:
@@ -22,3 +23,14 @@ def callee_name(func: ast.expr) -> str | None:
     if isinstance(func, ast.Attribute):
         return func.attr
     return None
+
+
+def identifier_spelling(text: str) -> str:
+    """Source text as the parser reads its identifiers, for raw-text look-ups.
+
+    Python normalises identifiers with NFKC, so `torch` spelled in fullwidth letters
+    (U+FF54...) is `torch` to the interpreter; a search of the raw text must see
+    them the same way. Positions do not survive normalisation: use this only for "does the
+    file say X" tests. ASCII text is returned as it is.
+    """
+    return text if text.isascii() else unicodedata.normalize("NFKC", text)

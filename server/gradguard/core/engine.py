@@ -14,12 +14,14 @@ import gc
 import logging
 import sys
 import traceback
+import unicodedata
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from gradguard.core.edits import apply_edits, compatible_fixes
 from gradguard.core.findings import Finding, Fix, Position, Range, Safety
+from gradguard.core.limits import size_problem
 from gradguard.core.rule import Rule, RuleContext, all_rules
 from gradguard.core.settings import Settings
 from gradguard.core.suppression import Suppressions
@@ -55,6 +57,7 @@ class CheckResult:
     parse_error: ParseError | None = None
     rule_errors: tuple[RuleError, ...] = ()
     skipped: bool = False
+    too_large: str | None = None  # why the document was not analysed (see core.limits)
 
 
 @dataclass(frozen=True)
@@ -67,8 +70,11 @@ class FixResult:
 
 
 def mentions_torch(text: str) -> bool:
-    """Cheap pre-filter: a file that never says `torch` cannot hold an autograd mistake."""
-    return "torch" in text
+    """Cheap pre-filter: a file that never says `torch` cannot hold an autograd mistake
+    (spelled as the parser reads it: `import torch` in fullwidth letters imports torch)."""
+    if "torch" in text:
+        return True
+    return not text.isascii() and "torch" in unicodedata.normalize("NFKC", text)
 
 
 def parse(source: SourceText, filename: str = "<unknown>") -> ast.Module | ParseError:
@@ -106,6 +112,8 @@ def check_source(
 ) -> CheckResult:
     """Analyse one document and return its findings (never raises on user input)."""
     settings = settings or Settings()
+    if (problem := size_problem(text)) is not None:
+        return CheckResult(findings=(), skipped=True, too_large=problem)
     if not mentions_torch(text):
         return CheckResult(findings=(), skipped=True)
     source = source or SourceText(text)

@@ -177,7 +177,10 @@ def _touches(finding: Finding, lines: frozenset[int]) -> bool:
 def line_map(old: str, new: str) -> dict[int, int]:
     """Old line number -> new line number, for the lines an edit left unchanged."""
     mapping: dict[int, int] = {}
-    matcher = difflib.SequenceMatcher(None, old.splitlines(), new.splitlines(), autojunk=False)
+    # SourceText's lines, not str.splitlines: that also splits at form feeds and U+2028,
+    # which would shift every line number after them.
+    old_lines, new_lines = list(SourceText(old).lines()), list(SourceText(new).lines())
+    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
     for block in matcher.get_matching_blocks():
         for i in range(block.size):
             mapping[block.a + i] = block.b + i

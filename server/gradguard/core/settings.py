@@ -130,31 +130,68 @@ def parse_settings(table: Mapping[str, Any], base: Settings | None = None) -> Se
 
 
 def find_pyproject(start: Path) -> Path | None:
-    """The nearest `pyproject.toml` at or above `start` that has a `[tool.gradguard]` table."""
+    """The nearest `pyproject.toml` at or above `start` that has a `[tool.gradguard]` table
+    (files that cannot be read or parsed are passed over)."""
     directory = start if start.is_dir() else start.parent
     for folder in (directory, *directory.parents):
         candidate = folder / "pyproject.toml"
         if candidate.is_file():
             try:
-                data = tomllib.loads(candidate.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+                table = _gradguard_table(candidate, _read_toml(candidate))
+            except SettingsError:
                 continue
-            if isinstance(data.get("tool"), dict) and "gradguard" in data["tool"]:
+            if table is not None:
                 return candidate
+    return None
+
+
+def nearest_settings_file(start: Path) -> Path | None:
+    """Like `find_pyproject`, but the nearest `pyproject.toml` must be valid.
+
+    A broken nearest file raises `SettingsError`: silently taking the settings of a file
+    further up (or the defaults) would change which rules run without a word.
+    """
+    directory = start if start.is_dir() else start.parent
+    for folder in (directory, *directory.parents):
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file():
+            if _gradguard_table(candidate, _read_toml(candidate)) is not None:
+                return candidate
+            return find_pyproject(folder.parent) if folder.parent != folder else None
     return None
 
 
 def load_pyproject(path: Path, base: Settings | None = None) -> Settings:
     """Read `[tool.gradguard]` from `path`; raise `SettingsError` with the file name on errors."""
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise SettingsError(f"{path}: cannot read: {exc}") from exc
-    table = data.get("tool", {}).get("gradguard", {})
-    if not isinstance(table, dict):
-        raise SettingsError(f"{path}: [tool.gradguard] must be a table")
+    table = _gradguard_table(path, _read_toml(path)) or {}
     try:
         settings = parse_settings(table, base)
     except SettingsError as exc:
         raise SettingsError(f"{path}: {exc}") from exc
     return replace(settings, source=path)
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    """Parse a TOML file; every failure (also a pathologically nested one) is a `SettingsError`."""
+    try:
+        data: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise SettingsError(f"{path}: cannot read: {exc}") from exc
+    except RecursionError:
+        raise SettingsError(f"{path}: cannot read: nested too deeply") from None
+    return data
+
+
+def _gradguard_table(path: Path, data: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The `[tool.gradguard]` table, `None` when absent; wrong types are a `SettingsError`."""
+    tool = data.get("tool")
+    if tool is None:
+        return None
+    if not isinstance(tool, dict):
+        raise SettingsError(f"{path}: `tool` must be a table")
+    table = tool.get("gradguard")
+    if table is None:
+        return None
+    if not isinstance(table, dict):
+        raise SettingsError(f"{path}: [tool.gradguard] must be a table")
+    return table

@@ -35,7 +35,7 @@ def comments(source: SourceText) -> list[Comment]:
     """All comment tokens (so `"# noqa"` inside a string is not a comment)."""
     found: list[Comment] = []
     try:
-        for tok in tokenize.generate_tokens(io.StringIO(source.text).readline):
+        for tok in tokenize.generate_tokens(io.StringIO(source.tokenizable).readline):
             if tok.type == tokenize.COMMENT:
                 found.append(Comment(tok.start[0] - 1, tok.start[1], tok.string))
     except (tokenize.TokenError, IndentationError, SyntaxError):

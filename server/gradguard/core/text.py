@@ -14,6 +14,7 @@ from functools import cached_property
 from gradguard.core.findings import Position, Range
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_LONE_CR = re.compile(r"\r(?!\n)")
 # A block header at column 0 (`def f():`, `with x:  # why`), then blank or comment lines, then
 # the first line of its body: its leading whitespace is the file's indentation step.
 _FIRST_BLOCK = re.compile(
@@ -55,6 +56,15 @@ class SourceText:
         """Every line without its line break."""
         for i in range(self.line_count):
             yield self.line(i)
+
+    @cached_property
+    def tokenizable(self) -> str:
+        """The text with every lone `\\r` turned into `\\n`: same length, same positions.
+
+        Python's parser accepts old-Mac `\\r` line breaks, but `tokenize` reading lines from
+        a stream only splits at `\\n` and would see one long line.
+        """
+        return _LONE_CR.sub("\n", self.text) if "\r" in self.text else self.text
 
     @cached_property
     def newline(self) -> str:

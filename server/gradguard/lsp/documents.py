@@ -16,6 +16,7 @@ from pygls.uris import to_fs_path
 from pygls.workspace import Workspace
 
 from gradguard.core.findings import Range
+from gradguard.files import read_source
 from gradguard.lsp.notebook import Cell, ConcatenatedNotebook, concatenate
 
 PYTHON_LANGUAGES = frozenset({"python", "python3"})
@@ -111,9 +112,13 @@ def notebook_version(workspace: Workspace, notebook: NotebookDocument) -> int:
 
 
 def disk_snapshot(path: Path, uri: str) -> Snapshot | None:
-    """A closed file read from disk (workspace diagnostics); `None` if unreadable."""
+    """A closed file read from disk (workspace diagnostics); `None` if it cannot be read.
+
+    Only regular files below the size limit are read, without ever blocking: a FIFO or a
+    link to a device named `*.py` is passed over (see `gradguard.files.read_source`).
+    """
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        text = read_source(path).text
+    except (OSError, ValueError):  # NotUtf8Error is a ValueError
         return None
     return Snapshot(uri, None, text, str(path))

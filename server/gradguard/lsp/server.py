@@ -150,7 +150,7 @@ def create_server() -> GradGuardServer:
         ls.workspace_pulled = True
         previous = {p.uri: p.value for p in params.previous_result_ids}
         reports: list[Any] = []
-        for path in ls.workspace_files():
+        for path in await ls.workspace_file_list():
             uri = path.as_uri()
             if ls.is_open(uri):
                 analysis = await ls.analyse(key_for(ls.workspace, uri))

@@ -24,7 +24,7 @@ from pygls.uris import from_fs_path, to_fs_path
 
 import gradguard
 from gradguard.core.recovery import RecoveredCheck, check_with_recovery
-from gradguard.core.settings import Settings, SettingsError, find_pyproject, load_pyproject
+from gradguard.core.settings import Settings, SettingsError, load_pyproject, nearest_settings_file
 from gradguard.core.text import SourceText
 from gradguard.lsp.diagnostics import Encoder, result_id, to_diagnostics
 from gradguard.lsp.documents import Snapshot, current_version, disk_snapshot, is_open, snapshot
@@ -152,13 +152,13 @@ class GradGuardServer(LanguageServer):
             directory = Path(path).parent
             cached = self._file_settings.get(directory)
             if cached is None:
-                pyproject = find_pyproject(directory)
-                loaded = base
-                if pyproject is not None:
-                    try:
+                loaded, pyproject = base, None
+                try:
+                    pyproject = nearest_settings_file(directory)
+                    if pyproject is not None:
                         loaded = load_pyproject(pyproject)
-                    except SettingsError as exc:
-                        self.warn_once(f"GradGuard: using default settings: {exc}")
+                except SettingsError as exc:
+                    self.warn_once(f"GradGuard: using default settings: {exc}")
                 cached = (loaded, pyproject)
                 self._file_settings[directory] = cached
             base = cached[0]
@@ -304,6 +304,12 @@ class GradGuardServer(LanguageServer):
 
     # -- workspace scope -------------------------------------------------------------------
 
+    async def workspace_file_list(self) -> list[Path]:
+        """`workspace_files`, listed off the event loop (a large or slow disk must not stall
+        the server)."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.executor, lambda: list(self.workspace_files()))
+
     def workspace_files(self) -> Iterator[Path]:
         """Every Python file under the workspace folders (bounded, skipping tool dirs)."""
         roots = [to_fs_path(folder.uri) for folder in self.workspace.folders.values()]
@@ -311,7 +317,7 @@ class GradGuardServer(LanguageServer):
             roots = [self.workspace.root_path]
         seen = 0
         for root in roots:
-            if root is None:
+            if root is None or "\0" in root:  # `%00` in a folder URI names no real folder
                 continue
             for directory, dirs, files in os.walk(root):
                 dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS)
@@ -325,14 +331,15 @@ class GradGuardServer(LanguageServer):
     async def analyse_closed(self, path: Path) -> Analysis | None:
         """Analyse a file that is not open, from disk."""
         uri = from_fs_path(str(path)) or path.as_uri()
-        snap = disk_snapshot(path, uri)
-        if snap is None:
-            return None
-        settings = self.settings_for(snap.path)
+        settings = self.settings_for(str(path))
         loop = asyncio.get_running_loop()
         generation = self.generation
 
         def work() -> Analysis | None:
+            # Reading happens here, off the event loop, like the analysis itself.
+            snap = disk_snapshot(path, uri)
+            if snap is None:
+                return None
             checked = check_with_recovery(snap.text, path=snap.path, settings=settings)
             return self.convert(snap, generation, checked) if checked.recovered else None
 
@@ -354,7 +361,7 @@ class GradGuardServer(LanguageServer):
 
     async def _push_workspace(self) -> None:
         try:
-            for path in self.workspace_files():
+            for path in await self.workspace_file_list():
                 uri = from_fs_path(str(path)) or path.as_uri()
                 if self.is_open(uri):
                     continue

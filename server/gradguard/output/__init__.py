@@ -15,6 +15,14 @@ from gradguard.core.text import SourceText
 FORMATS = ("text", "json", "github", "sarif")
 
 
+def printable(path: str) -> str:
+    """A path as valid text: bytes of a file name that are not UTF-8 (which Python keeps as
+    lone surrogates) are shown escaped, `caf\\xe9.py`, so every format stays valid UTF-8."""
+    if path.isascii():
+        return path
+    return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
 @dataclass(frozen=True)
 class FileReport:
     """The findings left in one file, with the text they refer to."""
@@ -40,9 +48,9 @@ class Failure:
     def render(self) -> str:
         """`path:line:col: error: message` (1-based), or `path: error: message`."""
         if self.position is None:
-            return f"{self.path}: error: {self.message}"
+            return f"{printable(self.path)}: error: {self.message}"
         line, column = self.position.line + 1, self.position.character + 1
-        return f"{self.path}:{line}:{column}: error: {self.message}"
+        return f"{printable(self.path)}:{line}:{column}: error: {self.message}"
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gradguard.core.findings import Severity
-from gradguard.output import Report
+from gradguard.output import Report, printable
 
 _LEVEL = {
     Severity.ERROR: "error",
@@ -22,7 +22,7 @@ def render(report: Report, *, color: bool = False) -> str:
             props = ",".join(
                 [
                     f"title={_property(f'GradGuard ({f.code})')}",
-                    f"file={_property(file.path)}",
+                    f"file={_property(printable(file.path))}",
                     f"line={start.line + 1}",
                     f"col={start.character + 1}",
                     f"endLine={end.line + 1}",

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from gradguard.core.findings import Finding, Fix
-from gradguard.output import FileReport, Report, one_based
+from gradguard.output import FileReport, Report, one_based, printable
 
 
 def render(report: Report, *, color: bool = False) -> str:
@@ -22,7 +22,7 @@ def finding_json(file: FileReport, finding: Finding) -> dict[str, Any]:
         "name": finding.name,
         "severity": finding.severity.value,
         "message": finding.message,
-        "filename": file.path,
+        "filename": printable(file.path),
         "location": one_based(finding.range.start),
         "end_location": one_based(finding.range.end),
         "fix": fix_json(finding.fix),

@@ -96,8 +96,13 @@ def _uri(path: str) -> dict[str, str]:
     try:
         relative = absolute.relative_to(Path.cwd())
     except ValueError:
-        return {"uri": absolute.as_uri()}
-    return {"uri": quote(relative.as_posix()), "uriBaseId": "%SRCROOT%"}
+        return {"uri": "file://" + _quote(absolute.as_posix())}
+    return {"uri": _quote(relative.as_posix()), "uriBaseId": "%SRCROOT%"}
+
+
+def _quote(path: str) -> str:
+    """Percent-encode the file name's bytes (RFC 3986), also those that are not UTF-8."""
+    return quote(path.encode("utf-8", "surrogateescape"))
 
 
 def _physical(uri: dict[str, str], rng: Range) -> dict[str, Any]:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from gradguard.core.findings import Finding, Range, Safety
 from gradguard.core.text import SourceText
-from gradguard.output import FileReport, Report
+from gradguard.output import FileReport, Report, printable
 
 CONTEXT_LINES = 2
 MAX_RANGE_LINES = 8
@@ -57,14 +57,14 @@ def render_finding(file: FileReport, finding: Finding, p: Palette = PLAIN) -> st
     """The header line, the code frame, notes and help for one finding."""
     start = finding.range.start
     header = (
-        f"{p.bold}{file.path}{p.reset}:{start.line + 1}:{start.character + 1}: "
+        f"{p.bold}{printable(file.path)}{p.reset}:{start.line + 1}:{start.character + 1}: "
         f"{p.red}{finding.code}{p.reset} {finding.message}"
     )
     lines = [header, *code_frame(file.source, finding.range, finding.code, p)]
     pad = " " * (_gutter_width(file.source, finding.range) + 1)
     for related in finding.related:
         at = related.range.start
-        where = f"{file.path}:{at.line + 1}:{at.character + 1}"
+        where = f"{printable(file.path)}:{at.line + 1}:{at.character + 1}"
         lines.append(f"{pad}{p.blue}={p.reset} {p.bold}note{p.reset}: {where}: {related.message}")
     for fix in finding.fixes[:1]:
         if file.applicable(fix):

@@ -46,7 +46,14 @@ import re
 from collections.abc import Iterator
 
 from gradguard.analysis import torch_api as api
-from gradguard.analysis.facts import BackwardCall, FunctionNode, LoopNode, ValueUse, callee_name
+from gradguard.analysis.facts import (
+    BackwardCall,
+    FunctionNode,
+    LoopNode,
+    ValueUse,
+    callee_name,
+    identifier_spelling,
+)
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text
@@ -249,7 +256,7 @@ def _may_clear(
             for node in ast.walk(function)
             if isinstance(node, ast.Call) and (name := callee_name(node.func)) is not None
         )
-    text = "\n".join(texts)
+    text = identifier_spelling("\n".join(texts))
     others = {
         expr_text(ctx.source, use.target)
         for use in ctx.analysis.uses
