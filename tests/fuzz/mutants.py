@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import io
+import itertools
 import logging
 import random
 import tokenize
@@ -23,9 +24,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from invariants.checks import check_engine, check_fix, parses
+
 from gradguard.core.engine import check_source
 from gradguard.core.rule import all_rules
-from invariants.checks import check_engine, check_fix, parses
 
 Mutator = Callable[[str, random.Random], "str | None"]
 
@@ -114,12 +116,13 @@ def tab_after_spaces(text: str, rng: random.Random) -> str | None:
     if not blocks:
         return None
     node = rng.choice(blocks)
+    first: ast.stmt = getattr(node, "body")[0]  # noqa: B009 (any compound statement)
     header = _indent(lines[node.lineno - 1])
-    body = _indent(lines[node.body[0].lineno - 1])  # type: ignore[attr-defined]
+    body = _indent(lines[first.lineno - 1])
     if not body.startswith(header) or body == header:
         return None
     step = " " * rng.randint(0, 3) + "\t"
-    for number in range(node.body[0].lineno - 1, node.end_lineno or 0):  # type: ignore[attr-defined]
+    for number in range(first.lineno - 1, node.end_lineno or 0):
         if lines[number].startswith(body):
             lines[number] = header + step + lines[number][len(body) :]
     return "\n".join(lines)
@@ -128,13 +131,13 @@ def tab_after_spaces(text: str, rng: random.Random) -> str | None:
 def _simple_pairs(tree: ast.Module, lines: list[str]) -> list[tuple[ast.stmt, ast.stmt]]:
     """Adjacent one-line simple statements of one block, each alone on its line."""
     starts = set(_statement_lines(tree, lines))
-    pairs = []
+    pairs: list[tuple[ast.stmt, ast.stmt]] = []
     for node in ast.walk(tree):
         for name in ("body", "orelse", "finalbody"):
             block = getattr(node, name, None)
             if not isinstance(block, list):
                 continue
-            for a, b in zip(block, block[1:], strict=False):
+            for a, b in itertools.pairwise(block):
                 if (
                     isinstance(a, _SIMPLE)
                     and isinstance(b, _SIMPLE)
@@ -158,13 +161,14 @@ def semicolons(text: str, rng: random.Random) -> str | None:
     if not pairs:
         return None
     chosen = rng.sample(pairs, k=max(1, len(pairs) // rng.choice((1, 2, 4))))
+    kept: list[str | None] = list(lines)
     for a, b in sorted(chosen, key=lambda p: -p[0].lineno):
-        first, second = a.lineno - 1, b.lineno - 1
-        if lines[first] is None or lines[second] is None:
+        first, second = kept[a.lineno - 1], kept[b.lineno - 1]
+        if first is None or second is None:
             continue
-        lines[first] = f"{lines[first].rstrip()}; {lines[second].strip()}"
-        lines[second] = None  # type: ignore[call-overload]
-    return "\n".join(line for line in lines if line is not None)
+        kept[a.lineno - 1] = f"{first.rstrip()}; {second.strip()}"
+        kept[b.lineno - 1] = None
+    return "\n".join(line for line in kept if line is not None)
 
 
 def backslashes(text: str, rng: random.Random) -> str | None:
