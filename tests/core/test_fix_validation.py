@@ -153,3 +153,25 @@ def test_the_validator_checks_only_the_statements_it_must_but_sees_the_whole_sta
     assert validator.problem((dedent,)) is None
     broken = TextEdit(_line_range(source, 3), "  b = 2")  # an unindent that matches nothing
     assert validator.problem((broken,)) is not None
+
+
+def test_the_validator_sees_the_line_a_backslash_continues_into() -> None:
+    """Found by the fix fuzz: a line inserted at the end of `a = 1; \\` splits it from the
+    next line, which then has an unexpected indent; the edited statement alone parses."""
+    text = "import torch\r\nloss = 1; loss.backward(); \\\r\n    print(loss)\r\n"
+    source = SourceText(text)
+    end = Position(1, len(source.line(1)))
+    insert = TextEdit(Range(end, end), "\r\nloss = loss.item()")
+    assert FixValidator(source, ast.parse(text)).problem((insert,)) is not None
+
+
+def test_gg102_does_not_move_a_line_after_a_backslash_continuation() -> None:
+    text = (
+        "import torch\nfrom torch import nn\nmodel = nn.Linear(3, 1)\n"
+        "loss = model(torch.randn(4, 3)).sum().item(); loss.backward(); \\\n"
+        "    print(loss)\n"
+    )
+    [finding] = engine.check_source(text).findings
+    assert finding.code == "GG102"
+    assert not finding.fix or not finding.fix.edits
+    assert engine.fix_source(text).text == text

@@ -128,6 +128,10 @@ class FixValidator:
                 index -= 1
             while grown_first > 0 and self._source.line(grown_first - 1).endswith("\\"):
                 grown_first -= 1
+            while grown_last + 1 < self._source.line_count and self._source.line(
+                grown_last
+            ).endswith("\\"):
+                grown_last += 1  # the next line continues this one: an edit may split them
             if (grown_first, grown_last) == (first, last):
                 return first, last
             first, last = grown_first, grown_last

@@ -40,6 +40,12 @@ def stands_alone(source: SourceText, stmt: ast.stmt) -> bool:
     start = source.from_ast(stmt.lineno, stmt.col_offset)
     if first[: start.character].strip():
         return False
+    return ends_its_line(source, stmt)
+
+
+def ends_its_line(source: SourceText, stmt: ast.stmt) -> bool:
+    """True when nothing but a comment follows `stmt` on its last line (no `; other()`, no
+    backslash continuing it): a line inserted after that line comes right after `stmt`."""
     end_line = (stmt.end_lineno or stmt.lineno) - 1
     end = source.from_ast(end_line + 1, stmt.end_col_offset or 0)
     rest = source.line(end_line)[end.character :].strip()
