@@ -33,8 +33,6 @@ def drop_with_item(
 ) -> TextEdit | None:
     """Drop item `index` of a `with`; with a single item, unwrap the block (dedent its body,
     keep its comments). Returns None when the statement cannot be rewritten safely."""
-    import libcst as cst
-
     first = stmt.lineno - 1
     last = (stmt.end_lineno or stmt.lineno) - 1
     region = Range(Position(first, 0), Position(last, len(source.line(last))))
@@ -43,6 +41,8 @@ def drop_with_item(
         len(source.line(line)) > MAX_LINE_CHARS for line in range(first, last + 1)
     ):
         return None
+    import libcst as cst  # only now: a statement too large to rewrite never pays for it
+
     indent = source.line(first)[: len(source.line(first)) - len(source.line(first).lstrip())]
     newline = source.newline
     wrapped = f"{_PREFIX}{newline}{text}{newline}" if indent else f"{text}{newline}"
