@@ -12,7 +12,7 @@ import re
 import shutil
 import stat
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +20,8 @@ import pytest
 
 from gradguard.cli import main
 from gradguard.core.engine import check_source
-from gradguard.core.findings import Finding
-from gradguard.core.rule import Invalid, all_rules, rule_by_code
+from gradguard.core.findings import Finding, Fix, Position, Range, Safety, TextEdit
+from gradguard.core.rule import Invalid, Rule, RuleContext, all_rules, rule_by_code
 from gradguard.core.settings import Settings
 
 Write = Callable[[Path, str | bytes], Path]
@@ -178,6 +178,41 @@ def test_fix_refuses_a_result_that_does_not_parse(
     err = capsys.readouterr().err
     assert "a fix produced code that does not parse; not written" in err
     assert target.read_text() == SAFE.code
+
+
+class _BrokenFixRule(Rule):
+    """Flags the first line and offers a fix that does not parse (a stand-in builder bug)."""
+
+    code = "GG998"
+    name = "broken-fix"
+    summary = "test stand-in"
+
+    def check(self, ctx: RuleContext) -> Iterable[Finding]:
+        line = 1 if ctx.source.line(0).strip() == "" else 0
+        rng = Range(Position(line, 0), Position(line, len(ctx.source.line(line))))
+        fix = Fix("break it", Safety.SAFE, (TextEdit(rng, "import (torch"),))
+        yield self.finding("stand-in finding", rng, (), [fix])
+
+
+def test_a_fix_that_does_not_parse_is_neither_counted_nor_applied(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    write: Write,
+) -> None:
+    """Issue 11: `--fix` used to drop every fix of the file, yet print "[*] 2 fixable"."""
+    import gradguard.core.engine as engine
+
+    rules = (*all_rules(), _BrokenFixRule())
+    monkeypatch.setattr(engine, "all_rules", lambda: rules)
+    target = write(tmp_path / "train.py", SAFE.code)
+    assert main(["check", str(target)]) == 1
+    out = capsys.readouterr().out
+    assert out.endswith("Found 2 errors.\n[*] 1 fixable with the --fix option.\n"), out
+    assert main(["check", "--fix", str(target)]) == 1
+    out = capsys.readouterr().out
+    assert target.read_text() == SAFE.fixed  # the other file's fix is applied
+    assert out.endswith("Found 2 errors (1 fixed, 1 remaining).\n"), out
 
 
 def test_stdin_fix_prints_the_fixed_source(gradguard: Runner) -> None:

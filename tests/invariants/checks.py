@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import io
+import re
 import tokenize
 import warnings
 from collections import Counter
@@ -40,6 +41,9 @@ class Tally:
         self.second_causes += other.second_causes
 
 
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
 def parses(text: str) -> bool:
     """True when CPython's parser accepts `text` (a leading BOM is not part of the code)."""
     try:
@@ -54,7 +58,7 @@ def parses(text: str) -> bool:
 def comment_tokens(text: str) -> Counter[str]:
     """The multiset of `#` comments in `text` (tokens, so `"#"` inside strings is not one)."""
     found: Counter[str] = Counter()
-    readline = io.StringIO(text.removeprefix("\ufeff")).readline
+    readline = io.StringIO(text.removeprefix("\ufeff"), newline=None).readline
     for tok in tokenize.generate_tokens(readline):
         if tok.type == tokenize.COMMENT:
             found[tok.string] += 1
@@ -174,12 +178,12 @@ def check_fix(text: str, finding: Finding, fix: Fix, before: CheckResult) -> Tal
     assert fixed[cursor + shift :] == text[cursor:], where
 
     # Inside them the new text follows the file's own conventions.
-    newline = source.newline
+    # (A fix may only write line breaks the file already uses: no bare LF in a CRLF file, no
+    # CR in an LF file; a file that mixes them may get any of its own.)
+    breaks = set(_LINE_BREAK.findall(text)) or {"\n"}
     for _start, _end, new_text in spans:
-        if newline == "\r\n":
-            assert "\n" not in new_text.replace("\r\n", ""), f"{where}: bare LF in a CRLF file"
-        else:
-            assert "\r" not in new_text, f"{where}: CR in an LF file"
+        foreign = set(_LINE_BREAK.findall(new_text)) - breaks
+        assert not foreign, f"{where}: line breaks {foreign} the file does not use"
     assert _indent_chars(fixed) <= (_indent_chars(text) or {" "}), (
         f"{where}: indentation style changed{_describe(text)}\n{fixed}"
     )

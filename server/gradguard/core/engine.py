@@ -2,8 +2,9 @@
 
 `check_source` parses with `ast`, computes the shared dataflow facts once, runs every
 enabled rule (a crashing rule is reported and the others still run), drops suppressed
-findings and returns plain data. `fix_source` applies fixes round by round and refuses any
-result that does not parse.
+findings and returns plain data. Every fix is checked before it is offered
+(`fix_validation`: the edited code parses and keeps its comments). `fix_source` applies
+fixes round by round and drops any fix whose result does not parse.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from dataclasses import dataclass, replace
 
 from gradguard.core.edits import apply_edits, compatible_fixes
 from gradguard.core.findings import Finding, Fix, Position, Range, Safety
+from gradguard.core.fix_validation import FixValidator
 from gradguard.core.limits import size_problem
 from gradguard.core.rule import Rule, RuleContext, all_rules
 from gradguard.core.settings import Settings
@@ -79,6 +81,7 @@ def mentions_torch(text: str) -> bool:
 
 def parse(source: SourceText, filename: str = "<unknown>") -> ast.Module | ParseError:
     """Parse with CPython's parser; return a `ParseError` instead of raising."""
+    _allow_deep_expressions()  # CPython 3.11 bounds the parser's nesting by this limit too
     try:
         text = source.text[1:] if source.has_bom else source.text
         with warnings.catch_warnings():
@@ -156,6 +159,7 @@ def check_tree(
         return CheckResult((), ParseError(message, Range(Position(0, 0), Position(0, 0))))
     context = RuleContext(source=source, tree=tree, analysis=analysis, path=path)
     suppressions: Suppressions | None = None  # tokenizing is scanned only when needed
+    validator = FixValidator(source, tree)
     findings: list[Finding] = []
     errors: list[RuleError] = []
     for rule in rules:
@@ -171,7 +175,8 @@ def check_tree(
             if suppressions.suppresses(finding.code, finding.range.start.line):
                 continue
             severity = settings.severity_for(finding.code, finding.severity)
-            findings.append(replace(finding, severity=severity))
+            fixes = validator.guard(finding.fixes)
+            findings.append(replace(finding, severity=severity, fixes=fixes))
     findings.sort(key=lambda f: (f.range.start, f.code))
     return CheckResult(findings=tuple(_dedupe(findings)), rule_errors=tuple(errors))
 
@@ -213,6 +218,25 @@ def applicable_fixes(
     return fixes
 
 
+def _apply_parsable(source: SourceText, fixes: list[Fix]) -> tuple[str, list[Fix]]:
+    """Apply `fixes` together; should the result not parse (each fix was checked alone, but
+    two may clash), add them one at a time instead and drop each one that breaks the code.
+    Returns the new text and the fixes applied."""
+    candidate = apply_edits(source, [edit for fix in fixes for edit in fix.edits])
+    if not isinstance(parse(SourceText(candidate)), ParseError):
+        return candidate, fixes
+    kept: list[Fix] = []
+    candidate = source.text
+    for fix in fixes:
+        attempt = apply_edits(source, [edit for f in [*kept, fix] for edit in f.edits])
+        if isinstance(parse(SourceText(attempt)), ParseError):
+            log.error("fix %r produced unparsable code together with others; dropped", fix.title)
+            continue
+        kept.append(fix)
+        candidate = attempt
+    return candidate, kept
+
+
 def fix_source(
     text: str,
     *,
@@ -235,9 +259,8 @@ def fix_source(
         )
         if not fixes:
             break
-        candidate = apply_edits(source, [edit for fix in fixes for edit in fix.edits])
-        if isinstance(parse(SourceText(candidate)), ParseError):
-            log.error("a fix produced unparsable code in %s; fixes not applied", path)
+        candidate, fixes = _apply_parsable(source, fixes)
+        if not fixes:
             break
         text = candidate
         applied += len(fixes)

@@ -33,8 +33,11 @@ class FileReport:
     unsafe_fixes: bool = False
 
     def applicable(self, fix: Fix | None) -> bool:
-        """True when `--fix` would apply `fix` under this file's fix policy."""
-        return fix is not None and (fix.safety is Safety.SAFE or self.unsafe_fixes)
+        """True when `--fix` would apply `fix` under this file's fix policy (a fix the engine
+        refused to offer, see `gradguard.core.fix_validation`, has no edits)."""
+        return (
+            fix is not None and (fix.safety is Safety.SAFE or self.unsafe_fixes) and bool(fix.edits)
+        )
 
 
 @dataclass(frozen=True)

@@ -9,11 +9,23 @@ from __future__ import annotations
 
 import ast
 import warnings
+from collections import Counter
+from typing import TYPE_CHECKING
 
 from gradguard.core.findings import Position, Range, TextEdit
 from gradguard.core.text import SourceText
 
+if TYPE_CHECKING:
+    import libcst
+
 _PREFIX = "if 1:"
+
+# libcst's parser takes time quadratic in the length of a trailer chain (`x.detach()`
+# repeated as `x.detach().detach()...`): one 6 KB line took 10 s, one 36 KB line over
+# 300 s. A `with` statement with a longer line, or larger as a whole, is not rewritten: the
+# finding is still reported, without this fix. Real code stays far below both limits.
+MAX_LINE_CHARS = 2_000
+MAX_STATEMENT_CHARS = 20_000
 
 
 def drop_with_item(
@@ -21,12 +33,16 @@ def drop_with_item(
 ) -> TextEdit | None:
     """Drop item `index` of a `with`; with a single item, unwrap the block (dedent its body,
     keep its comments). Returns None when the statement cannot be rewritten safely."""
-    import libcst as cst
-
     first = stmt.lineno - 1
     last = (stmt.end_lineno or stmt.lineno) - 1
     region = Range(Position(first, 0), Position(last, len(source.line(last))))
     text = source.slice(region)
+    if len(text) > MAX_STATEMENT_CHARS or any(
+        len(source.line(line)) > MAX_LINE_CHARS for line in range(first, last + 1)
+    ):
+        return None
+    import libcst as cst  # only now: a statement too large to rewrite never pays for it
+
     indent = source.line(first)[: len(source.line(first)) - len(source.line(first).lstrip())]
     newline = source.newline
     wrapped = f"{_PREFIX}{newline}{text}{newline}" if indent else f"{text}{newline}"
@@ -50,21 +66,30 @@ def drop_with_item(
     if len(node.items) > 1:
         items = [item for i, item in enumerate(node.items) if i != index]
         items[-1] = items[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-        replacement = [node.with_changes(items=items)]
+        changed = node.with_changes(items=items)
+        # Comments of the dropped item (or of a comma it took away) go above the `with`.
+        lost = _header_comments(node)
+        lost.subtract(_header_comments(changed))
+        lines = [cst.EmptyLine(indent=True, comment=cst.Comment(c)) for c in lost.elements()]
+        replacement = [changed.with_changes(leading_lines=[*node.leading_lines, *lines])]
     else:
         body = node.body
         if not isinstance(body, cst.IndentedBlock):
             return None  # `with x: stmt` on one line
         replacement = list(body.body)
-        comment = body.header.comment
+        # The header's comments (in a parenthesised `with (`, then after the colon) go above
+        # the first statement of the unwrapped body, in their order.
+        comments = [cst.Comment(c) for c in _header_comments(node).elements()]
+        if body.header.comment is not None:
+            comments.append(body.header.comment)
         first_stmt = replacement[0] if replacement else None
-        if comment is not None and isinstance(
-            first_stmt, cst.SimpleStatementLine | cst.BaseCompoundStatement
-        ):
-            line = cst.EmptyLine(indent=True, comment=comment)
+        if comments and isinstance(first_stmt, cst.SimpleStatementLine | cst.BaseCompoundStatement):
+            lines = [cst.EmptyLine(indent=True, comment=c) for c in comments]
             replacement[0] = first_stmt.with_changes(
-                leading_lines=[line, *first_stmt.leading_lines]
+                leading_lines=[*lines, *first_stmt.leading_lines]
             )
+        elif comments:
+            return None
     if indent:
         assert isinstance(container, cst.If) and isinstance(container.body, cst.IndentedBlock)
         new_module = module.with_changes(
@@ -77,6 +102,21 @@ def drop_with_item(
     if code.endswith(newline):
         code = code[: -len(newline)]
     return TextEdit(region, code)
+
+
+def _header_comments(node: libcst.With) -> Counter[str]:
+    """The comments inside the header of `node` (between `with` and the colon), in order."""
+    import libcst as cst
+
+    found: Counter[str] = Counter()
+
+    class _Collect(cst.CSTVisitor):
+        def visit_Comment(self, comment: cst.Comment) -> None:
+            found[comment.value] += 1
+
+    header = node.with_changes(body=cst.IndentedBlock(body=[]), leading_lines=[])
+    header.visit(_Collect())
+    return found
 
 
 def drop_nested_with_items(

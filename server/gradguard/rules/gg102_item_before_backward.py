@@ -48,6 +48,7 @@ from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text, replace_expr
 from gradguard.rewrite.statements import (
     delete_statement,
+    ends_its_line,
     insert_after,
     stands_alone,
     trailing_comment,
@@ -289,6 +290,8 @@ def _fix(
     backward_stmt = event.stmt
     if not (isinstance(backward_stmt, ast.Expr) and backward_stmt.value is event.call):
         return None
+    if not ends_its_line(ctx.source, backward_stmt):
+        return None  # the moved line would land after whatever follows on that line
     following = list(ctx.analysis.statements_after(assignment))
     if backward_stmt not in following:
         return None

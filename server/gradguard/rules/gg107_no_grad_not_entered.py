@@ -120,8 +120,10 @@ def _fix(ctx: RuleContext, stmt: ast.Expr, text: str) -> Fix | None:
     if not following:
         return Fix(title, Safety.UNSAFE, (delete_statement(ctx.source, stmt),))
     indent = indentation(ctx.source, stmt)
-    body = indented_block(ctx.source, following, indent)
     first = stmt.lineno - 1
+    # The block starts right after the call: the comment lines before the next statement
+    # go into it with the code they describe.
+    body = indented_block(ctx.source, following, indent, first=stmt.end_lineno or stmt.lineno)
     last = (following[-1].end_lineno or following[-1].lineno) - 1
     newline = ctx.source.newline
     # stands_alone() left at most a comment after the call: it stays on the `with` line.
