@@ -55,11 +55,14 @@ export function planLaunch(inputs: LaunchInputs): LaunchPlan {
   return {
     command: python[0],
     args: [...python.slice(1), ...CLI_MODULE_ARGS, 'lsp'],
-    // The bundled server: our libraries first, no user site-packages, and the extension folder
-    // (not the workspace) as working directory, so a workspace folder named `gradguard` or a
-    // stray `pygls.py` cannot shadow the bundled packages.
-    env: bundled ? { ...env, PYTHONPATH: inputs.bundledLibs, PYTHONNOUSERSITE: '1', PYTHONSAFEPATH: '1' } : env,
-    cwd: bundled ? inputs.extensionPath : inputs.workspaceFolder,
+    // `python -m` puts the working directory first on sys.path, so a workspace's `types.py`,
+    // `functools.py` or `gradguard/` would be imported instead of the real ones: never run in
+    // the workspace, and ask for a safe path (PYTHONSAFEPATH, Python 3.11+) as well. The
+    // bundled server also gets our libraries first and no user site-packages.
+    env: bundled
+      ? { ...env, PYTHONPATH: inputs.bundledLibs, PYTHONNOUSERSITE: '1', PYTHONSAFEPATH: '1' }
+      : { ...env, PYTHONSAFEPATH: '1' },
+    cwd: inputs.extensionPath,
     source,
     strategy: bundled ? 'useBundled' : 'fromEnvironment',
     python,

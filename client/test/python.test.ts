@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { type LaunchInputs, type LaunchPlan, PROBE_SCRIPT, chooseInterpreter, explainProbe, planLaunch } from '../src/python';
 import { DEFAULTS } from '../src/settings';
@@ -62,7 +65,8 @@ describe('planLaunch', () => {
     assert.equal(plan.command, '/venv/bin/python');
     assert.deepEqual(plan.args, ['-X', 'dev', '-m', 'gradguard', 'lsp']);
     assert.equal(plan.env.PYTHONPATH, '/somewhere/else');
-    assert.equal(plan.cwd, '/ws');
+    assert.equal(plan.env.PYTHONSAFEPATH, '1');
+    assert.equal(plan.cwd, '/ext', "the workspace's types.py or functools.py must not shadow the standard library");
     assert.deepEqual(plan.python, ['/venv/bin/python', '-X', 'dev']);
   });
 
@@ -130,6 +134,29 @@ describe('explainProbe', () => {
   it('reports a program that is not Python', () => {
     const message = explainProbe(fromEnv, { kind: 'ran', stdout: '', stderr: 'Unknown option: -c\n', exitCode: 2 });
     assert.match(message ?? '', /did not run as a Python interpreter \(Unknown option: -c\)/);
+  });
+
+  it('a workspace full of standard-library names cannot break fromEnvironment', () => {
+    // A real interpreter, started exactly as planned, next to a workspace whose modules shadow
+    // the standard library and gradguard itself (each would print and exit when imported).
+    const workspace = mkdtempSync(join(tmpdir(), 'gg-ws-'));
+    for (const name of ['types', 'functools', 'warnings', 'json', 'gradguard']) {
+      writeFileSync(join(workspace, `${name}.py`), `raise SystemExit("shadowed by the workspace: ${name}")\n`);
+    }
+    const plan = planLaunch(
+      inputs({
+        settings: { interpreter: ['python3'], importStrategy: 'fromEnvironment', path: [] },
+        workspaceFolder: workspace,
+        extensionPath: tmpdir(),
+        env: { PATH: process.env.PATH },
+      }),
+    );
+    // `-m` as the server is started, with a module that imports the shadowed names.
+    const run = (cwd: string | undefined, env: Record<string, string | undefined>) =>
+      execFileSync(plan.command, ['-m', 'json.tool', '--help'], { cwd, env, stdio: 'pipe' }).toString();
+    assert.match(run(plan.cwd, plan.env), /usage/);
+    // The hazard this guards against: the same start with the workspace as working directory.
+    assert.throws(() => run(workspace, { PATH: process.env.PATH }), /shadowed by the workspace/);
   });
 
   it('the probe script runs on a real interpreter and reports its version', () => {
