@@ -29,6 +29,7 @@ from gradguard.core.text import SourceText
 from gradguard.lsp.diagnostics import Encoder, result_id, to_diagnostics
 from gradguard.lsp.documents import Snapshot, current_version, disk_snapshot, is_open, snapshot
 from gradguard.lsp.options import EditorOptions, parse_editor_options
+from gradguard.lsp.protocol import GradGuardProtocol
 
 log = logging.getLogger(__name__)
 
@@ -64,10 +65,13 @@ class _Entry:
 class GradGuardServer(LanguageServer):
     """pygls server holding GradGuard's per-session state; handlers live in `server.py`."""
 
+    protocol: GradGuardProtocol
+
     def __init__(self) -> None:
         super().__init__(
             "gradguard",
             gradguard.__version__,
+            protocol_cls=GradGuardProtocol,
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
             notebook_document_sync=types.NotebookDocumentSyncOptions(
                 notebook_selector=[
