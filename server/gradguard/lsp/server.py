@@ -24,6 +24,7 @@ from gradguard.lsp import actions
 from gradguard.lsp.documents import key_for
 from gradguard.lsp.logs import setup_logging
 from gradguard.lsp.state import GradGuardServer
+from gradguard.lsp.transport import run_stdio, run_tcp
 
 log = logging.getLogger(__name__)
 
@@ -306,13 +307,19 @@ def _protect_stdout() -> BinaryIO:
     return rpc
 
 
-def start(tcp: str | None = None) -> None:
-    """Run the language server on stdio, or on `HOST:PORT` when `tcp` is given."""
+def start(tcp: str | None = None) -> int:
+    """Run the language server on stdio, or on `HOST:PORT` when `tcp` is given.
+
+    Returns the process exit status: 0 after `shutdown` then `exit` (or when the client
+    goes away), 1 after `exit` without `shutdown`.
+    """
     server = create_server()
     setup_logging(server)
-    if tcp:
-        host, _, port = tcp.rpartition(":")
-        server.start_tcp(host or "127.0.0.1", int(port))
-        return
-    rpc_out = _protect_stdout()
-    server.start_io(sys.stdin.buffer, rpc_out)
+    try:
+        if tcp:
+            host, _, port = tcp.rpartition(":")
+            return run_tcp(server.protocol, host or "127.0.0.1", int(port))
+        rpc_out = _protect_stdout()
+        return run_stdio(server.protocol, sys.stdin.buffer, rpc_out)
+    finally:
+        server.executor.shutdown(wait=False, cancel_futures=True)
