@@ -21,7 +21,7 @@ from gradguard.core.findings import Range, TextEdit
 from gradguard.core.suppression import noqa_edit
 from gradguard.core.text import SourceText
 from gradguard.lsp.diagnostics import SOURCE, Encoder, carried_fixes
-from gradguard.lsp.documents import current_version, key_for, snapshot
+from gradguard.lsp.documents import key_for
 from gradguard.lsp.state import GradGuardServer
 
 FIX_ALL_KIND = "source.fixAll.gradguard"
@@ -98,7 +98,7 @@ async def code_actions(
     uri = params.text_document.uri
     only = params.context.only
     key = key_for(server.workspace, uri)
-    now = current_version(server.workspace, key)
+    now = server.current_version(key)
     actions: list[types.CodeAction] = []
     fixable_codes: dict[str, list[types.Diagnostic]] = defaultdict(list)
     for diagnostic in params.context.diagnostics:
@@ -218,7 +218,7 @@ async def fix_all_edit(
 ) -> types.WorkspaceEdit | None:
     """Apply every allowed fix (safe ones unless `unsafeFixes`) to the current text."""
     key = key_for(server.workspace, uri)
-    snap = snapshot(server.workspace, key)
+    snap = server.snapshot(key)
     if snap is None:
         return None
     settings = server.settings_for(snap.path)

@@ -81,6 +81,7 @@ def create_server() -> GradGuardServer:
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: GradGuardServer, params: types.DidChangeTextDocumentParams) -> None:
+        ls.document_changed(params.text_document.uri)
         ls.schedule(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
@@ -99,6 +100,7 @@ def create_server() -> GradGuardServer:
 
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
     def notebook_did_open(ls: GradGuardServer, params: types.DidOpenNotebookDocumentParams) -> None:
+        ls.notebook_versions.bump(params.notebook_document.uri)
         ls.schedule(params.notebook_document.uri, delay_ms=0)
 
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
@@ -106,6 +108,7 @@ def create_server() -> GradGuardServer:
         ls: GradGuardServer, params: types.DidChangeNotebookDocumentParams
     ) -> None:
         uri = params.notebook_document.uri
+        ls.notebook_versions.bump(uri)
         structure = params.change.cells.structure if params.change.cells else None
         if structure is not None and structure.did_close and not ls.pull_mode:
             ls.clear([cell.uri for cell in structure.did_close])
@@ -120,6 +123,7 @@ def create_server() -> GradGuardServer:
         ls: GradGuardServer, params: types.DidCloseNotebookDocumentParams
     ) -> None:
         ls.forget(params.notebook_document.uri)
+        ls.notebook_versions.forget(params.notebook_document.uri)
         if not ls.pull_mode:
             ls.clear([cell.uri for cell in params.cell_text_documents])
 
