@@ -7,6 +7,7 @@ snapshot can be handed to a worker thread while the editor keeps typing.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote
@@ -19,6 +20,7 @@ from gradguard.lsp.notebook import Cell, ConcatenatedNotebook, concatenate
 from gradguard.lsp.versions import NotebookVersions
 
 PYTHON_LANGUAGES = frozenset({"python", "python3"})
+_SURROGATES = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,16 @@ class Snapshot:
         if self.notebook is None:
             return [self.key]
         return [span.uri for span in self.notebook.spans]
+
+
+def clean_text(text: str) -> str:
+    """`text` with lone surrogates replaced by U+FFFD.
+
+    A client's JSON may carry "\\ud800" alone; no encoding can convert such a string, and
+    every position conversion would fail on it. U+FFFD, like a lone surrogate, is one
+    UTF-16 unit and one code point, so every position the client sends still holds.
+    """
+    return _SURROGATES.sub("\ufffd", text)
 
 
 def fs_path(uri: str) -> str | None:
@@ -68,14 +80,14 @@ def snapshot(workspace: Workspace, key: str, versions: NotebookVersions) -> Snap
             document = workspace.text_documents.get(unquote(cell.document))
             if document is None or (document.language_id or "python") not in PYTHON_LANGUAGES:
                 continue
-            cells.append(Cell(cell.document, document.source))
+            cells.append(Cell(cell.document, clean_text(document.source)))
         concatenated = concatenate(cells)
         version = versions.get(key)
         return Snapshot(key, version, concatenated.text, fs_path(key), concatenated)
     document = workspace.text_documents.get(unquote(key))
     if document is None:
         return None
-    return Snapshot(key, document.version, document.source, fs_path(key))
+    return Snapshot(key, document.version, clean_text(document.source), fs_path(key))
 
 
 def is_open(workspace: Workspace, uri: str) -> bool:

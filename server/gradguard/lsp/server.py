@@ -21,7 +21,7 @@ from gradguard.core.rule import rule_by_code
 from gradguard.core.suppression import comments
 from gradguard.core.text import SourceText
 from gradguard.lsp import actions
-from gradguard.lsp.documents import key_for
+from gradguard.lsp.documents import clean_text, key_for
 from gradguard.lsp.logs import setup_logging
 from gradguard.lsp.state import GradGuardServer
 from gradguard.lsp.transport import run_stdio, run_tcp
@@ -272,7 +272,7 @@ def rule_hover(ls: GradGuardServer, uri: str, position: types.Position) -> types
     document = ls.workspace.text_documents.get(unquote(uri))
     if document is None:
         return None
-    source = SourceText(document.source)
+    source = SourceText(clean_text(document.source))
     if position.line >= source.line_count:
         return None
     at = source.from_units(position.line, position.character, ls.encoding)
