@@ -22,6 +22,7 @@ from gradguard.core.suppression import comments
 from gradguard.core.text import SourceText
 from gradguard.lsp import actions
 from gradguard.lsp.documents import clean_text, key_for
+from gradguard.lsp.folders import drop_unusable_folders
 from gradguard.lsp.logs import setup_logging
 from gradguard.lsp.state import GradGuardServer
 from gradguard.lsp.transport import run_stdio, run_tcp
@@ -41,6 +42,7 @@ def create_server() -> GradGuardServer:
     def initialize(ls: GradGuardServer, params: types.InitializeParams) -> None:
         client = params.client_info.name if params.client_info else "an unnamed client"
         log.info("GradGuard %s serving %s", gradguard.__version__, client)
+        drop_unusable_folders(ls.workspace)
         ls.options_from_initialization = params.initialization_options is not None
         if params.initialization_options is not None:
             # Nothing is open yet, and the client must see the initialize result first.
@@ -72,6 +74,12 @@ def create_server() -> GradGuardServer:
         if any(unquote(change.uri).endswith("pyproject.toml") for change in params.changes):
             log.info("pyproject.toml changed; re-applying settings")
             ls.settings_changed()
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    def did_change_workspace_folders(
+        ls: GradGuardServer, params: types.DidChangeWorkspaceFoldersParams
+    ) -> None:
+        drop_unusable_folders(ls.workspace)  # pygls has added the new folders already
 
     # -- text documents --------------------------------------------------------------------
 
