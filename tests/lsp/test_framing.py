@@ -33,6 +33,8 @@ HOVER = json.dumps(
         pytest.param(frame(HOVER, "12x"), id="not-a-number"),
         pytest.param(frame(b"{not json" + b" " * 20), id="body-not-json"),
         pytest.param(b"garbage before any header\r\n" + frame(HOVER), id="garbage-line"),
+        pytest.param(frame(b"[" * 100_000 + b"]" * 100_000), id="deeply-nested"),
+        pytest.param(b"x" * 200_000 + b"Content-Length:" * 5_000 + b"\r\n", id="long-garbage"),
     ],
 )
 def test_a_wrong_content_length_does_not_desynchronise_the_stream(

@@ -75,9 +75,9 @@ class MessageReader:
             body = bytes(self._buffer[start : start + length])
             try:
                 message = json.loads(body)
-            except ValueError:  # includes UnicodeDecodeError
+            except (ValueError, RecursionError):  # not UTF-8, not JSON, or nested too deep
                 log.error(
-                    "a body of Content-Length %d is not JSON (a wrong length?); "
+                    "a body of Content-Length %d is not usable JSON (a wrong length?); "
                     "skipping to the next header",
                     length,
                 )
@@ -103,10 +103,10 @@ class MessageReader:
             await self._more()
 
     def _discard(self, end: int) -> None:
+        """Drop the first `end` bytes, counting them unless they are other header fields."""
         if end <= 0:
             return
-        dropped = bytes(self._buffer[:end])
-        if _HEADER_FIELDS.fullmatch(dropped) is None:
+        if end > MAX_HEADER_BYTES or _HEADER_FIELDS.fullmatch(self._buffer, 0, end) is None:
             self._skipped += end
         del self._buffer[:end]
 
