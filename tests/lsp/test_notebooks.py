@@ -115,3 +115,52 @@ async def test_hidden_state_across_cells(raw_client: LanguageClient, tmp_path: P
         )
     )
     assert await lsp.pushed(uris[0]) == []
+
+
+async def test_deleting_a_cell_never_serves_the_results_of_the_old_cells(
+    raw_client: LanguageClient, tmp_path: Path
+) -> None:
+    """The notebook's version must change with every change the server sees.
+
+    A sum of cell versions stays put when a cell is deleted in the change that bumps the
+    notebook's version (-1 + 1), and the analysis of the old cells was served again.
+    """
+    lsp, _ = await start_session(raw_client, "visual-studio-code", tmp_path, notebooks=True)
+    notebook = tmp_path / "deleted.ipynb"
+    setup, loop = _cell_uri(notebook, 0), _cell_uri(notebook, 1)
+    raw_client.notebook_document_did_open(
+        types.DidOpenNotebookDocumentParams(
+            notebook_document=types.NotebookDocument(
+                uri=notebook.as_uri(),
+                notebook_type="jupyter-notebook",
+                version=1,
+                cells=[
+                    types.NotebookCell(kind=types.NotebookCellKind.Code, document=uri)
+                    for uri in (setup, loop)
+                ],
+            ),
+            cell_text_documents=[
+                types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)
+                for uri, text in ((setup, SETUP), (loop, LOOP))
+            ],
+        )
+    )
+    await lsp.pushed(loop, lambda ds: any(d.code == "GG201" for d in ds))
+    # Delete the setup cell: without it nothing says `h` is an RNN's hidden state.
+    raw_client.notebook_document_did_change(
+        types.DidChangeNotebookDocumentParams(
+            notebook_document=types.VersionedNotebookDocumentIdentifier(
+                uri=notebook.as_uri(), version=2
+            ),
+            change=types.NotebookDocumentChangeEvent(
+                cells=types.NotebookDocumentCellChanges(
+                    structure=types.NotebookDocumentCellChangeStructure(
+                        array=types.NotebookCellArrayChange(start=0, delete_count=1),
+                        did_close=[types.TextDocumentIdentifier(uri=setup)],
+                    )
+                )
+            ),
+        )
+    )
+    after = await lsp.pushed(loop)
+    assert [d.code for d in after] == [], "the loop cell alone has no finding"

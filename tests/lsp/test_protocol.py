@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from gradguard.core.rule import rule_by_code
 
-from .conftest import HIDDEN_STATE, HIDDEN_STATE_LINE, Session, start_session
+from .conftest import HIDDEN_STATE, HIDDEN_STATE_LINE, Session, initialize_params, start_session
 from .edits import apply
 
 SEVERITY = {
@@ -213,3 +214,37 @@ async def test_workspace_scope_publishes_closed_files(
         raw_client, "visual-studio-code", tmp_path, options={"scope": "workspace"}
     )
     assert gg201(await lsp.pushed(closed.as_uri(), lambda items: bool(items)))
+
+
+@pytest.mark.parametrize(
+    "bad_uri",
+    ["file:///tmp/gradguard%00folder", "file:///tmp/gradguard\ud800folder"],
+    ids=["nul", "surrogate"],
+)
+async def test_an_unusable_workspace_folder_is_skipped(
+    raw_client: LanguageClient, tmp_path: Path, bad_uri: str
+) -> None:
+    closed = tmp_path / "closed.py"
+    closed.write_text(HIDDEN_STATE, encoding="utf-8")
+    params = initialize_params("visual-studio-code", tmp_path)
+    params.workspace_folders = [
+        types.WorkspaceFolder(uri=bad_uri, name="bad"),
+        *(params.workspace_folders or []),
+    ]
+    await raw_client.initialize_session(params)
+    for _ in range(2):  # every request, not only the first
+        report = await raw_client.workspace_diagnostic_async(
+            types.WorkspaceDiagnosticParams(previous_result_ids=[])
+        )
+        assert [item.uri for item in report.items] == [closed.as_uri()]
+    raw_client.workspace_did_change_workspace_folders(
+        types.DidChangeWorkspaceFoldersParams(
+            event=types.WorkspaceFoldersChangeEvent(
+                added=[types.WorkspaceFolder(uri=bad_uri + "2", name="bad2")], removed=[]
+            )
+        )
+    )
+    report = await raw_client.workspace_diagnostic_async(
+        types.WorkspaceDiagnosticParams(previous_result_ids=[])
+    )
+    assert [item.uri for item in report.items] == [closed.as_uri()]

@@ -183,6 +183,59 @@ def test_memory_stays_bounded_over_a_long_session(tmp_path: Path) -> None:
         pipe.process.wait(10)
 
 
+# 10,000 keystrokes: a leak of 1 KiB per notification would show as 10 MiB.
+KEYSTROKES = 10_000
+KEYSTROKE_GROWTH_BOUND_KIB = 8 * 1024
+
+
+def test_memory_stays_flat_over_ten_thousand_keystrokes(tmp_path: Path) -> None:
+    """pygls 2.1 kept one future per notification (about 2 KB a keystroke) for good."""
+    pipe = JsonRpcPipe([sys.executable, "-m", "gradguard", "lsp"], tmp_path)
+    try:
+        # A long debounce: every keystroke only cancels the previous run, none analyses.
+        pipe.initialize(tmp_path, initializationOptions={"debounceMs": 600_000})
+        uri = (tmp_path / "typing.py").as_uri()
+        pipe.send(
+            "textDocument/didOpen",
+            {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": "x = 1\n"}},
+        )
+        version = 1
+
+        def type_and_delete(count: int) -> None:
+            nonlocal version
+            for index in range(count):
+                version += 1
+                end = 5 + index % 2  # type "2" after "x = 1", then delete it
+                change = {
+                    "range": {
+                        "start": {"line": 0, "character": 5},
+                        "end": {"line": 0, "character": end},
+                    },
+                    "text": "" if index % 2 else "2",
+                }
+                pipe.send(
+                    "textDocument/didChange",
+                    {"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]},
+                )
+            # A request answered after every notification sent before it.
+            pipe.request(
+                "textDocument/hover",
+                {"textDocument": {"uri": uri}, "position": {"line": 0, "character": 0}},
+            )
+
+        type_and_delete(1_000)  # warm up
+        before = pipe.rss_kib()
+        type_and_delete(KEYSTROKES)
+        after = pipe.rss_kib()
+        print(
+            f"server RSS {before / 1024:.1f} MiB before, {after / 1024:.1f} MiB after "
+            f"{KEYSTROKES} keystrokes"
+        )
+        assert after - before < KEYSTROKE_GROWTH_BOUND_KIB, (before, after)
+    finally:
+        pipe.close()
+
+
 def test_the_server_exits_when_its_client_dies(tmp_path: Path) -> None:
     pipe = JsonRpcPipe([sys.executable, "-m", "gradguard", "lsp"], tmp_path)
     pipe.initialize(tmp_path)

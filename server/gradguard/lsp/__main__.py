@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from gradguard.lsp.server import start
 
@@ -12,7 +13,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="gradguard lsp", description=__doc__)
     parser.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio")
     args = parser.parse_args(argv)
-    start(args.tcp)
+    sys.exit(start(args.tcp))
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import unquote
 
@@ -20,8 +20,14 @@ from gradguard.core.engine import applicable_fixes, fix_source
 from gradguard.core.findings import Range, TextEdit
 from gradguard.core.suppression import noqa_edit
 from gradguard.core.text import SourceText
-from gradguard.lsp.diagnostics import SOURCE, Encoder, carried_fixes
-from gradguard.lsp.documents import current_version, key_for, snapshot
+from gradguard.lsp.diagnostics import (
+    SOURCE,
+    Encoder,
+    carried_fixes,
+    carried_version,
+    parse_edit,
+)
+from gradguard.lsp.documents import clean_text, key_for
 from gradguard.lsp.state import GradGuardServer
 
 FIX_ALL_KIND = "source.fixAll.gradguard"
@@ -94,39 +100,46 @@ def _action(
 async def code_actions(
     server: GradGuardServer, params: types.CodeActionParams
 ) -> list[types.CodeAction]:
-    """Every GradGuard action for the diagnostics in the request's range."""
+    """Every GradGuard action for the diagnostics in the request's range.
+
+    A diagnostic's fixes and its line are offered only while they describe the current
+    text: its `data` names the version it was computed for (a diagnostic without one
+    must still be reported, at the same place, by the current analysis).
+    """
     uri = params.text_document.uri
     only = params.context.only
     key = key_for(server.workspace, uri)
-    now = current_version(server.workspace, key)
     actions: list[types.CodeAction] = []
     fixable_codes: dict[str, list[types.Diagnostic]] = defaultdict(list)
     for diagnostic in params.context.diagnostics:
         if diagnostic.source != SOURCE or not isinstance(diagnostic.code, str):
             continue
+        if not _wanted(types.CodeActionKind.QuickFix, only):
+            continue
         code = diagnostic.code
         version, fixes = carried_fixes(diagnostic)
-        if _wanted(types.CodeActionKind.QuickFix, only):
-            if version == now or version is None:
-                for fix in fixes:
-                    edit = workspace_edit(server, {uri: list(fix.edits)})
-                    edits = server.protocol._converter.unstructure(list(fix.edits))
-                    actions.append(
-                        _action(
-                            server,
-                            f"GradGuard ({code}): {fix.title}",
-                            types.CodeActionKind.QuickFix,
-                            {"action": "fix", "uri": uri, "edits": edits},
-                            diagnostics=[diagnostic],
-                            preferred=fix.safe or None,
-                            edit=edit,
-                        )
-                    )
-                if fixes:
-                    fixable_codes[code].append(diagnostic)
-            noqa = noqa_action(server, uri, diagnostic.range.start.line, code, [diagnostic])
-            if noqa is not None:
-                actions.append(noqa)
+        now = server.current_version(key)
+        if now is None or not await _describes(server, key, uri, diagnostic, version, now):
+            continue  # stale or forged: its fixes and its line may be for another text
+        for fix in fixes:
+            edit = workspace_edit(server, {uri: list(fix.edits)})
+            edits = server.protocol._converter.unstructure(list(fix.edits))
+            actions.append(
+                _action(
+                    server,
+                    f"GradGuard ({code}): {fix.title}",
+                    types.CodeActionKind.QuickFix,
+                    {"action": "fix", "uri": uri, "edits": edits, "version": now},
+                    diagnostics=[diagnostic],
+                    preferred=fix.safe or None,
+                    edit=edit,
+                )
+            )
+        if fixes:
+            fixable_codes[code].append(diagnostic)
+        noqa = noqa_action(server, uri, diagnostic.range.start.line, code, [diagnostic], now)
+        if noqa is not None:
+            actions.append(noqa)
     for code, diagnostics in fixable_codes.items():
         payload: dict[str, Any] = {"action": "fixAll", "uri": uri, "codes": [code]}
         actions.append(
@@ -153,6 +166,26 @@ async def code_actions(
     return actions
 
 
+async def _describes(
+    server: GradGuardServer,
+    key: str,
+    uri: str,
+    diagnostic: types.Diagnostic,
+    version: int | None,
+    now: int,
+) -> bool:
+    """True when `diagnostic` (carrying `version`, if any) is about the text of version `now`."""
+    if version is not None:
+        return version == now
+    analysis = await server.analyse(key)
+    if analysis is None or analysis.snapshot.version != now:
+        return False
+    return any(
+        shown.code == diagnostic.code and shown.range == diagnostic.range
+        for shown in analysis.diagnostics.get(uri, [])
+    )
+
+
 async def _has_fixes(server: GradGuardServer, key: str) -> bool:
     """Offer fix-all only when the current analysis has something it would apply."""
     analysis = await server.analyse(key)
@@ -168,12 +201,16 @@ def noqa_action(
     line: int,
     code: str,
     diagnostics: list[types.Diagnostic],
+    version: int,
 ) -> types.CodeAction | None:
-    """'Disable GG201 for this line': add or extend the line's `# noqa` comment."""
+    """'Disable GG201 for this line': add or extend the line's `# noqa` comment.
+
+    The edit is for document version `version`; resolving it later refuses another one.
+    """
     document = server.workspace.text_documents.get(unquote(uri))
     if document is None:
         return None
-    source = SourceText(document.source)
+    source = SourceText(clean_text(document.source))
     if line >= source.line_count:
         return None
     edit = noqa_edit(source, line, code)
@@ -184,6 +221,7 @@ def noqa_action(
         "action": "noqa",
         "uri": uri,
         "edit": server.protocol._converter.unstructure(lsp_edit),
+        "version": version,
     }
     return _action(
         server,
@@ -196,20 +234,34 @@ def noqa_action(
 
 
 async def resolve(server: GradGuardServer, action: types.CodeAction) -> types.CodeAction:
-    """Attach the edit of a lazily sent action."""
-    data = action.data if isinstance(action.data, dict) else {}
+    """Attach the edit of a lazily sent action.
+
+    `data` comes back from the client: an action whose data is malformed, or whose edits
+    were computed for a version of the document that is no longer current, is returned
+    unchanged (without an edit).
+    """
+    data = action.data if isinstance(action.data, Mapping) else {}
     uri = data.get("uri")
     if action.edit is not None or not isinstance(uri, str):
         return action
-    if data.get("action") == "fix":
-        edits = server.protocol._converter.structure(data["edits"], list[types.TextEdit])
-        action.edit = workspace_edit(server, {uri: edits})
-    elif data.get("action") == "noqa":
-        edit = server.protocol._converter.structure(data["edit"], types.TextEdit)
-        action.edit = workspace_edit(server, {uri: [edit]})
-    elif data.get("action") == "fixAll":
+    kind = data.get("action")
+    if kind == "fixAll":
         codes = data.get("codes")
-        action.edit = await fix_all_edit(server, uri, codes if isinstance(codes, list) else None)
+        if codes is None or (isinstance(codes, list) and all(isinstance(c, str) for c in codes)):
+            action.edit = await fix_all_edit(server, uri, codes)
+        return action
+    if kind not in ("fix", "noqa"):
+        return action
+    version = carried_version(data.get("version"))
+    if version is None or version != server.current_version(key_for(server.workspace, uri)):
+        return action  # the document changed since the action was offered
+    raw = data.get("edits") if kind == "fix" else [data.get("edit")]
+    try:
+        edits = [parse_edit(edit) for edit in raw] if isinstance(raw, list) else None
+    except (KeyError, TypeError, ValueError):
+        edits = None
+    if edits:
+        action.edit = workspace_edit(server, {uri: edits})
     return action
 
 
@@ -218,7 +270,7 @@ async def fix_all_edit(
 ) -> types.WorkspaceEdit | None:
     """Apply every allowed fix (safe ones unless `unsafeFixes`) to the current text."""
     key = key_for(server.workspace, uri)
-    snap = snapshot(server.workspace, key)
+    snap = server.snapshot(key)
     if snap is None:
         return None
     settings = server.settings_for(snap.path)

@@ -161,28 +161,43 @@ class CarriedFix:
 
 
 def carried_fixes(diagnostic: types.Diagnostic) -> tuple[int | None, list[CarriedFix]]:
-    """The document version and fixes stored in a GradGuard diagnostic's `data`."""
+    """The document version and fixes stored in a GradGuard diagnostic's `data`.
+
+    `data` comes back from the client and may be mangled or forged: anything malformed
+    counts as absent (no version, or no fix) rather than failing the request.
+    """
     data = diagnostic.data
     if not isinstance(data, Mapping):
         return None, []
-    version = data.get("version")
+    raw_fixes = data.get("fixes")
     fixes: list[CarriedFix] = []
-    for raw in data.get("fixes") or []:
+    for raw in raw_fixes if isinstance(raw_fixes, list) else []:
         try:
-            edits = tuple(
-                types.TextEdit(range=_parse_range(edit["range"]), new_text=str(edit["newText"]))
-                for edit in raw["edits"]
-            )
+            edits = tuple(parse_edit(edit) for edit in raw["edits"])
             fixes.append(CarriedFix(str(raw["title"]), raw["safety"] == Safety.SAFE.value, edits))
         except (KeyError, TypeError, ValueError):
             continue  # a client that mangled `data`: offer no fix rather than a wrong one
-    return (version if isinstance(version, int) else None), fixes
+    return carried_version(data.get("version")), fixes
 
 
-def _parse_range(raw: Mapping[str, Any]) -> types.Range:
-    return types.Range(
-        start=types.Position(
-            line=int(raw["start"]["line"]), character=int(raw["start"]["character"])
-        ),
-        end=types.Position(line=int(raw["end"]["line"]), character=int(raw["end"]["character"])),
-    )
+def carried_version(value: object) -> int | None:
+    """A document version read back from a client (`None` unless a plain integer)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def parse_edit(raw: Any) -> types.TextEdit:
+    """An LSP text edit from its JSON form; raises KeyError, TypeError or ValueError."""
+    if not isinstance(raw, Mapping) or not isinstance(raw["newText"], str):
+        raise TypeError(f"not a text edit: {raw!r:.100}")
+    return types.TextEdit(range=_parse_range(raw["range"]), new_text=raw["newText"])
+
+
+def _parse_range(raw: Any) -> types.Range:
+    return types.Range(start=_parse_position(raw["start"]), end=_parse_position(raw["end"]))
+
+
+def _parse_position(raw: Any) -> types.Position:
+    line, character = raw["line"], raw["character"]
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (line, character)):
+        raise TypeError(f"not a position: {raw!r:.100}")
+    return types.Position(line=line, character=character)

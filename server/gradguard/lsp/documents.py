@@ -7,19 +7,21 @@ snapshot can be handed to a worker thread while the editor keeps typing.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote
 
-from lsprotocol.types import NotebookDocument
 from pygls.uris import to_fs_path
 from pygls.workspace import Workspace
 
 from gradguard.core.findings import Range
 from gradguard.files import read_source
 from gradguard.lsp.notebook import Cell, ConcatenatedNotebook, concatenate
+from gradguard.lsp.versions import NotebookVersions
 
 PYTHON_LANGUAGES = frozenset({"python", "python3"})
+_SURROGATES = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,16 @@ class Snapshot:
         return [span.uri for span in self.notebook.spans]
 
 
+def clean_text(text: str) -> str:
+    """`text` with lone surrogates replaced by U+FFFD.
+
+    A client's JSON may carry "\\ud800" alone; no encoding can convert such a string, and
+    every position conversion would fail on it. U+FFFD, like a lone surrogate, is one
+    UTF-16 unit and one code point, so every position the client sends still holds.
+    """
+    return _SURROGATES.sub("\ufffd", text)
+
+
 def fs_path(uri: str) -> str | None:
     """The file-system path of a `file:` URI (notebook cells have none)."""
     if not uri.startswith("file:"):
@@ -58,7 +70,7 @@ def key_for(workspace: Workspace, uri: str) -> str:
     return notebook.uri if notebook is not None else uri
 
 
-def snapshot(workspace: Workspace, key: str) -> Snapshot | None:
+def snapshot(workspace: Workspace, key: str, versions: NotebookVersions) -> Snapshot | None:
     """The current text of document or notebook `key`, or `None` when it is not open."""
     notebook = workspace.get_notebook_document(notebook_uri=key)
     if notebook is not None:
@@ -69,14 +81,14 @@ def snapshot(workspace: Workspace, key: str) -> Snapshot | None:
             document = workspace.text_documents.get(unquote(cell.document))
             if document is None or (document.language_id or "python") not in PYTHON_LANGUAGES:
                 continue
-            cells.append(Cell(cell.document, document.source))
+            cells.append(Cell(cell.document, clean_text(document.source)))
         concatenated = concatenate(cells)
-        version = notebook_version(workspace, notebook)
+        version = versions.get(key)
         return Snapshot(key, version, concatenated.text, fs_path(key), concatenated)
     document = workspace.text_documents.get(unquote(key))
     if document is None:
         return None
-    return Snapshot(key, document.version, document.source, fs_path(key))
+    return Snapshot(key, document.version, clean_text(document.source), fs_path(key))
 
 
 def is_open(workspace: Workspace, uri: str) -> bool:
@@ -87,28 +99,12 @@ def is_open(workspace: Workspace, uri: str) -> bool:
     )
 
 
-def current_version(workspace: Workspace, key: str) -> int | None:
+def current_version(workspace: Workspace, key: str, versions: NotebookVersions) -> int | None:
     """The version of `key` now (`None` when it is no longer open)."""
-    notebook = workspace.get_notebook_document(notebook_uri=key)
-    if notebook is not None:
-        return notebook_version(workspace, notebook)
+    if workspace.get_notebook_document(notebook_uri=key) is not None:
+        return versions.get(key)
     document = workspace.text_documents.get(unquote(key))
     return None if document is None else document.version
-
-
-def notebook_version(workspace: Workspace, notebook: NotebookDocument) -> int:
-    """A version that changes whenever the notebook or any cell's text changes.
-
-    VS Code edits a cell's text without bumping the notebook's own version (only the
-    cell document's), so the notebook version alone would serve stale results. Versions
-    only grow, so their sum grows with every change.
-    """
-    total = notebook.version
-    for cell in notebook.cells:
-        document = workspace.text_documents.get(unquote(cell.document))
-        if document is not None and document.version is not None:
-            total += document.version
-    return total
 
 
 def disk_snapshot(path: Path, uri: str) -> Snapshot | None:

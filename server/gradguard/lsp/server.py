@@ -21,9 +21,11 @@ from gradguard.core.rule import rule_by_code
 from gradguard.core.suppression import comments
 from gradguard.core.text import SourceText
 from gradguard.lsp import actions
-from gradguard.lsp.documents import key_for
+from gradguard.lsp.documents import clean_text, key_for
+from gradguard.lsp.folders import drop_unusable_folders
 from gradguard.lsp.logs import setup_logging
 from gradguard.lsp.state import GradGuardServer
+from gradguard.lsp.transport import run_stdio, run_tcp
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +42,7 @@ def create_server() -> GradGuardServer:
     def initialize(ls: GradGuardServer, params: types.InitializeParams) -> None:
         client = params.client_info.name if params.client_info else "an unnamed client"
         log.info("GradGuard %s serving %s", gradguard.__version__, client)
+        drop_unusable_folders(ls.workspace)
         ls.options_from_initialization = params.initialization_options is not None
         if params.initialization_options is not None:
             # Nothing is open yet, and the client must see the initialize result first.
@@ -72,6 +75,12 @@ def create_server() -> GradGuardServer:
             log.info("pyproject.toml changed; re-applying settings")
             ls.settings_changed()
 
+    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    def did_change_workspace_folders(
+        ls: GradGuardServer, params: types.DidChangeWorkspaceFoldersParams
+    ) -> None:
+        drop_unusable_folders(ls.workspace)  # pygls has added the new folders already
+
     # -- text documents --------------------------------------------------------------------
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
@@ -80,6 +89,7 @@ def create_server() -> GradGuardServer:
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: GradGuardServer, params: types.DidChangeTextDocumentParams) -> None:
+        ls.document_changed(params.text_document.uri)
         ls.schedule(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
@@ -98,6 +108,7 @@ def create_server() -> GradGuardServer:
 
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
     def notebook_did_open(ls: GradGuardServer, params: types.DidOpenNotebookDocumentParams) -> None:
+        ls.notebook_versions.bump(params.notebook_document.uri)
         ls.schedule(params.notebook_document.uri, delay_ms=0)
 
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
@@ -105,6 +116,7 @@ def create_server() -> GradGuardServer:
         ls: GradGuardServer, params: types.DidChangeNotebookDocumentParams
     ) -> None:
         uri = params.notebook_document.uri
+        ls.notebook_versions.bump(uri)
         structure = params.change.cells.structure if params.change.cells else None
         if structure is not None and structure.did_close and not ls.pull_mode:
             ls.clear([cell.uri for cell in structure.did_close])
@@ -119,6 +131,7 @@ def create_server() -> GradGuardServer:
         ls: GradGuardServer, params: types.DidCloseNotebookDocumentParams
     ) -> None:
         ls.forget(params.notebook_document.uri)
+        ls.notebook_versions.forget(params.notebook_document.uri)
         if not ls.pull_mode:
             ls.clear([cell.uri for cell in params.cell_text_documents])
 
@@ -267,7 +280,7 @@ def rule_hover(ls: GradGuardServer, uri: str, position: types.Position) -> types
     document = ls.workspace.text_documents.get(unquote(uri))
     if document is None:
         return None
-    source = SourceText(document.source)
+    source = SourceText(clean_text(document.source))
     if position.line >= source.line_count:
         return None
     at = source.from_units(position.line, position.character, ls.encoding)
@@ -306,13 +319,19 @@ def _protect_stdout() -> BinaryIO:
     return rpc
 
 
-def start(tcp: str | None = None) -> None:
-    """Run the language server on stdio, or on `HOST:PORT` when `tcp` is given."""
+def start(tcp: str | None = None) -> int:
+    """Run the language server on stdio, or on `HOST:PORT` when `tcp` is given.
+
+    Returns the process exit status: 0 after `shutdown` then `exit` (or when the client
+    goes away), 1 after `exit` without `shutdown`.
+    """
     server = create_server()
     setup_logging(server)
-    if tcp:
-        host, _, port = tcp.rpartition(":")
-        server.start_tcp(host or "127.0.0.1", int(port))
-        return
-    rpc_out = _protect_stdout()
-    server.start_io(sys.stdin.buffer, rpc_out)
+    try:
+        if tcp:
+            host, _, port = tcp.rpartition(":")
+            return run_tcp(server.protocol, host or "127.0.0.1", int(port))
+        rpc_out = _protect_stdout()
+        return run_stdio(server.protocol, sys.stdin.buffer, rpc_out)
+    finally:
+        server.executor.shutdown(wait=False, cancel_futures=True)

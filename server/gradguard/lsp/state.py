@@ -27,8 +27,17 @@ from gradguard.core.recovery import RecoveredCheck, check_with_recovery
 from gradguard.core.settings import Settings, SettingsError, load_pyproject, nearest_settings_file
 from gradguard.core.text import SourceText
 from gradguard.lsp.diagnostics import Encoder, result_id, to_diagnostics
-from gradguard.lsp.documents import Snapshot, current_version, disk_snapshot, is_open, snapshot
+from gradguard.lsp.documents import (
+    Snapshot,
+    current_version,
+    disk_snapshot,
+    is_open,
+    key_for,
+    snapshot,
+)
 from gradguard.lsp.options import EditorOptions, parse_editor_options
+from gradguard.lsp.protocol import GradGuardProtocol
+from gradguard.lsp.versions import NotebookVersions
 
 log = logging.getLogger(__name__)
 
@@ -64,10 +73,13 @@ class _Entry:
 class GradGuardServer(LanguageServer):
     """pygls server holding GradGuard's per-session state; handlers live in `server.py`."""
 
+    protocol: GradGuardProtocol
+
     def __init__(self) -> None:
         super().__init__(
             "gradguard",
             gradguard.__version__,
+            protocol_cls=GradGuardProtocol,
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
             notebook_document_sync=types.NotebookDocumentSyncOptions(
                 notebook_selector=[
@@ -89,6 +101,7 @@ class GradGuardServer(LanguageServer):
         self.workspace_pulled = False
         self._pushed_closed: set[str] = set()
         self._background: set[asyncio.Future[None]] = set()
+        self.notebook_versions = NotebookVersions()
 
     # -- capabilities ----------------------------------------------------------------------
 
@@ -170,6 +183,20 @@ class GradGuardServer(LanguageServer):
 
     # -- analysis --------------------------------------------------------------------------
 
+    def snapshot(self, key: str) -> Snapshot | None:
+        """The current text of document or notebook `key` (`None` when it is not open)."""
+        return snapshot(self.workspace, key, self.notebook_versions)
+
+    def current_version(self, key: str) -> int | None:
+        """The version of document or notebook `key` now (`None` when it is not open)."""
+        return current_version(self.workspace, key, self.notebook_versions)
+
+    def document_changed(self, uri: str) -> None:
+        """A text document changed; a notebook cell's change is a change of its notebook."""
+        key = key_for(self.workspace, uri)
+        if key != uri:
+            self.notebook_versions.bump(key)
+
     def entry(self, key: str) -> _Entry:
         """Bookkeeping for `key`, created on first use."""
         return self._entries.setdefault(key, _Entry())
@@ -200,7 +227,7 @@ class GradGuardServer(LanguageServer):
             analysis = await self.analyse(key)
             if analysis is None or self.pull_mode:
                 return
-            if current_version(self.workspace, key) != analysis.snapshot.version:
+            if self.current_version(key) != analysis.snapshot.version:
                 return  # the document moved on; its own run will publish
             self.publish(analysis)
         except asyncio.CancelledError:
@@ -214,7 +241,7 @@ class GradGuardServer(LanguageServer):
         When the current text cannot be parsed even after recovery, the last good
         analysis is returned instead, so half-typed lines do not wipe the diagnostics.
         """
-        snap = snapshot(self.workspace, key)
+        snap = self.snapshot(key)
         if snap is None:
             return None
         entry = self.entry(key)
@@ -247,10 +274,7 @@ class GradGuardServer(LanguageServer):
 
         def work() -> Analysis | RecoveredCheck | None:
             # Queued behind other work and already stale: skip instead of analysing.
-            if (
-                snap.version is not None
-                and current_version(self.workspace, snap.key) != snap.version
-            ):
+            if snap.version is not None and self.current_version(snap.key) != snap.version:
                 return None
             checked = check_with_recovery(
                 snap.text, path=snap.path, settings=settings, last_good=last_good
