@@ -52,8 +52,6 @@ def test_uncalled_callbacks_and_decorated_callers_are_unknown() -> None:
     context, functions = _context(
         """
         import torch
-        def never_called():
-            pass
         def callback():
             pass
         register(callback)
@@ -63,11 +61,41 @@ def test_uncalled_callbacks_and_decorated_callers_are_unknown() -> None:
         def predict():
             helper()
         predict()
+        @app.route("/")
+        def handler():
+            pass
+        class Module:
+            def validation_step(self):
+                pass
+        def outer():
+            def nested_never_called():
+                pass
         """
     )
-    assert not context.entered_with_grad_on(functions["never_called"])
     assert not context.entered_with_grad_on(functions["callback"])
     assert not context.entered_with_grad_on(functions["helper"])
+    assert not context.entered_with_grad_on(functions["handler"])
+    assert not context.entered_with_grad_on(functions["validation_step"])
+    assert not context.entered_with_grad_on(functions["nested_never_called"])
+
+
+def test_a_plain_function_nothing_in_the_file_calls_is_an_entry_point() -> None:
+    # Other code calls it with recording on (the default), as it calls any function.
+    context, functions = _context(
+        """
+        import torch
+        def evaluate(model, loader):
+            pass
+        def helper_of_entry_point():
+            pass
+        def entry():
+            helper_of_entry_point()
+        """
+    )
+    assert context.uncalled_entry_point(functions["evaluate"])
+    assert context.entered_with_grad_on(functions["evaluate"])
+    assert not context.uncalled_entry_point(functions["helper_of_entry_point"])
+    assert context.entered_with_grad_on(functions["helper_of_entry_point"])
 
 
 def test_set_grad_enabled_in_the_caller_makes_the_mode_unknown() -> None:

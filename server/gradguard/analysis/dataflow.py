@@ -87,6 +87,9 @@ _PLAIN_BUILTINS = frozenset(
         "set",
     ]
 )
+# An nn.Module known only from how it is used (`model.eval()`), of a class the file does not
+# show: it owns parameters, its output's structure is unknown.
+MODULE_BY_USE = ModuleRef(kind=api.ModuleKind(has_parameters=True, output=None))
 _PLAIN_KINDS = frozenset([Kind.SCALAR, Kind.NONE, Kind.OTHER])
 _READ_ONLY_MAPPING_METHODS = frozenset({"get", "keys", "values", "items", "copy"})
 
@@ -388,7 +391,9 @@ class ModuleInterpreter:
         return None
 
     def _collect_attributes(self, info: ClassInfo) -> None:
-        """`self.x = nn.Linear(...)` in `__init__`, for attributes assigned nowhere else."""
+        """`self.x = nn.Linear(...)` in `__init__`, for attributes assigned nowhere else; and
+        plain dicts and lists of modules (`self.models = {"encoder": ...}`, or filled key by
+        key in `__init__`) that no code of the file changes afterwards."""
         stores: dict[str, int] = {}
         for method in info.node.body:
             if isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef):
@@ -402,6 +407,8 @@ class ModuleInterpreter:
         if init is None:
             return
         scratch = FunctionInterpreter(self, self.scope_of(init), init, record=False)
+        changed = _containers_changed(self.tree, init)
+        containers: dict[str, Value] = {}
         for stmt in init.body:
             if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
                 # A helper building layers (`def block(...): ... return layers`), for
@@ -412,6 +419,17 @@ class ModuleInterpreter:
                 continue
             target = stmt.targets[0]
             if (
+                isinstance(target, ast.Subscript)
+                and isinstance(target.value, ast.Attribute)
+                and dotted(target.value.value) == "self"
+                and target.value.attr in containers
+            ):
+                # `self.models["encoder"] = Encoder()`, key by key.
+                attr = target.value.attr
+                item = _with_field(containers[attr], target.slice, scratch.eval(stmt.value))
+                containers[attr] = item if item is not None else UNKNOWN
+                continue
+            if (
                 isinstance(target, ast.Attribute)
                 and isinstance(target.value, ast.Name)
                 and target.value.id == "self"
@@ -420,6 +438,11 @@ class ModuleInterpreter:
                 value = scratch.eval(stmt.value)
                 if value.kind is Kind.MODULE or (value.kind is Kind.TENSOR and value.leaf):
                     info.attributes[target.attr] = value
+                elif value.kind in (Kind.MAPPING, Kind.SEQUENCE) and target.attr not in changed:
+                    containers[target.attr] = value
+        for attr, value in containers.items():
+            if value.elements and all(e.kind is Kind.MODULE for e in value.elements):
+                info.attributes[attr] = value
 
     def method_facts(self, method: FunctionNode) -> tuple[bool, frozenset[str]]:
         """Whether a method calls methods of `self`, and the `self` attributes it mentions."""
@@ -670,6 +693,9 @@ class FunctionInterpreter:
                     # stored value's history (CopySlices) and keeps its graph alive.
                     graph = base.graph | value.graph
                     mutated = Value(Grad.TRACKED, Kind.TENSOR, carries=carries, graph=graph)
+                elif (keyed := _with_field(base, target.slice, value)) is not None:
+                    # `losses["total"] = loss` into a dict whose keys are known.
+                    mutated = keyed
                 else:
                     mutated = evolve(UNKNOWN, kind=base.kind, carries=carries)
                 self.env[base_key] = mutated
@@ -2003,6 +2029,9 @@ class FunctionInterpreter:
             # result) computes without recording too.
             loss = Loss(LossKind.NO_GRAD, call, self.mode.off.description, self.mode.off)
             return Value(grad=Grad.UNTRACKED, kind=Kind.UNKNOWN, loss=loss)
+        if (module_value := self._module_by_use(call, receiver, receiver_key)) is not None:
+            self.record_use("module-mode", name, call, func.value, module_value)
+            return module_value
         if receiver.kind is Kind.MAPPING:
             key = (
                 call.args[0].value if call.args and isinstance(call.args[0], ast.Constant) else None
@@ -2071,6 +2100,29 @@ class FunctionInterpreter:
                     self.env[receiver_key] = current.without_carries()
         self.taint_arguments(call)
         return UNKNOWN
+
+    def _module_by_use(
+        self, call: ast.Call, receiver: Value, receiver_key: str | None
+    ) -> Value | None:
+        """`model.eval()` on a name of unknown value (a parameter, most often) tells that it
+        is an `nn.Module`: no other object of training code has an `eval()` taking nothing
+        (pandas' takes an expression). From there on the name is that module. `train()` is
+        not used this way: `trainer.train()` starts a Hugging Face training run."""
+        func = call.func
+        if not (
+            isinstance(func, ast.Attribute)
+            and func.attr == "eval"
+            and not call.args
+            and not call.keywords
+            and receiver.kind is Kind.UNKNOWN
+            and receiver_key is not None
+            and "." not in receiver_key
+            and self.env is not None
+        ):
+            return None
+        value = Value(kind=Kind.MODULE, module=MODULE_BY_USE)
+        self.env[receiver_key] = value
+        return value
 
     def tensor_method(
         self, call: ast.Call, receiver: Value, key: str | None, name: str, args: list[Value]
@@ -2229,6 +2281,16 @@ class FunctionInterpreter:
             if kind.has_parameters:
                 base = self.inference_result(base)
             return _shaped(kind.output, base)
+        if module is MODULE_BY_USE:
+            # A module of unknown class (see `_module_by_use`): its parameters require grad
+            # unless this file freezes something; what it returns is a tensor or a structure
+            # of them, so only the grad mode is known of it.
+            self.taint_arguments(call)
+            if self.mode.enabled is False:
+                return evolve(self.tensor_op(call, args), kind=Kind.UNKNOWN)
+            if self.mode.enabled is True and not self.module.freezes_parameters:
+                return Value(grad=Grad.TRACKED, kind=Kind.UNKNOWN)
+            return UNKNOWN
         if module.local is not None:
             forward = next(
                 (
@@ -2864,3 +2926,65 @@ def _used_arguments(forward: FunctionNode, call: ast.Call, args: list[Value]) ->
 
 _EXPR_HANDLERS = _handlers("_expr_")
 _STMT_HANDLERS = _handlers("_stmt_")
+
+
+def _with_field(base: Value, key: ast.expr, value: Value) -> Value | None:
+    """A dict with known string keys after `base[key] = value`; None when `key` is not a
+    string constant or the keys of `base` are not known."""
+    if base.kind is not Kind.MAPPING or base.fields is None or base.elements is None:
+        return None
+    if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+        return None
+    fields, elements = list(base.fields), list(base.elements)
+    if key.value in fields:
+        elements[fields.index(key.value)] = value
+    else:
+        fields.append(key.value)
+        elements.append(value)
+    return Value(kind=Kind.MAPPING, elements=tuple(elements), fields=tuple(fields))
+
+
+# Methods of dicts and lists that change their contents.
+_CONTAINER_MUTATORS = frozenset(
+    {"append", "extend", "insert", "pop", "popitem", "remove", "clear", "update", "setdefault"}
+    | {"__setitem__", "__delitem__", "reverse", "sort"}
+)
+
+
+def _containers_changed(tree: ast.Module, init: FunctionNode) -> frozenset[str]:
+    """Attribute names whose container may be changed after `__init__`: an item stored,
+    deleted or changed through a method (`x.models["a"] = ...`, `x.layers.append(...)`)
+    anywhere in the file, on any receiver (the receiver's type is not known everywhere),
+    but the key-by-key filling by statements of `__init__` itself."""
+    filling = {
+        id(stmt.targets[0])
+        for stmt in init.body
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+    }
+    return frozenset(attr for attr, node in _container_changes(tree) if id(node) not in filling)
+
+
+@cached_by_node
+def _container_changes(tree: ast.Module) -> tuple[tuple[str, ast.AST], ...]:
+    """Every place the file may change a container held in an attribute, by attribute name
+    (a keyed store by a string constant is listed with its Subscript node)."""
+    changes: list[tuple[str, ast.AST]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store | ast.Del):
+            if isinstance(node.value, ast.Attribute):
+                keyed = isinstance(node.ctx, ast.Store) and _constant_key(node)
+                changes.append((node.value.attr, node if keyed else tree))
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Attribute):
+            changes.append((node.target.attr, tree))
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in _CONTAINER_MUTATORS
+            and isinstance(node.func.value, ast.Attribute)
+        ):
+            changes.append((node.func.value.attr, tree))
+    return tuple(changes)
+
+
+def _constant_key(node: ast.Subscript) -> bool:
+    return isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str)

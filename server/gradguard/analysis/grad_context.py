@@ -111,14 +111,18 @@ class GradContext:
 
     def entered_with_grad_on(self, function: FunctionNode | None, depth: int = 0) -> bool:
         """True when every run of `function` starts with gradient recording certainly on:
-        the module body, or a function called in this file only from such places."""
+        the module body, a function called in this file only from such places, or a plain
+        function of the module that nothing in this file names (`def evaluate(model,
+        loader)`, the entry point other code calls; see `uncalled_entry_point`)."""
         if function is None:
             return not self._switches_inside(self.tree)
         if depth > _DEPTH or any(_switches_mode(d) for d in function.decorator_list):
             return False
         sites = self.call_sites(function)
+        if sites == []:
+            return self.uncalled_entry_point(function)
         if not sites:
-            return False  # called from elsewhere (a framework hook, another file): unknown
+            return False  # passed as a callback, or rebound: who calls it is unknown
         for call in sites:
             if self.in_mode_region(call):
                 return False
@@ -126,6 +130,21 @@ class GradContext:
             if caller is function or not self.entered_with_grad_on(caller, depth + 1):
                 return False
         return True
+
+    def uncalled_entry_point(self, function: FunctionNode) -> bool:
+        """A module-level, undecorated function that nothing in this file names.
+
+        Code in another file calls it the way one calls any function: with gradient
+        recording on (the default), unless that caller switches it off around the call,
+        which GradGuard cannot see. Methods (frameworks call `validation_step` under
+        no_grad), decorated functions (handlers registered with a framework) and nested
+        functions stay unknown.
+        """
+        return (
+            not function.decorator_list
+            and isinstance(self.parents.get(id(function)), ast.Module)
+            and self.call_sites(function) == []
+        )
 
     def callers(self, function: FunctionNode) -> set[FunctionNode | None] | None:
         """Functions (None: the module body) that may call `function`, directly or through

@@ -6,7 +6,11 @@ after `model.eval()` (with no `.train()` in the same function), a loop calls the
 appends an output that carries autograd history to a list made before the loop
 (`preds.append(out)`), or adds it to a running total (`total_loss += criterion(out, y)`),
 and nothing in the function, in the functions calling it or in the functions it calls runs
-a backward pass or an optimizer.
+a backward pass or an optimizer. The function must be entered with recording on: called in
+the file only from such places, or a plain module-level function that nothing in the file
+calls (an entry point for other code, which calls it with recording on unless it wraps the
+call in `torch.no_grad()` itself; the finding says so). A model that arrives as a parameter
+counts once `model.eval()` shows it is a module.
 
 ## Why is this bad?
 `model.eval()` switches dropout and batch norm to inference behaviour; it does not stop
@@ -236,6 +240,15 @@ assert not preds[0].requires_grad, "the stored outputs still require grad"
             Related(ctx.node_range(s.stmt), "keeps an output that still has its graph")
             for s in stores
         )
+        function = first.function
+        if function is not None and ctx.grad_context.uncalled_entry_point(function):
+            related.append(
+                Related(
+                    ctx.header_range(function),
+                    f"nothing in this file calls `{function.name}()`: code elsewhere calls it "
+                    "with recording on unless it wraps the call in torch.no_grad()",
+                )
+            )
         fix = _wrap_fix(ctx, loop, alias)
         return self.finding(message, ctx.header_range(loop), related, [fix] if fix else [])
 

@@ -4,7 +4,8 @@ The shape of countless training scripts (and of the "GPU memory keeps growing du
 validation" answers on discuss.pytorch.org: "wrap it in torch.no_grad()"): `evaluate(model,
 loader)` called from `main()` with the model it built, predictions collected in a list for
 metrics. Look-alikes: the same helper under `torch.no_grad()` (at the call or inside),
-collecting `.item()` numbers or detached copies, or called with a model GradGuard cannot see.
+collecting `.item()` numbers or detached copies. A model GradGuard cannot otherwise see (one
+loaded from a checkpoint) is still a module once `model.eval()` is called on it.
 """
 
 import torch
@@ -65,7 +66,7 @@ def evaluate_called_under_no_grad(model, loader):
 def evaluate_unknown_model(model, loader):
     model.eval()
     outputs = []
-    for x, _ in loader:
+    for x, _ in loader:  # expect: GG204
         outputs.append(model(x))
     return torch.cat(outputs)
 

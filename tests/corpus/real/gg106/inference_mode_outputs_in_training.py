@@ -43,7 +43,7 @@ def train_probe(images, labels, steps):
     for _ in range(steps):
         with torch.inference_mode():
             features = backbone(images)
-        loss = nn.functional.cross_entropy(head(features), labels)  # missed: GG106
+        loss = nn.functional.cross_entropy(head(features), labels)  # expect: GG106
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()

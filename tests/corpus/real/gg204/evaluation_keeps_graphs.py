@@ -21,7 +21,7 @@ from torch import nn
 def predict(model, dataloader):
     model.eval()
     predictions = []
-    for batch in dataloader:  # missed: GG204
+    for batch in dataloader:  # expect: GG204
         p = model(batch)
         predictions.append(p)
     return torch.cat(predictions)
@@ -32,7 +32,7 @@ def extract_features(test_loader):
     extractor = nn.Sequential(nn.Linear(16, 8), nn.ReLU())
     extractor.eval()
     features = []
-    for batch_idx, (data, label) in enumerate(test_loader):  # missed: GG204
+    for batch_idx, (data, label) in enumerate(test_loader):  # expect: GG204
         output_feature = extractor(data)
         features.append(output_feature)
     return features
