@@ -6,6 +6,7 @@
 # Idempotent: with everything cached it only compares stamps (no network, well under a second).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-PYTHON=${PYTHON:-.venv/bin/python}
-[ -x "$PYTHON" ] || PYTHON=python3
-exec "$PYTHON" tests/clean_world_sources.py
+# The project's venv (scripts/test creates it first); only the standard library is needed.
+python=.venv/bin/python
+[ -x "$python" ] || python=python3
+exec "$python" tests/clean_world_sources.py
