@@ -13,8 +13,11 @@ Four kinds of labelled material, all in this repository:
 * every rule's INVALID examples: one positive each, for the rule that owns the example
   (found = at least one finding of that rule). The label says nothing about other rules,
   so their findings there are listed but not scored.
-* the clean real-world training scripts in `tests/clean_world/` (see its README): correct
-  code from published projects, negatives for every rule; any finding is a false positive.
+* the clean world: the PyTorch code of pinned PyPI releases listed in
+  `tests/clean_world/manifest.toml`, downloaded into a cache outside the repository by
+  `scripts/setup.d/50-clean-world.sh` (see `tests/clean_world/README.md`). Correct code from
+  published projects: negatives for every rule, and any finding is a false positive, except
+  the manifest's `[[true_finding]]` entries (real bugs judged by hand), which are positives.
 
 The output depends only on the rules and these files (no timings, no dates), so a test
 (`tests/test_precision_table.py`) can insist that the published table is up to date.
@@ -22,6 +25,7 @@ The output depends only on the rules and these files (no timings, no dates), so 
 
 from __future__ import annotations
 
+import importlib.util
 import io
 import re
 import sys
@@ -29,6 +33,7 @@ import tokenize
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 
 from gradguard.core.engine import CheckResult, check_source
 from gradguard.core.rule import Rule, all_rules
@@ -36,7 +41,7 @@ from gradguard.core.rule import Rule, all_rules
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "corpus"
 EXAMPLES = ROOT / "examples"
-CLEAN_WORLD = ROOT / "tests" / "clean_world"
+CLEAN_WORLD_SOURCES = ROOT / "tests" / "clean_world_sources.py"
 COMMAND = "python benchmarks/precision.py > docs/precision.md"
 
 # Same marker grammar as tests/test_corpus.py: a marker closes a real comment token, and a
@@ -52,9 +57,22 @@ def corpus_files() -> list[Path]:
     return sorted(CORPUS.rglob("*.py")) + sorted(EXAMPLES.glob("*.py"))
 
 
+def _clean_world_sources() -> ModuleType:
+    """`tests/clean_world_sources.py`, shared with the clean-world test (one module object, so
+    a pytest session checks the clean world once for both)."""
+    name = "clean_world_sources"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, CLEAN_WORLD_SOURCES)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module  # dataclasses look their module up while the class is built
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
 def clean_world_files() -> list[Path]:
-    """Every vendored clean real-world training script."""
-    return sorted(CLEAN_WORLD.rglob("*.py"))
+    """Every clean-world file to check (in the cache; raises when the cache lacks a package)."""
+    return [path for _, path in _clean_world_sources().all_files()]
 
 
 def _comment_codes(comment: str) -> Iterable[str]:
@@ -123,6 +141,7 @@ class Report:
     invalid_examples: int = 0
     clean_files: int = 0
     clean_lines: int = 0
+    clean_true_findings: int = 0
     clean_files_flagged: set[str] = field(default_factory=set)
     unscored: list[str] = field(default_factory=list)
 
@@ -173,21 +192,43 @@ def _score_examples(report: Report, rules: Iterable[Rule]) -> None:
             ]
 
 
+def _clean_world_name(path: Path, sources: ModuleType) -> str:
+    """A cached file's case id (`<name>-<version>/<path>`), never its machine-dependent
+    absolute path; any other file's path relative to the repository."""
+    for package in sources.load_manifest().packages:
+        if path.is_relative_to(sources.unpacked_dir(package)):
+            return str(sources.case_id(package, path))
+    return _relative(path)
+
+
 def _score_clean_world(report: Report, paths: Iterable[Path]) -> None:
+    sources = _clean_world_sources()
+    true = {(t.file, t.line, t.code) for t in sources.load_manifest().true_findings}
     for path in paths:
+        name = _clean_world_name(path, sources)
         text = path.read_text(encoding="utf-8")
-        got = _pairs(_check(text, _relative(path)))
+        result = sources.check(name, path)
+        if result.parse_error is not None or result.rule_errors or result.skipped:
+            raise RuntimeError(f"{name} was not analysed: {result}")
+        got = _pairs(result)
+        expected = {(line, code) for file, line, code in true if file == name}
         report.clean_files += 1
         report.clean_lines += len(text.splitlines())
-        if got:
-            report.clean_files_flagged.add(_relative(path))
+        report.clean_true_findings += len(expected)
+        if got - expected:
+            report.clean_files_flagged.add(name)
         for code, tally in report.tallies.items():
-            lines = sorted(line for line, c in got if c == code)
-            tally.negatives += 1
+            got_r = {line for line, c in got if c == code}
+            expected_r = {line for line, c in expected if c == code}
+            tally.tp += len(got_r & expected_r)
+            tally.fn += len(expected_r - got_r)
+            tally.missed += [f"{name}:{line}" for line in sorted(expected_r - got_r)]
+            wrong = sorted(got_r - expected_r)
+            tally.negatives += not expected_r
             tally.clean_files += 1
-            tally.fp += len(lines)
-            tally.clean_files_with_findings += bool(lines)
-            tally.false_positives += [f"{_relative(path)}:{line}" for line in lines]
+            tally.fp += len(wrong)
+            tally.clean_files_with_findings += bool(wrong)
+            tally.false_positives += [f"{name}:{line}" for line in wrong]
 
 
 def measure(
@@ -227,13 +268,17 @@ def render(report: Report | None = None, rules: tuple[Rule, ...] | None = None) 
         "for every rule;",
         f"* {report.invalid_examples} INVALID rule examples, one positive each for the rule "
         "that owns it;",
-        f"* {report.clean_files} clean real-world training scripts ({report.clean_lines:,} "
-        "lines, `tests/clean_world/`, listed in its README), negatives for every rule.",
+        f"* {report.clean_files} files of clean real-world PyTorch code ({report.clean_lines:,} "
+        "lines mentioning `torch`, from the pinned PyPI releases in "
+        "`tests/clean_world/manifest.toml`, downloaded by `scripts/setup.d/50-clean-world.sh`), "
+        "negatives for every rule, except "
+        f"{report.clean_true_findings} findings judged by hand to be real bugs in those "
+        "packages (the manifest's true findings), which count as positives.",
         "",
         "TP / FP / FN count findings (corpus: (line, rule) pairs; examples: one per example). "
         '"Negatives" is how many files and examples carry no label of the rule and so must '
-        'stay silent for it; "Clean files" is how many of the clean real-world scripts the '
-        "rule reported anything on. Precision is TP / (TP + FP), recall TP / (TP + FN); "
+        'stay silent for it; "Clean files" is how many of the clean real-world files the '
+        "rule reported a false positive on. Precision is TP / (TP + FP), recall TP / (TP + FN); "
         '"—" where the denominator is 0. This is the recall on the project\'s own, '
         "hand-written positives, not an estimate of recall on code in the wild.",
         "",
