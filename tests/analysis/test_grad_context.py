@@ -64,7 +64,7 @@ def test_uncalled_callbacks_and_decorated_callers_are_unknown() -> None:
         @app.route("/")
         def handler():
             pass
-        class Module:
+        class Module(LightningModule):
             def validation_step(self):
                 pass
         def outer():
@@ -96,6 +96,36 @@ def test_a_plain_function_nothing_in_the_file_calls_is_an_entry_point() -> None:
     assert context.entered_with_grad_on(functions["evaluate"])
     assert not context.uncalled_entry_point(functions["helper_of_entry_point"])
     assert context.entered_with_grad_on(functions["helper_of_entry_point"])
+
+
+def test_methods_of_plain_classes_are_entry_points_and_framework_hooks_are_not() -> None:
+    context, functions = _context(
+        """
+        import torch
+        from torch import nn
+        class Learner:
+            def validation(self, loader):
+                pass
+            def __call__(self, x):
+                pass
+        class Net(nn.Module):
+            def evaluate(self, loader):
+                pass
+        class Child(Net):
+            def score(self, loader):
+                pass
+        class Hooked(Callback):
+            def on_validation_end(self, trainer):
+                pass
+        class Meta(metaclass=Registry):
+            def run(self):
+                pass
+        """
+    )
+    for name in ("validation", "evaluate", "score"):
+        assert context.uncalled_entry_point(functions[name]), name
+    for name in ("__call__", "on_validation_end", "run"):
+        assert not context.uncalled_entry_point(functions[name]), name
 
 
 def test_set_grad_enabled_in_the_caller_makes_the_mode_unknown() -> None:

@@ -26,6 +26,10 @@ _MODE_NAMES = frozenset(
 _DEPTH = 4
 
 
+# Bases whose methods only user code calls (with whatever grad mode it runs in).
+_PLAIN_BASES = frozenset({"object", "nn.Module", "torch.nn.Module", "Module"})
+
+
 def _last_name(expr: ast.expr) -> str | None:
     if isinstance(expr, ast.Call):
         expr = expr.func
@@ -47,6 +51,9 @@ class GradContext:
         self.tree = tree
         self.parents: dict[int, ast.AST] = {}
         self.functions: dict[str, list[FunctionNode]] = {}
+        self.classes: dict[str, ast.ClassDef] = {
+            n.name: n for n in tree.body if isinstance(n, ast.ClassDef)
+        }
         # Name -> the loaded `Name` / `Attribute` nodes that mention it.
         self.references: dict[str, list[ast.expr]] = {}
         for node in ast.walk(tree):
@@ -132,19 +139,42 @@ class GradContext:
         return True
 
     def uncalled_entry_point(self, function: FunctionNode) -> bool:
-        """A module-level, undecorated function that nothing in this file names.
+        """An undecorated function of the module, or method of one of its plain classes,
+        that nothing in this file names.
 
         Code in another file calls it the way one calls any function: with gradient
         recording on (the default), unless that caller switches it off around the call,
-        which GradGuard cannot see. Methods (frameworks call `validation_step` under
-        no_grad), decorated functions (handlers registered with a framework) and nested
+        which GradGuard cannot see. Methods of classes built on a base the file does not
+        define (a framework calls `LightningModule.validation_step` under no_grad), dunder
+        methods, decorated functions (handlers registered with a framework) and nested
         functions stay unknown.
         """
+        if function.decorator_list or self.call_sites(function) != []:
+            return False
+        parent = self.parents.get(id(function))
+        if isinstance(parent, ast.Module):
+            return True
         return (
-            not function.decorator_list
-            and isinstance(self.parents.get(id(function)), ast.Module)
-            and self.call_sites(function) == []
+            isinstance(parent, ast.ClassDef)
+            and not function.name.startswith("__")
+            and self._plain_class(parent, depth=0)
         )
+
+    def _plain_class(self, node: ast.ClassDef, depth: int) -> bool:
+        """A module-level class whose bases are `object`, `nn.Module` or plain classes of
+        this file: nothing but user code calls its methods."""
+        if depth > _DEPTH or not isinstance(self.parents.get(id(node)), ast.Module):
+            return False
+        if node.keywords:  # a metaclass may wrap the methods
+            return False
+        for base in node.bases:
+            text = ast.unparse(base)
+            if text in _PLAIN_BASES:
+                continue
+            local = self.classes.get(text)
+            if local is None or not self._plain_class(local, depth + 1):
+                return False
+        return True
 
     def callers(self, function: FunctionNode) -> set[FunctionNode | None] | None:
         """Functions (None: the module body) that may call `function`, directly or through

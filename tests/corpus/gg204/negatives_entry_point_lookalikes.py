@@ -7,6 +7,7 @@ their graphs is reported (see `evaluate_helpers_with_parameters.py`). None of th
 """
 
 import torch
+from lightning.pytorch import LightningModule
 
 
 class Registry:
@@ -39,9 +40,9 @@ def evaluate_step(model, batch):
 CALLBACKS = {"eval": evaluate_step}
 
 
-class LitClassifier:
+class LitClassifier(LightningModule):
     def validation_step(self, model, batches):
-        # A method: frameworks such as Lightning call it under no_grad.
+        # A method of a framework's class: Lightning calls it under no_grad.
         model.eval()
         outputs = []
         for x in batches:

@@ -58,7 +58,7 @@ class Learner:
     def validation(self, dataloader):
         self.model.eval()
         outputs = []
-        for inputs, target in dataloader:  # missed: GG204
+        for inputs, target in dataloader:  # expect: GG204
             with torch.no_grad():
                 inputs = inputs.float()
             output = self.model(inputs)
