@@ -231,7 +231,7 @@ class _Recorder:
             self.fail(result.parse_error.message, at.line + 1, at.character + 1)
         for error in result.rule_errors:
             self.fail(f"rule {error.code} crashed: {error.message}", lasting=False)
-        self.findings = result.findings
+        self.findings = tuple(_in_edit_order(f) for f in result.findings)
         self.new_text = new_text
         return new_text
 
@@ -241,6 +241,30 @@ class _Recorder:
             self.diff += unified_diff(self.display, before, after)
         else:
             self.fixed += applied
+
+
+def _in_edit_order(finding: Finding) -> Finding:
+    """`finding` with each fix's edits in document order.
+
+    A fix's edits apply together, so their order carries no meaning, but the JSON report
+    lists them; some rules collect them in an order that varies from one process to the next
+    (it follows where objects sit in memory), and the report must not.
+    """
+    from dataclasses import replace
+
+    from gradguard.core.findings import Fix
+
+    if not finding.fixes:
+        return finding
+    fixes = tuple(
+        Fix(
+            fix.title,
+            fix.safety,
+            tuple(sorted(fix.edits, key=lambda e: (e.range.start, e.range.end))),
+        )
+        for fix in finding.fixes
+    )
+    return replace(finding, fixes=fixes)
 
 
 def unified_diff(display: str, before: str, after: str) -> str:
