@@ -12,4 +12,7 @@ if sys.path and sys.path[0] in ("", os.getcwd()):
 
 from gradguard.cli import main
 
-raise SystemExit(main())
+# Guarded: a worker process started with the "spawn" method imports this module again (as
+# `__mp_main__`), and must not run the command line a second time.
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,8 +1,9 @@
 """The `gradguard` command: `check` files, explain a `rule`, start the `lsp` server.
 
 Start-up cost matters (pre-commit runs this on every commit), so this module imports only
-the standard library and the pure core; output formats, difflib, subprocess (for git) and
-the language server are imported when used, and libcst only when a rule builds a fix.
+the standard library and the pure core; the engine (only for files that mention torch),
+output formats, the cache, difflib, subprocess (for git), worker processes and the language
+server are imported when used, and libcst only when a rule builds a fix.
 
 Exit codes: 0 no findings, 1 findings remain (or `--diff` would change something),
 2 usage error, bad settings, or a file that could not be read, decoded or parsed.
@@ -12,31 +13,23 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import logging
 import os
 import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from gradguard import __version__
 from gradguard.core.settings import Settings, SettingsError, load_pyproject, nearest_settings_file
-from gradguard.files import (
-    DecodedSource,
-    FileChangedError,
-    NotRegularFileError,
-    NotUtf8Error,
-    TooLargeError,
-    decode,
-    discover,
-    read_source,
-    write_atomic,
-)
+from gradguard.file_check import Mode
+from gradguard.files import Discovery, NotUtf8Error, decode, discover
+from gradguard.outcome import WARNING, FileOutcome
 from gradguard.output import FORMATS, Failure, FileReport, Report, printable, render
 
-log = logging.getLogger(__name__)
+if TYPE_CHECKING:
+    from gradguard.cache import Cache
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -44,8 +37,6 @@ EXIT_ERROR = 2
 STDIN = "-"
 
 _SELECTOR = re.compile(r"^(ALL|[A-Z]+[0-9]*)$")
-# Python's line breaks only: str.splitlines would also split at form feeds and U+2028.
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
 
 def _codes(value: str) -> tuple[str, ...]:
@@ -55,6 +46,13 @@ def _codes(value: str) -> tuple[str, ...]:
         if not _SELECTOR.match(code):
             raise argparse.ArgumentTypeError(f"invalid rule code or prefix: {code!r}")
     return codes
+
+
+def _jobs(value: str) -> int:
+    """argparse type for `--jobs`: a positive number of processes."""
+    if not value.isdigit() or int(value) < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive number of jobs, got {value!r}")
+    return int(value)
 
 
 def _host_port(value: str) -> str:
@@ -111,6 +109,25 @@ def build_parser() -> argparse.ArgumentParser:
         "--stdin-filename",
         metavar="NAME",
         help="the name of the file read from standard input (messages, settings)",
+    )
+    check.add_argument(
+        "--jobs",
+        "-j",
+        type=_jobs,
+        metavar="N",
+        help="check files in up to N processes (default: the usable cores; 1: in process)",
+    )
+    check.add_argument(
+        "--no-cache",
+        dest="cache",
+        action="store_false",
+        help="neither read nor write the results cache (also: GRADGUARD_NO_CACHE=1)",
+    )
+    check.add_argument(
+        "--cache-dir",
+        metavar="DIR",
+        help="where the results cache lives (also: GRADGUARD_CACHE_DIR; "
+        "default: .gradguard_cache in the project root)",
     )
 
     rule = commands.add_parser(
@@ -204,6 +221,9 @@ class CheckOptions:
     diff: bool = False
     output_format: str = "text"
     stdin_filename: str | None = None
+    jobs: int | None = None  # None: one per usable core
+    cache: bool = True
+    cache_dir: str | None = None
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> CheckOptions:
@@ -218,6 +238,9 @@ class CheckOptions:
             diff=args.diff,
             output_format=args.output_format,
             stdin_filename=args.stdin_filename,
+            jobs=args.jobs,
+            cache=args.cache,
+            cache_dir=args.cache_dir,
         )
 
 
@@ -275,12 +298,15 @@ class SettingsResolver:
 
 @dataclass
 class CheckRun:
-    """The state of one `gradguard check` invocation."""
+    """The state of one `gradguard check` invocation: what has been reported so far.
+
+    Files are checked by `gradguard.file_check` (here or in workers); their outcomes are
+    recorded here in file order, which fixes the order of every message and finding.
+    """
 
     options: CheckOptions
     out: TextIO
     err: TextIO
-    settings: SettingsResolver
     reports: list[FileReport] = field(default_factory=list)
     failures: list[Failure] = field(default_factory=list)
     diffs: list[str] = field(default_factory=list)
@@ -288,117 +314,95 @@ class CheckRun:
     would_fix: int = 0
 
     @property
-    def fixing(self) -> bool:
-        """True when fixes are computed (`--fix` or `--diff`)."""
-        return self.options.fix or self.options.diff
+    def mode(self) -> Mode:
+        """What to do besides reporting (`--fix`, `--diff`)."""
+        return Mode(fix=self.options.fix, diff=self.options.diff)
 
-    def check_file(self, path: Path, *, writable: bool = True) -> None:
-        """Check (and maybe fix) one file on disk; `writable=False` reports without writing."""
-        display = _display_path(path)
-        try:
-            decoded = read_source(path)
-        except NotUtf8Error as exc:
-            self.fail(display, str(exc), exc.line, exc.column)
-            return
-        except TooLargeError as exc:
-            self.warn(display, str(exc))
-            return
-        except NotRegularFileError as exc:
-            self.fail(display, f"cannot check: {exc}")
-            return
-        except OSError as exc:
-            self.fail(display, f"cannot read: {exc.strerror or exc}")
-            return
-        settings = self.settings.for_file(path)
-        if not writable and self.options.fix and not self.options.diff:
-            self.warn(display, "not fixed: a symbolic link to a file outside the checked folder")
-            self.check_text(display, decoded, settings, fix=False)
-            return
-        fixed_before, reports_before = self.fixed, len(self.reports)
-        new_text = self.check_text(display, decoded, settings)
-        if new_text is None or not self.options.fix or self.options.diff:
-            return
-        try:
-            write_atomic(path, decoded.encode(new_text), expected=decoded.encode(decoded.text))
-        except OSError as exc:
-            reason = str(exc) if isinstance(exc, FileChangedError) else exc.strerror or exc
-            self.fail(display, f"not fixed: cannot write the file: {reason}")
-            # Report what is really in the file: nothing was fixed.
-            self.fixed = fixed_before
-            del self.reports[reports_before:]
-            self.check_text(display, decoded, settings, fix=False)
+    def check_files(self, discovery: Discovery, settings: Sequence[Settings]) -> None:
+        """Check the discovered files (`settings[i]` applies to `discovery.files[i]`)."""
+        from gradguard.file_check import FileTask, check_file, read
+        from gradguard.parallel import check_all, usable_cores
 
-    def check_stdin(self, data: bytes) -> bytes:
+        cache: Cache | None = None
+        cache_opened = False  # opened at the first file to analyse, not before
+        done: list[tuple[str, str, Settings, FileOutcome | int]] = []
+        pending: list[FileTask] = []
+        for path, file_settings in zip(discovery.files, settings, strict=True):
+            display = _display_path(path)
+            got = read(path, display)
+            if isinstance(got, FileOutcome):
+                done.append((display, "", file_settings, got))
+                continue
+            writable = path not in discovery.outside
+            task = FileTask(path, display, got.decoded, file_settings, self.mode, writable)
+            text = got.decoded.text
+            if task.trivial:  # nothing to analyse: cheaper than a cache look-up
+                done.append((display, text, file_settings, check_file(task)))
+                continue
+            if not cache_opened:
+                cache, cache_opened = self._cache(), True
+            if cache is not None:
+                entry = cache.entry(path, display, file_settings, got.data)
+                hit = entry.load()
+                if hit is not None:
+                    done.append((display, text, file_settings, hit))
+                    continue
+                task = replace(task, cache_entry=entry)
+            done.append((display, text, file_settings, len(pending)))
+            pending.append(task)
+        checked = check_all(pending, self.options.jobs or usable_cores())
+        for display, text, file_settings, result in done:
+            outcome = checked[result] if isinstance(result, int) else result
+            self.record(display, text, file_settings, outcome)
+
+    def _cache(self) -> Cache | None:
+        """The results cache, when this run uses one (plain checks only)."""
+        if not self.options.cache or self.mode.fixing:
+            return None
+        from gradguard import cache
+
+        if cache.disabled_by_environment():
+            return None
+        return cache.Cache.open(cache.location(self.options.cache_dir))
+
+    def check_stdin(self, data: bytes, settings: Settings) -> bytes:
         """Check standard input; returns the bytes `--fix` prints (the input if unchanged)."""
-        name = self.options.stdin_filename
-        display = name or STDIN
+        from gradguard.file_check import check_stdin
+
+        display = self.options.stdin_filename or STDIN
         try:
             decoded = decode(data)
         except NotUtf8Error as exc:
             self.fail(display, str(exc), exc.line, exc.column)
             return data
-        settings = self.settings.for_file(Path(name) if name else Path.cwd() / STDIN)
-        new_text = self.check_text(display, decoded, settings)
-        return data if new_text is None else decoded.encode(new_text)
+        outcome = check_stdin(display, decoded, settings, self.mode)
+        self.record(display, decoded.text, settings, outcome)
+        return data if outcome.new_text is None else decoded.encode(outcome.new_text)
 
-    def check_text(
-        self, display: str, decoded: DecodedSource, settings: Settings, *, fix: bool = True
-    ) -> str | None:
-        """Record the findings for one text; return the fixed text if fixing changed it."""
-        try:
-            return self._check_text(display, decoded, settings, fix=fix)
-        except Exception as exc:  # a GradGuard bug on one file must not hide the others
-            import traceback
-
-            log.debug("internal error on %s:\n%s", display, traceback.format_exc())
-            self.fail(display, f"internal error: {type(exc).__name__}: {exc} (please report)")
-            return None
-
-    def _check_text(
-        self, display: str, decoded: DecodedSource, settings: Settings, *, fix: bool
-    ) -> str | None:
-        from gradguard.core.engine import ParseError, check_source, fix_source, parse
+    def record(self, display: str, text: str, settings: Settings, outcome: FileOutcome) -> None:
+        """Add one file's outcome: its messages to stderr now, its findings to the report."""
         from gradguard.core.text import SourceText
 
-        text = decoded.text
-        new_text: str | None = None
-        if self.fixing and fix:
-            fixed = fix_source(text, path=display, settings=settings, unsafe=settings.unsafe_fixes)
-            result = fixed.remaining
-            if fixed.text != text:
-                # The engine already refuses unparsable results; this guard makes "never
-                # write a file that does not parse" a property of the CLI as well.
-                if isinstance(parse(SourceText(fixed.text)), ParseError):
-                    self.fail(display, "a fix produced code that does not parse; not written")
-                    result = check_source(text, path=display, settings=settings)
-                else:
-                    new_text = fixed.text
-                    self._count_fixes(display, text, fixed.text, fixed.applied)
-        else:
-            result = check_source(text, path=display, settings=settings)
-        if result.too_large is not None:
-            self.warn(display, result.too_large)
-        if result.parse_error is not None:
-            at = result.parse_error.range.start
-            self.fail(display, result.parse_error.message, at.line + 1, at.character + 1)
-        for error in result.rule_errors:
-            self.fail(display, f"rule {error.code} crashed: {error.message}")
-        source = SourceText(new_text if new_text is not None else text)
-        self.reports.append(FileReport(display, source, result.findings, settings.unsafe_fixes))
-        return new_text
-
-    def _count_fixes(self, display: str, before: str, after: str, applied: int) -> None:
-        if self.options.diff:
-            self.would_fix += applied
-            self.diffs.append(_unified_diff(display, before, after))
-        else:
-            self.fixed += applied
+        for message in outcome.messages:
+            if message.kind == WARNING:
+                self.warn(display, message.text)
+            else:
+                self.fail(display, message.text, message.line, message.column)
+        if outcome.findings is not None:
+            source = SourceText(outcome.new_text if outcome.new_text is not None else text)
+            report = FileReport(display, source, outcome.findings, settings.unsafe_fixes)
+            self.reports.append(report)
+        self.fixed += outcome.fixed
+        self.would_fix += outcome.would_fix
+        if outcome.diff:
+            self.diffs.append(outcome.diff)
 
     def warn(self, display: str, message: str) -> None:
         """A file left out on purpose (too large, not a regular file): named, not an error."""
         self.err.write(f"warning: {printable(display)}: {message}\n")
 
     def fail(self, display: str, message: str, line: int = 0, column: int = 0) -> None:
+        """A file that could not be checked (or fixed): an error, written at once."""
         from gradguard.core.findings import Position
 
         position = Position(line - 1, column - 1) if line else None
@@ -424,7 +428,7 @@ def run_check(
     resolver = SettingsResolver(options.select, options.ignore, options.unsafe_fixes)
     for selector in _unknown_selectors((*(options.select or ()), *(options.ignore or ()))):
         err.write(f"warning: `{selector}` matches no GradGuard rule\n")
-    run = CheckRun(options, out, err, resolver)
+    run = CheckRun(options, out, err)
     disk_paths = [p for p in options.paths if p != STDIN]
     discovery = discover(disk_paths)
     for missing in discovery.missing:
@@ -433,16 +437,21 @@ def run_check(
         run.fail(where, message)
     for where, message in discovery.skipped:
         run.warn(_display_path(Path(where)), message)
-    fixed_stdin = b""
     try:
-        for path in discovery.files:
-            run.check_file(path, writable=path not in discovery.outside)
+        # Every file's settings first: a broken pyproject.toml stops the run before any file
+        # is checked or fixed, wherever it sits in the list.
+        settings = [resolver.for_file(path) for path in discovery.files]
         if STDIN in options.paths:
-            data = stdin if stdin is not None else sys.stdin.buffer.read()
-            fixed_stdin = run.check_stdin(data)
+            name = options.stdin_filename
+            stdin_settings = resolver.for_file(Path(name) if name else Path.cwd() / STDIN)
     except SettingsError as exc:
         err.write(f"error: {exc}\n")
         return EXIT_ERROR
+    run.check_files(discovery, settings)
+    fixed_stdin = b""
+    if STDIN in options.paths:
+        data = stdin if stdin is not None else sys.stdin.buffer.read()
+        fixed_stdin = run.check_stdin(data, stdin_settings)
     nothing_named = not (discovery.missing or discovery.errors)
     if not discovery.files and STDIN not in options.paths and nothing_named:
         err.write("warning: No Python files found under the given path(s)\n")
@@ -491,23 +500,6 @@ def _display_path(path: Path) -> str:
         return path.relative_to(Path.cwd()).as_posix()
     except ValueError:
         return str(path)
-
-
-def _unified_diff(display: str, before: str, after: str) -> str:
-    import difflib
-
-    lines = difflib.unified_diff(
-        _LINE.findall(before),
-        _LINE.findall(after),
-        fromfile=display,
-        tofile=display,
-    )
-    out: list[str] = []
-    for line in lines:
-        out.append(line)
-        if not line.endswith(("\n", "\r")):
-            out.append("\n\\ No newline at end of file\n")
-    return "".join(out)
 
 
 def _use_color(stream: TextIO) -> bool:

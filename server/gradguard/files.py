@@ -333,12 +333,17 @@ class TooLargeError(OSError):
 
 
 def read_source(path: Path, limit: int = MAX_SOURCE_BYTES) -> DecodedSource:
-    """Read and decode a regular file of at most `limit` bytes.
+    """Read and decode a regular file of at most `limit` bytes (see `read_bytes`)."""
+    return decode(read_bytes(path, limit))
+
+
+def read_bytes(path: Path, limit: int = MAX_SOURCE_BYTES) -> bytes:
+    """Read a regular file of at most `limit` bytes.
 
     Raises `NotRegularFileError` for a FIFO or device without blocking on it (the file is
     opened non-blocking and checked with `fstat` before any read), `TooLargeError` above the
-    limit (a link to `/dev/zero` can never be read until memory runs out), any other
-    `OSError` from the system, and `NotUtf8Error`.
+    limit (a link to `/dev/zero` can never be read until memory runs out) and any other
+    `OSError` from the system.
     """
     flags = os.O_RDONLY
     for name in ("O_NONBLOCK", "O_NOCTTY", "O_CLOEXEC", "O_BINARY"):
@@ -359,7 +364,7 @@ def read_source(path: Path, limit: int = MAX_SOURCE_BYTES) -> DecodedSource:
                 raise TooLargeError(size)
     finally:
         os.close(fd)
-    return decode(b"".join(chunks))
+    return b"".join(chunks)
 
 
 class FileChangedError(OSError):

@@ -276,19 +276,19 @@ def test_an_edit_saved_during_fix_is_not_overwritten(
 ) -> None:
     # The editor saves between GradGuard's read and its write: in process, so the save lands
     # exactly there; the file system and the write are real.
-    from gradguard import cli
+    from gradguard import cli, file_check
 
     target = tmp_path / "buggy.py"
     target.write_text(BUGGY)
     edited = "import torch\n# saved by the editor while --fix ran\n"
-    check_text = cli.CheckRun.check_text
+    check_text = file_check._Recorder.check_text
 
-    def save_meanwhile(self: cli.CheckRun, *args: object, **kwargs: object) -> str | None:
+    def save_meanwhile(self: file_check._Recorder, *args: object, **kwargs: object) -> str | None:
         fixed = check_text(self, *args, **kwargs)  # type: ignore[arg-type]
         target.write_text(edited)
         return fixed
 
-    monkeypatch.setattr(cli.CheckRun, "check_text", save_meanwhile)
+    monkeypatch.setattr(file_check._Recorder, "check_text", save_meanwhile)
     out, err = io.StringIO(), io.StringIO()
     code = cli.run_check(cli.CheckOptions(paths=(str(target),), fix=True), out=out, err=err)
     assert code == 2

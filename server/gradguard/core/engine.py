@@ -15,7 +15,6 @@ import gc
 import logging
 import sys
 import traceback
-import unicodedata
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
@@ -24,6 +23,7 @@ from gradguard.core.edits import apply_edits, compatible_fixes
 from gradguard.core.findings import Finding, Fix, Position, Range, Safety
 from gradguard.core.fix_validation import FixValidator
 from gradguard.core.limits import size_problem
+from gradguard.core.prefilter import mentions_torch
 from gradguard.core.rule import Rule, RuleContext, all_rules
 from gradguard.core.settings import Settings
 from gradguard.core.suppression import Suppressions
@@ -69,14 +69,6 @@ class FixResult:
     text: str
     applied: int
     remaining: CheckResult
-
-
-def mentions_torch(text: str) -> bool:
-    """Cheap pre-filter: a file that never says `torch` cannot hold an autograd mistake
-    (spelled as the parser reads it: `import torch` in fullwidth letters imports torch)."""
-    if "torch" in text:
-        return True
-    return not text.isascii() and "torch" in unicodedata.normalize("NFKC", text)
 
 
 def parse(source: SourceText, filename: str = "<unknown>") -> ast.Module | ParseError:
