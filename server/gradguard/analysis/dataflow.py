@@ -36,6 +36,7 @@ from gradguard.analysis.model import (
 )
 from gradguard.analysis.names import dotted
 from gradguard.analysis.node_cache import cached_by_node
+from gradguard.analysis.private_modules import private_names
 from gradguard.analysis.values import (
     NONE,
     UNKNOWN,
@@ -602,6 +603,7 @@ class FunctionInterpreter:
         self._backpropagated: frozenset[str] | None = None
         self.input_nodes: dict[str, SavedNode] = {}
         self.param_tags: dict[str, Carry] = {}
+        self._private: frozenset[str] | None = None
 
     # -- environment -------------------------------------------------------------------------
 
@@ -706,9 +708,14 @@ class FunctionInterpreter:
         """`x[i] = v` / `x[i] += v` writes into `x` in place."""
         self.eval(target.slice)
         base_key = dotted(target.value)
-        if base_key is None or self.env is None or base_key not in self.env:
+        if base_key is None or self.env is None:
             return
-        base = self.env[base_key]
+        if base_key in self.env:
+            base = self.env[base_key]
+        elif isinstance(target.value, ast.Attribute):
+            base = self.eval(target.value)  # `conv.weight[...] = w`: the layer's weight
+        else:
+            return
         if base.kind is Kind.TENSOR and stmt is not None:
             self.record_use("inplace", "setitem", stmt, target.value, base)
             self.modified_in_place(stmt, target.value, base)
@@ -1204,15 +1211,31 @@ class FunctionInterpreter:
 
     def _iterates_parameters(self, expr: ast.expr) -> bool:
         """`for p in model.parameters()` over a known module: leaves that require grad
-        (unless the file freezes parameters somewhere)."""
-        if self.module.freezes_parameters or not isinstance(expr, ast.Call) or expr.args:
+        (unless something may have frozen them, see `may_be_frozen`)."""
+        if not isinstance(expr, ast.Call) or expr.args:
             return False
         func = expr.func
         if not isinstance(func, ast.Attribute) or func.attr != "parameters":
             return False
         key = dotted(func.value)
         owner = self.lookup(key) if key is not None else UNKNOWN
-        return owner.kind is Kind.MODULE and owner.module is not None
+        if owner.kind is not Kind.MODULE or owner.module is None:
+            return False
+        return not self.may_be_frozen(key, owner)
+
+    def may_be_frozen(self, key: str | None, value: Value) -> bool:
+        """Whether some code may have turned off `requires_grad` on parameters of the module
+        `value` held at `key`: only when the file freezes something at all, and not when the
+        module was built right here (a torch.nn layer, a Sequential of them, a qualifying
+        local class) and never leaves this function (see `analysis.private_modules`)."""
+        if not self.module.freezes_parameters:
+            return False
+        ref = value.module
+        if key is None or self.function is None or ref is None or not ref.self_contained:
+            return True
+        if self._private is None:
+            self._private = private_names(self.function, self.scope.resolve)
+        return key.split(".", 1)[0] not in self._private or "." in key
 
     def _stmt_While(self, stmt: ast.While) -> None:
         self._loop(stmt, lambda: self.eval(stmt.test))
@@ -1335,7 +1358,7 @@ class FunctionInterpreter:
         info = base.instance_of or (base.module.local if base.module else None)
         if info is not None and expr.attr in info.attributes and base.kind is not Kind.CLASS:
             return info.attributes[expr.attr]
-        if expr.attr == "weight" and self._owns_weight(base):
+        if expr.attr == "weight" and self._owns_weight(dotted(expr.value), base):
             # `layer.weight` of a torch.nn layer built here: a leaf parameter that requires
             # grad (unless the file may change requires_grad somewhere).
             return Value(Grad.TRACKED, Kind.TENSOR, leaf=True)
@@ -1360,9 +1383,10 @@ class FunctionInterpreter:
             )
         return UNKNOWN
 
-    def _owns_weight(self, module: Value) -> bool:
-        """True when `module` is a torch.nn layer with a `weight` parameter that certainly
-        requires grad: built with its parameters here, in a file that never freezes any."""
+    def _owns_weight(self, key: str | None, module: Value) -> bool:
+        """True when `module` (held at `key`) is a torch.nn layer with a `weight` parameter
+        that certainly requires grad: built with its parameters here, and nothing may have
+        frozen them (`may_be_frozen`)."""
         ref = module.module
         if module.kind is not Kind.MODULE or ref is None or ref.qualified is None:
             return False
@@ -1372,7 +1396,7 @@ class FunctionInterpreter:
             kind is not None
             and kind.has_parameters
             and name in api.WEIGHTED_LAYERS
-            and not self.module.freezes_parameters
+            and not self.may_be_frozen(key, module)
             and module.frozen is None
         )
 
@@ -2259,7 +2283,10 @@ class FunctionInterpreter:
                 if self.mode.enabled is False:
                     return evolve(self.tensor_op(call, args), kind=Kind.UNKNOWN)
                 return UNKNOWN
-            owns_graph = kind.has_parameters and not self.module.freezes_parameters
+            owner = dotted(call.func)
+            owns_graph = kind.has_parameters and not self.may_be_frozen(
+                owner, Value(kind=Kind.MODULE, module=module)
+            )
             self._note_module_inputs(call, module, owns_graph, args)
             base = self.tensor_op(call, args)
             if owns_graph and self.mode.enabled is True:

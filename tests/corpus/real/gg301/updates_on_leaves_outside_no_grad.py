@@ -71,7 +71,7 @@ def train_language_model(batches, lr, clip):
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), clip)
         for p in model.parameters():
-            p.add_(p.grad, alpha=-lr)  # missed: GG301
+            p.add_(p.grad, alpha=-lr)  # expect: GG301
     return model
 
 
@@ -84,7 +84,7 @@ def fit_polynomial(get_batch, steps):
         output = torch.nn.functional.smooth_l1_loss(fc(batch_x), batch_y)
         output.backward()
         for param in fc.parameters():
-            param.add_(-0.1 * param.grad)  # missed: GG301
+            param.add_(-0.1 * param.grad)  # expect: GG301
     return fc
 
 
@@ -92,7 +92,7 @@ def fit_polynomial(get_batch, steps):
 def merge_conv_bn(conv, bn):
     W = conv.weight * (bn.weight / torch.sqrt(bn.running_var + bn.eps)).view(-1, 1, 1, 1)
     cconv = nn.Conv2d(conv.in_channels, conv.out_channels, conv.kernel_size, padding=conv.padding)
-    cconv.weight[:, :, :, :] = W[:, :, :, :]  # missed: GG301
+    cconv.weight[:, :, :, :] = W[:, :, :, :]  # expect: GG301
     return cconv
 
 
