@@ -151,7 +151,7 @@ def test_the_cli_uses_no_network_no_subprocess_and_never_imports_torch(workspace
 def test_the_cli_reads_only_the_workspace_its_pyproject_files_and_its_installation(
     workspace: Path,
 ) -> None:
-    done, events = _audited(workspace, "check", ".")
+    done, events = _audited(workspace, "check", "--no-cache", ".")
     assert done.returncode == 1, done.stderr
     allowed_roots = [os.path.realpath(workspace), *_installation_paths()]
     ancestors = {os.path.join(str(p), "pyproject.toml") for p in workspace.parents}
@@ -167,7 +167,18 @@ def test_the_cli_reads_only_the_workspace_its_pyproject_files_and_its_installati
     )
     assert outside == []
     written = [e["path"] for e in events if e["event"] == "open" and e["write"]]
-    assert written == []  # a plain check writes nothing at all
+    assert written == []  # a plain check without its cache writes nothing at all
+
+
+def test_with_its_cache_the_cli_writes_only_into_the_cache_directory(
+    workspace: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    cache = os.path.realpath(tmp_path_factory.mktemp("audited-cache"))
+    done, events = _audited(workspace, "check", "--cache-dir", cache, ".")
+    assert done.returncode == 1, done.stderr
+    written = {e["path"] for e in events if e["event"] == "open" and e["write"]}
+    assert written, "the cache stores the file's result"
+    assert all(os.path.realpath(path).startswith(cache + os.sep) for path in written), written
 
 
 def test_a_hostile_git_config_in_the_workspace_runs_nothing(workspace: Path) -> None:
