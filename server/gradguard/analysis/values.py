@@ -178,6 +178,21 @@ class Value:
     items: Value | None = None
 
     @property
+    def integer_valued(self) -> bool:
+        """True for a tensor certainly of an integer or bool dtype: bound straight from what
+        argmax, argsort, comparisons, integer casts (`.long()`) or the index half of
+        `max`/`sort`/`topk` with a dim make (see `torch_api.NON_DIFFERENTIABLE`). Anything
+        computed from it afterwards (`.float()`, `* 1.5`) may be floating point again: the
+        binding statement must hold the very expression that made it."""
+        loss = self.loss
+        if self.kind is not Kind.TENSOR or loss is None:
+            return False
+        if loss.kind is not LossKind.NON_DIFFERENTIABLE:
+            return False
+        origin = self.origin
+        return isinstance(origin, ast.Assign | ast.AnnAssign) and origin.value is loss.node
+
+    @property
     def has_history(self) -> bool:
         """True when the value certainly has a grad_fn (a non-leaf tracked tensor)."""
         return self.grad is Grad.TRACKED and not self.leaf

@@ -5,7 +5,9 @@ Finds tensors created with `requires_grad=True` whose dtype is an integer (or bo
 `torch.tensor([1, 2, 3], requires_grad=True)` (integer literals infer `int64`),
 `torch.arange(5, requires_grad=True)`, `torch.full((2,), 3, requires_grad=True)`,
 `torch.randint(...)`, `torch.randperm(...)`, and factories given `dtype=torch.long` (or any
-integer dtype).
+integer dtype); and `x.requires_grad = True` on a tensor that is certainly integer or bool:
+the indices of `torch.max(x, 1)` (`_, predicted = torch.max(out, 1)`), an `argmax`, a
+comparison, a `.long()` cast.
 
 ## Why is this bad?
 Gradients are only defined for floating point and complex tensors. Creating the tensor raises
@@ -34,9 +36,9 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from gradguard.core.findings import Finding, Fix, Range, Safety, Severity, TextEdit
+from gradguard.core.findings import Finding, Fix, Range, Related, Safety, Severity, TextEdit
 from gradguard.core.rule import Invalid, Rule, RuleContext
-from gradguard.rewrite.expressions import replace_expr
+from gradguard.rewrite.expressions import expr_text, replace_expr
 
 ERROR = "Only Tensors of floating point and complex dtype can require gradients"
 
@@ -91,6 +93,18 @@ import torch
 flag = len(sys.argv) > 99
 x = torch.tensor([1, 2], requires_grad=flag)
 """,
+        # Cast back to floating point first: a float leaf may require grad.
+        """
+import torch
+logits = torch.randn(4, 3)
+_, predicted = torch.max(logits, 1)
+score = predicted.float()
+score.requires_grad = True
+values, _ = torch.max(logits, 1)
+values.requires_grad = True
+mask = (logits > 0).double() * 1.5
+mask.requires_grad = True
+""",
     )
 
     invalid = (
@@ -127,10 +141,20 @@ counts = torch.zeros(4, dtype=torch.float32, requires_grad=True)
 """,
             error=ERROR,
         ),
+        Invalid(
+            """
+import torch
+logits = torch.randn(4, 3, requires_grad=True)
+_, predicted = torch.max(logits, 1)
+predicted.requires_grad = True
+""",
+            error="floating point and complex dtype can require gradients",
+        ),
     )
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
-        """One finding per integer tensor created with requires_grad=True."""
+        """One finding per integer tensor created with, or set to, requires_grad=True."""
+        yield from self._flag_set_on_integers(ctx)
         alias = ctx.torch_alias
         for torch_call in ctx.analysis.torch_calls:
             call = torch_call.call
@@ -146,6 +170,27 @@ counts = torch.zeros(4, dtype=torch.float32, requires_grad=True)
             if alias is not None:
                 fixes.append(_fix(ctx, requires, dtype, alias))
             yield self.finding(message, ctx.node_range(call), (), fixes)
+
+    def _flag_set_on_integers(self, ctx: RuleContext) -> Iterator[Finding]:
+        """`predicted.requires_grad = True` on a tensor known to be integer or bool."""
+        for use in ctx.analysis.uses:
+            if use.kind != "setattr" or use.name != "requires_grad":
+                continue
+            statement = use.stmt
+            if not (isinstance(statement, ast.Assign) and _is_constant(statement.value, True)):
+                continue
+            if not use.value.integer_valued:
+                continue
+            name = expr_text(ctx.source, use.target)
+            made = use.value.loss.description if use.value.loss is not None else "it"
+            message = (
+                f"`{name}` has an integer dtype (it comes from {made}), so setting its "
+                f'requires_grad raises "{ERROR.lower()}"'
+            )
+            related = []
+            if use.value.origin is not None:
+                related.append(Related(ctx.node_range(use.value.origin), f"`{name}` made here"))
+            yield self.finding(message, ctx.node_range(statement), related, [])
 
 
 def _keyword(call: ast.Call, name: str) -> ast.keyword | None:

@@ -35,5 +35,5 @@ def doubler_example():
 # Source: pytorch#95110: predicted classes made to "require grad" to build a loss from them.
 def loss_from_predictions(logits, targets):
     _, predicted = torch.max(logits, 1)
-    predicted.requires_grad = True  # missed: GG402
+    predicted.requires_grad = True  # expect: GG402
     return (predicted.float() - targets).abs().mean()
