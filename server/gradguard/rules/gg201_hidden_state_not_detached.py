@@ -351,7 +351,8 @@ def _detach_edits(ctx: RuleContext, group: _Group) -> list[TextEdit]:
                 continue
             seen.add(id(read))
             edits.append(replace_expr(ctx.source, read, _detached(ctx, read, carry)))
-    return edits
+    # The carries come from sets: put the edits in document order, the same on every run.
+    return sorted(edits, key=lambda edit: (edit.range.start, edit.range.end))
 
 
 def _parallel_assignment_edits(ctx: RuleContext, group: _Group) -> list[TextEdit]:
