@@ -33,6 +33,7 @@ INFERENCE_TENSOR = "Inference tensors cannot be saved for backward"
 IN_PLACE = (
     "one of the variables needed for gradient computation has been modified by an inplace operation"
 )
+BCE_RANGE = "all elements of input should be between 0 and 1"
 # Every fixture ends by printing the summed norm of its parameters' gradients.
 _GRAD_NORM = re.compile(r"^param-grad-norm (\S+)$", re.M)
 # What a fixture that trains nothing prints, and what it prints once fixed.
@@ -112,6 +113,23 @@ BUGGY = [
     ),
     _case(
         FIXTURES / "gg604_new_head_after_optimizer.py", "GG604", error=None, gradient_reaches=True
+    ),
+    # Runs, but trains worse than the same model trained on the logits.
+    _case(
+        FIXTURES / "gg110_softmax_classifier.py",
+        "GG110",
+        error=None,
+        symptom="converges-well False",
+        healed="converges-well True",
+    ),
+    _case(FIXTURES / "gg111_bce_on_logits.py", "GG111", error=BCE_RANGE),
+    # Runs, but the gradients differ from the intended loss's.
+    _case(
+        FIXTURES / "gg111_double_sigmoid.py",
+        "GG111",
+        error=None,
+        symptom="gradient-matches False",
+        healed="gradient-matches True",
     ),
     # All three bugs in one file; torch stops at the first (the no_grad loss).
     _case(

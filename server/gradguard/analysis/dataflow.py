@@ -16,9 +16,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from gradguard.analysis import activations, narrowing, shapes
 from gradguard.analysis import backpropagated as backprop
 from gradguard.analysis import graph as graphs
-from gradguard.analysis import narrowing, shapes
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.call_sites import CallerFacts, CallSites, passed_arguments
@@ -719,6 +719,7 @@ class FunctionInterpreter:
         if base.kind is Kind.TENSOR and stmt is not None:
             self.record_use("inplace", "setitem", stmt, target.value, base)
             self.modified_in_place(stmt, target.value, base)
+        self.env[base_key] = activations.module_cleared(activations.cleared(base))
 
     def _bind_sequence(self, targets: list[ast.expr], value: Value) -> None:
         has_star = any(isinstance(t, ast.Starred) for t in targets)
@@ -1770,6 +1771,9 @@ class FunctionInterpreter:
                 return self._gradients(call)
             return NONE
         args = self.arguments(call)
+        loss_name = api.LOSS_FUNCTIONS.get(qualified)
+        if loss_name is not None:
+            self._record_loss_input(call, loss_name, args)
         if qualified in api.DATA_PARALLEL and len(call.args) >= 2 and len(args) >= 2:
             parallel = args[0]
             if parallel.kind is Kind.MODULE and parallel.module is not None:
@@ -1808,13 +1812,18 @@ class FunctionInterpreter:
         if in_place and call.args and args:
             # torch.relu_(y), F.relu(y, inplace=True): the first argument changes in place.
             self.modified_in_place(call, call.args[0], args[0])
+            self._forget_activation(call.args[0])
         if qualified in api.DIFFERENTIABLE or qualified.startswith(api.FUNCTIONAL_PREFIX):
             if qualified in api.SAVES_OPERANDS:
                 self.note_saved_operands(call, qualified, call.args, args)
             result = self.tensor_op(call, args)
             saves = graphs.function_saves(qualified)
             result = self.saving_op(call, result, saves, args, list(call.args))
-            result = evolve(result, shape=self._call_shape(call, qualified, args))
+            result = evolve(
+                result,
+                shape=self._call_shape(call, qualified, args),
+                activation=activations.of_function(call, qualified, args),
+            )
             if (
                 qualified in api.MAY_ALIAS
                 or "dropout" in qualified
@@ -1851,6 +1860,7 @@ class FunctionInterpreter:
                 layer=layers,
                 self_contained=fresh,
                 saves_input=first_saves,
+                applies=activations.of_sequential(call, args),
             )
             return Value(kind=Kind.MODULE, module=module)
         module_kind = api.nn_module_kind(qualified)
@@ -1869,7 +1879,13 @@ class FunctionInterpreter:
                 and not last.startswith("Lazy")
             )
             layer = shapes.layer_of(last, call)
-            ref = ModuleRef(qualified=qualified, inplace=in_place, layer=layer, self_contained=own)
+            ref = ModuleRef(
+                qualified=qualified,
+                inplace=in_place,
+                layer=layer,
+                self_contained=own,
+                applies=activations.of_layer(call, qualified),
+            )
             if module_kind is not None and self._flag_keyword(call, "return_indices"):
                 # `nn.MaxPool2d(2, return_indices=True)` returns (values, indices).
                 ref = dataclasses.replace(ref, kind=api.ModuleKind(False, None))
@@ -2043,6 +2059,9 @@ class FunctionInterpreter:
                 return receiver
             if name in api.MODULE_INFO_METHODS:
                 return Value(kind=Kind.OTHER)
+            if receiver_key is not None and self.env is not None and receiver_key in self.env:
+                # `seq.append(layer)`, `seq.add_module(...)`: its last layer may change.
+                self.env[receiver_key] = activations.module_cleared(self.env[receiver_key])
         if (
             receiver.grad is Grad.UNTRACKED
             and receiver.kind is Kind.UNKNOWN
@@ -2207,7 +2226,11 @@ class FunctionInterpreter:
             result = self.saving_op(call, result, saves, inputs, [call.func.value, *call.args])
             positional = [_shape_of(receiver), *(_shape_of(a) for a in args[: len(call.args)])]
             keywords = [_shape_of(a) for a in args[len(call.args) :]]
-            result = evolve(result, shape=shapes.op_shape(name, call, positional, keywords))
+            result = evolve(
+                result,
+                shape=shapes.op_shape(name, call, positional, keywords),
+                activation=activations.of_method(call, name, receiver),
+            )
             if name in api.MAY_ALIAS_METHODS:
                 return result
             return self.inference_result(result)
@@ -2222,7 +2245,9 @@ class FunctionInterpreter:
                 self.bind_key(
                     key, evolve(self.tensor_op(call, [receiver, *args]), leaf=receiver.leaf)
                 )
-            return receiver
+            elif key is not None:
+                self._forget_activation(call.func.value)
+            return activations.cleared(receiver)
         if self.mode.enabled is False and self.mode.off is not None:
             # Whatever an unlisted method computes with recording off carries no history.
             loss = Loss(LossKind.NO_GRAD, call, self.mode.off.description, self.mode.off)
@@ -2277,6 +2302,9 @@ class FunctionInterpreter:
             Value(kind=Kind.MODULE, module=module),
         )
         if module.qualified is not None:
+            loss_name = api.LOSS_MODULES.get(module.qualified.rsplit(".", 1)[-1])
+            if loss_name is not None and module.qualified.startswith("torch.nn."):
+                self._record_loss_input(call, loss_name, args)
             kind = module.kind or api.nn_module_kind(module.qualified)
             if kind is None or kind.output is None:
                 self.taint_arguments(call)
@@ -2307,6 +2335,8 @@ class FunctionInterpreter:
                 base = evolve(base, shape=module.layer.output(inputs[0], inputs[1]))
             if kind.has_parameters:
                 base = self.inference_result(base)
+            if kind.output == "tensor":
+                base = evolve(base, activation=activations.of_module_call(call, module))
             return _shaped(kind.output, base)
         if module is MODULE_BY_USE:
             # A module of unknown class (see `_module_by_use`): its parameters require grad
@@ -2343,6 +2373,12 @@ class FunctionInterpreter:
             if output.kind is Kind.TENSOR and summary.returned.kind is Kind.TENSOR:
                 # Shape facts of `forward` hold for any input: its parameters are unknown there.
                 output = evolve(output, shape=summary.returned.shape)
+                if summary.returned.activation is not None and not _layers_replaced(
+                    self.module.tree, forward
+                ):
+                    # So does the activation it ends with, unless a layer it runs may be
+                    # swapped from outside (`model.fc = nn.Identity()`).
+                    output = evolve(output, activation=summary.returned.activation)
             fresh = SavedNode(call, Saves.OTHER)
             output = _with_call_graph(output, summary.returned, fresh, summary, base.graph)
             if summary.returned.graph and output.grad is Grad.TRACKED:
@@ -2350,6 +2386,25 @@ class FunctionInterpreter:
             return output
         self.taint_arguments(call)
         return UNKNOWN
+
+    def _record_loss_input(self, call: ast.Call, loss: str, args: list[Value]) -> None:
+        """`criterion(out, y)`, `F.cross_entropy(input=out, target=y)`: the value a loss
+        takes as `input`, for the rules about logits and probabilities."""
+        if any(isinstance(a, ast.Starred) for a in call.args):
+            return
+        target = call.args[0] if call.args else None
+        value = args[0] if call.args and args else None
+        for index, kw in enumerate(call.keywords):
+            if kw.arg == "input" and target is None:
+                target, value = kw.value, args[len(call.args) + index]
+        if target is not None and value is not None:
+            self.record_use("loss-input", loss, call, target, value)
+
+    def _forget_activation(self, target: ast.expr) -> None:
+        """`target` was changed in place: whatever activation made it is no longer certain."""
+        key = dotted(target)
+        if key is not None and self.env is not None and key in self.env:
+            self.env[key] = activations.cleared(self.env[key])
 
     def _note_module_inputs(
         self, call: ast.Call, module: ModuleRef, owns_graph: bool, args: list[Value]
@@ -2723,6 +2778,36 @@ def _calls_on_self(method: FunctionNode) -> bool:
         and node.func.value.id == "self"
         for node in ast.walk(method)
     )
+
+
+@cached_by_node
+def _rebound_attributes(tree: ast.Module) -> frozenset[str]:
+    """Attribute names the file may rebind outside an `__init__` (`model.fc = ...`,
+    `self.head = ...` in another method, `model.head[-1] = ...`); "*" when it calls
+    `setattr`, which may rebind any."""
+    names: set[str] = set()
+    inits = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "__init__"]
+    in_init = {id(n) for init in inits for n in ast.walk(init)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            names.update({"*"} if node.func.id == "setattr" else set())
+        if id(node) in in_init:
+            continue
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store | ast.Del):
+            names.add(node.attr)
+        elif (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.ctx, ast.Store | ast.Del)
+            and isinstance(node.value, ast.Attribute)
+        ):
+            names.add(node.value.attr)
+    return frozenset(names)
+
+
+def _layers_replaced(tree: ast.Module, forward: FunctionNode) -> bool:
+    """Whether a layer `forward` runs (`self.<attr>`) may be swapped after `__init__`."""
+    rebound = _rebound_attributes(tree)
+    return "*" in rebound or bool(rebound & _self_attributes(forward))
 
 
 def _self_attributes(method: FunctionNode) -> set[str]:

@@ -28,9 +28,21 @@ from gradguard.analysis.model import (
 from gradguard.analysis.names import callee_name, dotted, identifier_spelling
 from gradguard.analysis.parameters import OptimizedParameters, Replacement
 from gradguard.analysis.unfilled_grads import UnfilledRead, unfilled_grad_reads
-from gradguard.analysis.values import Carry, Grad, GradOff, Kind, Loss, LossKind, Value
+from gradguard.analysis.values import (
+    Activation,
+    ActivationKind,
+    Carry,
+    Grad,
+    GradOff,
+    Kind,
+    Loss,
+    LossKind,
+    Value,
+)
 
 __all__ = [
+    "Activation",
+    "ActivationKind",
     "BackwardCall",
     "Carry",
     "FunctionNode",

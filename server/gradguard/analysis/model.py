@@ -75,6 +75,7 @@ UseKind = Literal[
     "module-mode",
     "append",
     "inference-saved",
+    "loss-input",
 ]
 
 
@@ -97,7 +98,11 @@ class ValueUse:
     "module-mode" (`model.eval()` / `model.train()` on a known module; `name` is the method),
     "append" (`xs.append(v)` on a list literal; `added` is `v`) or "inference-saved" (an
     inference tensor handed to an op that saves it for backward while `added`, the other
-    operand or the module, requires grad; `name` is the op, `target` the inference tensor).
+    operand or the module, requires grad; `name` is the op, `target` the inference tensor)
+    or "loss-input" (the `input` a classification loss is given, `criterion(out, y)` for a
+    known torch.nn loss module or `F.cross_entropy(out, y)`; `name` is the functional name of
+    the loss, "cross_entropy", "nll_loss", "binary_cross_entropy" or
+    "binary_cross_entropy_with_logits", `target` the input expression).
     `value` is the receiver before the operation and `grad_enabled` the grad mode there;
     `every_iteration` holds the enclosing loops whose every iteration runs it.
     """

@@ -378,3 +378,45 @@ SAVES_OPERANDS = frozenset(
     + [f"{FUNCTIONAL_PREFIX}{n}" for n in _SAVING_FUNCTIONAL.split()]
 )
 SAVES_OPERANDS_MODULES = frozenset("MSELoss NLLLoss SmoothL1Loss HuberLoss".split())
+
+# The last activation of a tensor (`values.Activation`), for the losses that expect logits
+# or probabilities (GG110, GG111). Checked against torch 2.13.0: `torch.softmax`,
+# `F.softmax`, `Tensor.softmax` and `nn.Softmax` compute the same probabilities (likewise
+# the log_softmax and sigmoid spellings); `nn.Linear` returns an affine map of its input,
+# unbounded.
+ACTIVATION_FUNCTIONS = {
+    "torch.softmax": "softmax",
+    "torch.nn.functional.softmax": "softmax",
+    "torch.log_softmax": "log_softmax",
+    "torch.nn.functional.log_softmax": "log_softmax",
+    "torch.sigmoid": "sigmoid",
+    "torch.nn.functional.sigmoid": "sigmoid",
+}
+ACTIVATION_METHODS = {"softmax": "softmax", "log_softmax": "log_softmax", "sigmoid": "sigmoid"}
+ACTIVATION_MODULES = {
+    "Softmax": "softmax",
+    "LogSoftmax": "log_softmax",
+    "Sigmoid": "sigmoid",
+    "Linear": "logits",
+}
+# Ops that only move, cast or reshape a tensor: every value stays what it was, so the last
+# activation stays too. Everything else (arithmetic, clamp, indexing, dropout...) clears it.
+ACTIVATION_KEEPING_METHODS = frozenset(
+    "view view_as reshape reshape_as squeeze unsqueeze flatten to float double half bfloat16 "
+    "contiguous cpu cuda type_as".split()
+)
+ACTIVATION_KEEPING_FUNCTIONS = frozenset(
+    f"torch.{name}" for name in "reshape squeeze unsqueeze flatten".split()
+)
+# Losses whose first argument (`input`) must be logits or probabilities, by the name of
+# their functional form: the torch.nn module classes and the functions. The modules' forward
+# is `forward(input, target)` (torch 2.13.0).
+LOSS_MODULES = {
+    "CrossEntropyLoss": "cross_entropy",
+    "NLLLoss": "nll_loss",
+    "BCELoss": "binary_cross_entropy",
+    "BCEWithLogitsLoss": "binary_cross_entropy_with_logits",
+}
+_LOSSES = "cross_entropy nll_loss binary_cross_entropy binary_cross_entropy_with_logits"
+LOSS_FUNCTIONS = {f"{FUNCTIONAL_PREFIX}{name}": name for name in _LOSSES.split()}
+LOSS_FUNCTIONS["torch.binary_cross_entropy_with_logits"] = "binary_cross_entropy_with_logits"

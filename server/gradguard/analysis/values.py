@@ -90,6 +90,33 @@ class Loss:
     wrapped_history: bool = False  # for REWRAP: the wrapped data carried autograd history
 
 
+class ActivationKind(enum.Enum):
+    """The last thing certainly done to a tensor's values, for the losses that care whether
+    they get logits or probabilities."""
+
+    SOFTMAX = "softmax"  # probabilities along a dim (softmax, nn.Softmax)
+    LOG_SOFTMAX = "log_softmax"  # log-probabilities (log_softmax, nn.LogSoftmax)
+    SIGMOID = "sigmoid"  # elementwise probabilities in (0, 1) (sigmoid, nn.Sigmoid)
+    LOGITS = "logits"  # the unbounded output of an affine layer (nn.Linear), nothing after
+
+
+@dataclass(frozen=True)
+class Activation:
+    """The last activation applied to a tensor: what, where, and how it reads in a message.
+
+    Set by the producers (softmax, log_softmax, sigmoid, an nn.Linear output), kept by ops
+    that only move, cast or reshape the values (view, reshape, squeeze, to, float,
+    contiguous...), cleared by every other op, and kept by a join only when both paths
+    agree (same kind, same producing expression)."""
+
+    kind: ActivationKind
+    node: ast.AST  # the expression that applied it (a call, or a `return` of a forward)
+    description: str  # e.g. "F.softmax()", "nn.Softmax", "nn.Linear"
+    # `node` is a layer built inside an `nn.Sequential(...)` (its last), not a call taking
+    # the activation's input.
+    layer: bool = False
+
+
 @dataclass(frozen=True)
 class ConditionalLoss:
     """History lost exactly on the paths where `condition` fails."""
@@ -137,6 +164,9 @@ class ModuleRef:
     self_contained: bool = False
     # Its forward saves its input for backward (an nn.Sequential starting with nn.Linear).
     saves_input: bool = False
+    # The activation its output certainly ends with (nn.Softmax, nn.Linear, an nn.Sequential
+    # whose last layer is one); None when not known.
+    applies: Activation | None = None
 
 
 @dataclass(frozen=True)
@@ -176,6 +206,9 @@ class Value:
     # A list of unknown length whose every element is (at most) this value: built by
     # `xs.append(v)` or a comprehension. An empty list literal has `elements == ()`.
     items: Value | None = None
+    # The last activation certainly applied to this tensor (see `Activation`); None: none,
+    # or not known.
+    activation: Activation | None = None
 
     @property
     def integer_valued(self) -> bool:
@@ -311,6 +344,7 @@ def join(a: Value | None, b: Value | None) -> Value:
         fields=a.fields if a.fields == b.fields and elements is not None else None,
         unless=a.unless if a.unless == b.unless else None,
         items=join(a.items, b.items) if a.items is not None and b.items is not None else None,
+        activation=a.activation if a.activation == b.activation else None,
     )
 
 
