@@ -130,3 +130,24 @@ def test_a_broken_nearest_pyproject_is_a_settings_error(
     with pytest.raises(SettingsError, match=message.replace("[", r"\[").replace("]", r"\]")):
         path = nearest_settings_file(tmp_path)
         load_pyproject(path or tmp_path / "pyproject.toml")
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+def test_the_indentation_step_is_read_whatever_the_line_breaks(newline: str) -> None:
+    # Found by the long fix fuzz: with `\r` breaks the first block was not found, and the
+    # GG204 fix indented a tab-indented file with four spaces.
+    text = "import torch\nmodel.eval()\nfor _ in range(3):\n\tx = 1\n".replace("\n", newline)
+    assert SourceText(text).indent_unit == "\t"
+
+
+def test_wrapping_a_tab_indented_loop_of_a_cr_file_keeps_tabs() -> None:
+    text = (
+        "import torch\nfrom torch import nn\nmodel = nn.Linear(8, 2)\nmodel.eval()\n"
+        "preds = []\nfor _ in range(3):\n\tout = model(torch.randn(4, 8))\n\tpreds.append(out)\n"
+    ).replace("\n", "\r")
+    (finding,) = [f for f in check_source(text).findings if f.code == "GG204"]
+    assert finding.fixes, "GG204 offers its wrap fix"
+    fixed = apply_edits(SourceText(text), list(finding.fixes[0].edits))
+    assert (
+        "\r\twith" not in fixed and "\rwith torch.no_grad():\r\tfor _ in range(3):\r\t\t" in fixed
+    )

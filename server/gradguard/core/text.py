@@ -17,8 +17,9 @@ _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _LONE_CR = re.compile(r"\r(?!\n)")
 # A block header at column 0 (`def f():`, `with x:  # why`), then blank or comment lines, then
 # the first line of its body: its leading whitespace is the file's indentation step.
+# `^` under MULTILINE starts a line only after `\n`; a lone `\r` (old Mac breaks) starts one too.
 _FIRST_BLOCK = re.compile(
-    r"^[^\s#][^\r\n]*:[ \t]*(?:#[^\r\n]*)?(?:\r\n|\r|\n)"
+    r"(?:^|(?<=\r))[^\s#][^\r\n]*:[ \t]*(?:#[^\r\n]*)?(?:\r\n|\r|\n)"
     r"(?:[ \t]*(?:#[^\r\n]*)?(?:\r\n|\r|\n))*([ \t]+)\S",
     re.MULTILINE,
 )
