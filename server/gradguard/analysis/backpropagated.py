@@ -18,7 +18,9 @@ def backpropagated_names(
     function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Module,
 ) -> frozenset[str]:
     """Names in the body of `function` (not in nested functions or classes) bound once by
-    `name = ...` and receiving a `name.backward(...)` call (cached per node)."""
+    `name = ...` and receiving a `name.backward(...)` call (cached per node). An attribute of
+    such a name counts too (`output.loss.backward()` with `output = model(...)` bound once):
+    it is listed as `output.loss` when nothing in the function stores into that attribute."""
     return _cached(function)
 
 
@@ -29,6 +31,7 @@ def _backpropagated_names(
     bindings: Counter[str] = Counter()
     plain: set[str] = set()
     backward: set[str] = set()
+    stored_attributes: set[str] = set()
     stack: list[ast.AST] = list(body)
     while stack:
         node = stack.pop()
@@ -47,15 +50,24 @@ def _backpropagated_names(
         elif isinstance(node, ast.Global | ast.Nonlocal):
             for name in node.names:
                 bindings[name] += 2  # bound elsewhere too: never "once"
+        elif isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load):
+            if isinstance(node.value, ast.Name):
+                stored_attributes.add(f"{node.value.id}.{node.attr}")
         elif (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
             and node.func.attr == "backward"
-            and isinstance(node.func.value, ast.Name)
         ):
-            backward.add(node.func.value.id)
+            receiver = node.func.value
+            if isinstance(receiver, ast.Name):
+                backward.add(receiver.id)
+            elif isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name):
+                backward.add(f"{receiver.value.id}.{receiver.attr}")
         stack.extend(ast.iter_child_nodes(node))
-    return frozenset(name for name in backward & plain if bindings[name] == 1)
+    once = {name for name in plain if bindings[name] == 1}
+    return frozenset(
+        key for key in backward if key.split(".", 1)[0] in once and key not in stored_attributes
+    )
 
 
 _cached = cached_by_node(_backpropagated_names)

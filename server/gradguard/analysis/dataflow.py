@@ -913,6 +913,18 @@ class FunctionInterpreter:
             value = evolve(value, grad=Grad.TRACKED, kind=Kind.TENSOR)
         for target in stmt.targets:
             self.bind(target, value)
+        if len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            self._backpropagated_attributes(stmt.targets[0].id, value)
+
+    def _backpropagated_attributes(self, name: str, value: Value) -> None:
+        """`output = model(**batch)` then `output.loss.backward()`: `output.loss` is a tensor
+        with history from this binding on (a model output's loss, read as an attribute)."""
+        if value.kind is not Kind.UNKNOWN or self.env is None:
+            return
+        prefix = f"{name}."
+        for key in self.backpropagated:
+            if key.startswith(prefix) and "." not in key[len(prefix) :]:
+                self.bind_key(key, Value(grad=Grad.TRACKED, kind=Kind.TENSOR))
 
     @property
     def backpropagated(self) -> frozenset[str]:

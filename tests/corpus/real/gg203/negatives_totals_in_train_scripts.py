@@ -93,3 +93,28 @@ def training_function(model, optimizer, train_dataloader, num_epochs):
             optimizer.zero_grad()
             loss_sum += loss.item()
         print(epoch, loss_sum / (step + 1))
+
+
+# Look-alikes of ML2021#2 (`train_loss += output.loss` then `output.loss.backward()`):
+# the total takes the number, or the attribute is replaced before it is read.
+def train_qa_numbers(model, train_loader, optimizer):
+    train_loss = 0.0
+    for data in train_loader:
+        output = model(input_ids=data[0])
+        train_loss += output.loss.item()
+        output.loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+    return train_loss
+
+
+def train_qa_replaced(model, train_loader, optimizer):
+    train_loss = 0.0
+    for data in train_loader:
+        output = model(input_ids=data[0])
+        output.loss.backward()
+        output.loss = output.loss.detach()
+        train_loss += output.loss
+        optimizer.step()
+        optimizer.zero_grad()
+    return train_loss

@@ -74,7 +74,7 @@ def train_qa(model, train_loader, optimizer, num_epoch):
             start_index = torch.argmax(output.start_logits, dim=1)
             end_index = torch.argmax(output.end_logits, dim=1)
             train_acc += ((start_index == data[3]) & (end_index == data[4])).float().mean()
-            train_loss += output.loss  # missed: GG203
+            train_loss += output.loss  # expect: GG203
             output.loss.backward()
             optimizer.step()
             optimizer.zero_grad()
