@@ -23,8 +23,9 @@ FORMATS = ("text", "json", "sarif", "github")
 
 
 def build_tree(root: Path) -> Path:
-    """About 30 files with findings, fixes and failures of every kind."""
-    examples = [(r.code, i.code) for r in all_rules() for i in r.invalid][:24]
+    """About 40 files with findings, fixes and failures of every kind: the first INVALID
+    example of every rule (so the catalogue growing never pushes a rule out)."""
+    examples = [(r.code, r.invalid[0].code) for r in all_rules() if r.invalid]
     for index, (code, text) in enumerate(examples):
         folder = root / f"pkg{index % 3}"
         folder.mkdir(parents=True, exist_ok=True)
