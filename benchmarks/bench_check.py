@@ -35,6 +35,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from machine import cpu_model, load_average, short_commit
+
 if TYPE_CHECKING:
     from gradguard.core.findings import Finding
     from gradguard.core.rule import Rule, RuleContext
@@ -443,27 +445,15 @@ def stage(files: Sequence[CorpusFile], into: Path) -> dict[CorpusFile, Path]:
 
 def machine_facts() -> list[str]:
     """Date, machine and versions, for the header of the results file."""
-    cpu = "?"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    commit = subprocess.run(
-        ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
-        capture_output=True,
-        text=True,
-        check=False,
-    ).stdout.strip()
+    cpu = cpu_model()
+    commit = short_commit(ROOT)
     from gradguard.core.rule import all_rules
 
     try:
         rule_count = str(len(all_rules()))
     except Exception as exc:
         rule_count = f"? ({type(exc).__name__})"
-    load = Path("/proc/loadavg").read_text().split()[:3] if Path("/proc/loadavg").exists() else []
+    load = load_average()
     return [
         f"* date: {datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}",
         f"* machine: `nproc` = {os.cpu_count()}, {cpu}, {platform.platform()}",

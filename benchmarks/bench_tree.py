@@ -33,6 +33,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from machine import cpu_model, load_average, short_commit
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 RESULTS = HERE / "results"
@@ -123,21 +125,9 @@ def stage(parts: Sequence[str], into: Path) -> tuple[Path, list[Path]]:
 
 def machine() -> list[str]:
     """Date, cores, CPU, Python, commit."""
-    cpu = "?"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    commit = subprocess.run(
-        ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
-        capture_output=True,
-        text=True,
-        check=False,
-    ).stdout.strip()
-    load = Path("/proc/loadavg").read_text().split()[:3] if Path("/proc/loadavg").exists() else []
+    cpu = cpu_model()
+    commit = short_commit(ROOT)
+    load = load_average()
     usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     return [
         f"* date: {datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}",
