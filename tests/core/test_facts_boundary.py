@@ -46,13 +46,13 @@ def test_the_scan_sees_a_violation() -> None:
     """Guards the scan itself: each way of reaching past the surface is caught."""
     source = (
         "from gradguard.analysis.values import Grad\n"
-        "from gradguard.analysis import dataflow\n"
+        "from gradguard.analysis import interpreter\n"
         "import gradguard.analysis.model\n"
         "from gradguard.analysis import torch_api as api\n"
         "from gradguard.analysis.facts import Kind\n"
     )
     assert forbidden_imports(source) == [
         "gradguard.analysis.values",
-        "gradguard.analysis.dataflow",
+        "gradguard.analysis.interpreter",
         "gradguard.analysis.model",
     ]

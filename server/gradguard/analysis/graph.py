@@ -43,7 +43,7 @@ class SavedNode:
 
 
 # Key of the environment entry holding the graph state of a program point (see
-# `dataflow.FunctionInterpreter`); not an identifier, so no program name collides with it.
+# `interpreter.FunctionInterpreter`); not an identifier, so no program name collides with it.
 GRAPH_STATE_KEY = "%graph"
 
 _OUTPUT_SAVERS = frozenset("exp sigmoid tanh softmax log_softmax relu sqrt rsqrt".split())

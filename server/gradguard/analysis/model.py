@@ -218,7 +218,7 @@ def _analyse(tree: ast.Module, text: str | None) -> tuple[ModuleAnalysis, dict[i
     learns nothing new is the final one: a file whose calls say nothing costs one pass.
     """
     from gradguard.analysis.call_sites import CallSites, candidates
-    from gradguard.analysis.dataflow import ModuleInterpreter
+    from gradguard.analysis.interpreter.module import ModuleInterpreter
 
     facts: dict[int, CallerFacts] = {}
     found: dict[int, Candidate] | None = None

@@ -1,0 +1,331 @@
+"""Call dispatch: torch, builtins, methods of known objects, and the functions and
+classes of the file (through their summaries)."""
+
+from __future__ import annotations
+
+import ast
+
+from gradguard.analysis import activations
+from gradguard.analysis import parameters as params
+from gradguard.analysis import torch_api as api
+from gradguard.analysis.graph import SavedNode, Saves
+from gradguard.analysis.imports import Scope
+from gradguard.analysis.interpreter.module_calls import MODULE_BY_USE
+from gradguard.analysis.interpreter.torch_calls import TorchCalls
+from gradguard.analysis.interpreter.training_effects import is_optimizer
+from gradguard.analysis.model import (
+    FunctionNode,
+)
+from gradguard.analysis.names import dotted
+from gradguard.analysis.values import (
+    NONE,
+    UNKNOWN,
+    Grad,
+    Kind,
+    Loss,
+    LossKind,
+    ModuleRef,
+    Value,
+    evolve,
+    join,
+)
+
+_CONVERSION_BUILTINS = {"float": Kind.SCALAR, "int": Kind.SCALAR, "bool": Kind.SCALAR}
+
+
+_PLAIN_BUILTINS = frozenset(
+    [
+        "len",
+        "print",
+        "range",
+        "isinstance",
+        "issubclass",
+        "str",
+        "repr",
+        "enumerate",
+        "zip",
+        "sorted",
+        "min",
+        "max",
+        "abs",
+        "round",
+        "hasattr",
+        "getattr",
+        "setattr",
+        "id",
+        "type",
+        "format",
+        "open",
+        "iter",
+        "next",
+        "dict",
+        "set",
+    ]
+)
+
+
+_READ_ONLY_MAPPING_METHODS = frozenset({"get", "keys", "values", "items", "copy"})
+
+
+def _local_method(receiver: Value, name: str) -> FunctionNode | None:
+    info = receiver.instance_of or (receiver.module.local if receiver.module else None)
+    if info is None:
+        return None
+    for stmt in info.node.body:
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) and stmt.name == name:
+            return stmt
+    return None
+
+
+def _with_item(sequence: Value, item: Value) -> Value:
+    """A list after `append(item)`: every element is at most the join of what it held."""
+    if sequence.elements is None and sequence.items is None:
+        return sequence  # what it held is unknown: so is what it holds now
+    held = sequence.items
+    for element in sequence.elements or ():
+        held = join(held, element) if held is not None else element
+    joined = join(held, item) if held is not None else item
+    return Value(
+        kind=Kind.SEQUENCE,
+        items=joined.with_origin(None),
+        carries=sequence.carries,
+        origin=sequence.origin,
+    )
+
+
+def _plain(value: Value) -> bool:
+    """A constructor argument that cannot bring parameters or tensors in: numbers, strings,
+    None, and tuples or lists of them."""
+    if value.kind is Kind.SEQUENCE and value.elements is not None:
+        return all(_plain(e) for e in value.elements)
+    if value.kind is Kind.OTHER:
+        # Literal strings and conversions say why they are not tensors; other "other"
+        # values (imported names, `model.parameters()`, builtins' results) may hold anything.
+        return value.loss is not None and value.module is None
+    return value.kind in (Kind.SCALAR, Kind.NONE)
+
+
+def _instantiate(value: Value, call: ast.Call) -> Value:
+    """A function's returned value as one call sees it: the graph nodes of the function's
+    own analysis stand for one fresh node of this call (two calls build two graphs)."""
+    if value.elements is not None:
+        elements = tuple(_instantiate(e, call) for e in value.elements)
+        return evolve(value, elements=elements, graph=frozenset(), saved_in=frozenset())
+    if not value.graph and not value.saved_in:
+        return value
+    graph = frozenset({SavedNode(call, Saves.OTHER)}) if value.graph else frozenset()
+    return evolve(value, graph=graph, saved_in=frozenset())
+
+
+class CallEvaluator(TorchCalls):
+    """Evaluates a call: routes it to torch, a builtin, a method of a known value, a module,
+    or a function of the file; anything else is an opaque call."""
+
+    def _expr_Call(self, call: ast.Call) -> Value:
+        func = call.func
+        qualified = self.scope.resolve(func)
+        if qualified is not None and qualified.startswith("torch"):
+            return self.torch_call(call, qualified)
+        if qualified is not None and qualified.startswith("numpy."):
+            return self.numpy_call(call, qualified)
+        if isinstance(func, ast.Name) and self._is_builtin(func.id):
+            return self.builtin_call(call, func.id)
+        if isinstance(func, ast.Attribute):
+            key = dotted(func)
+            callee_known = key is not None and self.env is not None and key in self.env
+            receiver = self.eval(func.value)
+            if not callee_known:
+                info = receiver.instance_of or (receiver.module.local if receiver.module else None)
+                attribute = info.attributes.get(func.attr) if info is not None else None
+                if attribute is None or receiver.kind is Kind.CLASS:
+                    return self.method_call(call, receiver, func)
+                return self.call_value(call, attribute)
+        return self.call_value(call, self.eval(func))
+
+    def _is_builtin(self, name: str) -> bool:
+        if self.env is not None and name in self.env:
+            return False
+        if name in self.module.globals:
+            return False
+        scope: Scope | None = self.scope
+        while scope is not None:
+            if scope.is_bound_locally(name):
+                return False
+            scope = scope.parent
+        return name in _CONVERSION_BUILTINS or name in _PLAIN_BUILTINS or name in ("tuple", "list")
+
+    def builtin_call(self, call: ast.Call, name: str) -> Value:
+        """`float(x)`, `int(x)`, `tuple(x)`, `len(x)`...: builtins not shadowed in this file."""
+        args = self.arguments(call)
+        if name in _CONVERSION_BUILTINS:
+            loss = Loss(LossKind.CONVERSION, call, f"{name}()")
+            return Value(grad=Grad.UNTRACKED, kind=Kind.SCALAR, loss=loss)
+        if name in ("tuple", "list") and len(args) == 1 and args[0].elements is not None:
+            return args[0]
+        return Value(kind=Kind.OTHER) if name in _PLAIN_BUILTINS else UNKNOWN
+
+    def method_call(self, call: ast.Call, receiver: Value, func: ast.Attribute) -> Value:
+        """`receiver.name(...)` where the callee is not a known attribute value."""
+        name = func.attr
+        receiver_key = dotted(func.value)
+        if name == "backward":
+            args = self.arguments(call)
+            self.backpropagate(call, func.value, receiver, "backward")
+            return NONE
+        args = self.arguments(call)
+        if receiver.kind is Kind.TENSOR:
+            return self.tensor_method(call, receiver, receiver_key, name, args)
+        if receiver.kind is Kind.MODULE:
+            if name == "requires_grad_" and params.freezes_argument(call):
+                frozen = self._freeze(func.value, call, f"`{ast.unparse(call)}`")
+                return frozen if frozen is not None else receiver
+            if receiver.frozen is not None and name not in params.KEEPS_FROZEN:
+                self._unfreeze(receiver.module)
+            if name == "forward":
+                self.record_use("forward", name, call, func.value, receiver)
+                return self.call_value(call, receiver, evaluated=args)
+            if name in api.MODULE_SELF_METHODS:
+                if name in ("eval", "train"):
+                    self.record_use("module-mode", name, call, func.value, receiver)
+                return receiver
+            if name in api.MODULE_INFO_METHODS:
+                return Value(kind=Kind.OTHER)
+            if receiver_key is not None and self.env is not None and receiver_key in self.env:
+                # `seq.append(layer)`, `seq.add_module(...)`: its last layer may change.
+                self.env[receiver_key] = activations.module_cleared(self.env[receiver_key])
+        if (
+            receiver.grad is Grad.UNTRACKED
+            and receiver.kind is Kind.UNKNOWN
+            and self.mode.enabled is False
+            and self.mode.off is not None
+        ):
+            # A method of a value computed with recording off (an unlisted tensor method's
+            # result) computes without recording too.
+            loss = Loss(LossKind.NO_GRAD, call, self.mode.off.description, self.mode.off)
+            return Value(grad=Grad.UNTRACKED, kind=Kind.UNKNOWN, loss=loss)
+        if (module_value := self._module_by_use(call, receiver, receiver_key)) is not None:
+            self.record_use("module-mode", name, call, func.value, module_value)
+            return module_value
+        if receiver.kind is Kind.MAPPING:
+            key = (
+                call.args[0].value if call.args and isinstance(call.args[0], ast.Constant) else None
+            )
+            fields, elements = receiver.fields, receiver.elements
+            if name == "get" and fields is not None and elements is not None and key in fields:
+                return elements[fields.index(key)]
+            if name not in _READ_ONLY_MAPPING_METHODS and receiver_key is not None and self.env:
+                # update / pop / setdefault / clear...: the keys are no longer known.
+                changed = Value(kind=Kind.MAPPING, carries=receiver.all_carries())
+                self.env[receiver_key] = evolve(changed, origin=receiver.origin)
+            return UNKNOWN
+        if receiver.kind in (Kind.SCALAR, Kind.NONE, Kind.OTHER, Kind.SEQUENCE):
+            if is_optimizer(receiver):
+                self.record_use("optimizer", name, call, func.value, receiver)
+                # add_param_group, load_state_dict...: it may hold other parameters now.
+                if (
+                    receiver.optimizes is not None
+                    and name not in ("step", "zero_grad")
+                    and receiver_key is not None
+                    and self.env is not None
+                ):
+                    self.env[receiver_key] = evolve(receiver, optimizes=None)
+            elif receiver.kind is Kind.SEQUENCE and name == "append" and len(args) == 1:
+                self.record_use("append", name, call, func.value, receiver, args[0])
+                if receiver_key is not None and self.env is not None and not call.keywords:
+                    self.env[receiver_key] = _with_item(receiver, args[0])
+            return UNKNOWN
+        method = _local_method(receiver, name)
+        if method is not None and receiver.kind is not Kind.CLASS:
+            self.module.call_sites.note(
+                method, call, args, self.mode.enabled, self.mode.off, is_method=True
+            )
+            summary = self.module.summary_of(method)
+            self._state_carried_across_calls(method, summary)
+            self._params_carried_across_calls(method, summary, call, args, skip_self=True)
+            returned = summary.returned
+            prefix = f"{receiver_key}."
+            known_state = self.env is not None and any(k.startswith(prefix) for k in self.env)
+            if receiver_key is not None and known_state:
+                if self.module.method_facts(method)[0]:
+                    self._forget_below(receiver_key)
+                else:
+                    # The method can only change the attributes it mentions.
+                    for attr in self.module.method_facts(method)[1]:
+                        self._forget_below(f"{receiver_key}.{attr}")
+                        if self.env is not None:
+                            self.env.pop(f"{receiver_key}.{attr}", None)
+            self.taint_arguments(call)
+            return self._called_under_mode(
+                method, call, _instantiate(returned.without_carries(), call)
+            )
+        if receiver.kind is Kind.UNKNOWN and receiver.graph and name in api.DIFFERENTIABLE_METHODS:
+            # `img.view(n, -1)` on a value that may be a tensor: if the result has history,
+            # it runs through the receiver's (a forward's input, see FunctionSummary).
+            self.taint_arguments(call)
+            return Value(graph=receiver.graph)
+        # An unknown method may change its receiver's attributes and detach what it is given.
+        if receiver_key is not None:
+            self._forget_below(receiver_key)
+            if name.endswith("_") and not name.startswith("_") and self.env is not None:
+                # `h.detach_()` on a value that may be a tensor or None (narrowed to "not
+                # None" by the branch it runs on): an in-place method may cut its history.
+                current = self.env.get(receiver_key)
+                if current is not None and current.carries:
+                    self.env[receiver_key] = current.without_carries()
+        self.taint_arguments(call)
+        return UNKNOWN
+
+    def _module_by_use(
+        self, call: ast.Call, receiver: Value, receiver_key: str | None
+    ) -> Value | None:
+        """`model.eval()` on a name of unknown value (a parameter, most often) tells that it
+        is an `nn.Module`: no other object of training code has an `eval()` taking nothing
+        (pandas' takes an expression). From there on the name is that module. `train()` is
+        not used this way: `trainer.train()` starts a Hugging Face training run."""
+        func = call.func
+        if not (
+            isinstance(func, ast.Attribute)
+            and func.attr == "eval"
+            and not call.args
+            and not call.keywords
+            and receiver.kind is Kind.UNKNOWN
+            and receiver_key is not None
+            and "." not in receiver_key
+            and self.env is not None
+        ):
+            return None
+        value = Value(kind=Kind.MODULE, module=MODULE_BY_USE)
+        self.env[receiver_key] = value
+        return value
+
+    def call_value(
+        self, call: ast.Call, callee: Value, evaluated: list[Value] | None = None
+    ) -> Value:
+        """Call an already evaluated callee: a module, a local function or class, or unknown."""
+        args = evaluated if evaluated is not None else self.arguments(call)
+        if callee.kind is Kind.MODULE and callee.module is not None:
+            return self.module_call(call, callee.module, args, callee.frozen)
+        if callee.kind is Kind.CLASS and callee.instance_of is not None:
+            info = callee.instance_of
+            if info.is_module:
+                plain = (
+                    all(_plain(v) for v in args)
+                    and not any(isinstance(a, ast.Starred) for a in call.args)
+                    and all(kw.arg is not None for kw in call.keywords)
+                )
+                own = plain and self.module.class_check.self_contained(info)
+                ref = ModuleRef(local=info, self_contained=own)
+                return Value(kind=Kind.MODULE, module=ref, instance_of=info)
+            return Value(kind=Kind.INSTANCE, instance_of=info)
+        if callee.kind is Kind.FUNCTION and callee.function is not None:
+            self.module.call_sites.note(
+                callee.function, call, args, self.mode.enabled, self.mode.off, is_method=False
+            )
+            summary = self.module.summary_of(callee.function)
+            self._params_carried_across_calls(callee.function, summary, call, args)
+            self.taint_arguments(call)
+            return self._called_under_mode(
+                callee.function, call, _instantiate(summary.returned.without_carries(), call)
+            )
+        self.taint_arguments(call)
+        return UNKNOWN

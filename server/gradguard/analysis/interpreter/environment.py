@@ -1,0 +1,122 @@
+"""Environments and grad modes, and how they join where control flow meets."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from gradguard.analysis import narrowing
+from gradguard.analysis.graph import GRAPH_STATE_KEY, SavedNode, Saves
+from gradguard.analysis.model import (
+    LoopNode,
+)
+from gradguard.analysis.values import (
+    UNKNOWN,
+    GradOff,
+    Value,
+    evolve,
+    join,
+)
+
+Env = dict[str, Value]
+
+
+@dataclass(frozen=True)
+class GradMode:
+    """Gradient recording at a program point: on, off (and why), or unknown."""
+
+    enabled: bool | None
+    off: GradOff | None = None
+    # Unknown, but decided by a test of one name: `torch.set_grad_enabled(phase == "train")`
+    # records exactly when `phase == "train"`; a branch that knows `phase == "val"` runs
+    # with recording off, switched off at `condition_off`.
+    condition: narrowing.Condition | None = None
+    condition_off: GradOff | None = None
+
+    def on_branch(self, facts: narrowing.Facts) -> GradMode:
+        """This mode on a branch where `facts` hold."""
+        if self.condition is None:
+            return self
+        decided = facts.decides(self.condition)
+        if decided is None:
+            return self
+        return GRAD_ON if decided else GradMode(False, self.condition_off)
+
+
+GRAD_ON = GradMode(True)
+
+
+GRAD_UNKNOWN = GradMode(None)
+
+
+class Frame:
+    """Push a control-flow frame for the duration of a `with` block (cheaper than
+    `contextlib.contextmanager`, which this hot path used to pay for)."""
+
+    __slots__ = ("entry", "frames")
+
+    def __init__(self, frames: list[tuple[str, ast.AST]], entry: tuple[str, ast.AST]) -> None:
+        self.frames = frames
+        self.entry = entry
+
+    def __enter__(self) -> None:
+        self.frames.append(self.entry)
+
+    def __exit__(self, *exc: object) -> None:
+        self.frames.pop()
+
+
+@dataclass
+class LoopFrame:
+    node: LoopNode
+    breaks: list[Env | None] = field(default_factory=list)
+    continues: list[Env | None] = field(default_factory=list)
+
+
+def join_env(a: Env | None, b: Env | None) -> Env | None:
+    """Merge two environments; `None` stands for an unreachable path."""
+    if a is None:
+        return None if b is None else dict(b)
+    if b is None:
+        return dict(a)
+    merged: Env = {}
+    for key, left in a.items():
+        right = b.get(key)
+        if right is left:
+            merged[key] = left
+        else:
+            merged[key] = join(left, right) if right is not None else UNKNOWN
+    for key in b.keys() - a.keys():
+        merged[key] = UNKNOWN
+    return merged
+
+
+def merge_branch_graphs(stmt: ast.If, body: Env, orelse: Env, merged: Env) -> None:
+    """Values whose history runs through different saving nodes on the two branches of one
+    `if` (`out = data_parallel(self.main, x)` or `out = self.main(x)`) still certainly run
+    through *the one the branch took*. One node per `if` stands for that choice: every
+    value joined here shares it, because one branch was taken for all of them."""
+    choice: SavedNode | None = None
+    for key, value in merged.items():
+        left, right = body.get(key), orelse.get(key)
+        if left is None or right is None or left is right or key == GRAPH_STATE_KEY:
+            continue  # (what a backward freed is certain only if freed on both branches)
+        for field_name in ("graph", "saved_in"):
+            a, b = getattr(left, field_name), getattr(right, field_name)
+            if a and b and not (a <= b or b <= a):
+                if choice is None:
+                    choice = SavedNode(stmt, Saves.OTHER)
+                joined = getattr(value, field_name) | {choice}
+                value = evolve(value, **{field_name: joined})
+        merged[key] = value
+
+
+def join_envs(envs: Iterable[Env | None]) -> Env | None:
+    """Merge many environments."""
+    result: Env | None = None
+    first = True
+    for env in envs:
+        result = (None if env is None else dict(env)) if first else join_env(result, env)
+        first = False
+    return result

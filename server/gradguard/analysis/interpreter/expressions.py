@@ -1,0 +1,446 @@
+"""Expressions other than calls, and assignment to targets (names, attributes,
+tuples, subscripts)."""
+
+from __future__ import annotations
+
+import ast
+
+from gradguard.analysis import activations, narrowing, shapes
+from gradguard.analysis import graph as graphs
+from gradguard.analysis import torch_api as api
+from gradguard.analysis.interpreter.environment import GRAD_ON, GRAD_UNKNOWN, GradMode
+from gradguard.analysis.interpreter.training_effects import TrainingEffects
+from gradguard.analysis.names import dotted
+from gradguard.analysis.values import (
+    UNKNOWN,
+    Carry,
+    ConditionalLoss,
+    Grad,
+    GradOff,
+    Kind,
+    Loss,
+    LossKind,
+    Value,
+    combine,
+    evolve,
+    join,
+    literal,
+)
+
+_PLAIN_KINDS = frozenset([Kind.SCALAR, Kind.NONE, Kind.OTHER])
+
+
+def shape_of(value: Value) -> shapes.Shape:
+    """A value's shape as an operand: Python numbers broadcast like 0-dim tensors."""
+    if value.kind is Kind.TENSOR:
+        return value.shape
+    if value.kind is Kind.SCALAR:
+        return shapes.SCALAR_SHAPE
+    return shapes.UNKNOWN_SHAPE
+
+
+def with_field(base: Value, key: ast.expr, value: Value) -> Value | None:
+    """A dict with known string keys after `base[key] = value`; None when `key` is not a
+    string constant or the keys of `base` are not known."""
+    if base.kind is not Kind.MAPPING or base.fields is None or base.elements is None:
+        return None
+    if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+        return None
+    fields, elements = list(base.fields), list(base.elements)
+    if key.value in fields:
+        elements[fields.index(key.value)] = value
+    else:
+        fields.append(key.value)
+        elements.append(value)
+    return Value(kind=Kind.MAPPING, elements=tuple(elements), fields=tuple(fields))
+
+
+class ExpressionEvaluator(TrainingEffects):
+    """Evaluates expressions to `Value`s (dispatching on node type) and binds assignment
+    targets; arithmetic and tensor ops record the graph nodes that save their operands."""
+
+    def bind(self, target: ast.expr, value: Value) -> None:
+        """Assign `value` to an assignment target (names, attributes, tuples, subscripts)."""
+        if value.kind is Kind.MODULE:
+            self._note_replacement(target, value)
+        if isinstance(target, ast.Attribute | ast.Subscript) and value.kind not in _PLAIN_KINDS:
+            # A module, tensor or unknown stored into some object may give a frozen module
+            # a trainable submodule or parameter.
+            self._unfreeze(None)
+        if isinstance(target, ast.Name):
+            self.bind_key(target.id, value)
+        elif isinstance(target, ast.Attribute):
+            key = dotted(target)
+            base_key = dotted(target.value)
+            if base_key is not None and self.env is not None and base_key in self.env:
+                base = self.env[base_key]
+                if base.kind is Kind.TENSOR and self.stmt is not None:
+                    self.record_use("setattr", target.attr, self.stmt, target.value, base)
+                if base.kind is Kind.TENSOR and target.attr in ("requires_grad", "data"):
+                    self.env[base_key] = evolve(UNKNOWN, kind=Kind.TENSOR, origin=base.origin)
+            if key is not None:
+                self.bind_key(key, value)
+            else:
+                self.eval(target.value)
+        elif isinstance(target, ast.Tuple | ast.List):
+            self._bind_sequence(target.elts, value)
+        elif isinstance(target, ast.Subscript):
+            base_key = dotted(target.value)
+            self._subscript_store(target, self.stmt)
+            if base_key is not None and self.env is not None and base_key in self.env:
+                base = self.env[base_key]
+                carries = base.carries | value.all_carries()
+                if base.has_history and self.mode.enabled is True:
+                    # Writing into a tensor with history keeps its history (CopySlices).
+                    mutated = Value(Grad.TRACKED, Kind.TENSOR, carries=carries, graph=base.graph)
+                elif (
+                    base.kind is Kind.TENSOR
+                    and not (base.leaf and base.grad is not Grad.UNTRACKED)
+                    and value.kind is Kind.TENSOR
+                    and value.has_history
+                    and self.mode.enabled is True
+                ):
+                    # `values[step] = value` into a plain buffer: the buffer now has the
+                    # stored value's history (CopySlices) and keeps its graph alive.
+                    graph = base.graph | value.graph
+                    mutated = Value(Grad.TRACKED, Kind.TENSOR, carries=carries, graph=graph)
+                elif (keyed := with_field(base, target.slice, value)) is not None:
+                    # `losses["total"] = loss` into a dict whose keys are known.
+                    mutated = keyed
+                else:
+                    mutated = evolve(UNKNOWN, kind=base.kind, carries=carries)
+                self.env[base_key] = mutated
+        elif isinstance(target, ast.Starred):
+            self.bind(target.value, UNKNOWN)
+
+    def _subscript_store(self, target: ast.Subscript, stmt: ast.AST | None) -> None:
+        """`x[i] = v` / `x[i] += v` writes into `x` in place."""
+        self.eval(target.slice)
+        base_key = dotted(target.value)
+        if base_key is None or self.env is None:
+            return
+        if base_key in self.env:
+            base = self.env[base_key]
+        elif isinstance(target.value, ast.Attribute):
+            base = self.eval(target.value)  # `conv.weight[...] = w`: the layer's weight
+        else:
+            return
+        if base.kind is Kind.TENSOR and stmt is not None:
+            self.record_use("inplace", "setitem", stmt, target.value, base)
+            self.modified_in_place(stmt, target.value, base)
+        self.env[base_key] = activations.module_cleared(activations.cleared(base))
+
+    def _bind_sequence(self, targets: list[ast.expr], value: Value) -> None:
+        has_star = any(isinstance(t, ast.Starred) for t in targets)
+        if (
+            value.elements is not None
+            and value.kind is not Kind.MAPPING  # unpacking a dict gives its keys
+            and len(value.elements) == len(targets)
+            and not has_star
+        ):
+            for target, element in zip(targets, value.elements, strict=True):
+                self.bind(target, element)
+            return
+        if value.kind is Kind.TENSOR:
+            element = evolve(value, elements=None, leaf=False, shape=shapes.UNKNOWN_SHAPE)
+        else:
+            element = evolve(UNKNOWN, carries=value.all_carries())
+        for target in targets:
+            self.bind(target, element)
+
+    def grad_mode_of(self, expr: ast.expr, owner: ast.AST) -> GradMode | None:
+        """The grad mode a context manager or decorator expression switches to, if any."""
+        call = expr if isinstance(expr, ast.Call) else None
+        qualified = self.scope.resolve(call.func if call else expr)
+        if qualified is None:
+            return None
+        if qualified in api.NO_GRAD and call is not None:
+            return GradMode(False, GradOff(expr, "torch.no_grad()", owner))
+        if (
+            qualified in api.NO_GRAD
+            and call is None
+            and isinstance(owner, ast.FunctionDef | ast.AsyncFunctionDef)
+        ):
+            return GradMode(False, GradOff(expr, "torch.no_grad", owner))
+        if qualified in api.INFERENCE_MODE:
+            flag = self._flag_argument(call, "mode") if call else True
+            if flag is False:
+                return GRAD_ON if self.mode.enabled else self.mode
+            if flag is None:
+                return GRAD_UNKNOWN
+            return GradMode(False, GradOff(expr, "torch.inference_mode()", owner, inference=True))
+        if qualified in api.ENABLE_GRAD:
+            return GRAD_ON
+        if qualified in api.SET_GRAD_ENABLED and call is not None:
+            flag = self._flag_argument(call, "mode")
+            if flag is None:
+                test = call.args[0] if call.args and not call.keywords else None
+                condition = narrowing.condition_of(test) if test is not None else None
+                if condition is None:
+                    return GRAD_UNKNOWN
+                text = ast.unparse(test)  # type: ignore[arg-type]
+                described = f"torch.set_grad_enabled({text}) with `{text}` false"
+                off = GradOff(expr, described, owner, conditional=True)
+                return GradMode(None, None, condition, off)
+            if flag:
+                return GRAD_ON
+            return GradMode(False, GradOff(expr, "torch.set_grad_enabled(False)", owner))
+        return None
+
+    def _flag_argument(self, call: ast.Call | None, keyword: str) -> bool | None:
+        if call is None:
+            return None
+        arg: ast.expr | None = call.args[0] if call.args else None
+        for kw in call.keywords:
+            if kw.arg == keyword:
+                arg = kw.value
+        if arg is None:
+            return True
+        value = self.eval(arg)
+        return value.const if isinstance(value.const, bool) else None
+
+    def eval(self, expr: ast.expr) -> Value:
+        """The abstract value of an expression (evaluating nested calls for their effects)."""
+        handler = self.expr_handlers.get(type(expr))
+        if handler is not None:
+            result: Value = handler(self, expr)
+            return result
+        for child in ast.iter_child_nodes(expr):
+            if isinstance(child, ast.expr) and not isinstance(
+                expr, ast.Lambda | ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp
+            ):
+                self.eval(child)
+        return UNKNOWN
+
+    def _expr_Constant(self, expr: ast.Constant) -> Value:
+        return literal(expr)
+
+    def _expr_JoinedStr(self, expr: ast.JoinedStr) -> Value:
+        for value in expr.values:
+            self.eval(value)
+        return Value(grad=Grad.UNTRACKED, kind=Kind.OTHER)
+
+    def _expr_FormattedValue(self, expr: ast.FormattedValue) -> Value:
+        self.eval(expr.value)
+        return Value(grad=Grad.UNTRACKED, kind=Kind.OTHER)
+
+    def _expr_Name(self, expr: ast.Name) -> Value:
+        return self.lookup(expr.id, expr)
+
+    def _expr_Attribute(self, expr: ast.Attribute) -> Value:
+        key = dotted(expr)
+        if key is not None and self.env is not None and key in self.env:
+            if expr.attr == "grad":
+                self._record_bound_grad(expr)
+            return self.lookup(key, expr)
+        base = self.eval(expr.value)
+        if (
+            base.kind is Kind.SEQUENCE
+            and base.fields is not None
+            and base.elements is not None
+            and expr.attr in base.fields
+        ):
+            return base.elements[base.fields.index(expr.attr)]
+        info = base.instance_of or (base.module.local if base.module else None)
+        if info is not None and expr.attr in info.attributes and base.kind is not Kind.CLASS:
+            return info.attributes[expr.attr]
+        if expr.attr == "weight" and self._owns_weight(dotted(expr.value), base):
+            # `layer.weight` of a torch.nn layer built here: a leaf parameter that requires
+            # grad (unless the file may change requires_grad somewhere).
+            return Value(Grad.TRACKED, Kind.TENSOR, leaf=True)
+        if key is not None and key.startswith("self.") and key.count(".") == 1:
+            # State left by an earlier call: tag it, so a caller can tell whether it reaches
+            # what this method returns or stores (a `.detach()` drops the tag).
+            _, tag = self.state_reads.setdefault(
+                expr.attr, (expr, Carry(key, None, None, UNKNOWN, None))
+            )
+            return Value(carries=frozenset({tag}))
+        if base.kind is Kind.TENSOR:
+            if expr.attr == "grad":
+                self.record_use("grad", "grad", expr, expr.value, base)
+            if expr.attr == "data":
+                return Value(
+                    Grad.UNTRACKED, Kind.TENSOR, Loss(LossKind.DETACH, expr, ".data"), leaf=True
+                )
+            if expr.attr in api.TENSOR_VIEWS:
+                return self.tensor_op(expr, [base])
+            return Value(
+                kind=Kind.OTHER if expr.attr in ("shape", "dtype", "device") else Kind.UNKNOWN
+            )
+        return UNKNOWN
+
+    def _record_bound_grad(self, expr: ast.Attribute) -> None:
+        """A read of `x.grad` after `x.grad = ...` on some path (or joined from a loop's
+        later iterations): recorded as "grad-bound", for rules that check the path."""
+        base_key = dotted(expr.value)
+        base = self.env.get(base_key) if self.env is not None and base_key else None
+        if base is not None and base.kind is Kind.TENSOR:
+            self.record_use("grad-bound", "grad", expr, expr.value, base)
+
+    def _expr_NamedExpr(self, expr: ast.NamedExpr) -> Value:
+        value = self.eval(expr.value)
+        self.bind(expr.target, value)
+        return value
+
+    def _expr_Tuple(self, expr: ast.Tuple | ast.List) -> Value:
+        elements = [self.eval(e) for e in expr.elts]
+        if any(isinstance(e, ast.Starred) for e in expr.elts):
+            return Value(
+                kind=Kind.UNKNOWN, carries=frozenset().union(*(e.all_carries() for e in elements))
+            )
+        return Value(grad=Grad.UNKNOWN, kind=Kind.SEQUENCE, elements=tuple(elements))
+
+    _expr_List = _expr_Tuple
+
+    def _expr_Dict(self, expr: ast.Dict) -> Value:
+        """`{"loss": loss, "logits": out}`: a mapping whose string keys are known."""
+        values = [self.eval(value) for value in expr.values]
+        keys: list[str] = []
+        for key in expr.keys:
+            if key is None or not isinstance(key, ast.Constant) or not isinstance(key.value, str):
+                for key_expr in expr.keys:
+                    if key_expr is not None:
+                        self.eval(key_expr)
+                carries = frozenset().union(*(v.all_carries() for v in values))
+                return Value(kind=Kind.OTHER, carries=carries)
+            keys.append(key.value)
+        if len(set(keys)) != len(keys):
+            return Value(
+                kind=Kind.OTHER, carries=frozenset().union(*(v.all_carries() for v in values))
+            )
+        return Value(kind=Kind.MAPPING, elements=tuple(values), fields=tuple(keys))
+
+    def _expr_ListComp(self, expr: ast.ListComp | ast.GeneratorExp | ast.SetComp) -> Value:
+        """`[f(x) for x in xs]`: a list whose every element is what `f(x)` gives (the
+        comprehension's own names do not leak)."""
+        if self.env is None:
+            return UNKNOWN
+        outer = self.env
+        self.env = dict(outer)
+        try:
+            for generator in expr.generators:
+                iterable = self.eval(generator.iter)
+                element = UNKNOWN
+                if iterable.kind is Kind.TENSOR:
+                    element = evolve(iterable, leaf=False, shape=shapes.UNKNOWN_SHAPE)
+                elif iterable.items is not None:
+                    element = iterable.items
+                self.bind(generator.target, element)
+                for condition in generator.ifs:
+                    self.eval(condition)
+            item = self.eval(expr.elt) if self.env is not None else UNKNOWN
+        finally:
+            self.env = outer
+        if isinstance(expr, ast.SetComp):
+            return Value(kind=Kind.OTHER, carries=item.all_carries())
+        return Value(kind=Kind.SEQUENCE, items=item.with_origin(None))
+
+    _expr_GeneratorExp = _expr_ListComp
+
+    _expr_SetComp = _expr_ListComp
+
+    def _expr_IfExp(self, expr: ast.IfExp) -> Value:
+        self.eval(expr.test)
+        return join(self.eval(expr.body), self.eval(expr.orelse))
+
+    def _expr_BoolOp(self, expr: ast.BoolOp) -> Value:
+        values = [self.eval(v) for v in expr.values]
+        result = values[0]
+        for value in values[1:]:
+            result = join(result, value)
+        return result
+
+    def _expr_Compare(self, expr: ast.Compare) -> Value:
+        values = [self.eval(value) for value in (expr.left, *expr.comparators)]
+        if any(v.kind is Kind.TENSOR for v in values):
+            return self.non_differentiable(expr, "a comparison")
+        return UNKNOWN
+
+    def non_differentiable(self, node: ast.AST, description: str) -> Value:
+        """The result of an op autograd cannot differentiate (argmax, comparisons, integer
+        casts): a tensor that never requires grad."""
+        return Value(
+            Grad.UNTRACKED, Kind.TENSOR, Loss(LossKind.NON_DIFFERENTIABLE, node, description)
+        )
+
+    def _expr_BinOp(self, expr: ast.BinOp) -> Value:
+        operands = [self.eval(expr.left), self.eval(expr.right)]
+        if isinstance(expr.op, ast.Mult | ast.Div | ast.MatMult):
+            self.note_saved_operands(
+                expr, type(expr.op).__name__, [expr.left, expr.right], operands
+            )
+        result = self.inference_result(self.arithmetic(expr, operands))
+        saves = graphs.binary_saves(expr.op)
+        if saves is None or result.grad is not Grad.TRACKED:
+            return result
+        return self.saving_op(expr, result, saves, operands, [expr.left, expr.right])
+
+    def _expr_UnaryOp(self, expr: ast.UnaryOp) -> Value:
+        operand = self.eval(expr.operand)
+        if isinstance(expr.op, ast.Not):
+            return Value(grad=Grad.UNTRACKED, kind=Kind.SCALAR)
+        result = self.arithmetic(expr, [operand])
+        # `+x` returns x itself; `-x` allocates.
+        return self.inference_result(result) if isinstance(expr.op, ast.USub) else result
+
+    def _expr_Subscript(self, expr: ast.Subscript) -> Value:
+        base = self.eval(expr.value)
+        index = self.eval(expr.slice)
+        if base.elements is not None and isinstance(expr.slice, ast.Constant):
+            position = expr.slice.value
+            if base.kind is Kind.MAPPING and base.fields is not None:
+                if position in base.fields:
+                    return base.elements[base.fields.index(position)]
+                return evolve(UNKNOWN, carries=base.all_carries())
+            if isinstance(position, int) and -len(base.elements) <= position < len(base.elements):
+                return base.elements[position]
+        if base.kind is Kind.TENSOR:
+            return self.tensor_op(expr, [base, index])
+        return evolve(UNKNOWN, carries=base.all_carries())
+
+    def _expr_Starred(self, expr: ast.Starred) -> Value:
+        """`*layers` in a call: the unpacked value itself (callers check for Starred)."""
+        return self.eval(expr.value)
+
+    def _expr_Await(self, expr: ast.Await) -> Value:
+        self.eval(expr.value)
+        return UNKNOWN
+
+    def arithmetic(self, node: ast.AST, operands: list[Value]) -> Value:
+        """Arithmetic on tensors is a differentiable op; on Python numbers it is a number."""
+        if any(v.kind is Kind.TENSOR for v in operands):
+            result = self.tensor_op(node, operands)
+            op = getattr(node, "op", None)
+            if isinstance(op, ast.operator | ast.unaryop):
+                shape = shapes.operator_shape(op, [shape_of(v) for v in operands])
+                result = evolve(result, shape=shape)
+            return result
+        if all(v.kind is Kind.SCALAR for v in operands):
+            losses = [v.loss for v in operands if v.loss is not None]
+            reasons = [loss for loss in losses if loss.kind is not LossKind.LITERAL] or losses
+            return Value(
+                grad=Grad.UNTRACKED, kind=Kind.SCALAR, loss=reasons[0] if reasons else None
+            )
+        carries = frozenset().union(*(v.all_carries() for v in operands))
+        if self.mode.enabled is False and self.mode.off is not None:
+            loss = Loss(LossKind.NO_GRAD, node, self.mode.off.description, self.mode.off)
+            return Value(grad=Grad.UNTRACKED, kind=Kind.UNKNOWN, loss=loss)
+        if all(v.grad is Grad.UNTRACKED for v in operands):
+            # Arithmetic on values that certainly do not require grad cannot require grad.
+            return combine(operands, result_kind=Kind.UNKNOWN)
+        return evolve(UNKNOWN, carries=carries)
+
+    def tensor_op(self, node: ast.AST, inputs: list[Value], kind: Kind = Kind.TENSOR) -> Value:
+        """A differentiable torch operation under the current grad mode."""
+        if self.mode.enabled is False and self.mode.off is not None:
+            loss = Loss(LossKind.NO_GRAD, node, self.mode.off.description, self.mode.off)
+            return Value(grad=Grad.UNTRACKED, kind=kind, loss=loss)
+        result = combine(inputs, result_kind=kind)
+        if self.mode.enabled is None:
+            unless = None
+            if self.mode.condition is not None and self.mode.condition_off is not None:
+                off = self.mode.condition_off
+                loss = Loss(LossKind.NO_GRAD, node, off.description, off)
+                unless = ConditionalLoss(self.mode.condition, loss)
+            return evolve(result, grad=Grad.UNKNOWN, loss=None, graph=frozenset(), unless=unless)
+        return result

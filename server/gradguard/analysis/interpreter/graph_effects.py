@@ -1,0 +1,168 @@
+"""The saved-tensor graph as the interpreter sees it: which operations save which
+tensors for backward, in-place changes of saved tensors, and what a backward frees."""
+
+from __future__ import annotations
+
+import ast
+
+from gradguard.analysis import torch_api as api
+from gradguard.analysis.graph import GRAPH_STATE_KEY, SavedNode, Saves
+from gradguard.analysis.interpreter.state import InterpreterState
+from gradguard.analysis.model import (
+    BackwardCall,
+    InPlaceOnSaved,
+)
+from gradguard.analysis.names import dotted
+from gradguard.analysis.values import (
+    Grad,
+    Kind,
+    Value,
+    evolve,
+)
+
+
+class GraphEffects(InterpreterState):
+    """Transfer functions of the saved-tensor graph (see `gradguard.analysis.graph`)."""
+
+    def inference_result(self, value: Value) -> Value:
+        """A tensor newly allocated under torch.inference_mode() is an inference tensor."""
+        off = self.mode.off
+        if self.mode.enabled is False and off is not None and off.inference:
+            if value.kind is Kind.TENSOR:
+                return evolve(value, inference=True)
+            if value.elements is not None:
+                elements = tuple(self.inference_result(e) for e in value.elements)
+                return evolve(value, elements=elements)
+        return value
+
+    def note_saved_operands(
+        self, node: ast.AST, name: str, exprs: list[ast.expr], values: list[Value]
+    ) -> None:
+        """A binary op that saves each operand for the other's gradient: record an inference
+        tensor in it when the other operand requires grad (autograd will refuse to save it)."""
+        if self.mode.enabled is not True or len(exprs) < 2 or len(values) < 2:
+            return
+        for index in (0, 1):
+            value, other = values[index], values[1 - index]
+            expr = exprs[index]
+            requires_grad = other.kind is Kind.TENSOR and other.grad is Grad.TRACKED
+            if value.inference and requires_grad and not isinstance(expr, ast.Starred):
+                self.record_use("inference-saved", name, node, expr, value, other)
+
+    def saving_op(
+        self,
+        node: ast.AST,
+        result: Value,
+        saves: Saves | None,
+        inputs: list[Value],
+        exprs: list[ast.expr],
+        *,
+        inputs_saved: bool = False,
+    ) -> Value:
+        """The result of an operation that saves tensors for backward: a new graph node on
+        its history; the result itself is saved (`saves` OUTPUT), or each input that another
+        input's requires_grad makes autograd keep (INPUTS; all of them with `inputs_saved`)."""
+        if saves is None or result.grad is not Grad.TRACKED or self.mode.enabled is not True:
+            return result
+        saved = SavedNode(node, saves)
+        if saves is Saves.INPUTS:
+            for index, expr in enumerate(exprs):
+                others = (v for i, v in enumerate(inputs) if i != index)
+                if inputs_saved or any(v.grad is Grad.TRACKED for v in others):
+                    self._mark_saved(expr, saved)
+        own = frozenset({saved}) if saves is Saves.OUTPUT else frozenset()
+        return evolve(result, graph=result.graph | {saved}, saved_in=own)
+
+    def _mark_saved(self, expr: ast.expr, saved: SavedNode) -> None:
+        """Remember that `saved` keeps the tensor bound to `expr` (a name or attribute)."""
+        key = dotted(expr)
+        if key is None or self.env is None:
+            return
+        value = self.env.get(key)
+        # Loop-carried values keep their identity: it is how their reads are recognised.
+        if value is not None and value.kind is Kind.TENSOR and not value.carries:
+            self.env[key] = evolve(value, saved_in=value.saved_in | {saved})
+
+    def _graph_state(self) -> tuple[frozenset[SavedNode], frozenset[SavedNode]]:
+        """Graph nodes certainly freed by a backward, and nodes whose saved tensors were
+        certainly changed in place, at this point."""
+        state = self.env.get(GRAPH_STATE_KEY) if self.env is not None else None
+        if state is None:
+            return frozenset(), frozenset()
+        return state.graph, state.saved_in
+
+    def _set_graph_state(self, freed: frozenset[SavedNode], modified: frozenset[SavedNode]) -> None:
+        # A pseudo-variable, so every join of environments joins the state too (intersection:
+        # only what holds on every path is certain).
+        if self.env is not None:
+            self.env[GRAPH_STATE_KEY] = Value(kind=Kind.OTHER, graph=freed, saved_in=modified)
+
+    def modified_in_place(self, node: ast.AST, target: ast.expr, value: Value) -> None:
+        """An in-place change of `value`: the graph nodes that saved it can no longer use it."""
+        if not value.saved_in:
+            return
+        freed, modified = self._graph_state()
+        self._set_graph_state(freed, modified | value.saved_in)
+        if self.record and self.stmt is not None:
+            self.module.analysis.inplace_on_saved.append(
+                InPlaceOnSaved(node, self.stmt, target, value, value.saved_in, self.function)
+            )
+
+    def backpropagate(self, call: ast.Call, target: ast.expr, value: Value, via: str) -> None:
+        """A backward()/autograd.grad() call: record it, then free the graph it ran through."""
+        freed, modified = self._graph_state()
+        tracked = value.grad is Grad.TRACKED
+        frees = tracked and via != "torch.autograd.grad" and self._frees_graph(call, via)
+        # (A forward's stand-in for its input is no graph of its own: see FunctionSummary.)
+        through = frozenset(n for n in value.graph if not isinstance(n.node, ast.arg))
+        through = through if tracked else frozenset()
+        self.record_backward(call, target, value, via, frees, through & freed, through & modified)
+        if frees and not value.graph <= freed:
+            self._set_graph_state(freed | value.graph, modified)
+
+    def _frees_graph(self, call: ast.Call, via: str) -> bool:
+        """Whether a backward call certainly frees its graph: no `retain_graph`, no
+        `create_graph` (which implies retaining), no `inputs`, nothing positional for them."""
+        positional = 1 if via == "backward" else 2
+        if len(call.args) > positional or any(kw.arg is None for kw in call.keywords):
+            return False
+        if any(kw.arg not in api.BACKWARD_KEYWORDS for kw in call.keywords):
+            # An unknown keyword (`retain_variables=True`, from before torch 0.4) makes the
+            # call unknown, never "the default".
+            return False
+        if self._keyword(call, "inputs") is not None:
+            return False
+        return not (
+            self._flag_keyword(call, "retain_graph") or self._flag_keyword(call, "create_graph")
+        )
+
+    def record_backward(
+        self,
+        call: ast.Call,
+        target: ast.expr,
+        value: Value,
+        via: str,
+        frees: bool,
+        through_freed: frozenset[SavedNode],
+        through_modified: frozenset[SavedNode],
+    ) -> None:
+        """Remember a backward()/autograd.grad() call for the rules."""
+        if not self.record or self.stmt is None:
+            return
+        loops = tuple(node for kind, node in self.frames if kind == "loop")
+        self.module.analysis.backward_calls.append(
+            BackwardCall(
+                call=call,
+                stmt=self.stmt,
+                target=target,
+                value=value,
+                via=via,
+                loops=loops,  # type: ignore[arg-type]
+                every_iteration=self.every_iteration(),
+                retain_graph=self._keyword(call, "retain_graph"),
+                function=self.function,
+                frees_graph=frees,
+                through_freed=through_freed,
+                through_modified=through_modified,
+            )
+        )

@@ -1,0 +1,515 @@
+"""The driver of one file's analysis: scopes, classes, module-level names, and one
+summary per function."""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+
+from gradguard.analysis import parameters as params
+from gradguard.analysis import torch_api as api
+from gradguard.analysis.call_sites import CallerFacts, CallSites
+from gradguard.analysis.graph import GRAPH_STATE_KEY
+from gradguard.analysis.imports import COMPOUND, Scope, ScopeNode, build_scope, walrus_names
+from gradguard.analysis.interpreter.environment import Env, join_envs
+from gradguard.analysis.interpreter.expressions import with_field
+from gradguard.analysis.interpreter.module_calls import self_attributes
+from gradguard.analysis.interpreter.statements import FunctionInterpreter, is_true
+from gradguard.analysis.interpreter.summary import FunctionSummary
+from gradguard.analysis.interpreter.training_effects import is_optimizer
+from gradguard.analysis.model import (
+    FunctionNode,
+    InPlaceOnSaved,
+    ModuleAnalysis,
+)
+from gradguard.analysis.names import dotted
+from gradguard.analysis.node_cache import cached_by_node
+from gradguard.analysis.values import (
+    NONE,
+    UNKNOWN,
+    ClassInfo,
+    Grad,
+    Kind,
+    Value,
+    join,
+)
+
+
+class ModuleInterpreter:
+    """Drives the analysis of one module: scopes, classes, module-level names, functions."""
+
+    def __init__(
+        self,
+        tree: ast.Module,
+        analysis: ModuleAnalysis,
+        text: str | None = None,
+        *,
+        call_sites: CallSites | None = None,
+        parameter_facts: dict[int, CallerFacts] | None = None,
+    ) -> None:
+        self.tree = tree
+        self.text = text
+        self._backward_lines: list[int] | None = None
+        # Calls of the file's functions seen in this pass, and what earlier passes learnt
+        # about parameters from them (see `gradguard.analysis.call_sites`).
+        self.call_sites = call_sites if call_sites is not None else CallSites()
+        self.parameter_facts = parameter_facts or {}
+        self.walrus = walrus_names(text) if text is not None else _walrus_targets(tree)
+        self.functions: list[FunctionNode] = []
+        self.declared_global: set[str] = set()
+        self.analysis = analysis
+        self.scopes: dict[int, Scope] = {}
+        self.parent_scope: dict[int, ScopeNode] = {}
+        self.classes: dict[int, ClassInfo] = {}
+        self.summaries: dict[int, FunctionSummary] = {}
+        self._method_facts: dict[int, tuple[bool, frozenset[str]]] = {}
+        self.depth = 0  # how many summaries are being computed inside one another
+        self.in_progress: set[int] = set()
+        self.globals: Env = {}
+        self.collecting_globals = False
+        self._pending_attributes: list[ClassInfo] = []
+        if text is None:
+            self.freezes_parameters = _mentions_freezing(tree)
+        else:
+            self.freezes_parameters = _FREEZING.search(text) is not None
+        # Certain freezing facts only where nothing in the file may unfreeze a parameter.
+        self.frozen_facts = self.freezes_parameters and not params.may_unfreeze(
+            text if text is not None else ast.unparse(tree)
+        )
+        self._index_scopes(tree)
+        self._class_check: params.ClassCheck | None = None
+
+    @property
+    def class_check(self) -> params.ClassCheck:
+        """Which local module classes own every parameter their outputs depend on."""
+        if self._class_check is None:
+            module_scope = self.scope_of(self.tree)
+
+            def resolve(node: ast.ClassDef, expr: ast.expr) -> str | None:
+                return self.scope_of(self.parent_scope.get(id(node), self.tree)).resolve(expr)
+
+            def module_name(name: str) -> str:
+                if (module_scope.counts or {}).get(name) != 1:
+                    return ""
+                for stmt in self.tree.body:
+                    if isinstance(stmt, ast.Import | ast.ImportFrom) and any(
+                        (a.asname or a.name.split(".")[0]) == name for a in stmt.names
+                    ):
+                        return "import"
+                    if isinstance(stmt, ast.ClassDef) and stmt.name == name:
+                        return "class"
+                value = self.globals.get(name)
+                if value is not None and value.kind is Kind.SCALAR:
+                    return "constant"
+                return ""
+
+            self._class_check = params.ClassCheck(module_name, resolve, self._local_class)
+        return self._class_check
+
+    # -- scopes ------------------------------------------------------------------------------
+
+    def _index_scopes(self, tree: ast.Module) -> None:
+        """Record each function's and class's enclosing scope, visiting statements only."""
+        stack: list[tuple[ast.stmt, ScopeNode]] = [(stmt, tree) for stmt in reversed(tree.body)]
+        while stack:
+            stmt, owner = stack.pop()
+            if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                self.parent_scope[id(stmt)] = owner
+                if not isinstance(stmt, ast.ClassDef):
+                    self.functions.append(stmt)
+                stack.extend((child, stmt) for child in reversed(stmt.body))
+                continue
+            if isinstance(stmt, ast.Global):
+                self.declared_global.update(stmt.names)
+            if not isinstance(stmt, COMPOUND):
+                continue
+            for name in ("finalbody", "orelse", "body"):
+                block = getattr(stmt, name, None)
+                if block:
+                    stack.extend((child, owner) for child in reversed(block))
+            for handler in getattr(stmt, "handlers", ()):
+                stack.extend((child, owner) for child in reversed(handler.body))
+            for case in getattr(stmt, "cases", ()):
+                stack.extend((child, owner) for child in reversed(case.body))
+
+    def scope_of(self, node: ScopeNode) -> Scope:
+        """The name-resolution scope of a module, function or class node."""
+        key = id(node)
+        if key not in self.scopes:
+            parent_node = self.parent_scope.get(key)
+            parent = self.scope_of(parent_node) if parent_node is not None else None
+            self.scopes[key] = build_scope(node, parent, extra_bound=self.walrus)
+        return self.scopes[key]
+
+    # -- driver ------------------------------------------------------------------------------
+
+    def run(self) -> None:
+        """Analyse module-level names, the module body, then every function not yet done."""
+        module_scope = self.scope_of(self.tree)
+        self.globals = self._module_constants(module_scope)
+        body = FunctionInterpreter(self, module_scope, None, record=True)
+        body.env = dict(self.globals)
+        body.run_block(self.tree.body)
+        for node in self.functions:
+            self.summary(node)
+
+    def may_call_backward(self, node: FunctionNode | ast.Module) -> bool:
+        """Whether `.backward(` may appear in the node's lines (True without the text)."""
+        if self.text is None:
+            return True
+        if self._backward_lines is None:
+            self._backward_lines = _lines_holding(self.text, ".backward(")
+        if isinstance(node, ast.Module):
+            return bool(self._backward_lines)
+        end = node.end_lineno or node.lineno
+        return any(node.lineno <= line <= end for line in self._backward_lines)
+
+    def _module_constants(self, scope: Scope) -> Env:
+        """Module-level names bound exactly once to a class, function, module or constructor
+        result; functions of the file may rely on them."""
+        counts = {
+            name: count
+            for name, count in (scope.counts or {}).items()
+            if name not in self.declared_global
+        }
+        scratch = FunctionInterpreter(self, scope, None, record=False)
+        self.collecting_globals = True  # function summaries must wait for the globals
+        for stmt in self.tree.body:
+            if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                if counts.get(stmt.name) == 1:
+                    scratch.run_block([stmt])
+            elif (
+                isinstance(stmt, ast.Assign)
+                and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], ast.Name)
+                and counts.get(stmt.targets[0].id) == 1
+                and isinstance(stmt.value, ast.Call | ast.Constant)
+            ):
+                scratch.run_block([stmt])
+        self.collecting_globals = False
+        retouched = _grad_state_changed(self.text)
+        constants = {
+            name: value
+            for name, value in (scratch.env or {}).items()
+            if value.kind in (Kind.MODULE, Kind.CLASS, Kind.FUNCTION, Kind.INSTANCE)
+            or (value.kind is Kind.SCALAR and value.loss is not None)
+            or isinstance(value.const, bool)
+            or is_optimizer(value)
+            or (_parameter_leaf(value) and retouched is not None and name not in retouched)
+        }
+        self.globals = constants
+        for info in self._pending_attributes:
+            self._collect_attributes(info)
+        self._pending_attributes.clear()
+        return constants
+
+    def class_info(self, node: ast.ClassDef) -> ClassInfo:
+        """What the file says about a class: is it an nn.Module, which modules it owns."""
+        key = id(node)
+        if key in self.classes:
+            return self.classes[key]
+        scope = self.scope_of(self.parent_scope.get(key, self.tree))
+        is_module = False
+        for base in node.bases:
+            qualified = scope.resolve(base)
+            if qualified in api.MODULE_BASES:
+                is_module = True
+            elif isinstance(base, ast.Name):
+                local = self._local_class(base.id)
+                if local is not None and local is not node and self.class_info(local).is_module:
+                    is_module = True
+        info = ClassInfo(node=node, is_module=is_module)
+        self.classes[key] = info
+        if self.collecting_globals:
+            # `self.model = Net()` needs the module-level names being collected right now.
+            self._pending_attributes.append(info)
+        else:
+            self._collect_attributes(info)
+        return info
+
+    def _local_class(self, name: str) -> ast.ClassDef | None:
+        for stmt in self.tree.body:
+            if isinstance(stmt, ast.ClassDef) and stmt.name == name:
+                return stmt
+        return None
+
+    def _collect_attributes(self, info: ClassInfo) -> None:
+        """`self.x = nn.Linear(...)` in `__init__`, for attributes assigned nowhere else; and
+        plain dicts and lists of modules (`self.models = {"encoder": ...}`, or filled key by
+        key in `__init__`) that no code of the file changes afterwards."""
+        stores: dict[str, int] = {}
+        for method in info.node.body:
+            if isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef):
+                for target in _assignment_targets(method.body):
+                    if isinstance(target, ast.Attribute) and dotted(target.value) == "self":
+                        stores[target.attr] = stores.get(target.attr, 0) + 1
+        init = next(
+            (s for s in info.node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"),
+            None,
+        )
+        if init is None:
+            return
+        scratch = FunctionInterpreter(self, self.scope_of(init), init, record=False)
+        changed = _containers_changed(self.tree, init)
+        containers: dict[str, Value] = {}
+        for stmt in init.body:
+            if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+                # A helper building layers (`def block(...): ... return layers`), for
+                # `self.model = nn.Sequential(*block(...))` below.
+                scratch.run_stmt(stmt)
+                continue
+            if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
+                continue
+            target = stmt.targets[0]
+            if (
+                isinstance(target, ast.Subscript)
+                and isinstance(target.value, ast.Attribute)
+                and dotted(target.value.value) == "self"
+                and target.value.attr in containers
+            ):
+                # `self.models["encoder"] = Encoder()`, key by key.
+                attr = target.value.attr
+                item = with_field(containers[attr], target.slice, scratch.eval(stmt.value))
+                containers[attr] = item if item is not None else UNKNOWN
+                continue
+            if (
+                isinstance(target, ast.Attribute)
+                and isinstance(target.value, ast.Name)
+                and target.value.id == "self"
+                and stores.get(target.attr) == 1
+            ):
+                value = scratch.eval(stmt.value)
+                if value.kind is Kind.MODULE or (value.kind is Kind.TENSOR and value.leaf):
+                    info.attributes[target.attr] = value
+                elif value.kind in (Kind.MAPPING, Kind.SEQUENCE) and target.attr not in changed:
+                    containers[target.attr] = value
+        for attr, value in containers.items():
+            if value.elements and all(e.kind is Kind.MODULE for e in value.elements):
+                info.attributes[attr] = value
+
+    def method_facts(self, method: FunctionNode) -> tuple[bool, frozenset[str]]:
+        """Whether a method calls methods of `self`, and the `self` attributes it mentions."""
+        key = id(method)
+        if key not in self._method_facts:
+            attributes = frozenset(self_attributes(method))
+            self._method_facts[key] = (_calls_on_self(method), attributes)
+        return self._method_facts[key]
+
+    def _changed_in_returned_graph(
+        self, node: FunctionNode, interpreter: FunctionInterpreter, returned: Value
+    ) -> tuple[InPlaceOnSaved, ...]:
+        """In-place changes, inside the function, of tensors saved by graph nodes that what it
+        returns certainly runs through, still changed on every way out: any backward through
+        the result trips over them."""
+        if not returned.graph:
+            return ()
+        state = join_envs([*interpreter.exits, interpreter.env])
+        marker = state.get(GRAPH_STATE_KEY) if state is not None else None
+        modified = marker.saved_in if marker is not None else frozenset()
+        reaching = modified & returned.graph
+        if not reaching:
+            return ()
+        return tuple(
+            change
+            for change in self.analysis.inplace_on_saved
+            if change.function is node and change.saved_by & reaching
+        )
+
+    def summary(self, node: FunctionNode) -> Value:
+        """Analyse a function once (recording its facts) and return what it returns."""
+        return self.summary_of(node).returned
+
+    def summary_of(self, node: FunctionNode) -> FunctionSummary:
+        """What a function returns and how it reads and writes `self` state."""
+        key = id(node)
+        if key in self.summaries:
+            return self.summaries[key]
+        if key in self.in_progress or self.collecting_globals:
+            return FunctionSummary(UNKNOWN)
+        if self.depth >= _SUMMARY_DEPTH:
+            # Deep chains of helper calls cost time and rarely decide anything: unknown is
+            # always a safe answer (not cached: the function may still be analysed itself).
+            return FunctionSummary(UNKNOWN)
+        self.in_progress.add(key)
+        self.depth += 1
+        try:
+            interpreter = FunctionInterpreter(self, self.scope_of(node), node, record=True)
+            interpreter.enter_function(node)
+            interpreter.run_block(node.body)
+            returned = join(interpreter.returned, NONE if interpreter.env is not None else None)
+            if interpreter.returned is None and interpreter.env is None:
+                returned = UNKNOWN
+            summary = FunctionSummary(
+                returned,
+                interpreter.state_reads,
+                interpreter.state_writes(),
+                interpreter.input_nodes,
+                interpreter.param_tags,
+                self._changed_in_returned_graph(node, interpreter, returned),
+            )
+        finally:
+            self.in_progress.discard(key)
+            self.depth -= 1
+        self.summaries[key] = summary
+        return summary
+
+
+# How deep summaries of called functions nest before the answer is simply "unknown".
+_SUMMARY_DEPTH = 3
+
+
+def _lines_holding(text: str, needle: str) -> list[int]:
+    """1-based numbers of the lines holding `needle` (a plain substring)."""
+    lines: list[int] = []
+    at = text.find(needle)
+    while at >= 0:
+        lines.append(text.count("\n", 0, at) + 1)
+        at = text.find(needle, at + len(needle))
+    return lines
+
+
+# `x.requires_grad = <anything but True>` or `x.requires_grad_(<anything but True>)`.
+_FREEZING = re.compile(r"\.requires_grad\s*=(?!=)(?!\s*True\b)|requires_grad_\((?!\s*\)|\s*True\b)")
+
+
+def _mentions_freezing(tree: ast.Module) -> bool:
+    """True when the file may freeze parameters (`requires_grad = False`,
+    `requires_grad_(False)`): a module call's output is then tracked only if its input is."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Attribute) and t.attr == "requires_grad" for t in node.targets
+        ):
+            if not is_true(node.value):
+                return True
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "requires_grad_"
+            and node.args
+            and not is_true(node.args[0])
+        ):
+            return True
+    return False
+
+
+def _assignment_targets(body: list[ast.stmt]) -> Iterator[ast.expr]:
+    """Every assignment target in a block and its nested blocks (not nested functions)."""
+    stack = list(reversed(body))
+    while stack:
+        stmt = stack.pop()
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            continue
+        targets: list[ast.expr] = []
+        if isinstance(stmt, ast.Assign):
+            targets = list(stmt.targets)
+        elif isinstance(stmt, ast.AugAssign | ast.AnnAssign | ast.For | ast.AsyncFor):
+            targets = [stmt.target]
+        elif isinstance(stmt, ast.With | ast.AsyncWith):
+            targets = [i.optional_vars for i in stmt.items if i.optional_vars is not None]
+        while targets:
+            target = targets.pop()
+            if isinstance(target, ast.Tuple | ast.List):
+                targets.extend(target.elts)
+            elif isinstance(target, ast.Starred):
+                targets.append(target.value)
+            else:
+                yield target
+        for name in ("finalbody", "orelse", "body"):
+            block = getattr(stmt, name, None)
+            if isinstance(block, list):
+                stack.extend(reversed(block))
+        for handler in getattr(stmt, "handlers", ()):
+            stack.extend(reversed(handler.body))
+
+
+def _walrus_targets(tree: ast.Module) -> frozenset[str]:
+    return frozenset(
+        node.target.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name)
+    )
+
+
+def _calls_on_self(method: FunctionNode) -> bool:
+    """True when a method calls methods of its own object (whose effects it may inherit)."""
+    return any(
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id == "self"
+        for node in ast.walk(method)
+    )
+
+
+def _parameter_leaf(value: Value) -> bool:
+    """A leaf tensor that requires grad (`w = torch.randn(3, requires_grad=True)`)."""
+    return value.kind is Kind.TENSOR and value.leaf and value.grad is Grad.TRACKED
+
+
+# `w.requires_grad = ...`, `w.requires_grad_(...)`, `w.data = ...`: what makes a module-level
+# leaf's facts uncertain inside functions.
+# (A pattern starting with a literal: one starting with `\w+` makes `re` try every offset.)
+_GRAD_STATE_CHANGE = re.compile(r"\.\s*(?:requires_grad\s*=[^=]|requires_grad_\s*\(|data\s*=[^=])")
+
+
+_NAME_BEFORE = re.compile(r"(\w+)\s*$")
+
+
+def _grad_state_changed(text: str | None) -> frozenset[str] | None:
+    """Names whose requires_grad or data some statement of the file may change (None: no
+    text to tell)."""
+    if text is None:
+        return None
+    names: set[str] = set()
+    for match in _GRAD_STATE_CHANGE.finditer(text):
+        before = _NAME_BEFORE.search(text, max(0, match.start() - 80), match.start())
+        if before is not None:
+            names.add(before.group(1))
+    return frozenset(names)
+
+
+# Methods of dicts and lists that change their contents.
+_CONTAINER_MUTATORS = frozenset(
+    {"append", "extend", "insert", "pop", "popitem", "remove", "clear", "update", "setdefault"}
+    | {"__setitem__", "__delitem__", "reverse", "sort"}
+)
+
+
+def _containers_changed(tree: ast.Module, init: FunctionNode) -> frozenset[str]:
+    """Attribute names whose container may be changed after `__init__`: an item stored,
+    deleted or changed through a method (`x.models["a"] = ...`, `x.layers.append(...)`)
+    anywhere in the file, on any receiver (the receiver's type is not known everywhere),
+    but the key-by-key filling by statements of `__init__` itself."""
+    filling = {
+        id(stmt.targets[0])
+        for stmt in init.body
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+    }
+    return frozenset(attr for attr, node in _container_changes(tree) if id(node) not in filling)
+
+
+@cached_by_node
+def _container_changes(tree: ast.Module) -> tuple[tuple[str, ast.AST], ...]:
+    """Every place the file may change a container held in an attribute, by attribute name
+    (a keyed store by a string constant is listed with its Subscript node)."""
+    changes: list[tuple[str, ast.AST]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store | ast.Del):
+            if isinstance(node.value, ast.Attribute):
+                keyed = isinstance(node.ctx, ast.Store) and _constant_key(node)
+                changes.append((node.value.attr, node if keyed else tree))
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Attribute):
+            changes.append((node.target.attr, tree))
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in _CONTAINER_MUTATORS
+            and isinstance(node.func.value, ast.Attribute)
+        ):
+            changes.append((node.func.value.attr, tree))
+    return tuple(changes)
+
+
+def _constant_key(node: ast.Subscript) -> bool:
+    return isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str)

@@ -1,0 +1,316 @@
+"""Calls of `nn.Module`s: torch's layers (by their table entries in `torch_api`) and
+the modules of the file (through their `forward` summaries)."""
+
+from __future__ import annotations
+
+import ast
+
+from gradguard.analysis import activations, shapes
+from gradguard.analysis import graph as graphs
+from gradguard.analysis import parameters as params
+from gradguard.analysis import torch_api as api
+from gradguard.analysis.graph import SavedNode, Saves
+from gradguard.analysis.interpreter.environment import GradMode
+from gradguard.analysis.interpreter.expressions import ExpressionEvaluator, shape_of
+from gradguard.analysis.interpreter.summary import FunctionSummary
+from gradguard.analysis.interpreter.training_effects import restamp
+from gradguard.analysis.model import (
+    FunctionNode,
+)
+from gradguard.analysis.names import dotted
+from gradguard.analysis.node_cache import cached_by_node
+from gradguard.analysis.values import (
+    UNKNOWN,
+    Grad,
+    Kind,
+    Loss,
+    LossKind,
+    ModuleRef,
+    Value,
+    evolve,
+)
+
+# An nn.Module known only from how it is used (`model.eval()`), of a class the file does not
+# show: it owns parameters, its output's structure is unknown.
+MODULE_BY_USE = ModuleRef(kind=api.ModuleKind(has_parameters=True, output=None))
+
+
+@cached_by_node
+def _rebound_attributes(tree: ast.Module) -> frozenset[str]:
+    """Attribute names the file may rebind outside an `__init__` (`model.fc = ...`,
+    `self.head = ...` in another method, `model.head[-1] = ...`); "*" when it calls
+    `setattr`, which may rebind any."""
+    names: set[str] = set()
+    inits = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "__init__"]
+    in_init = {id(n) for init in inits for n in ast.walk(init)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            names.update({"*"} if node.func.id == "setattr" else set())
+        if id(node) in in_init:
+            continue
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store | ast.Del):
+            names.add(node.attr)
+        elif (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.ctx, ast.Store | ast.Del)
+            and isinstance(node.value, ast.Attribute)
+        ):
+            names.add(node.value.attr)
+    return frozenset(names)
+
+
+def _layers_replaced(tree: ast.Module, forward: FunctionNode) -> bool:
+    """Whether a layer `forward` runs (`self.<attr>`) may be swapped after `__init__`."""
+    rebound = _rebound_attributes(tree)
+    return "*" in rebound or bool(rebound & self_attributes(forward))
+
+
+def self_attributes(method: FunctionNode) -> set[str]:
+    """Every `self.<attr>` a method mentions, read or written."""
+    return {
+        node.attr
+        for node in ast.walk(method)
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "self"
+    }
+
+
+# `restamp` with this mode keeps the base value for every tensor the forward returns.
+GRAD_OFF_FROZEN = GradMode(False)
+
+
+def _frozen_output(base: Value, frozen: params.Freeze) -> Value:
+    """What a frozen module computes from inputs that do not require grad: no history."""
+    loss = Loss(LossKind.FROZEN, frozen.node, frozen.description)
+    return Value(grad=Grad.UNTRACKED, kind=Kind.TENSOR, loss=loss, carries=base.carries)
+
+
+_ENABLES_GRAD = frozenset({"enable_grad", "set_grad_enabled", "inference_mode"})
+
+
+@cached_by_node
+def _may_enable_grad(function: FunctionNode) -> bool:
+    """True when the function may switch gradient recording on itself (`torch.enable_grad()`,
+    `set_grad_enabled(...)`, `inference_mode(False)`; any mention counts). Code it calls is
+    not searched: a helper run under no_grad that reaches such code through another call is
+    a residual risk, documented in GG101."""
+    for node in ast.walk(function):
+        name = node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", None)
+        if name in _ENABLES_GRAD:
+            return True
+    return False
+
+
+def _with_call_graph(
+    output: Value,
+    returned: Value,
+    fresh: SavedNode,
+    summary: FunctionSummary,
+    inputs: frozenset[SavedNode],
+) -> Value:
+    """A local module's output with the graph of this call: each call builds its own graph,
+    so one fresh node stands for the forward's, behind the inputs' own graph when the result
+    is computed from them on every path. Elements of a returned tuple get the same."""
+    if returned.elements is not None and output.elements is not None:
+        if len(returned.elements) != len(output.elements):
+            return output
+        elements = tuple(
+            _with_call_graph(out, ret, fresh, summary, inputs)
+            for out, ret in zip(output.elements, returned.elements, strict=True)
+        )
+        return evolve(output, elements=elements)
+    if not returned.graph or output.grad is not Grad.TRACKED:
+        return output
+    graph = frozenset({fresh})
+    if any(node in returned.graph for node in summary.input_nodes.values()):
+        graph |= inputs
+    return evolve(output, graph=graph)
+
+
+def _shaped(spec: object, leaf: Value) -> Value:
+    """Build a value with the nested tuple structure `spec` whose leaves are `leaf`."""
+    if isinstance(spec, tuple):
+        return Value(kind=Kind.SEQUENCE, elements=tuple(_shaped(s, leaf) for s in spec))
+    return leaf
+
+
+@cached_by_node
+def _names_read(function: FunctionNode) -> frozenset[str]:
+    """Every name the function (nested code included) reads."""
+    return frozenset(
+        n.id for n in ast.walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+    )
+
+
+def _used_arguments(forward: FunctionNode, call: ast.Call, args: list[Value]) -> list[Value]:
+    """The argument values whose matching `forward` parameter is actually read."""
+    params = [p.arg for p in (*forward.args.posonlyargs, *forward.args.args)][1:]
+    read = _names_read(forward)
+    if forward.args.vararg is not None or forward.args.kwarg is not None:
+        return args
+    used: list[Value] = []
+    for index, value in enumerate(args[: len(call.args)]):
+        if index >= len(params) or params[index] in read:
+            used.append(value)
+    for kw, value in zip(call.keywords, args[len(call.args) :], strict=False):
+        if kw.arg is None or kw.arg in read:
+            used.append(value)
+    return used
+
+
+class ModuleCalls(ExpressionEvaluator):
+    """What calling a module does: its output's history, the graph node that saves its
+    parameters, frozen layers, loss inputs, and state the module's `forward` carries."""
+
+    def arguments(self, call: ast.Call) -> list[Value]:
+        """Evaluate positional and keyword arguments in order."""
+        values = [self.eval(arg) for arg in call.args]
+        values.extend(self.eval(kw.value) for kw in call.keywords)
+        return values
+
+    def module_call(
+        self,
+        call: ast.Call,
+        module: ModuleRef,
+        args: list[Value],
+        frozen: params.Freeze | None = None,
+    ) -> Value:
+        """`model(x)`: outputs follow the module's kind and the grad mode."""
+        self.record_use(
+            "module-call",
+            module.qualified or "",
+            call,
+            call.func,
+            Value(kind=Kind.MODULE, module=module),
+        )
+        if module.qualified is not None:
+            loss_name = api.LOSS_MODULES.get(module.qualified.rsplit(".", 1)[-1])
+            if loss_name is not None and module.qualified.startswith("torch.nn."):
+                self._record_loss_input(call, loss_name, args)
+            kind = module.kind or api.nn_module_kind(module.qualified)
+            if kind is None or kind.output is None:
+                self.taint_arguments(call)
+                if self.mode.enabled is False:
+                    return evolve(self.tensor_op(call, args), kind=Kind.UNKNOWN)
+                return UNKNOWN
+            owner = dotted(call.func)
+            owns_graph = kind.has_parameters and not self.may_be_frozen(
+                owner, Value(kind=Kind.MODULE, module=module)
+            )
+            self._note_module_inputs(call, module, owns_graph, args)
+            base = self.tensor_op(call, args)
+            if owns_graph and self.mode.enabled is True:
+                base = evolve(base, grad=Grad.TRACKED, loss=None)
+            elif kind.has_parameters and self.mode.enabled is True and base.grad is Grad.UNTRACKED:
+                # The file freezes something: this module's output requires grad unless its
+                # parameters are the frozen ones, which only a certain freeze tells.
+                base = _frozen_output(base, frozen) if frozen else evolve(UNKNOWN, kind=base.kind)
+            if module.inplace and call.args and args:
+                self.modified_in_place(call, call.args[0], args[0])
+            saves = graphs.module_saves(module.qualified)
+            if saves is None and kind.has_parameters:
+                saves = Saves.OTHER
+            exprs = list(call.args)
+            base = self.saving_op(call, base, saves, args, exprs, inputs_saved=owns_graph)
+            if module.layer is not None and kind.output == "tensor" and call.args:
+                inputs = [shape_of(a) for a in args[: len(call.args)]] + [shapes.UNKNOWN_SHAPE]
+                base = evolve(base, shape=module.layer.output(inputs[0], inputs[1]))
+            if kind.has_parameters:
+                base = self.inference_result(base)
+            if kind.output == "tensor":
+                base = evolve(base, activation=activations.of_module_call(call, module))
+            return _shaped(kind.output, base)
+        if module is MODULE_BY_USE:
+            # A module of unknown class (see `_module_by_use`): its parameters require grad
+            # unless this file freezes something; what it returns is a tensor or a structure
+            # of them, so only the grad mode is known of it.
+            self.taint_arguments(call)
+            if self.mode.enabled is False:
+                return evolve(self.tensor_op(call, args), kind=Kind.UNKNOWN)
+            if self.mode.enabled is True and not self.module.freezes_parameters:
+                return Value(grad=Grad.TRACKED, kind=Kind.UNKNOWN)
+            return UNKNOWN
+        if module.local is not None:
+            forward = next(
+                (
+                    s
+                    for s in module.local.node.body
+                    if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef) and s.name == "forward"
+                ),
+                None,
+            )
+            if forward is None:
+                self.taint_arguments(call)
+                return UNKNOWN
+            summary = self.module.summary_of(forward)
+            used = _used_arguments(forward, call, args)
+            base = self.tensor_op(call, used)
+            state = self._module_state_in(call, summary)
+            if state:
+                base = evolve(base, carries=base.carries | state)
+            self._module_state_out(call, summary, base)
+            if frozen is not None and self.mode.enabled is True and base.grad is Grad.UNTRACKED:
+                return restamp(summary.returned, _frozen_output(base, frozen), GRAD_OFF_FROZEN)
+            output = restamp(summary.returned, base, self.mode)
+            if output.kind is Kind.TENSOR and summary.returned.kind is Kind.TENSOR:
+                # Shape facts of `forward` hold for any input: its parameters are unknown there.
+                output = evolve(output, shape=summary.returned.shape)
+                if summary.returned.activation is not None and not _layers_replaced(
+                    self.module.tree, forward
+                ):
+                    # So does the activation it ends with, unless a layer it runs may be
+                    # swapped from outside (`model.fc = nn.Identity()`).
+                    output = evolve(output, activation=summary.returned.activation)
+            fresh = SavedNode(call, Saves.OTHER)
+            output = _with_call_graph(output, summary.returned, fresh, summary, base.graph)
+            if summary.returned.graph and output.grad is Grad.TRACKED:
+                self._result_changed_in_place(fresh, summary)
+            return output
+        self.taint_arguments(call)
+        return UNKNOWN
+
+    def _record_loss_input(self, call: ast.Call, loss: str, args: list[Value]) -> None:
+        """`criterion(out, y)`, `F.cross_entropy(input=out, target=y)`: the value a loss
+        takes as `input`, for the rules about logits and probabilities."""
+        if any(isinstance(a, ast.Starred) for a in call.args):
+            return
+        target = call.args[0] if call.args else None
+        value = args[0] if call.args and args else None
+        for index, kw in enumerate(call.keywords):
+            if kw.arg == "input" and target is None:
+                target, value = kw.value, args[len(call.args) + index]
+        if target is not None and value is not None:
+            self.record_use("loss-input", loss, call, target, value)
+
+    def _forget_activation(self, target: ast.expr) -> None:
+        """`target` was changed in place: whatever activation made it is no longer certain."""
+        key = dotted(target)
+        if key is not None and self.env is not None and key in self.env:
+            self.env[key] = activations.cleared(self.env[key])
+
+    def _note_module_inputs(
+        self, call: ast.Call, module: ModuleRef, owns_graph: bool, args: list[Value]
+    ) -> None:
+        """Inference tensors a torch.nn module would save for backward (see GG106)."""
+        name = (module.qualified or "").rsplit(".", 1)[-1]
+        if name in api.SAVES_OPERANDS_MODULES:
+            self.note_saved_operands(call, module.qualified or name, call.args, args)
+            return
+        saves = module.saves_input or name in api.SAVES_INPUT_MODULES
+        if not (saves and owns_graph and call.args and args and self.mode.enabled is True):
+            return
+        first = call.args[0]
+        if args[0].inference and not isinstance(first, ast.Starred):
+            parameters = Value(grad=Grad.TRACKED, kind=Kind.MODULE, module=module)
+            self.record_use(
+                "inference-saved", module.qualified or name, call, first, args[0], parameters
+            )
+
+    def _called_under_mode(self, function: FunctionNode, call: ast.Call, result: Value) -> Value:
+        """A function of the file called with gradient recording certainly off computes
+        without recording too, unless it switches recording back on itself."""
+        off = self.mode.off
+        if self.mode.enabled is not False or off is None or _may_enable_grad(function):
+            return result
+        return restamp(result, self.tensor_op(call, []), self.mode)

@@ -1,0 +1,184 @@
+"""The bottom layer of the interpreter: the environment, reads of loop-carried values,
+control-flow frames and the events recorded for rules."""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from gradguard.analysis.graph import SavedNode
+from gradguard.analysis.imports import Scope
+from gradguard.analysis.interpreter.environment import GRAD_ON, Env, Frame, LoopFrame, join_envs
+from gradguard.analysis.model import (
+    FunctionNode,
+    LoopNode,
+    UseKind,
+    ValueUse,
+)
+from gradguard.analysis.values import (
+    UNKNOWN,
+    Carry,
+    Value,
+)
+
+if TYPE_CHECKING:
+    from gradguard.analysis.interpreter.module import ModuleInterpreter
+
+
+class InterpreterState:
+    """What every layer shares: the environment, the grad mode, the frames of enclosing loops
+    and conditions, and the recording of events (`ValueUse`) into the module's analysis."""
+
+    # Dispatch tables of each concrete interpreter class: node type -> unbound handler
+    # (`_expr_Name`, `_stmt_If`...), built once per class instead of a `getattr` per node.
+    expr_handlers: ClassVar[dict[type, Any]] = {}
+    stmt_handlers: ClassVar[dict[type, Any]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.expr_handlers = _handlers(cls, "_expr_")
+        cls.stmt_handlers = _handlers(cls, "_stmt_")
+
+    def __init__(
+        self,
+        module: ModuleInterpreter,
+        scope: Scope,
+        function: FunctionNode | None,
+        *,
+        record: bool,
+    ) -> None:
+        self.module = module
+        self.scope = scope
+        self.function = function
+        self.record = record
+        self.env: Env | None = {}
+        self.mode = GRAD_ON
+        self.returned: Value | None = None
+        self.frames: list[tuple[str, ast.AST]] = []  # ("loop"|"cond", node), innermost last
+        self.loops: list[LoopFrame] = []
+        self.stmt: ast.stmt | None = None
+        # The value each carried name has at the top of an iteration, by id(carry): a read of
+        # exactly that value reads the previous iteration's state.
+        self.heads: dict[int, Value] = {}
+        # `self.<attr>` read before this function assigned it: the state a previous call left.
+        self.state_reads: dict[str, tuple[ast.expr, Carry]] = {}
+        self.attribute_roots: set[str] = set()
+        self.exits: list[Env | None] = []
+        self._backpropagated: frozenset[str] | None = None
+        self.input_nodes: dict[str, SavedNode] = {}
+        self.param_tags: dict[str, Carry] = {}
+        self._private: frozenset[str] | None = None
+
+    def lookup(self, key: str, node: ast.expr | None = None) -> Value:
+        """The value bound to `key`; records reads of loop-carried values."""
+        if self.env is None:
+            return UNKNOWN
+        value = self.env.get(key)
+        if value is None:
+            if "." not in key and key not in self.env and not self._bound_here(key):
+                return self.module.globals.get(key, UNKNOWN)
+            return UNKNOWN
+        if self.record and node is not None and value.carries:
+            for carry in value.carries:
+                if carry.key == key and self.heads.get(id(carry)) is value:
+                    self.module.analysis.carry_reads.setdefault(carry, []).append(node)
+        return value
+
+    def state_writes(self) -> dict[str, Value]:
+        """`self.<attr>` values this function leaves behind, on every way out of it."""
+        exits = join_envs([*self.exits, self.env])
+        if exits is None or self.function is None:
+            return {}
+        return {
+            key[5:]: value
+            for key, value in exits.items()
+            if key.startswith("self.") and key.count(".") == 1 and value.origin is not None
+        }
+
+    def _bound_here(self, name: str) -> bool:
+        return self.function is not None and self.scope.is_bound_locally(name)
+
+    def bind_key(self, key: str, value: Value) -> None:
+        """Bind `key`, forgetting what was known about attributes below it."""
+        if self.env is None:
+            return
+        self._forget_below(key)
+        self._note_attribute(key)
+        self.env[key] = value.with_origin(self.stmt)
+
+    def _note_attribute(self, key: str) -> None:
+        """Remember the roots of a dotted key (`self`, `self.model` for `self.model.h`)."""
+        parts = key.split(".")
+        for end in range(1, len(parts)):
+            self.attribute_roots.add(".".join(parts[:end]))
+
+    def _frame(self, kind: str, node: ast.AST) -> Frame:
+        return Frame(self.frames, (kind, node))
+
+    def every_iteration(self) -> frozenset[LoopNode]:
+        """Loops whose every iteration reaches the current point."""
+        loops: set[LoopNode] = set()
+        for kind, node in reversed(self.frames):
+            if kind == "cond":
+                break
+            assert isinstance(node, ast.For | ast.AsyncFor | ast.While)
+            loops.add(node)
+            break  # an inner loop may run zero times: outer loops are not guaranteed
+        return frozenset(loops)
+
+    def _keyword(self, call: ast.Call, name: str) -> ast.keyword | None:
+        return next((kw for kw in call.keywords if kw.arg == name), None)
+
+    def _flag_keyword(self, call: ast.Call, name: str) -> bool:
+        """True when `name=` is passed with a value other than a literal False/None."""
+        keyword = self._keyword(call, name)
+        return keyword is not None and not (
+            isinstance(keyword.value, ast.Constant) and keyword.value.value in (False, None)
+        )
+
+    def _forget_below(self, key: str) -> None:
+        # Only names that ever had an attribute bound can have keys below them: this keeps
+        # binding linear in files with thousands of assignments.
+        if self.env is None or key not in self.attribute_roots:
+            return
+        prefix = key + "."
+        for existing in [k for k in self.env if k.startswith(prefix)]:
+            del self.env[existing]
+
+    def record_use(
+        self,
+        kind: UseKind,
+        name: str,
+        node: ast.AST,
+        target: ast.expr,
+        value: Value,
+        added: Value | None = None,
+    ) -> None:
+        """Remember an operation on a known value for the rules (see `ValueUse`)."""
+        if not self.record or self.stmt is None:
+            return
+        self.module.analysis.uses.append(
+            ValueUse(
+                kind,
+                name,
+                node,
+                self.stmt,
+                target,
+                value,
+                self.mode.enabled,
+                self.function,
+                self.every_iteration(),
+                added,
+            )
+        )
+
+
+def _handlers(cls: type, prefix: str) -> dict[type, Any]:
+    """Handler methods of `cls` by the `ast` node type their name ends with."""
+    table: dict[type, Any] = {}
+    for name in dir(cls):
+        if name.startswith(prefix):
+            node_type = getattr(ast, name[len(prefix) :], None)
+            if isinstance(node_type, type):
+                table[node_type] = getattr(cls, name)
+    return table

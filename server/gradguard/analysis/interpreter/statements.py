@@ -1,0 +1,469 @@
+"""Statements: assignments, branches, `with` blocks, `try`, `match`, and loops with
+the values they carry from one iteration into the next."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+
+from gradguard.analysis import backpropagated as backprop
+from gradguard.analysis import narrowing, shapes
+from gradguard.analysis import parameters as params
+from gradguard.analysis import torch_api as api
+from gradguard.analysis.graph import GRAPH_STATE_KEY, SavedNode, Saves
+from gradguard.analysis.interpreter.calls import CallEvaluator
+from gradguard.analysis.interpreter.environment import (
+    GRAD_UNKNOWN,
+    Env,
+    GradMode,
+    LoopFrame,
+    join_env,
+    join_envs,
+    merge_branch_graphs,
+)
+from gradguard.analysis.model import (
+    FunctionNode,
+    LoopNode,
+)
+from gradguard.analysis.names import dotted
+from gradguard.analysis.values import (
+    NONE,
+    UNKNOWN,
+    Carry,
+    Grad,
+    Kind,
+    ModuleRef,
+    Value,
+    evolve,
+    join,
+)
+
+
+def is_true(expr: ast.expr) -> bool:
+    return isinstance(expr, ast.Constant) and bool(expr.value) is True
+
+
+class FunctionInterpreter(CallEvaluator):
+    """Abstract interpretation of one function body (or the module body)."""
+
+    def enter_function(self, node: FunctionNode) -> None:
+        """Bind parameters and apply grad-mode decorators before running the body."""
+        assert self.env is not None
+        args = node.args
+        params = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+        for extra in (args.vararg, args.kwarg):
+            if extra is not None:
+                params.append(extra)
+        owner = self.module.parent_scope.get(id(node))
+        is_method = isinstance(owner, ast.ClassDef) and not any(
+            isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list
+        )
+        for index, param in enumerate(params):
+            value = self._annotated(param.annotation)
+            if index == 0 and is_method and isinstance(owner, ast.ClassDef):
+                info = self.module.class_info(owner)
+                is_classmethod = any(
+                    isinstance(d, ast.Name) and d.id == "classmethod" for d in node.decorator_list
+                )
+                if not is_classmethod:
+                    kind = Kind.MODULE if info.is_module else Kind.INSTANCE
+                    value = Value(kind=kind, module=ModuleRef(local=info), instance_of=info)
+            if (
+                is_method
+                and node.name == "forward"
+                and index > 0
+                and value is UNKNOWN
+                and param is not args.vararg
+                and param is not args.kwarg
+            ):
+                stand_in = SavedNode(param, Saves.OTHER)
+                self.input_nodes[param.arg] = stand_in
+                value = Value(graph=frozenset({stand_in}))
+            self.env[param.arg] = value
+        callers = self.module.parameter_facts.get(id(node))
+        if callers is not None:
+            for name, known in callers.parameters.items():
+                if known.kind is not Kind.UNKNOWN or known.grad is not Grad.UNKNOWN:
+                    self.env[name] = known
+            # The grad mode every call runs it under (a decorator below still wins).
+            if callers.grad_enabled is False and callers.grad_off is not None:
+                self.mode = GradMode(False, callers.grad_off)
+            elif callers.grad_enabled is not True:
+                self.mode = GRAD_UNKNOWN
+        if node.name != "forward":
+            # Tag each parameter, so a caller can tell whether what it passes reaches a
+            # backward() in here (see `_params_carried_across_calls`).
+            first = 1 if is_method else 0
+            for param in [*args.posonlyargs, *args.args, *args.kwonlyargs][first:]:
+                tag = Carry(f"%param:{param.arg}", None, None, UNKNOWN, None)
+                self.param_tags[param.arg] = tag
+                bound = self.env.get(param.arg, UNKNOWN)
+                self.env[param.arg] = evolve(bound, carries=bound.carries | {tag})
+        for decorator in node.decorator_list:
+            mode = self.grad_mode_of(decorator, node)
+            if mode is not None:
+                self.mode = mode
+
+    def _annotated(self, annotation: ast.expr | None) -> Value:
+        if annotation is None:
+            return UNKNOWN
+        qualified = self.scope.resolve(annotation)
+        if qualified in ("torch.Tensor", "torch.FloatTensor"):
+            return Value(kind=Kind.TENSOR)
+        if qualified in api.MODULE_BASES:
+            return Value(kind=Kind.MODULE, module=ModuleRef())
+        return UNKNOWN
+
+    def run_block(self, body: list[ast.stmt]) -> None:
+        """Interpret statements in order; stops at unreachable code."""
+        saved_mode = self.mode
+        for stmt in body:
+            if self.env is None:
+                break
+            self.run_stmt(stmt)
+        # set_grad_enabled(...) statements do not leak out of a function body.
+        if self.function is not None and body is self.function.body:
+            self.mode = saved_mode
+
+    def run_stmt(self, stmt: ast.stmt) -> None:
+        """Interpret one statement."""
+        previous, self.stmt = self.stmt, stmt
+        try:
+            handler = self.stmt_handlers.get(type(stmt))
+            if handler is not None:
+                handler(self, stmt)
+            else:
+                for child in ast.iter_child_nodes(stmt):
+                    if isinstance(child, ast.expr):
+                        self.eval(child)
+        finally:
+            self.stmt = previous
+
+    def _stmt_Expr(self, stmt: ast.Expr) -> None:
+        value = stmt.value
+        if isinstance(value, ast.Call):
+            qualified = self.scope.resolve(value.func)
+            if qualified in api.SET_GRAD_ENABLED:
+                mode = self.grad_mode_of(value, stmt)
+                if mode is not None:
+                    self.mode = mode
+                return
+        self.eval(value)
+
+    def _stmt_Assign(self, stmt: ast.Assign) -> None:
+        value = self.eval(stmt.value)
+        if (
+            len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+            and value.grad is Grad.UNKNOWN
+            and value.unless is None
+            and value.kind in (Kind.UNKNOWN, Kind.TENSOR)
+            and stmt.targets[0].id in self.backpropagated
+        ):
+            # `loss = criterion(model(x), y)` with unknown parts, then `loss.backward()`:
+            # whenever that backward runs, `loss` is a tensor with history.
+            value = evolve(value, grad=Grad.TRACKED, kind=Kind.TENSOR)
+        for target in stmt.targets:
+            self.bind(target, value)
+        if len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            self._backpropagated_attributes(stmt.targets[0].id, value)
+
+    def _backpropagated_attributes(self, name: str, value: Value) -> None:
+        """`output = model(**batch)` then `output.loss.backward()`: `output.loss` is a tensor
+        with history from this binding on (a model output's loss, read as an attribute)."""
+        if value.kind is not Kind.UNKNOWN or self.env is None:
+            return
+        prefix = f"{name}."
+        for key in self.backpropagated:
+            if key.startswith(prefix) and "." not in key[len(prefix) :]:
+                self.bind_key(key, Value(grad=Grad.TRACKED, kind=Kind.TENSOR))
+
+    @property
+    def backpropagated(self) -> frozenset[str]:
+        """Names bound exactly once in this function, by a plain assignment, on which
+        `.backward()` is called (see `backprop.backpropagated_names`)."""
+        if self._backpropagated is None:
+            self._backpropagated = frozenset()
+            node = self.function if self.function is not None else self.module.tree
+            if self.module.may_call_backward(node):
+                self._backpropagated = backprop.backpropagated_names(node)
+        return self._backpropagated
+
+    def _stmt_AnnAssign(self, stmt: ast.AnnAssign) -> None:
+        if stmt.value is not None:
+            self.bind(stmt.target, self.eval(stmt.value))
+
+    def _stmt_AugAssign(self, stmt: ast.AugAssign) -> None:
+        current = self.eval(stmt.target) if not isinstance(stmt.target, ast.Subscript) else UNKNOWN
+        value = self.eval(stmt.value)
+        result = self.arithmetic(stmt, [current, value])
+        if isinstance(stmt.op, ast.Add) and value.kind is Kind.TENSOR:
+            self.record_use("accumulate", "Add", stmt, stmt.target, current, value)
+        if current.kind is Kind.TENSOR:
+            operator = type(stmt.op).__name__
+            self.record_use("inplace", operator, stmt, stmt.target, current)
+            self.modified_in_place(stmt, stmt.target, current)
+            if self.mode.enabled is False and not isinstance(stmt.target, ast.Subscript):
+                # `w -= lr * w.grad` under no_grad changes the data of the same tensor:
+                # it keeps its requires_grad, leaf-ness and creation (as `w.add_()` does).
+                return
+            # `x += y` on a tensor changes x in place: it stays the same (leaf) tensor.
+            result = evolve(result, leaf=current.leaf)
+        elif isinstance(stmt.target, ast.Subscript):
+            self._subscript_store(stmt.target, stmt)
+        self.bind(stmt.target, result)
+
+    def _stmt_Return(self, stmt: ast.Return) -> None:
+        value = self.eval(stmt.value) if stmt.value is not None else NONE
+        self.exits.append(self.env)
+        self.returned = value if self.returned is None else join(self.returned, value)
+        self.env = None
+
+    def _stmt_Raise(self, stmt: ast.Raise) -> None:
+        if stmt.exc is not None:
+            self.eval(stmt.exc)
+        self.env = None
+
+    def _stmt_Break(self, stmt: ast.Break) -> None:
+        if self.loops:
+            self.loops[-1].breaks.append(self.env)
+        self.env = None
+
+    def _stmt_Continue(self, stmt: ast.Continue) -> None:
+        if self.loops:
+            self.loops[-1].continues.append(self.env)
+        self.env = None
+
+    def _stmt_Delete(self, stmt: ast.Delete) -> None:
+        for target in stmt.targets:
+            key = dotted(target)
+            if key is not None and self.env is not None:
+                self.env.pop(key, None)
+
+    def _stmt_Global(self, stmt: ast.Global) -> None:
+        if self.env is not None:
+            for name in stmt.names:
+                self.env[name] = UNKNOWN
+
+    _stmt_Nonlocal = _stmt_Global
+
+    def _stmt_Import(self, stmt: ast.Import | ast.ImportFrom) -> None:
+        for alias in stmt.names:
+            name = alias.asname or alias.name.split(".")[0]
+            if name != "*":
+                self.bind_key(name, Value(kind=Kind.OTHER))
+
+    _stmt_ImportFrom = _stmt_Import
+
+    def _stmt_FunctionDef(self, stmt: FunctionNode) -> None:
+        for decorator in stmt.decorator_list:
+            if self.grad_mode_of(decorator, stmt) is None:
+                self.eval(decorator)
+        self.bind_key(stmt.name, Value(kind=Kind.FUNCTION, function=stmt))
+
+    _stmt_AsyncFunctionDef = _stmt_FunctionDef
+
+    def _stmt_ClassDef(self, stmt: ast.ClassDef) -> None:
+        info = self.module.class_info(stmt)
+        self.bind_key(stmt.name, Value(kind=Kind.CLASS, instance_of=info))
+
+    def _stmt_If(self, stmt: ast.If) -> None:
+        self.eval(stmt.test)
+        start, start_mode = self.env, self.mode
+        when_true, when_false = narrowing.of_test(stmt.test)
+        with self._frame("cond", stmt):
+            self.env = self._narrowed(start, when_true)
+            self.mode = body_start = start_mode.on_branch(when_true)
+            self.run_block(stmt.body)
+            after_body, body_mode = self.env, self.mode
+            self.env = self._narrowed(start, when_false)
+            self.mode = else_start = start_mode.on_branch(when_false)
+            self.run_block(stmt.orelse)
+        after_else = self.env
+        self.env = join_env(after_body, after_else)
+        if after_body is not None and after_else is not None and self.env is not None:
+            merge_branch_graphs(stmt, after_body, after_else, self.env)
+        if body_mode == body_start and self.mode == else_start:
+            self.mode = start_mode  # neither branch switched modes itself
+        elif self.mode != body_mode:
+            self.mode = GRAD_UNKNOWN
+
+    def _narrowed(self, env: Env | None, facts: narrowing.Facts) -> Env | None:
+        """A copy of `env` on a branch where the test's `facts` hold (`h is None` there)."""
+        if env is None:
+            return None
+        branch = dict(env)
+        for key in facts.none:
+            if key in branch:
+                branch[key] = NONE
+        if facts.equal or facts.unequal or facts.truthy or facts.falsy:
+            for key, value in env.items():
+                unless = value.unless
+                if unless is not None and facts.decides(unless.condition) is False:
+                    branch[key] = Value(
+                        Grad.UNTRACKED, value.kind, unless.loss, origin=value.origin
+                    )
+        return branch
+
+    def _stmt_With(self, stmt: ast.With | ast.AsyncWith) -> None:
+        saved = self.mode
+        for item in stmt.items:
+            mode = self.grad_mode_of(item.context_expr, stmt)
+            if mode is not None:
+                if mode.off is not None and self.mode.enabled is False and self.mode.off:
+                    mode = GradMode(False, dataclasses.replace(mode.off, outer=self.mode.off))
+                self.mode = mode
+            else:
+                self.eval(item.context_expr)
+            if item.optional_vars is not None:
+                self.bind(item.optional_vars, UNKNOWN)
+        self.run_block(stmt.body)
+        self.mode = saved
+
+    _stmt_AsyncWith = _stmt_With
+
+    def _stmt_Try(self, stmt: ast.Try) -> None:
+        start = self.env
+        self.run_block(stmt.body)
+        after_body = self.env
+        # An exception may leave the body at any point: handlers see either state.
+        handler_start = join_env(start, after_body)
+        outcomes: list[Env | None] = []
+        with self._frame("cond", stmt):
+            for handler in stmt.handlers:
+                self.env = dict(handler_start) if handler_start is not None else None
+                if handler.type is not None:
+                    self.eval(handler.type)
+                if handler.name:
+                    self.bind_key(handler.name, UNKNOWN)
+                self.run_block(handler.body)
+                outcomes.append(self.env)
+        self.env = after_body
+        self.run_block(stmt.orelse)
+        outcomes.insert(0, self.env)
+        self.env = join_envs(outcomes)
+        if stmt.finalbody:
+            if self.env is None:
+                self.env = dict(handler_start) if handler_start is not None else None
+                self.run_block(stmt.finalbody)
+                self.env = None
+            else:
+                self.run_block(stmt.finalbody)
+
+    _stmt_TryStar = _stmt_Try
+
+    def _stmt_Match(self, stmt: ast.Match) -> None:
+        self.eval(stmt.subject)
+        start = self.env
+        outcomes: list[Env | None] = [start]
+        with self._frame("cond", stmt):
+            for case in stmt.cases:
+                self.env = dict(start) if start is not None else None
+                for node in ast.walk(case.pattern):
+                    name = getattr(node, "name", None)
+                    if isinstance(name, str):
+                        self.bind_key(name, UNKNOWN)
+                if case.guard is not None:
+                    self.eval(case.guard)
+                self.run_block(case.body)
+                outcomes.append(self.env)
+        self.env = join_envs(outcomes)
+
+    def _stmt_For(self, stmt: ast.For | ast.AsyncFor) -> None:
+        iterable = self.eval(stmt.iter)
+        element = UNKNOWN
+        if iterable.kind is Kind.TENSOR:
+            element = evolve(iterable, leaf=False, elements=None, shape=shapes.UNKNOWN_SHAPE)
+        elif self._iterates_parameters(stmt.iter):
+            element = Value(grad=Grad.TRACKED, kind=Kind.TENSOR, leaf=True)
+        self._loop(stmt, lambda: self.bind(stmt.target, element))
+        self._elements_changed_in_place(stmt)
+        if self.module.frozen_facts:
+            owner = params.freeze_loop_owner(stmt)
+            if owner is not None:
+                method = "named_parameters" if isinstance(stmt.target, ast.Tuple) else "parameters"
+                self._freeze(owner, stmt, f"a loop over `{ast.unparse(owner)}.{method}()`")
+
+    _stmt_AsyncFor = _stmt_For
+
+    def _elements_changed_in_place(self, stmt: ast.For | ast.AsyncFor) -> None:
+        """`for h in hidden: h.detach_()` changes the elements of `hidden` themselves: what
+        they carried from an earlier iteration may be cut, so it is no longer certain."""
+        container = dotted(stmt.iter)
+        if container is None or self.env is None or not isinstance(stmt.target, ast.Name):
+            return
+        value = self.env.get(container)
+        if value is None or not value.all_carries():
+            return
+        name = stmt.target.id
+        for node in ast.walk(stmt):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and isinstance(node.func.value, ast.Name)
+                and node.func.value.id == name
+                and node.func.attr.endswith("_")
+                and not node.func.attr.startswith("_")
+            ):
+                self.env[container] = value.without_carries()
+                return
+
+    def _stmt_While(self, stmt: ast.While) -> None:
+        self._loop(stmt, lambda: self.eval(stmt.test))
+
+    def _loop(self, stmt: LoopNode, at_head: object) -> None:
+        """Probe one iteration, then run it again with loop-carried names tagged."""
+        head_action = at_head if callable(at_head) else (lambda: None)
+        before = self.env
+        if before is None:
+            return
+        infinite = isinstance(stmt, ast.While) and is_true(stmt.test)
+        record = self.record
+        self.record = False
+        try:
+            probe_end, _ = self._iteration(stmt, dict(before), head_action)
+        finally:
+            self.record = record
+        head = dict(before)
+        if probe_end is not None:
+            for key, value in probe_end.items():
+                previous = before.get(key)
+                if previous is value:
+                    continue
+                if key == GRAPH_STATE_KEY:
+                    # What holds at the top of every iteration: what held before the loop.
+                    if previous is not None:
+                        head[key] = join(previous, value)
+                    continue
+                if previous is not None and value.origin is previous.origin:
+                    continue  # annotated in the loop (e.g. retain_grad), not re-bound
+                carry = Carry(key, stmt, value.origin, value, previous)
+                merged = join(previous, value) if previous is not None else evolve(value)
+                head[key] = evolve(merged, carries=merged.carries | {carry})
+                self.heads[id(carry)] = head[key]
+        mode = self.mode
+        end, breaks = self._iteration(stmt, head, head_action)
+        if self.mode != mode:
+            self.mode = GRAD_UNKNOWN
+        exits: list[Env | None] = [end, *breaks]
+        if not infinite:
+            exits.insert(0, before)
+        self.env = join_envs(exits)
+        if stmt.orelse and not infinite:
+            self.run_block(stmt.orelse)
+
+    def _iteration(
+        self, stmt: LoopNode, head: Env, head_action: object
+    ) -> tuple[Env | None, list[Env | None]]:
+        self.env = head
+        frame = LoopFrame(stmt)
+        self.loops.append(frame)
+        try:
+            with self._frame("loop", stmt):
+                if callable(head_action):
+                    head_action()
+                self.run_block(stmt.body)
+        finally:
+            self.loops.pop()
+        end = join_envs([self.env, *frame.continues])
+        return end, frame.breaks

@@ -1,0 +1,382 @@
+"""Calls of torch functions (resolved through the file's imports), tensor methods and
+numpy functions applied to tensors."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+
+from gradguard.analysis import activations, shapes
+from gradguard.analysis import graph as graphs
+from gradguard.analysis import parameters as params
+from gradguard.analysis import torch_api as api
+from gradguard.analysis.interpreter.expressions import shape_of
+from gradguard.analysis.interpreter.module_calls import ModuleCalls
+from gradguard.analysis.model import (
+    TorchCall,
+)
+from gradguard.analysis.values import (
+    NONE,
+    UNKNOWN,
+    Grad,
+    Kind,
+    Loss,
+    LossKind,
+    ModuleRef,
+    Value,
+    combine,
+    evolve,
+)
+
+
+def _unpacked_layers(call: ast.Call, args: list[Value]) -> list[Value] | None:
+    """`nn.Sequential(*block(...), nn.Linear(...))`: the layers, with each unpacked list
+    standing for its items; None when no argument is unpacked (or one cannot be)."""
+    if not any(isinstance(a, ast.Starred) for a in call.args) or call.keywords:
+        return None
+    layers: list[Value] = []
+    for expr, value in zip(call.args, args, strict=False):
+        if not isinstance(expr, ast.Starred):
+            layers.append(value)
+        elif value.elements is not None:
+            layers.extend(value.elements)
+        elif value.items is not None:
+            layers.append(value.items)
+        else:
+            layers.append(UNKNOWN)
+    return layers
+
+
+def _sequential_kind(layers: list[Value]) -> api.ModuleKind | None:
+    """An `nn.Sequential` of known tensor-to-tensor layers is itself one."""
+    has_parameters = False
+    for layer in layers:
+        ref = layer.module
+        kind = api.nn_module_kind(ref.qualified) if ref and ref.qualified else None
+        if ref is not None and ref.kind is not None:
+            kind = ref.kind
+        if layer.kind is not Kind.MODULE or kind is None or kind.output != "tensor":
+            return None
+        has_parameters = has_parameters or kind.has_parameters
+    return api.ModuleKind(has_parameters, "tensor") if layers else None
+
+
+class TorchCalls(ModuleCalls):
+    """What torch functions and tensor methods return and change: leaves, reductions,
+    conversions, in-place methods, `nn.Sequential` containers, `torch.autograd.grad`."""
+
+    def numpy_call(self, call: ast.Call, qualified: str) -> Value:
+        """`np.mean(losses)`, `np.array(out)`: numpy turns tensors into arrays through
+        `Tensor.numpy()`; the result is an array, never a tensor."""
+        args = self.arguments(call)
+        converts = api.NUMPY_CONVERTS.get(qualified.removeprefix("numpy."))
+        if converts is not None and call.args and not isinstance(call.args[0], ast.Starred):
+            first = args[0]
+            if first.kind is Kind.TENSOR and converts == "tensor":
+                self.record_use("conversion", "array", call, call.args[0], first)
+            elif first.kind is Kind.SEQUENCE:
+                parts = first.elements if first.elements is not None else (first.items,)
+                tracked = [p for p in parts if p is not None and p.kind is Kind.TENSOR]
+                converted = next((p for p in tracked if p.grad is Grad.TRACKED), None)
+                if converted is not None:
+                    self.record_use("conversion", "array-items", call, call.args[0], converted)
+        loss = Loss(LossKind.CONVERSION, call, f"{qualified}()")
+        return Value(grad=Grad.UNTRACKED, kind=Kind.OTHER, loss=loss)
+
+    def torch_call(self, call: ast.Call, qualified: str) -> Value:
+        """A call of a torch API resolved through the imports."""
+        if self.record and self.stmt is not None:
+            self.module.analysis.torch_calls.append(
+                TorchCall(call, qualified, self.stmt, self.function)
+            )
+        if qualified in api.BACKWARD_FUNCTIONS or qualified in api.GRAD_FUNCTIONS:
+            keyword = "tensors" if qualified in api.BACKWARD_FUNCTIONS else "outputs"
+            target = call.args[0] if call.args else None
+            kw = self._keyword(call, keyword)
+            if kw is not None:
+                target = kw.value
+            values = self.arguments(call)
+            if target is not None:
+                value = values[0] if call.args else self.eval(target)
+                via = "torch.autograd.backward" if keyword == "tensors" else "torch.autograd.grad"
+                self.backpropagate(call, target, value, via)
+            if keyword == "outputs":
+                return self._gradients(call)
+            return NONE
+        args = self.arguments(call)
+        loss_name = api.LOSS_FUNCTIONS.get(qualified)
+        if loss_name is not None:
+            self._record_loss_input(call, loss_name, args)
+        if qualified in api.DATA_PARALLEL and len(call.args) >= 2 and len(args) >= 2:
+            parallel = args[0]
+            if parallel.kind is Kind.MODULE and parallel.module is not None:
+                # The module's own call, as written `module(inputs)` at the same place.
+                called = ast.copy_location(ast.Call(call.args[0], [call.args[1]], []), call)
+                ast.fix_missing_locations(called)
+                return self.module_call(called, parallel.module, [args[1]], parallel.frozen)
+        like = shape_of(args[0]) if call.args and args else shapes.UNKNOWN_SHAPE
+        if qualified in api.FACTORIES or qualified in api.LEGACY_CONSTRUCTORS:
+            shape = shapes.factory_shape(qualified, call, like)
+            return self.inference_result(evolve(self._leaf(call, qualified, None), shape=shape))
+        if qualified in api.REWRAP:
+            inner = args[0] if args else UNKNOWN
+            shape = shapes.factory_shape(qualified, call, like)
+            leaf = evolve(self._leaf(call, qualified, inner), shape=shape)
+            return leaf if qualified in api.MAY_ALIAS else self.inference_result(leaf)
+        if qualified in api.PARAMETER:
+            # nn.Parameter(data, requires_grad=True): the flag may also come second.
+            flag = args[1] if len(call.args) > 1 else None
+            for index, kw in enumerate(call.keywords):
+                if kw.arg == "requires_grad":
+                    flag = args[len(call.args) + index]
+            if flag is not None and flag.const is not True:
+                grad = Grad.UNTRACKED if flag.const is False else Grad.UNKNOWN
+                return Value(grad=grad, kind=Kind.TENSOR, leaf=True, shape=like)
+            return Value(grad=Grad.TRACKED, kind=Kind.TENSOR, leaf=True, shape=like)
+        if qualified in api.NON_DIFFERENTIABLE:
+            return self.non_differentiable(call, f"{qualified}()")
+        name = qualified.rsplit(".", 1)[-1]
+        if qualified == f"torch.{name}" and name in api.INDEX_REDUCTIONS:
+            positional = args[1 : len(call.args)]
+            reduced = self._index_reduction(call, name, args[0] if args else UNKNOWN, positional)
+            if reduced is not None:
+                return reduced
+        in_place = qualified.endswith("_") or self._flag_keyword(call, "inplace")
+        if in_place and call.args and args:
+            # torch.relu_(y), F.relu(y, inplace=True): the first argument changes in place.
+            self.modified_in_place(call, call.args[0], args[0])
+            self._forget_activation(call.args[0])
+        if qualified in api.DIFFERENTIABLE or qualified.startswith(api.FUNCTIONAL_PREFIX):
+            if qualified in api.SAVES_OPERANDS:
+                self.note_saved_operands(call, qualified, call.args, args)
+            result = self.tensor_op(call, args)
+            saves = graphs.function_saves(qualified)
+            result = self.saving_op(call, result, saves, args, list(call.args))
+            result = evolve(
+                result,
+                shape=self._call_shape(call, qualified, args),
+                activation=activations.of_function(call, qualified, args),
+            )
+            if (
+                qualified in api.MAY_ALIAS
+                or "dropout" in qualified
+                or self._keyword(call, "inplace") is not None
+            ):
+                return result
+            return self.inference_result(result)
+        if qualified in api.TUPLE_RETURNING:
+            return self.tensor_op(call, args, kind=Kind.UNKNOWN)
+        if qualified in api.SEQUENTIAL:
+            layers_given = _unpacked_layers(call, args)
+            if layers_given is not None:
+                return Value(
+                    kind=Kind.MODULE,
+                    module=ModuleRef(qualified, kind=_sequential_kind(layers_given)),
+                )
+            fresh = (
+                bool(args)
+                and not call.keywords
+                and all(
+                    params.constructed_here(a) and v.module is not None and v.module.self_contained
+                    for a, v in zip(call.args, args, strict=True)
+                )
+            )
+            layers = shapes.sequence_of([a.module.layer if a.module else None for a in args])
+            first = args[0].module if args and call.args else None
+            first_saves = first is not None and (
+                first.saves_input
+                or (first.qualified or "").rsplit(".", 1)[-1] in api.SAVES_INPUT_MODULES
+            )
+            module = ModuleRef(
+                qualified,
+                kind=_sequential_kind(args),
+                layer=layers,
+                self_contained=fresh,
+                saves_input=first_saves,
+                applies=activations.of_sequential(call, args),
+            )
+            return Value(kind=Kind.MODULE, module=module)
+        module_kind = api.nn_module_kind(qualified)
+        last = qualified.rsplit(".", 1)[-1]
+        if module_kind is not None or (qualified.startswith("torch.nn.") and last[:1].isupper()):
+            inplace = self._keyword(call, "inplace")
+            in_place = inplace is not None and not (
+                isinstance(inplace.value, ast.Constant) and inplace.value.value is False
+            )
+            # A layer computes from its inputs and its own parameters only (containers and
+            # wrappers such as DataParallel hold modules built elsewhere; lazy layers make
+            # their parameters later).
+            own = (
+                module_kind is not None
+                and module_kind.output is not None
+                and not last.startswith("Lazy")
+            )
+            layer = shapes.layer_of(last, call)
+            ref = ModuleRef(
+                qualified=qualified,
+                inplace=in_place,
+                layer=layer,
+                self_contained=own,
+                applies=activations.of_layer(call, qualified),
+            )
+            if module_kind is not None and self._flag_keyword(call, "return_indices"):
+                # `nn.MaxPool2d(2, return_indices=True)` returns (values, indices).
+                ref = dataclasses.replace(ref, kind=api.ModuleKind(False, None))
+            elif module_kind is not None and any(
+                isinstance(kw.value, ast.Constant) and kw.value.value is False
+                for kw in call.keywords
+                if kw.arg in api.AFFINE_KEYWORDS
+            ):
+                ref = dataclasses.replace(ref, kind=api.ModuleKind(False, module_kind.output))
+            return Value(kind=Kind.MODULE, module=ref)
+        if (
+            qualified.startswith("torch.optim.")
+            and qualified.count(".") == 2
+            and last[:1].isupper()
+        ):
+            self._record_optimized(call, qualified, args)
+            return Value(
+                kind=Kind.OTHER,
+                module=ModuleRef(qualified=qualified),
+                optimizes=self._optimized_module(call),
+            )
+        return UNKNOWN
+
+    def _index_reduction(
+        self, call: ast.Call, name: str, source: Value, positional: list[Value]
+    ) -> Value | None:
+        """`torch.max(x, 1)`, `x.topk(k)`...: a `(values, indices)` pair whose indices never
+        require grad; None when the form may not return a pair (`torch.max(x, y)`)."""
+        if any(isinstance(a, ast.Starred) for a in call.args):
+            return None
+        if api.INDEX_REDUCTIONS[name] == "with_dim":
+            has_dim = self._keyword(call, "dim") is not None
+            if positional:
+                # The first argument after the input is `dim` only when it is a number.
+                has_dim = positional[0].kind is Kind.SCALAR
+            if not has_dim:
+                return None
+        values = evolve(self.tensor_op(call, [source]), shape=shapes.UNKNOWN_SHAPE)
+        indices = self.non_differentiable(call, f"the index output of {name}()")
+        return Value(
+            kind=Kind.SEQUENCE, elements=(values, indices), fields=api.INDEX_REDUCTION_FIELDS
+        )
+
+    def _call_shape(self, call: ast.Call, qualified: str, args: list[Value]) -> shapes.Shape:
+        """The shape of a differentiable torch function's or functional loss's result."""
+        name = qualified.rsplit(".", 1)[-1]
+        positional = [shape_of(a) for a in args[: len(call.args)]]
+        keywords = [shape_of(a) for a in args[len(call.args) :]]
+        if any(isinstance(a, ast.Starred) for a in call.args):
+            return shapes.UNKNOWN_SHAPE
+        if name in shapes.LOSSES and qualified.startswith(api.FUNCTIONAL_PREFIX):
+            reduction = shapes.reduction_of(name, call, functional=True)
+            inputs = [*positional, shapes.UNKNOWN_SHAPE, shapes.UNKNOWN_SHAPE]
+            return shapes.loss_shape(name, reduction, inputs[0], inputs[1])
+        return shapes.op_shape(name, call, positional, keywords)
+
+    def _leaf(self, call: ast.Call, qualified: str, inner: Value | None) -> Value:
+        requires = self._keyword(call, "requires_grad")
+        wants_grad = requires is not None and self.eval(requires.value).const is True
+        if requires is not None and not wants_grad and self.eval(requires.value).const is not False:
+            return Value(kind=Kind.TENSOR, leaf=True)
+        if inner is not None:
+            history = combine([inner]).grad is Grad.TRACKED
+            loss = Loss(
+                LossKind.REWRAP,
+                call,
+                f"{qualified}(...)",
+                inner=inner.loss,
+                wrapped_history=history,
+            )
+        else:
+            loss = Loss(LossKind.FACTORY, call, f"{qualified}(...)")
+        grad = Grad.TRACKED if wants_grad else Grad.UNTRACKED
+        return Value(grad=grad, kind=Kind.TENSOR, loss=loss, leaf=True)
+
+    def tensor_method(
+        self, call: ast.Call, receiver: Value, key: str | None, name: str, args: list[Value]
+    ) -> Value:
+        """A method of a value known to be a tensor."""
+        if name in api.CONVERSIONS:
+            kind = Kind.SCALAR if name == "item" else Kind.OTHER
+            loss = Loss(LossKind.CONVERSION, call, f".{name}()")
+            assert isinstance(call.func, ast.Attribute)
+            self.record_use("conversion", name, call, call.func.value, receiver)
+            return Value(grad=Grad.UNTRACKED, kind=kind, loss=loss)
+        if name in api.DETACH_METHODS:
+            return Value(
+                Grad.UNTRACKED, Kind.TENSOR, Loss(LossKind.DETACH, call, ".detach()"), leaf=True
+            )
+        if name == "detach_":
+            detached = Value(
+                Grad.UNTRACKED, Kind.TENSOR, Loss(LossKind.DETACH, call, ".detach_()"), leaf=True
+            )
+            if key is not None:
+                self.bind_key(key, detached)
+            return detached
+        if name == "retain_grad":
+            if key is not None and self.env is not None:
+                self.env[key] = evolve(receiver, retains_grad=True)
+            return NONE
+        if name == "requires_grad_":
+            assert isinstance(call.func, ast.Attribute)
+            self.record_use("requires_grad_", name, call, call.func.value, receiver)
+            flag = args[0].const if args else True
+            value = Value(
+                grad=Grad.TRACKED if flag is True else Grad.UNKNOWN, kind=Kind.TENSOR, leaf=True
+            )
+            if key is not None:
+                self.bind_key(key, value)
+            return value
+        if name in api.NON_DIFFERENTIABLE_METHODS:
+            return self.non_differentiable(call, f".{name}()")
+        if name in api.INDEX_REDUCTIONS:
+            reduced = self._index_reduction(call, name, receiver, args[: len(call.args)])
+            if reduced is not None:
+                return reduced
+        if (
+            name in api.MAYBE_IDENTITY_METHODS
+            and self.mode.enabled is False
+            and receiver.grad is not Grad.UNTRACKED
+        ):
+            # `w.to(device)` returns `w` itself when nothing changes: no_grad cannot strip
+            # its requires_grad then.
+            return Value(kind=Kind.TENSOR)
+        if name in api.DIFFERENTIABLE_METHODS:
+            assert isinstance(call.func, ast.Attribute)
+            inputs = [receiver, *args]
+            if name in ("mul", "div", "matmul", "mm", "bmm"):
+                self.note_saved_operands(call, f".{name}()", [call.func.value, *call.args], inputs)
+            result = self.tensor_op(call, inputs)
+            saves = graphs.method_saves(name)
+            result = self.saving_op(call, result, saves, inputs, [call.func.value, *call.args])
+            positional = [shape_of(receiver), *(shape_of(a) for a in args[: len(call.args)])]
+            keywords = [shape_of(a) for a in args[len(call.args) :]]
+            result = evolve(
+                result,
+                shape=shapes.op_shape(name, call, positional, keywords),
+                activation=activations.of_method(call, name, receiver),
+            )
+            if name in api.MAY_ALIAS_METHODS:
+                return result
+            return self.inference_result(result)
+        if name in api.SHAPE_METHODS:
+            return Value(kind=Kind.OTHER)
+        if name.endswith("_") and not name.startswith("_"):
+            assert isinstance(call.func, ast.Attribute)
+            self.record_use("inplace", name, call, call.func.value, receiver)
+            self.modified_in_place(call, call.func.value, receiver)
+            # In place: the receiver now also depends on the arguments.
+            if key is not None and self.mode.enabled is not False:
+                self.bind_key(
+                    key, evolve(self.tensor_op(call, [receiver, *args]), leaf=receiver.leaf)
+                )
+            elif key is not None:
+                self._forget_activation(call.func.value)
+            return activations.cleared(receiver)
+        if self.mode.enabled is False and self.mode.off is not None:
+            # Whatever an unlisted method computes with recording off carries no history.
+            loss = Loss(LossKind.NO_GRAD, call, self.mode.off.description, self.mode.off)
+            return Value(grad=Grad.UNTRACKED, kind=Kind.UNKNOWN, loss=loss)
+        return Value(kind=Kind.UNKNOWN)

@@ -1,0 +1,435 @@
+"""Parameters and optimizers: freezing, replaced modules, what optimizers hold, and
+the training state a method or helper carries from one call to the next."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+
+from gradguard.analysis import parameters as params
+from gradguard.analysis import torch_api as api
+from gradguard.analysis.call_sites import passed_arguments
+from gradguard.analysis.graph import SavedNode
+from gradguard.analysis.interpreter.environment import GradMode
+from gradguard.analysis.interpreter.graph_effects import GraphEffects
+from gradguard.analysis.interpreter.summary import FunctionSummary
+from gradguard.analysis.model import (
+    BackwardCall,
+    FunctionNode,
+    LoopNode,
+    ModuleAnalysis,
+)
+from gradguard.analysis.names import dotted
+from gradguard.analysis.private_modules import private_names
+from gradguard.analysis.values import (
+    UNKNOWN,
+    Carry,
+    Grad,
+    Kind,
+    Loss,
+    LossKind,
+    ModuleRef,
+    Value,
+    evolve,
+)
+
+
+def is_optimizer(value: Value) -> bool:
+    """True for an optimizer constructed from `torch.optim` in this file."""
+    qualified = value.module.qualified if value.module is not None else None
+    return qualified is not None and qualified.startswith("torch.optim.")
+
+
+def _seen_from_loops(
+    event: BackwardCall, carries: frozenset[Carry], loops: frozenset[LoopNode]
+) -> BackwardCall:
+    """A backward call inside a function, as seen from the loops that call the function on
+    every iteration: its value carries `carries` (state crossing from call to call)."""
+    return dataclasses.replace(
+        event,
+        value=evolve(event.value, carries=carries),
+        loops=tuple(loops),
+        every_iteration=loops,
+    )
+
+
+def _runs_on_every_call(analysis: ModuleAnalysis, stmt: ast.stmt, function: FunctionNode) -> bool:
+    """True when `stmt` sits directly in the body of `function` (no branch, loop or `try`
+    around it), so every call that returns normally runs it."""
+    owner, _ = analysis.block_of(stmt)
+    return owner is function
+
+
+def restamp(summary: Value, base: Value, mode: GradMode) -> Value:
+    """A local module's output: the structure its `forward` returns, with each tensor leaf
+    re-evaluated for this call (grad mode, the call's own loop-carried inputs)."""
+    if summary.elements is not None:
+        return Value(
+            kind=summary.kind,
+            elements=tuple(restamp(e, base, mode) for e in summary.elements),
+            fields=summary.fields,
+        )
+    if summary.kind is not Kind.TENSOR:
+        return evolve(UNKNOWN, carries=base.carries)
+    if mode.enabled is False:
+        return base
+    if summary.grad is Grad.UNTRACKED and summary.loss is not None:
+        # Cut inside `forward` whatever its inputs are (a `@torch.no_grad()` forward, a
+        # `.detach()` on the way out): the caller's output has no history either.
+        return evolve(summary, carries=base.carries, origin=None)
+    if summary.grad is Grad.TRACKED and mode.enabled:
+        return Value(grad=Grad.TRACKED, kind=Kind.TENSOR, carries=base.carries)
+    return Value(grad=Grad.UNKNOWN, kind=Kind.TENSOR, carries=base.carries)
+
+
+class TrainingEffects(GraphEffects):
+    """Transfer functions of training state: parameters (frozen or not), optimizers and the
+    modules they hold, gradients, and state carried across calls of methods and helpers."""
+
+    def _freeze(self, owner: ast.expr, node: ast.AST, description: str) -> Value | None:
+        """Every parameter of the module `owner` was just frozen: remember where, if the
+        module is one whose outputs then certainly have no history."""
+        key = dotted(owner)
+        if key is None or self.env is None or self.stmt is None:
+            return None
+        if not self.module.frozen_facts:
+            return None
+        value = self.env.get(key)
+        ref = value.module if value is not None else None
+        if value is None or value.kind is not Kind.MODULE or ref is None:
+            return None
+        if not ref.self_contained or not params.owns_parameters(ref):
+            return None
+        frozen = evolve(value, frozen=params.Freeze(node, self.stmt, key, description))
+        self.env[key] = frozen
+        return frozen
+
+    def _unfreeze(self, ref: ModuleRef | None) -> None:
+        """Forget frozen facts: of every module sharing `ref`, or of all modules (None)."""
+        if self.env is None or not self.module.frozen_facts:
+            return
+        for key, value in list(self.env.items()):
+            if value.frozen is not None and (ref is None or value.module is ref):
+                self.env[key] = evolve(value, frozen=None)
+
+    def _note_replacement(self, target: ast.expr, value: Value) -> None:
+        """A freshly built module with parameters bound to `target`: optimizers built before
+        on the module it replaces (or joins) do not hold its parameters."""
+        ref = value.module
+        if (
+            self.env is None
+            or self.stmt is None
+            or value.kind is not Kind.MODULE
+            or ref is None
+            or not ref.self_contained
+            or not params.owns_parameters(ref)
+        ):
+            return
+        key = dotted(target)
+        base = dotted(target.value) if isinstance(target, ast.Attribute | ast.Subscript) else None
+        for name, optimizer in list(self.env.items()):
+            built = optimizer.optimizes
+            if built is None or built.stale is not None:
+                continue
+            owner = self.env.get(built.key)
+            same = owner is not None and owner.module is built.module
+            if isinstance(target, ast.Name) and key == built.key:
+                if ref is built.module:
+                    continue
+                replacement = params.Replacement(self.stmt, target, ref, rebound=True)
+            elif base == built.key and same:
+                attr = target.attr if isinstance(target, ast.Attribute) else ""
+                runs = params.runs_attribute(built.module, attr)
+                if isinstance(target, ast.Subscript):
+                    runs = built.module.qualified in api.SEQUENTIAL
+                if not runs:
+                    continue
+                replacement = params.Replacement(self.stmt, target, built.module, rebound=False)
+            else:
+                continue
+            stale = dataclasses.replace(built, stale=replacement)
+            self.env[name] = evolve(optimizer, optimizes=stale)
+
+    def _iterates_parameters(self, expr: ast.expr) -> bool:
+        """`for p in model.parameters()` over a known module: leaves that require grad
+        (unless something may have frozen them, see `may_be_frozen`)."""
+        if not isinstance(expr, ast.Call) or expr.args:
+            return False
+        func = expr.func
+        if not isinstance(func, ast.Attribute) or func.attr != "parameters":
+            return False
+        key = dotted(func.value)
+        owner = self.lookup(key) if key is not None else UNKNOWN
+        if owner.kind is not Kind.MODULE or owner.module is None:
+            return False
+        return not self.may_be_frozen(key, owner)
+
+    def may_be_frozen(self, key: str | None, value: Value) -> bool:
+        """Whether some code may have turned off `requires_grad` on parameters of the module
+        `value` held at `key`: only when the file freezes something at all, and not when the
+        module was built right here (a torch.nn layer, a Sequential of them, a qualifying
+        local class) and never leaves this function (see `analysis.private_modules`)."""
+        if not self.module.freezes_parameters:
+            return False
+        ref = value.module
+        if key is None or self.function is None or ref is None or not ref.self_contained:
+            return True
+        if self._private is None:
+            self._private = private_names(self.function, self.scope.resolve)
+        return key.split(".", 1)[0] not in self._private or "." in key
+
+    def _owns_weight(self, key: str | None, module: Value) -> bool:
+        """True when `module` (held at `key`) is a torch.nn layer with a `weight` parameter
+        that certainly requires grad: built with its parameters here, and nothing may have
+        frozen them (`may_be_frozen`)."""
+        ref = module.module
+        if module.kind is not Kind.MODULE or ref is None or ref.qualified is None:
+            return False
+        kind = ref.kind or api.nn_module_kind(ref.qualified)
+        name = ref.qualified.rsplit(".", 1)[-1]
+        return (
+            kind is not None
+            and kind.has_parameters
+            and name in api.WEIGHTED_LAYERS
+            and not self.may_be_frozen(key, module)
+            and module.frozen is None
+        )
+
+    def _optimized_module(self, call: ast.Call) -> params.OptimizedParameters | None:
+        """`torch.optim.X(model.parameters(), ...)` on a module built in this file."""
+        first: ast.expr | None = call.args[0] if call.args else None
+        keyword = self._keyword(call, "params")
+        if keyword is not None:
+            first = keyword.value
+        if not (
+            isinstance(first, ast.Call)
+            and isinstance(first.func, ast.Attribute)
+            and first.func.attr == "parameters"
+            and not first.args
+            and not first.keywords
+            and self.stmt is not None
+            and self.env is not None
+        ):
+            return None
+        key = dotted(first.func.value)
+        owner = self.env.get(key) if key is not None else None
+        if owner is None or owner.kind is not Kind.MODULE or owner.module is None:
+            return None
+        return params.OptimizedParameters(call, self.stmt, key or "", owner.module)
+
+    def _gradients(self, call: ast.Call) -> Value:
+        """What `torch.autograd.grad(outputs, inputs)` returns: one gradient per input, with
+        history only when `create_graph=True`."""
+        inputs = call.args[1] if len(call.args) > 1 else None
+        keyword = self._keyword(call, "inputs")
+        if keyword is not None:
+            inputs = keyword.value
+        create = self._keyword(call, "create_graph")
+        if create is not None and not (
+            isinstance(create.value, ast.Constant) and create.value.value is False
+        ):
+            return UNKNOWN
+        if isinstance(inputs, ast.List | ast.Tuple) and not any(
+            isinstance(e, ast.Starred) for e in inputs.elts
+        ):
+            count = len(inputs.elts)
+        elif isinstance(inputs, ast.Name):
+            count = 1
+        else:
+            return UNKNOWN
+        loss = Loss(LossKind.NO_CREATE_GRAPH, call, "torch.autograd.grad(...)")
+        gradient = Value(grad=Grad.UNTRACKED, kind=Kind.TENSOR, loss=loss)
+        return Value(kind=Kind.SEQUENCE, elements=(gradient,) * count)
+
+    def _record_optimized(self, call: ast.Call, qualified: str, args: list[Value]) -> None:
+        """Tensors listed literally as an optimizer's parameters: `SGD([w, b], lr=...)`."""
+        if not call.args or not isinstance(call.args[0], ast.List | ast.Tuple) or not args:
+            return
+        elements = args[0].elements or ()
+        for expr, value in zip(call.args[0].elts, elements, strict=False):
+            if value.kind is Kind.TENSOR:
+                self.record_use("optimize", qualified, call, expr, value)
+
+    def _state_carried_across_calls(self, method: FunctionNode, summary: FunctionSummary) -> None:
+        """A method called on every iteration of a loop (`trainer.train_batch(x)`), seen
+        from that loop.
+
+        Its backward calls that run on every call of it make the loop a training loop; the
+        ones that run through state the previous call left on `self`, without a detach in
+        between, reach into the previous call's graph. Both are recorded in
+        `ModuleAnalysis.backward_in_calls`, their value carrying that state from one call
+        to the next. A total it keeps on `self` (`self.running_loss += loss`) is an
+        accumulation carried by the loop (`ModuleAnalysis.uses`).
+        """
+        loops = self.every_iteration()
+        if not self.record or not loops:
+            return
+        analysis = self.module.analysis
+        inside = [event for event in analysis.backward_calls if event.function is method]
+        for loop in loops:
+            for event in inside:
+                if not event.loops and _runs_on_every_call(analysis, event.stmt, method):
+                    analysis.backward_in_calls.append(
+                        _seen_from_loops(event, frozenset(), frozenset({loop}))
+                    )
+        for attr, (read, tag) in summary.state_reads.items():
+            written = summary.state_writes.get(attr)
+            if written is None or tag not in written.all_carries():
+                continue
+            if written.origin is None or not written.holds_history():
+                continue
+            for loop in loops:
+                carry = Carry(f"self.{attr}", loop, written.origin, written, None)
+                for event in inside:
+                    if tag not in event.value.all_carries():
+                        continue
+                    analysis.carry_reads.setdefault(carry, []).append(read)
+                    analysis.backward_in_calls.append(
+                        _seen_from_loops(event, frozenset({carry}), frozenset({loop}))
+                    )
+                for use in list(analysis.uses):
+                    if use.kind != "accumulate" or use.function is not method:
+                        continue
+                    if dotted(use.target) != f"self.{attr}" or tag not in use.value.carries:
+                        continue
+                    if not use.every_iteration and not _runs_on_every_call(
+                        analysis, use.stmt, method
+                    ):
+                        continue
+                    analysis.uses.append(
+                        dataclasses.replace(
+                            use,
+                            value=evolve(use.value, carries=frozenset({carry})),
+                            every_iteration=frozenset({loop}),
+                        )
+                    )
+
+    def _result_changed_in_place(self, fresh: SavedNode, summary: FunctionSummary) -> None:
+        """The call's own graph node stands for the callee's: when the callee changed in place
+        a tensor its result's graph saved, the node is changed here too, and each such
+        change is recorded again as saved by it (so a backward here is paired with it)."""
+        if not summary.changed_in_result:
+            return
+        freed, modified = self._graph_state()
+        self._set_graph_state(freed, modified | {fresh})
+        if self.record:
+            for change in summary.changed_in_result:
+                self.module.analysis.inplace_on_saved.append(
+                    dataclasses.replace(change, saved_by=change.saved_by | {fresh})
+                )
+
+    def _params_carried_across_calls(
+        self,
+        function: FunctionNode,
+        summary: FunctionSummary,
+        call: ast.Call,
+        args: list[Value],
+        *,
+        skip_self: bool = False,
+    ) -> None:
+        """`hidden = step(model, x, hidden)` on every iteration of a loop, where `step`
+        backpropagates through the `hidden` it is given: the state this call returns is the
+        next call's argument, so each backward reaches into the previous call's graph.
+
+        Recorded in `ModuleAnalysis.backward_in_calls`: the function's backward calls that
+        run through the parameter, carrying the caller's loop-carried argument.
+        """
+        loops = self.every_iteration()
+        if not self.record or not loops or not summary.param_tags:
+            return
+        passed = passed_arguments(function, call, args, skip_self=skip_self) or {}
+        analysis = self.module.analysis
+        inside = [event for event in analysis.backward_calls if event.function is function]
+        for name, value in passed.items():
+            tag = summary.param_tags.get(name)
+            carried = frozenset(c for c in value.all_carries() if c.loop in loops)
+            if tag is None or not carried:
+                continue
+            for event in inside:
+                if tag in event.value.all_carries():
+                    analysis.backward_in_calls.append(_seen_from_loops(event, carried, loops))
+
+    def _module_state_in(self, call: ast.Call, summary: FunctionSummary) -> frozenset[Carry]:
+        """State that `forward` reads from `self`, as the caller sees it (`model.hidden`)."""
+        owner = dotted(call.func)
+        if owner is None:
+            return frozenset()
+        flowing = summary.returned.all_carries()
+        for written in summary.state_writes.values():
+            flowing |= written.all_carries()
+        carries: frozenset[Carry] = frozenset()
+        for attr, (node, tag) in summary.state_reads.items():
+            if attr in summary.state_writes and tag in flowing:
+                carries |= self.lookup(f"{owner}.{attr}", node).all_carries()
+        return carries
+
+    def _module_state_out(self, call: ast.Call, summary: FunctionSummary, base: Value) -> None:
+        """State that `forward` leaves on `self`, bound in the caller as `model.hidden`."""
+        owner = dotted(call.func)
+        if owner is None:
+            return
+        for attr, value in summary.state_writes.items():
+            stamped = restamp(value, base, self.mode)
+            key = f"{owner}.{attr}"
+            if self.env is not None:
+                self._note_attribute(key)
+                self.env[key] = evolve(stamped, origin=value.origin)
+
+    def taint_arguments(self, call: ast.Call) -> None:
+        """Arguments handed to code we cannot see may be detached in place: forget their
+        loop-carried history (a helper such as `repackage_hidden(h)` counts as a detach)."""
+        if self.record:
+            self.module.analysis.opaque_calls.append(call)
+            if self._hands_over_training_state(call):
+                self.module.analysis.opaque_with_training_state.add(id(call))
+        if self.env is None:
+            return
+        for arg in (*call.args, *(kw.value for kw in call.keywords)):
+            expr = arg.value if isinstance(arg, ast.Starred) else arg
+            key = dotted(expr)
+            if key is not None and key in self.env:
+                self.env[key] = self.env[key].without_carries()
+                self._forget_parameter_facts(key)
+            elif isinstance(expr, ast.Tuple | ast.List):
+                for element in expr.elts:
+                    element_key = dotted(element)
+                    if element_key is not None and element_key in self.env:
+                        self.env[element_key] = self.env[element_key].without_carries()
+
+    def _hands_over_training_state(self, call: ast.Call) -> bool:
+        """True when code we cannot see is given a model, an optimizer, a parameter, `self`
+        or a function: something through which it may clear or use gradients."""
+        exprs = [*call.args, *(kw.value for kw in call.keywords)]
+        if isinstance(call.func, ast.Attribute):
+            exprs.append(call.func.value)
+        if any(kw.arg is None for kw in call.keywords):
+            return True
+        for expr in exprs:
+            inner = expr.value if isinstance(expr, ast.Starred) else expr
+            if isinstance(inner, ast.Name) and inner.id == "self":
+                return True
+            if isinstance(inner, ast.Lambda):
+                return True
+            key = dotted(inner)
+            value = self.lookup(key) if key is not None else UNKNOWN
+            if value.kind in (Kind.MODULE, Kind.FUNCTION, Kind.INSTANCE) or is_optimizer(value):
+                return True
+            if value.kind is Kind.TENSOR and value.leaf and value.grad is Grad.TRACKED:
+                return True  # a parameter itself
+            if (
+                isinstance(inner, ast.Call)
+                and isinstance(inner.func, ast.Attribute)
+                and inner.func.attr in ("parameters", "named_parameters")
+            ):
+                return True
+        return False
+
+    def _forget_parameter_facts(self, key: str) -> None:
+        """Code we cannot see got `key`: a module may be unfrozen, an optimizer extended."""
+        if self.env is None:
+            return
+        value = self.env[key]
+        if value.frozen is not None:
+            self._unfreeze(value.module)
+        if value.optimizes is not None:
+            self.env[key] = evolve(value, optimizes=None)
