@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import unicodedata
 
 
@@ -34,3 +35,18 @@ def identifier_spelling(text: str) -> str:
     file say X" tests. ASCII text is returned as it is.
     """
     return text if text.isascii() else unicodedata.normalize("NFKC", text)
+
+
+# Words that name an optimizer in training code: `optimizer`, `optim`, `opt`, alone or as one
+# `_`-separated part (`opt_g`, `d_optimizer`), or with a one-letter or numeric suffix
+# (`optimizerG`, `optimizer2`).
+_OPTIMIZER_WORD = re.compile(r"(?:optimi[sz]er|optim|opt)(?:[A-Z0-9][0-9]*)?")
+
+
+def names_an_optimizer(name: str) -> bool:
+    """True when a variable's name says it holds an optimizer (`optimizer`, `opt_d`,
+    `model_optim`, `optimizerG`); `options`, `optimal`, `opt_level` do not."""
+    parts = name.split("_")
+    return any(_OPTIMIZER_WORD.fullmatch(part) for part in parts) and not (
+        len(parts) > 1 and parts[-1] in ("level", "args", "cfg", "config", "name", "type")
+    )

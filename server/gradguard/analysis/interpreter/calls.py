@@ -10,13 +10,13 @@ from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.graph import SavedNode, Saves
 from gradguard.analysis.imports import Scope
-from gradguard.analysis.interpreter.module_calls import MODULE_BY_USE
+from gradguard.analysis.interpreter.module_calls import MODULE_BY_USE, OPTIMIZER_BY_USE
 from gradguard.analysis.interpreter.torch_calls import TorchCalls
 from gradguard.analysis.interpreter.training_effects import is_optimizer
 from gradguard.analysis.model import (
     FunctionNode,
 )
-from gradguard.analysis.names import dotted
+from gradguard.analysis.names import dotted, names_an_optimizer
 from gradguard.analysis.values import (
     NONE,
     UNKNOWN,
@@ -206,6 +206,8 @@ class CallEvaluator(TorchCalls):
         if (module_value := self._module_by_use(call, receiver, receiver_key)) is not None:
             self.record_use("module-mode", name, call, func.value, module_value)
             return module_value
+        if (optimizer := self._optimizer_by_use(call, receiver, receiver_key)) is not None:
+            receiver = optimizer
         if receiver.kind is Kind.MAPPING:
             key = (
                 call.args[0].value if call.args and isinstance(call.args[0], ast.Constant) else None
@@ -297,6 +299,42 @@ class CallEvaluator(TorchCalls):
         value = Value(kind=Kind.MODULE, module=MODULE_BY_USE)
         self.env[receiver_key] = value
         return value
+
+    def _optimizer_by_use(
+        self, call: ast.Call, receiver: Value, receiver_key: str | None
+    ) -> Value | None:
+        """`optimizer.step()` / `optimizer.zero_grad()` on a name of unknown value (a
+        parameter, most often) named as optimizers are (`optimizer`, `opt_g`, `optimizerD`,
+        `self.optim`): from there on the name is an optimizer whose parameters are unknown.
+        The name and the call shape together decide: a scheduler's, an environment's or a
+        GradScaler's `step` is not named so or takes an argument; only a closure (the one
+        argument `Optimizer.step` takes) may be passed."""
+        func = call.func
+        if not (
+            isinstance(func, ast.Attribute)
+            and receiver.kind is Kind.UNKNOWN
+            and receiver_key is not None
+            and self.env is not None
+            and names_an_optimizer(receiver_key.rsplit(".", 1)[-1])
+        ):
+            return None
+        if func.attr == "step":
+            passed = [*call.args, *(kw.value for kw in call.keywords)]
+            if len(passed) > 1 or any(kw.arg != "closure" for kw in call.keywords):
+                return None
+            if passed and not self._is_closure(passed[0]):
+                return None
+        elif func.attr != "zero_grad":
+            return None
+        value = Value(kind=Kind.OTHER, module=OPTIMIZER_BY_USE)
+        self.env[receiver_key] = value
+        return value
+
+    def _is_closure(self, expr: ast.expr) -> bool:
+        """A lambda or a function of the file: what `Optimizer.step(closure)` takes."""
+        if isinstance(expr, ast.Lambda):
+            return True
+        return isinstance(expr, ast.Name) and self.lookup(expr.id).kind is Kind.FUNCTION
 
     def call_value(
         self, call: ast.Call, callee: Value, evaluated: list[Value] | None = None

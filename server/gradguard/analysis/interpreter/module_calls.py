@@ -33,6 +33,9 @@ from gradguard.analysis.values import (
 # An nn.Module known only from how it is used (`model.eval()`), of a class the file does not
 # show: it owns parameters, its output's structure is unknown.
 MODULE_BY_USE = ModuleRef(kind=api.ModuleKind(has_parameters=True, output=None))
+# A torch optimizer known only from how it is used (`optimizer.step()` on a name of unknown
+# value named like one): which parameters it holds is unknown.
+OPTIMIZER_BY_USE = ModuleRef(qualified="torch.optim.Optimizer")
 
 
 @cached_by_node

@@ -44,7 +44,7 @@ class Executor:
 def train(model, train_loader, optimizer, criterion, device, epoch, max_iters=1000):
     model.train()
     losses = []
-    for iter_id, batch in enumerate(train_loader):  # missed: GG601
+    for iter_id, batch in enumerate(train_loader):  # expect: GG601
         out = model(batch[0].float().to(device))
         gt_hm_hp = batch[1].float().to(device)
         loss = criterion(torch.sigmoid(out), gt_hm_hp)

@@ -1,0 +1,97 @@
+"""Objects of unknown value recognised by how they are used: optimizers named like one whose
+`step()`/`zero_grad()` is called (see `CallEvaluator._optimizer_by_use`)."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import pytest
+
+from gradguard.analysis.model import analyse_module
+from gradguard.analysis.names import names_an_optimizer
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["optimizer", "optim", "opt", "opt_g", "d_optimizer", "optimizerG", "optimizer2", "optimiser"],
+)
+def test_names_of_optimizers(name: str) -> None:
+    assert names_an_optimizer(name)
+
+
+@pytest.mark.parametrize(
+    "name", ["options", "optimal", "opt_level", "scheduler", "lr_scheduler", "adopt", "option"]
+)
+def test_names_that_are_not_optimizers(name: str) -> None:
+    assert not names_an_optimizer(name)
+
+
+def _optimizer_calls(body: str) -> list[str]:
+    source = textwrap.dedent(body)
+    uses = analyse_module(ast.parse(source), source).uses
+    return [f"{ast.unparse(u.target)}.{u.name}" for u in uses if u.kind == "optimizer"]
+
+
+def test_a_parameter_stepped_is_an_optimizer_from_then_on() -> None:
+    assert _optimizer_calls(
+        """
+        def train(model, optimizer, loader):
+            for x in loader:
+                model(x).sum().backward()
+                optimizer.step()
+                optimizer.zero_grad()
+        """
+    ) == ["optimizer.step", "optimizer.zero_grad"]
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "optimizer.step(loss)",  # takes a tensor: some wrapper, not Optimizer.step
+        "optimizer.step(lr=0.1)",
+        "scheduler.step()",  # not named like an optimizer
+        "options.step()",
+        "optimizer.update()",  # neither step nor zero_grad
+    ],
+)
+def test_other_calls_say_nothing(call: str) -> None:
+    assert (
+        _optimizer_calls(
+            f"""
+        def train(model, optimizer, scheduler, options, loader):
+            for x in loader:
+                loss = model(x).sum()
+                loss.backward()
+                {call}
+        """
+        )
+        == []
+    )
+
+
+def test_a_closure_is_what_optimizer_step_takes() -> None:
+    assert _optimizer_calls(
+        """
+        def fit(model, optimizer, x):
+            def closure():
+                loss = model(x).sum()
+                loss.backward()
+                return loss
+            optimizer.step(closure)
+        """
+    ) == ["optimizer.step"]
+
+
+def test_a_known_value_is_not_reinterpreted() -> None:
+    # `opt` holds a number here: its name does not make it an optimizer.
+    assert (
+        _optimizer_calls(
+            """
+        def f(values):
+            opt = 3
+            opt.step()
+        """
+        )
+        == []
+    )
