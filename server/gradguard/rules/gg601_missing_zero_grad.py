@@ -2,13 +2,16 @@
 
 ## What it does
 Finds a training loop that calls `backward()` and then `optimizer.step()` on every
-iteration (or both in the same block, such as a GAN's generator update every k-th step) but
+iteration (or both in the same block, such as a GAN's generator update every k-th step),
+itself or in a function or method of the file it calls on every iteration (`for batch in
+loader: self.train_step(batch)`), but
 never clears that optimizer's gradients: no `zero_grad()` (on the optimizer or a model,
 with or without `set_to_none`), no `p.grad = None`, no `p.grad.zero_()` anywhere in the
 loop or in the functions of the file it calls, and no call to code the analysis cannot see
 that might do it (code given the model, the optimizer, a parameter or `self`, or named like
 a training step). Another optimizer's `zero_grad()` does not count: it clears only its own
-parameters. Gradient accumulation (backward every iteration, step and clearing every k
+parameters. An optimizer given as a parameter is known from its use: a name like
+`optimizer`, `opt_g` or `optimizerD` whose `step()` or `zero_grad()` is called. Gradient accumulation (backward every iteration, step and clearing every k
 steps) is not reported.
 
 ## Why is this bad?
@@ -186,7 +189,7 @@ assert losses[-1] < 0.01, "gradients accumulated across steps"
             optimizer = expr_text(ctx.source, step.target)
             if local is None:
                 local = _local_functions(ctx.tree)
-            if id(loop) in reported or _may_clear(ctx, loop, optimizer, local):
+            if id(loop) in reported or _may_clear(ctx, loop, step, backward, local):
                 continue
             reported.add(id(loop))
             message = (
@@ -211,7 +214,14 @@ def _training_loop(ctx: RuleContext, step: ValueUse) -> tuple[LoopNode, Backward
     opt.step()` still adds each update's gradients to the last one's). A backward on every
     iteration with the step every k-th is gradient accumulation, which is fine."""
     for loop in step.every_iteration:
-        backward = next((e for e in ctx.analysis.backward_calls if loop in e.every_iteration), None)
+        backward = next(
+            (
+                e
+                for e in [*ctx.analysis.backward_calls, *ctx.analysis.backward_in_calls]
+                if loop in e.every_iteration
+            ),
+            None,
+        )
         if backward is not None:
             return loop, backward
     _, block = ctx.analysis.block_of(step.stmt)
@@ -230,13 +240,22 @@ def _inside(stmt: ast.stmt, loop: LoopNode) -> bool:
 
 
 def _may_clear(
-    ctx: RuleContext, loop: LoopNode, optimizer: str, local: dict[str, FunctionNode]
+    ctx: RuleContext,
+    loop: LoopNode,
+    step: ValueUse,
+    backward: BackwardCall,
+    local: dict[str, FunctionNode],
 ) -> bool:
     """True when the loop, or a function of this file it calls, may clear this optimizer's
     gradients (any clearing but a `zero_grad()` of another optimizer the file knows), or
     when the loop calls code the analysis cannot see that might."""
     first, last = loop.lineno, loop.end_lineno or loop.lineno
     texts = ["\n".join(ctx.source.line(i) for i in range(first - 1, last))]
+    for function in (step.function, backward.function):
+        if function is not None and not _inside(function, loop):
+            # A step method called in the loop (`self.train_batch(x)`): its text too.
+            end = function.end_lineno or function.lineno
+            texts.append("\n".join(ctx.source.line(i) for i in range(function.lineno - 1, end)))
     seen: set[str] = set()
     pending = [
         name
@@ -257,6 +276,7 @@ def _may_clear(
             if isinstance(node, ast.Call) and (name := callee_name(node.func)) is not None
         )
     text = identifier_spelling("\n".join(texts))
+    optimizer = expr_text(ctx.source, step.target)
     others = {
         expr_text(ctx.source, use.target)
         for use in ctx.analysis.uses

@@ -360,6 +360,7 @@ class CallEvaluator(TorchCalls):
                 callee.function, call, args, self.mode.enabled, self.mode.off, is_method=False
             )
             summary = self.module.summary_of(callee.function)
+            self.training_step_seen_from_loops(callee.function)
             self._params_carried_across_calls(callee.function, summary, call, args)
             self.taint_arguments(call)
             return self._called_under_mode(

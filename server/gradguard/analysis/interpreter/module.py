@@ -12,6 +12,7 @@ from gradguard.analysis import torch_api as api
 from gradguard.analysis.call_sites import CallerFacts, CallSites
 from gradguard.analysis.graph import GRAPH_STATE_KEY
 from gradguard.analysis.imports import COMPOUND, Scope, ScopeNode, build_scope, walrus_names
+from gradguard.analysis.interpreter.call_order import callees_first
 from gradguard.analysis.interpreter.environment import Env, join_envs
 from gradguard.analysis.interpreter.expressions import with_field
 from gradguard.analysis.interpreter.module_calls import self_attributes
@@ -145,14 +146,15 @@ class ModuleInterpreter:
     # -- driver ------------------------------------------------------------------------------
 
     def run(self) -> None:
-        """Analyse module-level names, the module body, then every function not yet done."""
+        """Analyse module-level names, every function (callees first), then the module
+        body."""
         module_scope = self.scope_of(self.tree)
         self.globals = self._module_constants(module_scope)
+        for node in callees_first(self.functions):
+            self.summary(node)
         body = FunctionInterpreter(self, module_scope, None, record=True)
         body.env = dict(self.globals)
         body.run_block(self.tree.body)
-        for node in self.functions:
-            self.summary(node)
 
     def may_call_backward(self, node: FunctionNode | ast.Module) -> bool:
         """Whether `.backward(` may appear in the node's lines (True without the text)."""

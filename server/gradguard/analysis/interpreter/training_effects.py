@@ -266,12 +266,7 @@ class TrainingEffects(GraphEffects):
             return
         analysis = self.module.analysis
         inside = [event for event in analysis.backward_calls if event.function is method]
-        for loop in loops:
-            for event in inside:
-                if not event.loops and _runs_on_every_call(analysis, event.stmt, method):
-                    analysis.backward_in_calls.append(
-                        _seen_from_loops(event, frozenset(), frozenset({loop}))
-                    )
+        self.training_step_seen_from_loops(method)
         for attr, (read, tag) in summary.state_reads.items():
             written = summary.state_writes.get(attr)
             if written is None or tag not in written.all_carries():
@@ -303,6 +298,36 @@ class TrainingEffects(GraphEffects):
                             every_iteration=frozenset({loop}),
                         )
                     )
+
+    def training_step_seen_from_loops(self, function: FunctionNode) -> None:
+        """A function or method of the file called on every iteration of a loop
+        (`trainer.train_batch(x)`, `finish_episode()`): the backward calls and optimizer
+        steps it runs on every call are recorded again as run on every iteration of that
+        loop (`ModuleAnalysis.backward_in_calls`, `ModuleAnalysis.uses`), so the loop is
+        seen to train."""
+        loops = self.every_iteration()
+        if not self.record or not loops:
+            return
+        analysis = self.module.analysis
+        for event in analysis.backward_calls:
+            if (
+                event.function is function
+                and not event.loops
+                and _runs_on_every_call(analysis, event.stmt, function)
+            ):
+                for loop in loops:
+                    analysis.backward_in_calls.append(
+                        _seen_from_loops(event, frozenset(), frozenset({loop}))
+                    )
+        for use in list(analysis.uses):
+            if (
+                use.kind == "optimizer"
+                and use.name == "step"
+                and use.function is function
+                and not use.every_iteration
+                and _runs_on_every_call(analysis, use.stmt, function)
+            ):
+                analysis.uses.append(dataclasses.replace(use, every_iteration=loops))
 
     def _result_changed_in_place(self, fresh: SavedNode, summary: FunctionSummary) -> None:
         """The call's own graph node stands for the callee's: when the callee changed in place

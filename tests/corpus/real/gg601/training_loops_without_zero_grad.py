@@ -108,5 +108,5 @@ class LoraTrainer:
 
     def fit(self, loader, epochs):
         for _ in range(epochs):
-            for batch in loader:  # missed: GG601
+            for batch in loader:  # expect: GG601
                 self.training_step(batch)

@@ -1,0 +1,55 @@
+"""The order in which a file's functions are analysed: callees before their callers.
+
+A function's facts are recorded once, when its summary is first computed. A caller
+analysed first computes its callees' summaries on the way, nested; past a depth limit the
+innermost ones are "unknown" to it for good (`main -> trainer.fit -> run_epoch ->
+run_batch` loses `run_batch`). Analysed callees first, every summary a caller asks for is
+already known, whatever the depth of the chain.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+
+from gradguard.analysis.model import FunctionNode
+from gradguard.analysis.names import callee_name
+
+
+def callees_first(functions: Iterable[FunctionNode]) -> list[FunctionNode]:
+    """The functions in post-order of the file's call graph, resolved by name (`f(...)`,
+    `self.f(...)`, `obj.f(...)` all reach every function or method named `f`); calls
+    inside a cycle keep the order they are found in."""
+    functions = list(functions)
+    by_name: dict[str, list[FunctionNode]] = {}
+    for node in functions:
+        by_name.setdefault(node.name, []).append(node)
+    ordered: list[FunctionNode] = []
+    visited: set[int] = set()
+    for root in functions:
+        if id(root) in visited:
+            continue
+        visited.add(id(root))
+        # Iterative depth-first search: (function, its callees not yet visited).
+        stack: list[tuple[FunctionNode, list[FunctionNode]]] = [(root, _callees(root, by_name))]
+        while stack:
+            node, pending = stack[-1]
+            while pending and id(pending[-1]) in visited:
+                pending.pop()
+            if pending:
+                callee = pending.pop()
+                visited.add(id(callee))
+                stack.append((callee, _callees(callee, by_name)))
+            else:
+                stack.pop()
+                ordered.append(node)
+    return ordered
+
+
+def _callees(node: FunctionNode, by_name: dict[str, list[FunctionNode]]) -> list[FunctionNode]:
+    found: list[FunctionNode] = []
+    for child in ast.walk(node):
+        if isinstance(child, ast.Call) and (name := callee_name(child.func)) is not None:
+            found.extend(f for f in by_name.get(name, ()) if f is not node)
+    found.reverse()  # popped from the end: visit in source order
+    return found

@@ -1,0 +1,73 @@
+"""Callees before callers (`interpreter.call_order`), and what it buys: facts of a function
+deep in a call chain reach the loop that calls it."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+from gradguard.analysis.interpreter.call_order import callees_first
+from gradguard.analysis.model import FunctionNode, analyse_module
+
+
+def _functions(source: str) -> list[FunctionNode]:
+    return [
+        n
+        for n in ast.walk(ast.parse(source))
+        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+    ]
+
+
+def test_callees_come_before_their_callers() -> None:
+    source = textwrap.dedent(
+        """
+        def main():
+            Trainer().fit()
+        class Trainer:
+            def fit(self):
+                for _ in range(3):
+                    self.run_epoch()
+            def run_epoch(self):
+                self.run_batch()
+            def run_batch(self):
+                pass
+        """
+    )
+    order = [f.name for f in callees_first(_functions(source))]
+    assert order == ["run_batch", "run_epoch", "fit", "main"]
+
+
+def test_a_cycle_is_broken_and_every_function_is_listed_once() -> None:
+    source = "def a():\n    b()\ndef b():\n    a()\ndef c():\n    pass\n"
+    order = [f.name for f in callees_first(_functions(source))]
+    assert sorted(order) == ["a", "b", "c"] and order.index("b") < order.index("a")
+
+
+def test_a_step_four_calls_deep_is_seen_from_the_loop_that_calls_it() -> None:
+    # main -> train -> run_epoch -> run_batch: deeper than nested summaries go.
+    source = textwrap.dedent(
+        """
+        import torch
+        def run_batch(model, optimizer, x):
+            loss = model(x).sum()
+            loss.backward()
+            optimizer.step()
+        def run_epoch(model, optimizer, loader):
+            for x in loader:
+                run_batch(model, optimizer, x)
+        def train(model, optimizer, loader, epochs):
+            for _ in range(epochs):
+                run_epoch(model, optimizer, loader)
+        def main(loader):
+            model = torch.nn.Linear(2, 1)
+            train(model, torch.optim.SGD(model.parameters(), lr=0.1), loader, 3)
+        main([])
+        """
+    )
+    analysis = analyse_module(ast.parse(source), source)
+    loop = next(n for n in ast.walk(analysis.tree) if isinstance(n, ast.For) and n.lineno == 8)
+    assert any(loop in e.every_iteration for e in analysis.backward_in_calls)
+    assert any(
+        u.kind == "optimizer" and u.name == "step" and loop in u.every_iteration
+        for u in analysis.uses
+    )
