@@ -95,3 +95,38 @@ def test_a_known_value_is_not_reinterpreted() -> None:
         )
         == []
     )
+
+
+def _accumulated(body: str) -> list[object]:
+    source = textwrap.dedent(body)
+    uses = analyse_module(ast.parse(source), source).uses
+    return [u.added.grad.name for u in uses if u.kind == "accumulate" and u.added is not None]
+
+
+def test_a_method_only_tensors_have_shows_an_output_is_a_tensor() -> None:
+    # `model.eval()`: a module, whose output has history but an unknown structure.
+    assert _accumulated(
+        """
+        import torch
+        def f(model, xs):
+            model.eval()
+            total = 0
+            for x in xs:
+                out = model(x)
+                total += torch.nn.functional.relu(out.reshape(-1)).sum()
+        """
+    ) == ["TRACKED"]
+
+
+def test_a_method_containers_also_have_says_nothing() -> None:
+    assert _accumulated(
+        """
+        import torch
+        def f(model, xs):
+            model.eval()
+            total = 0
+            for x in xs:
+                out = model(x)
+                total += torch.nn.functional.relu(out.to("cpu")).sum()
+        """
+    ) == ["UNKNOWN"]

@@ -253,6 +253,18 @@ MAYBE_IDENTITY_METHODS = frozenset(
     "to cpu cuda float double half bfloat16 contiguous type_as type".split()
 )
 SHAPE_METHODS = frozenset({"size", "dim", "numel", "is_contiguous", "data_ptr", "element_size"})
+# Methods that, among values with autograd history (tensors and structures of them: tuples,
+# lists, dicts, Hugging Face `ModelOutput`s), only a tensor has: calling one on such a value
+# shows it is a tensor. Left out: what containers or modules also have (`to`, `float`,
+# `cpu`, `copy`, `index`, `count`, `sort`...). Checked against torch 2.13.0 `Tensor`, `tuple`,
+# `list`, `dict` and `transformers.utils.ModelOutput`.
+TENSOR_ONLY_METHODS = (
+    (DIFFERENTIABLE_METHODS - MAYBE_IDENTITY_METHODS)
+    | DETACH_METHODS
+    | frozenset(CONVERSIONS)
+    | SHAPE_METHODS
+    | frozenset({"detach_", "requires_grad_", "retain_grad", "backward"})
+)
 TENSOR_VIEWS = frozenset({"T", "mT", "H", "mH", "real", "imag"})
 
 

@@ -4,15 +4,15 @@
 Finds a training loop that calls `backward()` and then `optimizer.step()` on every
 iteration (or both in the same block, such as a GAN's generator update every k-th step),
 itself or in a function or method of the file it calls on every iteration (`for batch in
-loader: self.train_step(batch)`), but
-never clears that optimizer's gradients: no `zero_grad()` (on the optimizer or a model,
-with or without `set_to_none`), no `p.grad = None`, no `p.grad.zero_()` anywhere in the
-loop or in the functions of the file it calls, and no call to code the analysis cannot see
-that might do it (code given the model, the optimizer, a parameter or `self`, or named like
-a training step). Another optimizer's `zero_grad()` does not count: it clears only its own
-parameters. An optimizer given as a parameter is known from its use: a name like
-`optimizer`, `opt_g` or `optimizerD` whose `step()` or `zero_grad()` is called. Gradient accumulation (backward every iteration, step and clearing every k
-steps) is not reported.
+loader: self.train_step(batch)`), but never clears that optimizer's gradients: no
+`zero_grad()` (on the optimizer or a model, with or without `set_to_none`), no
+`p.grad = None`, no `p.grad.zero_()` anywhere in the loop or in the functions of the file it
+calls, and no call to code the analysis cannot see that might do it (code given the model,
+the optimizer, a parameter or `self`, or named like a training step). Another optimizer's
+`zero_grad()` does not count: it clears only its own parameters. An optimizer given as a
+parameter is known from its use: a name like `optimizer`, `opt_g` or `optimizerD` whose
+`step()` or `zero_grad()` is called. Gradient accumulation (backward every iteration, step
+and clearing every k steps) is not reported.
 
 ## Why is this bad?
 `backward()` adds into `.grad`. Without clearing, every step uses the sum of all gradients

@@ -173,6 +173,14 @@ class CallEvaluator(TorchCalls):
             self.backpropagate(call, func.value, receiver, "backward")
             return NONE
         args = self.arguments(call)
+        if (
+            receiver.kind is Kind.UNKNOWN
+            and receiver.grad is Grad.TRACKED
+            and name in api.TENSOR_ONLY_METHODS
+        ):
+            # A value with history of unknown structure (a module's output) whose method
+            # only tensors have (`out.reshape(...)`): it is a tensor.
+            receiver = evolve(receiver, kind=Kind.TENSOR)
         if receiver.kind is Kind.TENSOR:
             return self.tensor_method(call, receiver, receiver_key, name, args)
         if receiver.kind is Kind.MODULE:
