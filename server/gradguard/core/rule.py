@@ -15,7 +15,13 @@ from gradguard.core.findings import Finding, Fix, Position, Range, Related, Seve
 from gradguard.core.text import SourceText
 
 if TYPE_CHECKING:
-    from gradguard.analysis.facts import GradContext, ModuleAnalysis, UnfilledRead
+    from gradguard.analysis.facts import (
+        GradContext,
+        ModuleAnalysis,
+        NameFlow,
+        UnfilledRead,
+        UnreachedOptimizer,
+    )
 
 DOCS_URL = "https://github.com/gradguard/gradguard/blob/main/docs/rules.md#{anchor}"
 
@@ -73,6 +79,20 @@ class RuleContext:
         from gradguard.analysis.facts import unfilled_grad_reads
 
         return list(unfilled_grad_reads(self.analysis))
+
+    @cached_property
+    def name_flow(self) -> NameFlow:
+        """Which names' values may be computed from which (flow-insensitive)."""
+        from gradguard.analysis.facts import NameFlow
+
+        return NameFlow(self.tree)
+
+    @cached_property
+    def unreached_optimizers(self) -> list[UnreachedOptimizer]:
+        """Optimizers whose steps follow only losses that never reach their parameters."""
+        from gradguard.analysis.facts import unreached_optimizers
+
+        return unreached_optimizers(self.analysis, self.name_flow)
 
     def node_range(self, node: ast.AST) -> Range:
         """The exact range of an `ast` node (statement or expression)."""
