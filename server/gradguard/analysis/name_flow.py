@@ -95,8 +95,10 @@ class NameFlow:
         self._scopes: dict[int, _Scope] = {}
         self._defs: dict[Key, ast.FunctionDef | ast.AsyncFunctionDef] = {}
         self._classes: dict[Key, ast.ClassDef] = {}
+        self._free: dict[int, set[Key]] = {}  # id(scope node) -> names read, bound outside
         self._counting = False
-        for parent in ast.walk(tree):
+        self._nodes = list(ast.walk(tree))
+        for parent in self._nodes:
             for child in ast.iter_child_nodes(parent):
                 self.parents[id(child)] = parent
         self._collect_scopes(tree, None)
@@ -267,12 +269,23 @@ class NameFlow:
         return self._module_scope.key(name)
 
     def _resolve_names(self) -> None:
-        for node in ast.walk(self.tree):
+        for node in self._nodes:
             if isinstance(node, ast.Name):
-                key = self.resolve(self._scope_of_node(node), node.id)
+                scope = self._scope_of_node(node)
+                key = self.resolve(scope, node.id)
                 self._keys[id(node)] = key
                 if isinstance(node.ctx, ast.Load):
                     self.loads.setdefault(key, []).append(node)
+                    self._note_free(scope, key)
+
+    def _note_free(self, scope: _Scope | None, key: Key) -> None:
+        """`key` is read inside `scope`: it is a free name of every scope between there and
+        the one that binds it (what a `def`'s or `class`'s name gets, see
+        `_bind_definition`). Reads inside `.detach()` and the like count too: more edges
+        only ever mean less certainty."""
+        while scope is not None and id(scope.node) != key[0]:
+            self._free.setdefault(id(scope.node), set()).add(key)
+            scope = scope.parent
 
     # -- edges -----------------------------------------------------------------------------
 
@@ -287,15 +300,15 @@ class NameFlow:
         # A first pass only learns which names are bound where (what `detaches` and
         # `_torch_layer` ask); the second computes the edges.
         self._counting = True
-        for node in ast.walk(self.tree):
+        for node in self._nodes:
             self._bindings_of(node)
         self._counting = False
         self.bindings.clear()
         self._edges.clear()
-        for node in ast.walk(self.tree):
+        for node in self._nodes:
             self._bindings_of(node)
         referenced: set[Key] = set()  # functions read other than as a callee
-        for node in ast.walk(self.tree):
+        for node in self._nodes:
             if isinstance(node, ast.Call):
                 self._call_edges(node)
             elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
@@ -426,8 +439,9 @@ class NameFlow:
         """`def f` / `class C`: the name gets the free names read inside, and the values of
         its decorators, defaults and bases (read in the enclosing scope)."""
         scope = self._scopes[id(node)]
-        inner = {id(s.node) for s in self._scopes.values() if _within(s, scope)}
-        sources = {key for key in self.reads(node) if key[0] not in inner}
+        sources = set(self._free.get(id(node), ()))
+        for outer in [*node.decorator_list, *getattr(node, "bases", []), *node_keywords(node)]:
+            sources |= self.reads(outer)
         key = self.resolve(self._scope_of_node(node), node.name)
         self._bind(key, node, None, sources)
         if isinstance(node, ast.ClassDef):
@@ -508,13 +522,9 @@ def _inside_body(scope_node: ast.AST, child: ast.AST) -> bool:
     return isinstance(scope_node, _COMPREHENSIONS)
 
 
-def _within(scope: _Scope, ancestor: _Scope) -> bool:
-    current: _Scope | None = scope
-    while current is not None:
-        if current is ancestor:
-            return True
-        current = current.parent
-    return False
+def node_keywords(node: ast.AST) -> list[ast.expr]:
+    """The keyword values of a class definition (`metaclass=...`); nothing for a def."""
+    return [kw.value for kw in getattr(node, "keywords", [])]
 
 
 def _root_name(expr: ast.expr) -> ast.Name | None:

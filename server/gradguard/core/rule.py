@@ -92,6 +92,8 @@ class RuleContext:
         """Optimizers whose steps follow only losses that never reach their parameters."""
         from gradguard.analysis.facts import unreached_optimizers
 
+        if not any(u.kind == "optimizer" and u.name == "step" for u in self.analysis.uses):
+            return []  # no optimizer steps: no name flow to compute
         return unreached_optimizers(self.analysis, self.name_flow)
 
     def node_range(self, node: ast.AST) -> Range:
