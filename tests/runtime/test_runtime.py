@@ -114,6 +114,13 @@ BUGGY = [
     _case(
         FIXTURES / "gg604_new_head_after_optimizer.py", "GG604", error=None, gradient_reaches=True
     ),
+    _case(
+        FIXTURES / "gg608_deepcopy_trained.py",
+        "GG608",
+        error=None,
+        gradient_reaches=True,
+        twin=FIXTURES / "gg608_deepcopy_trained_twin.py",
+    ),
     # Runs, but trains worse than the same model trained on the logits.
     _case(
         FIXTURES / "gg110_softmax_classifier.py",

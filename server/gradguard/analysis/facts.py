@@ -25,7 +25,9 @@ from gradguard.analysis.model import (
     UseKind,
     ValueUse,
 )
+from gradguard.analysis.name_flow import NameFlow
 from gradguard.analysis.names import callee_name, dotted, identifier_spelling
+from gradguard.analysis.optimizer_reach import UnreachedOptimizer, unreached_optimizers
 from gradguard.analysis.parameters import OptimizedParameters, Replacement
 from gradguard.analysis.unfilled_grads import UnfilledRead, unfilled_grad_reads
 from gradguard.analysis.values import (
@@ -55,11 +57,13 @@ __all__ = [
     "Loss",
     "LossKind",
     "ModuleAnalysis",
+    "NameFlow",
     "OptimizedParameters",
     "Replacement",
     "SavedNode",
     "TorchCall",
     "UnfilledRead",
+    "UnreachedOptimizer",
     "UseKind",
     "Value",
     "ValueUse",
@@ -73,4 +77,5 @@ __all__ = [
     "reads_key",
     "torch_alias",
     "unfilled_grad_reads",
+    "unreached_optimizers",
 ]

@@ -15,7 +15,13 @@ from gradguard.core.findings import Finding, Fix, Position, Range, Related, Seve
 from gradguard.core.text import SourceText
 
 if TYPE_CHECKING:
-    from gradguard.analysis.facts import GradContext, ModuleAnalysis, UnfilledRead
+    from gradguard.analysis.facts import (
+        GradContext,
+        ModuleAnalysis,
+        NameFlow,
+        UnfilledRead,
+        UnreachedOptimizer,
+    )
 
 DOCS_URL = "https://github.com/gradguard/gradguard/blob/main/docs/rules.md#{anchor}"
 
@@ -73,6 +79,36 @@ class RuleContext:
         from gradguard.analysis.facts import unfilled_grad_reads
 
         return list(unfilled_grad_reads(self.analysis))
+
+    @cached_property
+    def name_flow(self) -> NameFlow:
+        """Which names' values may be computed from which (flow-insensitive)."""
+        from gradguard.analysis.facts import NameFlow
+
+        return NameFlow(self.tree)
+
+    @cached_property
+    def unreached_optimizers(self) -> list[UnreachedOptimizer]:
+        """Optimizers whose steps follow only losses that never reach their parameters."""
+        from gradguard.analysis.facts import unreached_optimizers
+
+        if not self._may_step_a_fresh_module:
+            return []  # the name flow costs a pass: only where the fact can hold
+        return unreached_optimizers(self.analysis, self.name_flow)
+
+    @property
+    def _may_step_a_fresh_module(self) -> bool:
+        """Whether an optimizer stepped here may hold the parameters of a module built here
+        from plain arguments, or of a deep copy: the only modules `unreached_optimizers`
+        can decide about."""
+        steps = [u for u in self.analysis.uses if u.kind == "optimizer" and u.name == "step"]
+        if not steps:
+            return False
+        if "deepcopy" in self.source.text:
+            return True
+        return any(
+            u.value.optimizes is not None and u.value.optimizes.module.self_contained for u in steps
+        )
 
     def node_range(self, node: ast.AST) -> Range:
         """The exact range of an `ast` node (statement or expression)."""

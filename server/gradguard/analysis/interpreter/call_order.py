@@ -14,6 +14,7 @@ from collections.abc import Iterable
 
 from gradguard.analysis.model import FunctionNode
 from gradguard.analysis.names import callee_name
+from gradguard.analysis.node_cache import cached_by_node
 
 
 def callees_first(functions: Iterable[FunctionNode]) -> list[FunctionNode]:
@@ -46,10 +47,25 @@ def callees_first(functions: Iterable[FunctionNode]) -> list[FunctionNode]:
     return ordered
 
 
+@cached_by_node
+def _called_names(node: FunctionNode) -> tuple[str, ...]:
+    """Names called in a function's own body (nested functions and classes have their own),
+    in source order."""
+    names: list[str] = []
+    stack: list[ast.AST] = list(reversed(node.body))
+    while stack:
+        child = stack.pop()
+        if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+            continue
+        if isinstance(child, ast.Call) and (name := callee_name(child.func)) is not None:
+            names.append(name)
+        stack.extend(reversed(list(ast.iter_child_nodes(child))))
+    return tuple(names)
+
+
 def _callees(node: FunctionNode, by_name: dict[str, list[FunctionNode]]) -> list[FunctionNode]:
     found: list[FunctionNode] = []
-    for child in ast.walk(node):
-        if isinstance(child, ast.Call) and (name := callee_name(child.func)) is not None:
-            found.extend(f for f in by_name.get(name, ()) if f is not node)
+    for name in _called_names(node):
+        found.extend(f for f in by_name.get(name, ()) if f is not node)
     found.reverse()  # popped from the end: visit in source order
     return found

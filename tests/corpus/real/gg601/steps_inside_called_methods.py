@@ -70,7 +70,9 @@ def run(env):
         state = env.reset()
         for t in range(100):
             probs = policy(torch.as_tensor(state))
-            action = torch.distributions.Categorical(probs).sample()
+            m = torch.distributions.Categorical(probs)
+            action = m.sample()
+            saved_log_probs.append(m.log_prob(action))
             state, reward, done = env.step(action.item())
             rewards.append(reward)
             if done:

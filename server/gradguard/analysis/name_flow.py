@@ -1,0 +1,548 @@
+"""Which names' values may be computed from which: a flow-insensitive over-approximation.
+
+Every name of the file is resolved to its scope (Python's rules: locals, enclosing functions,
+the module; class bodies are not visible from their methods; comprehensions are scopes of
+their own), giving a `Key`. An edge `a <- b` says that some value bound to `a` may have been
+computed from, or may hold, a value bound to `b`. Edges come from
+
+* bindings: `a = f(b)`, `a += b`, `for a in b`, `with b as a`, `a := b`, `def a(...)` (the
+  function's free names and default values), `class a(...)` (likewise);
+* stores and mutations: `a.x = b` and `a[i] = b` (`a <- b`), `a.append(b)` and `a(b)` (the
+  callee's root name gets what it is given), `f(b, out=a)`, in-place functions
+  (`fill_(a, b)`) and `setattr(a, "x", b)`;
+* calls of a function of the file: its parameters get what every call passes; a function
+  used other than by being called (a callback), a method, a lambda: its parameters may be
+  anything (`UNKNOWN`).
+
+Order is ignored and every binding of a name counts everywhere, so `reaches` can only say too
+much: a name missing from it certainly cannot hold anything computed from that name. Some
+expressions certainly drop what they read: a deep copy (`copy.deepcopy(m)` shares nothing
+with `m`), `x.detach()`, `x.item()`, `m.state_dict()` (detached tensors)...; no edge goes
+through them. Two residual assumptions: code outside the file does not stash one argument of
+a call into another (or into its own global state) except through the in-place forms above,
+and exceptions carry no tensors the file computed.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+Key = tuple[int, str]  # (id of the scope node, name)
+UNKNOWN_KEY: Key = (0, "%unknown")
+
+_SCOPES = (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+# Methods whose result holds nothing the receiver's autograd graph or parameters reach:
+# detached copies, Python numbers, sizes. `state_dict()` holds detached tensors.
+_DETACHING_METHODS = frozenset(
+    "detach item tolist numpy size dim numel state_dict data_ptr element_size".split()
+)
+# Attributes that read no tensor with history.
+_DETACHING_ATTRIBUTES = frozenset("data shape dtype device ndim is_cuda requires_grad".split())
+# Builtins whose result holds no tensor (a number, a bool, a string).
+_SCALAR_BUILTINS = frozenset("len float int bool str repr isinstance type id round".split())
+_BUILTINS = frozenset(dir(builtins))
+_DEEPCOPY = "copy.deepcopy"
+# nn.Module methods returning the module itself (checked against torch 2.13.0).
+_MODULE_CASTS = frozenset("to cuda cpu float double half bfloat16 train eval".split())
+# Calls that may store their arguments into their receiver.
+_MUTATING = frozenset(
+    "append extend insert update setdefault add setattr register_buffer register_parameter "
+    "add_module register_module __setattr__".split()
+)
+
+
+@dataclass(frozen=True)
+class NameBinding:
+    """One place that binds a name: the statement (or argument, alias, loop...) and, for a
+    plain `name = value`, the value."""
+
+    key: Key
+    node: ast.AST
+    value: ast.expr | None
+
+
+class _Scope:
+    """The names bound directly in one scope node."""
+
+    def __init__(self, node: ast.AST, parent: _Scope | None) -> None:
+        self.node = node
+        self.parent = parent
+        self.is_class = isinstance(node, ast.ClassDef)
+        self.locals: set[str] = set()
+        self.globals: set[str] = set()
+        self.nonlocals: set[str] = set()
+
+    def key(self, name: str) -> Key:
+        return (id(self.node), name)
+
+
+class NameFlow:
+    """The name-level dependency graph of one module (see the module docstring)."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.tree = tree
+        self.parents: dict[int, ast.AST] = {}
+        self._keys: dict[int, Key] = {}  # id(ast.Name) -> its key
+        self.loads: dict[Key, list[ast.Name]] = {}
+        self.bindings: dict[Key, list[NameBinding]] = {}
+        self.imports: dict[Key, str] = {}  # key -> "copy", "copy.deepcopy", "torch.optim"
+        self._edges: dict[Key, set[Key]] = {}
+        self._module_scope = _Scope(tree, None)
+        self._scopes: dict[int, _Scope] = {}
+        self._defs: dict[Key, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+        self._classes: dict[Key, ast.ClassDef] = {}
+        self._free: dict[int, set[Key]] = {}  # id(scope node) -> names read, bound outside
+        self._counting = False
+        self._nodes = list(ast.walk(tree))
+        for parent in self._nodes:
+            for child in ast.iter_child_nodes(parent):
+                self.parents[id(child)] = parent
+        self._collect_scopes(tree, None)
+        self._resolve_names()
+        self._collect_edges()
+
+    # -- queries ---------------------------------------------------------------------------
+
+    def key_of(self, name: ast.Name) -> Key | None:
+        """The scope-resolved key of a name occurrence of this file."""
+        return self._keys.get(id(name))
+
+    def reads(self, expr: ast.AST) -> set[Key]:
+        """Keys of the names `expr` reads, except inside expressions that drop them."""
+        found: set[Key] = set()
+        if self._counting:
+            return found
+        stack: list[ast.AST] = [expr]
+        while stack:
+            node = stack.pop()
+            if self.detaches(node):
+                continue
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                key = self._keys.get(id(node))
+                if key is not None:
+                    found.add(key)
+            stack.extend(ast.iter_child_nodes(node))
+        return found
+
+    def reaches(self, keys: Iterable[Key]) -> frozenset[Key]:
+        """Every key whose values the given keys' values may be computed from (themselves
+        included)."""
+        seen: set[Key] = set(keys)
+        stack = list(seen)
+        while stack:
+            for source in self._edges.get(stack.pop(), ()):
+                if source not in seen:
+                    seen.add(source)
+                    stack.append(source)
+        return frozenset(seen)
+
+    def detaches(self, node: ast.AST) -> bool:
+        """True for an expression whose value shares no autograd history and no parameter
+        with what it reads: `copy.deepcopy(m)`, `x.detach()`, `x.item()`, `m.state_dict()`,
+        `x.data`, `len(x)`..."""
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
+            return node.attr in _DETACHING_ATTRIBUTES
+        if not isinstance(node, ast.Call):
+            return False
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr in _DETACHING_METHODS:
+            return not (func.attr == "state_dict" and (node.args or node.keywords))
+        if self.is_deepcopy(func):
+            return True
+        return (
+            isinstance(func, ast.Name)
+            and func.id in _SCALAR_BUILTINS
+            and self._keys.get(id(func)) == self._module_scope.key(func.id)
+            and func.id not in self._module_scope.locals
+        )
+
+    def bound_in_module(self, name: str) -> bool:
+        """True when the file binds `name` at module level (it shadows a builtin)."""
+        return name in self._module_scope.locals
+
+    def is_deepcopy(self, func: ast.expr) -> bool:
+        """`copy.deepcopy` or `deepcopy` imported from `copy`, through the file's imports."""
+        if isinstance(func, ast.Name):
+            key = self._keys.get(id(func))
+            return key is not None and self._imported_once(key) == _DEEPCOPY
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            key = self._keys.get(id(func.value))
+            return (
+                func.attr == "deepcopy" and key is not None and self._imported_once(key) == "copy"
+            )
+        return False
+
+    def _imported_once(self, key: Key) -> str | None:
+        if len(self.bindings.get(key, ())) != 1:
+            return None
+        return self.imports.get(key)
+
+    # -- scopes ----------------------------------------------------------------------------
+
+    def _collect_scopes(self, node: ast.AST, scope: _Scope | None) -> None:
+        if isinstance(node, (*_SCOPES, *_COMPREHENSIONS)):
+            scope = _Scope(node, scope) if scope is not None else self._module_scope
+            self._scopes[id(node)] = scope
+            self._declare_arguments(node, scope)
+        assert scope is not None
+        for child in ast.iter_child_nodes(node):
+            owner = self._binding_scope(scope, node, child)
+            self._declare(child, owner)
+            self._collect_scopes(child, scope)
+
+    def _binding_scope(self, scope: _Scope, parent: ast.AST, child: ast.AST) -> _Scope:
+        """The scope a name bound by `child` belongs to: a walrus in a comprehension binds
+        in the enclosing function."""
+        if isinstance(parent, ast.NamedExpr) and child is parent.target:
+            while isinstance(scope.node, _COMPREHENSIONS) and scope.parent is not None:
+                scope = scope.parent
+        return scope
+
+    def _declare_arguments(self, node: ast.AST, scope: _Scope) -> None:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            scope.locals.update(a.arg for a in _arguments(node.args))
+        elif isinstance(node, _COMPREHENSIONS):
+            for generator in node.generators:
+                scope.locals.update(_target_names(generator.target))
+
+    def _declare(self, node: ast.AST, scope: _Scope) -> None:
+        """Record a name `node` binds directly in `scope`."""
+        if isinstance(node, ast.Global):
+            scope.globals.update(node.names)
+        elif isinstance(node, ast.Nonlocal):
+            scope.nonlocals.update(node.names)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            scope.locals.add(node.name)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            for alias in node.names:
+                if alias.name != "*":
+                    scope.locals.add(alias.asname or alias.name.split(".")[0])
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
+            scope.locals.add(node.id)
+        elif isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar) and node.name:
+            scope.locals.add(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            scope.locals.add(node.rest)
+
+    def _scope_of_node(self, node: ast.AST) -> _Scope:
+        """The innermost scope whose body holds `node` (a scope node's own name, decorators,
+        defaults and bases belong to the enclosing one)."""
+        child = node
+        parent = self.parents.get(id(child))
+        while parent is not None:
+            owner = self.parents.get(id(parent))
+            if (
+                isinstance(parent, ast.comprehension)
+                and parent.iter is child
+                and isinstance(owner, _COMPREHENSIONS)
+                and owner.generators[0] is parent
+            ):
+                # The first iterable is evaluated in the enclosing scope.
+                child, parent = owner, self.parents.get(id(owner))
+                continue
+            scope = self._scopes.get(id(parent))
+            if scope is not None and _inside_body(parent, child):
+                return scope
+            child, parent = parent, self.parents.get(id(parent))
+        return self._module_scope
+
+    def resolve(self, scope: _Scope, name: str) -> Key:
+        """Python's name resolution from `scope`."""
+        if name in scope.globals:
+            return self._module_scope.key(name)
+        if name in scope.locals and name not in scope.nonlocals:
+            return scope.key(name)
+        outer = scope.parent
+        while outer is not None:
+            if outer.is_class:
+                outer = outer.parent
+                continue
+            if name in outer.globals:
+                return self._module_scope.key(name)
+            if name in outer.locals and name not in outer.nonlocals:
+                return outer.key(name)
+            outer = outer.parent
+        return self._module_scope.key(name)
+
+    def _resolve_names(self) -> None:
+        for node in self._nodes:
+            if isinstance(node, ast.Name):
+                scope = self._scope_of_node(node)
+                key = self.resolve(scope, node.id)
+                self._keys[id(node)] = key
+                if isinstance(node.ctx, ast.Load):
+                    self.loads.setdefault(key, []).append(node)
+                    self._note_free(scope, key)
+
+    def _note_free(self, scope: _Scope | None, key: Key) -> None:
+        """`key` is read inside `scope`: it is a free name of every scope between there and
+        the one that binds it (what a `def`'s or `class`'s name gets, see
+        `_bind_definition`). Reads inside `.detach()` and the like count too: more edges
+        only ever mean less certainty."""
+        while scope is not None and id(scope.node) != key[0]:
+            self._free.setdefault(id(scope.node), set()).add(key)
+            scope = scope.parent
+
+    # -- edges -----------------------------------------------------------------------------
+
+    def _edge(self, target: Key, sources: Iterable[Key]) -> None:
+        self._edges.setdefault(target, set()).update(sources)
+
+    def _bind(self, key: Key, node: ast.AST, value: ast.expr | None, sources: set[Key]) -> None:
+        self.bindings.setdefault(key, []).append(NameBinding(key, node, value))
+        self._edge(key, sources)
+
+    def _collect_edges(self) -> None:
+        # A first pass only learns which names are bound where (what `detaches` and
+        # `_torch_layer` ask); the second computes the edges.
+        self._counting = True
+        for node in self._nodes:
+            self._bindings_of(node)
+        self._counting = False
+        self.bindings.clear()
+        self._edges.clear()
+        for node in self._nodes:
+            self._bindings_of(node)
+        referenced: set[Key] = set()  # functions read other than as a callee
+        for node in self._nodes:
+            if isinstance(node, ast.Call):
+                self._call_edges(node)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                parent = self.parents.get(id(node))
+                if not (isinstance(parent, ast.Call) and parent.func is node):
+                    referenced.add(self._keys[id(node)])
+        for key, function in self._defs.items():
+            if key in referenced or self._is_method(function) or function.decorator_list:
+                for arg in _arguments(function.args):
+                    self._edge(self._scopes[id(function)].key(arg.arg), [UNKNOWN_KEY])
+
+    def qualified(self, expr: ast.expr) -> str | None:
+        """The import path of a dotted name through the file's imports: `nn.Linear` is
+        `torch.nn.Linear` after `from torch import nn`."""
+        if isinstance(expr, ast.Attribute):
+            base = self.qualified(expr.value)
+            return f"{base}.{expr.attr}" if base is not None else None
+        if isinstance(expr, ast.Name):
+            key = self._keys.get(id(expr))
+            return self._imported_once(key) if key is not None else None
+        return None
+
+    def _torch_layer(self, key: Key) -> bool:
+        """True when every binding of `key` is `name = M(...)` (maybe `.to(...)`-chained) for
+        a torch.nn module or a module class of the file that keeps nothing of its inputs:
+        calling it stores none of its arguments."""
+        found = self.bindings.get(key, [])
+        return bool(found) and all(self._builds_stateless(b.value) for b in found)
+
+    def _builds_stateless(self, value: ast.expr | None) -> bool:
+        while (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Attribute)
+            and value.func.attr in _MODULE_CASTS
+        ):
+            value = value.func.value
+        if not isinstance(value, ast.Call):
+            return False
+        path = self.qualified(value.func)
+        if path is not None:
+            return path.startswith("torch.nn.") and path.rsplit(".", 1)[-1][:1].isupper()
+        if not isinstance(value.func, ast.Name):
+            return False
+        key = self._keys.get(id(value.func))
+        node = self._classes.get(key) if key is not None else None
+        return node is not None and self._keeps_nothing(node)
+
+    def _keeps_nothing(self, node: ast.ClassDef) -> bool:
+        """A module class of the file whose methods (other than `__init__`) store nothing:
+        no attribute or item assignment, no `global`, no mutating call (`append`, in-place
+        `x.add_()`, `setattr`, `register_buffer`...), no call of a function of the file."""
+        if len(node.bases) != 1 or node.keywords:
+            return False
+        base = self.qualified(node.bases[0])
+        if base not in ("torch.nn.Module", "torch.nn.modules.module.Module"):
+            return False
+        for method in node.body:
+            if isinstance(method, ast.FunctionDef) and method.name == "__init__":
+                continue
+            for inner in ast.walk(method):
+                if not self._stores_nothing(inner):
+                    return False
+        return True
+
+    def _stores_nothing(self, node: ast.AST) -> bool:
+        if isinstance(node, ast.Global | ast.Nonlocal):
+            return False
+        if isinstance(node, ast.Attribute | ast.Subscript) and isinstance(node.ctx, ast.Store):
+            return False
+        if isinstance(node, ast.Call):
+            name = _callee_name(node.func)
+            if name is None or name in _MUTATING or (name.endswith("_") and name[:1] != "_"):
+                return False
+            if isinstance(node.func, ast.Name):
+                key = self._keys.get(id(node.func))
+                return key not in self._defs and key not in self._classes
+        return True
+
+    def _is_method(self, function: ast.AST) -> bool:
+        return isinstance(self.parents.get(id(function)), ast.ClassDef)
+
+    def _bindings_of(self, node: ast.AST) -> None:
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                self._bind_target(target, node, node.value)
+        elif isinstance(node, ast.AugAssign | ast.AnnAssign) and node.value is not None:
+            self._bind_target(node.target, node, None, self.reads(node.value))
+        elif isinstance(node, ast.For | ast.AsyncFor | ast.comprehension):
+            self._bind_target(node.target, node, None, self.reads(node.iter))
+        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+            self._bind_target(node.optional_vars, node, None, self.reads(node.context_expr))
+        elif isinstance(node, ast.NamedExpr):
+            self._bind_target(node.target, node, None, self.reads(node.value))
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            self._bind_definition(node)
+        elif isinstance(node, ast.Lambda):
+            for arg in _arguments(node.args):
+                self._bind(self._scopes[id(node)].key(arg.arg), node, None, {UNKNOWN_KEY})
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            self._bind_import(node)
+        elif isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar) and node.name:
+            key = self.resolve(self._scope_of_node(node), node.name)
+            self._bind(key, node, None, {UNKNOWN_KEY})
+
+    def _bind_target(
+        self,
+        target: ast.expr,
+        node: ast.AST,
+        value: ast.expr | None,
+        sources: set[Key] | None = None,
+    ) -> None:
+        if sources is None:
+            assert value is not None
+            sources = self.reads(value)
+        if isinstance(target, ast.Name):
+            self._bind(self._keys[id(target)], node, value, sources)
+        elif isinstance(target, ast.Tuple | ast.List):
+            for element in target.elts:
+                self._bind_target(element, node, None, sources)
+        elif isinstance(target, ast.Starred):
+            self._bind_target(target.value, node, None, sources)
+        elif isinstance(target, ast.Attribute | ast.Subscript):
+            root = _root_name(target)
+            if root is not None:
+                self._edge(self._keys[id(root)], sources | self.reads(target))
+
+    def _bind_definition(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> None:
+        """`def f` / `class C`: the name gets the free names read inside, and the values of
+        its decorators, defaults and bases (read in the enclosing scope)."""
+        scope = self._scopes[id(node)]
+        sources = set(self._free.get(id(node), ()))
+        for outer in [*node.decorator_list, *getattr(node, "bases", []), *node_keywords(node)]:
+            sources |= self.reads(outer)
+        key = self.resolve(self._scope_of_node(node), node.name)
+        self._bind(key, node, None, sources)
+        if isinstance(node, ast.ClassDef):
+            self._classes[key] = node
+        else:
+            self._defs[key] = node
+            defaults = set()
+            for default in [*node.args.defaults, *node.args.kw_defaults]:
+                if default is not None:
+                    defaults |= self.reads(default)
+            for arg in _arguments(node.args):
+                self._edge(scope.key(arg.arg), defaults)
+
+    def _bind_import(self, node: ast.Import | ast.ImportFrom) -> None:
+        scope = self._scope_of_node(node)
+        for alias in node.names:
+            if alias.name == "*":
+                continue
+            local = alias.asname or alias.name.split(".")[0]
+            key = self.resolve(scope, local)
+            self._bind(key, node, None, set())
+            if isinstance(node, ast.Import):
+                self.imports[key] = alias.name if alias.asname else local
+            elif node.level == 0 and node.module:
+                self.imports[key] = f"{node.module}.{alias.name}"
+
+    def _call_edges(self, call: ast.Call) -> None:
+        """What a call may store: the callee's receiver gets the arguments; `out=`,
+        in-place functions and `setattr` store into an argument; a function of the file
+        binds its parameters to them."""
+        arguments = [*call.args, *(kw.value for kw in call.keywords)]
+        given: set[Key] = set()
+        for argument in arguments:
+            given |= self.reads(argument)
+        root = _root_name(call.func)
+        root_key = self._keys.get(id(root)) if root is not None else None
+        if (
+            root_key is not None
+            and root_key not in self.imports
+            and given
+            and not self._torch_layer(root_key)
+        ):
+            self._edge(root_key, given)
+        stored: list[ast.expr] = [kw.value for kw in call.keywords if kw.arg == "out"]
+        name = _callee_name(call.func)
+        if name is not None and (name == "setattr" or (name.endswith("_") and name[:1] != "_")):
+            stored.extend(call.args[:1])
+        for target in stored:
+            base = _root_name(target)
+            if base is not None and given:
+                self._edge(self._keys[id(base)], given)
+        if isinstance(call.func, ast.Name) and root_key in self._defs:
+            function = self._defs[root_key]
+            for arg in _arguments(function.args):
+                self._edge(self._scopes[id(function)].key(arg.arg), given or set())
+
+
+def _arguments(args: ast.arguments) -> list[ast.arg]:
+    found = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+    found.extend(extra for extra in (args.vararg, args.kwarg) if extra is not None)
+    return found
+
+
+def _target_names(target: ast.expr) -> Iterator[str]:
+    for node in ast.walk(target):
+        if isinstance(node, ast.Name):
+            yield node.id
+
+
+def _inside_body(scope_node: ast.AST, child: ast.AST) -> bool:
+    """True when `child` (a direct child of a scope node) is evaluated inside that scope."""
+    if isinstance(scope_node, ast.Module):
+        return True
+    if isinstance(scope_node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return any(child is stmt for stmt in scope_node.body)
+    if isinstance(scope_node, ast.Lambda):
+        return child is scope_node.body
+    return isinstance(scope_node, _COMPREHENSIONS)
+
+
+def node_keywords(node: ast.AST) -> list[ast.expr]:
+    """The keyword values of a class definition (`metaclass=...`); nothing for a def."""
+    return [kw.value for kw in getattr(node, "keywords", [])]
+
+
+def _root_name(expr: ast.expr) -> ast.Name | None:
+    """The name an attribute/subscript/call chain starts from: `a` of `a.b[0].c(x)`."""
+    while True:
+        if isinstance(expr, ast.Name):
+            return expr
+        if isinstance(expr, ast.Attribute | ast.Subscript | ast.Starred):
+            expr = expr.value
+        elif isinstance(expr, ast.Call):
+            expr = expr.func
+        else:
+            return None
+
+
+def _callee_name(func: ast.expr) -> str | None:
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    if isinstance(func, ast.Name):
+        return func.id
+    return None

@@ -1,0 +1,352 @@
+"""Optimizers whose steps never follow a loss that reaches their parameters.
+
+`torch.optim.X(model.parameters(), ...)` holds `model`'s parameters; `opt.step()` applies
+their `.grad`. When every backward before every step is on a loss computed without `model`
+(from another model, or from a deep copy of it), the step never applies a gradient of that
+loss to what it holds: the model the loss comes from never trains, and `model` does not
+learn from it.
+
+The fact is certain only when all of this holds (anything else: silence):
+
+* the optimizer is `opt = torch.optim.X(m.parameters(), ...)` with plain names, both bound
+  exactly once (`m = m.to(device)` aside); `m` is built right there from plain arguments by
+  a class that owns every parameter it computes with (`ModuleRef.self_contained`), or is a
+  `copy.deepcopy(...)`: its parameters are its own and no other object's;
+* `m` is only ever called, asked for its parameters, state or a deep copy, moved, or put in
+  train/eval mode (never stored, passed, aliased or given a new submodule), and `opt` only
+  steps (without a closure), zeroes gradients or feeds a `torch.optim.lr_scheduler`: nothing
+  else can reach `m`'s parameters or put other parameters into `opt`;
+* every `opt.step()` is a statement of the block that runs a backward before it (since the
+  last `opt.zero_grad()` / `m.zero_grad()`, around the loop when the block is a loop body),
+  and no call there is handed anything a value computed from `m` may flow into
+  (`gradguard.analysis.name_flow`): not the backward's loss, not a helper, not a hidden
+  backward.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from gradguard.analysis import torch_api as api
+from gradguard.analysis.model import BackwardCall, ModuleAnalysis, ValueUse
+from gradguard.analysis.name_flow import UNKNOWN_KEY, Key, NameBinding, NameFlow
+from gradguard.analysis.values import Grad
+
+# What may be done with the optimized module: methods that neither store it anywhere nor
+# give it new parameters (checked against torch 2.13.0's nn.Module).
+_MODULE_METHODS = frozenset(
+    "parameters named_parameters buffers named_buffers state_dict load_state_dict zero_grad "
+    "train eval to cuda cpu float double half bfloat16 requires_grad_ extra_repr".split()
+)
+# Builtins that only look at a module.
+_INSPECTING = frozenset("print repr str isinstance type id len".split())
+# What may be done with the optimizer.
+_OPTIMIZER_METHODS = frozenset(["step", "zero_grad"])
+_LR_SCHEDULERS = "torch.optim.lr_scheduler."
+
+
+@dataclass(frozen=True, eq=False)
+class UnreachedOptimizer:
+    """An optimizer every step of which follows backward calls on losses that certainly do
+    not reach the parameters it holds."""
+
+    call: ast.Call  # `torch.optim.X(m.parameters(), ...)`
+    stmt: ast.stmt
+    optimizer: str  # `opt`
+    module: str  # `m`
+    copied: bool  # `m` is a deep copy
+    steps: tuple[ValueUse, ...]
+    backwards: tuple[BackwardCall, ...]  # the nearest backward before each step
+    trained: tuple[str, ...]  # the modules the losses do run (names), in source order
+
+
+def unreached_optimizers(
+    analysis: ModuleAnalysis, flow: NameFlow | None = None
+) -> list[UnreachedOptimizer]:
+    """Every optimizer of the file whose parameters no loss before its steps reaches."""
+    flow = flow if flow is not None else NameFlow(analysis.tree)
+    steps: dict[Key, list[ValueUse]] = {}
+    for use in analysis.uses:
+        if use.kind == "optimizer" and use.name == "step" and isinstance(use.target, ast.Name):
+            key = flow.key_of(use.target)
+            if key is not None:
+                steps.setdefault(key, []).append(use)
+    found = []
+    for key, uses in steps.items():
+        fact = _Check(analysis, flow, key, uses).run()
+        if fact is not None:
+            found.append(fact)
+    return found
+
+
+class _Check:
+    """Decides one optimizer (see the module docstring)."""
+
+    def __init__(
+        self, analysis: ModuleAnalysis, flow: NameFlow, key: Key, steps: list[ValueUse]
+    ) -> None:
+        self.analysis = analysis
+        self.flow = flow
+        self.key = key
+        self.steps = steps
+        self.module_key: Key = UNKNOWN_KEY
+
+    def run(self) -> UnreachedOptimizer | None:
+        built = self._construction()
+        if built is None:
+            return None
+        call, stmt, module = built
+        module_key = self.flow.key_of(module)
+        if module_key is None:
+            return None
+        copied = self._fresh(module_key, call)
+        if copied is None or not self._confined(module_key):
+            return None
+        self.module_key = module_key
+        backwards: list[BackwardCall] = []
+        trained: list[str] = []
+        for step in self.steps:
+            nearest = self._step_unreached(step, trained)
+            if nearest is None:
+                return None
+            backwards.append(nearest)
+        name = self.flow.bindings[self.key][0].node
+        assert isinstance(name, ast.Assign)
+        target = name.targets[0]
+        assert isinstance(target, ast.Name)
+        return UnreachedOptimizer(
+            call,
+            stmt,
+            target.id,
+            module.id,
+            copied,
+            tuple(self.steps),
+            tuple(backwards),
+            tuple(dict.fromkeys(trained)),
+        )
+
+    # -- the optimizer and its module ------------------------------------------------------
+
+    def _construction(self) -> tuple[ast.Call, ast.stmt, ast.Name] | None:
+        """`opt = torch.optim.X(m.parameters(), ...)`, the only binding of `opt`."""
+        bindings = self.flow.bindings.get(self.key, [])
+        if len(bindings) != 1 or not isinstance(bindings[0].node, ast.Assign):
+            return None
+        stmt = bindings[0].node
+        call = bindings[0].value
+        if len(stmt.targets) != 1 or not isinstance(call, ast.Call):
+            return None
+        path = self.flow.qualified(call.func)
+        if not (
+            path is not None
+            and path.startswith("torch.optim.")
+            and path.count(".") == 2
+            and path.rsplit(".", 1)[-1][:1].isupper()
+        ):
+            return None
+        params: ast.expr | None = call.args[0] if call.args else None
+        for keyword in call.keywords:
+            if keyword.arg == "params":
+                params = keyword.value
+        if not (
+            isinstance(params, ast.Call)
+            and isinstance(params.func, ast.Attribute)
+            and params.func.attr == "parameters"
+            and isinstance(params.func.value, ast.Name)
+            and not params.args
+            and not params.keywords
+        ):
+            return None
+        return call, stmt, params.func.value
+
+    def _fresh(self, module_key: Key, call: ast.Call) -> bool | None:
+        """Whether the module's parameters are its own: True for a deep copy, False for a
+        module built right here owning what it computes with, None when not certain."""
+        primary = [b for b in self.flow.bindings.get(module_key, []) if not self._recast(b)]
+        if len(primary) != 1 or not isinstance(primary[0].node, ast.Assign):
+            return None
+        value = primary[0].value
+        while (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Attribute)
+            and value.func.attr in api.MODULE_CASTS_AND_MODES
+        ):
+            value = value.func.value
+        if not isinstance(value, ast.Call):
+            return None
+        optimized = [u.value.optimizes for u in self.steps if u.value.optimizes is not None]
+        if any(o.call is call and o.stale is not None for o in optimized):
+            return None  # a replaced model: GG604's case
+        if self.flow.is_deepcopy(value.func) and len(value.args) == 1:
+            return True
+        if any(o.call is call and o.module.self_contained for o in optimized):
+            return False
+        return None
+
+    def _recast(self, binding: NameBinding) -> bool:
+        """`m = m.to(device)` and the like: the same module, re-bound."""
+        value = binding.value
+        return (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Attribute)
+            and value.func.attr in api.MODULE_SELF_METHODS
+            and isinstance(value.func.value, ast.Name)
+            and self.flow.key_of(value.func.value) == binding.key
+        )
+
+    def _confined(self, module_key: Key) -> bool:
+        """Nothing but calls, safe methods and deep copies touch the module, and nothing but
+        steps, zero_grad and LR schedulers touch the optimizer."""
+        for name in self.flow.loads.get(module_key, []):
+            if not self._module_use(name):
+                return False
+        stepped = {id(u.target) for u in self.steps}
+        return all(self._optimizer_use(name, stepped) for name in self.flow.loads.get(self.key, []))
+
+    def _module_use(self, name: ast.Name) -> bool:
+        parent = self.flow.parents.get(id(name))
+        if isinstance(parent, ast.Call):
+            if parent.func is name:
+                return True  # model(x)
+            return name in parent.args and (
+                self.flow.is_deepcopy(parent.func) or _inspecting(parent, self.flow)
+            )
+        if isinstance(parent, ast.Attribute) and parent.attr in _MODULE_METHODS:
+            outer = self.flow.parents.get(id(parent))
+            return isinstance(outer, ast.Call) and outer.func is parent
+        return False
+
+    def _optimizer_use(self, name: ast.Name, stepped: set[int]) -> bool:
+        parent = self.flow.parents.get(id(name))
+        if isinstance(parent, ast.Attribute) and parent.attr in _OPTIMIZER_METHODS:
+            outer = self.flow.parents.get(id(parent))
+            if not (isinstance(outer, ast.Call) and outer.func is parent):
+                return False
+            if parent.attr == "step":
+                return id(name) in stepped and not outer.args and not outer.keywords
+            return True
+        if isinstance(parent, ast.Call) and parent.args and parent.args[0] is name:
+            path = self.flow.qualified(parent.func)
+            return path is not None and path.startswith(_LR_SCHEDULERS)
+        return isinstance(parent, ast.Call) and _inspecting(parent, self.flow)
+
+    # -- each step -------------------------------------------------------------------------
+
+    def _step_unreached(self, step: ValueUse, trained: list[str]) -> BackwardCall | None:
+        """The nearest backward before `step`, when every call run since the gradients were
+        last cleared is certainly handed nothing that reaches the module."""
+        if not isinstance(step.stmt, ast.Expr) or step.stmt.value is not step.node:
+            return None
+        statements = self._since_cleared(step.stmt)
+        top = {id(s) for s in statements}
+        nearest = [
+            b
+            for b in self.analysis.backward_calls
+            if id(b.stmt) in top and b.via != "torch.autograd.grad"
+        ]
+        if not nearest or any(b.value.grad is Grad.UNTRACKED for b in nearest):
+            return None  # no backward, or one that raises (GG101-GG103's business)
+        for stmt in statements:
+            for node in ast.walk(stmt):
+                if isinstance(node, ast.Call) and not self._call_unreached(node):
+                    return None
+        for backward in nearest:
+            reached = self.flow.reaches(self.flow.reads(backward.target))
+            trained.extend(sorted(k[1] for k in reached if self._built_module(k)))
+        return nearest[-1]
+
+    def _built_module(self, key: Key) -> bool:
+        """A name bound only to module constructions or deep copies (not to a loss)."""
+        bindings = self.flow.bindings.get(key, [])
+        if not bindings or key == self.module_key:
+            return False
+        for binding in bindings:
+            value = binding.value
+            while (
+                isinstance(value, ast.Call)
+                and isinstance(value.func, ast.Attribute)
+                and value.func.attr in api.MODULE_SELF_METHODS
+            ):
+                value = value.func.value
+            if not isinstance(value, ast.Call):
+                return False
+            if self.flow.is_deepcopy(value.func):
+                continue
+            last = value.func.attr if isinstance(value.func, ast.Attribute) else None
+            if isinstance(value.func, ast.Name):
+                last = value.func.id
+            if last is None or not last[:1].isupper() or last.endswith("Loss"):
+                return False
+        return True
+
+    def _since_cleared(self, step: ast.stmt) -> list[ast.stmt]:
+        """The statements run before `step` since the optimizer's gradients were last
+        cleared (its `zero_grad()` or the module's), in run order; around the loop when the
+        block is a loop body."""
+        owner, block = self.analysis.block_of(step)
+        index = next(i for i, s in enumerate(block) if s is step)
+        loop = isinstance(owner, ast.For | ast.AsyncFor | ast.While) and block is owner.body
+        order = block[:index][::-1]
+        if loop:
+            order += block[index + 1 :][::-1]
+        found: list[ast.stmt] = []
+        for stmt in order:
+            if self._clears(stmt):
+                break
+            if any(stmt is s.stmt for s in self.steps):
+                break
+            found.append(stmt)
+        return found[::-1]
+
+    def _clears(self, stmt: ast.stmt) -> bool:
+        """`opt.zero_grad(...)` or `m.zero_grad(...)` as a statement."""
+        if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
+            return False
+        func = stmt.value.func
+        if not (isinstance(func, ast.Attribute) and func.attr == "zero_grad"):
+            return False
+        if not isinstance(func.value, ast.Name):
+            return False
+        return self.flow.key_of(func.value) in (self.key, self.module_key)
+
+    def _call_unreached(self, call: ast.Call) -> bool:
+        """True when nothing the call is given (receiver, callee, arguments) may hold a value
+        computed from the module or its optimizer, or the call is a harmless method of
+        either (`opt.zero_grad()`, `model.train()`)."""
+        func = call.func
+        if (
+            isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Name)
+            and not call.args
+            and self.flow.key_of(func.value) in (self.key, self.module_key)
+            and func.attr in (_OPTIMIZER_METHODS | {"train", "eval", "zero_grad"})
+        ):
+            return True
+        keys = self.flow.reads(call)
+        reached = self.flow.reaches(k for k in keys if not self._scheduler(k))
+        return (
+            self.module_key not in reached
+            and self.key not in reached
+            and (UNKNOWN_KEY not in reached)
+        )
+
+    def _scheduler(self, key: Key) -> bool:
+        """A name bound only to `torch.optim.lr_scheduler.X(...)`: it changes learning rates."""
+        bindings = self.flow.bindings.get(key, [])
+        return bool(bindings) and all(
+            isinstance(b.value, ast.Call)
+            and (path := self.flow.qualified(b.value.func)) is not None
+            and path.startswith(_LR_SCHEDULERS)
+            for b in bindings
+        )
+
+
+def _inspecting(call: ast.Call, flow: NameFlow) -> bool:
+    """`print(m)`, `isinstance(m, nn.Module)`...: builtins that only look."""
+    return (
+        isinstance(call.func, ast.Name)
+        and call.func.id in _INSPECTING
+        and flow.key_of(call.func) == (id(flow.tree), call.func.id)
+        and not flow.bound_in_module(call.func.id)
+    )

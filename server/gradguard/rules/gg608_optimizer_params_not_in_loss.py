@@ -1,0 +1,248 @@
+"""GG608 `optimizer-params-not-in-loss`
+
+## What it does
+Finds an optimizer built from `model.parameters()` that only ever steps after backward calls
+on losses that never reach `model`: the loss comes from another model of the file
+(`model2 = Net()`), from a deep copy (`copy.deepcopy(model)`), or — in a GAN — from the
+other network (`optimizer_D = Adam(G.parameters())` while the discriminator's loss is
+computed on `fake.detach()`). The optimizer's construction is flagged.
+
+It fires only when the analysis is certain. `model` and the optimizer are plain names bound
+once; `model` is built right there by a class that owns all its parameters (or is a deep
+copy), so no other object shares them; `model` is only called, moved, put in train/eval
+mode, deep-copied or asked for its parameters or state, never stored, passed or aliased; the
+optimizer only steps (no closure), zeroes gradients or feeds an LR scheduler. Every
+`optimizer.step()` follows a backward in its block, and since the gradients were last
+cleared no call there is given anything that a value computed from `model` may flow into
+(a flow-insensitive over-approximation over every name of the file). An optimizer over
+`model.encoder.parameters()`, over `itertools.chain(...)` or param groups, a model passed to
+a helper or held in `self`: silent.
+
+## Why is this bad?
+An optimizer updates exactly the tensors it was given, from their `.grad`. `backward()` on a
+loss computed without `model` fills the gradients of the modules the loss does run, and
+nothing of `model`: `optimizer.step()` then leaves `model` as it was (or applies whatever
+stale gradient it still has), and the model that produced the loss is never updated by
+anyone. Nothing raises: the loss may even move by chance while the weights of the model
+being evaluated stay at their initial values.
+
+## Example
+```python
+model = Net()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+model2 = Net()  # the model actually trained
+for x, y in loader:
+    loss = criterion(model2(x), y)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()  # updates `model`; `model2` never changes
+```
+
+## Use instead
+```python
+model2 = Net()
+optimizer = torch.optim.SGD(model2.parameters(), lr=0.1)
+```
+
+## Fix safety
+No fix is offered: which model was meant to train (the optimizer's or the loss's) is the
+author's call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from gradguard.analysis.facts import UnreachedOptimizer
+from gradguard.core.findings import Finding, Related, Severity
+from gradguard.core.rule import Invalid, Rule, RuleContext
+
+
+class OptimizerParamsNotInLoss(Rule):
+    """An optimizer holding parameters that the losses before its steps never reach."""
+
+    code = "GG608"
+    name = "optimizer-params-not-in-loss"
+    severity = Severity.ERROR
+    summary = "optimizer steps a model the backpropagated loss never reaches"
+
+    valid = (
+        # A GAN with two optimizers, each on the network its loss trains.
+        """
+import torch
+from torch import nn
+G = nn.Sequential(nn.Linear(2, 8), nn.ReLU(), nn.Linear(8, 4))
+D = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1))
+opt_G = torch.optim.Adam(G.parameters(), lr=1e-3)
+opt_D = torch.optim.Adam(D.parameters(), lr=1e-3)
+bce = nn.BCEWithLogitsLoss()
+for step in range(3):
+    real = torch.randn(16, 4)
+    fake = G(torch.randn(16, 2))
+    opt_D.zero_grad()
+    loss_D = bce(D(real), torch.ones(16, 1)) + bce(D(fake.detach()), torch.zeros(16, 1))
+    loss_D.backward()
+    opt_D.step()
+    opt_G.zero_grad()
+    loss_G = bce(D(fake), torch.ones(16, 1))
+    loss_G.backward()
+    opt_G.step()
+""",
+        # Only the head is optimized; the loss runs the whole model, head included.
+        """
+import torch
+from torch import nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Linear(4, 8)
+        self.head = nn.Linear(8, 2)
+
+    def forward(self, x):
+        return self.head(torch.relu(self.body(x)))
+
+model = Net()
+optimizer = torch.optim.SGD(model.head.parameters(), lr=0.1)
+for step in range(3):
+    loss = model(torch.randn(8, 4)).pow(2).mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+""",
+        # An EMA copy, updated under no_grad; the optimizer trains the model the loss runs.
+        """
+import copy
+import torch
+from torch import nn
+model = nn.Linear(4, 2)
+ema = copy.deepcopy(model)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(3):
+    loss = model(torch.randn(8, 4)).pow(2).mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    with torch.no_grad():
+        for e, p in zip(ema.parameters(), model.parameters()):
+            e.mul_(0.99).add_(p, alpha=0.01)
+""",
+        # Distillation: the frozen teacher is not optimized, the student is.
+        """
+import torch
+from torch import nn
+import torch.nn.functional as F
+teacher = nn.Linear(4, 3)
+teacher.requires_grad_(False)
+student = nn.Linear(4, 3)
+optimizer = torch.optim.Adam(student.parameters(), lr=1e-3)
+for step in range(3):
+    x = torch.randn(8, 4)
+    with torch.no_grad():
+        target = F.softmax(teacher(x), dim=1)
+    loss = F.kl_div(F.log_softmax(student(x), dim=1), target, reduction="batchmean")
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+""",
+        # The other model wraps the optimized one: the loss does reach its parameters.
+        """
+import torch
+from torch import nn
+backbone = nn.Linear(4, 8)
+model = nn.Sequential(backbone, nn.ReLU(), nn.Linear(8, 2))
+optimizer = torch.optim.SGD(backbone.parameters(), lr=0.1)
+for step in range(3):
+    loss = model(torch.randn(8, 4)).pow(2).mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+""",
+    )
+
+    invalid = (
+        Invalid(
+            """
+import torch
+from torch import nn
+model = nn.Linear(4, 2)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+model2 = nn.Linear(4, 2)
+before = model2.weight.detach().clone()
+for step in range(3):
+    loss = model2(torch.randn(8, 4)).pow(2).mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+print("weights-moved", not torch.equal(before, model2.weight))  # False
+"""
+        ),
+        Invalid(
+            """
+import copy
+import torch
+from torch import nn
+model = nn.Linear(4, 2)
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+model_copy = copy.deepcopy(model)
+before = model_copy.weight.detach().clone()
+for step in range(3):
+    loss = model_copy(torch.randn(8, 4)).pow(2).mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+print("weights-moved", not torch.equal(before, model_copy.weight))  # False
+"""
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+G = nn.Sequential(nn.Linear(2, 8), nn.ReLU(), nn.Linear(8, 4))
+D = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1))
+opt_G = torch.optim.Adam(G.parameters(), lr=1e-3)
+opt_D = torch.optim.Adam(G.parameters(), lr=1e-3)  # meant D.parameters()
+bce = nn.BCEWithLogitsLoss()
+before = D[0].weight.detach().clone()
+for step in range(3):
+    real = torch.randn(16, 4)
+    fake = G(torch.randn(16, 2))
+    opt_D.zero_grad()
+    loss_D = bce(D(real), torch.ones(16, 1)) + bce(D(fake.detach()), torch.zeros(16, 1))
+    loss_D.backward()
+    opt_D.step()
+print("weights-moved", not torch.equal(before, D[0].weight))  # False
+"""
+        ),
+    )
+
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
+        """One finding per optimizer whose steps no loss before them reaches."""
+        for fact in ctx.unreached_optimizers:
+            yield self._finding(ctx, fact)
+
+    def _finding(self, ctx: RuleContext, fact: UnreachedOptimizer) -> Finding:
+        backward = fact.backwards[0]
+        loss = ctx.source.slice(ctx.node_range(backward.target))
+        step_line = fact.steps[0].stmt.lineno
+        source = ""
+        if fact.trained:
+            names = ", ".join(f"`{name}`" for name in fact.trained)
+            source = f" (it comes from {names}, which `{fact.optimizer}` does not hold)"
+        copy = ""
+        if fact.copied:
+            copy = f"; `{fact.module}` is a deep copy and shares no parameter with its original"
+        message = (
+            f"`{fact.optimizer}` holds the parameters of `{fact.module}`, but `{loss}`, "
+            f"backpropagated before `{fact.optimizer}.step()` (line {step_line}), never reaches "
+            f"`{fact.module}`{source}: the step never trains on that loss, so the model the "
+            f"loss measures never changes{copy}"
+        )
+        related = [
+            Related(ctx.node_range(backward.call), f"`{loss}` never reaches `{fact.module}`"),
+            *(
+                Related(ctx.node_range(step.node), f"steps only `{fact.module}`'s parameters")
+                for step in fact.steps
+            ),
+        ]
+        return self.finding(message, ctx.node_range(fact.call), related, [])
