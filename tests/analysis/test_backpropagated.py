@@ -38,9 +38,9 @@ def test_names_whose_requires_grad_is_forced_do_not_count() -> None:
     # that `loss` certainly has a grad_fn.
     forced = "loss = criterion(model(batch), 1)\nloss.requires_grad = True\nloss.backward()\n"
     assert _names(forced) == frozenset()
-    assert _names("loss = criterion(model(batch), 1)\nloss.requires_grad_()\nloss.backward()\n") == (
-        frozenset()
-    )
+    assert _names(
+        "loss = criterion(model(batch), 1)\nloss.requires_grad_()\nloss.backward()\n"
+    ) == (frozenset())
     body = "output = model(batch)\noutput.loss.requires_grad_(True)\noutput.loss.backward()\n"
     assert _names(body) == frozenset()
     # Reading the flag is no forcing.

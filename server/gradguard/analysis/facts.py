@@ -73,8 +73,8 @@ __all__ = [
     "may_have_hooks",
     "names_feeding",
     "read_names",
-    "real_cut",
     "reads_key",
+    "real_cut",
     "torch_alias",
     "unfilled_grad_reads",
 ]

@@ -102,7 +102,7 @@ def _forced_by_use(analysis: ModuleAnalysis) -> Iterator[ForcedGrad]:
 
 
 def _forcing_kind(use: ValueUse) -> str | None:
-    """"setattr" for `x.requires_grad = True`, "method" for `x.requires_grad_()` /
+    """ "setattr" for `x.requires_grad = True`, "method" for `x.requires_grad_()` /
     `x.requires_grad_(True)`; None for anything else."""
     if use.kind == "setattr" and use.name == "requires_grad":
         stmt = use.stmt
@@ -165,7 +165,9 @@ def _data_replaced(analysis: ModuleAnalysis, forcing: ValueUse, key: str) -> boo
     )
 
 
-def _first_backward_on(analysis: ModuleAnalysis, forcing: ValueUse, key: str) -> BackwardCall | None:
+def _first_backward_on(
+    analysis: ModuleAnalysis, forcing: ValueUse, key: str
+) -> BackwardCall | None:
     """The first backward call, after the forcing in the same function, on `key` bound to
     what the forcing left."""
     for event in analysis.backward_calls:

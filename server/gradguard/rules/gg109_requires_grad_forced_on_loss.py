@@ -259,11 +259,15 @@ def _fix(ctx: RuleContext, forced: ForcedGrad) -> Fix | None:
     stmt = forced.stmt
     deletable = stands_alone(ctx.source, stmt) and len(ctx.analysis.block_of(stmt)[1]) > 1
     if forced.via == "setattr" or isinstance(stmt, ast.Expr):
-        return Fix(title, Safety.UNSAFE, (delete_statement(ctx.source, stmt),)) if deletable else None
+        return (
+            Fix(title, Safety.UNSAFE, (delete_statement(ctx.source, stmt),)) if deletable else None
+        )
     assert isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
     assert isinstance(stmt, ast.Assign)
     receiver = node.func.value
     if dotted(receiver) == dotted(stmt.targets[0]):
-        return Fix(title, Safety.UNSAFE, (delete_statement(ctx.source, stmt),)) if deletable else None
+        return (
+            Fix(title, Safety.UNSAFE, (delete_statement(ctx.source, stmt),)) if deletable else None
+        )
     edit: TextEdit = replace_expr(ctx.source, node, expr_text(ctx.source, receiver))
     return Fix(title, Safety.UNSAFE, (edit,))
