@@ -166,6 +166,20 @@ assert model.weight.grad is not None, "no gradient reached the model"
 """,
             error=NO_GRADIENT,
         ),
+        Invalid(
+            """
+import torch
+from torch import nn
+model = nn.Linear(4, 1)
+x, y = torch.randn(8, 4), torch.randn(8, 1)
+with torch.no_grad():
+    loss = nn.functional.mse_loss(model(x), y)
+loss = torch.tensor(loss, requires_grad=True)
+loss.backward()
+assert model.weight.grad is not None, "no gradient reached the model"
+""",
+            error=NO_GRADIENT,
+        ),
     )
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
