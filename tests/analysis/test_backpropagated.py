@@ -30,3 +30,19 @@ def test_rebound_names_and_stored_attributes_do_not_count() -> None:
     body = "output = model(batch)\noutput.loss = output.loss * 2\noutput.loss.backward()\n"
     assert _names(body) == frozenset()
     assert _names("model(batch).loss.backward()\n") == frozenset()
+
+
+def test_names_whose_requires_grad_is_forced_do_not_count() -> None:
+    # The forced leaf lets backward run whether or not `loss` has history (GG109's pattern,
+    # https://github.com/ronghuaiyang/arcface-pytorch/issues/56): GG401 must not be told
+    # that `loss` certainly has a grad_fn.
+    forced = "loss = criterion(model(batch), 1)\nloss.requires_grad = True\nloss.backward()\n"
+    assert _names(forced) == frozenset()
+    assert _names(
+        "loss = criterion(model(batch), 1)\nloss.requires_grad_()\nloss.backward()\n"
+    ) == (frozenset())
+    body = "output = model(batch)\noutput.loss.requires_grad_(True)\noutput.loss.backward()\n"
+    assert _names(body) == frozenset()
+    # Reading the flag is no forcing.
+    checked = "loss = criterion(model(batch), 1)\nif loss.requires_grad:\n    loss.backward()\n"
+    assert _names(checked) == {"loss"}

@@ -4,6 +4,8 @@ A value on which `.backward()` is called is a tensor with history whenever that 
 (otherwise the call itself raises), so `loss = criterion(model(x), y)` is tracked even when
 `model` and `criterion` are parameters nobody can see. Only names bound exactly once in the
 function, by a plain assignment, qualify: then the value `backward()` sees is that one.
+A name whose `requires_grad` the function forces (`loss.requires_grad = True`,
+`loss.requires_grad_()`) never qualifies: the forced leaf lets backward run without history.
 """
 
 from __future__ import annotations
@@ -32,6 +34,9 @@ def _backpropagated_names(
     plain: set[str] = set()
     backward: set[str] = set()
     stored_attributes: set[str] = set()
+    # `loss.requires_grad = True` / `loss.requires_grad_()`: backward then runs on a leaf
+    # even when `loss` has no history, so the backward call proves nothing about it.
+    forced: set[str] = set()
     stack: list[ast.AST] = list(body)
     while stack:
         node = stack.pop()
@@ -51,6 +56,8 @@ def _backpropagated_names(
             for name in node.names:
                 bindings[name] += 2  # bound elsewhere too: never "once"
         elif isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load):
+            if node.attr == "requires_grad":
+                forced.add(_root_name(node.value))
             if isinstance(node.value, ast.Name):
                 stored_attributes.add(f"{node.value.id}.{node.attr}")
         elif (
@@ -63,11 +70,24 @@ def _backpropagated_names(
                 backward.add(receiver.id)
             elif isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name):
                 backward.add(f"{receiver.value.id}.{receiver.attr}")
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "requires_grad_"
+        ):
+            forced.add(_root_name(node.func.value))
         stack.extend(ast.iter_child_nodes(node))
-    once = {name for name in plain if bindings[name] == 1}
+    once = {name for name in plain if bindings[name] == 1 and name not in forced}
     return frozenset(
         key for key in backward if key.split(".", 1)[0] in once and key not in stored_attributes
     )
+
+
+def _root_name(expr: ast.expr) -> str:
+    """`loss` for `loss`, `output` for `output.loss`; "" for anything else."""
+    while isinstance(expr, ast.Attribute):
+        expr = expr.value
+    return expr.id if isinstance(expr, ast.Name) else ""
 
 
 _cached = cached_by_node(_backpropagated_names)

@@ -11,6 +11,7 @@ See docs/contributing.md for which fact answers which question.
 from __future__ import annotations
 
 from gradguard.analysis.dependencies import assigned_names, names_feeding, read_names, reads_key
+from gradguard.analysis.forced_grad import ForcedGrad, forced_grad_backprops, real_cut
 from gradguard.analysis.grad_context import GradContext
 from gradguard.analysis.graph import SavedNode
 from gradguard.analysis.hooks import may_have_hooks
@@ -47,6 +48,7 @@ __all__ = [
     "ActivationKind",
     "BackwardCall",
     "Carry",
+    "ForcedGrad",
     "FunctionNode",
     "Grad",
     "GradContext",
@@ -70,11 +72,13 @@ __all__ = [
     "assigned_names",
     "callee_name",
     "dotted",
+    "forced_grad_backprops",
     "identifier_spelling",
     "may_have_hooks",
     "names_feeding",
     "read_names",
     "reads_key",
+    "real_cut",
     "torch_alias",
     "unfilled_grad_reads",
     "unreached_optimizers",

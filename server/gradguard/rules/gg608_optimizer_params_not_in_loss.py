@@ -16,7 +16,8 @@ optimizer only steps (no closure), zeroes gradients or feeds an LR scheduler. Ev
 cleared no call there is given anything that a value computed from `model` may flow into
 (a flow-insensitive over-approximation over every name of the file). An optimizer over
 `model.encoder.parameters()`, over `itertools.chain(...)` or param groups, a model passed to
-a helper or held in `self`: silent.
+a helper or held in `self`: silent. A loss that has no history at all but had
+`requires_grad` forced on after the cut is GG109's finding, not this rule's.
 
 ## Why is this bad?
 An optimizer updates exactly the tensors it was given, from their `.grad`. `backward()` on a
@@ -53,7 +54,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gradguard.analysis.facts import UnreachedOptimizer
+from gradguard.analysis.facts import UnreachedOptimizer, forced_grad_backprops
 from gradguard.core.findings import Finding, Related, Severity
 from gradguard.core.rule import Invalid, Rule, RuleContext
 
@@ -218,8 +219,11 @@ print("weights-moved", not torch.equal(before, D[0].weight))  # False
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         """One finding per optimizer whose steps no loss before them reaches."""
+        # A loss whose requires_grad was forced on after a cut is GG109's: the cut is the bug.
+        forced = {id(f.backward.call) for f in forced_grad_backprops(ctx.analysis)}
         for fact in ctx.unreached_optimizers:
-            yield self._finding(ctx, fact)
+            if not any(id(b.call) in forced for b in fact.backwards):
+                yield self._finding(ctx, fact)
 
     def _finding(self, ctx: RuleContext, fact: UnreachedOptimizer) -> Finding:
         backward = fact.backwards[0]

@@ -1,0 +1,238 @@
+"""requires_grad forced onto a tensor that has no history, which is then backpropagated as is.
+
+`loss.requires_grad = True`, `loss.requires_grad_()` and `torch.tensor(x, requires_grad=True)`
+turn a tensor without a `grad_fn` into a leaf that requires grad. When that leaf is the very
+value `backward()` runs on, the "element 0 of tensors does not require grad" error is gone and
+nothing else changed: the gradient stops at the leaf and never reaches the model.
+
+The interpreter already says why the tensor had no history before the forcing (`Value.loss`:
+computed under no_grad, detached, rebuilt from `.item()`, made by argmax...). What it binds
+after the forcing is a fresh leaf (`requires_grad_()`, `torch.tensor(..., requires_grad=True)`)
+or an unknown tensor with the same origin (`x.requires_grad = True`). This module ties the
+two together: a forcing use whose value certainly lost its history at a real cut, and a
+backward call on the same name whose value is what that forcing left.
+
+A fresh tensor (`x = torch.randn(3); x.requires_grad = True`) or data wrapped by
+`torch.tensor(array)` is a genuine leaf input and is never reported; nor is a forced leaf that
+is only used to compute the value backpropagated (`x_adv = x.detach().requires_grad_()` then
+`loss = f(model(x_adv)); loss.backward()`: the gradient reaches the model through `loss`).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from gradguard.analysis.model import BackwardCall, ModuleAnalysis, ValueUse
+from gradguard.analysis.names import dotted
+from gradguard.analysis.values import Grad, Kind, Loss, LossKind, Value
+
+# Reasons for a missing history that are a cut of a computation the code meant to train:
+# a fresh factory tensor or a literal is a real leaf, and forcing grad on it is legitimate.
+_CUTS = frozenset(
+    {
+        LossKind.NO_GRAD,
+        LossKind.DETACH,
+        LossKind.NON_DIFFERENTIABLE,
+        LossKind.FROZEN,
+        LossKind.NO_CREATE_GRAPH,
+        LossKind.CONVERSION,
+    }
+)
+
+
+@dataclass(frozen=True, eq=False)
+class ForcedGrad:
+    """A forcing of requires_grad on a tensor without history that a backward runs on.
+
+    `node` is the forcing (the `x.requires_grad = True` statement, the `requires_grad_()`
+    call, or the `torch.tensor(..., requires_grad=True)` call), `stmt` its statement, `target`
+    the forced tensor's expression (the rewrapped data for `torch.tensor`), `via` how it was
+    forced ("setattr", "method" or "rewrap"), `cut` why the tensor had no history (the real
+    cut) and `backward` the first backward call that runs on the forced leaf.
+    """
+
+    node: ast.AST
+    stmt: ast.stmt
+    target: ast.expr
+    via: str
+    cut: Loss
+    backward: BackwardCall
+
+
+def real_cut(loss: Loss | None) -> Loss | None:
+    """The cut that explains a missing history, or None for a genuine leaf (a fresh factory
+    tensor, a literal, data wrapped by `torch.tensor(array)`) or an unknown reason."""
+    if loss is None:
+        return None
+    if loss.kind in _CUTS:
+        return loss
+    if loss.kind is LossKind.REWRAP and (loss.wrapped_history or real_cut(loss.inner)):
+        return loss
+    return None
+
+
+def forced_grad_backprops(analysis: ModuleAnalysis) -> Iterator[ForcedGrad]:
+    """Every forcing of requires_grad on a tensor cut from its history, with the backward
+    call that runs on the forced leaf (one per forcing, at its first backward)."""
+    yield from _forced_by_use(analysis)
+    yield from _forced_by_rewrap(analysis)
+
+
+def _forced_by_use(analysis: ModuleAnalysis) -> Iterator[ForcedGrad]:
+    """`x.requires_grad = True` and `x.requires_grad_()` on a tensor without history."""
+    groups: dict[int, list[ValueUse]] = {}
+    for use in analysis.uses:
+        if _forcing_kind(use) is not None:
+            groups.setdefault(id(use.node), []).append(use)
+    for uses in groups.values():
+        first = uses[0]
+        cuts = {id(_cut_before(use)) for use in uses}
+        cut = _cut_before(first)
+        if cut is None or len(cuts) != 1:
+            continue  # some interpretation of the statement saw a tensor that may be tracked
+        key = _forced_key(first)
+        if key is None or _data_replaced(analysis, first, key):
+            continue
+        event = _first_backward_on(analysis, first, key)
+        via = _forcing_kind(first)
+        if event is not None and via is not None:
+            yield ForcedGrad(first.node, first.stmt, first.target, via, cut, event)
+
+
+def _forcing_kind(use: ValueUse) -> str | None:
+    """ "setattr" for `x.requires_grad = True`, "method" for `x.requires_grad_()` /
+    `x.requires_grad_(True)`; None for anything else."""
+    if use.kind == "setattr" and use.name == "requires_grad":
+        stmt = use.stmt
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and _is_true(stmt.value):
+            return "setattr"
+        return None
+    if use.kind == "requires_grad_" and isinstance(use.node, ast.Call):
+        call = use.node
+        if call.keywords or len(call.args) > 1:
+            return "method" if _flag_keyword_true(call) else None
+        if not call.args or _is_true(call.args[0]):
+            return "method"
+    return None
+
+
+def _flag_keyword_true(call: ast.Call) -> bool:
+    """`x.requires_grad_(requires_grad=True)`."""
+    return (
+        not call.args
+        and len(call.keywords) == 1
+        and call.keywords[0].arg == "requires_grad"
+        and _is_true(call.keywords[0].value)
+    )
+
+
+def _cut_before(use: ValueUse) -> Loss | None:
+    """Why the forced tensor certainly had no history, when it is a real cut."""
+    value = use.value
+    if value.kind is not Kind.TENSOR or value.grad is not Grad.UNTRACKED:
+        return None
+    if value.integer_valued:
+        return None  # an integer tensor cannot require grad at all: GG402's business
+    if value.unless is not None:
+        return None
+    loss = value.loss
+    if loss is not None and loss.grad_off is not None and loss.grad_off.conditional:
+        return None
+    return real_cut(loss)
+
+
+def _forced_key(use: ValueUse) -> str | None:
+    """The name the forced leaf is bound to after the forcing statement."""
+    stmt = use.stmt
+    if _forcing_kind(use) == "setattr" or (isinstance(stmt, ast.Expr) and stmt.value is use.node):
+        return dotted(use.target)
+    if isinstance(stmt, ast.Assign) and stmt.value is use.node and len(stmt.targets) == 1:
+        return dotted(stmt.targets[0])
+    return None
+
+
+def _data_replaced(analysis: ModuleAnalysis, forcing: ValueUse, key: str) -> bool:
+    """`key.data = ...` somewhere in the function: the tensor's contents may come from
+    elsewhere (and the interpreter forgets what it was, as it does after the forcing)."""
+    return any(
+        use.kind == "setattr"
+        and use.name == "data"
+        and use.function is forcing.function
+        and dotted(use.target) == key
+        for use in analysis.uses
+    )
+
+
+def _first_backward_on(
+    analysis: ModuleAnalysis, forcing: ValueUse, key: str
+) -> BackwardCall | None:
+    """The first backward call, after the forcing in the same function, on `key` bound to
+    what the forcing left."""
+    for event in analysis.backward_calls:
+        if event.function is not forcing.function or dotted(event.target) != key:
+            continue
+        if not _left_by(event.value, forcing):
+            continue
+        if _runs_after(analysis, forcing.stmt, event.stmt):
+            return event
+    return None
+
+
+def _left_by(value: Value, forcing: ValueUse) -> bool:
+    """True when `value` is the tensor the forcing left bound to its name: a leaf without
+    a recorded reason, bound by the forcing statement (`requires_grad_()`), or an unknown
+    tensor still bound by the statement that bound the tensor before (`x.requires_grad =`)."""
+    if value.kind is not Kind.TENSOR or value.loss is not None or value.origin is None:
+        return False
+    if _forcing_kind(forcing) == "method":
+        return value.grad is Grad.TRACKED and value.leaf and value.origin is forcing.stmt
+    if value.grad is Grad.UNTRACKED:
+        return False
+    return value.origin is forcing.value.origin
+
+
+def _runs_after(analysis: ModuleAnalysis, first: ast.stmt, later: ast.stmt) -> bool:
+    """True when `later` follows `first` in its block or in a block enclosing it."""
+    current = first
+    while True:
+        for stmt in analysis.statements_after(current):
+            if any(node is later for node in ast.walk(stmt)):
+                return True
+        owner, _ = analysis.block_of(current)
+        if not isinstance(owner, ast.stmt) or isinstance(
+            owner, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+        ):
+            return False
+        current = owner
+
+
+def _forced_by_rewrap(analysis: ModuleAnalysis) -> Iterator[ForcedGrad]:
+    """`torch.tensor(x, requires_grad=True)` of a tensor cut by no_grad, detach, a frozen
+    model...: the rebuilt leaf backpropagated as is. (A re-wrapped number from `.item()` is
+    GG102's, a re-wrapped tensor with history GG105's.)"""
+    statements = {id(torch_call.call): torch_call.stmt for torch_call in analysis.torch_calls}
+    seen: set[int] = set()
+    for event in analysis.backward_calls:
+        value = event.value
+        loss = value.loss
+        if value.grad is not Grad.TRACKED or not value.leaf or loss is None:
+            continue
+        if loss.kind is not LossKind.REWRAP or loss.wrapped_history:
+            continue
+        inner = real_cut(loss.inner)
+        if inner is None or inner.kind is LossKind.CONVERSION or id(loss.node) in seen:
+            continue
+        call = loss.node
+        stmt = statements.get(id(call))
+        if not isinstance(call, ast.Call) or not call.args or stmt is None:
+            continue
+        if not any(kw.arg == "requires_grad" and _is_true(kw.value) for kw in call.keywords):
+            continue
+        seen.add(id(call))
+        yield ForcedGrad(call, stmt, call.args[0], "rewrap", inner, event)
+
+
+def _is_true(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is True
