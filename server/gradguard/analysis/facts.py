@@ -27,6 +27,7 @@ from gradguard.analysis.model import (
 )
 from gradguard.analysis.names import callee_name, dotted, identifier_spelling
 from gradguard.analysis.parameters import OptimizedParameters, Replacement
+from gradguard.analysis.saved_parameters import ParameterSaves, SavedParameter
 from gradguard.analysis.unfilled_grads import UnfilledRead, unfilled_grad_reads
 from gradguard.analysis.values import (
     Activation,
@@ -56,8 +57,10 @@ __all__ = [
     "LossKind",
     "ModuleAnalysis",
     "OptimizedParameters",
+    "ParameterSaves",
     "Replacement",
     "SavedNode",
+    "SavedParameter",
     "TorchCall",
     "UnfilledRead",
     "UseKind",
