@@ -27,7 +27,7 @@ from gradguard.analysis.model import (
 )
 from gradguard.analysis.names import callee_name, dotted, identifier_spelling
 from gradguard.analysis.parameters import OptimizedParameters, Replacement
-from gradguard.analysis.saved_parameters import ParameterSaves, SavedParameter
+from gradguard.analysis.saved_parameters import ParameterSaves, SavedParameter, bindings_of
 from gradguard.analysis.unfilled_grads import UnfilledRead, unfilled_grad_reads
 from gradguard.analysis.values import (
     Activation,
@@ -67,6 +67,7 @@ __all__ = [
     "Value",
     "ValueUse",
     "assigned_names",
+    "bindings_of",
     "callee_name",
     "dotted",
     "identifier_spelling",

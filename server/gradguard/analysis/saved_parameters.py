@@ -117,14 +117,8 @@ class ParameterSaves:
         return _constructor(found[0].value)
 
     def _all_bindings(self) -> dict[str, list[ast.AST]]:
-        """Every node binding each name or attribute chain of the file."""
         if self._bindings is None:
-            self._bindings = {}
-            for node in ast.walk(self._tree):
-                for target in _targets(node):
-                    key = dotted(target)
-                    if key is not None:
-                        self._bindings.setdefault(key, []).append(node)
+            self._bindings = bindings_of(self._tree)
         return self._bindings
 
     # -- classes of the file ------------------------------------------------------------
@@ -156,9 +150,9 @@ class ParameterSaves:
                     return None
                 tracked = True
                 continue
-            saved = _layer_saves(qualified, tracked)
-            if saved is not None:
-                return SavedParameter(layer, saved)
+            description = _layer_saves(qualified, tracked)
+            if description is not None:
+                return SavedParameter(layer, description)
             kind = api.nn_module_kind(qualified)
             if kind is None:
                 return None
@@ -166,8 +160,23 @@ class ParameterSaves:
         return None
 
 
+def bindings_of(tree: ast.AST) -> dict[str, list[ast.AST]]:
+    """Every node binding each name or attribute chain (`scaler`, `self.main`) anywhere in
+    `tree`: assignments, augmented and annotated assignments, loop and `with` targets,
+    walrus targets, and function parameters (a parameter may be bound to anything)."""
+    found: dict[str, list[ast.AST]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.arg):
+            found.setdefault(node.arg, []).append(node)
+        for target in _targets(node):
+            key = dotted(target)
+            if key is not None:
+                found.setdefault(key, []).append(node)
+    return found
+
+
 def _layer_saves(qualified: str, input_requires_grad: bool) -> str | None:
-    """"nn.X" when calling the torch.nn layer `qualified` certainly saves its weight."""
+    """ "nn.X" when calling the torch.nn layer `qualified` certainly saves its weight."""
     if not qualified.startswith("torch.nn."):
         return None
     name = qualified.rsplit(".", 1)[-1]

@@ -1,4 +1,4 @@
-'''GG205 `step-between-retained-backward`
+"""GG205 `step-between-retained-backward`
 
 ## What it does
 Finds an `optimizer.step()` between a `backward(retain_graph=True)` and a second backward
@@ -70,7 +70,7 @@ instead of the first loss's alone, which is the usual intent of two losses on on
 optimizer, but not a rewrite that keeps the meaning. With two optimizers (a GAN) no fix is
 offered: moving the discriminator's step after the generator's backward would train the
 discriminator on the generator's loss; the forward pass has to be recomputed after the step.
-'''
+"""
 
 from __future__ import annotations
 
@@ -98,8 +98,7 @@ from gradguard.rewrite.statements import (
 )
 
 _ERROR = (
-    "one of the variables needed for gradient computation has been modified by an inplace "
-    "operation"
+    "one of the variables needed for gradient computation has been modified by an inplace operation"
 )
 # Text that may change `requires_grad` of some parameter: a frozen parameter gets no
 # gradient and the step leaves it alone, so such files are not judged.
@@ -124,7 +123,9 @@ class StepBetweenRetainedBackward(Rule):
     code = "GG205"
     name = "step-between-retained-backward"
     severity = Severity.ERROR
-    summary = "optimizer.step() changes parameters a retained graph saved, before its second backward"
+    summary = (
+        "optimizer.step() changes parameters a retained graph saved, before its second backward"
+    )
 
     valid = (
         # nn.Linear on a plain batch keeps no weight: the second pass works.
