@@ -11,8 +11,10 @@ the still-scaled gradients:
 
 It fires only when the scaler is certain: every binding of its name in the file is a
 `torch.amp.GradScaler(...)` (also `torch.GradScaler`, `torch.cuda.amp.GradScaler`, however
-imported) without `enabled=` or with `enabled=True`, and the calls follow one another in one
-block with nothing between them that reads the scaler or touches `.grad`.
+imported) not switched off by a literal `enabled=False` (`enabled=args.amp` counts: the
+code is wrong whenever the scaler is on, which is what it is written for), and the calls
+follow one another in one block with nothing between them that reads the scaler or touches
+`.grad`.
 
 ## Why is this bad?
 `scaler.scale(loss)` multiplies the loss by the scale factor (65536 at first), so every
@@ -202,7 +204,7 @@ scaler.update()
             return  # stepped through the scaler too: another bug, another message
         message = (
             f"`{optimizer}.step()` runs on the gradients of `{scaler}.scale(...).backward()` "
-            f"(line {event.call.lineno}), still multiplied by the scale (65536 at first): the "
+            f"(line {event.call.lineno}), still multiplied by the scale (65536 by default): the "
             f"update is that much too large for SGD-like optimizers and overflowed steps are "
             f"not skipped. Call `{scaler}.step({optimizer})` and `{scaler}.update()` instead"
         )
@@ -227,7 +229,7 @@ scaler.update()
             f"`{function}` clips the gradients of `{scaler}.scale(...).backward()` (line "
             f"{event.call.lineno}) while they are still multiplied by the scale: the clip "
             f"nearly always fires, and after `{scaler}.step` unscales them the gradients are "
-            f"about the scale (65536) times smaller than the limit. Call "
+            f"about the scale (65536 by default) times smaller than the limit. Call "
             f"`{scaler}.unscale_(optimizer)` before clipping"
         )
         related = [
@@ -256,13 +258,15 @@ def _certain_scalers(ctx: RuleContext) -> set[str]:
 
 
 def _enabled(call: ast.Call) -> bool:
-    """No `enabled=`, or `enabled=True`; nothing unpacked into the call."""
+    """Not switched off by a literal (`enabled=False`), nothing unpacked into the call. An
+    `enabled=use_amp` scaler counts: when it is off, the code around it does nothing
+    useful either, and when it is on (what the code is written for) the bug bites."""
     for keyword in call.keywords:
         if keyword.arg is None:
             return False
         if keyword.arg == "enabled":
             value = keyword.value
-            if not (isinstance(value, ast.Constant) and value.value is True):
+            if isinstance(value, ast.Constant) and not value.value:
                 return False
     return len(call.args) <= 1 and not any(isinstance(a, ast.Starred) for a in call.args)
 
