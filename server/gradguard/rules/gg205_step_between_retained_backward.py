@@ -21,8 +21,8 @@ business, checked against torch 2.13.0: convolutions and recurrent layers always
 `nn.Linear` only when its input requires grad (a Linear on a plain data batch keeps no
 weight, and the second backward works). Modules are followed into an `nn.Sequential` of
 literal layers and into a class of the file whose `forward` is a straight chain of its own
-layers. A file that may change `requires_grad` somewhere is left alone (a frozen weight
-gets no gradient, so the step leaves it untouched).
+layers. A file that may switch `requires_grad` off somewhere is left alone (a frozen
+weight gets no gradient, so the step leaves it untouched).
 
 ## Why is this bad?
 `optimizer.step()` updates parameters in place, bumping their version counter. A node of
@@ -75,6 +75,7 @@ discriminator on the generator's loss; the forward pass has to be recomputed aft
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -100,9 +101,10 @@ from gradguard.rewrite.statements import (
 _ERROR = (
     "one of the variables needed for gradient computation has been modified by an inplace operation"
 )
-# Text that may change `requires_grad` of some parameter: a frozen parameter gets no
-# gradient and the step leaves it alone, so such files are not judged.
-_MAY_FREEZE = ("requires_grad_(", "requires_grad =", "requires_grad=")
+# Text that may switch `requires_grad` off somewhere (`p.requires_grad = False`,
+# `requires_grad_(flag)`, `requires_grad=cond`): a frozen parameter gets no gradient and the
+# step leaves it alone, so such files are not judged. `requires_grad=True` is harmless.
+_MAY_FREEZE = re.compile(r"requires_grad_?\s*(?:=(?!=)|\()\s*(?!True\b|\))")
 
 
 @dataclass(frozen=True)
@@ -295,7 +297,7 @@ for step in range(2):
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         """One finding per step that changes parameters a retained graph saved before a
         second backward through it."""
-        if any(text in ctx.source.text for text in _MAY_FREEZE):
+        if _MAY_FREEZE.search(ctx.source.text):
             return
         for crash in _Finder(ctx).crashes():
             yield self._report(ctx, crash)
