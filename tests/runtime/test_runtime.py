@@ -142,6 +142,28 @@ BUGGY = [
         symptom="gradient-matches False",
         healed="gradient-matches True",
     ),
+    _case(FIXTURES / "gg205_multitask_step_between.py", "GG205", error=IN_PLACE),
+    _case(
+        FIXTURES / "gg205_gan_stale_output.py",
+        "GG205",
+        error=IN_PLACE,
+        twin=FIXTURES / "gg205_gan_stale_output_twin.py",
+    ),
+    # Run, but the scaled gradients make the update diverge / vanish (vs. plain float32).
+    _case(
+        FIXTURES / "gg609_direct_step.py",
+        "GG609",
+        error=None,
+        symptom="matches-fp32 False",
+        healed="matches-fp32 True",
+    ),
+    _case(
+        FIXTURES / "gg609_clip_before_unscale.py",
+        "GG609",
+        error=None,
+        symptom="matches-fp32 False",
+        healed="matches-fp32 True",
+    ),
     # All three bugs in one file; torch stops at the first (the no_grad loss).
     _case(
         ROOT / "tests" / "corpus" / "mixed" / "lstm_classifier_zh.py",

@@ -30,6 +30,7 @@ from gradguard.analysis.name_flow import NameFlow
 from gradguard.analysis.names import callee_name, dotted, identifier_spelling
 from gradguard.analysis.optimizer_reach import UnreachedOptimizer, unreached_optimizers
 from gradguard.analysis.parameters import OptimizedParameters, Replacement
+from gradguard.analysis.saved_parameters import ParameterSaves, SavedParameter, bindings_of
 from gradguard.analysis.unfilled_grads import UnfilledRead, unfilled_grad_reads
 from gradguard.analysis.values import (
     Activation,
@@ -61,8 +62,10 @@ __all__ = [
     "ModuleAnalysis",
     "NameFlow",
     "OptimizedParameters",
+    "ParameterSaves",
     "Replacement",
     "SavedNode",
+    "SavedParameter",
     "TorchCall",
     "UnfilledRead",
     "UnreachedOptimizer",
@@ -70,6 +73,7 @@ __all__ = [
     "Value",
     "ValueUse",
     "assigned_names",
+    "bindings_of",
     "callee_name",
     "dotted",
     "forced_grad_backprops",

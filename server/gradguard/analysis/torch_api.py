@@ -432,3 +432,47 @@ LOSS_MODULES = {
 _LOSSES = "cross_entropy nll_loss binary_cross_entropy binary_cross_entropy_with_logits"
 LOSS_FUNCTIONS = {f"{FUNCTIONAL_PREFIX}{name}": name for name in _LOSSES.split()}
 LOSS_FUNCTIONS["torch.binary_cross_entropy_with_logits"] = "binary_cross_entropy_with_logits"
+
+# Parameters an optimizer step changes in place under a graph that saved them (GG205).
+# Checked against torch 2.13.0 by running `out = layer(x)`, `out.mean().backward(
+# retain_graph=True)`, `SGD(layer.parameters()).step()`, then a second backward through
+# `out`: these layers save their weight whatever their input, so the second pass raises
+# "one of the variables needed for gradient computation has been modified by an inplace
+# operation". (LayerNorm, GroupNorm and BatchNorm do too, but only with their default
+# `affine`/`elementwise_affine`, which a bare class name does not tell; LSTMCell, GRUCell,
+# RNNCell, Embedding and InstanceNorm do not.)
+SAVES_WEIGHT_MODULES = frozenset(
+    "Conv1d Conv2d Conv3d ConvTranspose1d ConvTranspose2d ConvTranspose3d RNN GRU LSTM "
+    "PReLU".split()
+)
+# ...and these save their weight only when their input requires grad (nn.Linear keeps its
+# weight for the input's gradient alone: on a plain data batch the second pass works).
+SAVES_WEIGHT_FOR_INPUT_MODULES = frozenset({"Linear"})
+# Layers that run no parameters and pass autograd history through (their output requires
+# grad when their input does), for following a tensor through an nn.Sequential.
+HISTORY_KEEPING_LAYERS = frozenset(
+    "ReLU LeakyReLU GELU SiLU ELU Tanh Sigmoid Softmax LogSoftmax Softplus Mish Hardtanh "
+    "Identity Dropout Dropout1d Dropout2d Flatten Unflatten MaxPool1d MaxPool2d AvgPool1d "
+    "AvgPool2d AdaptiveAvgPool1d AdaptiveAvgPool2d Upsample ReLU6 SELU CELU".split()
+)
+
+# Mixed-precision gradient scaling (GG609). Checked against torch 2.13.0: `torch.GradScaler`
+# is `torch.amp.GradScaler`; `torch.cuda.amp.GradScaler` still exists (deprecated, CUDA only).
+GRAD_SCALERS = frozenset(
+    {
+        "torch.GradScaler",
+        "torch.amp.GradScaler",
+        "torch.amp.grad_scaler.GradScaler",
+        "torch.cuda.amp.GradScaler",
+        "torch.cuda.amp.grad_scaler.GradScaler",
+    }
+)
+# Functions that clip the `.grad` of the parameters they are given, in place.
+GRAD_CLIPPERS = frozenset(
+    {
+        "torch.nn.utils.clip_grad_norm_",
+        "torch.nn.utils.clip_grad_value_",
+        "torch.nn.utils.clip_grad.clip_grad_norm_",
+        "torch.nn.utils.clip_grad.clip_grad_value_",
+    }
+)

@@ -1,0 +1,351 @@
+"""Which module calls certainly saved one of the module's own parameters for backward.
+
+An optimizer step changes parameters in place. A graph built before the step still works
+after it unless one of its nodes *saved* a parameter the step changed: then a backward
+through that node raises "one of the variables needed for gradient computation has been
+modified by an inplace operation". Whether a layer saves its weight is data
+(`torch_api.SAVES_WEIGHT_MODULES`, `SAVES_WEIGHT_FOR_INPUT_MODULES`): convolutions and
+recurrent layers always do, `nn.Linear` only when its input requires grad.
+
+A module call is followed into what it runs when that is plain to see:
+
+* a `torch.nn` layer of the tables;
+* an `nn.Sequential(...)` built once from literal `torch.nn` layers: the first layer that
+  saves its weight given what flows into it (a Linear after any layer with parameters
+  gets an input that requires grad);
+* a module class of the file whose `forward` returns a chain of its own layers
+  (`return self.main(x)`, `x = F.relu(self.fc1(x))` then `return self.fc2(x)`): every
+  layer on the chain certainly runs and its output reaches the returned value.
+
+Anything else (a layer built elsewhere, branches in `forward`, helpers) saves nothing as
+far as this module knows: silence is the default.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from gradguard.analysis import torch_api as api
+from gradguard.analysis.names import dotted
+from gradguard.analysis.values import ModuleRef
+
+# Resolves a call to the torch API it names (`nn.Linear(...)` -> "torch.nn.Linear").
+Resolver = Callable[[ast.Call], "str | None"]
+
+# Calls and methods a forward may wrap a layer's output in without breaking the chain from
+# the layer to the returned value: they are differentiable in their first input.
+_CHAIN_FUNCTIONS = frozenset(
+    f"{prefix}{name}"
+    for prefix in ("torch.", api.FUNCTIONAL_PREFIX)
+    for name in "relu leaky_relu gelu silu elu tanh sigmoid softmax log_softmax dropout "
+    "flatten squeeze unsqueeze reshape".split()
+)
+_CHAIN_METHODS = frozenset(
+    "view reshape flatten squeeze unsqueeze mean sum relu sigmoid tanh contiguous".split()
+)
+
+
+@dataclass(frozen=True)
+class SavedParameter:
+    """A layer whose weight a module call certainly saved: `layer` is the layer's
+    construction (`nn.Conv2d(...)`) or the call of a torch.nn module bound elsewhere."""
+
+    layer: ast.AST
+    description: str  # "nn.Conv2d"
+
+
+class ParameterSaves:
+    """Answers `saved_parameter` for the module calls of one file."""
+
+    def __init__(self, tree: ast.Module, resolve: Resolver) -> None:
+        self._tree = tree
+        self._resolve = resolve
+        self._bindings: dict[str, list[ast.AST]] | None = None
+
+    def saved_parameter(
+        self, call: ast.Call, module: ModuleRef, input_requires_grad: bool
+    ) -> SavedParameter | None:
+        """The layer whose weight `call` (a call of `module`) certainly saved for backward,
+        given whether its first input certainly requires grad; None when not certain."""
+        qualified = module.qualified
+        if qualified in api.SEQUENTIAL:
+            key = dotted(call.func)
+            construction = self._only_construction(key) if key is not None else None
+            if construction is None:
+                return None
+            return self._sequential(construction, input_requires_grad)
+        if qualified is not None:
+            layer = _layer_saves(qualified, input_requires_grad)
+            return SavedParameter(call, layer) if layer is not None else None
+        if module.local is not None:
+            return self._local(module.local.node, input_requires_grad)
+        return None
+
+    # -- nn.Sequential ------------------------------------------------------------------
+
+    def _sequential(self, construction: ast.Call, tracked: bool) -> SavedParameter | None:
+        """The first layer of a literal `nn.Sequential(...)` that saves its weight, given
+        whether the tensor flowing into it requires grad."""
+        if construction.keywords:
+            return None
+        for layer in construction.args:
+            if not isinstance(layer, ast.Call):
+                return None
+            qualified = self._resolve(layer)
+            if qualified is None or not qualified.startswith("torch.nn."):
+                return None
+            name = qualified.rsplit(".", 1)[-1]
+            saved = _layer_saves(qualified, tracked)
+            if saved is not None:
+                return SavedParameter(layer, saved)
+            kind = api.nn_module_kind(qualified)
+            if kind is not None and kind.has_parameters:
+                tracked = True  # its parameters require grad: so does what comes out
+            elif name not in api.HISTORY_KEEPING_LAYERS:
+                return None  # a layer that might cut or change history: stop here
+        return None
+
+    def _only_construction(self, key: str) -> ast.Call | None:
+        """The value of the one statement in the file binding `key`, when there is exactly
+        one, it is a plain assignment and it builds something right there
+        (`nn.Sequential(...)`, `nn.Sequential(...).to(device)`)."""
+        found = self._all_bindings().get(key, [])
+        if len(found) != 1 or not isinstance(found[0], ast.Assign):
+            return None
+        return _constructor(found[0].value)
+
+    def _all_bindings(self) -> dict[str, list[ast.AST]]:
+        if self._bindings is None:
+            self._bindings = bindings_of(self._tree)
+        return self._bindings
+
+    # -- classes of the file ------------------------------------------------------------
+
+    def _local(self, node: ast.ClassDef, input_requires_grad: bool) -> SavedParameter | None:
+        """The layer a local module's `forward` certainly runs on the way to its result
+        and whose weight it certainly saves."""
+        forward = _method(node, "forward")
+        layers = _self_layers(node)
+        if forward is None or layers is None:
+            return None
+        chain = _forward_chain(forward, self._resolve)
+        if chain is None:
+            return None
+        steps, reaches_input = chain
+        tracked = reaches_input and input_requires_grad
+        for attr in steps:  # from the input towards the result
+            layer = layers.get(attr)
+            if layer is None:
+                return None
+            qualified = self._resolve(layer)
+            if qualified is None:
+                return None
+            if qualified in api.SEQUENTIAL:
+                saved = self._sequential(layer, tracked)
+                if saved is not None:
+                    return saved
+                if not _has_parameters_somewhere(layer, self._resolve):
+                    return None
+                tracked = True
+                continue
+            description = _layer_saves(qualified, tracked)
+            if description is not None:
+                return SavedParameter(layer, description)
+            kind = api.nn_module_kind(qualified)
+            if kind is None:
+                return None
+            tracked = tracked or kind.has_parameters
+        return None
+
+
+def bindings_of(tree: ast.AST) -> dict[str, list[ast.AST]]:
+    """Every node binding each name or attribute chain (`scaler`, `self.main`) anywhere in
+    `tree`: assignments, augmented and annotated assignments, loop and `with` targets,
+    walrus targets, and function parameters (a parameter may be bound to anything)."""
+    found: dict[str, list[ast.AST]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.arg):
+            found.setdefault(node.arg, []).append(node)
+        for target in _targets(node):
+            key = dotted(target)
+            if key is not None:
+                found.setdefault(key, []).append(node)
+    return found
+
+
+def _layer_saves(qualified: str, input_requires_grad: bool) -> str | None:
+    """ "nn.X" when calling the torch.nn layer `qualified` certainly saves its weight."""
+    if not qualified.startswith("torch.nn."):
+        return None
+    name = qualified.rsplit(".", 1)[-1]
+    if name in api.SAVES_WEIGHT_MODULES:
+        return f"nn.{name}"
+    if name in api.SAVES_WEIGHT_FOR_INPUT_MODULES and input_requires_grad:
+        return f"nn.{name}"
+    return None
+
+
+def _has_parameters_somewhere(construction: ast.Call, resolve: Resolver) -> bool:
+    """Whether an `nn.Sequential(...)` of literal layers holds one with parameters, whose
+    output then requires grad (and so does the Sequential's, through history-keeping
+    layers only)."""
+    seen = False
+    for layer in construction.args:
+        qualified = resolve(layer) if isinstance(layer, ast.Call) else None
+        if qualified is None:
+            return False
+        kind = api.nn_module_kind(qualified)
+        if kind is not None and kind.has_parameters:
+            seen = True
+        elif qualified.rsplit(".", 1)[-1] not in api.HISTORY_KEEPING_LAYERS:
+            return False
+    return seen
+
+
+def _constructor(expr: ast.expr) -> ast.Call | None:
+    """`nn.Sequential(...)` out of `nn.Sequential(...).to(device)` and the like."""
+    while (
+        isinstance(expr, ast.Call)
+        and isinstance(expr.func, ast.Attribute)
+        and expr.func.attr in api.MODULE_CASTS_AND_MODES
+    ):
+        expr = expr.func.value
+    return expr if isinstance(expr, ast.Call) else None
+
+
+def _targets(node: ast.AST) -> Iterator[ast.expr]:
+    """Every expression `node` binds, unpacking tuples."""
+    targets: list[ast.expr] = []
+    if isinstance(node, ast.Assign):
+        targets = list(node.targets)
+    elif isinstance(node, ast.AugAssign | ast.AnnAssign | ast.For | ast.AsyncFor):
+        targets = [node.target]
+    elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+        targets = [node.optional_vars]
+    elif isinstance(node, ast.NamedExpr):
+        targets = [node.target]
+    while targets:
+        target = targets.pop()
+        if isinstance(target, ast.Tuple | ast.List):
+            targets.extend(target.elts)
+        elif isinstance(target, ast.Starred):
+            targets.append(target.value)
+        else:
+            yield target
+
+
+def _method(node: ast.ClassDef, name: str) -> ast.FunctionDef | None:
+    for stmt in node.body:
+        if isinstance(stmt, ast.FunctionDef) and stmt.name == name:
+            return stmt
+    return None
+
+
+def _self_layers(node: ast.ClassDef) -> dict[str, ast.Call] | None:
+    """`self.<attr> = <construction>` statements of `__init__`, for attributes bound
+    exactly once in the whole class; None when the class has no `__init__`."""
+    init = _method(node, "__init__")
+    if init is None:
+        return None
+    counts: dict[str, int] = {}
+    for child in ast.walk(node):
+        for target in _targets(child):
+            if (
+                isinstance(target, ast.Attribute)
+                and isinstance(target.value, ast.Name)
+                and target.value.id == "self"
+            ):
+                counts[target.attr] = counts.get(target.attr, 0) + 1
+    layers: dict[str, ast.Call] = {}
+    for stmt in init.body:
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
+            continue
+        target = stmt.targets[0]
+        if (
+            isinstance(target, ast.Attribute)
+            and isinstance(target.value, ast.Name)
+            and target.value.id == "self"
+            and counts.get(target.attr) == 1
+            and isinstance(stmt.value, ast.Call)
+        ):
+            layers[target.attr] = stmt.value
+    return layers
+
+
+def _forward_chain(forward: ast.FunctionDef, resolve: Resolver) -> tuple[list[str], bool] | None:
+    """The `self.<attr>` layers `forward` runs on the chain from its first input to what it
+    returns, in the order they run, and whether the chain starts at that input. None when
+    `forward` is not a straight run of assignments to names ending in a `return`, or the
+    chain passes through anything but layers and differentiable wrappers."""
+    params = forward.args.args
+    if len(params) < 2 or forward.args.vararg or forward.args.kwarg:
+        return None
+    argument = params[1].arg
+    body = [s for s in forward.body if not _is_docstring(s)]
+    if not body or not isinstance(body[-1], ast.Return) or body[-1].value is None:
+        return None
+    for stmt in body[:-1]:
+        if not (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+        ):
+            return None
+    steps: list[str] = []
+    expr: ast.expr | None = body[-1].value
+    position = len(body) - 1
+    while expr is not None:
+        if isinstance(expr, ast.Name):
+            binding = _last_binding(body, position, expr.id)
+            if binding is None:
+                return list(reversed(steps)), expr.id == argument
+            position, expr = binding
+            continue
+        expr = _chain_step(expr, steps, resolve)
+    return None
+
+
+def _last_binding(body: list[ast.stmt], before: int, name: str) -> tuple[int, ast.expr] | None:
+    """The index and value of the last `name = ...` among `body[:before]`."""
+    for index in range(before - 1, -1, -1):
+        stmt = body[index]
+        assert isinstance(stmt, ast.Assign)
+        target = stmt.targets[0]
+        if isinstance(target, ast.Name) and target.id == name:
+            return index, stmt.value
+    return None
+
+
+def _chain_step(expr: ast.expr, steps: list[str], resolve: Resolver) -> ast.expr | None:
+    """One link down the chain: record a `self.<attr>(inner)` layer, or pass through a
+    differentiable wrapper; the inner expression, or None when the chain breaks."""
+    if not isinstance(expr, ast.Call):
+        return None
+    func = expr.func
+    inner: ast.expr | None = None
+    if (
+        isinstance(func, ast.Attribute)
+        and isinstance(func.value, ast.Name)
+        and func.value.id == "self"
+        and len(expr.args) == 1
+        and not expr.keywords
+    ):
+        steps.append(func.attr)
+        inner = expr.args[0]
+    elif resolve(expr) in _CHAIN_FUNCTIONS and expr.args:
+        inner = expr.args[0]
+    elif isinstance(func, ast.Attribute) and func.attr in _CHAIN_METHODS:
+        inner = func.value
+    if inner is None or isinstance(inner, ast.Starred):
+        return None
+    return inner
+
+
+def _is_docstring(stmt: ast.stmt) -> bool:
+    return (
+        isinstance(stmt, ast.Expr)
+        and isinstance(stmt.value, ast.Constant)
+        and isinstance(stmt.value.value, str)
+    )
