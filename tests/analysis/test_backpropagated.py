@@ -46,3 +46,13 @@ def test_names_whose_requires_grad_is_forced_do_not_count() -> None:
     # Reading the flag is no forcing.
     checked = "loss = criterion(model(batch), 1)\nif loss.requires_grad:\n    loss.backward()\n"
     assert _names(checked) == {"loss"}
+
+
+def test_a_plain_name_of_an_unpacking_bound_once() -> None:
+    assert _names("loss, parts = criterion(model(batch), 1)\nloss.backward()\n") == {"loss"}
+
+
+def test_an_unpacking_in_a_loop_target_or_bound_twice_does_not_count() -> None:
+    assert _names("for loss, parts in batch:\n    loss.backward()\n") == frozenset()
+    body = "loss, parts = model(batch)\nloss, parts = model(batch)\nloss.backward()\n"
+    assert _names(body) == frozenset()

@@ -3,7 +3,8 @@
 A value on which `.backward()` is called is a tensor with history whenever that call runs
 (otherwise the call itself raises), so `loss = criterion(model(x), y)` is tracked even when
 `model` and `criterion` are parameters nobody can see. Only names bound exactly once in the
-function, by a plain assignment, qualify: then the value `backward()` sees is that one.
+function, by a plain assignment (`loss = ...`, or one plain name of `loss, parts = ...`),
+qualify: then the value `backward()` sees is that one.
 A name whose `requires_grad` the function forces (`loss.requires_grad = True`,
 `loss.requires_grad_()`) never qualifies: the forced leaf lets backward run without history.
 """
@@ -47,8 +48,12 @@ def _backpropagated_names(
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
             bindings[node.id] += 1
         elif isinstance(node, ast.Assign) and len(node.targets) == 1:
-            if isinstance(node.targets[0], ast.Name):
-                plain.add(node.targets[0].id)
+            target = node.targets[0]
+            if isinstance(target, ast.Name):
+                plain.add(target.id)
+            elif isinstance(target, ast.Tuple | ast.List):
+                # `loss, parts = compute_loss(...)`: each plain name of the unpacking.
+                plain.update(e.id for e in target.elts if isinstance(e, ast.Name))
         elif isinstance(node, ast.Import | ast.ImportFrom):
             for alias in node.names:
                 bindings[(alias.asname or alias.name).split(".")[0]] += 1

@@ -127,7 +127,8 @@ assert not torch.is_tensor(total), "total keeps every iteration's graph"
         for use in ctx.analysis.uses:
             if use.kind != "accumulate" or use.added is None or not use.added.has_history:
                 continue
-            key = dotted(use.target)
+            total_expr = use.target.value if isinstance(use.target, ast.Subscript) else use.target
+            key = dotted(total_expr)
             carries = [
                 c
                 for c in use.value.carries

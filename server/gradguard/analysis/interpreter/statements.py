@@ -167,6 +167,23 @@ class FunctionInterpreter(CallEvaluator):
             self.bind(target, value)
         if len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             self._backpropagated_attributes(stmt.targets[0].id, value)
+        elif len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Tuple | ast.List):
+            self._backpropagated_elements(stmt.targets[0])
+
+    def _backpropagated_elements(self, target: ast.Tuple | ast.List) -> None:
+        """`loss, parts = compute_loss(...)` then `loss.backward()`: `loss` is a tensor with
+        history from this binding on, whatever the call returned."""
+        if self.env is None:
+            return
+        for element in target.elts:
+            if isinstance(element, ast.Name) and element.id in self.backpropagated:
+                bound = self.env.get(element.id, UNKNOWN)
+                if (
+                    bound.grad is Grad.UNKNOWN
+                    and bound.unless is None
+                    and bound.kind in (Kind.UNKNOWN, Kind.TENSOR)
+                ):
+                    self.env[element.id] = evolve(bound, grad=Grad.TRACKED, kind=Kind.TENSOR)
 
     def _backpropagated_attributes(self, name: str, value: Value) -> None:
         """`output = model(**batch)` then `output.loss.backward()`: `output.loss` is a tensor
@@ -198,7 +215,12 @@ class FunctionInterpreter(CallEvaluator):
         value = self.eval(stmt.value)
         result = self.arithmetic(stmt, [current, value])
         if isinstance(stmt.op, ast.Add) and value.kind is Kind.TENSOR:
-            self.record_use("accumulate", "Add", stmt, stmt.target, current, value)
+            total = current
+            if isinstance(stmt.target, ast.Subscript):
+                # `totals[0] += loss` / `totals["mse"] += loss`: the container is the total.
+                base_key = dotted(stmt.target.value)
+                total = self.lookup(base_key) if base_key is not None else UNKNOWN
+            self.record_use("accumulate", "Add", stmt, stmt.target, total, value)
         if current.kind is Kind.TENSOR:
             operator = type(stmt.op).__name__
             self.record_use("inplace", operator, stmt, stmt.target, current)
