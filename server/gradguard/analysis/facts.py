@@ -10,11 +10,19 @@ See docs/contributing.md for which fact answers which question.
 
 from __future__ import annotations
 
+from gradguard.analysis.accumulation import (
+    LossPath,
+    local_callables,
+    periodic_divisor,
+    scales_by,
+    sums_by_reduction,
+)
 from gradguard.analysis.dependencies import assigned_names, names_feeding, read_names, reads_key
 from gradguard.analysis.grad_context import GradContext
 from gradguard.analysis.graph import SavedNode
 from gradguard.analysis.hooks import may_have_hooks
 from gradguard.analysis.imports import torch_alias
+from gradguard.analysis.mode_switches import ModeSwitch, ModeSwitches, calls_in
 from gradguard.analysis.model import (
     BackwardCall,
     FunctionNode,
@@ -54,6 +62,9 @@ __all__ = [
     "LoopNode",
     "Loss",
     "LossKind",
+    "LossPath",
+    "ModeSwitch",
+    "ModeSwitches",
     "ModuleAnalysis",
     "OptimizedParameters",
     "Replacement",
@@ -65,12 +76,17 @@ __all__ = [
     "ValueUse",
     "assigned_names",
     "callee_name",
+    "calls_in",
     "dotted",
     "identifier_spelling",
+    "local_callables",
     "may_have_hooks",
     "names_feeding",
+    "periodic_divisor",
     "read_names",
     "reads_key",
+    "scales_by",
+    "sums_by_reduction",
     "torch_alias",
     "unfilled_grad_reads",
 ]

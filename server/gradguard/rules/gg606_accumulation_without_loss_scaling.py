@@ -1,0 +1,306 @@
+"""GG606 `accumulation-without-loss-scaling`
+
+## What it does
+Finds gradient accumulation whose loss is never averaged: a loop backpropagates a loss on
+every iteration, but steps the optimizer and clears the gradients only once every k
+iterations (`if (i + 1) % k == 0:` around `optimizer.step()` and `zero_grad()`, k a name or
+a literal other than 1), and the loss reaches `backward()` undivided.
+
+It fires only when the whole path of the loss, from the statements of the loop that compute
+it to `backward()`, is visible and neither multiplies nor divides it (nor sums it), and the
+file never multiplies or divides anything by k (not the loss, not the learning rate, not the
+gradients after the loop: `p.grad /= k`), never rescales a `.grad`, and has no loss with
+`reduction="sum"` (accumulating sums is then the convention). A loss computed by a function
+of the file, a modulo guard around logging only, `% 1`, and accumulation inside a helper the
+analysis cannot see stay silent.
+
+## Why is this bad?
+`backward()` adds into `.grad`, so after k micro-batches the gradient is the *sum* of k
+mean-reduced micro-batch gradients: k times the gradient of the large batch the accumulation
+stands for. Every step is k times too large, as if the learning rate were multiplied by k
+(SGD diverges or needs a different learning rate than the one tuned; with Adam the
+gradient-clipping threshold, weight decay and `eps` act k times weaker). Nothing raises.
+
+## Example
+```python
+for i, (x, y) in enumerate(loader):
+    loss = criterion(model(x), y)
+    loss.backward()
+    if (i + 1) % accumulation_steps == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+```
+
+## Use instead
+```python
+for i, (x, y) in enumerate(loader):
+    loss = criterion(model(x), y)
+    loss = loss / accumulation_steps
+    loss.backward()
+    if (i + 1) % accumulation_steps == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+```
+
+## Fix safety
+"Divide the loss by k before backward()" inserts `loss = loss / k` before the statement that
+calls `backward()`. The gradients become the mean over the accumulated micro-batches, which is
+what accumulation stands for; but any later use of `loss` in the iteration (a running total
+for logging, an early-stopping test) now sees the divided value, and a learning rate tuned
+for the summed gradients would have to change. The fix is unsafe.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from gradguard.analysis.facts import (
+    BackwardCall,
+    LossPath,
+    ValueUse,
+    local_callables,
+    periodic_divisor,
+    scales_by,
+    sums_by_reduction,
+)
+from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
+from gradguard.core.rule import Invalid, Rule, RuleContext
+from gradguard.rewrite.expressions import expr_text, needs_parentheses
+from gradguard.rewrite.statements import insert_before, stands_alone
+
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+
+
+class AccumulationWithoutLossScaling(Rule):
+    """Gradient accumulation that sums k full-size gradients."""
+
+    code = "GG606"
+    name = "accumulation-without-loss-scaling"
+    severity = Severity.WARNING
+    summary = "gradient accumulation without dividing the loss by the number of steps"
+
+    valid = (
+        # The loss is divided by the number of accumulation steps.
+        """
+import torch
+from torch import nn
+model = nn.Linear(4, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+criterion = nn.MSELoss()
+accumulation_steps = 2
+for i in range(4):
+    loss = criterion(model(torch.randn(8, 4)), torch.randn(8, 1))
+    loss = loss / accumulation_steps
+    loss.backward()
+    if (i + 1) % accumulation_steps == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+""",
+        # Divided on the way, in place or inside the backward call.
+        """
+import torch
+from torch import nn
+model = nn.Linear(4, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+accum = 4
+for step in range(8):
+    loss = nn.functional.mse_loss(model(torch.randn(8, 4)), torch.randn(8, 1))
+    (loss / accum).backward()
+    if (step + 1) % accum == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+""",
+        # The mean taken by multiplying with 1/k.
+        """
+import torch
+from torch import nn
+model = nn.Linear(4, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+k = 2
+for i in range(4):
+    loss = model(torch.randn(8, 4)).pow(2).mean() * (1.0 / k)
+    loss.backward()
+    if (i + 1) % k == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+""",
+        # The gradients are averaged before the step instead.
+        """
+import torch
+from torch import nn
+model = nn.Linear(4, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+k = 2
+for i in range(4):
+    loss = model(torch.randn(8, 4)).pow(2).mean()
+    loss.backward()
+    if (i + 1) % k == 0:
+        for p in model.parameters():
+            p.grad /= k
+        optimizer.step()
+        optimizer.zero_grad()
+""",
+        # A modulo that guards logging, not the step; and `% 1`.
+        """
+import torch
+from torch import nn
+model = nn.Linear(4, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+for i in range(4):
+    optimizer.zero_grad()
+    loss = model(torch.randn(8, 4)).pow(2).mean()
+    loss.backward()
+    optimizer.step()
+    if i % 2 == 0:
+        print(i, loss.item())
+    if i % 1 == 0:
+        optimizer.zero_grad()
+""",
+    )
+
+    invalid = (
+        Invalid(
+            """
+import torch
+from torch import nn
+torch.manual_seed(0)
+model = nn.Linear(4, 1)
+criterion = nn.MSELoss()
+x, y = torch.randn(16, 4), torch.randn(16, 1)
+full = criterion(model(x), y)
+reference = torch.autograd.grad(full, model.weight)[0]
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+accumulation_steps = 4
+for i, (xb, yb) in enumerate(zip(x.chunk(4), y.chunk(4))):
+    loss = criterion(model(xb), yb)
+    loss.backward()
+    if (i + 1) % accumulation_steps == 0:
+        ratio = float(model.weight.grad.norm() / reference.norm())
+        assert abs(ratio - 1.0) < 1e-4, f"accumulated gradient is {ratio:.1f}x the batch gradient"
+        optimizer.step()
+        optimizer.zero_grad()
+""",
+            fixed="""
+import torch
+from torch import nn
+torch.manual_seed(0)
+model = nn.Linear(4, 1)
+criterion = nn.MSELoss()
+x, y = torch.randn(16, 4), torch.randn(16, 1)
+full = criterion(model(x), y)
+reference = torch.autograd.grad(full, model.weight)[0]
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+accumulation_steps = 4
+for i, (xb, yb) in enumerate(zip(x.chunk(4), y.chunk(4))):
+    loss = criterion(model(xb), yb)
+    loss = loss / accumulation_steps
+    loss.backward()
+    if (i + 1) % accumulation_steps == 0:
+        ratio = float(model.weight.grad.norm() / reference.norm())
+        assert abs(ratio - 1.0) < 1e-4, f"accumulated gradient is {ratio:.1f}x the batch gradient"
+        optimizer.step()
+        optimizer.zero_grad()
+""",
+            unsafe_fix=True,
+            error="accumulated gradient is 4.0x the batch gradient",
+        ),
+    )
+
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
+        """One finding per backward whose loss an accumulation step sums k times."""
+        if sums_by_reduction(ctx.tree):
+            return
+        reported: set[int] = set()
+        for step in ctx.analysis.uses:
+            if step.kind != "optimizer" or step.name != "step":
+                continue
+            found = _accumulation(ctx, step)
+            if found is None:
+                continue
+            guard, divisor, backward = found
+            if id(backward.call) in reported or scales_by(ctx.tree, divisor):
+                continue
+            if not _unscaled(ctx, backward, guard):
+                continue
+            reported.add(id(backward.call))
+            yield self._finding(ctx, step, guard, divisor, backward)
+
+    def _finding(
+        self,
+        ctx: RuleContext,
+        step: ValueUse,
+        guard: ast.If,
+        divisor: ast.expr,
+        backward: BackwardCall,
+    ) -> Finding:
+        k = expr_text(ctx.source, divisor)
+        loss = expr_text(ctx.source, backward.target)
+        optimizer = expr_text(ctx.source, step.target)
+        message = (
+            f"`{optimizer}.step()` runs once every `{k}` iterations (line {guard.lineno}) but "
+            f"`{loss}` is backpropagated undivided on each of them: the step applies the sum "
+            f"of `{k}` micro-batch gradients, `{k}` times the averaged gradient, as if the "
+            f"learning rate were `{k}` times larger. Divide the loss by `{k}` before backward()"
+        )
+        related = [
+            Related(ctx.header_range(guard), f"the step runs every `{k}` iterations"),
+            Related(ctx.node_range(step.stmt), "applies the summed gradients"),
+        ]
+        fixes = []
+        target = backward.target
+        if isinstance(target, ast.Name) and stands_alone(ctx.source, backward.stmt):
+            operand = f"({k})" if needs_parentheses(divisor) else k
+            edit = insert_before(
+                ctx.source, backward.stmt, f"{target.id} = {target.id} / {operand}"
+            )
+            fixes.append(Fix("Divide the loss by k before backward()", Safety.UNSAFE, (edit,)))
+        return self.finding(message, ctx.node_range(backward.call), related, fixes)
+
+
+def _accumulation(ctx: RuleContext, step: ValueUse) -> tuple[ast.If, ast.expr, BackwardCall] | None:
+    """The periodic `if` the step runs in (with a zero_grad() beside it), its k, and a
+    backward call of the same function run on every iteration of the loop around the `if`,
+    before it."""
+    context = ctx.grad_context
+    parent = context.parents.get(id(step.stmt))
+    if not isinstance(parent, ast.If) or not any(s is step.stmt for s in parent.body):
+        return None
+    divisor = periodic_divisor(parent.test)
+    if divisor is None or not _clears_gradients(parent.body):
+        return None
+    loop = next((a for a in context.ancestors(parent) if isinstance(a, _LOOPS)), None)
+    if loop is None or context.enclosing_function(loop) is not step.function:
+        return None
+    for event in ctx.analysis.backward_calls:
+        if (
+            event.via == "backward"
+            and event.function is step.function
+            and loop in event.every_iteration
+            and event.call.lineno < parent.lineno
+            and not any(a is parent for a in context.ancestors(event.call))
+        ):
+            return parent, divisor, event
+    return None
+
+
+def _clears_gradients(body: list[ast.stmt]) -> bool:
+    """A `zero_grad()` (or `p.grad = None`) among the statements: the accumulation restarts."""
+    for stmt in body:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Attribute) and node.attr == "zero_grad":
+                return True
+            if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Attribute) and t.attr == "grad" for t in node.targets
+            ):
+                return True
+    return False
+
+
+def _unscaled(ctx: RuleContext, backward: BackwardCall, guard: ast.If) -> bool:
+    """True when the loss reaches backward() with every step visible and none scaling it."""
+    loop = next(a for a in ctx.grad_context.ancestors(guard) if isinstance(a, _LOOPS))
+    known = {id(call.call) for call in ctx.analysis.torch_calls}
+    known |= {id(u.node) for u in ctx.analysis.uses if u.kind == "module-call"}
+    path = LossPath(loop, backward.call.lineno, known, local_callables(ctx.tree))
+    return path.unscaled(backward.target)
