@@ -150,15 +150,16 @@ def sums_by_reduction(tree: ast.AST) -> bool:
 class LossPath:
     """Follows a backpropagated expression back to where it was computed, inside `loop`.
 
-    `known_calls` are id()s of calls whose behaviour is known (torch functions, calls of
-    known modules); `local_functions` the names of functions and lambdas defined in the file,
+    `torch_calls` are id()s of calls of torch functions, `module_calls` of calls of known
+    modules; `local_functions` the names of functions and lambdas defined in the file,
     whose calls could scale. A call of anything else is accepted only as a plain callee
     (`criterion(out, y)`, `self.model(x)`): a module or loss object the file was handed.
     """
 
     loop: ast.For | ast.AsyncFor | ast.While
     before: int  # the line of the backward call: bindings after it do not feed it
-    known_calls: set[int]
+    torch_calls: set[int]
+    module_calls: set[int]
     local_functions: frozenset[str]
     _bindings: dict[str, list[ast.stmt]] | None = field(default=None, repr=False)
     _seen: set[str] = field(default_factory=set, repr=False)
@@ -186,19 +187,23 @@ class LossPath:
         return False
 
     def _call_unscaled(self, call: ast.Call) -> bool:
-        arguments = [*call.args, *(k.value for k in call.keywords)]
-        if any(isinstance(a, ast.Starred) for a in call.args):
-            return False
+        """A torch function or a neutral tensor method passes its operands' scale on, so they
+        are followed; a model or a loss object (a known module, or an object the file was
+        handed) computes something new from its inputs: scaling them does not average the
+        loss, so they are not followed."""
         func = call.func
         if isinstance(func, ast.Attribute) and func.attr in SCALING_CALLS:
             return False
-        if id(call) in self.known_calls:
-            pass
-        elif isinstance(func, ast.Attribute) and func.attr in NEUTRAL_TENSOR_METHODS:
-            return self.unscaled(func.value, root=False) and _all(self, arguments)
-        elif not self._plain_callee(func):
+        if id(call) in self.module_calls:
+            return True
+        operands = [*call.args, *(k.value for k in call.keywords)]
+        if any(isinstance(a, ast.Starred) for a in call.args):
             return False
-        return _all(self, arguments)
+        if id(call) in self.torch_calls:
+            return _all(self, operands)
+        if isinstance(func, ast.Attribute) and func.attr in NEUTRAL_TENSOR_METHODS:
+            return self.unscaled(func.value, root=False) and _all(self, operands)
+        return self._plain_callee(func)
 
     def _plain_callee(self, func: ast.expr) -> bool:
         """`criterion`, `model`, `self.model`: an object called, not a function of the file."""

@@ -300,7 +300,9 @@ def _clears_gradients(body: list[ast.stmt]) -> bool:
 def _unscaled(ctx: RuleContext, backward: BackwardCall, guard: ast.If) -> bool:
     """True when the loss reaches backward() with every step visible and none scaling it."""
     loop = next(a for a in ctx.grad_context.ancestors(guard) if isinstance(a, _LOOPS))
-    known = {id(call.call) for call in ctx.analysis.torch_calls}
-    known |= {id(u.node) for u in ctx.analysis.uses if u.kind == "module-call"}
-    path = LossPath(loop, backward.call.lineno, known, local_callables(ctx.tree))
+    torch_calls = {id(call.call) for call in ctx.analysis.torch_calls}
+    module_calls = {id(u.node) for u in ctx.analysis.uses if u.kind == "module-call"}
+    path = LossPath(
+        loop, backward.call.lineno, torch_calls, module_calls, local_callables(ctx.tree)
+    )
     return path.unscaled(backward.target)

@@ -63,6 +63,7 @@ import ast
 from collections.abc import Iterator
 
 from gradguard.analysis.facts import (
+    FunctionNode,
     LoopNode,
     ModeSwitch,
     ModeSwitches,
@@ -78,17 +79,13 @@ from gradguard.rewrite.statements import insert_before, stands_alone
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _ENDS = (ast.Break, ast.Return, ast.Raise)
-# Words in a class of the file that may make its forward depend on the mode.
+# Words in a class of the file that may make its forward depend on the mode (`F.dropout`,
+# `F.batch_norm`, `self.training`...); the layers it builds are checked one by one.
 _MODE_WORDS = (
     "dropout",
     "norm",
     "training",
     "rrelu",
-    "rnn",
-    "lstm",
-    "gru",
-    "transformer",
-    "attention",
     "train(",
     "eval(",
 )
@@ -261,7 +258,7 @@ for epoch in range(2):
         how = (
             f"`{key}.eval()`"
             if switch.via is None
-            else f"`{switch.via.name}()` (it calls `.eval()` on the model it is given)"
+            else f"`{switch.via.name}()` (line {switch.via.lineno})"
         )
         message = (
             f"{how} switches `{key}` to evaluation mode inside the training loop at line "
@@ -294,7 +291,7 @@ def _left_in_eval(
             continue
         if switches.may_switch_on(loop) or _handed_to_unknown(switches, loop, switch):
             return None
-        if _mode_free(ctx, switch.key):
+        if _mode_free(ctx, switch.key, ctx.grad_context.enclosing_function(switch.call)):
             return None
         return loop, first
     return None
@@ -403,12 +400,15 @@ def _optimized(tree: ast.Module, key: str) -> bool:
     return False
 
 
-def _mode_free(ctx: RuleContext, key: str) -> bool:
-    """True when the analysis knows the model computes the same in both modes."""
+def _mode_free(ctx: RuleContext, key: str, function: FunctionNode | None) -> bool:
+    """True when the analysis knows the model computes the same in both modes (every call
+    and mode switch of it in the function sees the same module)."""
     uses: list[ValueUse] = [
         u
         for u in ctx.analysis.uses
-        if u.kind in ("module-call", "module-mode") and dotted(u.target) == key
+        if u.kind in ("module-call", "module-mode")
+        and u.function is function
+        and dotted(u.target) == key
     ]
     refs = {id(u.value.module): u.value for u in uses if u.value.module is not None}
     if not uses or len(refs) != 1:
