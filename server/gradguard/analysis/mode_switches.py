@@ -142,9 +142,22 @@ class ModeSwitches:
             bound = self.bindings(call, function)
             for inner in calls_in(function):
                 inner_key = switches_off(inner)
-                outer = _rebind(inner_key, bound) if inner_key is not None else None
+                outer = _rebind(inner_key, bound, function) if inner_key is not None else None
                 if outer is not None:
                     yield ModeSwitch(call, outer, function)
+
+    def hands_over(self, call: ast.Call, key: str) -> bool:
+        """True when `call` runs a function of the file that works on the module `key`: given
+        as an argument, or read as the same global or `self` attribute."""
+        function = self.resolve(call)
+        if function is None:
+            return False
+        if key in self.bindings(call, function).values():
+            return True
+        head = key.partition(".")[0]
+        if _rebind(key, {}, function) != key:
+            return False
+        return any(isinstance(n, ast.Name) and n.id == head for n in ast.walk(function))
 
     def may_switch_on(self, node: ast.AST, depth: int = _DEPTH) -> bool:
         """True when the code in `node`, or a function of the file it calls, may put a module
@@ -179,11 +192,28 @@ def _trains_here(func: ast.Attribute) -> bool:
     return func.attr == "step" and (receiver.startswith("opt") or "optim" in receiver)
 
 
-def _rebind(key: str, bound: dict[str, str]) -> str | None:
-    """A key of the callee (`model`, `model.module`, `self.net`) as the caller spells it."""
+def _rebind(key: str, bound: dict[str, str], function: FunctionNode) -> str | None:
+    """A key of the callee (`model`, `model.module`, `self.net`) as the caller spells it: a
+    parameter becomes the caller's argument, `self` and a global stay as they are."""
     head, _, rest = key.partition(".")
     if head == "self":
         return key
     if head in bound:
         return f"{bound[head]}.{rest}" if rest else bound[head]
-    return None
+    arguments = function.args
+    params = {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}
+    if arguments.vararg is not None or arguments.kwarg is not None or head in params:
+        return None
+    return key if head not in _local_names(function) else None
+
+
+def _local_names(function: FunctionNode) -> set[str]:
+    """Names the function binds itself (so they are not the module's globals)."""
+    found: set[str] = set()
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            found.add(node.id)
+    for node in ast.walk(function):
+        if isinstance(node, ast.Global):
+            found.difference_update(node.names)
+    return found

@@ -141,6 +141,27 @@ for i in range(4):
         optimizer.step()
         optimizer.zero_grad()
 """,
+        # eriklindernoren/PyTorch-GAN wgan.py: the critic steps every iteration, the
+        # generator (with its own backward) every n_critic iterations.
+        """
+import torch
+from torch import nn
+generator, critic = nn.Linear(2, 2), nn.Linear(2, 1)
+optimizer_G = torch.optim.RMSprop(generator.parameters(), lr=5e-5)
+optimizer_D = torch.optim.RMSprop(critic.parameters(), lr=5e-5)
+n_critic = 5
+for i in range(10):
+    z = torch.randn(8, 2)
+    optimizer_D.zero_grad()
+    loss_D = -critic(torch.randn(8, 2)).mean() + critic(generator(z).detach()).mean()
+    loss_D.backward()
+    optimizer_D.step()
+    if i % n_critic == 0:
+        optimizer_G.zero_grad()
+        loss_G = -critic(generator(z)).mean()
+        loss_G.backward()
+        optimizer_G.step()
+""",
         # A modulo that guards logging, not the step; and `% 1`.
         """
 import torch
@@ -272,6 +293,11 @@ def _accumulation(ctx: RuleContext, step: ValueUse) -> tuple[ast.If, ast.expr, B
     loop = next((a for a in context.ancestors(parent) if isinstance(a, _LOOPS)), None)
     if loop is None or context.enclosing_function(loop) is not step.function:
         return None
+    if _updates_outside(ctx, loop, parent) or any(
+        any(a is parent for a in context.ancestors(event.call))
+        for event in ctx.analysis.backward_calls
+    ):
+        return None  # another update every iteration (a GAN's critic), or a guarded backward
     for event in ctx.analysis.backward_calls:
         if (
             event.via == "backward"
@@ -282,6 +308,23 @@ def _accumulation(ctx: RuleContext, step: ValueUse) -> tuple[ast.If, ast.expr, B
         ):
             return parent, divisor, event
     return None
+
+
+def _updates_outside(ctx: RuleContext, loop: ast.AST, guard: ast.If) -> bool:
+    """True when the loop steps an optimizer or clears gradients outside the guard: the
+    backward on every iteration may feed that update (a WGAN's critic is updated every
+    iteration, its generator every n_critic), and cleared gradients do not accumulate."""
+    inside = {id(n) for n in ast.walk(guard)}
+    outside = [n for n in ast.walk(loop) if id(n) not in inside]
+    if any(
+        isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "zero_grad"
+        for n in outside
+    ):
+        return True
+    ids = {id(n) for n in outside}
+    return any(
+        u.kind == "optimizer" and u.name == "step" and id(u.node) in ids for u in ctx.analysis.uses
+    )
 
 
 def _clears_gradients(body: list[ast.stmt]) -> bool:

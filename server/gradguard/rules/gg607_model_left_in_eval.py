@@ -79,6 +79,11 @@ from gradguard.rewrite.statements import insert_before, stands_alone
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _ENDS = (ast.Break, ast.Return, ast.Raise)
+# Calls that cannot switch the mode of a module they are given (they only read it, or copy
+# it: `torch.save` pickles it, `copy.deepcopy` switches the copy at most).
+_INERT_CALLS = frozenset(
+    {"print", "len", "str", "repr", "type", "id", "isinstance", "torch.save", "copy.deepcopy"}
+)
 # Words in a class of the file that may make its forward depend on the mode (`F.dropout`,
 # `F.batch_norm`, `self.training`...); the layers it builds are checked one by one.
 _MODE_WORDS = (
@@ -312,32 +317,33 @@ def _first_training_statement(
     """The first statement of the loop body that runs or trains the model (not the one
     holding the switch), when the loop trains it at all."""
     body = [s for s in loop.body if not _contains(s, switch.call)]
-    if not any(switches.trains(s) and _uses(s, switch.key) for s in body):
+    if not any(switches.trains(s) and _uses(switches, s, switch.key) for s in body):
         return None
-    return next((s for s in body if _uses(s, switch.key) or switches.trains(s)), None)
+    return next((s for s in body if _uses(switches, s, switch.key) or switches.trains(s)), None)
 
 
 def _contains(stmt: ast.stmt, node: ast.AST) -> bool:
     return any(n is node for n in ast.walk(stmt))
 
 
-def _uses(node: ast.AST, key: str) -> bool:
-    """The model is called or handed over in `node` (a method of its class uses `self`)."""
+def _uses(switches: ModeSwitches, node: ast.AST, key: str) -> bool:
+    """The model is called or handed over in `node`, or a function of the file called there
+    works on it (a parameter bound to it, the same global, or a method of its class)."""
     root = key.split(".", 1)[0]
     for call in calls_in(node):
-        if dotted(call.func) == key:
+        if dotted(call.func) == key or switches.hands_over(call, key):
             return True
         for arg in [*call.args, *(k.value for k in call.keywords)]:
             name = dotted(arg)
             if name == key or (root == "self" and name == "self"):
                 return True
-        if (
-            root == "self"
-            and isinstance(call.func, ast.Attribute)
-            and dotted(call.func.value) == "self"
-        ):
+        if root == "self" and _self_method(call):
             return True
     return False
+
+
+def _self_method(call: ast.Call) -> bool:
+    return isinstance(call.func, ast.Attribute) and dotted(call.func.value) == "self"
 
 
 def _handed_to_unknown(switches: ModeSwitches, loop: LoopNode, switch: ModeSwitch) -> bool:
@@ -345,13 +351,9 @@ def _handed_to_unknown(switches: ModeSwitches, loop: LoopNode, switch: ModeSwitc
     the model back."""
     root = switch.key.split(".", 1)[0]
     for call in calls_in(loop):
-        if switches.resolve(call) is not None or dotted(call.func) == "print":
+        if switches.resolve(call) is not None or dotted(call.func) in _INERT_CALLS:
             continue
-        if (
-            root == "self"
-            and isinstance(call.func, ast.Attribute)
-            and dotted(call.func.value) == "self"
-        ):
+        if root == "self" and _self_method(call):
             return True  # a method the class inherits
         for arg in [*call.args, *(k.value for k in call.keywords)]:
             name = dotted(arg)
@@ -381,23 +383,38 @@ def _ends_after(ctx: RuleContext, node: ast.AST) -> bool:
 
 
 def _optimized(tree: ast.Module, key: str) -> bool:
-    """An optimizer of the file is built from the model's parameters (or given the model):
-    it is the model that trains, not a frozen teacher evaluated beside it."""
+    """An optimizer of the file is built from the model's parameters (or given the model),
+    or the file updates them by hand from their gradients (`for p in model.parameters():
+    p.data.add_(p.grad, alpha=-lr)`): it is the model that trains, not a frozen teacher
+    evaluated beside it."""
     for node in ast.walk(tree):
+        if isinstance(node, ast.For) and _updated_by_hand(node, key):
+            return True
         if not isinstance(node, ast.Call) or "optim" not in (dotted(node.func) or "").lower():
             continue
         for arg in [*node.args, *(k.value for k in node.keywords)]:
             if dotted(arg) == key:
                 return True
-            for inner in ast.walk(arg):
-                if (
-                    isinstance(inner, ast.Call)
-                    and isinstance(inner.func, ast.Attribute)
-                    and inner.func.attr in ("parameters", "named_parameters")
-                    and dotted(inner.func.value) == key
-                ):
-                    return True
+            if any(_parameters_of(inner, key) for inner in ast.walk(arg)):
+                return True
     return False
+
+
+def _updated_by_hand(loop: ast.For, key: str) -> bool:
+    """`for p in key.parameters():` with a `.grad` read in its body."""
+    return _parameters_of(loop.iter, key) and any(
+        isinstance(n, ast.Attribute) and n.attr == "grad" for n in ast.walk(loop)
+    )
+
+
+def _parameters_of(node: ast.AST, key: str) -> bool:
+    """`key.parameters()` or `key.named_parameters()`."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in ("parameters", "named_parameters")
+        and dotted(node.func.value) == key
+    )
 
 
 def _mode_free(ctx: RuleContext, key: str, function: FunctionNode | None) -> bool:

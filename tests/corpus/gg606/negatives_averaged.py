@@ -134,3 +134,38 @@ def accumulation_in_a_helper(model, loader, train_step, k=4):
         if (i + 1) % k == 0:
             optimizer.step()
             optimizer.zero_grad()
+
+
+def wgan_n_critic(generator, discriminator, dataloader, latent_dim, n_critic=5, clip=0.01):
+    # eriklindernoren/PyTorch-GAN implementations/wgan/wgan.py: the critic is updated on every
+    # iteration (its own zero_grad and step), the generator every n_critic iterations with a
+    # backward of its own inside the guard. Nothing accumulates.
+    optimizer_G = torch.optim.RMSprop(generator.parameters(), lr=5e-5)
+    optimizer_D = torch.optim.RMSprop(discriminator.parameters(), lr=5e-5)
+    for i, (imgs, _) in enumerate(dataloader):
+        optimizer_D.zero_grad()
+        z = torch.randn(imgs.shape[0], latent_dim)
+        fake_imgs = generator(z).detach()
+        loss_D = -torch.mean(discriminator(imgs)) + torch.mean(discriminator(fake_imgs))
+        loss_D.backward()
+        optimizer_D.step()
+        for p in discriminator.parameters():
+            p.data.clamp_(-clip, clip)
+        if i % n_critic == 0:
+            optimizer_G.zero_grad()
+            loss_G = -torch.mean(discriminator(generator(z)))
+            loss_G.backward()
+            optimizer_G.step()
+
+
+def skipped_steps_not_accumulation(model, loader, k=4):
+    # Gradients are cleared on every iteration: nothing accumulates (the step is only
+    # skipped), so there is no sum to average.
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for i, (x, y) in enumerate(loader):
+        optimizer.zero_grad()
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        if (i + 1) % k == 0:
+            optimizer.step()
+            optimizer.zero_grad()
