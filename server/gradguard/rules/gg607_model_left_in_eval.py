@@ -79,6 +79,17 @@ from gradguard.rewrite.statements import insert_before, stands_alone
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _ENDS = (ast.Break, ast.Return, ast.Raise)
+# Context managers that switch grad mode, as spelt in the file (torch 2.13.0 names).
+_GRAD_MODES = frozenset(
+    {
+        "torch.no_grad",
+        "no_grad",
+        "torch.inference_mode",
+        "inference_mode",
+        "torch.set_grad_enabled",
+        "set_grad_enabled",
+    }
+)
 # Calls that cannot switch the mode of a module they are given (they only read it, or copy
 # it: `torch.save` pickles it, `copy.deepcopy` switches the copy at most).
 _INERT_CALLS = frozenset(
@@ -288,12 +299,15 @@ def _left_in_eval(
 ) -> tuple[LoopNode, ast.stmt] | None:
     """The innermost loop around the switch that trains the model again without switching
     it back, and its first statement that runs or trains the model."""
-    if _ends_after(ctx, switch.call) or not _optimized(ctx.tree, switch.key):
+    if _ends_after(ctx, switch.call):
         return None
+    optimized = _optimized(ctx.tree, switch.key)
     for loop in _loops_around(ctx, switch.call):
         first = _first_training_statement(switches, loop, switch)
         if first is None:
             continue
+        if not optimized and not _runs_with_grad(ctx, loop, switch.key):
+            return None
         if switches.may_switch_on(loop) or _handed_to_unknown(switches, loop, switch):
             return None
         if _mode_free(ctx, switch.key, ctx.grad_context.enclosing_function(switch.call)):
@@ -317,9 +331,11 @@ def _first_training_statement(
     """The first statement of the loop body that runs or trains the model (not the one
     holding the switch), when the loop trains it at all."""
     body = [s for s in loop.body if not _contains(s, switch.call)]
-    if not any(switches.trains(s) and _uses(switches, s, switch.key) for s in body):
+    uses = [s for s in body if _uses(switches, s, switch.key)]
+    trains = [s for s in body if switches.trains(s)]
+    if not uses or not trains:
         return None
-    return next((s for s in body if _uses(switches, s, switch.key) or switches.trains(s)), None)
+    return next(s for s in body if any(s is t for t in (*uses, *trains)))
 
 
 def _contains(stmt: ast.stmt, node: ast.AST) -> bool:
@@ -331,7 +347,7 @@ def _uses(switches: ModeSwitches, node: ast.AST, key: str) -> bool:
     works on it (a parameter bound to it, the same global, or a method of its class)."""
     root = key.split(".", 1)[0]
     for call in calls_in(node):
-        if dotted(call.func) == key or switches.hands_over(call, key):
+        if dotted(call.func) in (key, f"{key}.forward") or switches.hands_over(call, key):
             return True
         for arg in [*call.args, *(k.value for k in call.keywords)]:
             name = dotted(arg)
@@ -382,6 +398,33 @@ def _ends_after(ctx: RuleContext, node: ast.AST) -> bool:
     return False
 
 
+def _runs_with_grad(ctx: RuleContext, loop: LoopNode, key: str) -> bool:
+    """The loop calls the model (`model(x)`, `model.forward(x)`) outside any grad-mode
+    block and runs a backward pass: the model is being trained (an optimizer handed in as a
+    parameter steps it), not a teacher queried under `torch.no_grad()`."""
+    calls = list(calls_in(loop))
+    if not any(isinstance(c.func, ast.Attribute) and c.func.attr == "backward" for c in calls):
+        return False
+    return any(
+        dotted(c.func) in (key, f"{key}.forward") and not _under_grad_mode(ctx, c, loop)
+        for c in calls
+    )
+
+
+def _under_grad_mode(ctx: RuleContext, node: ast.AST, loop: LoopNode) -> bool:
+    """`node` is inside a `with` block of the loop that switches grad mode (no_grad...)."""
+    for parent in ctx.grad_context.ancestors(node):
+        if parent is loop:
+            return False
+        if isinstance(parent, ast.With | ast.AsyncWith) and any(
+            (dotted(i.context_expr.func) if isinstance(i.context_expr, ast.Call) else None)
+            in _GRAD_MODES
+            for i in parent.items
+        ):
+            return True
+    return False
+
+
 def _optimized(tree: ast.Module, key: str) -> bool:
     """An optimizer of the file is built from the model's parameters (or given the model),
     or the file updates them by hand from their gradients (`for p in model.parameters():
@@ -390,8 +433,11 @@ def _optimized(tree: ast.Module, key: str) -> bool:
     for node in ast.walk(tree):
         if isinstance(node, ast.For) and _updated_by_hand(node, key):
             return True
-        if not isinstance(node, ast.Call) or "optim" not in (dotted(node.func) or "").lower():
+        callee = dotted(node.func) if isinstance(node, ast.Call) else None
+        if callee is None or "optim" not in callee.lower():
             continue
+        if callee.startswith(f"{key}."):
+            return True  # `model.configure_optimizers(...)` (nanoGPT)
         for arg in [*node.args, *(k.value for k in node.keywords)]:
             if dotted(arg) == key:
                 return True
