@@ -173,7 +173,7 @@ class LossPath:
         if isinstance(expr, ast.Attribute):
             return self.unscaled(expr.value, root=False)
         if isinstance(expr, ast.Subscript):
-            return isinstance(expr.slice, ast.Constant) and self.unscaled(expr.value, root=False)
+            return self.unscaled(expr.value, root=False)  # indexing picks, never scales
         if isinstance(expr, ast.UnaryOp):
             return isinstance(expr.op, ast.USub | ast.UAdd) and self.unscaled(expr.operand, False)
         if isinstance(expr, ast.BinOp):
@@ -184,6 +184,8 @@ class LossPath:
             )
         if isinstance(expr, ast.Call):
             return self._call_unscaled(expr)
+        if isinstance(expr, ast.Tuple | ast.List):
+            return _all(self, expr.elts)
         return False
 
     def _call_unscaled(self, call: ast.Call) -> bool:
@@ -226,7 +228,7 @@ class LossPath:
         return all(self._binding_unscaled(stmt, root) for stmt in bindings)
 
     def _binding_unscaled(self, stmt: ast.stmt, root: bool) -> bool:
-        if isinstance(stmt, ast.Assign) and all(isinstance(t, ast.Name) for t in stmt.targets):
+        if isinstance(stmt, ast.Assign) and all(_plain_target(t) for t in stmt.targets):
             return self.unscaled(stmt.value, root=False)
         if isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
             return self.unscaled(stmt.value, root=False)
@@ -245,6 +247,13 @@ class LossPath:
                 for name in _bound_names(stmt):
                     self._bindings.setdefault(name, []).append(stmt)
         return self._bindings
+
+
+def _plain_target(target: ast.expr) -> bool:
+    """`x` or `x, y` (unpacking binds each name to a part of the value, unscaled)."""
+    if isinstance(target, ast.Tuple | ast.List):
+        return all(isinstance(e, ast.Name) for e in target.elts)
+    return isinstance(target, ast.Name)
 
 
 def _all(path: LossPath, expressions: Iterable[ast.expr]) -> bool:

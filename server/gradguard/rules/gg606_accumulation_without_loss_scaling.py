@@ -54,11 +54,12 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from gradguard.analysis.facts import (
     BackwardCall,
     LossPath,
-    ValueUse,
+    dotted,
     local_callables,
     periodic_divisor,
     scales_by,
@@ -233,10 +234,9 @@ for i, (xb, yb) in enumerate(zip(x.chunk(4), y.chunk(4))):
         if sums_by_reduction(ctx.tree):
             return
         reported: set[int] = set()
-        for step in ctx.analysis.uses:
-            if step.kind != "optimizer" or step.name != "step":
-                continue
-            found = _accumulation(ctx, step)
+        steps = _steps(ctx)
+        for step in steps.values():
+            found = _accumulation(ctx, step, steps)
             if found is None:
                 continue
             guard, divisor, backward = found
@@ -250,14 +250,14 @@ for i, (xb, yb) in enumerate(zip(x.chunk(4), y.chunk(4))):
     def _finding(
         self,
         ctx: RuleContext,
-        step: ValueUse,
+        step: _Step,
         guard: ast.If,
         divisor: ast.expr,
         backward: BackwardCall,
     ) -> Finding:
         k = expr_text(ctx.source, divisor)
         loss = expr_text(ctx.source, backward.target)
-        optimizer = expr_text(ctx.source, step.target)
+        optimizer = expr_text(ctx.source, step.receiver)
         message = (
             f"`{optimizer}.step()` runs once every `{k}` iterations (line {guard.lineno}) but "
             f"`{loss}` is backpropagated undivided on each of them: the step applies the sum "
@@ -279,7 +279,43 @@ for i, (xb, yb) in enumerate(zip(x.chunk(4), y.chunk(4))):
         return self.finding(message, ctx.node_range(backward.call), related, fixes)
 
 
-def _accumulation(ctx: RuleContext, step: ValueUse) -> tuple[ast.If, ast.expr, BackwardCall] | None:
+@dataclass(frozen=True)
+class _Step:
+    """`optimizer.step()` as a statement of its own."""
+
+    stmt: ast.stmt
+    call: ast.Call
+    receiver: ast.expr
+
+
+def _steps(ctx: RuleContext) -> dict[int, _Step]:
+    """Every `opt.step()` statement, by id() of its call: on an optimizer the analysis knows,
+    or on a receiver named like one (`optimizer`, `self.opt`: an optimizer handed in)."""
+    found: dict[int, _Step] = {}
+    for use in ctx.analysis.uses:
+        if (
+            use.kind == "optimizer"
+            and use.name == "step"
+            and isinstance(use.node, ast.Call)
+            and isinstance(use.stmt, ast.Expr)
+            and use.stmt.value is use.node
+        ):
+            found[id(use.node)] = _Step(use.stmt, use.node, use.target)
+    for node in ast.walk(ctx.tree):
+        if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)):
+            continue
+        call = node.value
+        func = call.func
+        if isinstance(func, ast.Attribute) and func.attr == "step" and not call.args:
+            name = (dotted(func.value) or "").rsplit(".", 1)[-1].lower()
+            if name.startswith("opt") or "optim" in name:
+                found.setdefault(id(call), _Step(node, call, func.value))
+    return found
+
+
+def _accumulation(
+    ctx: RuleContext, step: _Step, steps: dict[int, _Step]
+) -> tuple[ast.If, ast.expr, BackwardCall] | None:
     """The periodic `if` the step runs in (with a zero_grad() beside it), its k, and a
     backward call of the same function run on every iteration of the loop around the `if`,
     before it."""
@@ -287,13 +323,14 @@ def _accumulation(ctx: RuleContext, step: ValueUse) -> tuple[ast.If, ast.expr, B
     parent = context.parents.get(id(step.stmt))
     if not isinstance(parent, ast.If) or not any(s is step.stmt for s in parent.body):
         return None
-    divisor = periodic_divisor(parent.test)
+    loop = next((a for a in context.ancestors(parent) if isinstance(a, _LOOPS)), None)
+    function = context.enclosing_function(step.stmt)
+    if loop is None or context.enclosing_function(loop) is not function:
+        return None
+    divisor = periodic_divisor(_guard_condition(loop, parent))
     if divisor is None or not _clears_gradients(parent.body):
         return None
-    loop = next((a for a in context.ancestors(parent) if isinstance(a, _LOOPS)), None)
-    if loop is None or context.enclosing_function(loop) is not step.function:
-        return None
-    if _updates_outside(ctx, loop, parent) or any(
+    if _updates_outside(loop, parent, steps) or any(
         any(a is parent for a in context.ancestors(event.call))
         for event in ctx.analysis.backward_calls
     ):
@@ -301,7 +338,7 @@ def _accumulation(ctx: RuleContext, step: ValueUse) -> tuple[ast.If, ast.expr, B
     for event in ctx.analysis.backward_calls:
         if (
             event.via == "backward"
-            and event.function is step.function
+            and event.function is function
             and loop in event.every_iteration
             and event.call.lineno < parent.lineno
             and not any(a is parent for a in context.ancestors(event.call))
@@ -310,21 +347,43 @@ def _accumulation(ctx: RuleContext, step: ValueUse) -> tuple[ast.If, ast.expr, B
     return None
 
 
-def _updates_outside(ctx: RuleContext, loop: ast.AST, guard: ast.If) -> bool:
+def _guard_condition(loop: ast.AST, guard: ast.If) -> ast.expr:
+    """The guard's test, or what the flag it tests was set to: `is_update_step = (i + 1) %
+    k == 0` bound once in the loop before `if is_update_step:` (LLMs-from-scratch, timm)."""
+    test = guard.test
+    if not isinstance(test, ast.Name):
+        return test
+    bindings = [
+        node
+        for node in ast.walk(loop)
+        if isinstance(node, ast.Name) and node.id == test.id and not isinstance(node.ctx, ast.Load)
+    ]
+    if len(bindings) != 1:
+        return test
+    for node in ast.walk(loop):
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and node.targets[0] is bindings[0]
+            and node.lineno < guard.lineno
+        ):
+            return node.value
+    return test
+
+
+def _updates_outside(loop: ast.AST, guard: ast.If, steps: dict[int, _Step]) -> bool:
     """True when the loop steps an optimizer or clears gradients outside the guard: the
     backward on every iteration may feed that update (a WGAN's critic is updated every
     iteration, its generator every n_critic), and cleared gradients do not accumulate."""
     inside = {id(n) for n in ast.walk(guard)}
-    outside = [n for n in ast.walk(loop) if id(n) not in inside]
-    if any(
-        isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "zero_grad"
-        for n in outside
-    ):
-        return True
-    ids = {id(n) for n in outside}
-    return any(
-        u.kind == "optimizer" and u.name == "step" and id(u.node) in ids for u in ctx.analysis.uses
-    )
+    for node in ast.walk(loop):
+        if id(node) in inside or not isinstance(node, ast.Call):
+            continue
+        if id(node) in steps:
+            return True
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "zero_grad":
+            return True
+    return False
 
 
 def _clears_gradients(body: list[ast.stmt]) -> bool:

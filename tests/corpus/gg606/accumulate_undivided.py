@@ -74,3 +74,20 @@ def regression(data, accum=8):
         if it % accum == 0:
             opt.step()
             opt.zero_grad()
+
+
+def train_with_update_flag(model, train_loader, optimizer, device, num_epochs, accumulation_steps=8):
+    # The step is guarded by a flag computed from the batch index, as in
+    # rasbt/LLMs-from-scratch ch06 additional_experiments.py, here without its `loss /=
+    # accumulation_steps`.
+    for epoch in range(num_epochs):
+        model.train()
+        for batch_idx, (input_batch, target_batch) in enumerate(train_loader):
+            input_batch, target_batch = input_batch.to(device), target_batch.to(device)
+            logits = model(input_batch)[:, -1, :]
+            loss = F.cross_entropy(logits, target_batch)
+            loss.backward()  # expect: GG606
+            is_update_step = (batch_idx + 1) % accumulation_steps == 0 or batch_idx + 1 == len(train_loader)
+            if is_update_step:
+                optimizer.step()
+                optimizer.zero_grad()
