@@ -3,16 +3,22 @@
 ## What it does
 Finds gradient accumulation whose loss is never averaged: a loop backpropagates a loss on
 every iteration, but steps the optimizer and clears the gradients only once every k
-iterations (`if (i + 1) % k == 0:` around `optimizer.step()` and `zero_grad()`, k a name or
-a literal other than 1), and the loss reaches `backward()` undivided.
+iterations (`if (i + 1) % k == 0:` around `optimizer.step()` and `zero_grad()`, possibly
+or-ed with a last-batch test or computed into a flag first, `is_update_step = ...`; k a name
+or a literal other than 1), and the loss reaches `backward()` undivided. The optimizer is
+one the file builds, or a receiver named like one (`optimizer`, `opt`) handed in.
 
 It fires only when the whole path of the loss, from the statements of the loop that compute
 it to `backward()`, is visible and neither multiplies nor divides it (nor sums it), and the
 file never multiplies or divides anything by k (not the loss, not the learning rate, not the
 gradients after the loop: `p.grad /= k`), never rescales a `.grad`, and has no loss with
-`reduction="sum"` (accumulating sums is then the convention). A loss computed by a function
-of the file, a modulo guard around logging only, `% 1`, and accumulation inside a helper the
-analysis cannot see stay silent.
+`reduction="sum"` (accumulating sums is then the convention). It stays silent when a loss
+is computed by a function of the file (it may divide), when the loop also steps an optimizer
+or clears gradients outside the guard (a WGAN critic updated every iteration, a generator
+every `n_critic`; gradients cleared every iteration do not accumulate), when the guarded
+block runs a backward of its own, for a modulo guard around logging only, for `% 1`, and
+for accumulation inside a helper the analysis cannot see. Mixed-precision loops that step
+through `scaler.step(optimizer)` are not covered.
 
 ## Why is this bad?
 `backward()` adds into `.grad`, so after k micro-batches the gradient is the *sum* of k

@@ -1,21 +1,29 @@
 """GG607 `model-left-in-eval`
 
 ## What it does
-Finds a training loop (typically the epoch loop) that switches a model to evaluation mode,
-`model.eval()` or `model.train(False)`, directly or by calling a function of the file that
-does it to the model it is given (`validate(val_loader, model)`), and never switches it back:
-no `.train()` anywhere in the loop, nor in the functions of the file the loop calls. The
-loop must also train that model (a backward pass or an optimizer step in it or in a function
-of the file it calls, with the model called or handed over there), and an optimizer of the
-file must be built from the model's parameters.
+Finds a training loop (typically the epoch loop, or a batch loop that validates every N
+iterations) that switches a model to evaluation mode, `model.eval()` or
+`model.train(False)`, directly or by calling a function of the file that does it to the
+model it is given, to the same global, or to `self.model` (`validate(val_loader, model)`,
+`self.validate()`), and never switches it back: no `.train()` anywhere in the loop, nor in
+the functions of the file the loop calls. The loop must train again after the switch: a
+statement of the loop body (other than the one switching) runs or hands over the model, and
+one runs a backward pass or an optimizer step (directly or in a function of the file). And
+the model must be the one that trains: an optimizer of the file is built from its
+parameters (or by its own `configure_optimizers`), the file updates its parameters by hand
+from their `.grad`, or the loop calls it outside `torch.no_grad()` and backpropagates.
 
 It stays silent when anything may switch the model back: a `.train()` call on any receiver
 in the loop or in a function it calls (the usual `def train(...): model.train()`), code the
-analysis cannot see that is given the model, a `break`/`return` right after the switch (the
-loop ends there), or a model the analysis knows computes the same in both modes (an
-`nn.Linear`, an `nn.Sequential` or a class of the file built only from layers without
-dropout, batch norm or other mode-dependent behaviour). A model it cannot see into is
-reported: calling `eval()` is the author's own statement that its mode matters.
+analysis cannot see that is given the model (`torch.save` and `copy.deepcopy` excepted), a
+`break`/`return`/`raise` right after the switch (the loop ends there), a frozen teacher
+evaluated under `torch.no_grad()` beside the student that trains, and a model the analysis
+knows computes the same in both modes: an `nn.Linear`, an `nn.Sequential` or a class of the
+file built only from layers without dropout, batch norm or other mode-dependent behaviour
+(`MODE_DEPENDENT_LAYERS`). Such a model is left in eval mode too, but harmlessly, and a user
+would rightly call the finding noise (tk-rusch/coRNN#1). A model it cannot see into (a
+torchvision network, a model built in another file) is reported: calling `eval()` on it is
+the author's own statement that its mode matters.
 
 ## Why is this bad?
 `model.train()` once before the epoch loop sets training mode for the first epoch only. The
@@ -433,7 +441,9 @@ def _optimized(tree: ast.Module, key: str) -> bool:
     for node in ast.walk(tree):
         if isinstance(node, ast.For) and _updated_by_hand(node, key):
             return True
-        callee = dotted(node.func) if isinstance(node, ast.Call) else None
+        if not isinstance(node, ast.Call):
+            continue
+        callee = dotted(node.func)
         if callee is None or "optim" not in callee.lower():
             continue
         if callee.startswith(f"{key}."):
