@@ -162,3 +162,54 @@ def train_false_then_true(train_loader, val_loader, epochs):
         with torch.no_grad():
             print(sum(float(F.cross_entropy(model(x), y)) for x, y in val_loader))
         model.train(True)
+
+
+class Trainer:
+    # A trainer whose epoch method switches the model back itself (joeynmt after its fix).
+    def __init__(self, model, train_loader, val_loader):
+        self.model = model
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=1e-3)
+        self.train_loader = train_loader
+        self.val_loader = val_loader
+
+    def train_epoch(self):
+        self.model.train()
+        for x, y in self.train_loader:
+            self.optimizer.zero_grad()
+            F.cross_entropy(self.model(x), y).backward()
+            self.optimizer.step()
+
+    def validate(self):
+        self.model.eval()
+        with torch.no_grad():
+            return sum(float(F.cross_entropy(self.model(x), y)) for x, y in self.val_loader)
+
+    def fit(self, epochs):
+        for epoch in range(epochs):
+            self.train_epoch()
+            print(epoch, self.validate())
+
+
+def validation_restores_mode(model, train_loader, val_loader, interval=50):
+    # wkentaro/pytorch-fcn#56 after the fix: validation in the middle of an epoch switches
+    # the model back to training mode when it is done.
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+    for iteration, (x, y) in enumerate(train_loader):
+        optimizer.zero_grad()
+        F.cross_entropy(model(x), y).backward()
+        optimizer.step()
+        if iteration % interval == 0:
+            model.eval()
+            with torch.no_grad():
+                print(sum(float(F.cross_entropy(model(v), t)) for v, t in val_loader))
+            model.train()
+
+
+def evaluation_only(model, loaders):
+    # Several evaluation passes, no training in the loop.
+    results = []
+    for loader in loaders:
+        model.eval()
+        with torch.no_grad():
+            results.append(sum(float(model(x).sum()) for x, _ in loader))
+    return results
