@@ -194,6 +194,8 @@ class LossPath:
         handed) computes something new from its inputs: scaling them does not average the
         loss, so they are not followed."""
         func = call.func
+        if _grad_scaler_scale(call):
+            return _all(self, call.args)  # scaled for mixed precision, unscaled before the step
         if isinstance(func, ast.Attribute) and func.attr in SCALING_CALLS:
             return False
         if id(call) in self.module_calls:
@@ -247,6 +249,20 @@ class LossPath:
                 for name in _bound_names(stmt):
                     self._bindings.setdefault(name, []).append(stmt)
         return self._bindings
+
+
+def _grad_scaler_scale(call: ast.Call) -> bool:
+    """`scaler.scale(loss)` on a receiver named like a `torch.amp.GradScaler`: the factor is
+    divided out again by `scaler.step(optimizer)` (or `scaler.unscale_`), so it does not
+    average anything."""
+    func = call.func
+    return (
+        isinstance(func, ast.Attribute)
+        and func.attr == "scale"
+        and "scaler" in (dotted(func.value) or "").lower()
+        and len(call.args) == 1
+        and not call.keywords
+    )
 
 
 def _plain_target(target: ast.expr) -> bool:

@@ -6,7 +6,8 @@ every iteration, but steps the optimizer and clears the gradients only once ever
 iterations (`if (i + 1) % k == 0:` around `optimizer.step()` and `zero_grad()`, possibly
 or-ed with a last-batch test or computed into a flag first, `is_update_step = ...`; k a name
 or a literal other than 1), and the loss reaches `backward()` undivided. The optimizer is
-one the file builds, or a receiver named like one (`optimizer`, `opt`) handed in.
+one the file builds, or a receiver named like one (`optimizer`, `opt`) handed in, stepped
+directly or through `scaler.step(optimizer)`.
 
 It fires only when the whole path of the loss, from the statements of the loop that compute
 it to `backward()`, is visible and neither multiplies nor divides it (nor sums it), and the
@@ -17,8 +18,10 @@ is computed by a function of the file (it may divide), when the loop also steps 
 or clears gradients outside the guard (a WGAN critic updated every iteration, a generator
 every `n_critic`; gradients cleared every iteration do not accumulate), when the guarded
 block runs a backward of its own, for a modulo guard around logging only, for `% 1`, and
-for accumulation inside a helper the analysis cannot see. Mixed-precision loops that step
-through `scaler.step(optimizer)` are not covered.
+for accumulation inside a helper the analysis cannot see (`accelerator.backward(loss)`
+included: accelerate divides by itself). Mixed precision is followed: `scaler.scale(loss)`
+does not average (the factor is divided out before the step) and `scaler.step(optimizer)`
+is the step.
 
 ## Why is this bad?
 `backward()` adds into `.grad`, so after k micro-batches the gradient is the *sum* of k
@@ -262,10 +265,11 @@ for i, (xb, yb) in enumerate(zip(x.chunk(4), y.chunk(4))):
         backward: BackwardCall,
     ) -> Finding:
         k = expr_text(ctx.source, divisor)
-        loss = expr_text(ctx.source, backward.target)
-        optimizer = expr_text(ctx.source, step.receiver)
+        target = _loss_of(backward.target)
+        loss = expr_text(ctx.source, target)
+        stepping = expr_text(ctx.source, step.call)
         message = (
-            f"`{optimizer}.step()` runs once every `{k}` iterations (line {guard.lineno}) but "
+            f"`{stepping}` runs once every `{k}` iterations (line {guard.lineno}) but "
             f"`{loss}` is backpropagated undivided on each of them: the step applies the sum "
             f"of `{k}` micro-batch gradients, `{k}` times the averaged gradient, as if the "
             f"learning rate were `{k}` times larger. Divide the loss by `{k}` before backward()"
@@ -275,7 +279,6 @@ for i, (xb, yb) in enumerate(zip(x.chunk(4), y.chunk(4))):
             Related(ctx.node_range(step.stmt), "applies the summed gradients"),
         ]
         fixes = []
-        target = backward.target
         if isinstance(target, ast.Name) and stands_alone(ctx.source, backward.stmt):
             operand = f"({k})" if needs_parentheses(divisor) else k
             edit = insert_before(
@@ -312,11 +315,41 @@ def _steps(ctx: RuleContext) -> dict[int, _Step]:
             continue
         call = node.value
         func = call.func
-        if isinstance(func, ast.Attribute) and func.attr == "step" and not call.args:
-            name = (dotted(func.value) or "").rsplit(".", 1)[-1].lower()
-            if name.startswith("opt") or "optim" in name:
-                found.setdefault(id(call), _Step(node, call, func.value))
+        if not (isinstance(func, ast.Attribute) and func.attr == "step"):
+            continue
+        if not call.args and _named_like_optimizer(func.value):
+            found.setdefault(id(call), _Step(node, call, func.value))
+        elif _scaler_step(call):
+            found.setdefault(id(call), _Step(node, call, call.args[0]))
     return found
+
+
+def _loss_of(target: ast.expr) -> ast.expr:
+    """The loss in `scaler.scale(loss)`, else the backpropagated expression itself."""
+    if (
+        isinstance(target, ast.Call)
+        and isinstance(target.func, ast.Attribute)
+        and target.func.attr == "scale"
+        and len(target.args) == 1
+    ):
+        return target.args[0]
+    return target
+
+
+def _named_like_optimizer(expr: ast.expr) -> bool:
+    name = (dotted(expr) or "").rsplit(".", 1)[-1].lower()
+    return name.startswith("opt") or "optim" in name
+
+
+def _scaler_step(call: ast.Call) -> bool:
+    """`scaler.step(optimizer)`: a `torch.amp.GradScaler` stepping the optimizer."""
+    func = call.func
+    return (
+        isinstance(func, ast.Attribute)
+        and "scaler" in (dotted(func.value) or "").lower()
+        and len(call.args) == 1
+        and _named_like_optimizer(call.args[0])
+    )
 
 
 def _accumulation(
@@ -344,6 +377,7 @@ def _accumulation(
     for event in ctx.analysis.backward_calls:
         if (
             event.via == "backward"
+            and not event.call.args  # not `accelerator.backward(loss)`, which may scale
             and event.function is function
             and loop in event.every_iteration
             and event.call.lineno < parent.lineno

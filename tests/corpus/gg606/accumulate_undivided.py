@@ -91,3 +91,21 @@ def train_with_update_flag(model, train_loader, optimizer, device, num_epochs, a
             if is_update_step:
                 optimizer.step()
                 optimizer.zero_grad()
+
+
+def train_mixed_precision(model, loader, criterion, device, accum_iter=4):
+    # The usual mixed-precision shape: the GradScaler's factor is divided out again before
+    # the step, so the micro-batch losses are still summed, not averaged.
+    optimizer = torch.optim.AdamW(model.parameters(), lr=3e-4)
+    scaler = torch.amp.GradScaler("cuda")
+    model.train()
+    for i, (images, targets) in enumerate(loader):
+        images, targets = images.to(device), targets.to(device)
+        with torch.autocast("cuda", dtype=torch.float16):
+            outputs = model(images)
+            loss = criterion(outputs, targets)
+        scaler.scale(loss).backward()  # expect: GG606
+        if (i + 1) % accum_iter == 0:
+            scaler.step(optimizer)
+            scaler.update()
+            optimizer.zero_grad()

@@ -169,3 +169,29 @@ def skipped_steps_not_accumulation(model, loader, k=4):
         if (i + 1) % k == 0:
             optimizer.step()
             optimizer.zero_grad()
+
+
+def accelerate_style(accelerator, model, loader, optimizer, accumulation_steps=4):
+    # `accelerator.backward(loss)` under `accelerator.accumulate(model)` divides the loss by
+    # the accumulation steps itself (huggingface/accelerate).
+    for step, batch in enumerate(loader):
+        with accelerator.accumulate(model):
+            outputs = model(**batch)
+            loss = outputs.loss
+            accelerator.backward(loss)
+            if (step + 1) % accumulation_steps == 0:
+                optimizer.step()
+                optimizer.zero_grad()
+
+
+def mixed_precision_divided(model, loader, criterion, accum_iter=4):
+    optimizer = torch.optim.AdamW(model.parameters(), lr=3e-4)
+    scaler = torch.amp.GradScaler("cuda")
+    for i, (images, targets) in enumerate(loader):
+        with torch.autocast("cuda", dtype=torch.float16):
+            loss = criterion(model(images), targets) / accum_iter
+        scaler.scale(loss).backward()
+        if (i + 1) % accum_iter == 0:
+            scaler.step(optimizer)
+            scaler.update()
+            optimizer.zero_grad()
