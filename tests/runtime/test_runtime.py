@@ -125,6 +125,22 @@ BUGGY = [
         gradient_reaches=True,
         twin=FIXTURES / "gg608_deepcopy_trained_twin.py",
     ),
+    # Runs, but each step applies the sum of 4 micro-batch gradients; the script measures it.
+    _case(
+        FIXTURES / "gg606_accumulation_summed.py",
+        "GG606",
+        error=None,
+        symptom="gradient-matches False",
+        healed="gradient-matches True",
+    ),
+    # Runs, but trains without dropout from the second epoch on; the script measures it.
+    _case(
+        FIXTURES / "gg607_validation_leaves_eval.py",
+        "GG607",
+        error=None,
+        symptom="dropout-active-every-epoch False",
+        healed="dropout-active-every-epoch True",
+    ),
     # Runs, but trains worse than the same model trained on the logits.
     _case(
         FIXTURES / "gg110_softmax_classifier.py",

@@ -10,12 +10,20 @@ See docs/contributing.md for which fact answers which question.
 
 from __future__ import annotations
 
+from gradguard.analysis.accumulation import (
+    LossPath,
+    local_callables,
+    periodic_divisor,
+    scales_by,
+    sums_by_reduction,
+)
 from gradguard.analysis.dependencies import assigned_names, names_feeding, read_names, reads_key
 from gradguard.analysis.forced_grad import ForcedGrad, forced_grad_backprops, real_cut
 from gradguard.analysis.grad_context import GradContext
 from gradguard.analysis.graph import SavedNode
 from gradguard.analysis.hooks import may_have_hooks
 from gradguard.analysis.imports import torch_alias
+from gradguard.analysis.mode_switches import ModeSwitch, ModeSwitches, calls_in
 from gradguard.analysis.model import (
     BackwardCall,
     FunctionNode,
@@ -59,6 +67,9 @@ __all__ = [
     "LoopNode",
     "Loss",
     "LossKind",
+    "LossPath",
+    "ModeSwitch",
+    "ModeSwitches",
     "ModuleAnalysis",
     "NameFlow",
     "OptimizedParameters",
@@ -75,14 +86,19 @@ __all__ = [
     "assigned_names",
     "bindings_of",
     "callee_name",
+    "calls_in",
     "dotted",
     "forced_grad_backprops",
     "identifier_spelling",
+    "local_callables",
     "may_have_hooks",
     "names_feeding",
+    "periodic_divisor",
     "read_names",
     "reads_key",
     "real_cut",
+    "scales_by",
+    "sums_by_reduction",
     "torch_alias",
     "unfilled_grad_reads",
     "unreached_optimizers",

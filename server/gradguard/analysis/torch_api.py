@@ -327,6 +327,28 @@ NN_MODULES: dict[str, ModuleKind] = {
     "ModuleList": ModuleKind(True, None),
     "ModuleDict": ModuleKind(True, None),
 }
+# torch.nn layers whose forward reads `self.training` (checked against the sources of torch
+# 2.13.0: torch/nn/modules/{dropout,batchnorm,instancenorm,rnn,transformer,activation}.py).
+# `model.eval()` changes what these compute; every other layer of `NN_MODULES` computes the
+# same in both modes. Containers (Sequential, ModuleList...) depend on what they hold.
+MODE_DEPENDENT_LAYERS = frozenset(
+    "Dropout Dropout1d Dropout2d Dropout3d AlphaDropout FeatureAlphaDropout "
+    "BatchNorm1d BatchNorm2d BatchNorm3d SyncBatchNorm LazyBatchNorm1d LazyBatchNorm2d "
+    "LazyBatchNorm3d InstanceNorm1d InstanceNorm2d InstanceNorm3d LazyInstanceNorm1d "
+    "LazyInstanceNorm2d LazyInstanceNorm3d RReLU RNN LSTM GRU MultiheadAttention "
+    "Transformer TransformerEncoder TransformerDecoder TransformerEncoderLayer "
+    "TransformerDecoderLayer".split()
+)
+MODULE_CONTAINERS = frozenset({"Sequential", "ModuleList", "ModuleDict"})
+
+
+def mode_free_layer(name: str) -> bool:
+    """True when `torch.nn.<name>` computes the same in training and evaluation mode."""
+    return (
+        name in NN_MODULES and name not in MODE_DEPENDENT_LAYERS and name not in MODULE_CONTAINERS
+    )
+
+
 # nn.Module methods that return the module itself, only moved, cast or switched in mode.
 MODULE_CASTS_AND_MODES = frozenset("to cuda cpu float double half train eval".split())
 # nn.Module methods that return the module itself (`model.to(device)` is `model`).

@@ -1,0 +1,335 @@
+"""Gradient accumulation: which `if` runs a statement only every k-th iteration, and whether
+a loss reaches `backward()` without ever being scaled.
+
+Everything here is syntactic and conservative. `periodic_divisor` recognises the guard of an
+accumulation step (`if (i + 1) % k == 0:`), and `LossPath` follows a backpropagated
+expression back through the assignments of its loop to the calls it was computed by: the
+path is *unscaled* only when every step of it is visible and none of them multiplies or
+divides (nor sums, which is a scale convention of its own). Anything the walk does not
+understand makes the answer "unknown", which is never "unscaled".
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from gradguard.analysis.names import dotted
+
+# Tensor methods that keep a loss's scale (checked against torch 2.13.0: conversions, views,
+# device moves and `mean`, which averages within the micro-batch only).
+NEUTRAL_TENSOR_METHODS = frozenset(
+    {
+        "mean",
+        "float",
+        "double",
+        "half",
+        "bfloat16",
+        "to",
+        "cuda",
+        "cpu",
+        "squeeze",
+        "unsqueeze",
+        "view",
+        "reshape",
+        "flatten",
+        "contiguous",
+        "clone",
+        "type_as",
+    }
+)
+# Last names of calls that scale what they are given (torch 2.13.0 spellings).
+SCALING_CALLS = frozenset(
+    {
+        "div",
+        "div_",
+        "divide",
+        "true_divide",
+        "floor_divide",
+        "mul",
+        "mul_",
+        "multiply",
+        "sum",
+        "nansum",
+        "scale",
+        "addcmul",
+        "addcdiv",
+        "lerp",
+    }
+)
+_SCALING_OPERATORS = (ast.Mult, ast.Div, ast.MatMult)
+_NEUTRAL_OPERATORS = (ast.Add, ast.Sub)
+
+
+def periodic_divisor(test: ast.expr) -> ast.expr | None:
+    """The k of a guard that is true once every k iterations: `X % k == 0`, `0 == X % k`,
+    `not X % k`, or one of those or-ed with another condition (`... or last_batch`). k must
+    be a name, an attribute chain or an integer literal other than 0 and 1."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
+        found = [k for value in test.values if (k := periodic_divisor(value)) is not None]
+        return found[0] if len(found) == 1 else None
+    modulo: ast.expr | None = None
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        modulo = test.operand
+    elif (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.Eq)
+        and len(test.comparators) == 1
+    ):
+        left, right = test.left, test.comparators[0]
+        modulo = left if _is_zero(right) else right if _is_zero(left) else None
+    if not (isinstance(modulo, ast.BinOp) and isinstance(modulo.op, ast.Mod)):
+        return None
+    divisor = modulo.right
+    if isinstance(divisor, ast.Constant):
+        value = divisor.value
+        ok = isinstance(value, int) and not isinstance(value, bool) and value >= 2
+        return divisor if ok else None
+    return divisor if dotted(divisor) is not None else None
+
+
+def _is_zero(expr: ast.expr) -> bool:
+    return isinstance(expr, ast.Constant) and expr.value == 0 and expr.value is not False
+
+
+def divisor_mentions(node: ast.AST, divisor: ast.expr) -> bool:
+    """True when `node` reads the divisor: the same name or the same last attribute
+    (`args.accum_steps` and `self.args.accum_steps`), or the same literal."""
+    if isinstance(divisor, ast.Constant):
+        return any(isinstance(n, ast.Constant) and n.value == divisor.value for n in ast.walk(node))
+    wanted = divisor.attr if isinstance(divisor, ast.Attribute) else dotted(divisor)
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name) and n.id == wanted:
+            return True
+        if isinstance(n, ast.Attribute) and n.attr == wanted:
+            return True
+    return False
+
+
+def scales_by(tree: ast.AST, divisor: ast.expr) -> bool:
+    """True when the code multiplies or divides anything by an expression reading the
+    divisor (`loss / k`, `lr * k`, `1 / k`, `p.grad /= k`, `x.div_(k)`), or rescales a
+    gradient in any way (`p.grad /= n`, `p.grad.mul_(s)`): the accumulation may be averaged
+    there."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, _SCALING_OPERATORS):
+            if divisor_mentions(node, divisor):
+                return True
+        elif isinstance(node, ast.AugAssign) and isinstance(node.op, _SCALING_OPERATORS):
+            if divisor_mentions(node.value, divisor) or _touches_grad(node.target):
+                return True
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in SCALING_CALLS
+            and (divisor_mentions(node, divisor) or _touches_grad(node.func.value))
+        ):
+            return True
+    return False
+
+
+def _touches_grad(expr: ast.expr) -> bool:
+    return any(isinstance(n, ast.Attribute) and n.attr == "grad" for n in ast.walk(expr))
+
+
+def sums_by_reduction(tree: ast.AST) -> bool:
+    """True when some loss of the file sums instead of averaging (`reduction="sum"`,
+    `size_average=False`): accumulating sums over micro-batches is then the convention."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.keyword) and isinstance(node.value, ast.Constant):
+            if node.arg == "reduction" and node.value.value == "sum":
+                return True
+            if node.arg in ("size_average", "reduce") and node.value.value is False:
+                return True
+    return False
+
+
+@dataclass
+class LossPath:
+    """Follows a backpropagated expression back to where it was computed, inside `loop`.
+
+    `torch_calls` are id()s of calls of torch functions, `module_calls` of calls of known
+    modules; `local_functions` the names of functions and lambdas defined in the file,
+    whose calls could scale. A call of anything else is accepted only as a plain callee
+    (`criterion(out, y)`, `self.model(x)`): a module or loss object the file was handed.
+    """
+
+    loop: ast.For | ast.AsyncFor | ast.While
+    before: int  # the line of the backward call: bindings after it do not feed it
+    torch_calls: set[int]
+    module_calls: set[int]
+    local_functions: frozenset[str]
+    _bindings: dict[str, list[ast.stmt]] | None = field(default=None, repr=False)
+    _seen: set[str] = field(default_factory=set, repr=False)
+
+    def unscaled(self, expr: ast.expr, root: bool = True) -> bool:
+        """True when `expr` reaches backward with no scaling on any of its visible steps."""
+        if isinstance(expr, ast.Name):
+            return self._name_unscaled(expr.id, root)
+        if isinstance(expr, ast.Constant):
+            return True
+        if isinstance(expr, ast.Attribute):
+            return self.unscaled(expr.value, root=False)
+        if isinstance(expr, ast.Subscript):
+            return self.unscaled(expr.value, root=False)  # indexing picks, never scales
+        if isinstance(expr, ast.UnaryOp):
+            return isinstance(expr.op, ast.USub | ast.UAdd) and self.unscaled(expr.operand, False)
+        if isinstance(expr, ast.BinOp):
+            return (
+                isinstance(expr.op, _NEUTRAL_OPERATORS)
+                and self.unscaled(expr.left, False)
+                and self.unscaled(expr.right, False)
+            )
+        if isinstance(expr, ast.Call):
+            return self._call_unscaled(expr)
+        if isinstance(expr, ast.Tuple | ast.List):
+            return _all(self, expr.elts)
+        return False
+
+    def _call_unscaled(self, call: ast.Call) -> bool:
+        """A torch function or a neutral tensor method passes its operands' scale on, so they
+        are followed; a model or a loss object (a known module, or an object the file was
+        handed) computes something new from its inputs: scaling them does not average the
+        loss, so they are not followed."""
+        func = call.func
+        if _grad_scaler_scale(call):
+            return _all(self, call.args)  # scaled for mixed precision, unscaled before the step
+        if isinstance(func, ast.Attribute) and func.attr in SCALING_CALLS:
+            return False
+        if id(call) in self.module_calls:
+            return True
+        operands = [*call.args, *(k.value for k in call.keywords)]
+        if any(isinstance(a, ast.Starred) for a in call.args):
+            return False
+        if id(call) in self.torch_calls:
+            return _all(self, operands)
+        if isinstance(func, ast.Attribute) and func.attr in NEUTRAL_TENSOR_METHODS:
+            return self.unscaled(func.value, root=False) and _all(self, operands)
+        return self._plain_callee(func)
+
+    def _plain_callee(self, func: ast.expr) -> bool:
+        """`criterion`, `model`, `self.model`: an object called, not a function of the file."""
+        if isinstance(func, ast.Name):
+            return func.id not in self.local_functions
+        return (
+            isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Name)
+            and func.value.id == "self"
+            and func.attr not in self.local_functions
+        )
+
+    def _name_unscaled(self, name: str, root: bool) -> bool:
+        bindings = self._bound().get(name)
+        if bindings is None:
+            return not root  # a value from outside the loop: data, a model, a constant
+        if name in self._seen:
+            return True  # already being followed (`loss = loss + reg`)
+        self._seen.add(name)
+        return all(self._binding_unscaled(stmt, root) for stmt in bindings)
+
+    def _binding_unscaled(self, stmt: ast.stmt, root: bool) -> bool:
+        if isinstance(stmt, ast.Assign) and all(_plain_target(t) for t in stmt.targets):
+            return self.unscaled(stmt.value, root=False)
+        if isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+            return self.unscaled(stmt.value, root=False)
+        if isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, _NEUTRAL_OPERATORS):
+            return self.unscaled(stmt.value, root=False)
+        if isinstance(stmt, ast.For | ast.AsyncFor):
+            return not root  # the batch a data loop yields
+        return False
+
+    def _bound(self) -> dict[str, list[ast.stmt]]:
+        if self._bindings is None:
+            self._bindings = {}
+            for stmt in _statements(self.loop):
+                if stmt.lineno > self.before:
+                    continue
+                for name in _bound_names(stmt):
+                    self._bindings.setdefault(name, []).append(stmt)
+        return self._bindings
+
+
+def _grad_scaler_scale(call: ast.Call) -> bool:
+    """`scaler.scale(loss)` on a receiver named like a `torch.amp.GradScaler`: the factor is
+    divided out again by `scaler.step(optimizer)` (or `scaler.unscale_`), so it does not
+    average anything."""
+    func = call.func
+    return (
+        isinstance(func, ast.Attribute)
+        and func.attr == "scale"
+        and "scaler" in (dotted(func.value) or "").lower()
+        and len(call.args) == 1
+        and not call.keywords
+    )
+
+
+def _plain_target(target: ast.expr) -> bool:
+    """`x` or `x, y` (unpacking binds each name to a part of the value, unscaled)."""
+    if isinstance(target, ast.Tuple | ast.List):
+        return all(isinstance(e, ast.Name) for e in target.elts)
+    return isinstance(target, ast.Name)
+
+
+def _all(path: LossPath, expressions: Iterable[ast.expr]) -> bool:
+    return all(path.unscaled(e, root=False) for e in expressions)
+
+
+def _statements(loop: ast.AST) -> Iterator[ast.stmt]:
+    """The statements in `loop`, nested ones too, but not those of functions defined in it;
+    the loop's own target counts as a binding statement."""
+    yield loop  # type: ignore[misc]
+    stack: list[ast.AST] = list(ast.iter_child_nodes(loop))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+            continue
+        if isinstance(node, ast.stmt):
+            yield node
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def _bound_names(stmt: ast.stmt) -> Iterator[str]:
+    """Names a statement binds, by any means (targets, `with ... as`, imports, walrus...)."""
+    targets: list[ast.expr] = []
+    if isinstance(stmt, ast.Assign):
+        targets = list(stmt.targets)
+    elif isinstance(stmt, ast.AugAssign | ast.AnnAssign | ast.For | ast.AsyncFor):
+        targets = [stmt.target]
+    elif isinstance(stmt, ast.With | ast.AsyncWith):
+        targets = [i.optional_vars for i in stmt.items if i.optional_vars is not None]
+    elif isinstance(stmt, ast.Import | ast.ImportFrom):
+        yield from ((a.asname or a.name).split(".")[0] for a in stmt.names)
+    for target in targets:
+        for node in ast.walk(target):
+            if isinstance(node, ast.Name):
+                yield node.id
+    # `(x := ...)` in an expression of this statement (not of nested statements).
+    for child in ast.iter_child_nodes(stmt):
+        if isinstance(child, ast.expr):
+            for node in ast.walk(child):
+                if isinstance(node, ast.NamedExpr):
+                    yield node.target.id
+
+
+def local_callables(tree: ast.Module) -> frozenset[str]:
+    """Names of functions, methods and classes defined in the file, and names bound to a
+    lambda or `partial(...)`: calling one of them runs code that could scale a loss."""
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            found.add(node.name)
+        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Lambda | ast.Call):
+            value = node.value
+            if isinstance(value, ast.Call) and dotted(value.func) not in (
+                "partial",
+                "functools.partial",
+            ):
+                continue
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    found.add(target.id)
+                elif isinstance(target, ast.Attribute):
+                    found.add(target.attr)
+    return frozenset(found)

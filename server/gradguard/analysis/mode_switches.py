@@ -1,0 +1,219 @@
+"""Where a module is switched between training and evaluation mode, directly or through a
+function of the file, and which statements train it.
+
+Syntactic and conservative. A call of a function of the file is followed into its body
+(`validate(val_loader, model)` calls `model.eval()` on its parameter; `self.evaluate()`
+calls `self.model.eval()`), binding its parameters to the caller's arguments. `model.train()`
+anywhere a call may reach counts as a switch back to training mode (whatever its receiver,
+so an alias is never missed), and so does a call of code the file does not define that is
+given the model: that code may switch it.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from gradguard.analysis.model import FunctionNode
+from gradguard.analysis.names import dotted
+
+# How many calls deep a function of the file is followed.
+_DEPTH = 3
+
+
+@dataclass(frozen=True)
+class ModeSwitch:
+    """`key.eval()` (or `key.train(False)`) run by `call`: the call itself, or a call of a
+    function of the file that switches the module it is given (`via`)."""
+
+    call: ast.Call
+    key: str
+    via: FunctionNode | None
+
+
+def switches_off(call: ast.Call) -> str | None:
+    """The module key `call` puts in evaluation mode: `m.eval()`, `m.train(False)`,
+    `m.train(mode=False)`."""
+    func = call.func
+    if not isinstance(func, ast.Attribute) or (key := dotted(func.value)) is None:
+        return None
+    if func.attr == "eval" and not call.args and not call.keywords:
+        return key
+    if func.attr == "train" and _literal_false(call):
+        return key
+    return None
+
+
+def switches_on(call: ast.Call) -> bool:
+    """`x.train()`, `x.train(True)`, `x.train(mode)`: anything but a literal False."""
+    func = call.func
+    return isinstance(func, ast.Attribute) and func.attr == "train" and not _literal_false(call)
+
+
+def _literal_false(call: ast.Call) -> bool:
+    values = [*call.args, *(k.value for k in call.keywords if k.arg == "mode")]
+    return len(values) == 1 and isinstance(values[0], ast.Constant) and values[0].value is False
+
+
+def calls_in(node: ast.AST) -> Iterator[ast.Call]:
+    """The calls in `node`, not those of functions or classes defined in it."""
+    stack: list[ast.AST] = list(ast.iter_child_nodes(node))
+    while stack:
+        child = stack.pop()
+        if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+            continue
+        if isinstance(child, ast.Call):
+            yield child
+        stack.extend(ast.iter_child_nodes(child))
+
+
+class ModeSwitches:
+    """Functions of one file, resolved from their calls, and what they do to module modes."""
+
+    def __init__(self, tree: ast.Module, parents: dict[int, ast.AST]) -> None:
+        self.parents = parents
+        self.functions: dict[str, FunctionNode] = {}
+        self.methods: dict[int, dict[str, FunctionNode]] = {}
+        twice: set[str] = set()
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                if node.name in self.functions:
+                    twice.add(node.name)
+                self.functions[node.name] = node
+            elif isinstance(node, ast.ClassDef):
+                self.methods[id(node)] = {
+                    s.name: s
+                    for s in node.body
+                    if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef)
+                }
+        for name in twice:
+            del self.functions[name]
+
+    def resolve(self, call: ast.Call) -> FunctionNode | None:
+        """The function of the file `call` runs: `f(...)` for a module-level `f` defined once,
+        `self.m(...)` for a method `m` of the class around the call."""
+        func = call.func
+        if isinstance(func, ast.Name):
+            return self.functions.get(func.id)
+        if (
+            isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Name)
+            and func.value.id == "self"
+            and (owner := self._class_of(call)) is not None
+        ):
+            return self.methods.get(id(owner), {}).get(func.attr)
+        return None
+
+    def _class_of(self, node: ast.AST) -> ast.ClassDef | None:
+        parent = self.parents.get(id(node))
+        while parent is not None and not isinstance(parent, ast.ClassDef):
+            parent = self.parents.get(id(parent))
+        return parent
+
+    def bindings(self, call: ast.Call, function: FunctionNode) -> dict[str, str]:
+        """Parameter name -> the key of the argument the call gives it (`self` attributes
+        keep their spelling: a method shares them with its caller)."""
+        params = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+        if params and params[0] == "self" and isinstance(call.func, ast.Attribute):
+            params = params[1:]
+        found: dict[str, str] = {}
+        if any(isinstance(a, ast.Starred) for a in call.args):
+            return found
+        for name, arg in zip(params, call.args, strict=False):
+            if (key := dotted(arg)) is not None:
+                found[name] = key
+        for keyword in call.keywords:
+            if keyword.arg is not None and (key := dotted(keyword.value)) is not None:
+                found[keyword.arg] = key
+        return found
+
+    def switches(self, node: ast.AST) -> Iterator[ModeSwitch]:
+        """Every switch to evaluation mode the calls in `node` make, as keys of the scope
+        around `node`."""
+        for call in calls_in(node):
+            key = switches_off(call)
+            if key is not None:
+                yield ModeSwitch(call, key, None)
+                continue
+            function = self.resolve(call)
+            if function is None or self.may_switch_on(function):
+                continue
+            bound = self.bindings(call, function)
+            for inner in calls_in(function):
+                inner_key = switches_off(inner)
+                outer = _rebind(inner_key, bound, function) if inner_key is not None else None
+                if outer is not None:
+                    yield ModeSwitch(call, outer, function)
+
+    def hands_over(self, call: ast.Call, key: str) -> bool:
+        """True when `call` runs a function of the file that works on the module `key`: given
+        as an argument, or read as the same global or `self` attribute."""
+        function = self.resolve(call)
+        if function is None:
+            return False
+        if key in self.bindings(call, function).values():
+            return True
+        head = key.partition(".")[0]
+        if _rebind(key, {}, function) != key:
+            return False
+        return any(isinstance(n, ast.Name) and n.id == head for n in ast.walk(function))
+
+    def may_switch_on(self, node: ast.AST, depth: int = _DEPTH) -> bool:
+        """True when the code in `node`, or a function of the file it calls, may put a module
+        back in training mode."""
+        for call in calls_in(node):
+            if switches_on(call):
+                return True
+            function = self.resolve(call)
+            if function is not None and depth > 0 and self.may_switch_on(function, depth - 1):
+                return True
+        return False
+
+    def trains(self, node: ast.AST, depth: int = _DEPTH) -> bool:
+        """True when the code in `node`, or a function of the file it calls, runs a backward
+        pass or an optimizer step."""
+        for call in calls_in(node):
+            func = call.func
+            if isinstance(func, ast.Attribute) and _trains_here(func):
+                return True
+            function = self.resolve(call)
+            if function is not None and depth > 0 and self.trains(function, depth - 1):
+                return True
+        return False
+
+
+def _trains_here(func: ast.Attribute) -> bool:
+    """`loss.backward()`, or `step()` on something named like an optimizer (`optimizer`,
+    `self.optim`, `opt_g`); `env.step(action)` and `scheduler.step()` do not train."""
+    if func.attr == "backward":
+        return True
+    receiver = (dotted(func.value) or "").rsplit(".", 1)[-1].lower()
+    return func.attr == "step" and (receiver.startswith("opt") or "optim" in receiver)
+
+
+def _rebind(key: str, bound: dict[str, str], function: FunctionNode) -> str | None:
+    """A key of the callee (`model`, `model.module`, `self.net`) as the caller spells it: a
+    parameter becomes the caller's argument, `self` and a global stay as they are."""
+    head, _, rest = key.partition(".")
+    if head == "self":
+        return key
+    if head in bound:
+        return f"{bound[head]}.{rest}" if rest else bound[head]
+    arguments = function.args
+    params = {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}
+    if arguments.vararg is not None or arguments.kwarg is not None or head in params:
+        return None
+    return key if head not in _local_names(function) else None
+
+
+def _local_names(function: FunctionNode) -> set[str]:
+    """Names the function binds itself (so they are not the module's globals)."""
+    found: set[str] = set()
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            found.add(node.id)
+    for node in ast.walk(function):
+        if isinstance(node, ast.Global):
+            found.difference_update(node.names)
+    return found

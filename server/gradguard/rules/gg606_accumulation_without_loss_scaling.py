@@ -1,0 +1,450 @@
+"""GG606 `accumulation-without-loss-scaling`
+
+## What it does
+Finds gradient accumulation whose loss is never averaged: a loop backpropagates a loss on
+every iteration, but steps the optimizer and clears the gradients only once every k
+iterations (`if (i + 1) % k == 0:` around `optimizer.step()` and `zero_grad()`, possibly
+or-ed with a last-batch test or computed into a flag first, `is_update_step = ...`; k a name
+or a literal other than 1), and the loss reaches `backward()` undivided. The optimizer is
+one the file builds, or a receiver named like one (`optimizer`, `opt`) handed in, stepped
+directly or through `scaler.step(optimizer)`.
+
+It fires only when the whole path of the loss, from the statements of the loop that compute
+it to `backward()`, is visible and neither multiplies nor divides it (nor sums it), and the
+file never multiplies or divides anything by k (not the loss, not the learning rate, not the
+gradients after the loop: `p.grad /= k`), never rescales a `.grad`, and has no loss with
+`reduction="sum"` (accumulating sums is then the convention). It stays silent when a loss
+is computed by a function of the file (it may divide), when the loop also steps an optimizer
+or clears gradients outside the guard (a WGAN critic updated every iteration, a generator
+every `n_critic`; gradients cleared every iteration do not accumulate), when the guarded
+block runs a backward of its own, for a modulo guard around logging only, for `% 1`, and
+for accumulation inside a helper the analysis cannot see (`accelerator.backward(loss)`
+included: accelerate divides by itself). Mixed precision is followed: `scaler.scale(loss)`
+does not average (the factor is divided out before the step) and `scaler.step(optimizer)`
+is the step.
+
+## Why is this bad?
+`backward()` adds into `.grad`, so after k micro-batches the gradient is the *sum* of k
+mean-reduced micro-batch gradients: k times the gradient of the large batch the accumulation
+stands for. Every step is k times too large, as if the learning rate were multiplied by k
+(SGD diverges or needs a different learning rate than the one tuned; with Adam the
+gradient-clipping threshold, weight decay and `eps` act k times weaker). Nothing raises.
+
+## Example
+```python
+for i, (x, y) in enumerate(loader):
+    loss = criterion(model(x), y)
+    loss.backward()
+    if (i + 1) % accumulation_steps == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+```
+
+## Use instead
+```python
+for i, (x, y) in enumerate(loader):
+    loss = criterion(model(x), y)
+    loss = loss / accumulation_steps
+    loss.backward()
+    if (i + 1) % accumulation_steps == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+```
+
+## Fix safety
+"Divide the loss by k before backward()" inserts `loss = loss / k` before the statement that
+calls `backward()`. The gradients become the mean over the accumulated micro-batches, which is
+what accumulation stands for; but any later use of `loss` in the iteration (a running total
+for logging, an early-stopping test) now sees the divided value, and a learning rate tuned
+for the summed gradients would have to change. The fix is unsafe.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from gradguard.analysis.facts import (
+    BackwardCall,
+    LossPath,
+    dotted,
+    local_callables,
+    periodic_divisor,
+    scales_by,
+    sums_by_reduction,
+)
+from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
+from gradguard.core.rule import Invalid, Rule, RuleContext
+from gradguard.rewrite.expressions import expr_text, needs_parentheses
+from gradguard.rewrite.statements import insert_before, stands_alone
+
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+
+
+class AccumulationWithoutLossScaling(Rule):
+    """Gradient accumulation that sums k full-size gradients."""
+
+    code = "GG606"
+    name = "accumulation-without-loss-scaling"
+    severity = Severity.WARNING
+    summary = "gradient accumulation without dividing the loss by the number of steps"
+
+    valid = (
+        # The loss is divided by the number of accumulation steps.
+        """
+import torch
+from torch import nn
+model = nn.Linear(4, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+criterion = nn.MSELoss()
+accumulation_steps = 2
+for i in range(4):
+    loss = criterion(model(torch.randn(8, 4)), torch.randn(8, 1))
+    loss = loss / accumulation_steps
+    loss.backward()
+    if (i + 1) % accumulation_steps == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+""",
+        # Divided on the way, in place or inside the backward call.
+        """
+import torch
+from torch import nn
+model = nn.Linear(4, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+accum = 4
+for step in range(8):
+    loss = nn.functional.mse_loss(model(torch.randn(8, 4)), torch.randn(8, 1))
+    (loss / accum).backward()
+    if (step + 1) % accum == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+""",
+        # The mean taken by multiplying with 1/k.
+        """
+import torch
+from torch import nn
+model = nn.Linear(4, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+k = 2
+for i in range(4):
+    loss = model(torch.randn(8, 4)).pow(2).mean() * (1.0 / k)
+    loss.backward()
+    if (i + 1) % k == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+""",
+        # The gradients are averaged before the step instead.
+        """
+import torch
+from torch import nn
+model = nn.Linear(4, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+k = 2
+for i in range(4):
+    loss = model(torch.randn(8, 4)).pow(2).mean()
+    loss.backward()
+    if (i + 1) % k == 0:
+        for p in model.parameters():
+            p.grad /= k
+        optimizer.step()
+        optimizer.zero_grad()
+""",
+        # eriklindernoren/PyTorch-GAN wgan.py: the critic steps every iteration, the
+        # generator (with its own backward) every n_critic iterations.
+        """
+import torch
+from torch import nn
+generator, critic = nn.Linear(2, 2), nn.Linear(2, 1)
+optimizer_G = torch.optim.RMSprop(generator.parameters(), lr=5e-5)
+optimizer_D = torch.optim.RMSprop(critic.parameters(), lr=5e-5)
+n_critic = 5
+for i in range(10):
+    z = torch.randn(8, 2)
+    optimizer_D.zero_grad()
+    loss_D = -critic(torch.randn(8, 2)).mean() + critic(generator(z).detach()).mean()
+    loss_D.backward()
+    optimizer_D.step()
+    if i % n_critic == 0:
+        optimizer_G.zero_grad()
+        loss_G = -critic(generator(z)).mean()
+        loss_G.backward()
+        optimizer_G.step()
+""",
+        # A modulo that guards logging, not the step; and `% 1`.
+        """
+import torch
+from torch import nn
+model = nn.Linear(4, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+for i in range(4):
+    optimizer.zero_grad()
+    loss = model(torch.randn(8, 4)).pow(2).mean()
+    loss.backward()
+    optimizer.step()
+    if i % 2 == 0:
+        print(i, loss.item())
+    if i % 1 == 0:
+        optimizer.zero_grad()
+""",
+    )
+
+    invalid = (
+        Invalid(
+            """
+import torch
+from torch import nn
+torch.manual_seed(0)
+model = nn.Linear(4, 1)
+criterion = nn.MSELoss()
+x, y = torch.randn(16, 4), torch.randn(16, 1)
+full = criterion(model(x), y)
+reference = torch.autograd.grad(full, model.weight)[0]
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+accumulation_steps = 4
+for i, (xb, yb) in enumerate(zip(x.chunk(4), y.chunk(4))):
+    loss = criterion(model(xb), yb)
+    loss.backward()
+    if (i + 1) % accumulation_steps == 0:
+        ratio = float(model.weight.grad.norm() / reference.norm())
+        assert abs(ratio - 1.0) < 1e-4, f"accumulated gradient is {ratio:.1f}x the batch gradient"
+        optimizer.step()
+        optimizer.zero_grad()
+""",
+            fixed="""
+import torch
+from torch import nn
+torch.manual_seed(0)
+model = nn.Linear(4, 1)
+criterion = nn.MSELoss()
+x, y = torch.randn(16, 4), torch.randn(16, 1)
+full = criterion(model(x), y)
+reference = torch.autograd.grad(full, model.weight)[0]
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+accumulation_steps = 4
+for i, (xb, yb) in enumerate(zip(x.chunk(4), y.chunk(4))):
+    loss = criterion(model(xb), yb)
+    loss = loss / accumulation_steps
+    loss.backward()
+    if (i + 1) % accumulation_steps == 0:
+        ratio = float(model.weight.grad.norm() / reference.norm())
+        assert abs(ratio - 1.0) < 1e-4, f"accumulated gradient is {ratio:.1f}x the batch gradient"
+        optimizer.step()
+        optimizer.zero_grad()
+""",
+            unsafe_fix=True,
+            error="accumulated gradient is 4.0x the batch gradient",
+        ),
+    )
+
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
+        """One finding per backward whose loss an accumulation step sums k times."""
+        if sums_by_reduction(ctx.tree):
+            return
+        reported: set[int] = set()
+        steps = _steps(ctx)
+        for step in steps.values():
+            found = _accumulation(ctx, step, steps)
+            if found is None:
+                continue
+            guard, divisor, backward = found
+            if id(backward.call) in reported or scales_by(ctx.tree, divisor):
+                continue
+            if not _unscaled(ctx, backward, guard):
+                continue
+            reported.add(id(backward.call))
+            yield self._finding(ctx, step, guard, divisor, backward)
+
+    def _finding(
+        self,
+        ctx: RuleContext,
+        step: _Step,
+        guard: ast.If,
+        divisor: ast.expr,
+        backward: BackwardCall,
+    ) -> Finding:
+        k = expr_text(ctx.source, divisor)
+        target = _loss_of(backward.target)
+        loss = expr_text(ctx.source, target)
+        stepping = expr_text(ctx.source, step.call)
+        message = (
+            f"`{stepping}` runs once every `{k}` iterations (line {guard.lineno}) but "
+            f"`{loss}` is backpropagated undivided on each of them: the step applies the sum "
+            f"of `{k}` micro-batch gradients, `{k}` times the averaged gradient, as if the "
+            f"learning rate were `{k}` times larger. Divide the loss by `{k}` before backward()"
+        )
+        related = [
+            Related(ctx.header_range(guard), f"the step runs every `{k}` iterations"),
+            Related(ctx.node_range(step.stmt), "applies the summed gradients"),
+        ]
+        fixes = []
+        if isinstance(target, ast.Name) and stands_alone(ctx.source, backward.stmt):
+            operand = f"({k})" if needs_parentheses(divisor) else k
+            edit = insert_before(
+                ctx.source, backward.stmt, f"{target.id} = {target.id} / {operand}"
+            )
+            fixes.append(Fix("Divide the loss by k before backward()", Safety.UNSAFE, (edit,)))
+        return self.finding(message, ctx.node_range(backward.call), related, fixes)
+
+
+@dataclass(frozen=True)
+class _Step:
+    """`optimizer.step()` as a statement of its own."""
+
+    stmt: ast.stmt
+    call: ast.Call
+    receiver: ast.expr
+
+
+def _steps(ctx: RuleContext) -> dict[int, _Step]:
+    """Every `opt.step()` statement, by id() of its call: on an optimizer the analysis knows,
+    or on a receiver named like one (`optimizer`, `self.opt`: an optimizer handed in)."""
+    found: dict[int, _Step] = {}
+    for use in ctx.analysis.uses:
+        if (
+            use.kind == "optimizer"
+            and use.name == "step"
+            and isinstance(use.node, ast.Call)
+            and isinstance(use.stmt, ast.Expr)
+            and use.stmt.value is use.node
+        ):
+            found[id(use.node)] = _Step(use.stmt, use.node, use.target)
+    for node in ast.walk(ctx.tree):
+        if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)):
+            continue
+        call = node.value
+        func = call.func
+        if not (isinstance(func, ast.Attribute) and func.attr == "step"):
+            continue
+        if not call.args and _named_like_optimizer(func.value):
+            found.setdefault(id(call), _Step(node, call, func.value))
+        elif _scaler_step(call):
+            found.setdefault(id(call), _Step(node, call, call.args[0]))
+    return found
+
+
+def _loss_of(target: ast.expr) -> ast.expr:
+    """The loss in `scaler.scale(loss)`, else the backpropagated expression itself."""
+    if (
+        isinstance(target, ast.Call)
+        and isinstance(target.func, ast.Attribute)
+        and target.func.attr == "scale"
+        and len(target.args) == 1
+    ):
+        return target.args[0]
+    return target
+
+
+def _named_like_optimizer(expr: ast.expr) -> bool:
+    name = (dotted(expr) or "").rsplit(".", 1)[-1].lower()
+    return name.startswith("opt") or "optim" in name
+
+
+def _scaler_step(call: ast.Call) -> bool:
+    """`scaler.step(optimizer)`: a `torch.amp.GradScaler` stepping the optimizer."""
+    func = call.func
+    return (
+        isinstance(func, ast.Attribute)
+        and "scaler" in (dotted(func.value) or "").lower()
+        and len(call.args) == 1
+        and _named_like_optimizer(call.args[0])
+    )
+
+
+def _accumulation(
+    ctx: RuleContext, step: _Step, steps: dict[int, _Step]
+) -> tuple[ast.If, ast.expr, BackwardCall] | None:
+    """The periodic `if` the step runs in (with a zero_grad() beside it), its k, and a
+    backward call of the same function run on every iteration of the loop around the `if`,
+    before it."""
+    context = ctx.grad_context
+    parent = context.parents.get(id(step.stmt))
+    if not isinstance(parent, ast.If) or not any(s is step.stmt for s in parent.body):
+        return None
+    loop = next((a for a in context.ancestors(parent) if isinstance(a, _LOOPS)), None)
+    function = context.enclosing_function(step.stmt)
+    if loop is None or context.enclosing_function(loop) is not function:
+        return None
+    divisor = periodic_divisor(_guard_condition(loop, parent))
+    if divisor is None or not _clears_gradients(parent.body):
+        return None
+    if _updates_outside(loop, parent, steps) or any(
+        any(a is parent for a in context.ancestors(event.call))
+        for event in ctx.analysis.backward_calls
+    ):
+        return None  # another update every iteration (a GAN's critic), or a guarded backward
+    for event in ctx.analysis.backward_calls:
+        if (
+            event.via == "backward"
+            and not event.call.args  # not `accelerator.backward(loss)`, which may scale
+            and event.function is function
+            and loop in event.every_iteration
+            and event.call.lineno < parent.lineno
+            and not any(a is parent for a in context.ancestors(event.call))
+        ):
+            return parent, divisor, event
+    return None
+
+
+def _guard_condition(loop: ast.AST, guard: ast.If) -> ast.expr:
+    """The guard's test, or what the flag it tests was set to: `is_update_step = (i + 1) %
+    k == 0` bound once in the loop before `if is_update_step:` (LLMs-from-scratch, timm)."""
+    test = guard.test
+    if not isinstance(test, ast.Name):
+        return test
+    bindings = [
+        node
+        for node in ast.walk(loop)
+        if isinstance(node, ast.Name) and node.id == test.id and not isinstance(node.ctx, ast.Load)
+    ]
+    if len(bindings) != 1:
+        return test
+    for node in ast.walk(loop):
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and node.targets[0] is bindings[0]
+            and node.lineno < guard.lineno
+        ):
+            return node.value
+    return test
+
+
+def _updates_outside(loop: ast.AST, guard: ast.If, steps: dict[int, _Step]) -> bool:
+    """True when the loop steps an optimizer or clears gradients outside the guard: the
+    backward on every iteration may feed that update (a WGAN's critic is updated every
+    iteration, its generator every n_critic), and cleared gradients do not accumulate."""
+    inside = {id(n) for n in ast.walk(guard)}
+    for node in ast.walk(loop):
+        if id(node) in inside or not isinstance(node, ast.Call):
+            continue
+        if id(node) in steps:
+            return True
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "zero_grad":
+            return True
+    return False
+
+
+def _clears_gradients(body: list[ast.stmt]) -> bool:
+    """A `zero_grad()` (or `p.grad = None`) among the statements: the accumulation restarts."""
+    for stmt in body:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Attribute) and node.attr == "zero_grad":
+                return True
+            if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Attribute) and t.attr == "grad" for t in node.targets
+            ):
+                return True
+    return False
+
+
+def _unscaled(ctx: RuleContext, backward: BackwardCall, guard: ast.If) -> bool:
+    """True when the loss reaches backward() with every step visible and none scaling it."""
+    loop = next(a for a in ctx.grad_context.ancestors(guard) if isinstance(a, _LOOPS))
+    torch_calls = {id(call.call) for call in ctx.analysis.torch_calls}
+    module_calls = {id(u.node) for u in ctx.analysis.uses if u.kind == "module-call"}
+    path = LossPath(
+        loop, backward.call.lineno, torch_calls, module_calls, local_callables(ctx.tree)
+    )
+    return path.unscaled(backward.target)

@@ -1,0 +1,549 @@
+"""GG607 `model-left-in-eval`
+
+## What it does
+Finds a training loop (typically the epoch loop, or a batch loop that validates every N
+iterations) that switches a model to evaluation mode, `model.eval()` or
+`model.train(False)`, directly or by calling a function of the file that does it to the
+model it is given, to the same global, or to `self.model` (`validate(val_loader, model)`,
+`self.validate()`), and never switches it back: no `.train()` anywhere in the loop, nor in
+the functions of the file the loop calls. The loop must train again after the switch: a
+statement of the loop body (other than the one switching) runs or hands over the model, and
+one runs a backward pass or an optimizer step (directly or in a function of the file). And
+the model must be the one that trains: an optimizer of the file is built from its
+parameters (or by its own `configure_optimizers`), the file updates its parameters by hand
+from their `.grad`, or the loop calls it outside `torch.no_grad()` and backpropagates.
+
+It stays silent when anything may switch the model back: a `.train()` call on any receiver
+in the loop or in a function it calls (the usual `def train(...): model.train()`), code the
+analysis cannot see that is given the model (`torch.save` and `copy.deepcopy` excepted), a
+`break`/`return`/`raise` right after the switch (the loop ends there), a frozen teacher
+evaluated under `torch.no_grad()` beside the student that trains, and a model the analysis
+knows computes the same in both modes: an `nn.Linear`, an `nn.Sequential` or a class of the
+file built only from layers without dropout, batch norm or other mode-dependent behaviour
+(`MODE_DEPENDENT_LAYERS`). Such a model is left in eval mode too, but harmlessly, and a user
+would rightly call the finding noise (tk-rusch/coRNN#1). A model it cannot see into (a
+torchvision network, a model built in another file) is reported: calling `eval()` on it is
+the author's own statement that its mode matters.
+
+## Why is this bad?
+`model.train()` once before the epoch loop sets training mode for the first epoch only. The
+first validation pass switches the model to evaluation mode, and every later epoch trains
+with dropout switched off and batch norm normalising with its running statistics instead of
+the batch's (and no longer updating them). Training runs, the loss still falls, and nothing
+raises: the model silently loses its regularisation from the second epoch on, and batch-norm
+models often train much worse.
+
+## Example
+```python
+model.train()
+for epoch in range(epochs):
+    for x, y in train_loader:
+        optimizer.zero_grad()
+        criterion(model(x), y).backward()
+        optimizer.step()
+    model.eval()
+    validate(model, val_loader)
+```
+
+## Use instead
+```python
+for epoch in range(epochs):
+    model.train()
+    for x, y in train_loader:
+        optimizer.zero_grad()
+        criterion(model(x), y).backward()
+        optimizer.step()
+    model.eval()
+    validate(model, val_loader)
+```
+
+## Fix safety
+"Switch the model back to training mode" inserts `model.train()` before the first statement
+of the loop body that trains or runs the model. That puts every epoch in the mode the first
+one had; but some code trains in evaluation mode on purpose (frozen batch-norm statistics
+while fine-tuning), which a switch the analysis sees only inside the loop cannot rule out.
+The fix is unsafe.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from gradguard.analysis.facts import (
+    FunctionNode,
+    LoopNode,
+    ModeSwitch,
+    ModeSwitches,
+    ValueUse,
+    calls_in,
+    dotted,
+)
+from gradguard.analysis.torch_api import MODULE_CONTAINERS, mode_free_layer
+from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
+from gradguard.core.rule import Invalid, Rule, RuleContext
+from gradguard.rewrite.statements import insert_before, stands_alone
+
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+_ENDS = (ast.Break, ast.Return, ast.Raise)
+# Context managers that switch grad mode, as spelt in the file (torch 2.13.0 names).
+_GRAD_MODES = frozenset(
+    {
+        "torch.no_grad",
+        "no_grad",
+        "torch.inference_mode",
+        "inference_mode",
+        "torch.set_grad_enabled",
+        "set_grad_enabled",
+    }
+)
+# Calls that cannot switch the mode of a module they are given (they only read it, or copy
+# it: `torch.save` pickles it, `copy.deepcopy` switches the copy at most).
+_INERT_CALLS = frozenset(
+    {"print", "len", "str", "repr", "type", "id", "isinstance", "torch.save", "copy.deepcopy"}
+)
+# Words in a class of the file that may make its forward depend on the mode (`F.dropout`,
+# `F.batch_norm`, `self.training`...); the layers it builds are checked one by one.
+_MODE_WORDS = (
+    "dropout",
+    "norm",
+    "training",
+    "rrelu",
+    "train(",
+    "eval(",
+)
+
+
+class ModelLeftInEval(Rule):
+    """A model switched to eval mode inside its training loop and never switched back."""
+
+    code = "GG607"
+    name = "model-left-in-eval"
+    severity = Severity.WARNING
+    summary = "model.eval() inside the training loop without model.train() before training"
+
+    valid = (
+        # pytorch/examples mnist: the training function switches the model back itself.
+        """
+import torch
+from torch import nn
+import torch.nn.functional as F
+
+def train(model, optimizer, data):
+    model.train()
+    for x, y in data:
+        optimizer.zero_grad()
+        F.mse_loss(model(x), y).backward()
+        optimizer.step()
+
+def test(model, data):
+    model.eval()
+    with torch.no_grad():
+        return sum(float(F.mse_loss(model(x), y)) for x, y in data)
+
+model = nn.Sequential(nn.Linear(4, 8), nn.Dropout(0.2), nn.Linear(8, 1))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+data = [(torch.randn(8, 4), torch.randn(8, 1))]
+for epoch in range(2):
+    train(model, optimizer, data)
+    test(model, data)
+""",
+        # model.train() at the top of every epoch.
+        """
+import torch
+from torch import nn
+model = nn.Sequential(nn.Linear(4, 8), nn.BatchNorm1d(8), nn.Linear(8, 1))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+x, y = torch.randn(8, 4), torch.randn(8, 1)
+for epoch in range(2):
+    model.train()
+    optimizer.zero_grad()
+    nn.functional.mse_loss(model(x), y).backward()
+    optimizer.step()
+    model.eval()
+    with torch.no_grad():
+        model(x)
+""",
+        # A frozen teacher kept in evaluation mode is not the model that trains.
+        """
+import torch
+from torch import nn
+teacher = nn.Sequential(nn.Linear(4, 8), nn.Dropout(0.2), nn.Linear(8, 1))
+student = nn.Linear(4, 1)
+optimizer = torch.optim.SGD(student.parameters(), lr=0.1)
+x = torch.randn(8, 4)
+for epoch in range(2):
+    teacher.eval()
+    with torch.no_grad():
+        target = teacher(x)
+    optimizer.zero_grad()
+    nn.functional.mse_loss(student(x), target).backward()
+    optimizer.step()
+""",
+        # A model without dropout or batch norm computes the same in both modes.
+        """
+import torch
+from torch import nn
+model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+x, y = torch.randn(8, 4), torch.randn(8, 1)
+model.train()
+for epoch in range(2):
+    optimizer.zero_grad()
+    nn.functional.mse_loss(model(x), y).backward()
+    optimizer.step()
+    model.eval()
+""",
+        # Evaluation ends the loop (early stopping): nothing trains after it.
+        """
+import torch
+from torch import nn
+model = nn.Sequential(nn.Linear(4, 8), nn.Dropout(0.2), nn.Linear(8, 1))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+x, y = torch.randn(8, 4), torch.randn(8, 1)
+model.train()
+for epoch in range(5):
+    optimizer.zero_grad()
+    loss = nn.functional.mse_loss(model(x), y)
+    loss.backward()
+    optimizer.step()
+    if loss.item() < 10.0:
+        model.eval()
+        break
+""",
+    )
+
+    invalid = (
+        Invalid(
+            """
+import torch
+from torch import nn
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.5), nn.Linear(8, 1))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+x, y = torch.randn(32, 8), torch.randn(32, 1)
+model.train()
+for epoch in range(2):
+    for _ in range(3):
+        dropped = float((model[1](torch.ones(1000)) == 0).float().mean())
+        assert dropped > 0.3, f"dropout zeroes {dropped:.0%} of activations in epoch {epoch}"
+        optimizer.zero_grad()
+        loss = nn.functional.mse_loss(model(x), y)
+        loss.backward()
+        optimizer.step()
+    model.eval()
+    with torch.no_grad():
+        validation = nn.functional.mse_loss(model(x), y)
+""",
+            fixed="""
+import torch
+from torch import nn
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.5), nn.Linear(8, 1))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+x, y = torch.randn(32, 8), torch.randn(32, 1)
+model.train()
+for epoch in range(2):
+    model.train()
+    for _ in range(3):
+        dropped = float((model[1](torch.ones(1000)) == 0).float().mean())
+        assert dropped > 0.3, f"dropout zeroes {dropped:.0%} of activations in epoch {epoch}"
+        optimizer.zero_grad()
+        loss = nn.functional.mse_loss(model(x), y)
+        loss.backward()
+        optimizer.step()
+    model.eval()
+    with torch.no_grad():
+        validation = nn.functional.mse_loss(model(x), y)
+""",
+            unsafe_fix=True,
+            error="dropout zeroes 0% of activations in epoch 1",
+        ),
+    )
+
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
+        """One finding per switch to evaluation mode that later training steps inherit."""
+        switches = ModeSwitches(ctx.tree, ctx.grad_context.parents)
+        scopes: list[ast.AST] = [ctx.tree]
+        scopes += [
+            n for n in ast.walk(ctx.tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+        ]
+        for scope in scopes:
+            for switch in switches.switches(scope):
+                found = _left_in_eval(ctx, switches, switch)
+                if found is not None:
+                    yield self._finding(ctx, switch, *found)
+
+    def _finding(
+        self, ctx: RuleContext, switch: ModeSwitch, loop: LoopNode, first: ast.stmt
+    ) -> Finding:
+        key = switch.key
+        how = (
+            f"`{key}.eval()`"
+            if switch.via is None
+            else f"`{switch.via.name}()` (line {switch.via.lineno})"
+        )
+        message = (
+            f"{how} switches `{key}` to evaluation mode inside the training loop at line "
+            f"{loop.lineno}, and nothing switches it back before it trains again (line "
+            f"{first.lineno}): from the second pass on, dropout is off and batch norm uses "
+            f"its running statistics while training. Call `{key}.train()` at the start of "
+            f"the training phase"
+        )
+        related = [
+            Related(ctx.header_range(loop), "the loop that trains again"),
+            Related(ctx.node_range(first), f"trains `{key}` in evaluation mode on later passes"),
+        ]
+        fixes = []
+        if stands_alone(ctx.source, first):
+            edit = insert_before(ctx.source, first, f"{key}.train()")
+            fixes.append(Fix("Switch the model back to training mode", Safety.UNSAFE, (edit,)))
+        return self.finding(message, ctx.node_range(switch.call), related, fixes)
+
+
+def _left_in_eval(
+    ctx: RuleContext, switches: ModeSwitches, switch: ModeSwitch
+) -> tuple[LoopNode, ast.stmt] | None:
+    """The innermost loop around the switch that trains the model again without switching
+    it back, and its first statement that runs or trains the model."""
+    if _ends_after(ctx, switch.call):
+        return None
+    optimized = _optimized(ctx.tree, switch.key)
+    for loop in _loops_around(ctx, switch.call):
+        first = _first_training_statement(switches, loop, switch)
+        if first is None:
+            continue
+        if not optimized and not _runs_with_grad(ctx, loop, switch.key):
+            return None
+        if switches.may_switch_on(loop) or _handed_to_unknown(switches, loop, switch):
+            return None
+        if _mode_free(ctx, switch.key, ctx.grad_context.enclosing_function(switch.call)):
+            return None
+        return loop, first
+    return None
+
+
+def _loops_around(ctx: RuleContext, node: ast.AST) -> Iterator[LoopNode]:
+    """The loops enclosing `node` inside its function, innermost first."""
+    for parent in ctx.grad_context.ancestors(node):
+        if isinstance(parent, _SCOPES):
+            return
+        if isinstance(parent, _LOOPS):
+            yield parent
+
+
+def _first_training_statement(
+    switches: ModeSwitches, loop: LoopNode, switch: ModeSwitch
+) -> ast.stmt | None:
+    """The first statement of the loop body that runs or trains the model (not the one
+    holding the switch), when the loop trains it at all."""
+    body = [s for s in loop.body if not _contains(s, switch.call)]
+    uses = [s for s in body if _uses(switches, s, switch.key)]
+    trains = [s for s in body if switches.trains(s)]
+    if not uses or not trains:
+        return None
+    return next(s for s in body if any(s is t for t in (*uses, *trains)))
+
+
+def _contains(stmt: ast.stmt, node: ast.AST) -> bool:
+    return any(n is node for n in ast.walk(stmt))
+
+
+def _uses(switches: ModeSwitches, node: ast.AST, key: str) -> bool:
+    """The model is called or handed over in `node`, or a function of the file called there
+    works on it (a parameter bound to it, the same global, or a method of its class)."""
+    root = key.split(".", 1)[0]
+    for call in calls_in(node):
+        if dotted(call.func) in (key, f"{key}.forward") or switches.hands_over(call, key):
+            return True
+        for arg in [*call.args, *(k.value for k in call.keywords)]:
+            name = dotted(arg)
+            if name == key or (root == "self" and name == "self"):
+                return True
+        if root == "self" and _self_method(call):
+            return True
+    return False
+
+
+def _self_method(call: ast.Call) -> bool:
+    return isinstance(call.func, ast.Attribute) and dotted(call.func.value) == "self"
+
+
+def _handed_to_unknown(switches: ModeSwitches, loop: LoopNode, switch: ModeSwitch) -> bool:
+    """Code the analysis cannot see is given the model (or `self`) in the loop: it may switch
+    the model back."""
+    root = switch.key.split(".", 1)[0]
+    for call in calls_in(loop):
+        if switches.resolve(call) is not None or dotted(call.func) in _INERT_CALLS:
+            continue
+        if root == "self" and _self_method(call):
+            return True  # a method the class inherits
+        for arg in [*call.args, *(k.value for k in call.keywords)]:
+            name = dotted(arg)
+            if name is not None and (name == switch.key or name == root == "self"):
+                return True
+    return False
+
+
+def _ends_after(ctx: RuleContext, node: ast.AST) -> bool:
+    """A `break`, `return` or `raise` follows the switch in its block or an enclosing one
+    inside the loop: the loop does not train again after it."""
+    child: ast.AST = node
+    for parent in ctx.grad_context.ancestors(node):
+        if isinstance(parent, _SCOPES):
+            return False
+        if isinstance(child, ast.stmt):
+            for name in ("body", "orelse", "finalbody"):
+                block = getattr(parent, name, None)
+                if isinstance(block, list) and any(s is child for s in block):
+                    index = next(i for i, s in enumerate(block) if s is child)
+                    if any(isinstance(s, _ENDS) for s in block[index + 1 :]):
+                        return True
+        if isinstance(parent, _LOOPS):
+            return False
+        child = parent
+    return False
+
+
+def _runs_with_grad(ctx: RuleContext, loop: LoopNode, key: str) -> bool:
+    """The loop calls the model (`model(x)`, `model.forward(x)`) outside any grad-mode
+    block and runs a backward pass: the model is being trained (an optimizer handed in as a
+    parameter steps it), not a teacher queried under `torch.no_grad()`."""
+    calls = list(calls_in(loop))
+    if not any(isinstance(c.func, ast.Attribute) and c.func.attr == "backward" for c in calls):
+        return False
+    return any(
+        dotted(c.func) in (key, f"{key}.forward") and not _under_grad_mode(ctx, c, loop)
+        for c in calls
+    )
+
+
+def _under_grad_mode(ctx: RuleContext, node: ast.AST, loop: LoopNode) -> bool:
+    """`node` is inside a `with` block of the loop that switches grad mode (no_grad...)."""
+    for parent in ctx.grad_context.ancestors(node):
+        if parent is loop:
+            return False
+        if isinstance(parent, ast.With | ast.AsyncWith) and any(
+            (dotted(i.context_expr.func) if isinstance(i.context_expr, ast.Call) else None)
+            in _GRAD_MODES
+            for i in parent.items
+        ):
+            return True
+    return False
+
+
+def _optimized(tree: ast.Module, key: str) -> bool:
+    """An optimizer of the file is built from the model's parameters (or given the model),
+    or the file updates them by hand from their gradients (`for p in model.parameters():
+    p.data.add_(p.grad, alpha=-lr)`): it is the model that trains, not a frozen teacher
+    evaluated beside it."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.For) and _updated_by_hand(node, key):
+            return True
+        if not isinstance(node, ast.Call):
+            continue
+        callee = dotted(node.func)
+        if callee is None or "optim" not in callee.lower():
+            continue
+        if callee.startswith(f"{key}."):
+            return True  # `model.configure_optimizers(...)` (nanoGPT)
+        for arg in [*node.args, *(k.value for k in node.keywords)]:
+            if dotted(arg) == key:
+                return True
+            if any(_parameters_of(inner, key) for inner in ast.walk(arg)):
+                return True
+    return False
+
+
+def _updated_by_hand(loop: ast.For, key: str) -> bool:
+    """`for p in key.parameters():` with a `.grad` read in its body."""
+    return _parameters_of(loop.iter, key) and any(
+        isinstance(n, ast.Attribute) and n.attr == "grad" for n in ast.walk(loop)
+    )
+
+
+def _parameters_of(node: ast.AST, key: str) -> bool:
+    """`key.parameters()` or `key.named_parameters()`."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in ("parameters", "named_parameters")
+        and dotted(node.func.value) == key
+    )
+
+
+def _mode_free(ctx: RuleContext, key: str, function: FunctionNode | None) -> bool:
+    """True when the analysis knows the model computes the same in both modes (every call
+    and mode switch of it in the function sees the same module)."""
+    uses: list[ValueUse] = [
+        u
+        for u in ctx.analysis.uses
+        if u.kind in ("module-call", "module-mode")
+        and u.function is function
+        and dotted(u.target) == key
+    ]
+    refs = {id(u.value.module): u.value for u in uses if u.value.module is not None}
+    if not uses or len(refs) != 1:
+        return False
+    value = next(iter(refs.values()))
+    module = value.module
+    assert module is not None
+    if module.local is not None:
+        return _class_mode_free(ctx, module.local.node)
+    name = (module.qualified or "").rsplit(".", 1)[-1]
+    if (
+        module.qualified is not None
+        and module.qualified.startswith("torch.nn.")
+        and name in MODULE_CONTAINERS
+    ):
+        origin = value.origin
+        return (
+            isinstance(origin, ast.Assign)
+            and isinstance(origin.value, ast.Call)
+            and _built_mode_free(origin.value.args)
+        )
+    return (
+        module.qualified is not None
+        and module.qualified.startswith("torch.nn.")
+        and mode_free_layer(name)
+    )
+
+
+def _built_mode_free(args: list[ast.expr]) -> bool:
+    """Every argument is `nn.X(...)` for a mode-free X (or a container of such)."""
+    for arg in args:
+        if not isinstance(arg, ast.Call) or not isinstance(arg.func, ast.Attribute):
+            return False
+        name = arg.func.attr
+        if name in MODULE_CONTAINERS:
+            if not _built_mode_free(arg.args):
+                return False
+        elif not mode_free_layer(name):
+            return False
+    return True
+
+
+def _class_mode_free(ctx: RuleContext, node: ast.ClassDef) -> bool:
+    """A class of the file whose text mentions nothing mode-dependent and whose `__init__`
+    builds only mode-free torch.nn layers."""
+    text = ctx.source.slice(ctx.node_range(node)).lower()
+    if any(word in text for word in _MODE_WORDS):
+        return False
+    init = next(
+        (s for s in node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None
+    )
+    if init is None:
+        return False
+    for call in calls_in(init):
+        func = call.func
+        if isinstance(func, ast.Name) and func.id == "super":
+            continue
+        if isinstance(func, ast.Attribute) and func.attr == "__init__":
+            continue
+        if isinstance(func, ast.Attribute) and (
+            func.attr in MODULE_CONTAINERS or mode_free_layer(func.attr)
+        ):
+            continue
+        return False
+    return True
