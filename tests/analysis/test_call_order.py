@@ -33,13 +33,29 @@ def test_callees_come_before_their_callers() -> None:
                 pass
         """
     )
-    order = [f.name for f in callees_first(_functions(source))]
+    order = [f.name for f in callees_first(_functions(source), None)]
     assert order == ["run_batch", "run_epoch", "fit", "main"]
+
+
+def test_the_text_gives_the_same_order() -> None:
+    source = textwrap.dedent(
+        """
+        def main():
+            fit()
+        def fit():
+            for _ in range(3):
+                run_batch()
+        def run_batch():
+            pass
+        """
+    )
+    order = [f.name for f in callees_first(_functions(source), source)]
+    assert order == ["run_batch", "fit", "main"]
 
 
 def test_a_cycle_is_broken_and_every_function_is_listed_once() -> None:
     source = "def a():\n    b()\ndef b():\n    a()\ndef c():\n    pass\n"
-    order = [f.name for f in callees_first(_functions(source))]
+    order = [f.name for f in callees_first(_functions(source), None)]
     assert sorted(order) == ["a", "b", "c"] and order.index("b") < order.index("a")
 
 

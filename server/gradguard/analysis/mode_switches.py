@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from gradguard.analysis.model import FunctionNode
 from gradguard.analysis.names import dotted
+from gradguard.analysis.node_cache import cached_by_node
 
 # How many calls deep a function of the file is followed.
 _DEPTH = 3
@@ -56,16 +57,20 @@ def _literal_false(call: ast.Call) -> bool:
     return len(values) == 1 and isinstance(values[0], ast.Constant) and values[0].value is False
 
 
-def calls_in(node: ast.AST) -> Iterator[ast.Call]:
-    """The calls in `node`, not those of functions or classes defined in it."""
+@cached_by_node
+def calls_in(node: ast.AST) -> tuple[ast.Call, ...]:
+    """The calls in `node`, not those of functions or classes defined in it (cached per
+    node: the rule asks again for every loop and every call of a function)."""
+    found: list[ast.Call] = []
     stack: list[ast.AST] = list(ast.iter_child_nodes(node))
     while stack:
         child = stack.pop()
         if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
             continue
         if isinstance(child, ast.Call):
-            yield child
+            found.append(child)
         stack.extend(ast.iter_child_nodes(child))
+    return tuple(found)
 
 
 class ModeSwitches:
@@ -73,6 +78,9 @@ class ModeSwitches:
 
     def __init__(self, tree: ast.Module, parents: dict[int, ast.AST]) -> None:
         self.parents = parents
+        # Answers by (id(node), depth): every loop and call asks them again.
+        self._switches_on: dict[tuple[int, int], bool] = {}
+        self._trains: dict[tuple[int, int], bool] = {}
         self.functions: dict[str, FunctionNode] = {}
         self.methods: dict[int, dict[str, FunctionNode]] = {}
         twice: set[str] = set()
@@ -162,25 +170,36 @@ class ModeSwitches:
     def may_switch_on(self, node: ast.AST, depth: int = _DEPTH) -> bool:
         """True when the code in `node`, or a function of the file it calls, may put a module
         back in training mode."""
-        for call in calls_in(node):
-            if switches_on(call):
-                return True
-            function = self.resolve(call)
-            if function is not None and depth > 0 and self.may_switch_on(function, depth - 1):
-                return True
-        return False
+        key = (id(node), depth)
+        if key not in self._switches_on:
+            self._switches_on[key] = False  # a call cycle proves nothing
+            self._switches_on[key] = any(
+                switches_on(call)
+                or (
+                    depth > 0
+                    and (function := self.resolve(call)) is not None
+                    and self.may_switch_on(function, depth - 1)
+                )
+                for call in calls_in(node)
+            )
+        return self._switches_on[key]
 
     def trains(self, node: ast.AST, depth: int = _DEPTH) -> bool:
         """True when the code in `node`, or a function of the file it calls, runs a backward
         pass or an optimizer step."""
-        for call in calls_in(node):
-            func = call.func
-            if isinstance(func, ast.Attribute) and _trains_here(func):
-                return True
-            function = self.resolve(call)
-            if function is not None and depth > 0 and self.trains(function, depth - 1):
-                return True
-        return False
+        key = (id(node), depth)
+        if key not in self._trains:
+            self._trains[key] = False  # a call cycle proves nothing
+            self._trains[key] = any(
+                (isinstance(call.func, ast.Attribute) and _trains_here(call.func))
+                or (
+                    depth > 0
+                    and (function := self.resolve(call)) is not None
+                    and self.trains(function, depth - 1)
+                )
+                for call in calls_in(node)
+            )
+        return self._trains[key]
 
 
 def _trains_here(func: ast.Attribute) -> bool:

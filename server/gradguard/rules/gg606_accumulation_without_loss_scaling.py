@@ -240,10 +240,12 @@ for i, (xb, yb) in enumerate(zip(x.chunk(4), y.chunk(4))):
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         """One finding per backward whose loss an accumulation step sums k times."""
-        if sums_by_reduction(ctx.tree):
+        if "%" not in ctx.source.text:
+            return  # every accumulation guard this rule knows is a modulo test
+        steps = _steps(ctx)
+        if not steps or sums_by_reduction(ctx.tree):
             return
         reported: set[int] = set()
-        steps = _steps(ctx)
         for step in steps.values():
             found = _accumulation(ctx, step, steps)
             if found is None:

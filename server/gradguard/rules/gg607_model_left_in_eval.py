@@ -68,6 +68,7 @@ The fix is unsafe.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 
 from gradguard.analysis.facts import (
@@ -78,6 +79,7 @@ from gradguard.analysis.facts import (
     ValueUse,
     calls_in,
     dotted,
+    identifier_spelling,
 )
 from gradguard.analysis.torch_api import MODULE_CONTAINERS, mode_free_layer
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
@@ -264,14 +266,17 @@ for epoch in range(2):
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         """One finding per switch to evaluation mode that later training steps inherit."""
+        if not _SWITCHES_OFF.search(identifier_spelling(ctx.source.text)):
+            return  # no `.eval()` / `.train(False)` anywhere: nothing to follow
         switches = ModeSwitches(ctx.tree, ctx.grad_context.parents)
         scopes: list[ast.AST] = [ctx.tree]
         scopes += [
             n for n in ast.walk(ctx.tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
         ]
+        optimized: dict[str, bool] = {}  # by model key: a walk of the file each
         for scope in scopes:
             for switch in switches.switches(scope):
-                found = _left_in_eval(ctx, switches, switch)
+                found = _left_in_eval(ctx, switches, switch, optimized)
                 if found is not None:
                     yield self._finding(ctx, switch, *found)
 
@@ -302,14 +307,20 @@ for epoch in range(2):
         return self.finding(message, ctx.node_range(switch.call), related, fixes)
 
 
+# The text every switch to evaluation mode needs somewhere in the file.
+_SWITCHES_OFF = re.compile(r"\.\s*eval\s*\(|\.\s*train\s*\(\s*(?:mode\s*=\s*)?False")
+
+
 def _left_in_eval(
-    ctx: RuleContext, switches: ModeSwitches, switch: ModeSwitch
+    ctx: RuleContext, switches: ModeSwitches, switch: ModeSwitch, known: dict[str, bool]
 ) -> tuple[LoopNode, ast.stmt] | None:
     """The innermost loop around the switch that trains the model again without switching
     it back, and its first statement that runs or trains the model."""
     if _ends_after(ctx, switch.call):
         return None
-    optimized = _optimized(ctx.tree, switch.key)
+    if switch.key not in known:
+        known[switch.key] = _optimized(ctx.tree, switch.key)
+    optimized = known[switch.key]
     for loop in _loops_around(ctx, switch.call):
         first = _first_training_statement(switches, loop, switch)
         if first is None:

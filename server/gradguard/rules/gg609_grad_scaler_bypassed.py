@@ -253,6 +253,8 @@ def _certain_scalers(ctx: RuleContext) -> set[str]:
         key = dotted(stmt.targets[0])
         if key is not None:
             constructions.setdefault(key, []).append(call.call)
+    if not constructions:
+        return set()  # (the bindings cost a walk of the whole file)
     bound = bindings_of(ctx.tree)
     return {key for key, calls in constructions.items() if len(bound.get(key, [])) == len(calls)}
 

@@ -150,7 +150,7 @@ class ModuleInterpreter:
         body."""
         module_scope = self.scope_of(self.tree)
         self.globals = self._module_constants(module_scope)
-        for node in callees_first(self.functions):
+        for node in callees_first(self.functions, self.text):
             self.summary(node)
         body = FunctionInterpreter(self, module_scope, None, record=True)
         body.env = dict(self.globals)
