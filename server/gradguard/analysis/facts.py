@@ -10,6 +10,7 @@ See docs/contributing.md for which fact answers which question.
 
 from __future__ import annotations
 
+from gradguard.analysis.checkpoints import reentrant_keyword
 from gradguard.analysis.dependencies import assigned_names, names_feeding, read_names, reads_key
 from gradguard.analysis.forced_grad import ForcedGrad, forced_grad_backprops, real_cut
 from gradguard.analysis.grad_context import GradContext
@@ -83,6 +84,7 @@ __all__ = [
     "read_names",
     "reads_key",
     "real_cut",
+    "reentrant_keyword",
     "torch_alias",
     "unfilled_grad_reads",
     "unreached_optimizers",
