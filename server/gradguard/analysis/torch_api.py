@@ -489,5 +489,12 @@ CHECKPOINT_FUNCTIONS: dict[str, tuple[int, int | None]] = {
 }
 # Keywords of `checkpoint` that are not passed on to the function (torch 2.13.0).
 CHECKPOINT_KEYWORDS = frozenset(
-    {"use_reentrant", "preserve_rng_state", "context_fn", "determinism_check", "debug", "early_stop"}
+    {
+        "use_reentrant",
+        "preserve_rng_state",
+        "context_fn",
+        "determinism_check",
+        "debug",
+        "early_stop",
+    }
 )

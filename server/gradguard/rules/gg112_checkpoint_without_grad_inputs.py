@@ -255,11 +255,13 @@ hidden.pow(2).mean().backward()
         message = (
             f"{inputs} {verb}, and this checkpoint is reentrant ({how}): torch warns {WARNING} "
             f"and its output has no history, so the parameters of {module} silently get no "
-            "gradient (a backward through this output alone raises \"element 0 of tensors "
-            'does not require grad\"); pass use_reentrant=False'
+            'gradient (a backward through this output alone raises "element 0 of tensors '
+            'does not require grad"); pass use_reentrant=False'
         )
         related = [
-            Related(ctx.node_range(use.value.loss.node), f"no history: {use.value.loss.description}")
+            Related(
+                ctx.node_range(use.value.loss.node), f"no history: {use.value.loss.description}"
+            )
             for use in uses
             if use.value.loss is not None and use.value.kind is Kind.TENSOR
         ]
