@@ -1,7 +1,9 @@
 """Look-alikes of GG112 that are correct, from the patterns of real code: Hugging Face
 encoders checkpoint each layer on hidden states that come out of a trainable embedding (or
 that `enable_input_require_grads` hooks), with `use_reentrant` passed through a partial; timm
-wraps its blocks in `checkpoint_seq`; newer code passes `use_reentrant=False`; inference runs
+wraps its blocks in `checkpoint_seq`, and its feature wrappers
+(huggingface/pytorch-image-models, timm/models/_features.py) run the first module plainly
+and checkpoint only the later ones, whose input then has history; newer code passes `use_reentrant=False`; inference runs
 checkpointed models under no_grad; frozen backbones and parameter-free activations lose
 nothing when checkpointed.
 """
@@ -65,6 +67,16 @@ class TimmLike(nn.Module):
         else:
             x = self.blocks(x)
         return x
+
+
+def stem_then_checkpointed_stages():
+    stem = nn.Conv2d(3, 8, 3, padding=1)
+    stages = [nn.Conv2d(8, 8, 3, padding=1), nn.Conv2d(8, 8, 3, padding=1)]
+    x = torch.randn(2, 3, 16, 16)
+    x = stem(x)
+    for module in stages:
+        x = checkpoint(module, x, use_reentrant=True)
+    return x.mean()
 
 
 def trainable_embedding(ids):
