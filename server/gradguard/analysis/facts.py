@@ -17,6 +17,7 @@ from gradguard.analysis.accumulation import (
     scales_by,
     sums_by_reduction,
 )
+from gradguard.analysis.checkpoints import reentrant_keyword
 from gradguard.analysis.dependencies import assigned_names, names_feeding, read_names, reads_key
 from gradguard.analysis.forced_grad import ForcedGrad, forced_grad_backprops, real_cut
 from gradguard.analysis.grad_context import GradContext
@@ -97,6 +98,7 @@ __all__ = [
     "read_names",
     "reads_key",
     "real_cut",
+    "reentrant_keyword",
     "scales_by",
     "sums_by_reduction",
     "torch_alias",

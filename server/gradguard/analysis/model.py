@@ -76,6 +76,7 @@ UseKind = Literal[
     "append",
     "inference-saved",
     "loss-input",
+    "checkpoint-input",
 ]
 
 
@@ -102,7 +103,12 @@ class ValueUse:
     or "loss-input" (the `input` a classification loss is given, `criterion(out, y)` for a
     known torch.nn loss module or `F.cross_entropy(out, y)`; `name` is the functional name of
     the loss, "cross_entropy", "nll_loss", "binary_cross_entropy" or
-    "binary_cross_entropy_with_logits", `target` the input expression).
+    "binary_cross_entropy_with_logits", `target` the input expression) or "checkpoint-input"
+    (an argument `torch.utils.checkpoint.checkpoint(fn, x, y)` or `checkpoint_sequential(seq,
+    n, x)` passes on to the checkpointed function, one use per argument, none when one is
+    unpacked; `name` is "checkpoint" or "checkpoint_sequential", `node` the call, `target`
+    the argument and `added` what calling `fn(x, y)` directly would return when `fn` is a
+    known module, else None).
     `value` is the receiver before the operation and `grad_enabled` the grad mode there;
     `every_iteration` holds the enclosing loops whose every iteration runs it.
     """

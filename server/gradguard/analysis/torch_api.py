@@ -498,3 +498,25 @@ GRAD_CLIPPERS = frozenset(
         "torch.nn.utils.clip_grad.clip_grad_value_",
     }
 )
+# Activation checkpointing (GG112): the positions of the arguments passed on to the
+# checkpointed function(s), a slice `[first:end]` of the positional arguments. Checked
+# against torch 2.13.0: `checkpoint(function, *args, use_reentrant=None, ...)` and
+# `checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwargs)`; both
+# warn and take `use_reentrant=True` when it is not passed, and the reentrant variant's
+# output requires grad only if an input does. `checkpoint_sequential` checkpoints every
+# segment but the last, which it runs plainly.
+CHECKPOINT_FUNCTIONS: dict[str, tuple[int, int | None]] = {
+    "torch.utils.checkpoint.checkpoint": (1, None),
+    "torch.utils.checkpoint.checkpoint_sequential": (2, 3),
+}
+# Keywords of `checkpoint` that are not passed on to the function (torch 2.13.0).
+CHECKPOINT_KEYWORDS = frozenset(
+    {
+        "use_reentrant",
+        "preserve_rng_state",
+        "context_fn",
+        "determinism_check",
+        "debug",
+        "early_stop",
+    }
+)

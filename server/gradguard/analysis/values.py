@@ -58,6 +58,7 @@ class LossKind(enum.Enum):
     NO_CREATE_GRAPH = "no_create_graph"  # a gradient from autograd.grad without create_graph
     LITERAL = "literal"  # a Python literal
     FROZEN = "frozen"  # output of a module whose every parameter has requires_grad=False
+    CHECKPOINT = "checkpoint"  # output of a reentrant checkpoint whose inputs lack grad
 
 
 @dataclass(frozen=True)

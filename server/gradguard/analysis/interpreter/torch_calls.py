@@ -10,6 +10,7 @@ from gradguard.analysis import activations, shapes
 from gradguard.analysis import graph as graphs
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
+from gradguard.analysis.checkpoints import reentrant_keyword
 from gradguard.analysis.interpreter.expressions import shape_of
 from gradguard.analysis.interpreter.module_calls import ModuleCalls
 from gradguard.analysis.model import (
@@ -104,6 +105,8 @@ class TorchCalls(ModuleCalls):
                 return self._gradients(call)
             return NONE
         args = self.arguments(call)
+        if qualified in api.CHECKPOINT_FUNCTIONS:
+            return self._checkpoint(call, qualified, args)
         loss_name = api.LOSS_FUNCTIONS.get(qualified)
         if loss_name is not None:
             self._record_loss_input(call, loss_name, args)
@@ -240,6 +243,40 @@ class TorchCalls(ModuleCalls):
                 module=ModuleRef(qualified=qualified),
                 optimizes=self._optimized_module(call),
             )
+        return UNKNOWN
+
+    def _checkpoint(self, call: ast.Call, qualified: str, args: list[Value]) -> Value:
+        """`checkpoint(fn, x, y)`, `checkpoint_sequential(seq, n, x)`: one "checkpoint-input"
+        use per argument passed on to the checkpointed code, each with what calling `fn`
+        directly on them would return when `fn` is a known module (GG112). The output of a
+        reentrant `checkpoint` none of whose inputs requires grad has no history."""
+        first, end = api.CHECKPOINT_FUNCTIONS[qualified]
+        if any(isinstance(a, ast.Starred) for a in call.args) or len(call.args) <= first:
+            return UNKNOWN
+        inputs = call.args[first:end]
+        values = args[first : first + len(inputs)]
+        direct: Value | None = None
+        callee = args[0]
+        if first == 1 and callee.kind is Kind.MODULE and callee.module is not None:
+            # The checkpoint runs the module on the inputs: its effects are a direct call's.
+            called = ast.copy_location(ast.Call(call.args[0], list(inputs), []), call)
+            ast.fix_missing_locations(called)
+            record, self.record = self.record, False
+            try:
+                direct = self.module_call(called, callee.module, values, callee.frozen)
+            finally:
+                self.record = record
+        name = qualified.rsplit(".", 1)[-1]
+        for expr, value in zip(inputs, values, strict=True):
+            self.record_use("checkpoint-input", name, call, expr, value, direct)
+        if (
+            first == 1
+            and self.mode.enabled is True
+            and reentrant_keyword(call) is not False
+            and all(value.grad is Grad.UNTRACKED for value in values)
+        ):
+            loss = Loss(LossKind.CHECKPOINT, call, "a reentrant checkpoint without grad inputs")
+            return Value(grad=Grad.UNTRACKED, kind=Kind.UNKNOWN, loss=loss)
         return UNKNOWN
 
     def _index_reduction(
