@@ -274,7 +274,7 @@ class ClassCheck:
         registered: set[int] = set()
         for stmt in node.body:
             if isinstance(stmt, ast.FunctionDef):
-                if stmt.decorator_list or not self._reads_only_known_names(stmt):
+                if stmt.decorator_list or not self._reads_only_known_names(stmt, node.name):
                     return False
                 if stmt.name == "__init__":
                     registered |= self._registered_constructions(node, stmt)
@@ -333,15 +333,16 @@ class ClassCheck:
         # its layer, which is built right here when it qualifies).
         return found if kind is not None and kind.output is not None else set()
 
-    def _reads_only_known_names(self, method: ast.FunctionDef) -> bool:
-        """The method reads only its own locals, builtins, imports, module-level constants
-        and qualifying local classes: nothing that could bring a tensor requiring grad."""
+    def _reads_only_known_names(self, method: ast.FunctionDef, owner: str) -> bool:
+        """The method reads only its own locals, builtins, imports, module-level constants,
+        its own class (`super(Net, self).__init__()`) and qualifying local classes: nothing
+        that could bring a tensor requiring grad."""
         local = _bound_names(method)
         for node in ast.walk(method):
             if not (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)):
                 continue
             name = node.id
-            if name in local:
+            if name in local or (name == owner and self._module_names(name) == "class"):
                 continue
             kind = self._module_names(name)
             if kind in ("import", "constant"):

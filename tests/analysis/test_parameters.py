@@ -1,0 +1,43 @@
+"""Parameter facts (`analysis/parameters.py`) as the interpreter attaches them to values."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import pytest
+
+from gradguard.analysis.model import analyse_module
+
+_NET = """
+import torch
+from torch import nn
+class Net(nn.Module):
+    def __init__(self, width):
+        {init}
+        self.body = nn.Sequential(nn.Linear(width, width), nn.ReLU())
+    def forward(self, x):
+        return self.body(x)
+net = Net(4)
+optimizer = torch.optim.SGD(net.parameters(), lr=0.1)
+optimizer.step()
+"""
+
+
+def _optimized_module_is_self_contained(init: str) -> bool:
+    source = textwrap.dedent(_NET).replace("{init}", init)
+    uses = analyse_module(ast.parse(source), source).uses
+    step = next(u for u in uses if u.kind == "optimizer" and u.name == "step")
+    assert step.value.optimizes is not None
+    return step.value.optimizes.module.self_contained
+
+
+@pytest.mark.parametrize(
+    "init", ["super().__init__()", "super(Net, self).__init__()", "nn.Module.__init__(self)"]
+)
+def test_a_class_owning_its_layers_is_self_contained_however_it_calls_super(init: str) -> None:
+    assert _optimized_module_is_self_contained(init)
+
+
+def test_a_class_reading_an_unknown_global_is_not() -> None:
+    assert not _optimized_module_is_self_contained("super().__init__(); self.extra = SHARED")
