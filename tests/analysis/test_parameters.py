@@ -41,3 +41,17 @@ def test_a_class_owning_its_layers_is_self_contained_however_it_calls_super(init
 
 def test_a_class_reading_an_unknown_global_is_not() -> None:
     assert not _optimized_module_is_self_contained("super().__init__(); self.extra = SHARED")
+
+
+def test_a_global_bound_to_literals_on_every_branch_is_a_constant() -> None:
+    source = textwrap.dedent(_NET).replace("{init}", "super().__init__(); self.c = CHANNELS")
+    literal = "CHANNELS = 3\nif __name__:\n    CHANNELS = 1\n"
+    assert _self_contained(literal + source)
+    assert not _self_contained("CHANNELS = 3\nCHANNELS = torch.ones(1)\n" + source)
+
+
+def _self_contained(source: str) -> bool:
+    uses = analyse_module(ast.parse(source), source).uses
+    step = next(u for u in uses if u.kind == "optimizer" and u.name == "step")
+    assert step.value.optimizes is not None
+    return step.value.optimizes.module.self_contained

@@ -90,9 +90,12 @@ class ModuleInterpreter:
             def resolve(node: ast.ClassDef, expr: ast.expr) -> str | None:
                 return self.scope_of(self.parent_scope.get(id(node), self.tree)).resolve(expr)
 
+            literals = _literal_names(self.tree) - self.declared_global
+
             def module_name(name: str) -> str:
                 if (module_scope.counts or {}).get(name) != 1:
-                    return ""
+                    # `nc = 3` on one branch, `nc = 1` on another: a constant either way.
+                    return "constant" if name in literals else ""
                 for stmt in self.tree.body:
                     if isinstance(stmt, ast.Import | ast.ImportFrom) and any(
                         (a.asname or a.name.split(".")[0]) == name for a in stmt.names
@@ -515,3 +518,30 @@ def _container_changes(tree: ast.Module) -> tuple[tuple[str, ast.AST], ...]:
 
 def _constant_key(node: ast.Subscript) -> bool:
     return isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str)
+
+
+def _literal_names(tree: ast.Module) -> frozenset[str]:
+    """Module-level names every binding of which, on any branch, assigns a literal number,
+    string, bool or None (`nc = 3` / `nc = 1` in an if/else): constants, whichever ran."""
+    literal: set[str] = set()
+    other: set[str] = set()
+    stack: list[ast.AST] = list(tree.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+            if not isinstance(node, ast.Lambda):
+                other.add(node.name)
+            continue
+        if isinstance(node, ast.Assign) and all(isinstance(t, ast.Name) for t in node.targets):
+            bucket = literal if isinstance(node.value, ast.Constant) else other
+            bucket.update(t.id for t in node.targets if isinstance(t, ast.Name))
+            stack.append(node.value)
+            continue
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            other.add(node.id)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            other.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, ast.Global | ast.Nonlocal):
+            other.update(node.names)
+        stack.extend(ast.iter_child_nodes(node))
+    return frozenset(literal - other)
