@@ -55,6 +55,7 @@ from gradguard.analysis.facts import (
     LoopNode,
     ValueUse,
     callee_name,
+    dotted,
     identifier_spelling,
 )
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
@@ -282,6 +283,7 @@ def _may_clear(
         for use in ctx.analysis.uses
         if use.kind == "optimizer" and use.name == "step"
     } - {optimizer}
+    others |= _separate_modules(ctx, step)
     for other in others:
         text = re.sub(rf"(?<![\w.]){re.escape(other)}\s*\.\s*zero_grad\(", "", text)
     if any(marker in text for marker in _CLEARS):
@@ -292,6 +294,28 @@ def _may_clear(
         and _may_clear_gradients(ctx, call)
         for call in ctx.analysis.opaque_calls
     )
+
+
+def _separate_modules(ctx: RuleContext, step: ValueUse) -> set[str]:
+    """Modules whose `zero_grad()` cannot clear what the stepped optimizer holds: when it
+    holds the parameters of a module built here that owns them all (`optimizerD` over
+    `netD = Discriminator()`), every other such module (`netG`) has parameters of its own."""
+    held = step.value.optimizes
+    if held is None or not held.module.self_contained:
+        return set()
+    found: set[str] = set()
+    for use in ctx.analysis.uses:
+        module = use.value.module
+        if (
+            use.kind in ("module-call", "module-mode")
+            and module is not None
+            and module.self_contained
+            and module is not held.module
+            and (key := dotted(use.target)) is not None
+            and key != held.key
+        ):
+            found.add(expr_text(ctx.source, use.target))
+    return found
 
 
 def _local_functions(tree: ast.Module) -> dict[str, FunctionNode]:

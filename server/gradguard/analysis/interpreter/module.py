@@ -93,9 +93,11 @@ class ModuleInterpreter:
             literals = _literal_names(self.tree) - self.declared_global
 
             def module_name(name: str) -> str:
-                if (module_scope.counts or {}).get(name) != 1:
+                if name in literals:
                     # `nc = 3` on one branch, `nc = 1` on another: a constant either way.
-                    return "constant" if name in literals else ""
+                    return "constant"
+                if (module_scope.counts or {}).get(name) != 1:
+                    return ""
                 for stmt in self.tree.body:
                     if isinstance(stmt, ast.Import | ast.ImportFrom) and any(
                         (a.asname or a.name.split(".")[0]) == name for a in stmt.names
@@ -178,8 +180,25 @@ class ModuleInterpreter:
             for name, count in (scope.counts or {}).items()
             if name not in self.declared_global
         }
-        scratch = FunctionInterpreter(self, scope, None, record=False)
         self.collecting_globals = True  # function summaries must wait for the globals
+        constants = self._collect_constants(scope, counts)
+        self.globals = constants
+        if any(_may_own_more(value) for value in constants.values()):
+            # Whether a class of the file owns its parameters depends on the module-level
+            # names it reads (`nz`, `ngf`), unknown during the first round: a second round
+            # decides its instances (`netG = Generator()`) with them known.
+            self._class_check = None
+            constants = self._collect_constants(scope, counts)
+            self.globals = constants
+        self.collecting_globals = False
+        self._class_check = None
+        for info in self._pending_attributes:
+            self._collect_attributes(info)
+        self._pending_attributes.clear()
+        return constants
+
+    def _collect_constants(self, scope: Scope, counts: dict[str, int]) -> Env:
+        scratch = FunctionInterpreter(self, scope, None, record=False)
         for stmt in self.tree.body:
             if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                 if counts.get(stmt.name) == 1:
@@ -192,9 +211,8 @@ class ModuleInterpreter:
                 and isinstance(stmt.value, ast.Call | ast.Constant)
             ):
                 scratch.run_block([stmt])
-        self.collecting_globals = False
         retouched = _grad_state_changed(self.text)
-        constants = {
+        return {
             name: value
             for name, value in (scratch.env or {}).items()
             if value.kind in (Kind.MODULE, Kind.CLASS, Kind.FUNCTION, Kind.INSTANCE)
@@ -203,11 +221,6 @@ class ModuleInterpreter:
             or is_optimizer(value)
             or (_parameter_leaf(value) and retouched is not None and name not in retouched)
         }
-        self.globals = constants
-        for info in self._pending_attributes:
-            self._collect_attributes(info)
-        self._pending_attributes.clear()
-        return constants
 
     def class_info(self, node: ast.ClassDef) -> ClassInfo:
         """What the file says about a class: is it an nn.Module, which modules it owns."""
@@ -522,7 +535,8 @@ def _constant_key(node: ast.Subscript) -> bool:
 
 def _literal_names(tree: ast.Module) -> frozenset[str]:
     """Module-level names every binding of which, on any branch, assigns a literal number,
-    string, bool or None (`nc = 3` / `nc = 1` in an if/else): constants, whichever ran."""
+    string, bool or None (`nc = 3` / `nc = 1` in an if/else, `nz, ngf = 100, 64`):
+    constants, whichever ran."""
     literal: set[str] = set()
     other: set[str] = set()
     stack: list[ast.AST] = list(tree.body)
@@ -537,6 +551,22 @@ def _literal_names(tree: ast.Module) -> frozenset[str]:
             bucket.update(t.id for t in node.targets if isinstance(t, ast.Name))
             stack.append(node.value)
             continue
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Tuple)
+            and isinstance(node.value, ast.Tuple)
+            and len(node.targets[0].elts) == len(node.value.elts)
+        ):
+            # `nz, ngf, ndf = 100, 64, 64`, element by element.
+            for target, value in zip(node.targets[0].elts, node.value.elts, strict=True):
+                if isinstance(target, ast.Name):
+                    bucket = literal if isinstance(value, ast.Constant) else other
+                    bucket.add(target.id)
+                else:
+                    stack.append(target)
+            stack.extend(node.value.elts)
+            continue
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
             other.add(node.id)
         elif isinstance(node, ast.Import | ast.ImportFrom):
@@ -545,3 +575,14 @@ def _literal_names(tree: ast.Module) -> frozenset[str]:
             other.update(node.names)
         stack.extend(ast.iter_child_nodes(node))
     return frozenset(literal - other)
+
+
+def _may_own_more(value: Value) -> bool:
+    """An instance of a class of the file not known to own its parameters (yet)."""
+    module = value.module
+    return (
+        value.kind is Kind.MODULE
+        and module is not None
+        and module.local is not None
+        and not module.self_contained
+    )
