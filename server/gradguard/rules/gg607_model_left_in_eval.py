@@ -269,10 +269,11 @@ for epoch in range(2):
         if not _SWITCHES_OFF.search(identifier_spelling(ctx.source.text)):
             return  # no `.eval()` / `.train(False)` anywhere: nothing to follow
         switches = ModeSwitches(ctx.tree, ctx.grad_context.parents)
-        scopes: list[ast.AST] = [ctx.tree]
-        scopes += [
-            n for n in ast.walk(ctx.tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
-        ]
+        functions: list[FunctionNode] = sorted(
+            (f for same in ctx.grad_context.functions.values() for f in same),
+            key=lambda f: (f.lineno, f.col_offset),
+        )
+        scopes: list[ast.AST] = [ctx.tree, *functions]
         optimized: dict[str, bool] = {}  # by model key: a walk of the file each
         for scope in scopes:
             for switch in switches.switches(scope):
