@@ -50,6 +50,7 @@ from gradguard.analysis.values import (
     Kind,
     Loss,
     LossKind,
+    ModuleRef,
     Value,
 )
 
@@ -72,6 +73,7 @@ __all__ = [
     "ModeSwitch",
     "ModeSwitches",
     "ModuleAnalysis",
+    "ModuleRef",
     "NameFlow",
     "OptimizedParameters",
     "ParameterSaves",

@@ -46,13 +46,16 @@ from __future__ import annotations
 
 import ast
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.facts import (
     BackwardCall,
     FunctionNode,
     LoopNode,
+    ModuleRef,
     ValueUse,
     callee_name,
     dotted,
@@ -60,6 +63,8 @@ from gradguard.analysis.facts import (
 )
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
 from gradguard.core.rule import Invalid, Rule, RuleContext
+from gradguard.core.suppression import comments
+from gradguard.core.text import SourceText
 from gradguard.rewrite.expressions import expr_text
 from gradguard.rewrite.statements import insert_before, stands_alone
 
@@ -179,7 +184,7 @@ assert losses[-1] < 0.01, "gradients accumulated across steps"
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         """One finding per loop that steps an optimizer after a backward without clearing."""
         reported: set[int] = set()
-        local: dict[str, FunctionNode] | None = None
+        facts: _FileFacts | None = None
         for step in ctx.analysis.uses:
             if step.kind != "optimizer" or step.name != "step":
                 continue
@@ -188,9 +193,9 @@ assert losses[-1] < 0.01, "gradients accumulated across steps"
                 continue
             loop, backward = found
             optimizer = expr_text(ctx.source, step.target)
-            if local is None:
-                local = _local_functions(ctx.tree)
-            if id(loop) in reported or _may_clear(ctx, loop, step, backward, local):
+            if facts is None:  # computed once, for the first candidate loop
+                facts = _FileFacts.of(ctx)
+            if id(loop) in reported or _may_clear(ctx, loop, step, backward, facts):
                 continue
             reported.add(id(loop))
             message = (
@@ -245,32 +250,35 @@ def _may_clear(
     loop: LoopNode,
     step: ValueUse,
     backward: BackwardCall,
-    local: dict[str, FunctionNode],
+    facts: _FileFacts,
 ) -> bool:
     """True when the loop, or a function of this file it calls, may clear this optimizer's
     gradients (any clearing but a `zero_grad()` of another optimizer the file knows), or
     when the loop calls code the analysis cannot see that might."""
     first, last = loop.lineno, loop.end_lineno or loop.lineno
-    texts = ["\n".join(ctx.source.line(i) for i in range(first - 1, last))]
+
+    local, cuts = facts.local, facts.cuts
+    loop_calls = facts.opaque_calls_in(first, last)
+
+    # Code only (`cuts`: where comments start): a comment saying "nothing calls zero_grad()"
+    # clears nothing.
+    def code(start: int, end: int) -> str:
+        return "\n".join(ctx.source.line(i)[: cuts.get(i)] for i in range(start - 1, end))
+
+    texts = [code(first, last)]
     for function in (step.function, backward.function):
         if function is not None and not _inside(function, loop):
             # A step method called in the loop (`self.train_batch(x)`): its text too.
-            end = function.end_lineno or function.lineno
-            texts.append("\n".join(ctx.source.line(i) for i in range(function.lineno - 1, end)))
+            texts.append(code(function.lineno, function.end_lineno or function.lineno))
     seen: set[str] = set()
-    pending = [
-        name
-        for call in ctx.analysis.opaque_calls
-        if first <= call.lineno <= last and (name := callee_name(call.func)) is not None
-    ]
+    pending = [name for call in loop_calls if (name := callee_name(call.func)) is not None]
     while pending:
         name = pending.pop()
         function = local.get(name)
         if name in seen or function is None:
             continue
         seen.add(name)
-        end = function.end_lineno or function.lineno
-        texts.append("\n".join(ctx.source.line(i) for i in range(function.lineno - 1, end)))
+        texts.append(code(function.lineno, function.end_lineno or function.lineno))
         pending.extend(
             name
             for node in ast.walk(function)
@@ -278,44 +286,82 @@ def _may_clear(
         )
     text = identifier_spelling("\n".join(texts))
     optimizer = expr_text(ctx.source, step.target)
-    others = {
-        expr_text(ctx.source, use.target)
-        for use in ctx.analysis.uses
-        if use.kind == "optimizer" and use.name == "step"
-    } - {optimizer}
-    others |= _separate_modules(ctx, step)
+    others = (facts.stepped - {optimizer}) | facts.separate_modules(step)
     for other in others:
         text = re.sub(rf"(?<![\w.]){re.escape(other)}\s*\.\s*zero_grad\(", "", text)
     if any(marker in text for marker in _CLEARS):
         return True
     return any(
-        first <= call.lineno <= last
-        and callee_name(call.func) not in local
-        and _may_clear_gradients(ctx, call)
-        for call in ctx.analysis.opaque_calls
+        callee_name(call.func) not in local and _may_clear_gradients(ctx, call)
+        for call in loop_calls
     )
 
 
-def _separate_modules(ctx: RuleContext, step: ValueUse) -> set[str]:
-    """Modules whose `zero_grad()` cannot clear what the stepped optimizer holds: when it
-    holds the parameters of a module built here that owns them all (`optimizerD` over
-    `netD = Discriminator()`), every other such module (`netG`) has parameters of its own."""
-    held = step.value.optimizes
-    if held is None or not held.module.self_contained:
-        return set()
-    found: set[str] = set()
-    for use in ctx.analysis.uses:
-        module = use.value.module
-        if (
-            use.kind in ("module-call", "module-mode")
-            and module is not None
-            and module.self_contained
-            and module is not held.module
-            and (key := dotted(use.target)) is not None
-            and key != held.key
-        ):
-            found.add(expr_text(ctx.source, use.target))
-    return found
+@dataclass(frozen=True)
+class _FileFacts:
+    """What every candidate loop of a file asks, gathered once (a file of thousands of
+    training loops must not cost thousands of scans of all its events)."""
+
+    local: dict[str, FunctionNode]
+    cuts: dict[int, int]  # 0-based line -> column where its comment starts
+    stepped: frozenset[str]  # every stepped optimizer, as spelled
+    # Modules built here that own all their parameters: (module, key, as spelled).
+    modules: tuple[tuple[ModuleRef, str, str], ...]
+    opaque_lines: tuple[int, ...]  # sorted, with `opaque` in the same order
+    opaque: tuple[ast.Call, ...]
+
+    @classmethod
+    def of(cls, ctx: RuleContext) -> _FileFacts:
+        stepped = frozenset(
+            expr_text(ctx.source, use.target)
+            for use in ctx.analysis.uses
+            if use.kind == "optimizer" and use.name == "step"
+        )
+        modules: dict[str, tuple[ModuleRef, str, str]] = {}
+        for use in ctx.analysis.uses:
+            module = use.value.module
+            if (
+                use.kind in ("module-call", "module-mode")
+                and module is not None
+                and module.self_contained
+                and (key := dotted(use.target)) is not None
+            ):
+                modules.setdefault(key, (module, key, expr_text(ctx.source, use.target)))
+        calls = sorted(ctx.analysis.opaque_calls, key=lambda c: c.lineno)
+        return cls(
+            _local_functions(ctx.tree),
+            _comment_columns(ctx.source),
+            stepped,
+            tuple(modules.values()),
+            tuple(c.lineno for c in calls),
+            tuple(calls),
+        )
+
+    def opaque_calls_in(self, first: int, last: int) -> tuple[ast.Call, ...]:
+        """Calls of code the analysis cannot see on lines `first`..`last`."""
+        return self.opaque[
+            bisect_left(self.opaque_lines, first) : bisect_right(self.opaque_lines, last)
+        ]
+
+    def separate_modules(self, step: ValueUse) -> set[str]:
+        """Modules whose `zero_grad()` cannot clear what the stepped optimizer holds: when
+        it holds the parameters of a module built here that owns them all (`optimizerD`
+        over `netD = Discriminator()`), every other such module (`netG`) has its own."""
+        held = step.value.optimizes
+        if held is None or not held.module.self_contained:
+            return set()
+        return {
+            text
+            for module, key, text in self.modules
+            if module is not held.module and key != held.key
+        }
+
+
+def _comment_columns(source: SourceText) -> dict[int, int]:
+    """Where each line's comment starts (0-based lines)."""
+    if "#" not in source.text:
+        return {}
+    return {c.line: c.column for c in comments(source)}
 
 
 def _local_functions(tree: ast.Module) -> dict[str, FunctionNode]:

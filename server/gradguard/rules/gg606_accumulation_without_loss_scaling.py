@@ -68,6 +68,7 @@ from dataclasses import dataclass
 from gradguard.analysis.facts import (
     BackwardCall,
     LossPath,
+    callee_name,
     dotted,
     local_callables,
     periodic_divisor,
@@ -376,6 +377,8 @@ def _accumulation(
         for event in ctx.analysis.backward_calls
     ):
         return None  # another update every iteration (a GAN's critic), or a guarded backward
+    if _may_rescale(ctx, parent):
+        return None
     for event in ctx.analysis.backward_calls:
         if (
             event.via == "backward"
@@ -387,6 +390,23 @@ def _accumulation(
         ):
             return parent, divisor, event
     return None
+
+
+def _may_rescale(ctx: RuleContext, guard: ast.If) -> bool:
+    """Code the analysis cannot see, given the model, its parameters or the optimizer in the
+    guarded block (`self._grad_scaler(list(model.parameters()), 1 / n)`, torchtune's alias
+    of `scale_grads_`), may rescale the gradients before the step. A GradScaler's own
+    `step`/`update`/`unscale_` do not divide by k."""
+    first, last = guard.lineno, guard.end_lineno or guard.lineno
+    return any(
+        first <= call.lineno <= last
+        and id(call) in ctx.analysis.opaque_with_training_state
+        and callee_name(call.func) not in _STEP_CALLS
+        for call in ctx.analysis.opaque_calls
+    )
+
+
+_STEP_CALLS = frozenset({"step", "update", "unscale_", "zero_grad"})
 
 
 def _guard_condition(loop: ast.AST, guard: ast.If) -> ast.expr:

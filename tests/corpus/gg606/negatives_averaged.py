@@ -195,3 +195,23 @@ def mixed_precision_divided(model, loader, criterion, accum_iter=4):
             scaler.step(optimizer)
             scaler.update()
             optimizer.zero_grad()
+
+
+class AliasedRescaler:
+    """torchtune's full_finetune_distributed recipe (as torch-preflight's own look-alike
+    reduces it): the gradients are divided by the token count through an alias of
+    `training.scale_grads_`, code the analysis cannot see, given the parameters."""
+
+    def setup(self, training):
+        self._grad_scaler = torch.compile(training.scale_grads_)
+
+    def train(self, loader, optimizer, accumulation_steps, loss_fn):
+        num_tokens = 0
+        for i, (batch, y) in enumerate(loader):
+            loss = loss_fn(self._model(batch), y)
+            loss.backward()
+            num_tokens += y.numel()
+            if (i + 1) % accumulation_steps == 0:
+                self._grad_scaler(list(self._model.parameters()), 1 / num_tokens)
+                optimizer.step()
+                optimizer.zero_grad()

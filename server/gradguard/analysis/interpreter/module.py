@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import re
+from bisect import bisect_left
 from collections.abc import Iterator
 
 from gradguard.analysis import parameters as params
@@ -170,7 +171,9 @@ class ModuleInterpreter:
         if isinstance(node, ast.Module):
             return bool(self._backward_lines)
         end = node.end_lineno or node.lineno
-        return any(node.lineno <= line <= end for line in self._backward_lines)
+        # The first line holding it at or after the function's start (the lines are sorted).
+        at = bisect_left(self._backward_lines, node.lineno)
+        return at < len(self._backward_lines) and self._backward_lines[at] <= end
 
     def _module_constants(self, scope: Scope) -> Env:
         """Module-level names bound exactly once to a class, function, module or constructor
