@@ -94,8 +94,8 @@ _NOTHING_KEPT = (
     "does not grow; GG204 claims kept outputs"
 )
 _CRITERION = (
-    "purpose: `criterion` is a parameter of unknown kind called in the loop; GG601/GG203 do "
-    "not rule out unseen code (it could clear gradients, or return a non-tensor)"
+    "purpose: the snippet never says `torch`, and GradGuard skips such files (prefilter "
+    "`mentions_torch`); with `import torch` added it reports it"
 )
 _UNLINKED = "purpose: the activation layer and the loss are never connected in the snippet"
 _UNKNOWN_MODEL = "purpose: `model`/`rnn` is a parameter: its last layer is not known"
