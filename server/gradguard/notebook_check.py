@@ -19,7 +19,14 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from gradguard.core.notebook import Cell, ConcatenatedNotebook, concatenate
-from gradguard.file_check import FileTask, Mode, _Recorder, unified_diff
+from gradguard.file_check import (
+    FileTask,
+    Mode,
+    _in_edit_order,
+    _Recorder,
+    needs_analysis,
+    unified_diff,
+)
 from gradguard.files import FileChangedError, write_atomic
 from gradguard.ipynb import Notebook, NotebookError, parse_notebook
 
@@ -101,7 +108,7 @@ def _check(
     """Record the notebook's findings; return the fixed cells' texts if fixing changed any."""
     joined = notebook.concatenated()
     recorder.cells = notebook.layout()
-    if not _needs_analysis(joined.text):
+    if not needs_analysis(joined.text):
         recorder.findings = ()
         return None
     try:
@@ -109,12 +116,6 @@ def _check(
     except Exception as exc:  # a GradGuard bug on one file must not hide the others
         recorder.fail(f"internal error: {type(exc).__name__}: {exc} (please report)", lasting=False)
         return None
-
-
-def _needs_analysis(text: str) -> bool:
-    from gradguard.file_check import needs_analysis
-
-    return needs_analysis(text)
 
 
 def _analyse(
@@ -170,8 +171,6 @@ def _record_result(recorder: _Recorder, joined: ConcatenatedNotebook, result: Ch
 
 def _cited(joined: ConcatenatedNotebook, finding: Finding) -> Finding:
     """`finding` with every line its messages cite counted in that line's cell."""
-    from gradguard.file_check import _in_edit_order
-
     related = tuple(
         replace(r, message=joined.cite_cells(r.message, r.range.start.line))
         for r in finding.related

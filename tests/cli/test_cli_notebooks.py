@@ -17,9 +17,12 @@ from typing import Any
 import pytest
 from conftest import Completed, Runner, run_gradguard
 
+from gradguard.core.findings import Fix, Position, Range, Safety, TextEdit
 from gradguard.core.notebook import Cell, concatenate
 from gradguard.core.settings import Settings
 from gradguard.file_check import FileTask, Mode, ReadFile, check_file, read
+from gradguard.ipynb import parse_notebook
+from gradguard.notebook_check import _confined
 
 SETUP = """\
 import torch
@@ -358,3 +361,25 @@ def test_a_notebook_on_standard_input(tmp_path: Path, gradguard: Runner) -> None
     assert broken.code == 2
     assert broken.stdout_bytes == b"{"
     assert "train.ipynb: error: invalid notebook JSON" in broken.stderr
+
+
+def test_a_fix_touching_ipython_lines_or_crossing_cells_is_not_applied() -> None:
+    joined = concatenate([Cell("1", "a = 1\n%time x\n"), Cell("2", "b = 2\n")])
+
+    def fix(*spans: tuple[tuple[int, int], tuple[int, int]]) -> Fix:
+        edits = tuple(TextEdit(Range(Position(*s), Position(*e)), "") for s, e in spans)
+        return Fix("t", Safety.SAFE, edits)
+
+    assert _confined(joined, fix(((0, 0), (0, 1))))
+    assert _confined(joined, fix(((0, 0), (1, 0))))  # a whole line, up to the magic's start
+    assert _confined(joined, fix(((0, 0), (0, 1)), ((2, 0), (2, 1))))  # one edit per cell
+    assert not _confined(joined, fix(((1, 0), (1, 1))))  # the blanked `%time` line
+    assert not _confined(joined, fix(((0, 0), (2, 0))))  # from one cell into the next
+
+
+@pytest.mark.parametrize("indent", [1, 2, None])
+def test_an_empty_source_list_takes_the_layout_of_the_others(indent: int | None) -> None:
+    document = notebook(code(SETUP), code([]))
+    parsed = parse_notebook(jupyter_json(document, indent=indent))
+    expected = fixed_document(document, 1, ["x = 1\n", "y = 2"])
+    assert parsed.rewrite({2: "x = 1\ny = 2"}) == jupyter_json(expected, indent=indent)
