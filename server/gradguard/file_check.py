@@ -124,11 +124,11 @@ def read(path: Path, display: str) -> ReadFile | FileOutcome:
 
 def _read_notebook(data: bytes, decoded: DecodedSource) -> ReadFile | FileOutcome:
     """A notebook's cells, or why it cannot (or need not) be checked."""
-    from gradguard.ipynb import NotebookError, NotPythonNotebook, parse_notebook
+    from gradguard.ipynb import NotebookError, SkippedNotebook, parse_notebook
 
     try:
         return ReadFile(data, decoded, parse_notebook(decoded.text))
-    except NotPythonNotebook as exc:
+    except SkippedNotebook as exc:
         return FileOutcome((Message(WARNING, f"skipped: {exc}"),))
     except NotebookError as exc:
         return FileOutcome((Message(ERROR, str(exc)),))

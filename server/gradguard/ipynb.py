@@ -32,7 +32,11 @@ class NotebookError(ValueError):
     """The file is not a notebook GradGuard can read (invalid JSON, not nbformat 4)."""
 
 
-class NotPythonNotebook(ValueError):
+class SkippedNotebook(ValueError):
+    """A valid notebook GradGuard leaves out on purpose (said in a warning, not an error)."""
+
+
+class NotPythonNotebook(SkippedNotebook):
     """The notebook's kernel language is not Python: there is nothing to check."""
 
 
@@ -170,7 +174,7 @@ def _file_lines(cell: CodeCell, item_lines: list[int], count: int) -> tuple[int,
 
 def parse_notebook(raw: str) -> Notebook:
     """Parse a notebook's text; `NotebookError` says what is wrong with it, and
-    `NotPythonNotebook` that its language is not Python."""
+    `SkippedNotebook` why it is not checked (not Python, an old nbformat)."""
     try:
         document = json.loads(raw)
     except RecursionError:
@@ -197,6 +201,11 @@ def parse_notebook(raw: str) -> Notebook:
 
 def _validated_cells(document: object) -> list[dict[str, object]]:
     """The notebook's cells, after checking the shape GradGuard relies on."""
+    if isinstance(document, dict) and "worksheets" in document and "cells" not in document:
+        raise SkippedNotebook(
+            "an nbformat 3 notebook; GradGuard reads nbformat 4 "
+            "(`jupyter nbconvert --to notebook --inplace` converts it)"
+        )
     if not isinstance(document, dict) or not isinstance(document.get("cells"), list):
         raise NotebookError('not a Jupyter notebook in nbformat 4: no "cells" list')
     language = _language(document.get("metadata"))

@@ -163,7 +163,8 @@ def _record_result(recorder: _Recorder, joined: ConcatenatedNotebook, result: Ch
         at = result.parse_error.range.start
         place = joined.locate(at.line)
         cell, line = (int(place[0]), place[1]) if place is not None else (0, at.line)
-        recorder.fail(result.parse_error.message, line + 1, at.character + 1, cell=cell)
+        message = joined.cite_cells(result.parse_error.message, at.line)
+        recorder.fail(message, line + 1, at.character + 1, cell=cell)
     for error in result.rule_errors:
         recorder.fail(f"rule {error.code} crashed: {error.message}", lasting=False)
     recorder.findings = tuple(_cited(joined, f) for f in result.findings)

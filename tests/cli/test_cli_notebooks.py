@@ -383,3 +383,35 @@ def test_an_empty_source_list_takes_the_layout_of_the_others(indent: int | None)
     parsed = parse_notebook(jupyter_json(document, indent=indent))
     expected = fixed_document(document, 1, ["x = 1\n", "y = 2"])
     assert parsed.rewrite({2: "x = 1\ny = 2"}) == jupyter_json(expected, indent=indent)
+
+
+def test_a_block_made_of_shell_lines_still_parses(tmp_path: Path, gradguard: Runner) -> None:
+    install = (
+        "import sys\nif 'google.colab' in sys.modules:\n    !pip install -q torch\n    %pip list\n"
+    )
+    write_notebook(tmp_path / "nb.ipynb", notebook(code(install), code(SETUP), code(LOOP)))
+    done = gradguard("check", "--no-cache", "nb.ipynb")
+    assert done.code == 1, done.stderr
+    assert done.stdout.startswith(f"nb.ipynb:cell 3:{loop_line(LOOP)}:5: GG201 ")
+
+
+def test_a_syntax_error_cites_its_lines_in_the_cell(tmp_path: Path, gradguard: Runner) -> None:
+    write_notebook(tmp_path / "nb.ipynb", notebook(code(SETUP), code("if True:\nx = 1\n")))
+    done = gradguard("check", "--no-cache", "nb.ipynb")
+    assert done.code == 2
+    assert "nb.ipynb:cell 2:2:1: error: SyntaxError: expected an indented block after 'if' " in (
+        done.stderr
+    )
+    assert "statement on line 1\n" in done.stderr
+
+
+def test_an_nbformat_3_notebook_is_skipped_with_a_warning(
+    tmp_path: Path, gradguard: Runner
+) -> None:
+    old = {"nbformat": 3, "worksheets": [{"cells": [{"cell_type": "code", "input": ["x = 1"]}]}]}
+    (tmp_path / "old.ipynb").write_text(json.dumps(old), encoding="utf-8")
+    done = gradguard("check", "--no-cache", "old.ipynb")
+    assert done.code == 0
+    assert "warning: old.ipynb: skipped: an nbformat 3 notebook; GradGuard reads nbformat 4" in (
+        done.stderr
+    )

@@ -4,7 +4,8 @@ Shared by the language server (cells arrive as LSP documents) and `gradguard che
 read from an `.ipynb` file, see `gradguard.ipynb`). A hidden state defined in one cell and
 carried by a loop in another is only visible when the cells are analysed together, in
 order. IPython syntax (`%matplotlib`, `!pip`, `x = !ls`, `%%bash` cells) is blanked out line
-by line so that every line keeps its number and every column its value.
+by line so that every line keeps its number and every column its value (an indented IPython
+line becomes `pass` at its indentation, so a block whose body it was still parses).
 
 Lines are split at Python's line breaks only (`\\r\\n`, `\\r`, `\\n`), as `ast` and
 `SourceText` count them: a form feed inside a cell does not start a line.
@@ -127,7 +128,14 @@ def python_lines(text: str) -> list[str]:
         if magic not in _PYTHON_CELL_MAGICS:
             return ["" for _ in lines]
         lines[0] = ""
-    return ["" if _IPYTHON_LINE.match(line) else line for line in lines]
+    return [_blanked(line) if _IPYTHON_LINE.match(line) else line for line in lines]
+
+
+def _blanked(line: str) -> str:
+    """An IPython line as Python: nothing, or `pass` at its indentation when indented (the
+    body of an `if` made only of `!pip install ...` lines must stay a body)."""
+    indent = line[: len(line) - len(line.lstrip())]
+    return f"{indent}pass" if indent else ""
 
 
 def concatenate(cells: Sequence[Cell]) -> ConcatenatedNotebook:
