@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from gradguard.core.notebook import Cell, ConcatenatedNotebook, concatenate
 
 SUFFIX = ".ipynb"
+_DECODER = json.JSONDecoder()
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _PYTHON_LANGUAGES = frozenset({"python", "python3", "ipython", "ipython3"})
@@ -137,12 +138,17 @@ class Notebook:
             return lead + shift, separator + shift, trail + shift
         raw = self.raw
         lead = raw[field.start + 1 : field.items[0]]
-        trail = raw[raw.rfind('"', field.start, field.end - 1) + 1 : field.end - 1]
+        trail = raw[self._string_end(field.items[-1]) : field.end - 1]
         if len(field.items) > 1:
-            separator = raw[raw.rfind(",", field.items[0], field.items[1]) : field.items[1]]
+            separator = raw[self._string_end(field.items[0]) : field.items[1]]
         else:
             separator = "," + lead
         return lead, separator, trail
+
+    def _string_end(self, offset: int) -> int:
+        """The offset just past the JSON string that starts at `offset`."""
+        end: int = _DECODER.raw_decode(self.raw, offset)[1]
+        return end
 
     def _indent_at(self, offset: int) -> str:
         """The leading whitespace of the file's line holding `offset`."""
@@ -253,9 +259,6 @@ class _Scanner:
     raw: str
     pos: int = 0
 
-    def __post_init__(self) -> None:
-        self.decoder = json.JSONDecoder()
-
     def cells(self) -> list[SourceField]:
         fields: list[SourceField] = []
         for key in self._members():
@@ -296,7 +299,7 @@ class _Scanner:
         return _Iterator(self, "[", "]", key=False)
 
     def _skip(self) -> None:
-        self.pos = self.decoder.raw_decode(self.raw, self.pos)[1]
+        self.pos = _DECODER.raw_decode(self.raw, self.pos)[1]
 
     def whitespace(self) -> None:
         match = _WHITESPACE.match(self.raw, self.pos)
@@ -341,7 +344,7 @@ class _Iterator:
         s.whitespace()
         name: str | None = None
         if self.key:
-            name, s.pos = s.decoder.raw_decode(s.raw, s.pos)
+            name, s.pos = _DECODER.raw_decode(s.raw, s.pos)
             s.expect(":")
             s.whitespace()
         return name

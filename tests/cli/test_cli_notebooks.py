@@ -415,3 +415,26 @@ def test_an_nbformat_3_notebook_is_skipped_with_a_warning(
     assert "warning: old.ipynb: skipped: an nbformat 3 notebook; GradGuard reads nbformat 4" in (
         done.stderr
     )
+
+
+@pytest.mark.parametrize("separators", [(",", ":"), (", ", ": "), (" ,", " : ")])
+def test_rewrite_survives_tricky_json(separators: tuple[str, str]) -> None:
+    tricky = ['s = "a\\", ]"  # [x], {y}: \\u00e9 ✓\n', "t = '\\t'\n", "u = 1"]
+    cell = {"source": tricky, "outputs": [{"data": {"text/plain": ['"source": [']}}]}
+    document = {
+        "metadata": {"cells": "not these"},
+        "cells": [{**cell, "cell_type": "code", "metadata": {}}, markdown("x")],
+        "nbformat": 4,
+        "nbformat_minor": 2,
+    }
+    for indent in (None, 2):
+        raw = json.dumps(document, indent=indent, separators=separators, ensure_ascii=False)
+        parsed = parse_notebook(raw)
+        [only] = parsed.cells
+        assert only.text == "".join(tricky)
+        new = ["v = 2\n", *tricky]
+        expected = fixed_document(document, 0, new)
+        rewritten = parsed.rewrite({1: "".join(new)})
+        assert rewritten == json.dumps(
+            expected, indent=indent, separators=separators, ensure_ascii=False
+        )
