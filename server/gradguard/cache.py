@@ -53,7 +53,7 @@ _CACHEDIR_TAG = (
     "# This file is a cache directory tag created by GradGuard.\n"
     "# For information about cache directory tags, see https://bford.info/cachedir/\n"
 )
-_FORMAT = 1  # bumped when the shape of an entry changes
+_FORMAT = 2  # bumped when the shape of an entry changes
 
 
 def disabled_by_environment() -> bool:

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, TextIO
 from gradguard import __version__
 from gradguard.core.settings import Settings, SettingsError, load_pyproject, nearest_settings_file
 from gradguard.file_check import Mode
-from gradguard.files import Discovery, NotUtf8Error, decode, discover
+from gradguard.files import DecodedSource, Discovery, NotUtf8Error, decode, discover
 from gradguard.outcome import WARNING, FileOutcome
 from gradguard.output import FORMATS, Failure, FileReport, Report, printable, render
 
@@ -75,7 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
     check = commands.add_parser(
         "check",
         help="check files or directories",
-        description="Check Python files for autograd mistakes.",
+        description="Check Python files and Jupyter notebooks for autograd mistakes.",
     )
     check.add_argument(
         "paths",
@@ -334,8 +334,10 @@ class CheckRun:
                 done.append((display, "", file_settings, got))
                 continue
             writable = path not in discovery.outside
-            task = FileTask(path, display, got.decoded, file_settings, self.mode, writable)
-            text = got.decoded.text
+            task = FileTask(
+                path, display, got.decoded, file_settings, self.mode, writable, None, got.notebook
+            )
+            text = got.text
             if task.trivial:  # nothing to analyse: cheaper than a cache look-up
                 done.append((display, text, file_settings, check_file(task)))
                 continue
@@ -375,9 +377,27 @@ class CheckRun:
         except NotUtf8Error as exc:
             self.fail(display, str(exc), exc.line, exc.column)
             return data
+        if display.lower().endswith(".ipynb"):
+            return self._check_stdin_notebook(display, data, decoded, settings)
         outcome = check_stdin(display, decoded, settings, self.mode)
         self.record(display, decoded.text, settings, outcome)
         return data if outcome.new_text is None else decoded.encode(outcome.new_text)
+
+    def _check_stdin_notebook(
+        self, display: str, data: bytes, decoded: DecodedSource, settings: Settings
+    ) -> bytes:
+        """Check a notebook read from standard input (`--stdin-filename x.ipynb`)."""
+        from gradguard.file_check import _read_notebook
+        from gradguard.notebook_check import check_notebook_stdin
+
+        got = _read_notebook(data, decoded)
+        if isinstance(got, FileOutcome):  # not a notebook we can check
+            self.record(display, "", settings, got)
+            return data
+        assert got.notebook is not None
+        outcome, new_raw = check_notebook_stdin(display, got.notebook, settings, self.mode)
+        self.record(display, got.text, settings, outcome)
+        return data if new_raw is None else decoded.encode(new_raw)
 
     def record(self, display: str, text: str, settings: Settings, outcome: FileOutcome) -> None:
         """Add one file's outcome: its messages to stderr now, its findings to the report."""
@@ -387,10 +407,12 @@ class CheckRun:
             if message.kind == WARNING:
                 self.warn(display, message.text)
             else:
-                self.fail(display, message.text, message.line, message.column)
+                self.fail(display, message.text, message.line, message.column, message.cell)
         if outcome.findings is not None:
             source = SourceText(outcome.new_text if outcome.new_text is not None else text)
-            report = FileReport(display, source, outcome.findings, settings.unsafe_fixes)
+            report = FileReport(
+                display, source, outcome.findings, settings.unsafe_fixes, outcome.cells
+            )
             self.reports.append(report)
         self.fixed += outcome.fixed
         self.would_fix += outcome.would_fix
@@ -401,12 +423,14 @@ class CheckRun:
         """A file left out on purpose (too large, not a regular file): named, not an error."""
         self.err.write(f"warning: {printable(display)}: {message}\n")
 
-    def fail(self, display: str, message: str, line: int = 0, column: int = 0) -> None:
+    def fail(
+        self, display: str, message: str, line: int = 0, column: int = 0, cell: int = 0
+    ) -> None:
         """A file that could not be checked (or fixed): an error, written at once."""
         from gradguard.core.findings import Position
 
         position = Position(line - 1, column - 1) if line else None
-        failure = Failure(display, message, position)
+        failure = Failure(display, message, position, cell or None)
         self.failures.append(failure)
         self.err.write(failure.render() + "\n")
 

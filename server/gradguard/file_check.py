@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from gradguard.cache import CacheEntry
     from gradguard.core.findings import Finding
     from gradguard.core.settings import Settings
+    from gradguard.ipynb import CellLayout, Notebook
 
 # Python's line breaks only: str.splitlines would also split at form feeds and U+2028.
 _LINE = r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z"
@@ -59,10 +60,16 @@ class Mode:
 
 @dataclass(frozen=True)
 class ReadFile:
-    """A file's bytes as read, and their decoded text."""
+    """A file's bytes as read, their decoded text and, for a notebook, its cells."""
 
     data: bytes
     decoded: DecodedSource
+    notebook: Notebook | None = None
+
+    @property
+    def text(self) -> str:
+        """The text the analysis sees: the file's, or the notebook's code cells joined."""
+        return self.decoded.text if self.notebook is None else self.notebook.concatenated().text
 
 
 @dataclass(frozen=True)
@@ -71,6 +78,7 @@ class FileTask:
 
     `writable` is False for a walked symlink that leads outside the walked folder (checked,
     never rewritten). `cache_entry`, when given, receives the outcome of a plain check.
+    `notebook` is set for a Jupyter notebook (`source` is then its JSON text).
     """
 
     path: Path
@@ -80,10 +88,13 @@ class FileTask:
     mode: Mode
     writable: bool = True
     cache_entry: CacheEntry | None = None
+    notebook: Notebook | None = None
 
     @property
     def trivial(self) -> bool:
         """True when the file certainly has nothing to report (see `needs_analysis`)."""
+        if self.notebook is not None:
+            return not needs_analysis(self.notebook.concatenated().text)
         return not needs_analysis(self.source.text)
 
 
@@ -97,7 +108,10 @@ def read(path: Path, display: str) -> ReadFile | FileOutcome:
     """Read and decode the file at `path`; an outcome with the reason when that fails."""
     try:
         data = read_bytes(path)
-        return ReadFile(data, decode(data))
+        decoded = decode(data)
+        if path.suffix.lower() == ".ipynb":
+            return _read_notebook(data, decoded)
+        return ReadFile(data, decoded)
     except NotUtf8Error as exc:
         return FileOutcome((Message(ERROR, str(exc), exc.line, exc.column),))
     except TooLargeError as exc:
@@ -108,9 +122,25 @@ def read(path: Path, display: str) -> ReadFile | FileOutcome:
         return FileOutcome((Message(ERROR, f"cannot read: {exc.strerror or exc}"),))
 
 
+def _read_notebook(data: bytes, decoded: DecodedSource) -> ReadFile | FileOutcome:
+    """A notebook's cells, or why it cannot (or need not) be checked."""
+    from gradguard.ipynb import NotebookError, SkippedNotebook, parse_notebook
+
+    try:
+        return ReadFile(data, decoded, parse_notebook(decoded.text))
+    except SkippedNotebook as exc:
+        return FileOutcome((Message(WARNING, f"skipped: {exc}"),))
+    except NotebookError as exc:
+        return FileOutcome((Message(ERROR, str(exc)),))
+
+
 def check_file(task: FileTask) -> FileOutcome:
     """Check one file (fixing and writing it under `--fix`) and store a plain result in the
     cache when the task has an entry."""
+    if task.notebook is not None:
+        from gradguard.notebook_check import check_notebook_file
+
+        return check_notebook_file(task, task.notebook)
     recorder = _Recorder(task.display, task.mode)
     decoded, settings = task.source, task.settings
     if not task.writable and task.mode.writing:
@@ -158,6 +188,7 @@ class _Recorder:
     fixed: int = 0
     would_fix: int = 0
     diff: str = ""
+    cells: tuple[CellLayout, ...] | None = None
 
     def outcome(self) -> FileOutcome:
         """The outcome recorded so far."""
@@ -168,21 +199,25 @@ class _Recorder:
             self.fixed,
             self.would_fix,
             self.diff,
+            self.cells,
         )
 
     def warn(self, message: str) -> None:
         """A file left out on purpose (too large, not a regular file): named, not an error."""
         self.messages.append(Message(WARNING, message))
 
-    def fail(self, message: str, line: int = 0, column: int = 0, *, lasting: bool = True) -> None:
+    def fail(
+        self, message: str, line: int = 0, column: int = 0, *, lasting: bool = True, cell: int = 0
+    ) -> None:
         """The file could not be (fully) checked or fixed."""
-        self.messages.append(Message(ERROR, message, line, column, lasting))
+        self.messages.append(Message(ERROR, message, line, column, lasting, cell))
 
     def forget_fixes(self) -> None:
         """Drop the fixes counted for this file and its report (the fixed text was not written)."""
         self.fixed = 0
         self.findings = None
         self.new_text = None
+        self.cells = None
 
     def check_text(
         self, decoded: DecodedSource, settings: Settings, *, fix: bool = True

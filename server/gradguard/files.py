@@ -19,7 +19,7 @@ from gradguard.core.limits import MAX_SOURCE_BYTES, too_large_message
 
 # Directories that never hold the user's own sources (virtualenvs, build output, caches).
 SKIP_DIRS = frozenset({".venv", "venv", "build", "node_modules", "__pycache__"})
-SOURCE_SUFFIXES = (".py",)
+SOURCE_SUFFIXES = (".py", ".ipynb")
 BOM = b"\xef\xbb\xbf"
 
 

@@ -15,7 +15,7 @@ cache entry is recognised, never half-trusted.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gradguard.core.findings import (
     Finding,
@@ -28,6 +28,9 @@ from gradguard.core.findings import (
     TextEdit,
 )
 
+if TYPE_CHECKING:
+    from gradguard.ipynb import CellLayout
+
 WARNING = "warning"
 ERROR = "error"
 
@@ -38,6 +41,7 @@ class Message:
 
     `kind` is `warning` (a file left out on purpose) or `error` (a file that could not be
     checked or fixed). `line` and `column` are 1-based; 0 means the message has no position.
+    `cell`, in a notebook, is the number of the cell `line` counts in (0: not a cell).
     `lasting` is False for messages that may not recur on the same input (an internal error,
     a crashed rule): an outcome holding one is never cached.
     """
@@ -47,6 +51,7 @@ class Message:
     line: int = 0
     column: int = 0
     lasting: bool = True
+    cell: int = 0
 
 
 @dataclass(frozen=True)
@@ -55,7 +60,9 @@ class FileOutcome:
 
     `findings` is None when the file has no entry in the report (it could not be read, or
     checking it failed). `new_text` is the file's text after `--fix`/`--diff` when fixing
-    changed it; `fixed`, `would_fix` and `diff` count and show those fixes.
+    changed it; `fixed`, `would_fix` and `diff` count and show those fixes. `cells`, for a
+    notebook, places its code cells in the analysed text (`new_text` after a fix) and in the
+    file; findings keep positions in the analysed text.
     """
 
     messages: tuple[Message, ...] = ()
@@ -64,6 +71,7 @@ class FileOutcome:
     fixed: int = 0
     would_fix: int = 0
     diff: str = ""
+    cells: tuple[CellLayout, ...] | None = None
 
     @property
     def cacheable(self) -> bool:
@@ -82,13 +90,18 @@ class FileOutcome:
 def to_plain(outcome: FileOutcome) -> list[Any]:
     """The outcome as JSON-compatible lists, strings, numbers, booleans and None."""
     return [
-        [[m.kind, m.text, m.line, m.column, m.lasting] for m in outcome.messages],
+        [[m.kind, m.text, m.line, m.column, m.lasting, m.cell] for m in outcome.messages],
         None if outcome.findings is None else [_finding(f) for f in outcome.findings],
         outcome.new_text,
         outcome.fixed,
         outcome.would_fix,
         outcome.diff,
+        None if outcome.cells is None else [_layout(c) for c in outcome.cells],
     ]
+
+
+def _layout(cell: CellLayout) -> list[Any]:
+    return [cell.number, cell.first_line, cell.line_count, list(cell.file_lines)]
 
 
 def _range(r: Range) -> list[int]:
@@ -119,7 +132,7 @@ def _fix(fix: Fix) -> list[Any]:
 
 def from_plain(data: object) -> FileOutcome:
     """Rebuild an outcome from `to_plain`'s shape; `ValueError` for anything else."""
-    messages, findings, new_text, fixed, would_fix, diff = _items(data, 6)
+    messages, findings, new_text, fixed, would_fix, diff, cells = _items(data, 7)
     return FileOutcome(
         messages=tuple(_message(m) for m in _list(messages)),
         findings=None if findings is None else tuple(_from_finding(f) for f in _list(findings)),
@@ -127,16 +140,25 @@ def from_plain(data: object) -> FileOutcome:
         fixed=_int(fixed),
         would_fix=_int(would_fix),
         diff=_str(diff),
+        cells=None if cells is None else tuple(_from_layout(c) for c in _list(cells)),
     )
 
 
+def _from_layout(data: object) -> CellLayout:
+    from gradguard.ipynb import CellLayout
+
+    number, first_line, line_count, file_lines = _items(data, 4)
+    lines = tuple(_int(line) for line in _list(file_lines))
+    return CellLayout(_int(number), _int(first_line), _int(line_count), lines)
+
+
 def _message(data: object) -> Message:
-    kind, text, line, column, lasting = _items(data, 5)
+    kind, text, line, column, lasting, cell = _items(data, 6)
     if kind not in (WARNING, ERROR):
         raise ValueError(f"unknown message kind {kind!r}")
     if not isinstance(lasting, bool):
         raise ValueError("`lasting` must be a boolean")
-    return Message(kind, _str(text), _int(line), _int(column), lasting)
+    return Message(kind, _str(text), _int(line), _int(column), lasting, _int(cell))
 
 
 def _from_finding(data: object) -> Finding:

@@ -80,6 +80,7 @@ def test_json_matches_ruff_shape_plus_extras() -> None:
                     "content": "h.detach()",
                     "location": {"row": 6, "column": 21},
                     "end_location": {"row": 6, "column": 22},
+                    "cell": None,
                 }
             ],
         },
@@ -90,8 +91,12 @@ def test_json_matches_ruff_shape_plus_extras() -> None:
                 "message": "the loop that carries `h`",
                 "location": {"row": 5, "column": 1},
                 "end_location": {"row": 5, "column": 14},
+                "cell": None,
             }
         ],
+        # The notebook cell (ruff's field); null in a Python file, added without changing
+        # any other key.
+        "cell": None,
     }
 
 

@@ -16,8 +16,8 @@ from pygls.uris import to_fs_path
 from pygls.workspace import Workspace
 
 from gradguard.core.findings import Range
+from gradguard.core.notebook import Cell, ConcatenatedNotebook, concatenate
 from gradguard.files import read_source
-from gradguard.lsp.notebook import Cell, ConcatenatedNotebook, concatenate
 from gradguard.lsp.versions import NotebookVersions
 
 PYTHON_LANGUAGES = frozenset({"python", "python3"})

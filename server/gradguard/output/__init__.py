@@ -8,9 +8,13 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from gradguard.core.findings import Finding, Fix, Position, Safety
+from gradguard.core.findings import Finding, Fix, Position, Range, Safety
 from gradguard.core.text import SourceText
+
+if TYPE_CHECKING:
+    from gradguard.ipynb import CellLayout
 
 FORMATS = ("text", "json", "github", "sarif")
 
@@ -25,12 +29,83 @@ def printable(path: str) -> str:
 
 @dataclass(frozen=True)
 class FileReport:
-    """The findings left in one file, with the text they refer to."""
+    """The findings left in one file, with the text they refer to.
+
+    For a notebook, `source` is its code cells joined (the text the findings' positions
+    count in) and `cells` places each cell in it and in the file (see `gradguard.ipynb`);
+    the methods below turn a position into the cell it is in and the line within it.
+    """
 
     path: str
     source: SourceText
     findings: tuple[Finding, ...]
     unsafe_fixes: bool = False
+    cells: tuple[CellLayout, ...] | None = None
+
+    def cell_at(self, line: int) -> CellLayout | None:
+        """The notebook cell holding `line` of `source` (None for a Python file)."""
+        if not self.cells:
+            return None
+        for cell in reversed(self.cells):
+            if cell.first_line <= line:
+                return cell
+        return self.cells[0]
+
+    def place(self, position: Position) -> tuple[int | None, Position]:
+        """The cell number (None outside a notebook) and the position within the cell."""
+        cell = self.cell_at(position.line)
+        if cell is None:
+            return None, position
+        return cell.number, Position(max(0, position.line - cell.first_line), position.character)
+
+    def place_range(self, rng: Range) -> tuple[int | None, Range]:
+        """The cell of `rng`'s start and the range within it (cut at the cell's end)."""
+        cell = self.cell_at(rng.start.line)
+        if cell is None:
+            return None, rng
+        end = rng.end
+        last = cell.first_line + cell.line_count - 1
+        if end.line > last:
+            end = Position(last, len(self.source.line(min(last, self.source.line_count - 1))))
+        start = rng.start if rng.start.line <= last else end
+        shift = cell.first_line
+        return cell.number, Range(
+            Position(max(0, start.line - shift), start.character),
+            Position(max(0, end.line - shift), end.character),
+        )
+
+    def cell_source(self, cell_number: int | None) -> SourceText:
+        """The text of one notebook cell as analysed (all of `source` for a Python file)."""
+        for cell in self.cells or ():
+            if cell.number == cell_number:
+                lines = range(cell.first_line, cell.first_line + cell.line_count)
+                return SourceText("\n".join(self.source.line(i) for i in lines))
+        return self.source
+
+    def where(self, position: Position) -> str:
+        """`path:line:column` (1-based), or `path:cell N:line:column` in a notebook."""
+        cell, at = self.place(position)
+        prefix = f"{printable(self.path)}:cell {cell}" if cell is not None else printable(self.path)
+        return f"{prefix}:{at.line + 1}:{at.character + 1}"
+
+    def file_line(self, position: Position) -> int:
+        """The 1-based line of the file itself (in a notebook: of its JSON text)."""
+        cell = self.cell_at(position.line)
+        if cell is None:
+            return position.line + 1
+        index = min(max(0, position.line - cell.first_line), len(cell.file_lines) - 1)
+        return cell.file_lines[index] if cell.file_lines else 1
+
+    def file_span(self, rng: Range) -> tuple[int, int]:
+        """The first and last 1-based lines of the file that `rng` covers (in a notebook,
+        lines of its JSON text, the range cut at the end of its cell)."""
+        cell = self.cell_at(rng.start.line)
+        if cell is None:
+            return rng.start.line + 1, rng.end.line + 1
+        _, shown = self.place_range(rng)
+        first = self.file_line(Position(cell.first_line + shown.start.line, 0))
+        last = self.file_line(Position(cell.first_line + shown.end.line, 0))
+        return first, max(first, last)
 
     def applicable(self, fix: Fix | None) -> bool:
         """True when `--fix` would apply `fix` under this file's fix policy (a fix the engine
@@ -47,13 +122,16 @@ class Failure:
     path: str
     message: str
     position: Position | None = None
+    cell: int | None = None  # the notebook cell `position` counts in
 
     def render(self) -> str:
-        """`path:line:col: error: message` (1-based), or `path: error: message`."""
+        """`path:line:col: error: message` (1-based), `path:cell N:line:col: ...` in a
+        notebook, or `path: error: message`."""
         if self.position is None:
             return f"{printable(self.path)}: error: {self.message}"
         line, column = self.position.line + 1, self.position.character + 1
-        return f"{printable(self.path)}:{line}:{column}: error: {self.message}"
+        cell = f"cell {self.cell}:" if self.cell is not None else ""
+        return f"{printable(self.path)}:{cell}{line}:{column}: error: {self.message}"
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,12 @@
-"""`--output-format sarif`: SARIF 2.1.0 for GitHub code scanning and other SARIF viewers."""
+"""`--output-format sarif`: SARIF 2.1.0 for GitHub code scanning and other SARIF viewers.
+
+A finding in a Jupyter notebook points at the notebook file; its region names the lines of
+the file's JSON text that hold the cell's source (whole lines, no columns: a column of the
+JSON text is not a column of the code), so code scanning shows the right place in the
+file. Where the finding is in the cell is carried twice: in the location's `properties`
+(`cell`, and `cellRegion` with 1-based lines and columns counted in the cell) and as a
+logical location named `cell N` (kind `cell`).
+"""
 
 from __future__ import annotations
 
@@ -10,7 +18,7 @@ from urllib.parse import quote
 from gradguard import __version__
 from gradguard.core.findings import Range, Severity
 from gradguard.core.rule import all_rules
-from gradguard.output import Report
+from gradguard.output import FileReport, Report
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://github.com/gradguard/gradguard"
@@ -46,13 +54,9 @@ def render(report: Report, *, color: bool = False) -> str:
                 "ruleId": f.code,
                 "level": _LEVEL[f.severity],
                 "message": {"text": f.message},
-                "locations": [{"physicalLocation": _physical(uri, f.range)}],
+                "locations": [_location(file, uri, f.range)],
                 "relatedLocations": [
-                    {
-                        "id": i,
-                        "message": {"text": r.message},
-                        "physicalLocation": _physical(uri, r.range),
-                    }
+                    {"id": i, "message": {"text": r.message}, **_location(file, uri, r.range)}
                     for i, r in enumerate(f.related)
                 ],
             }
@@ -105,15 +109,30 @@ def _quote(path: str) -> str:
     return quote(path.encode("utf-8", "surrogateescape"))
 
 
-def _physical(uri: dict[str, str], rng: Range) -> dict[str, Any]:
+def _location(file: FileReport, uri: dict[str, str], rng: Range) -> dict[str, Any]:
+    """A SARIF location: physical, plus the cell for a notebook (see the module docstring)."""
+    cell, shown = file.place_range(rng)
+    if cell is None:
+        return {"physicalLocation": _physical(uri, rng)}
+    first, last = file.file_span(rng)
+    region = {"startLine": first, "endLine": last}
+    return {
+        "physicalLocation": {"artifactLocation": uri, "region": region},
+        "logicalLocations": [{"name": f"cell {cell}", "kind": "cell"}],
+        "properties": {"cell": cell, "cellRegion": _region(shown)},
+    }
+
+
+def _region(rng: Range) -> dict[str, int]:
     # SARIF columns are 1-based and `endColumn` is one past the last character, which is
     # exactly our exclusive end plus one.
     return {
-        "artifactLocation": uri,
-        "region": {
-            "startLine": rng.start.line + 1,
-            "startColumn": rng.start.character + 1,
-            "endLine": rng.end.line + 1,
-            "endColumn": rng.end.character + 1,
-        },
+        "startLine": rng.start.line + 1,
+        "startColumn": rng.start.character + 1,
+        "endLine": rng.end.line + 1,
+        "endColumn": rng.end.character + 1,
     }
+
+
+def _physical(uri: dict[str, str], rng: Range) -> dict[str, Any]:
+    return {"artifactLocation": uri, "region": _region(rng)}

@@ -54,17 +54,22 @@ def render(report: Report, *, color: bool = False) -> str:
 
 
 def render_finding(file: FileReport, finding: Finding, p: Palette = PLAIN) -> str:
-    """The header line, the code frame, notes and help for one finding."""
-    start = finding.range.start
+    """The header line, the code frame, notes and help for one finding.
+
+    In a notebook the position reads `path:cell N:line:column` and the frame shows the
+    cell alone, numbered from its first line.
+    """
+    cell, shown = file.place_range(finding.range)
+    in_cell = f"cell {cell}:" if cell is not None else ""
     header = (
-        f"{p.bold}{printable(file.path)}{p.reset}:{start.line + 1}:{start.character + 1}: "
-        f"{p.red}{finding.code}{p.reset} {finding.message}"
+        f"{p.bold}{printable(file.path)}{p.reset}:{in_cell}{shown.start.line + 1}:"
+        f"{shown.start.character + 1}: {p.red}{finding.code}{p.reset} {finding.message}"
     )
-    lines = [header, *code_frame(file.source, finding.range, finding.code, p)]
-    pad = " " * (_gutter_width(file.source, finding.range) + 1)
+    source = file.cell_source(cell)
+    lines = [header, *code_frame(source, shown, finding.code, p)]
+    pad = " " * (_gutter_width(source, shown) + 1)
     for related in finding.related:
-        at = related.range.start
-        where = f"{printable(file.path)}:{at.line + 1}:{at.character + 1}"
+        where = file.where(related.range.start)
         lines.append(f"{pad}{p.blue}={p.reset} {p.bold}note{p.reset}: {where}: {related.message}")
     for fix in finding.fixes[:1]:
         if file.applicable(fix):
