@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from conftest import Completed, Runner, run_gradguard
+from notebook_cells import LOOP, SETUP
 
 from gradguard.core.findings import Fix, Position, Range, Safety, TextEdit
 from gradguard.core.notebook import Cell, concatenate
@@ -24,26 +25,6 @@ from gradguard.file_check import FileTask, Mode, ReadFile, check_file, read
 from gradguard.ipynb import parse_notebook
 from gradguard.notebook_check import _confined
 
-SETUP = """\
-import torch
-from torch import nn
-%matplotlib inline
-rnn = nn.RNNCell(4, 8)
-head = nn.Linear(8, 1)
-opt = torch.optim.SGD([*rnn.parameters(), *head.parameters()], lr=0.1)
-h = torch.zeros(1, 8)
-"""
-LOOP = """\
-!pip install tqdm
-for step in range(5):
-    x = torch.randn(1, 4)
-    h_next = rnn(x, h)
-    loss = head(h_next).pow(2).mean()
-    opt.zero_grad()
-    loss.backward()
-    opt.step()
-    h = h_next
-"""
 FIXED_LOOP = LOOP.replace("h = h_next\n", "h = h_next.detach()\n")
 # GG101 across cells: computed under no_grad in one cell, backpropagated in another.
 NO_GRAD_CELLS = [

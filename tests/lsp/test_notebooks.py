@@ -5,31 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from lsprotocol import types
+from notebook_cells import LOOP, SETUP
 from pytest_lsp import LanguageClient
 
 from .conftest import start_session
 from .edits import apply, edits_for
 
-SETUP = """\
-import torch
-from torch import nn
-%matplotlib inline
-rnn = nn.RNNCell(4, 8)
-head = nn.Linear(8, 1)
-opt = torch.optim.SGD([*rnn.parameters(), *head.parameters()], lr=0.1)
-h = torch.zeros(1, 8)
-"""
-LOOP = """\
-!pip install tqdm
-for step in range(5):
-    x = torch.randn(1, 4)
-    h_next = rnn(x, h)
-    loss = head(h_next).pow(2).mean()
-    opt.zero_grad()
-    loss.backward()
-    opt.step()
-    h = h_next
-"""
 NOTES = "# Training\nThe hidden state is carried across steps."
 
 

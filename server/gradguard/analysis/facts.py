@@ -36,7 +36,12 @@ from gradguard.analysis.model import (
     ValueUse,
 )
 from gradguard.analysis.name_flow import NameFlow
-from gradguard.analysis.names import callee_name, dotted, identifier_spelling
+from gradguard.analysis.names import (
+    callee_name,
+    dotted,
+    identifier_spelling,
+    may_name_an_optimizer,
+)
 from gradguard.analysis.optimizer_reach import UnreachedOptimizer, unreached_optimizers
 from gradguard.analysis.parameters import OptimizedParameters, Replacement
 from gradguard.analysis.saved_parameters import ParameterSaves, SavedParameter, bindings_of
@@ -95,6 +100,7 @@ __all__ = [
     "identifier_spelling",
     "local_callables",
     "may_have_hooks",
+    "may_name_an_optimizer",
     "names_feeding",
     "periodic_divisor",
     "read_names",

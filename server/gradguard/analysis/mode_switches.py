@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from gradguard.analysis.model import FunctionNode
-from gradguard.analysis.names import dotted
+from gradguard.analysis.names import dotted, may_name_an_optimizer
 from gradguard.analysis.node_cache import cached_by_node
 
 # How many calls deep a function of the file is followed.
@@ -207,8 +207,8 @@ def _trains_here(func: ast.Attribute) -> bool:
     `self.optim`, `opt_g`); `env.step(action)` and `scheduler.step()` do not train."""
     if func.attr == "backward":
         return True
-    receiver = (dotted(func.value) or "").rsplit(".", 1)[-1].lower()
-    return func.attr == "step" and (receiver.startswith("opt") or "optim" in receiver)
+    receiver = (dotted(func.value) or "").rsplit(".", 1)[-1]
+    return func.attr == "step" and may_name_an_optimizer(receiver)
 
 
 def _rebind(key: str, bound: dict[str, str], function: FunctionNode) -> str | None:

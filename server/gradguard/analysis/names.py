@@ -50,3 +50,10 @@ def names_an_optimizer(name: str) -> bool:
     return any(_OPTIMIZER_WORD.fullmatch(part) for part in parts) and not (
         len(parts) > 1 and parts[-1] in ("level", "args", "cfg", "config", "name", "type")
     )
+
+
+def may_name_an_optimizer(name: str) -> bool:
+    """The looser test (`opt...`, `...optim...`, any case) for where a guess only decides
+    what may train or step: `optimizer_g`, `self.opt`, `model_optim`, `Optimizer`."""
+    lowered = name.lower()
+    return lowered.startswith("opt") or "optim" in lowered

@@ -71,6 +71,7 @@ from gradguard.analysis.facts import (
     callee_name,
     dotted,
     local_callables,
+    may_name_an_optimizer,
     periodic_divisor,
     scales_by,
     sums_by_reduction,
@@ -340,8 +341,7 @@ def _loss_of(target: ast.expr) -> ast.expr:
 
 
 def _named_like_optimizer(expr: ast.expr) -> bool:
-    name = (dotted(expr) or "").rsplit(".", 1)[-1].lower()
-    return name.startswith("opt") or "optim" in name
+    return may_name_an_optimizer((dotted(expr) or "").rsplit(".", 1)[-1])
 
 
 def _scaler_step(call: ast.Call) -> bool:

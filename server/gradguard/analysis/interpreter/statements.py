@@ -155,14 +155,11 @@ class FunctionInterpreter(CallEvaluator):
         if (
             len(stmt.targets) == 1
             and isinstance(stmt.targets[0], ast.Name)
-            and value.grad is Grad.UNKNOWN
-            and value.unless is None
-            and value.kind in (Kind.UNKNOWN, Kind.TENSOR)
             and stmt.targets[0].id in self.backpropagated
         ):
             # `loss = criterion(model(x), y)` with unknown parts, then `loss.backward()`:
             # whenever that backward runs, `loss` is a tensor with history.
-            value = evolve(value, grad=Grad.TRACKED, kind=Kind.TENSOR)
+            value = _backpropagated(value)
         for target in stmt.targets:
             self.bind(target, value)
         if len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
@@ -177,13 +174,7 @@ class FunctionInterpreter(CallEvaluator):
             return
         for element in target.elts:
             if isinstance(element, ast.Name) and element.id in self.backpropagated:
-                bound = self.env.get(element.id, UNKNOWN)
-                if (
-                    bound.grad is Grad.UNKNOWN
-                    and bound.unless is None
-                    and bound.kind in (Kind.UNKNOWN, Kind.TENSOR)
-                ):
-                    self.env[element.id] = evolve(bound, grad=Grad.TRACKED, kind=Kind.TENSOR)
+                self.env[element.id] = _backpropagated(self.env.get(element.id, UNKNOWN))
 
     def _backpropagated_attributes(self, name: str, value: Value) -> None:
         """`output = model(**batch)` then `output.loss.backward()`: `output.loss` is a tensor
@@ -489,3 +480,14 @@ class FunctionInterpreter(CallEvaluator):
             self.loops.pop()
         end = join_envs([self.env, *frame.continues])
         return end, frame.breaks
+
+
+def _backpropagated(value: Value) -> Value:
+    """A value bound to a name `backward()` is later called on: a tensor with history, when
+    nothing else is known of its autograd state (see `backprop.backpropagated_names`)."""
+    if value.grad is Grad.UNKNOWN and value.unless is None and value.kind in _MAYBE_TENSOR:
+        return evolve(value, grad=Grad.TRACKED, kind=Kind.TENSOR)
+    return value
+
+
+_MAYBE_TENSOR = (Kind.UNKNOWN, Kind.TENSOR)
