@@ -155,6 +155,7 @@ class FunctionInterpreter(CallEvaluator):
         if (
             len(stmt.targets) == 1
             and isinstance(stmt.targets[0], ast.Name)
+            and _may_be_backpropagated(value)  # before the name scan: it costs a cache entry
             and stmt.targets[0].id in self.backpropagated
         ):
             # `loss = criterion(model(x), y)` with unknown parts, then `loss.backward()`:
@@ -485,9 +486,13 @@ class FunctionInterpreter(CallEvaluator):
 def _backpropagated(value: Value) -> Value:
     """A value bound to a name `backward()` is later called on: a tensor with history, when
     nothing else is known of its autograd state (see `backprop.backpropagated_names`)."""
-    if value.grad is Grad.UNKNOWN and value.unless is None and value.kind in _MAYBE_TENSOR:
+    if _may_be_backpropagated(value):
         return evolve(value, grad=Grad.TRACKED, kind=Kind.TENSOR)
     return value
+
+
+def _may_be_backpropagated(value: Value) -> bool:
+    return value.grad is Grad.UNKNOWN and value.unless is None and value.kind in _MAYBE_TENSOR
 
 
 _MAYBE_TENSOR = (Kind.UNKNOWN, Kind.TENSOR)
