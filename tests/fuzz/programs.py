@@ -10,8 +10,10 @@ identifiers) because fixes must keep it.
 
 from __future__ import annotations
 
+import io
 import re
 import sys
+import tokenize
 from dataclasses import dataclass
 
 from hypothesis import strategies as st
@@ -227,6 +229,31 @@ MOTIFS: tuple[tuple[Line, ...], ...] = (
 )
 
 
+def _logical_lines(code: str) -> list[str]:
+    """`code`'s lines with each bracketed multi-line statement joined into one line.
+
+    Motif lines get statements spliced between them, which is only valid Python between
+    logical lines: a call spread over several lines must stay whole.
+    """
+    ends, depth = [], 0
+    for token in tokenize.generate_tokens(io.StringIO(code + "\n").readline):
+        if token.type == tokenize.OP and token.string in "([{":
+            depth += 1
+        elif token.type == tokenize.OP and token.string in ")]}":
+            depth -= 1
+        elif token.type in (tokenize.NEWLINE, tokenize.NL) and depth == 0:
+            ends.append(token.end[0])
+    physical = code.splitlines()
+    joined, start = [], 1
+    for end in ends:
+        if end > len(physical):
+            break
+        parts = physical[start - 1 : end]
+        joined.append(parts[0].rstrip() + "".join(" " + part.strip() for part in parts[1:]))
+        start = end + 1
+    return joined
+
+
 def _examples() -> tuple[tuple[Line, ...], ...]:
     """The rules' own INVALID examples as motifs (they use four-space indentation)."""
     from gradguard.core.rule import all_rules
@@ -235,7 +262,7 @@ def _examples() -> tuple[tuple[Line, ...], ...]:
     for rule in all_rules():
         for example in rule.invalid:
             lines = []
-            for raw in example.code.strip("\n").splitlines():
+            for raw in _logical_lines(example.code.strip("\n")):
                 body = raw.lstrip(" ")
                 if body and not body.startswith("from __future__"):
                     lines.append(

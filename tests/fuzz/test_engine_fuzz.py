@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 from invariants.checks import Tally, check_everything, parses
 
-from fuzz.programs import torch_programs
+from fuzz.programs import ALL_MOTIFS, _logical_lines, torch_programs
 
 # Generated programs are big and slow to build; that is the point, not a health problem.
 FUZZ = settings(
@@ -111,3 +111,16 @@ def test_any_program_from_the_grammar_is_analysed_safely(program: str, prefix: s
 @given(hypothesmith.from_node(), PREFIXES)
 def test_any_program_from_libcst_nodes_is_analysed_safely(program: str, prefix: str) -> None:
     _record(check_everything(prefix + program))
+
+
+def test_motif_lines_are_whole_statements() -> None:
+    """Statements are spliced between motif lines, so no motif line may be half a statement."""
+    assert _logical_lines("x = f(\n    1,\n)\ny = 2") == ["x = f( 1, )", "y = 2"]
+    for motif in ALL_MOTIFS:
+        for _level, text in motif:
+            code = text.replace("{{", "{").replace("}}", "}")
+            if code.endswith(":"):
+                code += " pass"
+            if code.startswith(("elif", "else", "except", "finally", "case", "@")):
+                continue
+            assert parses(code) or "{" in text, f"half a statement in a motif: {text!r}"
