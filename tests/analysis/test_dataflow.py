@@ -415,3 +415,50 @@ def test_a_pool_returning_indices_is_not_a_tensor() -> None:
         """
     )
     assert call.value.grad is Grad.UNKNOWN
+
+
+@pytest.mark.parametrize(
+    "binding",
+    [
+        "for x in range(3):\n    out = m(torch.randn(3, 2))\n",
+        "while flag:\n    out = m(torch.randn(3, 2))\n",
+        "if flag:\n    out = m(torch.randn(3, 2))\n",
+    ],
+)
+def test_a_name_bound_on_one_path_only_keeps_that_value(binding: str) -> None:
+    """Where reading it does not raise NameError, it holds what that path bound."""
+    call = _only(f"m = nn.Linear(2, 1)\nflag = input()\n{binding}out.sum().backward()\n")
+    assert call.value.grad is Grad.TRACKED
+
+
+@pytest.mark.parametrize(
+    "before",
+    [
+        "out = 1.0\n",  # bound before: the join of both
+        "from helpers import *\n",  # a star import may have bound it
+    ],
+)
+def test_a_name_bound_before_the_path_is_joined(before: str) -> None:
+    call = _only(
+        f"m = nn.Linear(2, 1)\n{before}for x in range(3):\n    out = m(torch.randn(3, 2))\n"
+        "out.sum().backward()\n"
+    )
+    assert call.value.grad is Grad.UNKNOWN
+
+
+def test_an_attribute_set_on_one_path_is_unknown_after_it() -> None:
+    """`self.h` may hold what an earlier call left: absent is not unbound for attributes."""
+    call = _only(
+        """
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(2, 1)
+
+            def step(self, flag):
+                if flag:
+                    self.out = self.fc(torch.randn(3, 2))
+                self.out.sum().backward()
+        """
+    )
+    assert call.value.grad is not Grad.TRACKED

@@ -31,9 +31,15 @@ class Binding:
     qualified: str | None
 
 
-# Packages whose names resolve to qualified paths: torch, and numpy (whose functions turn a
-# tensor that requires grad into an array, see `torch_api.NUMPY_CONVERTS`).
-_LIBRARIES = frozenset({"torch", "numpy"})
+# Packages whose names resolve to qualified paths: torch, numpy (whose functions turn a
+# tensor that requires grad into an array, see `torch_api.NUMPY_CONVERTS`), and the model
+# libraries of `gradguard.analysis.libraries`.
+_LIBRARIES = frozenset({"torch", "numpy", "torchvision", "timm", "transformers"})
+
+
+def is_torch(qualified: str | None) -> bool:
+    """True for `torch` itself and the paths under it (not `torchvision`)."""
+    return qualified is not None and (qualified == "torch" or qualified.startswith("torch."))
 
 
 def _torch_import_bindings(node: ast.Import | ast.ImportFrom) -> Iterable[tuple[str, Binding]]:

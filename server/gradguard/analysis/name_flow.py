@@ -6,7 +6,8 @@ their own), giving a `Key`. An edge `a <- b` says that some value bound to `a` m
 computed from, or may hold, a value bound to `b`. Edges come from
 
 * bindings: `a = f(b)`, `a += b`, `for a in b`, `with b as a`, `a := b`, `def a(...)` (the
-  function's free names and default values), `class a(...)` (likewise);
+  function's free names, default values, and what it returns or yields, so that `a = f()`
+  may hold a local of `f`), `class a(...)` (likewise);
 * stores and mutations: `a.x = b` and `a[i] = b` (`a <- b`), `a.append(b)` and `a(b)` (the
   callee's root name gets what it is given), `f(b, out=a)`, in-place functions
   (`fill_(a, b)`) and `setattr(a, "x", b)`;
@@ -442,6 +443,8 @@ class NameFlow:
         sources = set(self._free.get(id(node), ()))
         for outer in [*node.decorator_list, *getattr(node, "bases", []), *node_keywords(node)]:
             sources |= self.reads(outer)
+        if not isinstance(node, ast.ClassDef):
+            sources |= self._returned(node)
         key = self.resolve(self._scope_of_node(node), node.name)
         self._bind(key, node, None, sources)
         if isinstance(node, ast.ClassDef):
@@ -454,6 +457,18 @@ class NameFlow:
                     defaults |= self.reads(default)
             for arg in _arguments(node.args):
                 self._edge(scope.key(arg.arg), defaults)
+
+    def _returned(self, function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[Key]:
+        """Keys of what the function returns or yields: a call's result may hold them."""
+        found: set[Key] = set()
+        for node in ast.walk(function):
+            if (
+                isinstance(node, ast.Return | ast.Yield | ast.YieldFrom)
+                and node.value is not None
+                and self._scope_of_node(node).node is function
+            ):
+                found |= self.reads(node.value)
+        return found
 
     def _bind_import(self, node: ast.Import | ast.ImportFrom) -> None:
         scope = self._scope_of_node(node)

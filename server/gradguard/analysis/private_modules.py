@@ -67,7 +67,9 @@ def _escapes(
             if child is parent.func:
                 output = output or child is name  # `fc(x)`: from here on, an output
             elif not output:
-                if resolve(parent.func) is None:
+                if (qualified := resolve(parent.func)) is None or qualified.startswith(
+                    ("torchvision.", "timm.", "transformers.")
+                ):
                     return True  # handed to code GradGuard cannot see
                 output = True  # what a torch function makes of it (an optimizer, a tensor)
         elif isinstance(parent, ast.stmt):

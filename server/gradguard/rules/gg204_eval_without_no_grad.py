@@ -212,7 +212,12 @@ assert not preds[0].requires_grad, "the stored outputs still require grad"
         alias = ctx.torch_alias
         for loop, loop_stores, evaluated in by_loop.values():
             function = loop_stores[0].function
-            if _may_backpropagate(ctx, context, function):
+            if _runs_backward(ctx, context, function, loop):
+                continue
+            reached = _backward_may_reach(ctx, loop_stores)
+            if reached is None and _runs_backward(ctx, context, function, None):
+                continue
+            if reached or (reached is None and _caller_may_backpropagate(ctx, context, function)):
                 continue
             if not context.entered_with_grad_on(function):
                 continue
@@ -311,15 +316,39 @@ def _evaluated_model(
                 return None
             continue
         same = [m for m in modes if dotted(m.target) == key]
-        if any(m.name == "train" for m in same):
-            return None
-        covering = next((m for m in same if _dominates(ctx, context, m.stmt, loop)), None)
+        covering = next(
+            (
+                m
+                for m in same
+                if m.name == "eval"
+                and _dominates(ctx, context, m.stmt, loop)
+                and not any(
+                    _may_undo(context, t.stmt, m.stmt, loop) for t in same if t.name == "train"
+                )
+            ),
+            None,
+        )
         if covering is None:
             if has_parameters:
                 return None
             continue
         found = found or covering
     return found
+
+
+def _may_undo(context: GradContext, switch: ast.stmt, covering: ast.stmt, loop: LoopNode) -> bool:
+    """True when `switch` (a `train()` call) may run after `covering` (the `eval()`) and
+    before an iteration of `loop`: between them in the text, or anywhere inside a loop that
+    runs both `switch` and `loop` but not `covering` (`model.eval()` once, then
+    `for epoch: evaluate...; model.train()`)."""
+    if covering.lineno <= switch.lineno <= (loop.end_lineno or loop.lineno):
+        return True
+    around_switch = {id(a) for a in context.ancestors(switch) if isinstance(a, _LOOPS)}
+    around_covering = {id(a) for a in context.ancestors(covering) if isinstance(a, _LOOPS)}
+    return any(
+        isinstance(a, _LOOPS) and id(a) in around_switch and id(a) not in around_covering
+        for a in context.ancestors(loop)
+    )
 
 
 def _dominates(ctx: RuleContext, context: GradContext, stmt: ast.stmt, loop: LoopNode) -> bool:
@@ -333,26 +362,63 @@ def _dominates(ctx: RuleContext, context: GradContext, stmt: ast.stmt, loop: Loo
     return False
 
 
-def _may_backpropagate(
+def _runs_backward(
+    ctx: RuleContext, context: GradContext, function: FunctionNode | None, loop: LoopNode | None
+) -> bool:
+    """True when a backward pass or an optimizer runs in anything the function calls, or in
+    the function itself: inside `loop` when one is given (the loop may be test-time
+    adaptation, not evaluation), anywhere in it otherwise."""
+    callees = context.callees(function)
+
+    def runs_here(node: ast.AST, owner: FunctionNode | None) -> bool:
+        if owner in callees:
+            return True
+        if owner is not function:
+            return False
+        return loop is None or any(a is loop for a in context.ancestors(node))
+
+    if any(runs_here(event.stmt, event.function) for event in ctx.analysis.backward_calls):
+        return True
+    return any(u.kind == "optimizer" and runs_here(u.stmt, u.function) for u in ctx.analysis.uses)
+
+
+def _backward_may_reach(ctx: RuleContext, stores: list[ValueUse]) -> bool | None:
+    """Whether a backward pass of the file may run through what the loop keeps: True when
+    one may (by the file's name flow, which follows returns, arguments and stores), False
+    when none can, None when a kept container is not a plain name (`self.outputs`)."""
+    flow = ctx.name_flow
+    kept = set()
+    for store in stores:
+        key = flow.key_of(store.target) if isinstance(store.target, ast.Name) else None
+        if key is None:
+            return None
+        kept.add(key)
+    for event in ctx.analysis.backward_calls:
+        if kept & flow.reaches(flow.reads(event.target)):
+            return True
+    return False
+
+
+def _caller_may_backpropagate(
     ctx: RuleContext, context: GradContext, function: FunctionNode | None
 ) -> bool:
     """True when a backward pass or an optimizer may use what the function keeps: one runs
-    in the function or in anything it calls, in a function that (indirectly) calls it, or in
-    a function such a caller hands the results to."""
-    reach: set[FunctionNode | None] = {function}
-    reach.update(context.callees(function))
-    if function is not None:
-        callers = context.callers(function)
-        if callers is None:
+    in a function that (indirectly) calls it, or in a function such a caller hands the
+    results to."""
+    if function is None:
+        return False
+    reach: set[FunctionNode | None] = set()
+    callers = context.callers(function)
+    if callers is None:
+        return True
+    reach.update(callers)
+    for caller in callers:
+        siblings = context.handed_results(caller, function)
+        if siblings is None:
             return True
-        reach.update(callers)
-        for caller in callers:
-            siblings = context.handed_results(caller, function)
-            if siblings is None:
-                return True
-            for sibling in siblings:
-                reach.add(sibling)
-                reach.update(context.callees(sibling))
+        for sibling in siblings:
+            reach.add(sibling)
+            reach.update(context.callees(sibling))
     if any(event.function in reach for event in ctx.analysis.backward_calls):
         return True
     return any(u.kind == "optimizer" and u.function in reach for u in ctx.analysis.uses)

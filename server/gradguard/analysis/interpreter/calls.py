@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import ast
 
-from gradguard.analysis import activations
+from gradguard.analysis import activations, libraries
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.graph import SavedNode, Saves
-from gradguard.analysis.imports import Scope
+from gradguard.analysis.imports import Scope, is_torch
 from gradguard.analysis.interpreter.module_calls import MODULE_BY_USE, OPTIMIZER_BY_USE
 from gradguard.analysis.interpreter.torch_calls import TorchCalls
 from gradguard.analysis.interpreter.training_effects import is_optimizer
@@ -124,10 +124,13 @@ class CallEvaluator(TorchCalls):
     def _expr_Call(self, call: ast.Call) -> Value:
         func = call.func
         qualified = self.scope.resolve(func)
-        if qualified is not None and qualified.startswith("torch"):
+        if qualified is not None and is_torch(qualified):
             return self.torch_call(call, qualified)
         if qualified is not None and qualified.startswith("numpy."):
             return self.numpy_call(call, qualified)
+        if qualified is not None and (built := libraries.library_model(qualified, call)):
+            self.arguments(call)
+            return Value(kind=Kind.MODULE, module=ModuleRef(built.builder, kind=built.kind))
         if isinstance(func, ast.Name) and self._is_builtin(func.id):
             return self.builtin_call(call, func.id)
         if isinstance(func, ast.Attribute):

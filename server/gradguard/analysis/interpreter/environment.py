@@ -74,8 +74,15 @@ class LoopFrame:
     continues: list[Env | None] = field(default_factory=list)
 
 
-def join_env(a: Env | None, b: Env | None) -> Env | None:
-    """Merge two environments; `None` stands for an unreachable path."""
+def join_env(a: Env | None, b: Env | None, *, absent_is_unbound: bool = False) -> Env | None:
+    """Merge two environments; `None` stands for an unreachable path.
+
+    With `absent_is_unbound`, a plain name bound on one path only keeps that path's value:
+    on the other path it is unbound, and reading it there raises NameError, so wherever a
+    read succeeds it holds this value (`if c: y = f()`, a name bound in a loop's body). Only
+    for joins of paths through one function's statements, where every binding statement
+    the name could have met is in the environment (see `ModuleInterpreter.star_imports`).
+    """
     if a is None:
         return None if b is None else dict(b)
     if b is None:
@@ -85,10 +92,12 @@ def join_env(a: Env | None, b: Env | None) -> Env | None:
         right = b.get(key)
         if right is left:
             merged[key] = left
+        elif right is not None:
+            merged[key] = join(left, right)
         else:
-            merged[key] = join(left, right) if right is not None else UNKNOWN
+            merged[key] = left if absent_is_unbound and key.isidentifier() else UNKNOWN
     for key in b.keys() - a.keys():
-        merged[key] = UNKNOWN
+        merged[key] = b[key] if absent_is_unbound and key.isidentifier() else UNKNOWN
     return merged
 
 
@@ -112,11 +121,14 @@ def merge_branch_graphs(stmt: ast.If, body: Env, orelse: Env, merged: Env) -> No
         merged[key] = value
 
 
-def join_envs(envs: Iterable[Env | None]) -> Env | None:
-    """Merge many environments."""
+def join_envs(envs: Iterable[Env | None], *, absent_is_unbound: bool = False) -> Env | None:
+    """Merge many environments (see `join_env`)."""
     result: Env | None = None
     first = True
     for env in envs:
-        result = (None if env is None else dict(env)) if first else join_env(result, env)
+        if first:
+            result = None if env is None else dict(env)
+        else:
+            result = join_env(result, env, absent_is_unbound=absent_is_unbound)
         first = False
     return result

@@ -235,7 +235,7 @@ class ExpressionEvaluator(TrainingEffects):
             return self.lookup(key, expr)
         base = self.eval(expr.value)
         if (
-            base.kind is Kind.SEQUENCE
+            base.kind in (Kind.SEQUENCE, Kind.MAPPING)
             and base.fields is not None
             and base.elements is not None
             and expr.attr in base.fields

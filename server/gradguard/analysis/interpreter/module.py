@@ -58,6 +58,11 @@ class ModuleInterpreter:
         self.call_sites = call_sites if call_sites is not None else CallSites()
         self.parameter_facts = parameter_facts or {}
         self.walrus = walrus_names(text) if text is not None else _walrus_targets(tree)
+        # `from m import *` binds names the environment never sees.
+        if text is not None:
+            self.star_imports = _STAR_IMPORT.search(text) is not None
+        else:
+            self.star_imports = _has_star_import(tree)
         self.functions: list[FunctionNode] = []
         self.declared_global: set[str] = set()
         self.analysis = analysis
@@ -449,6 +454,16 @@ def _walrus_targets(tree: ast.Module) -> frozenset[str]:
         node.target.id
         for node in ast.walk(tree)
         if isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name)
+    )
+
+
+_STAR_IMPORT = re.compile(r"\bimport\s+\*")
+
+
+def _has_star_import(tree: ast.Module) -> bool:
+    return any(
+        isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names)
+        for node in ast.walk(tree)
     )
 
 

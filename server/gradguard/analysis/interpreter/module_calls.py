@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 
-from gradguard.analysis import activations, shapes
+from gradguard.analysis import activations, libraries, shapes
 from gradguard.analysis import graph as graphs
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
@@ -132,9 +132,12 @@ def _with_call_graph(
 
 
 def _shaped(spec: object, leaf: Value) -> Value:
-    """Build a value with the nested tuple structure `spec` whose leaves are `leaf`."""
+    """Build a value with the nested tuple structure `spec` whose leaves are `leaf`; a
+    library `ModelOutput` is a mapping whose known fields are `leaf`."""
     if isinstance(spec, tuple):
         return Value(kind=Kind.SEQUENCE, elements=tuple(_shaped(s, leaf) for s in spec))
+    if isinstance(spec, libraries.ModelOutput):
+        return Value(kind=Kind.MAPPING, elements=(leaf,) * len(spec.fields), fields=spec.fields)
     return leaf
 
 

@@ -69,6 +69,12 @@ class InterpreterState:
         self.param_tags: dict[str, Carry] = {}
         self._private: frozenset[str] | None = None
 
+    @property
+    def absent_is_unbound(self) -> bool:
+        """Whether a plain name missing from the environment is unbound (see `join_env`):
+        not where `from m import *` may have bound any name."""
+        return not self.module.star_imports
+
     def lookup(self, key: str, node: ast.expr | None = None) -> Value:
         """The value bound to `key`; records reads of loop-carried values."""
         if self.env is None:

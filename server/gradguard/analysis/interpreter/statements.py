@@ -294,7 +294,7 @@ class FunctionInterpreter(CallEvaluator):
             self.mode = else_start = start_mode.on_branch(when_false)
             self.run_block(stmt.orelse)
         after_else = self.env
-        self.env = join_env(after_body, after_else)
+        self.env = join_env(after_body, after_else, absent_is_unbound=self.absent_is_unbound)
         if after_body is not None and after_else is not None and self.env is not None:
             merge_branch_graphs(stmt, after_body, after_else, self.env)
         if body_mode == body_start and self.mode == else_start:
@@ -462,7 +462,7 @@ class FunctionInterpreter(CallEvaluator):
         exits: list[Env | None] = [end, *breaks]
         if not infinite:
             exits.insert(0, before)
-        self.env = join_envs(exits)
+        self.env = join_envs(exits, absent_is_unbound=self.absent_is_unbound)
         if stmt.orelse and not infinite:
             self.run_block(stmt.orelse)
 
