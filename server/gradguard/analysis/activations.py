@@ -21,7 +21,8 @@ def of_function(call: ast.Call, qualified: str, args: list[Value]) -> Activation
     """`torch.softmax(x, 1)`, `F.sigmoid(x)`; `torch.reshape(p, ...)` keeps `p`'s."""
     kind = api.ACTIVATION_FUNCTIONS.get(qualified)
     if kind is not None:
-        return Activation(ActivationKind(kind), call, f"{ast.unparse(call.func)}()")
+        description = f"{ast.unparse(call.func)}()"
+        return Activation(ActivationKind(kind), call, description, functional=True)
     keeps = qualified in api.ACTIVATION_KEEPING_FUNCTIONS and call.args and args
     if keeps and not isinstance(call.args[0], ast.Starred):
         return args[0].activation
@@ -32,7 +33,7 @@ def of_method(call: ast.Call, name: str, receiver: Value) -> Activation | None:
     """`x.softmax(1)`, `x.sigmoid()` on a tensor; `p.view(...)`, `p.float()` keep `p`'s."""
     kind = api.ACTIVATION_METHODS.get(name)
     if kind is not None:
-        return Activation(ActivationKind(kind), call, f".{name}()")
+        return Activation(ActivationKind(kind), call, f".{name}()", functional=True)
     if name in api.ACTIVATION_KEEPING_METHODS:
         return receiver.activation
     return None

@@ -34,7 +34,9 @@ class Binding:
 # Packages whose names resolve to qualified paths: torch, numpy (whose functions turn a
 # tensor that requires grad into an array, see `torch_api.NUMPY_CONVERTS`), and the model
 # libraries of `gradguard.analysis.libraries`.
-_LIBRARIES = frozenset({"torch", "numpy", "torchvision", "timm", "transformers"})
+_LIBRARIES = frozenset(
+    {"torch", "numpy", "torchvision", "timm", "transformers", "pytorch_lightning", "lightning"}
+)
 
 
 def is_torch(qualified: str | None) -> bool:

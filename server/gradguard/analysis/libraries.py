@@ -141,3 +141,20 @@ def library_model(qualified: str, call: ast.Call) -> LibraryModel | None:
         output = None if _sets_structure(call, _TIMM_STRUCTURE_KEYWORDS) else TENSOR
         return LibraryModel(qualified, ModuleKind(True, output))
     return _transformers_model(qualified, call)
+
+
+# PyTorch Lightning's `LightningModule` is an `nn.Module` whose hooks the Trainer calls.
+LIGHTNING_MODULES = frozenset(
+    f"{package}.{path}LightningModule"
+    for package in ("pytorch_lightning", "lightning.pytorch", "lightning")
+    for path in ("", "core.", "core.module.")
+)
+# Hooks the Trainer runs inside its evaluation loops, under `torch.no_grad()` or
+# `torch.inference_mode()` (Trainer(inference_mode=...) decides which): what they compute
+# has no history there, whatever a plain call of the method would give.
+_EVALUATION_HOOKS = re.compile(r"(?:on_)?(?:validation|test|predict)_\w+")
+
+
+def evaluation_hook(name: str) -> bool:
+    """True for a LightningModule method the Trainer runs with gradient recording off."""
+    return _EVALUATION_HOOKS.fullmatch(name) is not None

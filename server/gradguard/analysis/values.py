@@ -116,6 +116,9 @@ class Activation:
     # `node` is a layer built inside an `nn.Sequential(...)` (its last), not a call taking
     # the activation's input.
     layer: bool = False
+    # Applied by a function or tensor method (`F.softmax(x)`, `x.sigmoid()`), not by a
+    # module: swapping a model's layers cannot change it.
+    functional: bool = False
 
 
 @dataclass(frozen=True)
@@ -148,6 +151,9 @@ class ClassInfo:
     node: ast.ClassDef
     is_module: bool
     attributes: dict[str, Value] = field(default_factory=dict, compare=False, hash=False)
+    # A LightningModule (directly or through classes of the file): the Trainer calls its
+    # evaluation hooks with gradient recording off.
+    lightning: bool = False
 
 
 @dataclass(frozen=True)

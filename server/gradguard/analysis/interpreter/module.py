@@ -8,6 +8,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Iterator
 
+from gradguard.analysis import libraries
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.call_sites import CallerFacts, CallSites
@@ -236,16 +237,20 @@ class ModuleInterpreter:
         if key in self.classes:
             return self.classes[key]
         scope = self.scope_of(self.parent_scope.get(key, self.tree))
-        is_module = False
+        is_module = lightning = False
         for base in node.bases:
             qualified = scope.resolve(base)
             if qualified in api.MODULE_BASES:
                 is_module = True
+            elif qualified in libraries.LIGHTNING_MODULES:
+                is_module = lightning = True
             elif isinstance(base, ast.Name):
                 local = self._local_class(base.id)
-                if local is not None and local is not node and self.class_info(local).is_module:
-                    is_module = True
-        info = ClassInfo(node=node, is_module=is_module)
+                if local is not None and local is not node:
+                    base_info = self.class_info(local)
+                    is_module = is_module or base_info.is_module
+                    lightning = lightning or base_info.lightning
+        info = ClassInfo(node=node, is_module=is_module, lightning=lightning)
         self.classes[key] = info
         if self.collecting_globals:
             # `self.model = Net()` needs the module-level names being collected right now.

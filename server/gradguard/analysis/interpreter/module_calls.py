@@ -42,15 +42,15 @@ OPTIMIZER_BY_USE = ModuleRef(qualified="torch.optim.Optimizer")
 def _rebound_attributes(tree: ast.Module) -> frozenset[str]:
     """Attribute names the file may rebind outside an `__init__` (`model.fc = ...`,
     `self.head = ...` in another method, `model.head[-1] = ...`); "*" when it calls
-    `setattr`, which may rebind any."""
+    `setattr` outside an `__init__`, which may rebind any."""
     names: set[str] = set()
     inits = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "__init__"]
     in_init = {id(n) for init in inits for n in ast.walk(init)}
     for node in ast.walk(tree):
+        if id(node) in in_init:
+            continue  # building the layers (`setattr(self, f"layer_{i}", ...)` included)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
             names.update({"*"} if node.func.id == "setattr" else set())
-        if id(node) in in_init:
-            continue
         if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store | ast.Del):
             names.add(node.attr)
         elif (
@@ -262,12 +262,13 @@ class ModuleCalls(ExpressionEvaluator):
             if output.kind is Kind.TENSOR and summary.returned.kind is Kind.TENSOR:
                 # Shape facts of `forward` hold for any input: its parameters are unknown there.
                 output = evolve(output, shape=summary.returned.shape)
-                if summary.returned.activation is not None and not _layers_replaced(
-                    self.module.tree, forward
+                ends_with = summary.returned.activation
+                if ends_with is not None and (
+                    ends_with.functional or not _layers_replaced(self.module.tree, forward)
                 ):
-                    # So does the activation it ends with, unless a layer it runs may be
-                    # swapped from outside (`model.fc = nn.Identity()`).
-                    output = evolve(output, activation=summary.returned.activation)
+                    # So does the activation it ends with, unless it is a layer's and a layer
+                    # it runs may be swapped from outside (`model.fc = nn.Identity()`).
+                    output = evolve(output, activation=ends_with)
             fresh = SavedNode(call, Saves.OTHER)
             output = _with_call_graph(output, summary.returned, fresh, summary, base.graph)
             if summary.returned.graph and output.grad is Grad.TRACKED:

@@ -7,7 +7,7 @@ import ast
 import dataclasses
 
 from gradguard.analysis import backpropagated as backprop
-from gradguard.analysis import narrowing, shapes
+from gradguard.analysis import libraries, narrowing, shapes
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.graph import GRAPH_STATE_KEY, SavedNode, Saves
@@ -58,6 +58,14 @@ class FunctionInterpreter(CallEvaluator):
         is_method = isinstance(owner, ast.ClassDef) and not any(
             isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list
         )
+        if (
+            is_method
+            and isinstance(owner, ast.ClassDef)
+            and self.module.class_info(owner).lightning
+            and libraries.evaluation_hook(node.name)
+        ):
+            # Run by the Trainer under no_grad or inference_mode, which one is not known.
+            self.mode = GRAD_UNKNOWN
         for index, param in enumerate(params):
             value = self._annotated(param.annotation)
             if index == 0 and is_method and isinstance(owner, ast.ClassDef):
