@@ -33,6 +33,7 @@ INFERENCE_TENSOR = "Inference tensors cannot be saved for backward"
 IN_PLACE = (
     "one of the variables needed for gradient computation has been modified by an inplace operation"
 )
+NUMPY_ON_GRAD = "Can't call numpy() on Tensor that requires grad"
 BCE_RANGE = "all elements of input should be between 0 and 1"
 # Every fixture ends by printing the summed norm of its parameters' gradients.
 _GRAD_NORM = re.compile(r"^param-grad-norm (\S+)$", re.M)
@@ -89,6 +90,8 @@ BUGGY = [
     _case(FIXTURES / "gg109_forced_no_grad_loss.py", "GG109", error=None),
     _case(FIXTURES / "gg109_detached_requires_grad.py", "GG109", error=None),
     _case(FIXTURES / "gg106_frozen_backbone.py", "GG106", error=INFERENCE_TENSOR),
+    # matplotlib converts through Tensor.numpy() (see gradguard.analysis.libraries).
+    _case(FIXTURES / "gg502_plot_fitted_line.py", "GG502", error=NUMPY_ON_GRAD),
     # Runs, but keeps every batch's graph alive; the script measures it.
     _case(
         FIXTURES / "gg204_eval_predictions.py",

@@ -35,7 +35,16 @@ class Binding:
 # tensor that requires grad into an array, see `torch_api.NUMPY_CONVERTS`), and the model
 # libraries of `gradguard.analysis.libraries`.
 _LIBRARIES = frozenset(
-    {"torch", "numpy", "torchvision", "timm", "transformers", "pytorch_lightning", "lightning"}
+    {
+        "torch",
+        "numpy",
+        "torchvision",
+        "timm",
+        "transformers",
+        "pytorch_lightning",
+        "lightning",
+        "matplotlib",
+    }
 )
 
 

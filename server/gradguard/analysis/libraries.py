@@ -158,3 +158,16 @@ _EVALUATION_HOOKS = re.compile(r"(?:on_)?(?:validation|test|predict)_\w+")
 def evaluation_hook(name: str) -> bool:
     """True for a LightningModule method the Trainer runs with gradient recording off."""
     return _EVALUATION_HOOKS.fullmatch(name) is not None
+
+
+# matplotlib.pyplot functions that turn every positional data argument into a NumPy array
+# (through `Tensor.__array__`, which calls `.numpy()`): a tensor that requires grad raises
+# "Can't call numpy() on Tensor that requires grad" (checked with matplotlib 3.10 and torch
+# 2.13.0 for plot, scatter, bar, hist and imshow, on tensors and on lists of 0-d tensors).
+PLOTTING_FUNCTIONS = frozenset(
+    f"matplotlib.pyplot.{name}"
+    for name in (
+        "plot scatter bar barh hist imshow matshow step stem fill_between errorbar semilogx "
+        "semilogy loglog boxplot violinplot stackplot hist2d hexbin pcolormesh contour contourf"
+    ).split()
+)

@@ -41,7 +41,7 @@ from collections.abc import Iterator
 from gradguard.analysis.facts import Grad
 from gradguard.core.findings import Finding, Fix, Range, Related, Safety, Severity, TextEdit
 from gradguard.core.rule import Invalid, Rule, RuleContext
-from gradguard.rewrite.expressions import expr_range, expr_text
+from gradguard.rewrite.expressions import expr_range, expr_text, needs_parentheses, with_method
 
 ERROR = "Can't call numpy() on Tensor that requires grad"
 
@@ -185,12 +185,17 @@ for step in range(2):
 
 
 def _fix(ctx: RuleContext, target: ast.expr) -> Fix:
-    end = expr_range(ctx.source, target).end
     moved = any(
         isinstance(node, ast.Call)
         and isinstance(node.func, ast.Attribute)
         and node.func.attr in ("cuda", "to")
         for node in ast.walk(target)
     )
-    text = ".detach().cpu()" if moved else ".detach()"
-    return Fix("Add .detach()", Safety.SAFE, (TextEdit(Range(end, end), text),))
+    call = "detach().cpu()" if moved else "detach()"
+    if needs_parentheses(target):
+        # `w * x` becomes `(w * x).detach()`, not `w * x.detach()`.
+        edit = TextEdit(expr_range(ctx.source, target), with_method(ctx.source, target, call))
+    else:
+        end = expr_range(ctx.source, target).end
+        edit = TextEdit(Range(end, end), f".{call}")
+    return Fix("Add .detach()", Safety.SAFE, (edit,))

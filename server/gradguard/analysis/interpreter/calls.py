@@ -128,6 +128,8 @@ class CallEvaluator(TorchCalls):
             return self.torch_call(call, qualified)
         if qualified is not None and qualified.startswith("numpy."):
             return self.numpy_call(call, qualified)
+        if qualified in libraries.PLOTTING_FUNCTIONS:
+            return self.plot_call(call)
         if qualified is not None and (built := libraries.library_model(qualified, call)):
             self.arguments(call)
             return Value(kind=Kind.MODULE, module=ModuleRef(built.builder, kind=built.kind))

@@ -72,17 +72,31 @@ class TorchCalls(ModuleCalls):
         args = self.arguments(call)
         converts = api.NUMPY_CONVERTS.get(qualified.removeprefix("numpy."))
         if converts is not None and call.args and not isinstance(call.args[0], ast.Starred):
-            first = args[0]
-            if first.kind is Kind.TENSOR and converts == "tensor":
-                self.record_use("conversion", "array", call, call.args[0], first)
-            elif first.kind is Kind.SEQUENCE:
-                parts = first.elements if first.elements is not None else (first.items,)
-                tracked = [p for p in parts if p is not None and p.kind is Kind.TENSOR]
-                converted = next((p for p in tracked if p.grad is Grad.TRACKED), None)
-                if converted is not None:
-                    self.record_use("conversion", "array-items", call, call.args[0], converted)
+            self._converted(call, call.args[0], args[0], tensors=converts == "tensor")
         loss = Loss(LossKind.CONVERSION, call, f"{qualified}()")
         return Value(grad=Grad.UNTRACKED, kind=Kind.OTHER, loss=loss)
+
+    def plot_call(self, call: ast.Call) -> Value:
+        """`plt.plot(steps, losses)`, `plt.imshow(fake[0])`: matplotlib turns each data
+        argument into an array through `Tensor.numpy()`."""
+        args = self.arguments(call)
+        for expr, value in zip(call.args, args, strict=False):
+            if isinstance(expr, ast.Starred):
+                break
+            self._converted(call, expr, value, tensors=True)
+        return UNKNOWN
+
+    def _converted(self, call: ast.Call, expr: ast.expr, value: Value, *, tensors: bool) -> None:
+        """Record the conversion of `value` (the argument `expr`) into an array: of a tensor
+        when `tensors`, of a list's tensors always."""
+        if value.kind is Kind.TENSOR and tensors:
+            self.record_use("conversion", "array", call, expr, value)
+        elif value.kind is Kind.SEQUENCE:
+            parts = value.elements if value.elements is not None else (value.items,)
+            tracked = [p for p in parts if p is not None and p.kind is Kind.TENSOR]
+            converted = next((p for p in tracked if p.grad is Grad.TRACKED), None)
+            if converted is not None:
+                self.record_use("conversion", "array-items", call, expr, converted)
 
     def torch_call(self, call: ast.Call, qualified: str) -> Value:
         """A call of a torch API resolved through the imports."""
