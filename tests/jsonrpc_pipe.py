@@ -25,12 +25,18 @@ class JsonRpcPipe:
     fails the test after `TIMEOUT` seconds instead of hanging it.
     """
 
-    def __init__(self, command: list[str], cwd: Path, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        command: list[str],
+        cwd: Path,
+        env: dict[str, str] | None = None,
+        stderr: Any = subprocess.DEVNULL,
+    ) -> None:
         self.process = subprocess.Popen(
             command,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
+            stderr=stderr,
             cwd=cwd,
             env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})},
         )

@@ -26,6 +26,8 @@ export interface LaunchPlan {
   strategy: 'useBundled' | 'fromEnvironment' | 'path';
   /** The interpreter and its arguments, without the server module (absent for `path`). */
   python?: string[];
+  /** `gradguard.path` entries passed over because they are missing or not executable. */
+  skippedPaths?: string[];
 }
 
 export interface LaunchInputs {
@@ -46,9 +48,11 @@ export interface LaunchInputs {
 /** Decide how to start the server. */
 export function planLaunch(inputs: LaunchInputs): LaunchPlan {
   const env = definedOnly(inputs.env);
-  const executable = inputs.settings.path.find(inputs.isExecutable);
-  if (executable !== undefined) {
-    return { command: executable, args: ['lsp'], env, cwd: inputs.workspaceFolder, source: 'gradguard.path', strategy: 'path' };
+  const found = inputs.settings.path.findIndex(inputs.isExecutable);
+  const skippedPaths = inputs.settings.path.slice(0, found < 0 ? undefined : found);
+  if (found >= 0) {
+    const command = inputs.settings.path[found];
+    return { command, args: ['lsp'], env, cwd: inputs.workspaceFolder, source: 'gradguard.path', strategy: 'path', skippedPaths };
   }
   const [python, source] = chooseInterpreter(inputs);
   const bundled = !inputs.trusted || inputs.settings.importStrategy === 'useBundled';
@@ -66,7 +70,20 @@ export function planLaunch(inputs: LaunchInputs): LaunchPlan {
     source,
     strategy: bundled ? 'useBundled' : 'fromEnvironment',
     python,
+    skippedPaths,
   };
+}
+
+/** A warning naming the `gradguard.path` entries that were passed over; `undefined` if none. */
+export function skippedPathWarning(plan: LaunchPlan): string | undefined {
+  const skipped = plan.skippedPaths ?? [];
+  if (skipped.length === 0) {
+    return undefined;
+  }
+  const entries = skipped.map((entry) => `"${entry}"`).join(', ');
+  const what = skipped.length === 1 ? 'entry' : 'entries';
+  const using = (plan.python ?? [plan.command]).join(' ');
+  return `GradGuard: skipped "gradguard.path" ${what} ${entries}: not found or not executable. Using "${using}" (from ${plan.source}) instead.`;
 }
 
 /** The interpreter setting, else the Python extension's environment, else `python3` on PATH. */

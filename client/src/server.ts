@@ -17,7 +17,16 @@ import {
   type ServerCapabilities,
   type StaticFeature,
 } from 'vscode-languageclient/node';
-import { CLI_MODULE_ARGS, type LaunchPlan, type ProbeOutcome, PROBE_SCRIPT, explainProbe, planLaunch } from './python';
+import { clientOutputChannel } from './output';
+import {
+  CLI_MODULE_ARGS,
+  type LaunchPlan,
+  type ProbeOutcome,
+  PROBE_SCRIPT,
+  explainProbe,
+  planLaunch,
+  skippedPathWarning,
+} from './python';
 import {
   type ExtensionSettings,
   needsRestart,
@@ -117,6 +126,10 @@ export class ServerController implements vscode.Disposable {
   private async start(): Promise<void> {
     const plan = await this.makePlan();
     this.plan = plan;
+    const skipped = skippedPathWarning(plan);
+    if (skipped) {
+      this.warn(skipped);
+    }
     this.log.info(`Server command: ${plan.command} ${plan.args.join(' ')} (${plan.strategy}, from ${plan.source})`);
     if (plan.strategy === 'useBundled') {
       this.log.info(`PYTHONPATH=${plan.env.PYTHONPATH}`);
@@ -170,7 +183,8 @@ export class ServerController implements vscode.Disposable {
         { scheme: 'untitled', language: 'python' },
         { notebook: 'jupyter-notebook', language: 'python' },
       ],
-      outputChannel: this.log,
+      // The client's lines at their own level (a restart's "exited with code 0" is not an error).
+      outputChannel: clientOutputChannel(this.log),
       traceOutputChannel: this.log,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
       initializationOptions: toServerSettings(this.settings),
@@ -225,6 +239,20 @@ export class ServerController implements vscode.Disposable {
     });
     problems.forEach((problem) => this.log.warn(problem));
     return settings;
+  }
+
+  /** Log a configuration problem GradGuard worked around, and show it once unless notifications are off. */
+  private warn(message: string): void {
+    this.log.warn(message);
+    if (this.settings.showNotifications === 'off' || this.shown.has(message)) {
+      return;
+    }
+    this.shown.add(message);
+    void vscode.window.showWarningMessage(message, 'Open Settings').then((choice) => {
+      if (choice === 'Open Settings') {
+        void vscode.commands.executeCommand('workbench.action.openSettings', 'gradguard.path');
+      }
+    });
   }
 
   /** Log a problem, and show it once unless notifications are off. */

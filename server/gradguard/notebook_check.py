@@ -15,10 +15,10 @@ is read back before it is written: its cells must hold exactly the fixed text.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gradguard.core.notebook import Cell, ConcatenatedNotebook, concatenate
+from gradguard.core.notebook import Cell, ConcatenatedNotebook, cite_finding, concatenate
 from gradguard.file_check import (
     FileTask,
     Mode,
@@ -172,12 +172,7 @@ def _record_result(recorder: _Recorder, joined: ConcatenatedNotebook, result: Ch
 
 def _cited(joined: ConcatenatedNotebook, finding: Finding) -> Finding:
     """`finding` with every line its messages cite counted in that line's cell."""
-    related = tuple(
-        replace(r, message=joined.cite_cells(r.message, r.range.start.line))
-        for r in finding.related
-    )
-    message = joined.cite_cells(finding.message, finding.range.start.line)
-    return _in_edit_order(replace(finding, message=message, related=related))
+    return _in_edit_order(cite_finding(joined, finding))
 
 
 # -- fixing ------------------------------------------------------------------------------------

@@ -92,12 +92,15 @@ async def test_source_fix_all(lsp: Session) -> None:
 
 
 async def test_fix_all_of_one_code(lsp: Session) -> None:
-    uri = lsp.open("train.py", HIDDEN_STATE)
-    diagnostics = [d for d in await lsp.diagnostics(uri) if d.code == "GG201"]
+    from .test_fix_labels import TWO_HIDDEN_STATES  # two GG201 findings: one is not "all"
+
+    uri = lsp.open("train.py", TWO_HIDDEN_STATES)
+    diagnostics = [d for d in await lsp.diagnostics(uri, lambda d: len(d) > 1) if d.code == "GG201"]
     action = by_title(
         await actions_for(lsp, uri, diagnostics), "GradGuard: Fix all GG201 in this file"
     )
-    assert apply(HIDDEN_STATE, edits_for(action.edit, uri)) == FIXED
+    fixed = apply(TWO_HIDDEN_STATES, edits_for(action.edit, uri))
+    assert fixed == TWO_HIDDEN_STATES.replace("_next\n", "_next.detach()\n")
 
 
 async def test_stale_diagnostics_offer_no_quick_fix(lsp: Session) -> None:
@@ -142,7 +145,7 @@ async def test_malformed_fix_data_is_ignored_and_the_rest_still_offered(
     titles = [a.title for a in await actions_for(lsp, uri, [mangled, good])]
     assert titles.count("GradGuard (GG201): Detach the hidden state") == 1  # from `good`
     assert "GradGuard: Disable GG201 for this line" in titles
-    assert "GradGuard: Fix all GG201 in this file" in titles
+    assert "GradGuard: Fix all auto-fixable problems" in titles
 
 
 @pytest.mark.parametrize(

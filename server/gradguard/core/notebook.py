@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from gradguard.core.findings import Position, Range
+from gradguard.core.findings import Finding, Position, Range
 
 # Line magics, shell escapes, `x = !cmd` / `x = %magic` captures and `obj?` help lines.
 _IPYTHON_LINE = re.compile(r"^\s*(?:[%!]|[\w.]+\s*=\s*[%!])|^\s*[\w.]+\?{1,2}\s*$")
@@ -155,3 +155,14 @@ def concatenate(cells: Sequence[Cell]) -> ConcatenatedNotebook:
         line += count
     text = "\n".join(parts) + "\n" if parts else ""
     return ConcatenatedNotebook(text, tuple(spans), frozenset(blanked))
+
+
+def cite_finding(joined: ConcatenatedNotebook, finding: Finding) -> Finding:
+    """`finding` with every `line N` its message and related messages cite counted in the
+    cell that line is in (`line M`, or `line M of cell K` for another cell)."""
+    related = tuple(
+        replace(r, message=joined.cite_cells(r.message, r.range.start.line))
+        for r in finding.related
+    )
+    message = joined.cite_cells(finding.message, finding.range.start.line)
+    return replace(finding, message=message, related=related)

@@ -8,6 +8,7 @@ edits), so offering them never re-analyses. When the client supports
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -28,7 +29,10 @@ from gradguard.lsp.diagnostics import (
     parse_edit,
 )
 from gradguard.lsp.documents import clean_text, key_for
+from gradguard.lsp.fix_report import nothing_to_fix
 from gradguard.lsp.state import GradGuardServer
+
+log = logging.getLogger(__name__)
 
 FIX_ALL_KIND = "source.fixAll.gradguard"
 FIX_ALL_TITLE = "GradGuard: Fix all auto-fixable problems"
@@ -127,7 +131,7 @@ async def code_actions(
             actions.append(
                 _action(
                     server,
-                    f"GradGuard ({code}): {fix.title}",
+                    fix_title(code, fix.title, safe=fix.safe),
                     types.CodeActionKind.QuickFix,
                     {"action": "fix", "uri": uri, "edits": edits, "version": now},
                     diagnostics=[diagnostic],
@@ -141,6 +145,8 @@ async def code_actions(
         if noqa is not None:
             actions.append(noqa)
     for code, diagnostics in fixable_codes.items():
+        if await _fix_count(server, key, frozenset({code})) < 2:
+            continue  # one fix: its own quick fix already does it
         payload: dict[str, Any] = {"action": "fixAll", "uri": uri, "codes": [code]}
         actions.append(
             _action(
@@ -149,21 +155,55 @@ async def code_actions(
                 types.CodeActionKind.QuickFix,
                 payload,
                 diagnostics=diagnostics,
-                edit=None if _lazy(server) else await fix_all_edit(server, uri, [code]),
+                edit=None if _lazy(server) else await _fix_all_edit(server, uri, [code]),
             )
         )
-    if _wanted(FIX_ALL_KIND, only) and await _has_fixes(server, key):
-        payload = {"action": "fixAll", "uri": uri, "codes": None}
-        actions.append(
-            _action(
-                server,
-                FIX_ALL_TITLE,
-                FIX_ALL_KIND,
-                payload,
-                edit=None if _lazy(server) else await fix_all_edit(server, uri, None),
-            )
-        )
+    if _wanted(FIX_ALL_KIND, only):
+        fix_all = await _source_fix_all(server, params, key)
+        if fix_all is not None:
+            actions.append(fix_all)
     return actions
+
+
+def fix_title(code: str, title: str, *, safe: bool) -> str:
+    """A quick fix's title: `GradGuard (GG201): Detach the hidden state`, and `(unsafe)`
+    after a fix that may change what the program does (fix-all skips those by default)."""
+    return f"GradGuard ({code}): {title}" + ("" if safe else " (unsafe)")
+
+
+async def _source_fix_all(
+    server: GradGuardServer, params: types.CodeActionParams, key: str
+) -> types.CodeAction | None:
+    """The `source.fixAll` action, when there is something to apply.
+
+    When there is nothing and the user asked for fix-all by name (not the editor on its
+    own, e.g. on save), say why: as the action's `disabled` reason when the client shows
+    those, else as a message.
+    """
+    uri = params.text_document.uri
+    payload: dict[str, Any] = {"action": "fixAll", "uri": uri, "codes": None}
+    if await _fix_count(server, key, None):
+        edit = None if _lazy(server) else await _fix_all_edit(server, uri, None)
+        return _action(server, FIX_ALL_TITLE, FIX_ALL_KIND, payload, edit=edit)
+    if not _asked_for_fix_all(params.context):
+        return None
+    reason = await _why_nothing(server, key, None)
+    if reason is None:
+        return None
+    if server.client_supports("text_document.code_action.disabled_support"):
+        action = _action(server, FIX_ALL_TITLE, FIX_ALL_KIND, payload)
+        action.disabled = types.CodeActionDisabled(reason=reason)
+        return action
+    _tell(server, reason)
+    return None
+
+
+def _asked_for_fix_all(context: types.CodeActionContext) -> bool:
+    """True when the user (not the editor by itself) requested `source.fixAll` by kind."""
+    automatic = context.trigger_kind == types.CodeActionTriggerKind.Automatic
+    return not automatic and any(
+        kind.startswith(types.CodeActionKind.SourceFixAll) for kind in context.only or []
+    )
 
 
 async def _describes(
@@ -186,13 +226,34 @@ async def _describes(
     )
 
 
-async def _has_fixes(server: GradGuardServer, key: str) -> bool:
-    """Offer fix-all only when the current analysis has something it would apply."""
+async def _fix_count(server: GradGuardServer, key: str, codes: frozenset[str] | None) -> int:
+    """How many fixes (of `codes`, if given) a fix-all would apply to the current analysis."""
     analysis = await server.analyse(key)
     if analysis is None:
-        return False
+        return 0
     settings = server.settings_for(analysis.snapshot.path)
-    return bool(applicable_fixes(analysis.checked.result.findings, unsafe=settings.unsafe_fixes))
+    findings = analysis.checked.result.findings
+    return len(applicable_fixes(findings, unsafe=settings.unsafe_fixes, codes=codes))
+
+
+async def _why_nothing(
+    server: GradGuardServer, key: str, codes: frozenset[str] | None
+) -> str | None:
+    """Why a fix-all of `key` (only `codes`, when given) applies nothing."""
+    analysis = await server.analyse(key)
+    if analysis is None:
+        return None
+    settings = server.settings_for(analysis.snapshot.path)
+    findings = analysis.checked.result.findings
+    return nothing_to_fix(findings, unsafe=settings.unsafe_fixes, codes=codes)
+
+
+def _tell(server: GradGuardServer, message: str) -> None:
+    """An information message the user sees (`window/showMessage`)."""
+    log.info("%s", message)
+    server.window_show_message(
+        types.ShowMessageParams(type=types.MessageType.Info, message=message)
+    )
 
 
 def noqa_action(
@@ -266,6 +327,24 @@ async def resolve(server: GradGuardServer, action: types.CodeAction) -> types.Co
 
 
 async def fix_all_edit(
+    server: GradGuardServer, uri: str, codes: list[str] | None
+) -> types.WorkspaceEdit | None:
+    """The edit of a fix-all the user chose (a resolved action, the fix-all command).
+
+    When it would apply nothing the user is told why (`window/showMessage`), rather than
+    left wondering whether anything ran.
+    """
+    edit = await _fix_all_edit(server, uri, codes)
+    if edit is None:
+        key = key_for(server.workspace, uri)
+        wanted = frozenset(codes) if codes is not None else None
+        reason = await _why_nothing(server, key, wanted)
+        if reason is not None:
+            _tell(server, reason)
+    return edit
+
+
+async def _fix_all_edit(
     server: GradGuardServer, uri: str, codes: list[str] | None
 ) -> types.WorkspaceEdit | None:
     """Apply every allowed fix (safe ones unless `unsafeFixes`) to the current text."""

@@ -31,6 +31,9 @@ _TAGS = {
     "deprecated": types.DiagnosticTag.Deprecated,
 }
 
+# Rewrites a finding's messages for where they are shown (line numbers counted per cell).
+Citer = Callable[[Finding], Finding]
+
 # Maps a range of the analysed text to (document URI, range in that document), or None
 # when it cannot be shown there (a notebook range crossing cells).
 RangeMapper = Callable[[Range], "tuple[str, Range] | None"]
@@ -102,10 +105,17 @@ def to_diagnostics(
     encoder: Encoder,
     mapper: RangeMapper,
     version: int | None,
+    cite: Citer | None = None,
 ) -> dict[str, list[types.Diagnostic]]:
-    """LSP diagnostics for `findings`, grouped by the document each one is shown in."""
+    """LSP diagnostics for `findings`, grouped by the document each one is shown in.
+
+    `cite` rewrites the lines a message cites (a notebook's: see
+    `gradguard.lsp.notebook.cell_citer`); each message is shown as written otherwise.
+    """
     grouped: dict[str, list[types.Diagnostic]] = {}
     for finding in findings:
+        if cite is not None:
+            finding = cite(finding)
         mapped = mapper(finding.range)
         if mapped is None:
             continue

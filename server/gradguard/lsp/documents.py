@@ -8,7 +8,8 @@ snapshot can be handed to a worker thread while the editor keeps typing.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -33,6 +34,8 @@ class Snapshot:
     text: str
     path: str | None
     notebook: ConcatenatedNotebook | None = None
+    # A notebook's cells by URI: their position in it, from 1 (markdown cells count).
+    cell_numbers: Mapping[str, int] = field(default_factory=dict)
 
     def map_range(self, rng: Range) -> tuple[str, Range] | None:
         """Where an analysed range is shown: the document itself, or a notebook cell."""
@@ -75,6 +78,7 @@ def snapshot(workspace: Workspace, key: str, versions: NotebookVersions) -> Snap
     notebook = workspace.get_notebook_document(notebook_uri=key)
     if notebook is not None:
         cells: list[Cell] = []
+        numbers = {cell.document: number for number, cell in enumerate(notebook.cells, start=1)}
         for cell in notebook.cells:
             if cell.kind != 2:  # NotebookCellKind.Code; markdown cells are not Python
                 continue
@@ -84,7 +88,7 @@ def snapshot(workspace: Workspace, key: str, versions: NotebookVersions) -> Snap
             cells.append(Cell(cell.document, clean_text(document.source)))
         concatenated = concatenate(cells)
         version = versions.get(key)
-        return Snapshot(key, version, concatenated.text, fs_path(key), concatenated)
+        return Snapshot(key, version, concatenated.text, fs_path(key), concatenated, numbers)
     document = workspace.text_documents.get(unquote(key))
     if document is None:
         return None

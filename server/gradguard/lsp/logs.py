@@ -1,4 +1,8 @@
-"""Logging for the server: everything to stderr, warnings also to the client's output.
+"""Logging for the server: `gradguard.lsp` records to the client, the rest to stderr.
+
+A record sent to the client as `window/logMessage` is not also written to stderr: editors
+show both in one place, so each line appeared twice. Before the connection exists (and
+after it is gone) everything goes to stderr.
 
 stdout is the JSON-RPC channel, so no handler here ever writes to it.
 """
@@ -13,6 +17,8 @@ import sys
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
+# Set on a log record once it went to the client, so stderr does not repeat it.
+_SENT = "gradguard_sent_to_client"
 _LEVELS = {
     logging.ERROR: types.MessageType.Error,
     logging.WARNING: types.MessageType.Warning,
@@ -43,21 +49,37 @@ class ClientLogHandler(logging.Handler):
             except RuntimeError:  # a worker thread: hand the message to the loop
                 if self.loop is not None and not self.loop.is_closed():
                     self.loop.call_soon_threadsafe(self._send, params)
+                    setattr(record, _SENT, True)
                 return
-            self._send(params)
+            if self._send(params):
+                setattr(record, _SENT, True)
         except Exception:  # logging must never take the server down
             self.handleError(record)
 
-    def _send(self, params: types.LogMessageParams) -> None:
-        if self.server.protocol.writer is not None:
-            self.server.window_log_message(params)
+    def _send(self, params: types.LogMessageParams) -> bool:
+        """Send to the client; False when there is no connection (yet, or any more)."""
+        if self.server.protocol.writer is None:
+            return False
+        self.server.window_log_message(params)
+        return True
+
+
+def _not_sent_to_client(record: logging.LogRecord) -> bool:
+    """stderr's filter: a record the client was sent is not written again.
+
+    Clients show the server's stderr in the same place as `window/logMessage` (VS Code's
+    output channel, Neovim's lsp.log), so writing both showed every line twice.
+    """
+    return not getattr(record, _SENT, False)
 
 
 def setup_logging(server: LanguageServer) -> None:
-    """stderr for everything (level from `GRADGUARD_LOG`), the client for gradguard.lsp."""
+    """The client for `gradguard.lsp` records, stderr for the rest and for what the client
+    was not sent (level from `GRADGUARD_LOG`)."""
     level = os.environ.get("GRADGUARD_LOG", "INFO").upper()
     stderr = logging.StreamHandler(sys.stderr)
     stderr.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    stderr.addFilter(_not_sent_to_client)
     root = logging.getLogger()
     root.handlers[:] = [stderr]
     root.setLevel(logging.WARNING)

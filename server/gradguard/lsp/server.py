@@ -24,6 +24,7 @@ from gradguard.lsp import actions
 from gradguard.lsp.documents import clean_text, key_for
 from gradguard.lsp.folders import drop_unusable_folders
 from gradguard.lsp.logs import setup_logging
+from gradguard.lsp.rule_docs import hover_markdown
 from gradguard.lsp.state import GradGuardServer
 from gradguard.lsp.transport import run_stdio, run_tcp
 
@@ -296,7 +297,7 @@ def rule_hover(ls: GradGuardServer, uri: str, position: types.Position) -> types
             rule = rule_by_code(match.group(0))
             if rule is None:
                 return None
-            text = f"**{rule.code}** `{rule.name}`\n\n{rule.docs}\n\n[Documentation]({rule.url})"
+            text = hover_markdown(rule)
             start_pos = types.Position(
                 line=at.line,
                 character=source.to_units(type(at)(at.line, start), ls.encoding),

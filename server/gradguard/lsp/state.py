@@ -35,6 +35,7 @@ from gradguard.lsp.documents import (
     key_for,
     snapshot,
 )
+from gradguard.lsp.notebook import cell_citer
 from gradguard.lsp.options import EditorOptions, parse_editor_options
 from gradguard.lsp.protocol import GradGuardProtocol
 from gradguard.lsp.versions import NotebookVersions
@@ -303,7 +304,10 @@ class GradGuardServer(LanguageServer):
     def convert(self, snap: Snapshot, generation: int, checked: RecoveredCheck) -> Analysis:
         """Turn engine findings into per-document LSP diagnostics."""
         encoder = Encoder(SourceText(snap.text), self.encoding)
-        grouped = to_diagnostics(checked.result.findings, encoder, snap.map_range, snap.version)
+        cite = cell_citer(snap.notebook, snap.cell_numbers)
+        grouped = to_diagnostics(
+            checked.result.findings, encoder, snap.map_range, snap.version, cite
+        )
         diagnostics = {uri: grouped.get(uri, []) for uri in snap.uris()}
         for uri, items in grouped.items():
             diagnostics.setdefault(uri, items)
