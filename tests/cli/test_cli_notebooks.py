@@ -172,7 +172,7 @@ def test_github_annotations_use_file_lines_and_name_the_cell(
     number = next(i for i, text in enumerate(lines, 1) if '"    h = h_next\\n"' in text)
     assert done.stdout.startswith(
         f"::error title=GradGuard (GG201),file=train.ipynb,line={number},endLine={number}::"
-        f"GG201 cell 3:{loop_line(LOOP)}:5: hidden state"
+        f"GG201 cell 3:{loop_line(LOOP)}:5: `h` is not detached"
     )
 
 

@@ -60,6 +60,7 @@ from gradguard.analysis.facts import (
     read_names,
 )
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity, TextEdit
+from gradguard.core.messages import NO_GRAD_FN, compose, no_graph_summary
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text
 from gradguard.rewrite.statements import delete_lines, delete_statement, stands_alone
@@ -272,9 +273,11 @@ loss.backward()
         call = _describe_call(ctx, event)
         computed = event.value.loss.node
         where = " inside ".join(region.description for region in _regions(off))
-        message = (
-            f"`{name}` is computed under {where}, so {call} (line "
-            f'{event.call.lineno}) will raise "{ERROR}"'
+        message = compose(
+            no_graph_summary(name, event.via),
+            f"It is computed under {where}, so {call} (line {event.call.lineno}) finds no "
+            "graph to go through; compute it with gradient recording on",
+            NO_GRAD_FN.in_full,
         )
         related = [
             Related(ctx.node_range(event.call), f"{call} raises: {ERROR}"),

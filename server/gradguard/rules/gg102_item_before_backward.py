@@ -44,6 +44,7 @@ from collections.abc import Iterator
 
 from gradguard.analysis.facts import BackwardCall, Loss, LossKind, dotted, reads_key
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity, TextEdit
+from gradguard.core.messages import NO_GRAD_FN, compose, no_graph_summary
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text, replace_expr
 from gradguard.rewrite.statements import (
@@ -206,41 +207,8 @@ loss.backward()
     ) -> Finding:
         name = expr_text(ctx.source, event.target)
         call = f"`{name}.backward()`" if event.via == "backward" else f"`{event.via}({name})`"
-        where = f"line {event.call.lineno}"
-        if rewrap is None:
-            type_name = _TYPE_NAMES.get(conversion.description, "float")
-            error = f"AttributeError: '{type_name}' object has no attribute 'backward'"
-            message = (
-                f"`{name}` is a plain Python value after {conversion.description}, which leaves "
-                f'the autograd graph, so {call} ({where}) will raise "{error}"'
-            )
-            if conversion.description == ".tolist()":
-                message += " ('list' object for a tensor with more than one element)"
-            if conversion.description == ".numpy()":
-                message += (
-                    " (and .numpy() itself raises \"Can't call numpy() on Tensor that requires"
-                    ' grad")'
-                )
-            primary = ctx.node_range(conversion.node)
-            related_text = f"{call} fails here: {error}"
-        else:
-            requires = _requires_grad(rewrap.node)
-            if requires:
-                message = (
-                    f"`{name}` is rebuilt from {conversion.description} by "
-                    f"{rewrap.description.replace('(...)', '(..., requires_grad=True)')}: {call} "
-                    f"({where}) runs, but no gradient reaches the model (the new tensor is a "
-                    "leaf with no history)"
-                )
-                related_text = f"{call} computes no gradient for the model"
-            else:
-                error = "element 0 of tensors does not require grad and does not have a grad_fn"
-                message = (
-                    f"`{name}` is rebuilt from {conversion.description} by {rewrap.description}, "
-                    f'which has no history, so {call} ({where}) will raise "{error}"'
-                )
-                related_text = f"{call} fails here: {error}"
-            primary = ctx.node_range(rewrap.node)
+        message, related_text = _message(name, call, event, conversion, rewrap)
+        primary = ctx.node_range(conversion.node if rewrap is None else rewrap.node)
         related = [
             Related(ctx.node_range(event.call), related_text),
             Related(
@@ -249,6 +217,44 @@ loss.backward()
         ]
         fixes = _fix(ctx, event, conversion, rewrap)
         return self.finding(message, primary, related, [fixes] if fixes else [])
+
+
+def _message(
+    name: str, call: str, event: BackwardCall, conversion: Loss, rewrap: Loss | None
+) -> tuple[str, str]:
+    """The finding's message and the text of its related information at the backward call."""
+    where = f"line {event.call.lineno}"
+    converted = conversion.description
+    if rewrap is None:
+        type_name = _TYPE_NAMES.get(converted, "float")
+        error = f"'{type_name}' object has no attribute 'backward'"
+        extra = {
+            ".tolist()": "For a tensor with more than one element the object is a 'list'",
+            ".numpy()": "And .numpy() itself raises "
+            '"Can\'t call numpy() on Tensor that requires grad"',
+        }.get(converted, "")
+        message = compose(
+            f'`{name}` is a {type_name} after {converted}: backward() raises "{error}"',
+            f"Converting with {converted} leaves the autograd graph, so {call} ({where}) has no "
+            f"tensor to backpropagate from; take {converted} after backward()",
+            extra,
+        )
+        return message, f"{call} fails here: AttributeError: {error}"
+    if _requires_grad(rewrap.node):
+        message = compose(
+            f"`{name}` is a new leaf rebuilt from {converted}: backward() runs but no gradient "
+            "reaches the model",
+            f"{rewrap.description.replace('(...)', '(..., requires_grad=True)')} makes a tensor "
+            f"with no history, so {call} ({where}) stops at it; backpropagate the original tensor",
+        )
+        return message, f"{call} computes no gradient for the model"
+    message = compose(
+        no_graph_summary(name, event.via),
+        f"It is rebuilt from {converted} by {rewrap.description}, which has no history, so "
+        f"{call} ({where}) finds no graph to go through",
+        NO_GRAD_FN.in_full,
+    )
+    return message, f"{call} fails here: {NO_GRAD_FN.text}"
 
 
 def _requires_grad(node: ast.AST) -> bool:

@@ -38,6 +38,7 @@ from collections.abc import Iterator
 
 from gradguard.analysis.facts import LossKind
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
+from gradguard.core.messages import NO_GRAD_FN, compose, no_graph_summary
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text, replace_expr
 from gradguard.rewrite.statements import delete_statement, stands_alone
@@ -151,9 +152,12 @@ loss.backward()
             name = expr_text(ctx.source, event.target)
             call = f"`{name}.backward()`" if event.via == "backward" else f"`{event.via}({name})`"
             line = ctx.node_range(loss.node).start.line + 1
-            message = (
-                f"`{name}` was cut from the autograd graph by {loss.description} (line {line}), "
-                f'so {call} (line {event.call.lineno}) will raise "{ERROR}"'
+            message = compose(
+                no_graph_summary(name, event.via),
+                f"It was cut from the autograd graph by {loss.description} (line {line}), so "
+                f"{call} (line {event.call.lineno}) finds no graph to go through; backpropagate "
+                "the value from before the cut",
+                NO_GRAD_FN.in_full,
             )
             related = [Related(ctx.node_range(event.call), f"{call} raises: {ERROR}")]
             fix = _fix(ctx, loss.node, loss.description)

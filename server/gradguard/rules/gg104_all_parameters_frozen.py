@@ -57,6 +57,7 @@ from collections.abc import Iterator
 
 from gradguard.analysis.facts import LossKind
 from gradguard.core.findings import Finding, Range, Related, Severity
+from gradguard.core.messages import NO_GRAD_FN, backward_verb, compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text
 
@@ -218,11 +219,14 @@ torch.autograd.backward(out.sum())
             primary = _freeze_range(ctx, loss.node)
             model = _frozen_model(loss.node)
             owner = f"`{expr_text(ctx.source, model)}`" if model is not None else "the model"
-            message = (
-                f"every parameter of {owner} is frozen by {loss.description} (line "
+            message = compose(
+                f"{owner[0].upper()}{owner[1:]} is frozen: {backward_verb(event.via)} raises "
+                f"{NO_GRAD_FN.quoted}",
+                f"Every parameter of {owner} is frozen by {loss.description} (line "
                 f"{primary.start.line + 1}) and `{name}` depends only on its outputs and on "
-                f"inputs that do not require grad, so {call} (line {event.call.lineno}) will "
-                f'raise "{ERROR}"'
+                f"inputs that do not require grad, so {call} (line {event.call.lineno}) finds no "
+                "graph to go through",
+                NO_GRAD_FN.in_full,
             )
             related = [Related(ctx.node_range(event.call), f"{call} raises: {ERROR}")]
             yield self.finding(message, primary, related, [])

@@ -36,8 +36,9 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from gradguard.analysis.facts import Grad, LossKind
+from gradguard.analysis.facts import BackwardCall, Grad, LossKind
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
+from gradguard.core.messages import NO_GRAD_FN, compose, no_graph_summary
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text, replace_expr
 
@@ -103,17 +104,23 @@ loss.backward()
                 continue
             reported.add(id(loss.node))
             name = expr_text(ctx.source, event.target)
-            outcome = f'will raise "{ERROR}"'
-            if event.value.leaf and event.value.grad is Grad.TRACKED:
-                outcome = "runs, but no gradient reaches the model"
-            message = (
-                f"{loss.description} copies the values of tensors that carry autograd history "
-                f"into a new leaf, cutting the graph, so `{name}.backward()` (line "
-                f"{event.call.lineno}) {outcome}"
-            )
+            message = _message(name, loss.description, event)
             related = [Related(ctx.node_range(event.call), f"`{name}.backward()`")]
             fix = _fix(ctx, loss.node, alias)
             yield self.finding(message, ctx.node_range(loss.node), related, [fix] if fix else [])
+
+
+def _message(name: str, rewrap: str, event: BackwardCall) -> str:
+    """The summary depends on whether the new leaf requires grad (then backward runs)."""
+    detail = (
+        f"{rewrap} copies the values of tensors that carry autograd history into a new leaf, "
+        f"cutting the graph before `{name}.backward()` (line {event.call.lineno}); use "
+        "torch.stack to keep the graph"
+    )
+    if event.value.leaf and event.value.grad is Grad.TRACKED:
+        summary = f"`{name}` is a new leaf made by {rewrap}: backward() runs but no gradient "
+        return compose(summary + "reaches the model", detail)
+    return compose(no_graph_summary(name, event.via), detail, NO_GRAD_FN.in_full)
 
 
 def _fix(ctx: RuleContext, node: ast.AST, alias: str | None) -> Fix | None:

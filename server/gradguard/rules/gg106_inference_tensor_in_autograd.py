@@ -53,6 +53,7 @@ from collections.abc import Iterator
 
 from gradguard.analysis.facts import GradOff, ValueUse
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
+from gradguard.core.messages import compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text, replace_expr, with_method
 
@@ -212,10 +213,11 @@ loss.backward()
         name = expr_text(ctx.source, use.target)
         off = _inference_mode(use)
         where = f" (line {off.node.lineno})" if off is not None else ""  # type: ignore[attr-defined]
-        message = (
-            f"`{name}` is an inference tensor, created under torch.inference_mode(){where}; "
-            f'{_describe(ctx, use)} saves it for backward, which raises "{ERROR}". '
-            f"Use `{name}.clone()` here, or compute it under torch.no_grad()"
+        message = compose(
+            f'Saving inference tensor `{name}` raises "{ERROR}"',
+            f"`{name}` was created under torch.inference_mode(){where}, and "
+            f"{_describe(ctx, use)} saves it for backward",
+            f"Use `{name}.clone()` here, or compute it under torch.no_grad()",
         )
         related = [Related(ctx.node_range(use.node), f"saves `{name}` for backward")]
         if off is not None:

@@ -35,6 +35,7 @@ from collections.abc import Iterator
 
 from gradguard.analysis import torch_api as api
 from gradguard.core.findings import Finding, Fix, Position, Range, Safety, Severity, TextEdit
+from gradguard.core.messages import compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text
 from gradguard.rewrite.statements import delete_statement, indentation, indented_block, stands_alone
@@ -104,9 +105,10 @@ with torch.no_grad():
             if not (isinstance(stmt, ast.Expr) and stmt.value is torch_call.call):
                 continue
             text = expr_text(ctx.source, torch_call.call)
-            message = (
-                f"`{text}` on its own line creates a context manager and throws it away: "
-                f"gradient recording is unchanged. Use `with {text}:` around the code"
+            message = compose(
+                f"`{text}` on its own line has no effect: gradient recording is unchanged",
+                f"It creates a context manager and throws it away; use `with {text}:` around "
+                "the code",
             )
             fix = _fix(ctx, stmt, text)
             yield self.finding(message, ctx.node_range(stmt), (), [fix] if fix else [])

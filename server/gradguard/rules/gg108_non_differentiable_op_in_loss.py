@@ -38,6 +38,7 @@ from collections.abc import Iterator
 
 from gradguard.analysis.facts import LossKind
 from gradguard.core.findings import Finding, Related, Severity
+from gradguard.core.messages import NO_GRAD_FN, compose, no_graph_summary
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text
 
@@ -95,10 +96,12 @@ loss.backward()
         kind = LossKind.NON_DIFFERENTIABLE
         for event, loss in ctx.analysis.backpropagated_without_history(kind):
             name = expr_text(ctx.source, event.target)
-            message = (
-                f"{loss.description} has no gradient, and `{name}` depends on the model only "
-                f"through it, so `{name}.backward()` (line {event.call.lineno}) will raise "
-                f'"{ERROR}"'
+            message = compose(
+                no_graph_summary(name, event.via),
+                f"It depends on the model only through {loss.description}, which has no "
+                f"gradient, so `{name}.backward()` (line {event.call.lineno}) finds no graph to "
+                "go through; build the loss from differentiable operations",
+                NO_GRAD_FN.in_full,
             )
             related = [Related(ctx.node_range(event.call), f"`{name}.backward()` raises: {ERROR}")]
             yield self.finding(message, ctx.node_range(loss.node), related, [])

@@ -63,6 +63,7 @@ from gradguard.analysis.facts import (
     real_cut,
 )
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity, TextEdit
+from gradguard.core.messages import compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text, remove_argument, replace_expr
 from gradguard.rewrite.statements import delete_statement, stands_alone
@@ -196,10 +197,12 @@ assert model.weight.grad is not None, "no gradient reached the model"
         why, restore = _explain(cut)
         cut_node = cut.grad_off.node if cut.grad_off is not None else cut.node
         cut_line = ctx.node_range(cut_node).start.line + 1
-        message = (
+        message = compose(
+            f"Forcing requires_grad on `{name}` hides its lost history: no gradient reaches the "
+            "model",
             f"`{name}` has no autograd history ({why}, line {cut_line}): {forcing} only "
             f'silences "{ERROR}" by making it a new leaf, so {call} (line {event.call.lineno}) '
-            f"runs but no gradient reaches the model; {restore} and remove the forcing"
+            f"runs but computes nothing for the model; {restore} and remove the forcing",
         )
         related = [
             Related(ctx.node_range(cut_node), f"history lost here: {cut.description}"),

@@ -49,6 +49,7 @@ from collections.abc import Iterator
 
 from gradguard.analysis.facts import ActivationKind
 from gradguard.core.findings import Finding, Related, Severity
+from gradguard.core.messages import capitalized, compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.activations import remove_activation
 from gradguard.rewrite.expressions import expr_text
@@ -245,10 +246,11 @@ loss.backward()
             name = "the input" if len(name) > 40 else f"`{name}`"
             where = "the last layer, " if activation.layer else ""
             line = getattr(activation.node, "lineno", 0)
-            message = (
-                f"{name} is the output of {where}{activation.description} (line {line}), and the "
+            message = compose(
+                f"{capitalized(name)} is softmax output, so cross_entropy applies softmax twice",
+                f"It is the output of {where}{activation.description} (line {line}), and the "
                 f"cross-entropy loss applies log_softmax to its input itself: {SYMPTOM}; give "
-                "it the logits"
+                "it the logits",
             )
             related = [Related(ctx.node_range(activation.node), f"{activation.description} here")]
             fixes = []

@@ -62,6 +62,7 @@ from collections.abc import Iterator
 
 from gradguard.analysis.facts import Activation, ActivationKind, ValueUse
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
+from gradguard.core.messages import capitalized, compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.activations import remove_activation
 from gradguard.rewrite.expressions import expr_text, replace_expr
@@ -277,10 +278,11 @@ loss.backward()
         activation = _activation(use)
         name = _name(ctx, use.target)
         where = "the last layer, " if activation.layer else ""
-        message = (
-            f"{name} is the output of {where}{activation.description} (line "
-            f"{_line(activation)}), and a with-logits loss applies sigmoid to its input "
-            f"itself: {DOUBLE}; give it the logits"
+        message = compose(
+            f"{capitalized(name)} is sigmoid output, so the with-logits loss applies sigmoid twice",
+            f"It is the output of {where}{activation.description} (line {_line(activation)}), "
+            f"and a with-logits loss applies sigmoid to its input itself: {DOUBLE}; give it the "
+            "logits",
         )
         related = [Related(ctx.node_range(activation.node), f"{activation.description} here")]
         fixes: list[Fix] = []
@@ -303,10 +305,11 @@ loss.backward()
         call = use.node
         assert isinstance(call, ast.Call)
         name = _name(ctx, target)
-        message = (
-            f"{name} is the unbounded output of {activation.description} (line "
-            f"{_line(activation)}), but binary cross-entropy takes probabilities: it will "
-            f'raise "{ERROR}" (or silently compute nonsense); use the with-logits loss'
+        message = compose(
+            f'{capitalized(name)} holds logits: BCE raises "{ERROR}"',
+            f"It is the unbounded output of {activation.description} (line "
+            f"{_line(activation)}), but binary cross-entropy takes probabilities: it raises "
+            "or silently computes nonsense; use the with-logits loss",
         )
         related = [Related(ctx.node_range(activation.node), f"{activation.description} here")]
         fixes: list[Fix] = []

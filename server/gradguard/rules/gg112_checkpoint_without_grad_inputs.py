@@ -68,6 +68,7 @@ from collections.abc import Iterator, Sequence
 
 from gradguard.analysis.facts import Grad, Kind, LossKind, ValueUse, reentrant_keyword
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
+from gradguard.core.messages import NO_GRAD_FN, capitalized, compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import add_keyword, expr_text, replace_expr
 
@@ -252,11 +253,11 @@ hidden.pow(2).mean().backward()
         inputs = shown[0] if len(shown) == 1 else "none of " + ", ".join(shown)
         verb = "does not require grad" if len(shown) == 1 else "requires grad"
         how = "use_reentrant=True" if isinstance(reentrant, ast.keyword) else "no use_reentrant"
-        message = (
-            f"{inputs} {verb}, and this checkpoint is reentrant ({how}): torch warns {WARNING} "
-            f"and its output has no history, so the parameters of {module} silently get no "
-            'gradient (a backward through this output alone raises "element 0 of tensors '
-            'does not require grad"); pass use_reentrant=False'
+        message = compose(
+            f"{capitalized(inputs)} {verb}, so the reentrant checkpoint gives {module} no gradient",
+            f"This checkpoint is reentrant ({how}): torch warns {WARNING} and its output has no "
+            f"history, so the parameters of {module} silently get no gradient (a backward "
+            f"through this output alone raises {NO_GRAD_FN.quoted}); pass use_reentrant=False",
         )
         related = [
             Related(

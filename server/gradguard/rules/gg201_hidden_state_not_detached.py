@@ -68,6 +68,7 @@ from gradguard.core.findings import (
     Severity,
     TextEdit,
 )
+from gradguard.core.messages import MODIFIED_INPLACE, SECOND_BACKWARD, capitalized, compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import (
     expr_text,
@@ -245,19 +246,25 @@ for _ in range(3):
         call = f"`{expr_text(ctx.source, event.target)}.backward()`"
         if event.via != "backward":
             call = f"`{event.via}(...)`"
-        subject = (
-            f"hidden state {names} carries" if len(keys) == 1 else f"hidden states {names} carry"
-        )
+        single = len(keys) == 1
+        subject = f"hidden state {names} carries" if single else f"hidden states {names} carry"
         carried = (
-            f"{subject} this iteration's graph into the next iteration of the loop at line "
-            f"{loop_line} without .detach()"
+            f"{capitalized(subject)} this iteration's graph into the next iteration of the loop "
+            f"at line {loop_line} without .detach()"
         )
-        message = f'{carried}, so {call} (line {event.call.lineno}) will raise "{ERROR}"'
+        undetached = f"{names} {'is' if single else 'are'} not detached"
+        message = compose(
+            f"{undetached}: backward() raises {SECOND_BACKWARD.quoted}",
+            f"{carried}, so {call} (line {event.call.lineno}) reaches into the previous "
+            "iteration's freed graph; detach the state at the start of each iteration",
+        )
         if retained:
-            message = (
+            message = compose(
+                f"{undetached}: memory grows and backward raises {MODIFIED_INPLACE.quoted}",
                 f"{carried}; retain_graph=True (line {retained[0].call.lineno}) only hides the "
                 "bug: the graph grows every iteration (unbounded memory) and, once the weights "
-                f'are updated in place, backward raises "{INPLACE_ERROR}"'
+                "are updated in place, backward fails",
+                MODIFIED_INPLACE.in_full,
             )
         related = [
             Related(

@@ -60,6 +60,7 @@ from collections.abc import Iterator
 
 from gradguard.analysis.facts import BackwardCall, LoopNode, SavedNode
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
+from gradguard.core.messages import compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import add_keyword, expr_text
 
@@ -224,10 +225,11 @@ opt_g.step()
         name = expr_text(ctx.source, first.target)
         other = expr_text(ctx.source, second.target)
         line = second.call.lineno
-        message = (
+        message = compose(
+            f'Backward of `{other}` raises "{_ERROR}"',
             f"`{name}.backward()` frees the graph that `{other}` (line {line}) backpropagates "
-            f"through again: {_ERROR}. Backpropagate once through the sum of both, or pass "
-            f"`retain_graph=True` here"
+            "through again",
+            "Backpropagate once through the sum of both, or pass `retain_graph=True` here",
         )
         related = [Related(ctx.node_range(second.call), "the second backward pass")]
         for node in sorted(second.through_freed, key=_position)[:1]:
@@ -252,10 +254,11 @@ opt_g.step()
     ) -> Finding:
         name = expr_text(ctx.source, event.target)
         node = min(before, key=_position)
-        message = (
+        message = compose(
+            f'Backward of `{name}` in a loop raises "{_ERROR}"',
             f"`{name}.backward()` runs on every iteration through a graph built once, before "
-            f"the loop: the second iteration fails with '{_ERROR}'. Compute the forward pass "
-            f"and the loss inside the loop"
+            "the loop, so the second iteration finds it freed",
+            "Compute the forward pass and the loss inside the loop",
         )
         related = [
             Related(ctx.node_range(node.node), "computed once, before the loop"),

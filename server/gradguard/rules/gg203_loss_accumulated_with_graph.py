@@ -40,6 +40,7 @@ from collections.abc import Iterator
 
 from gradguard.analysis.facts import dotted
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
+from gradguard.core.messages import compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text, replace_expr, with_method
 
@@ -142,10 +143,11 @@ assert not torch.is_tensor(total), "total keeps every iteration's graph"
             added = expr_text(ctx.source, stmt.value)
             loop = carries[0].loop
             assert loop is not None  # carries of training loops only
-            message = (
-                f"`{total} += {added}` adds a tensor that still holds its autograd graph, so "
-                f"`{total}` keeps the graph of every iteration of the loop at line "
-                f"{loop.lineno} alive: memory grows each iteration. Add `{added}.item()` instead"
+            message = compose(
+                f"`{total}` keeps every iteration's graph alive: memory grows each iteration",
+                f"`{total} += {added}` adds a tensor that still holds its autograd graph, on "
+                f"every iteration of the loop at line {loop.lineno}",
+                f"Add `{added}.item()` instead",
             )
             related = [Related(ctx.header_range(loop), "the training loop")]
             edit = replace_expr(

@@ -70,6 +70,7 @@ from gradguard.core.findings import (
     Severity,
     TextEdit,
 )
+from gradguard.core.messages import compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text
 from gradguard.rewrite.statements import indentation, indented_block, stands_alone
@@ -235,10 +236,12 @@ assert not preds[0].requires_grad, "the stored outputs still require grad"
         first = stores[0]
         target = expr_text(ctx.source, first.target)
         stored = f"{target}.append(...)" if first.kind == "append" else f"{target} += ..."
-        message = (
+        message = compose(
+            f"Evaluation without torch.no_grad(): `{target}` keeps every batch's graph and "
+            "memory grows",
             f"`{model}.eval()` does not turn off autograd: this loop records a graph for "
-            f"every batch and `{stored}` keeps it alive (the stored outputs still require "
-            f"grad), so memory grows with every iteration. Run the loop under torch.no_grad()"
+            f"every batch and `{stored}` keeps it alive (the stored outputs still require grad)",
+            "Run the loop under torch.no_grad()",
         )
         related = [Related(ctx.node_range(evaluated.node), f"`{model}` put in eval mode here")]
         related.extend(

@@ -89,6 +89,7 @@ from gradguard.analysis.facts import (
     dotted,
 )
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
+from gradguard.core.messages import MODIFIED_INPLACE, compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text
 from gradguard.rewrite.statements import (
@@ -311,14 +312,15 @@ for step in range(2):
         first = expr_text(ctx.source, crash.first.target)
         second = expr_text(ctx.source, crash.second.target)
         call_text = expr_text(ctx.source, call) if isinstance(call, ast.expr) else held.key
-        message = (
-            f"`{optimizer}.step()` changes the parameters of `{held.key}` in place between "
+        message = compose(
+            f"`{optimizer}.step()` before `{second}.backward()` raises {MODIFIED_INPLACE.quoted}",
+            f"It changes the parameters of `{held.key}` in place between "
             f"`{first}.backward(retain_graph=True)` and `{second}.backward()` (line "
             f"{crash.second.call.lineno}), which backpropagates through `{call_text}` "
             f"(line {getattr(call, 'lineno', '?')}), computed before the step: its "
-            f"{crash.saved.description} saved a weight, so the second backward raises "
-            f"'RuntimeError: {_ERROR}'. Recompute `{call_text}` after the step, or step "
-            f"after both backward passes"
+            f"{crash.saved.description} saved a weight",
+            f"Recompute `{call_text}` after the step, or step after both backward passes",
+            MODIFIED_INPLACE.in_full,
         )
         related = [
             Related(ctx.node_range(crash.first.call), "the graph is retained here"),

@@ -50,11 +50,14 @@ from gradguard.core.findings import (
     Severity,
     TextEdit,
 )
+from gradguard.core.messages import TorchError, compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text
 from gradguard.rewrite.statements import indentation, indented_block, stands_alone
 
 ERROR = "a leaf Variable that requires grad is being used in an in-place operation"
+
+_LEAF_IN_PLACE = TorchError(ERROR, "a leaf Variable that requires grad is being used")
 
 
 class InplaceOnLeaf(Rule):
@@ -163,9 +166,11 @@ for p in model.parameters():
                 continue
             reported.add(id(use.stmt))
             name = expr_text(ctx.source, use.target)
-            message = (
-                f"`{name}` is a leaf tensor that requires grad; changing it in place with "
-                f'gradient recording on raises "{ERROR}"'
+            message = compose(
+                f"Changing leaf `{name}` in place raises {_LEAF_IN_PLACE.quoted}",
+                f"`{name}` is a leaf tensor that requires grad, and gradient recording is on here; "
+                "make the change under torch.no_grad()",
+                _LEAF_IN_PLACE.in_full,
             )
             related = []
             if use.value.origin is not None:

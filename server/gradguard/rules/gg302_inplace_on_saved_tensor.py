@@ -57,6 +57,7 @@ from collections.abc import Iterator
 
 from gradguard.analysis.facts import BackwardCall, Grad, InPlaceOnSaved
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity, TextEdit
+from gradguard.core.messages import MODIFIED_INPLACE, compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text, needs_parentheses, remove_argument
 from gradguard.rewrite.statements import insert_before, stands_alone
@@ -241,11 +242,12 @@ gate.sum().backward()
         saver = min(
             change.saved_by & event.through_modified, key=lambda n: getattr(n.node, "lineno", 0)
         )
-        message = (
-            f"`{name}` is changed in place after autograd saved it for the backward pass, so "
-            f"`{expr_text(ctx.source, event.target)}.backward()` fails with 'one of the "
-            f"variables needed for gradient computation has been {_ERROR}'. Use the "
-            f"out-of-place form"
+        message = compose(
+            f"Saved `{name}` changed in place: backward() raises {MODIFIED_INPLACE.quoted}",
+            f"Autograd saved `{name}` for the backward pass before this in-place change, so "
+            f"`{expr_text(ctx.source, event.target)}.backward()` fails",
+            "Use the out-of-place form",
+            MODIFIED_INPLACE.in_full,
         )
         related = [
             Related(ctx.node_range(saver.node), f"`{name}` saved for backward here"),

@@ -36,6 +36,7 @@ import ast
 from collections.abc import Iterator
 
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity, TextEdit
+from gradguard.core.messages import compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text
 from gradguard.rewrite.statements import stands_alone
@@ -98,10 +99,11 @@ print(y.grad)
             if not (isinstance(statement, ast.Assign) and _is_true(statement.value)):
                 continue
             name = expr_text(ctx.source, use.target)
-            message = (
+            message = compose(
+                f'`{name}` is not a leaf: this raises "{ERROR}"',
                 f"`{name}` is computed from tensors that require grad (it has a grad_fn), so "
-                f'changing its requires_grad raises "{ERROR}"; to read `{name}.grad`, call '
-                f"`{name}.retain_grad()`"
+                f"its requires_grad cannot change; to read `{name}.grad`, call "
+                f"`{name}.retain_grad()`",
             )
             related = []
             if use.value.origin is not None:

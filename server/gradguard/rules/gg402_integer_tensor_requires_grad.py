@@ -37,6 +37,7 @@ import ast
 from collections.abc import Iterator
 
 from gradguard.core.findings import Finding, Fix, Range, Related, Safety, Severity, TextEdit
+from gradguard.core.messages import TorchError, compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text, replace_expr
 
@@ -66,6 +67,8 @@ _WITH_DTYPE = frozenset(
     f"torch.{n}"
     for n in ["zeros", "ones", "empty", "full", "eye", "zeros_like", "ones_like", "empty_like"]
 )
+
+_NOT_FLOAT = TorchError(ERROR, "Only Tensors of floating point and complex dtype")
 
 
 class IntegerTensorRequiresGrad(Rule):
@@ -165,7 +168,11 @@ predicted.requires_grad = True
             reason = _integer_reason(torch_call.qualified, call, dtype)
             if reason is None:
                 continue
-            message = f'{reason}, so requires_grad=True raises "{ERROR}"'
+            message = compose(
+                f"Integer tensor with requires_grad=True raises {_NOT_FLOAT.quoted}",
+                f"Here {reason}",
+                _NOT_FLOAT.in_full,
+            )
             fixes = []
             if alias is not None:
                 fixes.append(_fix(ctx, requires, dtype, alias))
@@ -183,9 +190,11 @@ predicted.requires_grad = True
                 continue
             name = expr_text(ctx.source, use.target)
             made = use.value.loss.description if use.value.loss is not None else "it"
-            message = (
-                f"`{name}` has an integer dtype (it comes from {made}), so setting its "
-                f'requires_grad raises "{ERROR.lower()}"'
+            lowered = TorchError(ERROR.lower(), _NOT_FLOAT.short.lower())
+            message = compose(
+                f"`{name}` is integer: requires_grad raises {lowered.quoted}",
+                f"`{name}` has an integer dtype: it comes from {made}",
+                lowered.in_full,
             )
             related = []
             if use.value.origin is not None:

@@ -41,6 +41,7 @@ import ast
 from collections.abc import Iterator
 
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
+from gradguard.core.messages import compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text
 from gradguard.rewrite.statements import insert_after, stands_alone
@@ -119,10 +120,11 @@ assert hidden.grad is not None, "hidden.grad is None"
             if key in reported:
                 continue
             reported.add(key)
-            message = (
-                f"`{name}` is not a leaf (it is computed from tensors that require grad), so "
-                f"`{name}.grad` is None: backward() keeps gradients only for leaves. Call "
-                f"`{name}.retain_grad()` before backward()"
+            message = compose(
+                f"`{name}.grad` is None: `{name}` is not a leaf and does not retain its gradient",
+                f"`{name}` is computed from tensors that require grad, and backward() keeps "
+                "gradients only for leaves",
+                f"Call `{name}.retain_grad()` before backward()",
             )
             related = []
             fixes = []

@@ -37,6 +37,7 @@ import ast
 from collections.abc import Iterator
 
 from gradguard.core.findings import Finding, Fix, Position, Range, Safety, Severity, TextEdit
+from gradguard.core.messages import compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
 
 CORRECT = "requires_grad"
@@ -139,9 +140,10 @@ b.requires_grad = True
                 name_range = Range(start, Position(start.line, start.character + len(keyword.arg)))
                 function = torch_call.qualified.rsplit(".", 1)[-1]
                 error = f"{function}() got an unexpected keyword argument '{keyword.arg}'"
-                message = (
-                    f"`{keyword.arg}` is not `{CORRECT}`: {torch_call.qualified}(...) raises "
-                    f'"TypeError: {error}"'
+                message = compose(
+                    f'Misspelled `{keyword.arg}` raises "{error}"',
+                    f"`{keyword.arg}` is not `{CORRECT}`, so {torch_call.qualified}(...) raises "
+                    "a TypeError",
                 )
                 yield self.finding(message, name_range, (), [_rename(name_range)])
         for use in ctx.analysis.uses:
@@ -155,9 +157,11 @@ b.requires_grad = True
                 target.end_lineno or target.lineno, target.end_col_offset or 0
             )
             name_range = Range(Position(end.line, end.character - len(use.name)), end)
-            message = (
-                f"`{use.name}` is not `{CORRECT}`: this sets a new attribute on the tensor, "
-                f"which never requires grad, and no gradient is computed for it"
+            message = compose(
+                f"Misspelled `{use.name}` sets a new attribute: the tensor still does not "
+                "require grad",
+                f"`{use.name}` is not `{CORRECT}`: the tensor never requires grad, and no "
+                "gradient is computed for it",
             )
             yield self.finding(message, name_range, (), [_rename(name_range)])
 

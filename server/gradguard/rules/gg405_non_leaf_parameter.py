@@ -37,6 +37,7 @@ import ast
 from collections.abc import Iterator
 
 from gradguard.core.findings import Finding, Fix, Range, Related, Safety, Severity, TextEdit
+from gradguard.core.messages import compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_range, expr_text, remove_argument
 
@@ -91,9 +92,11 @@ optimizer = torch.optim.SGD([w, b], lr=0.1)
                 continue
             name = expr_text(ctx.source, use.target)
             optimizer = use.name.rsplit(".", 1)[-1]
-            message = (
-                f"`{name}` is computed from a tensor that requires grad, not a leaf, so "
-                f'{optimizer}(...) raises "ValueError: {ERROR}"'
+            message = compose(
+                f'`{name}` is not a leaf: {optimizer}(...) raises "{ERROR}"',
+                f"`{name}` is computed from a tensor that requires grad, so the optimizer "
+                "refuses it with a ValueError; create the leaf from the computed values "
+                "instead",
             )
             origin = use.value.origin
             related = []

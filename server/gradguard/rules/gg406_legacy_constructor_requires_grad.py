@@ -35,6 +35,7 @@ import ast
 from collections.abc import Iterator
 
 from gradguard.core.findings import Finding, Fix, Safety, Severity
+from gradguard.core.messages import compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text, replace_expr
 
@@ -106,9 +107,10 @@ v = torch.tensor([1, 2], dtype=torch.get_default_dtype(), requires_grad=True)
             if not any(kw.arg == "requires_grad" for kw in call.keywords):
                 continue
             constructor = torch_call.qualified
-            message = (
-                f'{constructor}(...) does not accept requires_grad: the call raises "TypeError: '
-                f'{ERROR}"'
+            message = compose(
+                f'{constructor.rsplit(".", 1)[-1]}(requires_grad=...) raises "{ERROR}"',
+                f"The legacy constructor {constructor}(...) does not accept requires_grad: the "
+                "call raises a TypeError; use torch.tensor(...) or torch.empty(...)",
             )
             fix = _fix(ctx, call, constructor, alias) if alias is not None else None
             yield self.finding(message, ctx.node_range(call), (), [fix] if fix else [])

@@ -70,6 +70,7 @@ from gradguard.core.findings import (
     Severity,
     TextEdit,
 )
+from gradguard.core.messages import capitalized, compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text
 from gradguard.rewrite.statements import indentation, indented_block, stands_alone
@@ -196,9 +197,10 @@ w.data -= lr * w.grad
                 )
             else:
                 when = f"no backward can have run since {created}"
-            message = (
-                f"`{name}.grad` is None here: {when}, so this raises "
-                f'"{read.error}". Check `{name}.grad is not None` or use it after backward()'
+            message = compose(
+                f'`{name}.grad` is None: this raises "{read.error}"',
+                capitalized(when),
+                f"Check `{name}.grad is not None` or use it after backward()",
             )
             related = [Related(ctx.node_range(read.creation), f"`{read.created}` created here")]
             if read.loop is not None:

@@ -57,6 +57,7 @@ from gradguard.core.findings import (
     Severity,
     TextEdit,
 )
+from gradguard.core.messages import backward_verb, capitalized, compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_range, expr_text, replace_expr, with_method
 
@@ -185,7 +186,7 @@ y = torch.sin(x) * x
             if not value.shape.not_single or _has_gradient(event):
                 continue
             name = expr_text(ctx.source, event.target)
-            shown = name if "\n" not in name and len(name) <= 40 else "the tensor"
+            shown = f"`{name}`" if "\n" not in name and len(name) <= 40 else "the tensor"
             shape = value.shape.describe()
             held = (
                 f"has shape {shape}"
@@ -193,10 +194,11 @@ y = torch.sin(x) * x
                 else "holds more than one element (or none)"
             )
             entry = "backward()" if event.via == "backward" else f"{event.via}(...)"
-            message = (
-                f"`{shown}` {held}, not a single element: {entry} without a gradient "
-                f'raises "{ERROR}". Reduce it first (`.sum()`, `.mean()`) or pass the '
-                f"gradient explicitly"
+            message = compose(
+                f'Non-scalar {shown}: {backward_verb(event.via)} raises "{ERROR}"',
+                f"{capitalized(shown)} {held}, and {entry} without a gradient needs a single "
+                "element",
+                "Reduce it first (`.sum()`, `.mean()`) or pass the gradient explicitly",
             )
             related = []
             origin = value.origin

@@ -40,6 +40,7 @@ from collections.abc import Iterator
 
 from gradguard.analysis.facts import Grad
 from gradguard.core.findings import Finding, Fix, Range, Related, Safety, Severity, TextEdit
+from gradguard.core.messages import capitalized, compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_range, expr_text, needs_parentheses, with_method
 
@@ -159,9 +160,13 @@ for step in range(2):
             if use.value.grad is not Grad.TRACKED or id(use.node) in reported:
                 continue
             reported.add(id(use.node))
-            name = expr_text(ctx.source, use.target)
-            name = "the tensor" if len(name) > 40 else f"`{name}`"
-            message = f'{name} requires grad, so .numpy() will raise "{ERROR}"'
+            text = expr_text(ctx.source, use.target)
+            name = "the tensor" if len(text) > 40 else f"`{text}`"
+            converted = ".numpy() of the tensor" if len(text) > 40 else f"`{text}.numpy()`"
+            message = compose(
+                f'{capitalized(converted)} raises "{ERROR}"',
+                f"{capitalized(name)} requires grad; call .detach() before .numpy()",
+            )
             if use.name != "numpy":
                 # `np.mean(losses)`: numpy converts through Tensor.numpy() itself.
                 assert isinstance(use.node, ast.Call)
@@ -170,9 +175,11 @@ for step in range(2):
                     subject, pronoun = "requires grad", "it"
                 else:
                     subject, pronoun = "holds tensors that require grad", "them"
-                message = (
-                    f"{name} {subject}, and `{function}(...)` converts {pronoun} with "
-                    f'.numpy(), which will raise "{ERROR}"'
+                converted = f"`{function}({text})`" if len(text) <= 40 else f"`{function}(...)`"
+                message = compose(
+                    f'{converted} raises "{ERROR}"',
+                    f"{capitalized(name)} {subject}, and `{function}(...)` converts {pronoun} "
+                    "with .numpy(); call .detach() first",
                 )
                 fixes = [_fix(ctx, use.target)] if use.name == "array" else []
                 yield self.finding(message, ctx.node_range(use.node), [], fixes)

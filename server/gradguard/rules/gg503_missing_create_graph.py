@@ -44,6 +44,7 @@ from collections.abc import Iterator
 
 from gradguard.analysis.facts import LossKind
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
+from gradguard.core.messages import NO_GRAD_FN, compose, no_graph_summary
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import add_keyword, expr_text
 
@@ -142,10 +143,12 @@ loss.backward()
             call = loss.node
             assert isinstance(call, ast.Call)
             name = expr_text(ctx.source, event.target)
-            message = (
-                f"the gradients from torch.autograd.grad(...) (line {call.lineno}) have no "
+            message = compose(
+                no_graph_summary(name, event.via),
+                f"The gradients from torch.autograd.grad(...) (line {call.lineno}) have no "
                 f"history without create_graph=True, so differentiating `{name}` (line "
-                f'{event.call.lineno}) raises "{ERROR}"'
+                f"{event.call.lineno}) fails; pass create_graph=True",
+                NO_GRAD_FN.in_full,
             )
             related = [Related(ctx.node_range(event.call), f"second derivative here: {ERROR}")]
             yield self.finding(message, ctx.node_range(call), related, [_fix(ctx, call)])
@@ -157,10 +160,12 @@ loss.backward()
                     continue
                 reported.add(id(call))
                 name = expr_text(ctx.source, event.target)
-                message = (
-                    f"the gradients from torch.autograd.grad(...) have no history without "
-                    f"create_graph=True: the term built from them is a constant in `{name}` "
-                    f"(line {event.call.lineno}), so it trains nothing (no error is raised)"
+                message = compose(
+                    f"The gradient term in `{name}` is a constant: it trains nothing",
+                    "The gradients from torch.autograd.grad(...) have no history without "
+                    f"create_graph=True, so the term built from them adds nothing to the "
+                    f"gradient of `{name}` (line {event.call.lineno}) and no error is raised; "
+                    "pass create_graph=True",
                 )
                 related = [Related(ctx.node_range(event.call), "backpropagated here")]
                 yield self.finding(message, ctx.node_range(call), related, [_fix(ctx, call)])

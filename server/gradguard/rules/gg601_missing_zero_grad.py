@@ -62,6 +62,7 @@ from gradguard.analysis.facts import (
     identifier_spelling,
 )
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
+from gradguard.core.messages import compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.core.suppression import comments
 from gradguard.core.text import SourceText
@@ -198,10 +199,12 @@ assert losses[-1] < 0.01, "gradients accumulated across steps"
             if id(loop) in reported or _may_clear(ctx, loop, step, backward, facts):
                 continue
             reported.add(id(loop))
-            message = (
-                f"the loop at line {loop.lineno} calls backward() and `{optimizer}.step()` "
-                f"but never clears gradients: each step applies the sum of all gradients so "
-                f"far. Call `{optimizer}.zero_grad()` before backward()"
+            message = compose(
+                f"`{optimizer}` never clears gradients: each step applies the sum of all "
+                "gradients so far",
+                f"The loop at line {loop.lineno} calls backward() and `{optimizer}.step()` but "
+                "never zero_grad()",
+                f"Call `{optimizer}.zero_grad()` before backward()",
             )
             related = [
                 Related(ctx.node_range(backward.call), "gradients accumulate here"),

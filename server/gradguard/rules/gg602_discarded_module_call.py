@@ -44,6 +44,7 @@ from collections.abc import Iterator
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.facts import Value
 from gradguard.core.findings import Finding, Fix, Range, Safety, Severity, TextEdit
+from gradguard.core.messages import compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_range, expr_text
 
@@ -165,9 +166,10 @@ with torch.no_grad():
                 candidates.append((torch_call.call, stmt))
         for call, stmt in candidates:
             text = expr_text(ctx.source, call.func)
-            message = (
-                f"the result of `{text}(...)` is thrown away: modules and functional ops return "
-                f"a new tensor and do not change their input, so this line has no effect"
+            message = compose(
+                f"The result of `{text}(...)` is thrown away: this line has no effect",
+                "Modules and functional ops return a new tensor and do not change their input; "
+                "assign the result",
             )
             fixes = []
             first = call.args[0] if call.args else None

@@ -37,6 +37,7 @@ import ast
 from collections.abc import Iterator
 
 from gradguard.core.findings import Finding, Fix, Safety, Severity
+from gradguard.core.messages import compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text, replace_expr
 
@@ -116,9 +117,10 @@ assert seen, "the forward hook did not run"
             if isinstance(use.target, ast.Name) and use.target.id == "self":
                 continue
             name = expr_text(ctx.source, use.target)
-            message = (
-                f"`{name}.forward(...)` skips the module's hooks (forward, pre-forward and "
-                f"backward hooks); call `{name}(...)` instead"
+            message = compose(
+                f"`{name}.forward(...)` skips the module's hooks",
+                f"Its forward, pre-forward and backward hooks do not run; call `{name}(...)` "
+                "instead",
             )
             func = use.node.func
             assert isinstance(func, ast.Attribute)

@@ -58,6 +58,7 @@ from collections.abc import Iterator
 
 from gradguard.analysis.facts import OptimizedParameters, Replacement, ValueUse
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
+from gradguard.core.messages import compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text
 from gradguard.rewrite.statements import (
@@ -306,16 +307,17 @@ for step in range(3):
         target = expr_text(ctx.source, new.target)
         built_at = built.stmt.lineno
         if new.rebound:
-            message = (
-                f"`{target}` is re-bound to a new model after `{optimizer}` was built from the "
-                f"old one's parameters (line {built_at}), so `{optimizer}.step()` (line "
-                f"{step.stmt.lineno}) updates the old model and the new one never trains"
+            message = compose(
+                f"`{target}` is re-bound after `{optimizer}` was built: the new model never trains",
+                f"`{optimizer}` was built from the old model's parameters (line {built_at}), so "
+                f"`{optimizer}.step()` (line {step.stmt.lineno}) updates the old model only",
             )
         else:
-            message = (
-                f"`{target}` is replaced by a new layer after `{optimizer}` was built from "
-                f"`{built.key}.parameters()` (line {built_at}), so `{optimizer}.step()` (line "
-                f"{step.stmt.lineno}) never updates the new layer's parameters: it never trains"
+            message = compose(
+                f"`{target}` is replaced after `{optimizer}` was built: the new layer never trains",
+                f"`{optimizer}` was built from `{built.key}.parameters()` (line {built_at}), so "
+                f"`{optimizer}.step()` (line {step.stmt.lineno}) never updates the new layer's "
+                "parameters",
             )
         related = [
             Related(

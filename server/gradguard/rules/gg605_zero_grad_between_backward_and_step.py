@@ -35,6 +35,7 @@ from collections.abc import Iterator
 
 from gradguard.analysis.facts import ValueUse
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
+from gradguard.core.messages import compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text
 from gradguard.rewrite.statements import (
@@ -144,10 +145,12 @@ assert not torch.equal(before, model.weight), "the step changed nothing"
             )
             if backward is None:
                 continue
-            message = (
-                f"`{receiver}.zero_grad()` clears the gradients that backward() (line "
-                f"{backward.lineno}) just computed, so `{receiver}.step()` (line "
-                f"{step.stmt.lineno}) updates nothing"
+            message = compose(
+                f"`{receiver}.zero_grad()` discards the new gradients: `{receiver}.step()` "
+                "updates nothing",
+                f"It clears the gradients that backward() (line {backward.lineno}) just "
+                f"computed, before `{receiver}.step()` (line {step.stmt.lineno})",
+                "Clear the gradients before backward() or after the step",
             )
             related = [
                 Related(ctx.node_range(backward), "gradients are computed here"),

@@ -77,6 +77,7 @@ from gradguard.analysis.facts import (
     sums_by_reduction,
 )
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
+from gradguard.core.messages import compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text, needs_parentheses
 from gradguard.rewrite.statements import insert_before, stands_alone
@@ -272,11 +273,13 @@ for i, (xb, yb) in enumerate(zip(x.chunk(4), y.chunk(4))):
         target = _loss_of(backward.target)
         loss = expr_text(ctx.source, target)
         stepping = expr_text(ctx.source, step.call)
-        message = (
+        message = compose(
+            f"Undivided `{loss}` makes each step `{k}` times too large",
             f"`{stepping}` runs once every `{k}` iterations (line {guard.lineno}) but "
             f"`{loss}` is backpropagated undivided on each of them: the step applies the sum "
             f"of `{k}` micro-batch gradients, `{k}` times the averaged gradient, as if the "
-            f"learning rate were `{k}` times larger. Divide the loss by `{k}` before backward()"
+            f"learning rate were `{k}` times larger",
+            f"Divide the loss by `{k}` before backward()",
         )
         related = [
             Related(ctx.header_range(guard), f"the step runs every `{k}` iterations"),

@@ -83,6 +83,7 @@ from gradguard.analysis.facts import (
 )
 from gradguard.analysis.torch_api import MODULE_CONTAINERS, mode_free_layer
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
+from gradguard.core.messages import compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.statements import insert_before, stands_alone
 
@@ -290,12 +291,13 @@ for epoch in range(2):
             if switch.via is None
             else f"`{switch.via.name}()` (line {switch.via.lineno})"
         )
-        message = (
+        message = compose(
+            f"`{key}` trains in eval mode from the second pass: dropout is off",
             f"{how} switches `{key}` to evaluation mode inside the training loop at line "
             f"{loop.lineno}, and nothing switches it back before it trains again (line "
-            f"{first.lineno}): from the second pass on, dropout is off and batch norm uses "
-            f"its running statistics while training. Call `{key}.train()` at the start of "
-            f"the training phase"
+            f"{first.lineno}): dropout is off and batch norm uses its running statistics "
+            "while training",
+            f"Call `{key}.train()` at the start of the training phase",
         )
         related = [
             Related(ctx.header_range(loop), "the loop that trains again"),

@@ -56,6 +56,7 @@ from collections.abc import Iterator
 
 from gradguard.analysis.facts import UnreachedOptimizer, forced_grad_backprops
 from gradguard.core.findings import Finding, Related, Severity
+from gradguard.core.messages import compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
 
 
@@ -236,11 +237,11 @@ print("weights-moved", not torch.equal(before, D[0].weight))  # False
         copy = ""
         if fact.copied:
             copy = f"; `{fact.module}` is a deep copy and shares no parameter with its original"
-        message = (
+        message = compose(
+            f"`{loss}` never reaches `{fact.module}`: `{fact.optimizer}.step()` never trains on it",
             f"`{fact.optimizer}` holds the parameters of `{fact.module}`, but `{loss}`, "
-            f"backpropagated before `{fact.optimizer}.step()` (line {step_line}), never reaches "
-            f"`{fact.module}`{source}: the step never trains on that loss, so the model the "
-            f"loss measures never changes{copy}"
+            f"backpropagated before `{fact.optimizer}.step()` (line {step_line}), does not "
+            f"reach them{source}, so the model the loss measures never changes{copy}",
         )
         related = [
             Related(ctx.node_range(backward.call), f"`{loss}` never reaches `{fact.module}`"),

@@ -64,6 +64,7 @@ from collections.abc import Iterator
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.facts import BackwardCall, TorchCall, ValueUse, bindings_of, dotted
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
+from gradguard.core.messages import compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text, replace_expr
 from gradguard.rewrite.statements import insert_after, insert_before, stands_alone
@@ -202,11 +203,13 @@ scaler.update()
         optimizer = expr_text(ctx.source, step.target)
         if any(_scaler_call(s, scaler, "step", optimizer) for s in block):
             return  # stepped through the scaler too: another bug, another message
-        message = (
-            f"`{optimizer}.step()` runs on the gradients of `{scaler}.scale(...).backward()` "
-            f"(line {event.call.lineno}), still multiplied by the scale (65536 by default): the "
-            f"update is that much too large for SGD-like optimizers and overflowed steps are "
-            f"not skipped. Call `{scaler}.step({optimizer})` and `{scaler}.update()` instead"
+        message = compose(
+            f"`{optimizer}.step()` bypasses `{scaler}`: it steps on still-scaled gradients",
+            f"It runs on the gradients of `{scaler}.scale(...).backward()` (line "
+            f"{event.call.lineno}), still multiplied by the scale (65536 by default): the "
+            "update is that much too large for SGD-like optimizers and overflowed steps are "
+            "not skipped",
+            f"Call `{scaler}.step({optimizer})` and `{scaler}.update()` instead",
         )
         related = [Related(ctx.node_range(event.call), "the gradients are scaled here")]
         fixes = _step_fix(ctx, scaler, step, optimizer, block)
@@ -225,12 +228,13 @@ scaler.update()
         if not later:
             return  # the scaler is not used to step here: GG609's first case or unknown
         function = clip.qualified.rsplit(".", 1)[-1]
-        message = (
-            f"`{function}` clips the gradients of `{scaler}.scale(...).backward()` (line "
-            f"{event.call.lineno}) while they are still multiplied by the scale: the clip "
-            f"nearly always fires, and after `{scaler}.step` unscales them the gradients are "
-            f"about the scale (65536 by default) times smaller than the limit. Call "
-            f"`{scaler}.unscale_(optimizer)` before clipping"
+        message = compose(
+            f"`{function}` clips still-scaled gradients: the clip nearly always fires",
+            f"It clips the gradients of `{scaler}.scale(...).backward()` (line "
+            f"{event.call.lineno}) while they are still multiplied by the scale, and after "
+            f"`{scaler}.step` unscales them the gradients are about the scale (65536 by "
+            "default) times smaller than the limit",
+            f"Call `{scaler}.unscale_(optimizer)` before clipping",
         )
         related = [
             Related(ctx.node_range(event.call), "the gradients are scaled here"),
