@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -66,6 +67,8 @@ def dists() -> tuple[Path, Path]:
     sdist = out / f"gradguard-{__version__}.tar.gz"
     wheel = out / f"gradguard-{__version__}-py3-none-any.whl"
     if not (sdist.is_file() and wheel.is_file()):
+        for stale in out.parent.glob("*"):  # earlier source trees' builds are never read again
+            shutil.rmtree(stale)
         _run([sys.executable, "-m", "build", "--outdir", str(out), str(ROOT)])
     return sdist, wheel
 
@@ -78,7 +81,8 @@ def test_wheel_and_sdist_carry_the_whole_package(dists: tuple[Path, Path]) -> No
     assert expected <= in_wheel, sorted(expected - in_wheel)
     assert "gradguard/py.typed" in in_wheel
     prefix = f"gradguard-{__version__}/"
-    in_sdist = {name.removeprefix(prefix) for name in tarfile.open(sdist).getnames()}
+    with tarfile.open(sdist) as archive:
+        in_sdist = {name.removeprefix(prefix) for name in archive.getnames()}
     assert {f"server/{name}" for name in expected} <= in_sdist
     assert set(PACKAGED) <= in_sdist
     metadata = zipfile.ZipFile(wheel).read(f"gradguard-{__version__}.dist-info/METADATA").decode()

@@ -14,7 +14,6 @@ import zipfile
 from dataclasses import dataclass
 
 import pytest
-
 from vsix_binaries import describe
 from vsix_cache import cache_dir, targets
 
@@ -96,7 +95,12 @@ def test_native_modules_match_the_target(target: str) -> None:
         assert platform.arch in binary.arches, (name, binary.arches)
         if platform.libc is not None:
             assert binary.libc == platform.libc, (name, binary.libc)
-    parsers = {v for v in PYTHONS for s in platform.ext_suffixes(v) if LIBS + "libcst/native" + s in natives}
+    parsers = {
+        v
+        for v in PYTHONS
+        for s in platform.ext_suffixes(v)
+        if LIBS + "libcst/native" + s in natives
+    }
     assert parsers == set(PYTHONS), f"libcst's parser for CPython {sorted(parsers)} only"
 
 
@@ -105,7 +109,9 @@ def test_bundled_wheels_carry_the_target_platform_tag(target: str) -> None:
     """Each bundled distribution's WHEEL tags are pure (`any`) or the target's platform."""
     pattern = re.compile(PLATFORMS[target].wheel_platform)
     package = _package(target)
-    wheels = [n for n in package.namelist() if n.startswith(LIBS) and n.endswith(".dist-info/WHEEL")]
+    wheels = [
+        n for n in package.namelist() if n.startswith(LIBS) and n.endswith(".dist-info/WHEEL")
+    ]
     assert any("/libcst-" in n for n in wheels)
     for name in wheels:
         tags = re.findall(r"^Tag: (\S+)$", package.read(name).decode(), re.MULTILINE)
@@ -135,4 +141,3 @@ def test_universal_package_takes_libcst_from_the_users_python() -> None:
     assert "TargetPlatform" not in package.read("extension.vsixmanifest").decode()
     assert _natives(package) == []
     assert not any(n.startswith(LIBS + "libcst") for n in package.namelist())
-
