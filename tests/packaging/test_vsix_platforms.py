@@ -9,15 +9,21 @@ universal package must hold no native code and leave libcst to the user's enviro
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
+import sysconfig
 import zipfile
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 from vsix_binaries import describe
 from vsix_cache import cache_dir, targets
 
 PYTHONS = ("310", "311", "312", "313", "314")
+ROOT = Path(__file__).resolve().parents[2]
 LIBS = "extension/bundled/libs/"
 NATIVE_SUFFIXES = (".so", ".pyd", ".dylib", ".dll")
 
@@ -141,3 +147,40 @@ def test_universal_package_takes_libcst_from_the_users_python() -> None:
     assert "TargetPlatform" not in package.read("extension.vsixmanifest").decode()
     assert _natives(package) == []
     assert not any(n.startswith(LIBS + "libcst") for n in package.namelist())
+
+
+def test_universal_package_runs_on_a_python_with_only_libcst(tmp_path: Path) -> None:
+    """Started as the client starts it (PYTHONPATH = bundled/libs), the universal package's
+    server runs on a fresh environment that has nothing but libcst, and computes a fix."""
+    package = _package("universal")
+    for name in package.namelist():
+        if name.startswith(LIBS):
+            package.extract(name, tmp_path)
+    venv = tmp_path / "venv"
+    uv = str(Path(sysconfig.get_path("scripts")) / "uv")
+    subprocess.run([uv, "venv", "--quiet", "--python", sys.executable, str(venv)], check=True)
+    python = str(venv / "bin" / "python")
+    subprocess.run([uv, "pip", "install", "--quiet", "--python", python, "libcst"], check=True)
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(tmp_path / LIBS),
+        "PYTHONNOUSERSITE": "1",
+        "PYTHONSAFEPATH": "1",
+    }
+    probe = "import libcst.native, gradguard; print(libcst.__file__); print(gradguard.__file__)"
+    where = subprocess.run(
+        [python, "-c", probe], env=env, capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert where[0].startswith(str(venv)), where
+    assert where[1].startswith(str(tmp_path / LIBS)), where
+    proc = subprocess.run(
+        [python, "-m", "gradguard", "check", "--diff", "buggy_rnn_hidden_state.py"],
+        cwd=ROOT / "examples",
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert ".detach()" in proc.stdout, proc.stdout
