@@ -157,6 +157,10 @@ export function explainProbe(plan: LaunchPlan, outcome: ProbeOutcome): string | 
     if (!info.error) {
       return undefined;
     }
+    // Only the universal package leaves libcst out (platform packages bundle it).
+    if (info.error.includes("No module named 'libcst'")) {
+      return `The universal GradGuard package uses libcst from your Python environment, and "${shown}" (from ${plan.source}) has none. Run "${shown} -m pip install libcst", or install the GradGuard package built for your platform.`;
+    }
     const supported = info.implementation === 'cpython' && compare(info.version, BUNDLED_PYTHON.max) <= 0;
     if (!supported) {
       return (
@@ -164,9 +168,6 @@ export function explainProbe(plan: LaunchPlan, outcome: ProbeOutcome): string | 
         `(from ${plan.source}) is ${info.implementation} ${version}. ${pick}, or run ` +
         `${installHint(shown)} and set "gradguard.importStrategy" to "fromEnvironment".`
       );
-    }
-    if (info.error.includes("No module named 'libcst'")) {
-      return `The universal GradGuard package uses libcst from your Python environment, and "${shown}" (from ${plan.source}) has none. Run "${shown} -m pip install libcst", or install the GradGuard package built for your platform.`;
     }
     return `The GradGuard server bundled with the extension failed to load in "${shown}" (${info.error}). Reinstall the extension, or set "gradguard.importStrategy" to "fromEnvironment".`;
   }

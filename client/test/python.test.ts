@@ -132,6 +132,7 @@ describe('explainProbe', () => {
     assert.equal(explainProbe(bundled, ran({ ...ok, version: [3, 15, 0] })), undefined);
     const missing = { ...ok, error: "ModuleNotFoundError: No module named 'libcst'" };
     assert.match(explainProbe(bundled, ran(missing)) ?? '', /universal .* -m pip install libcst/);
+    assert.match(explainProbe(bundled, ran({ ...missing, version: [3, 15, 0] })) ?? '', /universal .* -m pip install libcst/);
   });
 
   it('tells how to install gradguard for fromEnvironment', () => {

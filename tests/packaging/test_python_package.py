@@ -93,6 +93,10 @@ def test_wheel_and_sdist_carry_the_whole_package(dists: tuple[Path, Path]) -> No
     assert f"gradguard-{__version__}.dist-info/licenses/LICENSE" in in_wheel
 
 
+def _user_cache() -> Path:
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+
+
 def _check_installed(bin_dir: Path) -> None:
     """The installed command reports its version and finds GG101 in the example."""
     gradguard = bin_dir / ("gradguard.exe" if os.name == "nt" else "gradguard")
@@ -124,8 +128,8 @@ def test_pipx_installs_the_wheel(dists: tuple[Path, Path], tmp_path: Path) -> No
         "PIPX_HOME": str(tmp_path / "pipx"),
         "PIPX_BIN_DIR": str(tmp_path / "bin"),
         "PIPX_MAN_DIR": str(tmp_path / "man"),
-        # pipx's shared pip venv is the same for every run: keep it per machine.
-        "PIPX_SHARED_LIBS": str(ROOT / "build" / "pipx-shared"),
+        # pipx's shared pip venv is the same for every run and every clone: keep it per machine.
+        "PIPX_SHARED_LIBS": str(_user_cache() / "gradguard-pipx-shared"),
     }
     _run([sys.executable, "-m", "pipx", "install", "--quiet", str(wheel)], env=env, cwd=tmp_path)
     _check_installed(tmp_path / "bin")
