@@ -3,8 +3,16 @@
 
 import type { ExtensionSettings } from './settings';
 
-/** The oldest and newest CPython the bundled libraries carry native wheels (libcst) for. */
-export const BUNDLED_PYTHON = { min: [3, 10], max: [3, 13] } as const;
+/**
+ * The oldest and newest CPython the platform packages carry native wheels (libcst) for. The
+ * universal package carries no native code and uses libcst from the chosen environment.
+ */
+export const BUNDLED_PYTHON = { min: [3, 10], max: [3, 14] } as const;
+
+/** How to install GradGuard into `python`: from PyPI (every release), or from a clone. */
+function installHint(python: string): string {
+  return `"${python} -m pip install gradguard" (or "${python} -m pip install ." in a GradGuard clone)`;
+}
 
 /** `python -m gradguard ARGS` is the `gradguard` command; `lsp` starts the language server. */
 export const CLI_MODULE_ARGS: readonly string[] = ['-m', 'gradguard'];
@@ -162,23 +170,28 @@ export function explainProbe(plan: LaunchPlan, outcome: ProbeOutcome): string | 
     return `GradGuard needs Python 3.10 or newer, but "${shown}" (from ${plan.source}) is Python ${version}. ${pick}.`;
   }
   if (plan.strategy === 'useBundled') {
+    // Whatever loads is fine: also the universal package on the user's own libcst (any version).
+    if (!info.error) {
+      return undefined;
+    }
+    // Only the universal package leaves libcst out (platform packages bundle it).
+    if (info.error.includes("No module named 'libcst'")) {
+      return `The universal GradGuard package uses libcst from your Python environment, and "${shown}" (from ${plan.source}) has none. Run "${shown} -m pip install libcst", or install the GradGuard package built for your platform.`;
+    }
     const supported = info.implementation === 'cpython' && compare(info.version, BUNDLED_PYTHON.max) <= 0;
     if (!supported) {
       return (
-        `The GradGuard server bundled with the extension runs on CPython 3.10 to 3.13, but "${shown}" ` +
+        `The GradGuard server bundled with the extension runs on CPython 3.10 to 3.14, but "${shown}" ` +
         `(from ${plan.source}) is ${info.implementation} ${version}. ${pick}, or run ` +
-        `"${shown} -m pip install gradguard" and set "gradguard.importStrategy" to "fromEnvironment".`
+        `${installHint(shown)} and set "gradguard.importStrategy" to "fromEnvironment".`
       );
     }
-    if (info.error) {
-      return `The GradGuard server bundled with the extension failed to load in "${shown}" (${info.error}). Reinstall the extension, or set "gradguard.importStrategy" to "fromEnvironment".`;
-    }
-    return undefined;
+    return `The GradGuard server bundled with the extension failed to load in "${shown}" (${info.error}). Reinstall the extension, or set "gradguard.importStrategy" to "fromEnvironment".`;
   }
   if (info.error) {
     return (
       `GradGuard is not installed in "${shown}" (from ${plan.source}): ${info.error}. Run ` +
-      `"${shown} -m pip install gradguard", or set "gradguard.importStrategy" to "useBundled".`
+      `${installHint(shown)}, or set "gradguard.importStrategy" to "useBundled".`
     );
   }
   return undefined;

@@ -119,11 +119,20 @@ describe('explainProbe', () => {
     assert.match(explainProbe(bundled, ran({ ...ok, version: [3, 8, 10] })) ?? '', /needs Python 3\.10 or newer.*is Python 3\.8/);
   });
 
-  it('explains that the bundled server needs CPython 3.10 to 3.13', () => {
-    const message = explainProbe(bundled, ran({ ...ok, version: [3, 14, 0] })) ?? '';
-    assert.match(message, /CPython 3\.10 to 3\.13.*cpython 3\.14/);
-    assert.match(message, /fromEnvironment/);
-    assert.match(explainProbe(bundled, ran({ ...ok, implementation: 'pypy' })) ?? '', /pypy 3\.11/);
+  it('explains that the bundled server needs CPython 3.10 to 3.14 when it fails to load', () => {
+    const failed = { error: 'ImportError: libcst.native' };
+    assert.equal(explainProbe(bundled, ran({ ...ok, version: [3, 14, 0] })), undefined);
+    const message = explainProbe(bundled, ran({ ...ok, ...failed, version: [3, 15, 0] })) ?? '';
+    assert.match(message, /CPython 3\.10 to 3\.14.*cpython 3\.15/);
+    assert.match(message, /pip install gradguard.*fromEnvironment/);
+    assert.match(explainProbe(bundled, ran({ ...ok, ...failed, implementation: 'pypy' })) ?? '', /pypy 3\.11/);
+  });
+
+  it('accepts any Python on which the universal package finds libcst, and says when it does not', () => {
+    assert.equal(explainProbe(bundled, ran({ ...ok, version: [3, 15, 0] })), undefined);
+    const missing = { ...ok, error: "ModuleNotFoundError: No module named 'libcst'" };
+    assert.match(explainProbe(bundled, ran(missing)) ?? '', /universal .* -m pip install libcst/);
+    assert.match(explainProbe(bundled, ran({ ...missing, version: [3, 15, 0] })) ?? '', /universal .* -m pip install libcst/);
   });
 
   it('tells how to install gradguard for fromEnvironment', () => {

@@ -22,7 +22,7 @@ ARTIFACTS = ROOT / "test-artifacts"
 VSIX = ROOT / "dist" / "gradguard-linux-x64.vsix"
 # code-server's python3 must not be the project venv's (which has gradguard installed).
 SYSTEM_PATH = "/usr/bin:/bin"
-BUNDLED_PYTHONS = ("310", "311", "312", "313")
+BUNDLED_PYTHONS = ("310", "311", "312", "313", "314")
 
 
 def rig_dir() -> Path:
@@ -75,7 +75,7 @@ def vsix() -> Path:
 
 
 def test_vsix_carries_the_server_for_every_supported_python(vsix: Path) -> None:
-    """The package holds the bundled client and gradguard + dependencies for CPython 3.10-3.13."""
+    """The package holds the bundled client and gradguard + dependencies for CPython 3.10-3.14."""
     names = set(zipfile.ZipFile(vsix).namelist())
     libs = "extension/bundled/libs/"
     assert "extension/out/extension.js" in names
