@@ -89,6 +89,8 @@ class Loss:
     grad_off: GradOff | None = None
     inner: Loss | None = None  # for REWRAP: what the wrapped data had lost before
     wrapped_history: bool = False  # for REWRAP: the wrapped data carried autograd history
+    wrapped_tensor: bool = False  # for REWRAP: the wrapped data was one tensor
+    wrapped_sequence: bool = False  # for REWRAP: the wrapped data was a list or tuple
 
 
 class ActivationKind(enum.Enum):

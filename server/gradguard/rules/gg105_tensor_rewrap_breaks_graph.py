@@ -36,7 +36,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from gradguard.analysis.facts import BackwardCall, Grad, LossKind
+from gradguard.analysis.facts import BackwardCall, Grad, Loss, LossKind
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
 from gradguard.core.messages import NO_GRAD_FN, compose, no_graph_summary
 from gradguard.core.rule import Invalid, Rule, RuleContext
@@ -106,7 +106,7 @@ loss.backward()
             name = expr_text(ctx.source, event.target)
             message = _message(name, loss.description, event)
             related = [Related(ctx.node_range(event.call), f"`{name}.backward()`")]
-            fix = _fix(ctx, loss.node, alias)
+            fix = _fix(ctx, loss, alias)
             yield self.finding(message, ctx.node_range(loss.node), related, [fix] if fix else [])
 
 
@@ -123,16 +123,23 @@ def _message(name: str, rewrap: str, event: BackwardCall) -> str:
     return compose(no_graph_summary(name, event.via), detail, NO_GRAD_FN.in_full)
 
 
-def _fix(ctx: RuleContext, node: ast.AST, alias: str | None) -> Fix | None:
+def _fix(ctx: RuleContext, loss: Loss, alias: str | None) -> Fix | None:
+    """Stack a list of tensors (`torch.stack(losses)`), or use a wrapped tensor as it is;
+    nothing when what was wrapped is not known to be either."""
+    node = loss.node
     if not isinstance(node, ast.Call) or len(node.args) != 1:
         return None
     if any(kw.arg != "requires_grad" for kw in node.keywords):
         return None
     data = node.args[0]
-    if isinstance(data, ast.List | ast.Tuple):
+    if isinstance(data, ast.Starred):
+        return None
+    if isinstance(data, ast.List | ast.Tuple | ast.ListComp) or loss.wrapped_sequence:
         if alias is None:
             return None
         text = f"{alias}.stack({expr_text(ctx.source, data)})"
-    else:
+    elif loss.wrapped_tensor:
         text = expr_text(ctx.source, data)
+    else:
+        return None
     return Fix("Keep the graph", Safety.SAFE, (replace_expr(ctx.source, node, text),))
