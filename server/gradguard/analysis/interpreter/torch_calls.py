@@ -133,13 +133,13 @@ class TorchCalls(ModuleCalls):
                 return self.module_call(called, parallel.module, [args[1]], parallel.frozen)
         like = shape_of(args[0]) if call.args and args else shapes.UNKNOWN_SHAPE
         if qualified in api.LEGACY_CONSTRUCTORS and call.args and args:
-            first = args[0]
-            if first.kind is Kind.TENSOR and len(call.args) == 1:
+            data = args[0]
+            if data.kind is Kind.TENSOR and len(call.args) == 1:
                 # `torch.Tensor(t)` is an alias of `t`: it keeps its history (AliasBackward).
-                return self.tensor_op(call, [first])
-            if first.kind is Kind.SEQUENCE and not isinstance(call.args[0], ast.Starred):
+                return self.tensor_op(call, [data])
+            if data.kind is Kind.SEQUENCE and not isinstance(call.args[0], ast.Starred):
                 # `torch.Tensor([t1, t2])` copies the values into a new leaf, as torch.tensor.
-                return self.inference_result(self._leaf(call, qualified, first))
+                return self.inference_result(self._leaf(call, qualified, data))
         if qualified in api.FACTORIES or qualified in api.LEGACY_CONSTRUCTORS:
             shape = shapes.factory_shape(qualified, call, like)
             return self.inference_result(evolve(self._leaf(call, qualified, None), shape=shape))
