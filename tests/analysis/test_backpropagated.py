@@ -56,3 +56,11 @@ def test_an_unpacking_in_a_loop_target_or_bound_twice_does_not_count() -> None:
     assert _names("for loss, parts in batch:\n    loss.backward()\n") == frozenset()
     body = "loss, parts = model(batch)\nloss, parts = model(batch)\nloss.backward()\n"
     assert _names(body) == frozenset()
+
+
+def test_a_comprehension_variable_is_not_a_binding_of_the_function() -> None:
+    body = "loss = model(batch)\nloss.backward()\nprint([loss.item() for loss in batch])\n"
+    assert _names(body) == {"loss"}
+    # A walrus inside a comprehension binds in the function: `loss` is bound twice then.
+    walrus = "loss = model(batch)\nloss.backward()\nprint([(loss := x) for x in batch])\n"
+    assert _names(walrus) == frozenset()

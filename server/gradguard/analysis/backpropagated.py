@@ -81,6 +81,11 @@ def _backpropagated_names(
             and node.func.attr == "requires_grad_"
         ):
             forced.add(_root_name(node.func.value))
+        if isinstance(node, ast.comprehension):
+            # The loop variable of a comprehension lives in the comprehension's own scope
+            # (`[loss.item() for loss in losses]` leaves the function's `loss` alone).
+            stack.extend([node.iter, *node.ifs])
+            continue
         stack.extend(ast.iter_child_nodes(node))
     once = {name for name in plain if bindings[name] == 1 and name not in forced}
     return frozenset(

@@ -164,10 +164,18 @@ def evaluation_hook(name: str) -> bool:
 # (through `Tensor.__array__`, which calls `.numpy()`): a tensor that requires grad raises
 # "Can't call numpy() on Tensor that requires grad" (checked with matplotlib 3.10 and torch
 # 2.13.0 for plot, scatter, bar, hist and imshow, on tensors and on lists of 0-d tensors).
-PLOTTING_FUNCTIONS = frozenset(
-    f"matplotlib.pyplot.{name}"
-    for name in (
+PLOTTING_METHODS = frozenset(
+    (
         "plot scatter bar barh hist imshow matshow step stem fill_between errorbar semilogx "
         "semilogy loglog boxplot violinplot stackplot hist2d hexbin pcolormesh contour contourf"
     ).split()
 )
+PLOTTING_FUNCTIONS = frozenset(f"matplotlib.pyplot.{name}" for name in PLOTTING_METHODS)
+# The same methods of an Axes: `fig, ax = plt.subplots()` gives the Axes second (an array of
+# them for a grid), `plt.gca()`, `plt.subplot(...)` and `plt.axes()` give one; an Axes'
+# `twinx()`/`twiny()` give another.
+SUBPLOTS = "matplotlib.pyplot.subplots"
+AXES_FUNCTIONS = frozenset(
+    {"matplotlib.pyplot.gca", "matplotlib.pyplot.subplot", "matplotlib.pyplot.axes"}
+)
+AXES_METHODS = frozenset({"twinx", "twiny"})

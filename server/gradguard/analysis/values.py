@@ -43,6 +43,7 @@ class Kind(enum.Enum):
     NONE = "none"
     OTHER = "other"  # known not to be a tensor (strings, lists from .tolist(), arrays, ...)
     MAPPING = "mapping"  # a dict literal with string keys (see `Value.fields`, `elements`)
+    AXES = "axes"  # matplotlib Axes, or an array of them (`plt.subplots()[1]`)
     UNKNOWN = "unknown"
 
 

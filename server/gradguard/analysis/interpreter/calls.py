@@ -130,6 +130,12 @@ class CallEvaluator(TorchCalls):
             return self.numpy_call(call, qualified)
         if qualified in libraries.PLOTTING_FUNCTIONS:
             return self.plot_call(call)
+        if qualified == libraries.SUBPLOTS or qualified in libraries.AXES_FUNCTIONS:
+            self.arguments(call)
+            axes = Value(kind=Kind.AXES)
+            if qualified == libraries.SUBPLOTS:
+                return Value(kind=Kind.SEQUENCE, elements=(Value(kind=Kind.OTHER), axes))
+            return axes
         if qualified is not None and (built := libraries.library_model(qualified, call)):
             self.arguments(call)
             return Value(kind=Kind.MODULE, module=ModuleRef(built.builder, kind=built.kind))
@@ -188,6 +194,10 @@ class CallEvaluator(TorchCalls):
             receiver = evolve(receiver, kind=Kind.TENSOR)
         if receiver.kind is Kind.TENSOR:
             return self.tensor_method(call, receiver, receiver_key, name, args)
+        if receiver.kind is Kind.AXES:
+            if name in libraries.PLOTTING_METHODS:
+                return self.plot_call(call, evaluated=args)
+            return receiver if name in libraries.AXES_METHODS else UNKNOWN
         if receiver.kind is Kind.MODULE:
             if name == "requires_grad_" and params.freezes_argument(call):
                 frozen = self._freeze(func.value, call, f"`{ast.unparse(call)}`")

@@ -396,6 +396,8 @@ class ExpressionEvaluator(TrainingEffects):
                 return base.elements[position]
         if base.kind is Kind.TENSOR:
             return self.tensor_op(expr, [base, index])
+        if base.kind is Kind.AXES:
+            return base  # `axs[0, 1]` of a grid of Axes
         return evolve(UNKNOWN, carries=base.all_carries())
 
     def _expr_Starred(self, expr: ast.Starred) -> Value:

@@ -76,10 +76,10 @@ class TorchCalls(ModuleCalls):
         loss = Loss(LossKind.CONVERSION, call, f"{qualified}()")
         return Value(grad=Grad.UNTRACKED, kind=Kind.OTHER, loss=loss)
 
-    def plot_call(self, call: ast.Call) -> Value:
-        """`plt.plot(steps, losses)`, `plt.imshow(fake[0])`: matplotlib turns each data
+    def plot_call(self, call: ast.Call, evaluated: list[Value] | None = None) -> Value:
+        """`plt.plot(steps, losses)`, `ax.imshow(fake[0])`: matplotlib turns each data
         argument into an array through `Tensor.numpy()`."""
-        args = self.arguments(call)
+        args = evaluated if evaluated is not None else self.arguments(call)
         for expr, value in zip(call.args, args, strict=False):
             if isinstance(expr, ast.Starred):
                 break

@@ -12,6 +12,10 @@ Sources (rewritten in our own words, structure kept):
   `losses` against `epochs` in a subplot.
 * https://github.com/w5688414/BFNN/issues/1 - a list of loss tensors with `grad_fn` given to
   `plt.plot`.
+* https://github.com/jacbz/Lofi/issues/14 - per-epoch training losses plotted on
+  `axs[0, 0]` of a `plt.subplots` grid.
+* https://github.com/source-separation/tutorial/issues/28 - gradient norms and losses
+  plotted on the two Axes of `plt.subplots(1, 2)`.
 """
 
 import matplotlib.pyplot as plt
@@ -64,3 +68,23 @@ def show_sample(generator, noise):
     model = torch.nn.Linear(16, 64)
     image = model(noise).view(8, 8)
     plt.imshow(image)  # expect: GG502
+
+
+# Source: Lofi#14 and source-separation/tutorial#28 - the Axes of a subplot grid.
+def report(model, batches, optimizer, epochs=3):
+    train_losses, grad_norms = [], []
+    for _ in range(epochs):
+        for x, y in batches:
+            optimizer.zero_grad()
+            loss = torch.nn.functional.mse_loss(model(x), y)
+            loss.backward()
+            optimizer.step()
+            train_losses.append(loss)
+            grad_norms.append(torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0))
+    fig, axs = plt.subplots(2, 2, figsize=(10, 8))
+    axs[0, 0].plot(range(len(train_losses)), train_losses, label="Train")  # expect: GG502
+    axs[0, 1].plot(grad_norms)
+    _, ax = plt.subplots()
+    ax.plot([loss.item() for loss in train_losses])
+    twin = ax.twinx()
+    twin.plot(torch.stack(train_losses))  # expect: GG502
