@@ -77,6 +77,12 @@ REPOSITORIES = {
     "DLR-RM/stable-baselines3": "e05d2dbe6eda0acd0ef2e316e3e4065677add3eb",
     "openai/spinningup": "038665d62d569055401d91856abb287263096178",
     "pytorch/opacus": "4d0ebc84613d214fbfd37fbfd1390e3747a625ce",
+    # Code built on the libraries of `gradguard.analysis.libraries` (Lightning, PEFT on
+    # transformers, torchvision models).
+    "Lightning-AI/pytorch-lightning": "7f0c3436cd3f6ad3753125672024fc415cbcb414",
+    "huggingface/peft": "5d602fdbff04c33c1c4de55cda9d4ae1d7cb7e40",
+    "jacobgil/pytorch-grad-cam": "084273b3f30b54ad0c64cf8020a4337d979a66e0",
+    "bentrevett/pytorch-sentiment-analysis": "329f654b2cfaed22fee432569ebd7a2674584f79",
 }
 
 

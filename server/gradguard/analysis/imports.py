@@ -44,6 +44,8 @@ _LIBRARIES = frozenset(
         "pytorch_lightning",
         "lightning",
         "matplotlib",
+        "accelerate",
+        "lightning_fabric",
     }
 )
 

@@ -179,3 +179,17 @@ AXES_FUNCTIONS = frozenset(
     {"matplotlib.pyplot.gca", "matplotlib.pyplot.subplot", "matplotlib.pyplot.axes"}
 )
 AXES_METHODS = frozenset({"twinx", "twiny"})
+
+
+# Objects whose `.backward(loss, **kwargs)` runs `loss.backward(**kwargs)` (after scaling it
+# for mixed precision or gradient accumulation, which changes no autograd fact):
+# accelerate's `Accelerator` and Lightning's `Fabric`.
+BACKWARD_OWNERS = frozenset(
+    {
+        "accelerate.Accelerator",
+        "accelerate.accelerator.Accelerator",
+        "lightning.Fabric",
+        "lightning.fabric.Fabric",
+        "lightning_fabric.Fabric",
+    }
+)

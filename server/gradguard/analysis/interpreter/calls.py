@@ -130,6 +130,9 @@ class CallEvaluator(TorchCalls):
             return self.numpy_call(call, qualified)
         if qualified in libraries.PLOTTING_FUNCTIONS:
             return self.plot_call(call)
+        if qualified in libraries.BACKWARD_OWNERS:
+            self.arguments(call)
+            return Value(kind=Kind.OTHER, module=ModuleRef(qualified))
         if qualified == libraries.SUBPLOTS or qualified in libraries.AXES_FUNCTIONS:
             self.arguments(call)
             axes = Value(kind=Kind.AXES)
@@ -181,6 +184,13 @@ class CallEvaluator(TorchCalls):
         receiver_key = dotted(func.value)
         if name == "backward":
             args = self.arguments(call)
+            owner = receiver.module.qualified if receiver.module is not None else None
+            if receiver.kind is Kind.OTHER and owner in libraries.BACKWARD_OWNERS:
+                # `accelerator.backward(loss)` runs `loss.backward()`.
+                if call.args and not isinstance(call.args[0], ast.Starred):
+                    via = f"{receiver_key or func.attr}.backward"
+                    self.backpropagate(call, call.args[0], args[0], via)
+                return NONE
             self.backpropagate(call, func.value, receiver, "backward")
             return NONE
         args = self.arguments(call)
