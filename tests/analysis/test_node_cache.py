@@ -19,3 +19,20 @@ def test_an_answer_is_kept_per_node() -> None:
     assert size(first) == size(first)
     assert size(second) != size(first)
     assert calls == [first, second]
+
+
+def test_a_freed_tree_takes_its_answers_with_it() -> None:
+    """The cache must not keep replaced versions of a file alive (the server's memory)."""
+    import gc
+    import weakref
+
+    @cached_by_node
+    def names(node: ast.AST) -> list[str]:
+        return [n.id for n in ast.walk(node) if isinstance(n, ast.Name)]
+
+    tree = ast.parse("a = b + c")
+    assert names(tree) == ["a", "b", "c"]
+    alive = weakref.ref(tree)
+    del tree
+    gc.collect()
+    assert alive() is None
