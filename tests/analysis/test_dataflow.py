@@ -440,10 +440,36 @@ def test_a_name_bound_on_one_path_only_keeps_that_value(binding: str) -> None:
 )
 def test_a_name_bound_before_the_path_is_joined(before: str) -> None:
     call = _only(
-        f"m = nn.Linear(2, 1)\n{before}for x in range(3):\n    out = m(torch.randn(3, 2))\n"
+        f"m = nn.Linear(2, 1)\n{before}for x in input():\n    out = m(torch.randn(3, 2))\n"
         "out.sum().backward()\n"
     )
     assert call.value.grad is Grad.UNKNOWN
+
+
+@pytest.mark.parametrize(
+    ("iterable", "runs"),
+    [
+        ("range(3)", True),
+        ("range(1, steps)", True),  # steps = 4 below
+        ("range(0, 10, 5)", True),
+        ("[1, 2]", True),
+        ("range(0)", False),
+        ("range(5, 1)", False),
+        ("range(n)", False),  # not known
+        ("[]", False),
+        ("[*rest]", False),
+    ],
+)
+def test_a_loop_over_a_non_empty_range_leaves_only_through_its_body(
+    iterable: str, runs: bool
+) -> None:
+    """After a loop that certainly runs, `loss` is what the body made, not 0 or it."""
+    call = _only(
+        f"m = nn.Linear(2, 1)\nsteps = 4\nn = int(input())\nrest = []\nloss = 0\n"
+        f"for x in {iterable}:\n    loss = loss + m(torch.randn(3, 2)).sum()\n"
+        "loss.backward()\n"
+    )
+    assert (call.value.grad is Grad.TRACKED) is runs
 
 
 def test_an_attribute_set_on_one_path_is_unknown_after_it() -> None:

@@ -193,7 +193,7 @@ class Value:
     module: ModuleRef | None = None
     function: ast.FunctionDef | ast.AsyncFunctionDef | None = None
     instance_of: ClassInfo | None = None
-    const: object = None  # True/False/None literal values, for flags
+    const: object = None  # bool and int literal values (flags, loop bounds)
     retains_grad: bool = False  # `x.retain_grad()` was called on this tensor
     shape: Shape = UNKNOWN_SHAPE  # what is certain about a tensor's shape (see shapes.py)
     frozen: Freeze | None = None  # a module whose every parameter was frozen here
@@ -291,7 +291,7 @@ def literal(node: ast.Constant) -> Value:
     elif node.value is None:
         return NONE
     loss = Loss(LossKind.LITERAL, node, "a literal")
-    const = node.value if isinstance(node.value, bool) else None
+    const = node.value if isinstance(node.value, bool | int) else None
     return Value(grad=Grad.UNTRACKED, kind=kind, loss=loss, const=const)
 
 

@@ -440,6 +440,8 @@ class FunctionInterpreter(CallEvaluator):
         if before is None:
             return
         infinite = isinstance(stmt, ast.While) and is_true(stmt.test)
+        # A loop whose body certainly runs: nothing leaves it with the state from before it.
+        runs = infinite or (isinstance(stmt, ast.For) and self._runs_at_least_once(stmt.iter))
         record = self.record
         self.record = False
         try:
@@ -468,11 +470,48 @@ class FunctionInterpreter(CallEvaluator):
         if self.mode != mode:
             self.mode = GRAD_UNKNOWN
         exits: list[Env | None] = [end, *breaks]
-        if not infinite:
+        if not runs:
             exits.insert(0, before)
         self.env = join_envs(exits, absent_is_unbound=self.absent_is_unbound)
         if stmt.orelse and not infinite:
             self.run_block(stmt.orelse)
+
+    def _runs_at_least_once(self, iterable: ast.expr) -> bool:
+        """`range(10)`, `range(1, n_steps)` with `n_steps = 5`, `[a, b]`: an iterable that is
+        certainly not empty (bounds are int literals, or names bound to them)."""
+        if isinstance(iterable, ast.List | ast.Tuple):
+            return any(not isinstance(e, ast.Starred) for e in iterable.elts)
+        if not (
+            isinstance(iterable, ast.Call)
+            and isinstance(iterable.func, ast.Name)
+            and iterable.func.id == "range"
+            and self._is_builtin("range")
+            and not iterable.keywords
+            and 1 <= len(iterable.args) <= 3
+        ):
+            return False
+        bounds = [self._int_constant(arg) for arg in iterable.args]
+        if any(b is None for b in bounds):
+            return False
+        if len(bounds) == 1:
+            bounds = [0, *bounds]
+        start, stop, step = (*bounds, 1) if len(bounds) == 2 else bounds
+        assert start is not None and stop is not None and step is not None
+        return len(range(start, stop, step)) > 0
+
+    def _int_constant(self, expr: ast.expr) -> int | None:
+        """The int an expression certainly is: a literal, its negation, or a name bound to
+        one (whatever the path)."""
+        if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub):
+            inner = self._int_constant(expr.operand)
+            return -inner if inner is not None else None
+        if isinstance(expr, ast.Constant):
+            value: object = expr.value
+        elif isinstance(expr, ast.Name):
+            value = self.lookup(expr.id).const
+        else:
+            return None
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
 
     def _iteration(
         self, stmt: LoopNode, head: Env, head_action: object
