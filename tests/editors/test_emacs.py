@@ -13,23 +13,7 @@ import subprocess
 from pathlib import Path
 
 from readme_snippets import gradguard_on_path, snippet
-
-HIDDEN_STATE = """\
-import torch
-from torch import nn
-rnn = nn.RNNCell(4, 8)
-head = nn.Linear(8, 1)
-opt = torch.optim.SGD([*rnn.parameters(), *head.parameters()], lr=0.1)
-h = torch.zeros(1, 8)
-for step in range(5):
-    x = torch.randn(1, 4)
-    h_next = rnn(x, h)
-    loss = head(h_next).pow(2).mean()
-    opt.zero_grad()
-    loss.backward()
-    opt.step()
-    h = h_next
-"""
+from sample_programs import HIDDEN_STATE
 
 # Loads the snippet, opens the file, starts eglot as `M-x eglot` would, waits for flymake.
 PROBE = """

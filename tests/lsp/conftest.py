@@ -15,29 +15,13 @@ from lsprotocol import types
 from pygls.protocol import default_converter
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
+from sample_programs import HIDDEN_STATE as HIDDEN_STATE
+from sample_programs import HIDDEN_STATE_LINE as HIDDEN_STATE_LINE
 
 SERVER = [sys.executable, "-m", "gradguard", "lsp"]
 TIMEOUT = 20.0
 # Debian's Neovim 0.7 pushes diagnostics; Neovim 0.11 ("neovim", the latest set) pulls them.
 CLIENTS = ["visual-studio-code", "neovim@v0.7", "neovim"]
-
-HIDDEN_STATE = """\
-import torch
-from torch import nn
-rnn = nn.RNNCell(4, 8)
-head = nn.Linear(8, 1)
-opt = torch.optim.SGD([*rnn.parameters(), *head.parameters()], lr=0.1)
-h = torch.zeros(1, 8)
-for step in range(5):
-    x = torch.randn(1, 4)
-    h_next = rnn(x, h)
-    loss = head(h_next).pow(2).mean()
-    opt.zero_grad()
-    loss.backward()
-    opt.step()
-    h = h_next
-"""
-HIDDEN_STATE_LINE = 13
 
 
 @dataclass

@@ -14,29 +14,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from sample_programs import HIDDEN_STATE
 
 from gradguard.core.engine import check_source
 from gradguard.core.rule import rule_by_code
 
 HERE = Path(__file__).parent
 SERVER = [sys.executable, "-m", "gradguard", "lsp"]
-
-HIDDEN_STATE = """\
-import torch
-from torch import nn
-rnn = nn.RNNCell(4, 8)
-head = nn.Linear(8, 1)
-opt = torch.optim.SGD([*rnn.parameters(), *head.parameters()], lr=0.1)
-h = torch.zeros(1, 8)
-for step in range(5):
-    x = torch.randn(1, 4)
-    h_next = rnn(x, h)
-    loss = head(h_next).pow(2).mean()
-    opt.zero_grad()
-    loss.backward()
-    opt.step()
-    h = h_next
-"""
 
 
 def run_neovim(tmp_path: Path, text: str, codes: list[str]) -> tuple[dict, str]:  # type: ignore[type-arg]
