@@ -378,7 +378,7 @@ def decode(data: bytes) -> DecodedSource:
 
 
 def _declared_encoding(body: bytes, bom: bool) -> str:
-    """The codec to decode `body` with: `utf-8`, or the canonical name a cookie gives."""
+    """The codec to decode `body` with: `utf-8`, or the name a cookie gives."""
     if b"coding" not in body[:400]:  # the cheap common case: no cookie can be there
         return "utf-8"
     cookie = coding_cookie(body)
@@ -393,7 +393,7 @@ def _declared_encoding(body: bytes, bom: bool) -> str:
         return "utf-8"
     if bom:
         raise NotUtf8Error(f"the file starts with a UTF-8 BOM but declares {name!r}", line, 1)
-    return encoding
+    return name  # as the file spells it (a valid codec name): messages quote it
 
 
 class NotRegularFileError(OSError):
