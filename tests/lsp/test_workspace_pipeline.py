@@ -132,3 +132,35 @@ async def test_a_closed_notebook_is_shown_on_its_cells_lines(
     json_line = text.splitlines()[diagnostic.range.start.line]
     assert json_line.strip() == json.dumps("    h = h_next\n")
     assert diagnostic.data is None
+
+
+async def test_opening_a_notebook_moves_its_diagnostics_from_the_file_to_the_cells(
+    raw_client: LanguageClient, tmp_path: Path
+) -> None:
+    notebook = tmp_path / "nb.ipynb"
+    notebook.write_text(_notebook(SETUP, LOOP), encoding="utf-8")
+    lsp, _ = await start_session(
+        raw_client, "neovim@v0.7", tmp_path, options={"scope": "workspace"}, notebooks=True
+    )
+    on_file = await lsp.pushed(notebook.as_uri(), lambda items: bool(items))
+    assert [d.code for d in on_file] == ["GG201"]
+    cells = [f"vscode-notebook-cell:{notebook}#W{i}sZmlsZQ%3D%3D" for i in range(2)]
+    raw_client.notebook_document_did_open(
+        types.DidOpenNotebookDocumentParams(
+            notebook_document=types.NotebookDocument(
+                uri=notebook.as_uri(),
+                notebook_type="jupyter-notebook",
+                version=1,
+                cells=[
+                    types.NotebookCell(kind=types.NotebookCellKind.Code, document=u) for u in cells
+                ],
+            ),
+            cell_text_documents=[
+                types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)
+                for uri, text in zip(cells, (SETUP, LOOP), strict=True)
+            ],
+        )
+    )
+    assert await lsp.pushed(notebook.as_uri()) == []  # cleared from the file
+    on_cell = await lsp.pushed(cells[1], lambda items: bool(items))
+    assert [d.code for d in on_cell] == ["GG201"]

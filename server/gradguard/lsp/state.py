@@ -68,7 +68,7 @@ class _Entry:
 
 
 class GradGuardServer(LanguageServer):
-    """pygls server holding GradGuard's per-session state; handlers live in `server.py`."""
+    """pygls server holding GradGuard's per-session state; handlers live in `lsp/handlers/`."""
 
     protocol: GradGuardProtocol
 

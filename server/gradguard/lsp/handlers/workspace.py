@@ -36,8 +36,13 @@ async def workspace_diagnostic(
             analysis = await ls.analyse(key_for(ls.workspace, uri))
         else:
             analysis = await ls.analyse_closed(path)
-        if analysis is not None:
-            reports.extend(_reports(analysis, previous))
+        if analysis is None:
+            continue
+        reports.extend(_reports(analysis, previous))
+        if analysis.snapshot.notebook is not None and uri not in analysis.diagnostics:
+            # An open notebook shows its diagnostics on its cells: nothing stays on the file
+            # (an earlier report, made while it was closed, put them there).
+            reports.append(types.WorkspaceFullDocumentDiagnosticReport(uri=uri, items=[]))
     return types.WorkspaceDiagnosticReport(items=reports)
 
 
