@@ -319,6 +319,8 @@ class DecodedSource:
                 f"the fixed text has {bad!r}, which the file's encoding "
                 f"({self.encoding}) cannot hold"
             ) from None
+        except UnicodeError as exc:
+            raise NotEncodableError(f"cannot encode in {self.encoding}: {exc}") from None
         return BOM + data if self.bom else data
 
 
@@ -369,12 +371,22 @@ def decode(data: bytes) -> DecodedSource:
     except UnicodeDecodeError as exc:
         line_start = body.rfind(b"\n", 0, exc.start) + 1
         line = body.count(b"\n", 0, exc.start) + 1
-        column = len(body[line_start : exc.start].decode(encoding, "replace")) + 1
+        column = _column(body[line_start : exc.start], encoding)
         bad = body[exc.start : exc.start + 1].hex()
         name = "UTF-8" if encoding == "utf-8" else encoding
         raise NotUtf8Error(
             f"file is not valid {name} (byte 0x{bad}: {exc.reason})", line, column
         ) from None
+    except UnicodeError as exc:  # a codec that fails without a position (`idna`)
+        raise NotUtf8Error(f"file is not valid {encoding} ({exc})", 1, 1) from None
+
+
+def _column(line_head: bytes, encoding: str) -> int:
+    """The 1-based column (in characters) just after `line_head`, the start of a line."""
+    try:
+        return len(line_head.decode(encoding, "replace")) + 1
+    except UnicodeError:  # a codec without error handlers (`idna`): count bytes
+        return len(line_head) + 1
 
 
 def _declared_encoding(body: bytes, bom: bool) -> str:
@@ -387,6 +399,8 @@ def _declared_encoding(body: bytes, bom: bool) -> str:
     name, line = cookie
     try:
         encoding = codecs.lookup(name).name
+        with contextlib.suppress(UnicodeError):
+            b"# ".decode(name)  # `hex`, `rot13`, ...: codecs, but not text encodings
     except LookupError:
         raise NotUtf8Error(f"unknown encoding {name!r} in the coding cookie", line, 1) from None
     if encoding in ("utf-8", "utf-8-sig"):

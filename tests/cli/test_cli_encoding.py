@@ -64,11 +64,13 @@ def test_cookies_python_honours(data: bytes, expected: str) -> None:
     ("data", "message", "line"),
     [
         (b"# coding: klingon\nx = 1\n", "unknown encoding 'klingon' in the coding cookie", 1),
+        (b"# coding: hex\nx = 1\n", "unknown encoding 'hex' in the coding cookie", 1),
+        (b"# coding: idna\nx = '\xff'\n", r"file is not valid idna \(byte 0xff", 2),
         (b"\xef\xbb\xbf# coding: latin-1\n", "starts with a UTF-8 BOM but declares 'latin-1'", 1),
         # A cookie below code is a comment like any other: the file is UTF-8, and is not.
         (b"x = 1\n# coding: latin-1\ny = '\xe9'\n", "file is not valid UTF-8", 3),
     ],
-    ids=["unknown", "bom-contradicts", "cookie-too-late"],
+    ids=["unknown", "not-a-text-codec", "codec-error", "bom-contradicts", "too-late"],
 )
 def test_cookies_python_refuses(data: bytes, message: str, line: int) -> None:
     with pytest.raises(NotUtf8Error, match=message) as info:
