@@ -32,6 +32,7 @@ import {
   needsRestart,
   readSettings,
   serverSettingsChanged,
+  settingsWarning,
   toServerSettings,
 } from './settings';
 
@@ -238,6 +239,10 @@ export class ServerController implements vscode.Disposable {
       env: process.env,
     });
     problems.forEach((problem) => this.log.warn(problem));
+    const warning = settings.showNotifications === 'off' ? undefined : settingsWarning(problems, this.shown);
+    if (warning !== undefined) {
+      void vscode.window.showWarningMessage(warning);
+    }
     return settings;
   }
 

@@ -78,7 +78,8 @@ const SEVERITIES: readonly Severity[] = ['error', 'warning', 'info', 'hint'];
 
 export interface ReadResult {
   settings: ExtensionSettings;
-  /** One line per ignored value, for the log: a typo in settings.json should not go unnoticed. */
+  /** One line per ignored value, for the log and a warning (`settingsWarning`): a typo in
+   * settings.json should not go unnoticed. */
   problems: string[];
 }
 
@@ -161,6 +162,20 @@ export function toServerSettings(settings: ExtensionSettings): ServerSettings {
     out.unsafeFixes = settings.unsafeFixes;
   }
   return out;
+}
+
+/**
+ * The warning to show for invalid settings, or `undefined` when there is nothing new to show.
+ * Each problem is shown once per session (`shown` remembers them): re-reading the same
+ * settings.json after an unrelated change does not show it again.
+ */
+export function settingsWarning(problems: readonly string[], shown: Set<string>): string | undefined {
+  const fresh = problems.filter((problem) => !shown.has(problem));
+  if (fresh.length === 0) {
+    return undefined;
+  }
+  fresh.forEach((problem) => shown.add(problem));
+  return `GradGuard: ignoring invalid settings (the defaults apply instead): ${fresh.join('; ')}`;
 }
 
 /** Whether going from `before` to `after` needs a new server process. */

@@ -7,6 +7,7 @@ import {
   readSettings,
   resolveVariables,
   serverSettingsChanged,
+  settingsWarning,
   toServerSettings,
 } from '../src/settings';
 
@@ -150,5 +151,27 @@ describe('resolveVariables', () => {
     assert.equal(resolveVariables('${workspaceFolder}/x', { env: {} }), '${workspaceFolder}/x');
     assert.equal(resolveVariables('${foo}/x', variables), '${foo}/x');
     assert.equal(resolveVariables('${env:NOPE}/x', variables), '/x');
+  });
+});
+
+describe('settingsWarning', () => {
+  it('names every invalid setting once, in one warning', () => {
+    const { problems } = readSettings(
+      layers({ scope: { workspaceValue: 'everywhere' }, debounceMs: { globalValue: -1 } }),
+      true,
+      variables,
+    );
+    const shown = new Set<string>();
+    const warning = settingsWarning(problems, shown);
+    assert.match(warning ?? '', /gradguard\.scope: ignoring invalid value "everywhere"/);
+    assert.match(warning ?? '', /gradguard\.debounceMs/);
+    assert.equal(settingsWarning(problems, shown), undefined, 'the same problems are not shown twice');
+    const more = settingsWarning([...problems, 'gradguard.fixAll: ignoring invalid value 3'], shown);
+    assert.equal(more, 'GradGuard: ignoring invalid settings (the defaults apply instead): gradguard.fixAll: ignoring invalid value 3');
+  });
+
+  it('shows nothing for valid settings', () => {
+    const { problems } = readSettings(layers({ scope: { workspaceValue: 'workspace' } }), true, variables);
+    assert.equal(settingsWarning(problems, new Set()), undefined);
   });
 });

@@ -6,7 +6,8 @@ output formats, the cache, difflib, subprocess (for git), worker processes and t
 server are imported when used, and libcst only when a rule builds a fix.
 
 Exit codes: 0 no findings, 1 findings remain (or `--diff` would change something),
-2 usage error, bad settings, or a file that could not be read, decoded or parsed.
+2 usage error, a `pyproject.toml` that cannot be parsed, or a file that could not be read,
+decoded or parsed. A bad value in `[tool.gradguard]` drops only that key, with a warning.
 """
 
 from __future__ import annotations
@@ -22,11 +23,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from gradguard import __version__
-from gradguard.core.settings import Settings, SettingsError, load_pyproject, nearest_settings_file
+from gradguard.core.settings import Settings, SettingsError
 from gradguard.file_check import Mode
-from gradguard.files import DecodedSource, Discovery, NotUtf8Error, decode, discover
+from gradguard.files import DecodedSource, Discovery, NotUtf8Error, decode
 from gradguard.outcome import WARNING, FileOutcome
 from gradguard.output import FORMATS, Failure, FileReport, Report, printable, render
+from gradguard.workspace import Overrides, ProjectSettings, source_files
 
 if TYPE_CHECKING:
     from gradguard.cache import Cache
@@ -251,49 +253,24 @@ class SettingsResolver:
     `--select` starts a fresh selection (the file's `select` and `ignore` are replaced by the
     command line's); `--ignore` alone extends the file's `ignore`. `per-file-ignores` and
     `severity` always come from the file; `--unsafe-fixes`/`--no-unsafe-fixes` win over it.
+    (The rules live in `gradguard.workspace`, shared with the language server.)
+
+    A bad key in a `pyproject.toml` is dropped and described once in `problems`; a file that
+    cannot be parsed at all raises `SettingsError`.
     """
 
     select: tuple[str, ...] | None = None
     ignore: tuple[str, ...] | None = None
     unsafe_fixes: bool | None = None
-    _nearest: dict[Path, Path | None] = field(default_factory=dict)
-    _loaded: dict[Path | None, Settings] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+    _project: ProjectSettings = field(default_factory=ProjectSettings)
 
     def for_file(self, path: Path) -> Settings:
-        """The effective settings for `path`; raises `SettingsError` naming file and key."""
-        pyproject = self._find(path.absolute().parent)
-        if pyproject not in self._loaded:
-            base = load_pyproject(pyproject) if pyproject is not None else Settings()
-            self._loaded[pyproject] = self._override(base)
-        return self._loaded[pyproject]
-
-    def _override(self, settings: Settings) -> Settings:
-        if self.select is not None:
-            settings = replace(settings, select=self.select, ignore=self.ignore or ())
-        elif self.ignore is not None:
-            settings = replace(settings, ignore=settings.ignore + self.ignore)
-        if self.unsafe_fixes is not None:
-            settings = replace(settings, unsafe_fixes=self.unsafe_fixes)
-        return settings
-
-    def _find(self, directory: Path) -> Path | None:
-        # Only directories that hold a pyproject.toml are parsed; the answer is cached for
-        # every directory on the way, so a large tree costs one look-up per pyproject.
-        chain: list[Path] = []
-        result: Path | None = None
-        for folder in (directory, *directory.parents):
-            if folder in self._nearest:
-                result = self._nearest[folder]
-                break
-            chain.append(folder)
-            if (folder / "pyproject.toml").is_file():
-                # A broken nearest pyproject.toml stops the run (SettingsError), never
-                # silently switches settings.
-                result = nearest_settings_file(folder)
-                break
-        for folder in chain:
-            self._nearest[folder] = result
-        return result
+        """The effective settings for `path`; raises `SettingsError` naming the file."""
+        config = self._project.for_file(path)
+        self.problems.extend(p for p in config.problems if p not in self.problems)
+        overrides = Overrides(self.select, self.ignore, unsafe_fixes=self.unsafe_fixes)
+        return overrides.apply(config.settings)
 
 
 @dataclass
@@ -454,7 +431,7 @@ def run_check(
         err.write(f"warning: `{selector}` matches no GradGuard rule\n")
     run = CheckRun(options, out, err)
     disk_paths = [p for p in options.paths if p != STDIN]
-    discovery = discover(disk_paths)
+    discovery = source_files(disk_paths)
     for missing in discovery.missing:
         run.fail(missing, "No such file or directory")
     for where, message in discovery.errors:
@@ -471,6 +448,8 @@ def run_check(
     except SettingsError as exc:
         err.write(f"error: {exc}\n")
         return EXIT_ERROR
+    for problem in resolver.problems:  # one line per dropped key; the rest applies
+        err.write(f"warning: {problem} (ignored)\n")
     run.check_files(discovery, settings)
     fixed_stdin = b""
     if STDIN in options.paths:

@@ -1,15 +1,20 @@
-"""Which files `gradguard check` looks at, and reading and writing them byte-faithfully.
+"""Which files GradGuard looks at, and reading and writing them byte-faithfully.
 
-Discovery walks directories for `*.py`, skipping hidden and tool directories and whatever
-git ignores. Explicitly named files are always checked. Reading keeps what a fix must
-preserve (the UTF-8 BOM, the line breaks); writing is atomic and keeps the permission bits.
+One pipeline for `gradguard check` and the language server's workspace scope: discovery
+walks directories for `*.py` and `*.ipynb`, skipping hidden and tool directories,
+virtual environments (any directory holding a `pyvenv.cfg`) and whatever git ignores.
+Explicitly named files are always checked. Reading keeps what a fix must preserve (the
+UTF-8 BOM, a PEP 263 coding cookie's encoding, the line breaks); writing is atomic and keeps
+the permission bits.
 """
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import fnmatch
 import os
+import re
 import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -17,9 +22,14 @@ from pathlib import Path
 
 from gradguard.core.limits import MAX_SOURCE_BYTES, too_large_message
 
-# Directories that never hold the user's own sources (virtualenvs, build output, caches).
-SKIP_DIRS = frozenset({".venv", "venv", "build", "node_modules", "__pycache__"})
+# Directories that never hold the user's own sources (virtualenvs, installed packages, build
+# output, caches). Hidden directories (`.git`, `.venv`, `.tox`) are skipped as well, and so
+# is any directory holding a `pyvenv.cfg` (a virtual environment, whatever its name).
+SKIP_DIRS = frozenset(
+    {"venv", "build", "dist", "node_modules", "site-packages", "__pycache__", "__pypackages__"}
+)
 SOURCE_SUFFIXES = (".py", ".ipynb")
+VENV_MARKER = "pyvenv.cfg"
 BOM = b"\xef\xbb\xbf"
 
 
@@ -121,8 +131,11 @@ def walk(root: Path, errors: list[tuple[str, str]] | None = None) -> list[Path]:
             errors.append((str(where), f"cannot read the directory: {exc.strerror or exc}"))
 
     for folder, dirnames, filenames in os.walk(root, onerror=unreadable):
+        if VENV_MARKER in filenames and folder != str(root):
+            dirnames[:] = []  # a virtual environment: none of it is the user's code
+            continue
         # Pruning in place keeps os.walk out of virtualenvs and caches entirely.
-        dirnames[:] = sorted(d for d in dirnames if not _skipped_dir(d))
+        dirnames[:] = sorted(d for d in dirnames if not skipped_dir(d))
         base = Path(folder)
         if ".gitignore" in filenames:
             ignore_files.append(base / ".gitignore")
@@ -136,7 +149,8 @@ def walk(root: Path, errors: list[tuple[str, str]] | None = None) -> list[Path]:
     return [p for p in candidates if p not in ignored]
 
 
-def _skipped_dir(name: str) -> bool:
+def skipped_dir(name: str) -> bool:
+    """True for a directory name a walk never enters (hidden, or in `SKIP_DIRS`)."""
     return name.startswith(".") or name in SKIP_DIRS
 
 
@@ -284,19 +298,40 @@ def _glob_match(subject: str, glob: str) -> bool:
 
 @dataclass(frozen=True)
 class DecodedSource:
-    """A file's text (line breaks untouched) and whether it started with a UTF-8 BOM."""
+    """A file's text (line breaks untouched), whether it started with a UTF-8 BOM, and the
+    encoding it was read in (UTF-8 unless a PEP 263 coding cookie names another)."""
 
     text: str
     bom: bool
+    encoding: str = "utf-8"
 
     def encode(self, text: str) -> bytes:
-        """Encode `text` the way this file was encoded (UTF-8, BOM kept)."""
-        data = text.encode("utf-8")
+        """Encode `text` the way this file was encoded (its encoding, BOM kept).
+
+        Raises `NotEncodableError` when a fix brought in a character the file's declared
+        encoding cannot hold (a `latin-1` file and a non-Latin character).
+        """
+        try:
+            data = text.encode(self.encoding)
+        except UnicodeEncodeError as exc:
+            bad = text[exc.start : exc.end]
+            raise NotEncodableError(
+                f"the fixed text has {bad!r}, which the file's encoding "
+                f"({self.encoding}) cannot hold"
+            ) from None
+        except UnicodeError as exc:
+            raise NotEncodableError(f"cannot encode in {self.encoding}: {exc}") from None
         return BOM + data if self.bom else data
 
 
+class NotEncodableError(OSError):
+    """Text cannot be written in the file's declared encoding (nothing is written)."""
+
+
 class NotUtf8Error(ValueError):
-    """The bytes are not UTF-8; carries the 1-based line and column of the first bad byte."""
+    """The bytes cannot be decoded (not UTF-8, or not the encoding their coding cookie names,
+    or a cookie naming no known encoding); carries the 1-based line and column of the problem.
+    """
 
     def __init__(self, message: str, line: int, column: int) -> None:
         super().__init__(message)
@@ -304,20 +339,75 @@ class NotUtf8Error(ValueError):
         self.column = column
 
 
+# PEP 263: `# -*- coding: latin-1 -*-` or `# vim: set fileencoding=...` on line 1 or 2.
+_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
+_BLANK_OR_COMMENT = re.compile(rb"^[ \t\f]*(?:[#\r\n]|$)")
+
+
+def coding_cookie(data: bytes) -> tuple[str, int] | None:
+    """The encoding a PEP 263 cookie declares, and the (1-based) line it is on."""
+    lines = data.splitlines(keepends=True)[:2]
+    for number, line in enumerate(lines, start=1):
+        match = _COOKIE.match(line)
+        if match is not None:
+            return match.group(1).decode("ascii", "replace"), number
+        if not _BLANK_OR_COMMENT.match(line):
+            return None  # the cookie may sit on line 2 only below a comment or blank line
+    return None
+
+
 def decode(data: bytes) -> DecodedSource:
-    """Decode UTF-8 (with or without BOM) without translating line breaks."""
+    """Decode a source file as Python does, without translating line breaks.
+
+    UTF-8 (with or without BOM) unless a PEP 263 coding cookie on line 1 or 2 names another
+    encoding. Raises `NotUtf8Error` with the position of the first byte that does not decode,
+    or of a cookie that names no known encoding (or contradicts the BOM).
+    """
     bom = data.startswith(BOM)
     body = data[len(BOM) :] if bom else data
+    encoding = _declared_encoding(body, bom)
     try:
-        return DecodedSource(body.decode("utf-8"), bom)
+        return DecodedSource(body.decode(encoding), bom, encoding)
     except UnicodeDecodeError as exc:
         line_start = body.rfind(b"\n", 0, exc.start) + 1
         line = body.count(b"\n", 0, exc.start) + 1
-        column = len(body[line_start : exc.start].decode("utf-8", "replace")) + 1
+        column = _column(body[line_start : exc.start], encoding)
         bad = body[exc.start : exc.start + 1].hex()
+        name = "UTF-8" if encoding == "utf-8" else encoding
         raise NotUtf8Error(
-            f"file is not valid UTF-8 (byte 0x{bad}: {exc.reason})", line, column
+            f"file is not valid {name} (byte 0x{bad}: {exc.reason})", line, column
         ) from None
+    except UnicodeError as exc:  # a codec that fails without a position (`idna`)
+        raise NotUtf8Error(f"file is not valid {encoding} ({exc})", 1, 1) from None
+
+
+def _column(line_head: bytes, encoding: str) -> int:
+    """The 1-based column (in characters) just after `line_head`, the start of a line."""
+    try:
+        return len(line_head.decode(encoding, "replace")) + 1
+    except UnicodeError:  # a codec without error handlers (`idna`): count bytes
+        return len(line_head) + 1
+
+
+def _declared_encoding(body: bytes, bom: bool) -> str:
+    """The codec to decode `body` with: `utf-8`, or the name a cookie gives."""
+    if b"coding" not in body[:400]:  # the cheap common case: no cookie can be there
+        return "utf-8"
+    cookie = coding_cookie(body)
+    if cookie is None:
+        return "utf-8"
+    name, line = cookie
+    try:
+        encoding = codecs.lookup(name).name
+        with contextlib.suppress(UnicodeError):
+            b"# ".decode(name)  # `hex`, `rot13`, ...: codecs, but not text encodings
+    except LookupError:
+        raise NotUtf8Error(f"unknown encoding {name!r} in the coding cookie", line, 1) from None
+    if encoding in ("utf-8", "utf-8-sig"):
+        return "utf-8"
+    if bom:
+        raise NotUtf8Error(f"the file starts with a UTF-8 BOM but declares {name!r}", line, 1)
+    return name  # as the file spells it (a valid codec name): messages quote it
 
 
 class NotRegularFileError(OSError):

@@ -101,9 +101,28 @@ def test_no_pyproject_means_defaults(tmp_path: Path) -> None:
     assert settings.ignore == ("GG1",)
 
 
-def test_bad_value_names_file_and_key(tmp_path: Path, write: Write) -> None:
-    write(tmp_path / "pyproject.toml", "[tool.gradguard]\nunsafe-fixes = 'yes'\n")
-    with pytest.raises(SettingsError) as info:
+def test_bad_value_drops_only_that_key(tmp_path: Path, write: Write) -> None:
+    write(
+        tmp_path / "pyproject.toml",
+        "[tool.gradguard]\nunsafe-fixes = 'yes'\nignore = ['GG2']\n"
+        "[tool.gradguard.severity]\nGG101 = 'loud'\nGG102 = 'hint'\n",
+    )
+    resolver = SettingsResolver()
+    settings = resolver.for_file(tmp_path / "a.py")
+    resolver.for_file(tmp_path / "b.py")  # the same file's problems are listed once
+    assert settings.ignore == ("GG2",) and settings.unsafe_fixes is False
+    assert dict(settings.severity) == {"GG102": Severity.HINT}
+    assert resolver.problems == [
+        f"{tmp_path / 'pyproject.toml'}: `unsafe-fixes` must be true or false, got 'yes'",
+        f"{tmp_path / 'pyproject.toml'}: `severity.GG101` must be one of "
+        "error, warning, info, hint, got 'loud'",
+    ]
+
+
+def test_an_unparsable_file_is_still_an_error(tmp_path: Path, write: Write) -> None:
+    write(tmp_path / "pyproject.toml", "[tool.gradguard\n")
+    write(tmp_path / "sub/pyproject.toml", "[tool]\ngradguard = 3\n")
+    with pytest.raises(SettingsError, match="cannot read"):
         SettingsResolver().for_file(tmp_path / "a.py")
-    assert str(tmp_path / "pyproject.toml") in str(info.value)
-    assert "`unsafe-fixes` must be true or false" in str(info.value)
+    with pytest.raises(SettingsError, match=r"\[tool.gradguard\] must be a table"):
+        SettingsResolver().for_file(tmp_path / "sub/a.py")

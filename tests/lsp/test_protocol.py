@@ -131,13 +131,17 @@ async def test_pyproject_settings_and_live_reload(
     assert gg201(await lsp.diagnostics(uri, lambda items: bool(items)))
 
 
-async def test_editor_settings_win_over_pyproject(
+async def test_editor_select_starts_a_fresh_selection_over_pyproject(
     raw_client: LanguageClient, tmp_path: Path
 ) -> None:
+    # As `gradguard check --select ALL`: the editor's `select` replaces the project's
+    # `select` and `ignore` (its `ignore` alone would extend the project's instead).
     (tmp_path / "pyproject.toml").write_text(
         '[tool.gradguard]\nignore = ["GG201"]\n', encoding="utf-8"
     )
-    lsp, _ = await start_session(raw_client, "visual-studio-code", tmp_path, options={"ignore": []})
+    lsp, _ = await start_session(
+        raw_client, "visual-studio-code", tmp_path, options={"select": ["ALL"]}
+    )
     uri = lsp.open("train.py", HIDDEN_STATE)
     assert gg201(await lsp.diagnostics(uri, lambda items: bool(items)))
 

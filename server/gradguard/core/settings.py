@@ -1,7 +1,9 @@
 """User settings: rule selection, severities, fix policy; read from `[tool.gradguard]`.
 
-Precedence (like ruff): command-line flags or editor settings override `pyproject.toml`,
-which overrides the defaults here.
+Precedence: defaults here < the nearest `pyproject.toml` < editor settings < command-line
+flags (see `gradguard.workspace.Overrides` for how `select`/`ignore` combine). A bad value
+in a file drops only that key (`parse_settings_leniently`); a file that cannot be read at
+all is a `SettingsError`.
 """
 
 from __future__ import annotations
@@ -129,6 +131,40 @@ def parse_settings(table: Mapping[str, Any], base: Settings | None = None) -> Se
     return settings.merged(updates)
 
 
+_TABLES = frozenset({"severity", "per_file_ignores"})
+
+
+def parse_settings_leniently(
+    table: Mapping[str, Any], base: Settings | None = None
+) -> tuple[Settings, list[str]]:
+    """Like `parse_settings`, but a bad key is dropped (and described) instead of raising.
+
+    In the `severity` and `per-file-ignores` tables only the bad entries are dropped.
+    Returns the settings built from every good key and one problem per dropped one.
+    """
+    settings = base or Settings()
+    problems: list[str] = []
+    for raw_key, value in table.items():
+        try:
+            settings = parse_settings({raw_key: value}, settings)
+            continue
+        except SettingsError as exc:
+            if raw_key.replace("-", "_") not in _TABLES or not isinstance(value, Mapping):
+                problems.append(str(exc))
+                continue
+        good: dict[str, Any] = {}
+        for entry, entry_value in value.items():
+            try:
+                parse_settings({raw_key: {entry: entry_value}})
+            except SettingsError as exc:
+                problems.append(str(exc))
+                continue
+            good[entry] = entry_value
+        if good:
+            settings = parse_settings({raw_key: good}, settings)
+    return settings, problems
+
+
 def find_pyproject(start: Path) -> Path | None:
     """The nearest `pyproject.toml` at or above `start` that has a `[tool.gradguard]` table
     (files that cannot be read or parsed are passed over)."""
@@ -169,6 +205,18 @@ def load_pyproject(path: Path, base: Settings | None = None) -> Settings:
     except SettingsError as exc:
         raise SettingsError(f"{path}: {exc}") from exc
     return replace(settings, source=path)
+
+
+def load_pyproject_leniently(path: Path) -> tuple[Settings, list[str]]:
+    """Read `[tool.gradguard]` from `path`, dropping bad keys (see `parse_settings_leniently`).
+
+    Returns the settings and one problem per dropped key, each naming the file. A file that
+    cannot be read or parsed, or whose `tool`/`[tool.gradguard]` is not a table, still
+    raises `SettingsError`: there is nothing in it to keep.
+    """
+    table = _gradguard_table(path, _read_toml(path)) or {}
+    settings, problems = parse_settings_leniently(table)
+    return replace(settings, source=path), [f"{path}: {problem}" for problem in problems]
 
 
 def _read_toml(path: Path) -> dict[str, Any]:

@@ -16,10 +16,12 @@ from urllib.parse import unquote
 from pygls.uris import to_fs_path
 from pygls.workspace import Workspace
 
-from gradguard.core.findings import Range
+from gradguard.core.findings import Position, Range
 from gradguard.core.notebook import Cell, ConcatenatedNotebook, concatenate
-from gradguard.files import read_source
+from gradguard.file_check import read
+from gradguard.ipynb import Notebook
 from gradguard.lsp.versions import NotebookVersions
+from gradguard.outcome import FileOutcome
 
 PYTHON_LANGUAGES = frozenset({"python", "python3"})
 _SURROGATES = re.compile("[\ud800-\udfff]")
@@ -36,12 +38,34 @@ class Snapshot:
     notebook: ConcatenatedNotebook | None = None
     # A notebook's cells by URI: their position in it, from 1 (markdown cells count).
     cell_numbers: Mapping[str, int] = field(default_factory=dict)
+    # A closed notebook read from disk: the 0-based line of the `.ipynb` file that holds
+    # each line of `text` (its code cells joined). Its diagnostics are shown on those lines.
+    file_lines: tuple[int, ...] | None = None
 
     def map_range(self, rng: Range) -> tuple[str, Range] | None:
-        """Where an analysed range is shown: the document itself, or a notebook cell."""
+        """Where an analysed range is shown: the document itself, a notebook cell, or the
+        lines of a closed notebook's file."""
+        if self.file_lines is not None:
+            return self.key, self._in_file(rng)
         if self.notebook is None:
             return self.key, rng
         return self.notebook.map_range(rng)
+
+    def _in_file(self, rng: Range) -> Range:
+        lines = self.file_lines or (0,)
+
+        def line(number: int) -> int:
+            return lines[min(number, len(lines) - 1)]
+
+        return Range(
+            Position(line(rng.start.line), rng.start.character),
+            Position(line(rng.end.line), rng.end.character),
+        )
+
+    @property
+    def from_disk_notebook(self) -> bool:
+        """True for a closed notebook read from disk (its fixes cannot apply to its JSON)."""
+        return self.file_lines is not None
 
     def uris(self) -> list[str]:
         """Every document URI this snapshot publishes diagnostics for."""
@@ -114,11 +138,24 @@ def current_version(workspace: Workspace, key: str, versions: NotebookVersions) 
 def disk_snapshot(path: Path, uri: str) -> Snapshot | None:
     """A closed file read from disk (workspace diagnostics); `None` if it cannot be read.
 
-    Only regular files below the size limit are read, without ever blocking: a FIFO or a
-    link to a device named `*.py` is passed over (see `gradguard.files.read_source`).
+    Read exactly as `gradguard check` reads it (`gradguard.file_check.read`: BOM, coding
+    cookies, a notebook's code cells). Only regular files below the size limit are read,
+    without ever blocking: a FIFO or a link to a device named `*.py` is passed over.
     """
-    try:
-        text = read_source(path).text
-    except (OSError, ValueError):  # NotUtf8Error is a ValueError
+    got = read(path, str(path))
+    if isinstance(got, FileOutcome):  # why is said by `gradguard check`; here it is skipped
         return None
-    return Snapshot(uri, None, text, str(path))
+    if got.notebook is None:
+        return Snapshot(uri, None, got.decoded.text, str(path))
+    return Snapshot(uri, None, got.text, str(path), file_lines=_file_lines(got.notebook))
+
+
+def _file_lines(notebook: Notebook) -> tuple[int, ...]:
+    """The 0-based file line of each line of the notebook's joined code cells."""
+    layouts = notebook.layout()
+    count = sum(layout.line_count for layout in layouts)
+    lines = [0] * count
+    for layout in layouts:
+        for index, file_line in enumerate(layout.file_lines[: layout.line_count]):
+            lines[layout.first_line + index] = file_line - 1
+    return tuple(lines)

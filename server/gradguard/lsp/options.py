@@ -1,8 +1,10 @@
 """Editor settings: `initializationOptions` and `workspace/didChangeConfiguration` payloads.
 
-Precedence, like ruff: a key set in the editor wins over the same key in the nearest
-`pyproject.toml` `[tool.gradguard]`, which wins over the defaults. Keys the editor leaves
-unset (or `null`) fall through to the file.
+Editor settings are laid over the nearest `pyproject.toml` `[tool.gradguard]` exactly as
+`gradguard check`'s flags are (`gradguard.workspace.Overrides`): `select` starts a fresh
+selection, `ignore` alone extends the project's `ignore`, `severity` replaces the project's
+entry code by code, `unsafeFixes` wins. Keys the editor leaves unset (or `null`) fall
+through to the file.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gradguard.core.settings import Settings, SettingsError, parse_settings
+from gradguard.workspace import Overrides
 
 DEFAULT_DEBOUNCE_MS = 150
 SCOPES = ("openFiles", "workspace")
@@ -33,10 +36,11 @@ class EditorOptions:
     overrides: Mapping[str, Any] = field(default_factory=dict)
     debounce_ms: int = DEFAULT_DEBOUNCE_MS
     scope: str = "openFiles"
+    rules: Overrides = field(default_factory=Overrides)
 
     def apply(self, base: Settings) -> Settings:
-        """The file's settings with the editor's keys laid on top."""
-        return parse_settings(self.overrides, base) if self.overrides else base
+        """The file's settings with the editor's keys laid on top (see `Overrides`)."""
+        return self.rules.apply(base)
 
     @property
     def unsafe_fixes_override(self) -> bool | None:
@@ -45,14 +49,32 @@ class EditorOptions:
         return value if isinstance(value, bool) else None
 
 
-def _unwrap(raw: Any) -> Mapping[str, Any]:
-    """Accept `{...}` and `{"gradguard": {...}}` alike; anything else means "no settings"."""
+def _unwrap(raw: Any, problems: list[str]) -> Mapping[str, Any]:
+    """Accept `{...}` and `{"gradguard": {...}}` alike; `null` means "no settings", and any
+    other value is reported as a problem and means "no settings" too."""
+    if raw is None:
+        return {}
     if not isinstance(raw, Mapping):
+        problems.append(f"the settings must be an object, got {raw!r}")
         return {}
     nested = raw.get("gradguard")
     if isinstance(nested, Mapping):
         return nested
+    if nested is not None:
+        problems.append(f"`gradguard` must be an object of settings, got {nested!r}")
+        return {}
     return raw
+
+
+def _rules(overrides: Mapping[str, Any]) -> Overrides:
+    """The validated rule keys as `Overrides` (the rest of the file's settings stay)."""
+    parsed = parse_settings(overrides)
+    return Overrides(
+        select=parsed.select if "select" in overrides else None,
+        ignore=parsed.ignore if "ignore" in overrides else None,
+        severity=parsed.severity if "severity" in overrides else None,
+        unsafe_fixes=parsed.unsafe_fixes if "unsafe_fixes" in overrides else None,
+    )
 
 
 def parse_editor_options(raw: Any) -> tuple[EditorOptions, list[str]]:
@@ -61,8 +83,8 @@ def parse_editor_options(raw: Any) -> tuple[EditorOptions, list[str]]:
     Returns the options and one problem description per rejected key. Keys this server
     does not know (a client may send its own, such as an interpreter path) are ignored.
     """
-    table = _unwrap(raw)
     problems: list[str] = []
+    table = _unwrap(raw, problems)
     overrides: dict[str, Any] = {}
     for key, value in table.items():
         if value is None or key not in _RULE_KEYS:
@@ -86,6 +108,9 @@ def parse_editor_options(raw: Any) -> tuple[EditorOptions, list[str]]:
         problems.append(f"`scope` must be one of {', '.join(SCOPES)}, got {scope!r}")
         scope = None
     options = EditorOptions(
-        overrides=overrides, debounce_ms=debounce_ms, scope=scope or "openFiles"
+        overrides=overrides,
+        debounce_ms=debounce_ms,
+        scope=scope or "openFiles",
+        rules=_rules(overrides),
     )
     return options, problems

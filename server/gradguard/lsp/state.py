@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -24,7 +23,7 @@ from pygls.uris import from_fs_path, to_fs_path
 
 import gradguard
 from gradguard.core.recovery import RecoveredCheck, check_with_recovery
-from gradguard.core.settings import Settings, SettingsError, load_pyproject, nearest_settings_file
+from gradguard.core.settings import Settings, SettingsError
 from gradguard.core.text import SourceText
 from gradguard.lsp.diagnostics import Encoder, result_id, to_diagnostics
 from gradguard.lsp.documents import (
@@ -39,13 +38,11 @@ from gradguard.lsp.notebook import cell_citer
 from gradguard.lsp.options import EditorOptions, parse_editor_options
 from gradguard.lsp.protocol import GradGuardProtocol
 from gradguard.lsp.versions import NotebookVersions
+from gradguard.workspace import ProjectSettings, source_files
 
 log = logging.getLogger(__name__)
 
-# Directories never worth scanning for workspace diagnostics.
-_SKIP_DIRS = frozenset(
-    {"node_modules", "__pycache__", "site-packages", "venv", "env", "build", "dist"}
-)
+# Workspace diagnostics stop here: beyond it the editor would drown (said once in the log).
 MAX_WORKSPACE_FILES = 5000
 
 
@@ -72,7 +69,7 @@ class _Entry:
 
 
 class GradGuardServer(LanguageServer):
-    """pygls server holding GradGuard's per-session state; handlers live in `server.py`."""
+    """pygls server holding GradGuard's per-session state; handlers live in `lsp/handlers/`."""
 
     protocol: GradGuardProtocol
 
@@ -97,7 +94,7 @@ class GradGuardServer(LanguageServer):
         self.generation = 0
         self.executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="gradguard")
         self._entries: dict[str, _Entry] = {}
-        self._file_settings: dict[Path, tuple[Settings, Path | None]] = {}
+        self._project = ProjectSettings()
         self._warned: set[str] = set()
         self.workspace_pulled = False
         self._pushed_closed: set[str] = set()
@@ -149,7 +146,7 @@ class GradGuardServer(LanguageServer):
 
     def settings_changed(self) -> None:
         """Forget cached settings and analyses, then re-analyse without a restart."""
-        self._file_settings.clear()
+        self._project = ProjectSettings()
         self.generation += 1
         if self.pull_mode:
             if self.client_supports("workspace.diagnostics.refresh_support"):
@@ -160,22 +157,22 @@ class GradGuardServer(LanguageServer):
         self.refresh_workspace_scope()
 
     def settings_for(self, path: str | None) -> Settings:
-        """Defaults < nearest `[tool.gradguard]` < editor settings (cached per directory)."""
+        """Defaults < nearest `[tool.gradguard]` < editor settings (see `gradguard.workspace`).
+
+        A bad key in the `pyproject.toml` is dropped with one warning; a file that cannot be
+        parsed at all gives the defaults, with one warning.
+        """
         base = Settings()
         if path is not None:
-            directory = Path(path).parent
-            cached = self._file_settings.get(directory)
-            if cached is None:
-                loaded, pyproject = base, None
-                try:
-                    pyproject = nearest_settings_file(directory)
-                    if pyproject is not None:
-                        loaded = load_pyproject(pyproject)
-                except SettingsError as exc:
-                    self.warn_once(f"GradGuard: using default settings: {exc}")
-                cached = (loaded, pyproject)
-                self._file_settings[directory] = cached
-            base = cached[0]
+            try:
+                config = self._project.for_file(Path(path))
+            except SettingsError as exc:
+                self.warn_once(f"GradGuard: using default settings: {exc}")
+            else:
+                base = config.settings
+                if config.problems:
+                    problems = "; ".join(config.problems)
+                    self.warn_once(f"GradGuard: ignoring invalid settings: {problems}")
         try:
             return self.options.apply(base)
         except SettingsError as exc:  # already validated key by key; belt and braces
@@ -308,6 +305,11 @@ class GradGuardServer(LanguageServer):
         grouped = to_diagnostics(
             checked.result.findings, encoder, snap.map_range, snap.version, cite
         )
+        if snap.from_disk_notebook:
+            # Fixes are edits of the cells, not of the notebook's JSON: offered once it is open.
+            for items in grouped.values():
+                for diagnostic in items:
+                    diagnostic.data = None
         diagnostics = {uri: grouped.get(uri, []) for uri in snap.uris()}
         for uri, items in grouped.items():
             diagnostics.setdefault(uri, items)
@@ -339,22 +341,25 @@ class GradGuardServer(LanguageServer):
         return await loop.run_in_executor(self.executor, lambda: list(self.workspace_files()))
 
     def workspace_files(self) -> Iterator[Path]:
-        """Every Python file under the workspace folders (bounded, skipping tool dirs)."""
+        """The files `gradguard check` would check in the workspace folders (bounded).
+
+        Discovery is `gradguard.workspace.source_files`, the CLI's: `*.py` and `*.ipynb`,
+        the same skipped directories, `.gitignore` honoured.
+        """
         roots = [to_fs_path(folder.uri) for folder in self.workspace.folders.values()]
         if not roots and self.workspace.root_path:
             roots = [self.workspace.root_path]
-        seen = 0
-        for root in roots:
-            if root is None or "\0" in root:  # `%00` in a folder URI names no real folder
-                continue
-            for directory, dirs, files in os.walk(root):
-                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS)
-                for name in sorted(files):
-                    if name.endswith((".py", ".pyi")):
-                        seen += 1
-                        if seen > MAX_WORKSPACE_FILES:
-                            return
-                        yield Path(directory, name)
+        usable = [root for root in roots if root is not None and "\0" not in root]
+        discovery = source_files(usable)
+        for where, message in discovery.errors:
+            log.warning("GradGuard: %s: %s", where, message)
+        if len(discovery.files) > MAX_WORKSPACE_FILES:
+            log.warning(
+                "GradGuard: the workspace has %d files; diagnostics cover the first %d",
+                len(discovery.files),
+                MAX_WORKSPACE_FILES,
+            )
+        yield from discovery.files[:MAX_WORKSPACE_FILES]
 
     async def analyse_closed(self, path: Path) -> Analysis | None:
         """Analyse a file that is not open, from disk."""
@@ -376,6 +381,17 @@ class GradGuardServer(LanguageServer):
     def is_open(self, uri: str) -> bool:
         """True when `uri` is an open document (or a cell of an open notebook)."""
         return is_open(self.workspace, uri)
+
+    def opened_from_disk(self, uri: str) -> None:
+        """A file whose diagnostics the workspace scope pushed from disk was opened.
+
+        A notebook's open cells show its diagnostics from now on: the ones pushed for the
+        closed file (on lines of its JSON) are cleared. A text document's own publish
+        replaces them by itself.
+        """
+        if uri in self._pushed_closed:
+            self._pushed_closed.discard(uri)
+            self.clear([uri])
 
     def refresh_workspace_scope(self) -> None:
         """With `scope = "workspace"`, push diagnostics for every closed file too."""

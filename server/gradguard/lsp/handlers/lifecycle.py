@@ -1,0 +1,60 @@
+"""Starting and stopping a session: `initialize`, `initialized`, `shutdown`."""
+
+from __future__ import annotations
+
+import logging
+
+from lsprotocol import types
+
+import gradguard
+from gradguard.lsp.folders import drop_unusable_folders
+from gradguard.lsp.handlers.settings import pull_configuration
+from gradguard.lsp.state import GradGuardServer
+
+log = logging.getLogger(__name__)
+
+
+def initialize(ls: GradGuardServer, params: types.InitializeParams) -> None:
+    """Adopt the client's `initializationOptions` (without analysing anything yet)."""
+    client = params.client_info.name if params.client_info else "an unnamed client"
+    log.info("GradGuard %s serving %s", gradguard.__version__, client)
+    drop_unusable_folders(ls.workspace)
+    ls.options_from_initialization = params.initialization_options is not None
+    if params.initialization_options is not None:
+        # Nothing is open yet, and the client must see the initialize result first.
+        ls.update_options(params.initialization_options, refresh=False)
+
+
+async def initialized(ls: GradGuardServer, params: types.InitializedParams) -> None:
+    """Watch `pyproject.toml` files, fetch settings when none came with `initialize`."""
+    if ls.client_supports("workspace.did_change_watched_files.dynamic_registration"):
+        await register_pyproject_watcher(ls)
+    if not ls.options_from_initialization and ls.client_supports("workspace.configuration"):
+        await pull_configuration(ls)
+    else:
+        ls.refresh_workspace_scope()
+
+
+def shutdown(ls: GradGuardServer, params: None) -> None:
+    """Stop analysing: queued work is dropped."""
+    ls.executor.shutdown(wait=False, cancel_futures=True)
+
+
+async def register_pyproject_watcher(ls: GradGuardServer) -> None:
+    """Ask the client to tell us about `pyproject.toml` changes (dynamic registration)."""
+    try:
+        await ls.client_register_capability_async(
+            types.RegistrationParams(
+                registrations=[
+                    types.Registration(
+                        id="gradguard-pyproject",
+                        method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                        register_options=types.DidChangeWatchedFilesRegistrationOptions(
+                            watchers=[types.FileSystemWatcher(glob_pattern="**/pyproject.toml")]
+                        ),
+                    )
+                ]
+            )
+        )
+    except Exception:  # the client refused: settings then apply on restart or config change
+        log.warning("could not register a pyproject.toml watcher", exc_info=True)
