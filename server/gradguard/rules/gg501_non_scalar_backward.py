@@ -225,7 +225,9 @@ def _summed(ctx: RuleContext, event: BackwardCall) -> TextEdit:
 
 def _has_gradient(event: BackwardCall) -> bool:
     """True when the call passes a gradient (or arguments this rule cannot place)."""
-    position, keyword = _GRADIENT_ARGUMENT[event.via]
+    # `accelerator.backward(loss, ...)` / `fabric.backward(loss, ...)` hand the rest on to
+    # `loss.backward`: the gradient comes right after the loss.
+    position, keyword = _GRADIENT_ARGUMENT.get(event.via, (1, "gradient"))
     call = event.call
     if any(kw.arg in (keyword, None) for kw in call.keywords):
         return True

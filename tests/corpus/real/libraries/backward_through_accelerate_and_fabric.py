@@ -38,6 +38,17 @@ def train_fabric(model, optimizer, loader):
         optimizer.step()
 
 
+def train_fabric_per_sample(steps=10):
+    fabric = L.Fabric(accelerator="cpu")
+    head = nn.Linear(4, 3)
+    optimizer = torch.optim.SGD(head.parameters(), lr=0.1)
+    for _ in range(steps):
+        optimizer.zero_grad()
+        per_sample = head(torch.randn(8, 4)).pow(2)
+        fabric.backward(per_sample)  # expect: GG501
+        optimizer.step()
+
+
 # Look-alikes that are right.
 def train_accelerate_well(model, optimizer, loader):
     accelerator = Accelerator()
@@ -51,3 +62,5 @@ def train_accelerate_well(model, optimizer, loader):
         accelerator.backward(loss)
         optimizer.step()
         print(accuracy.item(), loss.item())
+        per_sample = nn.functional.mse_loss(model(x), y.float(), reduction="none")
+        accelerator.backward(per_sample.mean())
