@@ -65,3 +65,12 @@ def test_known_models(qualified: str, source: str, output: object) -> None:
 )
 def test_other_calls_are_not_models(qualified: str) -> None:
     assert library_model(qualified, _call("f()")) is None
+
+
+def test_the_lightning_backward_is_named_alike_in_analysis_and_messages() -> None:
+    """core/messages cannot import the analysis; the two spellings must not drift."""
+    from gradguard.analysis.model import LIGHTNING_BACKWARD
+    from gradguard.core import messages
+
+    assert messages.LIGHTNING_BACKWARD == LIGHTNING_BACKWARD
+    assert "Lightning" in messages.describe_backward("loss", LIGHTNING_BACKWARD)

@@ -160,6 +160,19 @@ def evaluation_hook(name: str) -> bool:
     return _EVALUATION_HOOKS.fullmatch(name) is not None
 
 
+def backpropagates_training_step(lightning_class: ast.ClassDef) -> bool:
+    """True when the Trainer runs backward on what the class's `training_step` returns:
+    automatic optimization, unless the class turns it off (`self.automatic_optimization =
+    False`, or an `automatic_optimization` property of its own)."""
+    for node in ast.walk(lightning_class):
+        if isinstance(node, ast.Attribute) and node.attr == "automatic_optimization":
+            if isinstance(node.ctx, ast.Store):
+                return False
+        elif isinstance(node, ast.FunctionDef) and node.name == "automatic_optimization":
+            return False
+    return True
+
+
 # matplotlib.pyplot functions that turn every positional data argument into a NumPy array
 # (through `Tensor.__array__`, which calls `.numpy()`): a tensor that requires grad raises
 # "Can't call numpy() on Tensor that requires grad" (checked with matplotlib 3.10 and torch

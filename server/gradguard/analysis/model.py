@@ -17,11 +17,19 @@ LoopNode = ast.For | ast.AsyncFor | ast.While
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
 
+# `BackwardCall.via` of the backward pass Lightning's Trainer runs on a `training_step`'s loss.
+LIGHTNING_BACKWARD = "lightning"
+
+
 @dataclass(frozen=True, eq=False)
 class BackwardCall:
     """One place where autograd is asked to backpropagate from a value.
 
-    `via` is "backward" (`x.backward()`), "torch.autograd.backward" or "torch.autograd.grad".
+    `via` is "backward" (`x.backward()`), "torch.autograd.backward", "torch.autograd.grad",
+    "<owner>.backward" (`accelerator.backward(loss)`, `fabric.backward(loss)`: `target` is
+    the argument) or LIGHTNING_BACKWARD (the Trainer's backward of what a LightningModule's
+    `training_step` returns: `call` is a synthetic `target.backward()` at the returned
+    expression, `stmt` the `return`).
     `every_iteration` holds the enclosing loops in which this call runs on every iteration
     (no `if`, `except` or inner loop between the loop and the call). `frees_graph` is True
     when the call certainly frees the saved tensors of the graph it runs through (no

@@ -81,6 +81,22 @@ def backward_verb(via: str) -> str:
     return "autograd.grad()" if via.endswith(".grad") else "backward()"
 
 
+# `gradguard.analysis.model.LIGHTNING_BACKWARD` (core imports nothing from analysis; a test
+# keeps the two equal): the backward Lightning's Trainer runs on `training_step`'s loss.
+LIGHTNING_BACKWARD = "lightning"
+
+
+def describe_backward(name: str, via: str) -> str:
+    """How a message names the backward call on `name` (`via` as in `BackwardCall.via`):
+    `loss.backward()`, `torch.autograd.grad(loss)`, `accelerator.backward(loss)`, or
+    Lightning's backward of the loss `training_step` returns."""
+    if via == "backward":
+        return f"`{name}.backward()`"
+    if via == LIGHTNING_BACKWARD:
+        return f"Lightning's backward of the returned `{name}`"
+    return f"`{via}({name})`"
+
+
 def no_graph_summary(name: str, via: str) -> str:
     """The summary of every rule whose backward call finds a value without history."""
     return f"`{name}` has no graph: {backward_verb(via)} raises {NO_GRAD_FN.quoted}"

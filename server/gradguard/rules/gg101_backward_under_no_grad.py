@@ -60,7 +60,7 @@ from gradguard.analysis.facts import (
     read_names,
 )
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity, TextEdit
-from gradguard.core.messages import NO_GRAD_FN, compose, no_graph_summary
+from gradguard.core.messages import NO_GRAD_FN, compose, describe_backward, no_graph_summary
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text
 from gradguard.rewrite.statements import delete_lines, delete_statement, stands_alone
@@ -288,10 +288,7 @@ loss.backward()
 
 
 def _describe_call(ctx: RuleContext, event: BackwardCall) -> str:
-    name = expr_text(ctx.source, event.target)
-    if event.via == "backward":
-        return f"`{name}.backward()`"
-    return f"`{event.via}({name}, ...)`"
+    return describe_backward(expr_text(ctx.source, event.target), event.via)
 
 
 def _regions(off: GradOff) -> list[GradOff]:

@@ -44,7 +44,7 @@ from collections.abc import Iterator
 
 from gradguard.analysis.facts import BackwardCall, Loss, LossKind, dotted, reads_key
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity, TextEdit
-from gradguard.core.messages import NO_GRAD_FN, compose, no_graph_summary
+from gradguard.core.messages import NO_GRAD_FN, compose, describe_backward, no_graph_summary
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text, replace_expr
 from gradguard.rewrite.statements import (
@@ -206,7 +206,7 @@ loss.backward()
         self, ctx: RuleContext, event: BackwardCall, conversion: Loss, rewrap: Loss | None
     ) -> Finding:
         name = expr_text(ctx.source, event.target)
-        call = f"`{name}.backward()`" if event.via == "backward" else f"`{event.via}({name})`"
+        call = describe_backward(name, event.via)
         message, related_text = _message(name, call, event, conversion, rewrap)
         primary = ctx.node_range(conversion.node if rewrap is None else rewrap.node)
         related = [

@@ -38,7 +38,7 @@ from collections.abc import Iterator
 
 from gradguard.analysis.facts import LossKind
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
-from gradguard.core.messages import NO_GRAD_FN, compose, no_graph_summary
+from gradguard.core.messages import NO_GRAD_FN, compose, describe_backward, no_graph_summary
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text, replace_expr
 from gradguard.rewrite.statements import delete_statement, stands_alone
@@ -150,7 +150,7 @@ loss.backward()
         """One finding per detach that a backpropagated value comes from."""
         for event, loss in ctx.analysis.backpropagated_without_history(LossKind.DETACH):
             name = expr_text(ctx.source, event.target)
-            call = f"`{name}.backward()`" if event.via == "backward" else f"`{event.via}({name})`"
+            call = describe_backward(name, event.via)
             line = ctx.node_range(loss.node).start.line + 1
             message = compose(
                 no_graph_summary(name, event.via),

@@ -57,7 +57,7 @@ from collections.abc import Iterator
 
 from gradguard.analysis.facts import LossKind
 from gradguard.core.findings import Finding, Range, Related, Severity
-from gradguard.core.messages import NO_GRAD_FN, backward_verb, compose
+from gradguard.core.messages import NO_GRAD_FN, backward_verb, compose, describe_backward
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text
 
@@ -215,7 +215,7 @@ torch.autograd.backward(out.sum())
         """One finding per freeze that a backpropagated value depends on alone."""
         for event, loss in ctx.analysis.backpropagated_without_history(LossKind.FROZEN):
             name = expr_text(ctx.source, event.target)
-            call = f"`{name}.backward()`" if event.via == "backward" else f"`{event.via}({name})`"
+            call = describe_backward(name, event.via)
             primary = _freeze_range(ctx, loss.node)
             model = _frozen_model(loss.node)
             owner = f"`{expr_text(ctx.source, model)}`" if model is not None else "the model"

@@ -63,7 +63,7 @@ from gradguard.analysis.facts import (
     real_cut,
 )
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity, TextEdit
-from gradguard.core.messages import compose
+from gradguard.core.messages import compose, describe_backward
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text, remove_argument, replace_expr
 from gradguard.rewrite.statements import delete_statement, stands_alone
@@ -191,7 +191,7 @@ assert model.weight.grad is not None, "no gradient reached the model"
     def _finding(self, ctx: RuleContext, forced: ForcedGrad) -> Finding:
         event = forced.backward
         name = expr_text(ctx.source, event.target)
-        call = f"`{name}.backward()`" if event.via == "backward" else f"`{event.via}({name})`"
+        call = describe_backward(name, event.via)
         forcing = _forcing_text(ctx, forced)
         cut = _root(forced.cut)
         why, restore = _explain(cut)

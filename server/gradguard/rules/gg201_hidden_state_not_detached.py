@@ -68,7 +68,13 @@ from gradguard.core.findings import (
     Severity,
     TextEdit,
 )
-from gradguard.core.messages import MODIFIED_INPLACE, SECOND_BACKWARD, capitalized, compose
+from gradguard.core.messages import (
+    MODIFIED_INPLACE,
+    SECOND_BACKWARD,
+    capitalized,
+    compose,
+    describe_backward,
+)
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import (
     expr_text,
@@ -243,9 +249,7 @@ for _ in range(3):
         event = group.events[0]
         loop_line = group.loop.lineno
         retained = [e for e in group.events if _retains_graph(e)]
-        call = f"`{expr_text(ctx.source, event.target)}.backward()`"
-        if event.via != "backward":
-            call = f"`{event.via}(...)`"
+        call = describe_backward(expr_text(ctx.source, event.target), event.via)
         single = len(keys) == 1
         subject = f"hidden state {names} carries" if single else f"hidden states {names} carry"
         carried = (

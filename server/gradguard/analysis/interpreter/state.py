@@ -68,6 +68,8 @@ class InterpreterState:
         self.input_nodes: dict[str, SavedNode] = {}
         self.param_tags: dict[str, Carry] = {}
         self._private: frozenset[str] | None = None
+        # A LightningModule's `training_step`: the Trainer backpropagates what it returns.
+        self.returns_loss_to_lightning = False
 
     @property
     def absent_is_unbound(self) -> bool:

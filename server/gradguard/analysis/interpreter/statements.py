@@ -22,6 +22,7 @@ from gradguard.analysis.interpreter.environment import (
     merge_branch_graphs,
 )
 from gradguard.analysis.model import (
+    LIGHTNING_BACKWARD,
     FunctionNode,
     LoopNode,
 )
@@ -62,10 +63,12 @@ class FunctionInterpreter(CallEvaluator):
             is_method
             and isinstance(owner, ast.ClassDef)
             and self.module.class_info(owner).lightning
-            and libraries.evaluation_hook(node.name)
         ):
-            # Run by the Trainer under no_grad or inference_mode, which one is not known.
-            self.mode = GRAD_UNKNOWN
+            if libraries.evaluation_hook(node.name):
+                # Run by the Trainer under no_grad or inference_mode, which one is not known.
+                self.mode = GRAD_UNKNOWN
+            elif node.name == "training_step":
+                self.returns_loss_to_lightning = libraries.backpropagates_training_step(owner)
         for index, param in enumerate(params):
             value = self._annotated(param.annotation)
             if index == 0 and is_method and isinstance(owner, ast.ClassDef):
@@ -237,6 +240,8 @@ class FunctionInterpreter(CallEvaluator):
 
     def _stmt_Return(self, stmt: ast.Return) -> None:
         value = self.eval(stmt.value) if stmt.value is not None else NONE
+        if self.returns_loss_to_lightning and stmt.value is not None:
+            self._lightning_backward(stmt.value, value)
         self.exits.append(self.env)
         self.returned = value if self.returned is None else join(self.returned, value)
         self.env = None
@@ -475,6 +480,30 @@ class FunctionInterpreter(CallEvaluator):
         self.env = join_envs(exits, absent_is_unbound=self.absent_is_unbound)
         if stmt.orelse and not infinite:
             self.run_block(stmt.orelse)
+
+    def _lightning_backward(self, returned: ast.expr, value: Value) -> None:
+        """`return loss` (or `return {"loss": loss, ...}`) from a LightningModule's
+        `training_step`: the Trainer calls `loss.backward()` on it. Recorded as a backward
+        call at the returned expression (`via` LIGHTNING_BACKWARD)."""
+        target, loss = returned, value
+        if isinstance(returned, ast.Dict):
+            keys = [k.value if isinstance(k, ast.Constant) else None for k in returned.keys]
+            if "loss" not in keys or None in keys:
+                return
+            target = returned.values[keys.index("loss")]
+            if value.fields is None or value.elements is None or "loss" not in value.fields:
+                return
+            loss = value.elements[value.fields.index("loss")]
+        if loss.kind not in (Kind.TENSOR, Kind.UNKNOWN):
+            # `return None` skips the step; a number or another structure makes Lightning
+            # raise its own error (MisconfigurationException), not autograd's.
+            return
+        call = ast.Call(
+            func=ast.Attribute(value=target, attr="backward", ctx=ast.Load()), args=[], keywords=[]
+        )
+        ast.copy_location(call, target)
+        ast.copy_location(call.func, target)
+        self.backpropagate(call, target, loss, LIGHTNING_BACKWARD)
 
     def _runs_at_least_once(self, iterable: ast.expr) -> bool:
         """`range(10)`, `range(1, n_steps)` with `n_steps = 5`, `[a, b]`: an iterable that is
