@@ -175,7 +175,7 @@ def backpropagates_training_step(lightning_class: ast.ClassDef) -> bool:
 
 # matplotlib.pyplot functions that turn every positional data argument into a NumPy array
 # (through `Tensor.__array__`, which calls `.numpy()`): a tensor that requires grad raises
-# "Can't call numpy() on Tensor that requires grad" (checked with matplotlib 3.10 and torch
+# "Can't call numpy() on Tensor that requires grad" (checked with matplotlib 3.11 and torch
 # 2.13.0 for plot, scatter, bar, hist and imshow, on tensors and on lists of 0-d tensors).
 PLOTTING_METHODS = frozenset(
     (
