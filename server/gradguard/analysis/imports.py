@@ -46,6 +46,7 @@ _LIBRARIES = frozenset(
         "matplotlib",
         "accelerate",
         "lightning_fabric",
+        "peft",
     }
 )
 

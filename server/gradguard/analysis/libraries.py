@@ -206,3 +206,8 @@ BACKWARD_OWNERS = frozenset(
         "lightning_fabric.Fabric",
     }
 )
+
+
+# peft wraps a model with adapters whose parameters require grad, freezing the base model's:
+# the wrapped model returns what the base model returns, and its output requires grad.
+ADAPTER_WRAPPERS = frozenset({"peft.get_peft_model", "peft.mapping.get_peft_model"})

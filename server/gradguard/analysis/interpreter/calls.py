@@ -133,6 +133,14 @@ class CallEvaluator(TorchCalls):
         if qualified in libraries.BACKWARD_OWNERS:
             self.arguments(call)
             return Value(kind=Kind.OTHER, module=ModuleRef(qualified))
+        if qualified in libraries.ADAPTER_WRAPPERS:
+            # `get_peft_model(model, config)`: the same model with trainable adapters added
+            # (the base frozen): what it returns is what `model` returns, and it requires grad.
+            args = self.arguments(call)
+            base = args[0] if call.args and not isinstance(call.args[0], ast.Starred) else None
+            if base is not None and base.kind is Kind.MODULE and base.module is not None:
+                return Value(kind=Kind.MODULE, module=base.module)
+            return UNKNOWN
         if qualified == libraries.SUBPLOTS or qualified in libraries.AXES_FUNCTIONS:
             self.arguments(call)
             axes = Value(kind=Kind.AXES)

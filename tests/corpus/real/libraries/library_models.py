@@ -19,7 +19,8 @@ import torch
 import torchvision
 from torch import nn
 from torchvision import models
-from transformers import AutoModelForSequenceClassification, AutoTokenizer
+from peft import LoraConfig, get_peft_model
+from transformers import AutoModelForCausalLM, AutoModelForSequenceClassification, AutoTokenizer
 
 
 # Source: pytorch#4932 - validate() of an epoch loop that also trains; the model is a
@@ -101,3 +102,11 @@ def classify(texts):
     batch = tokenizer(texts, return_tensors="pt", padding=True)
     outputs = model(**batch)
     return outputs.logits.softmax(-1).numpy()  # expect: GG502
+
+
+# A LoRA-wrapped causal LM (peft): the adapters require grad, so the logits do too.
+def sample_scores(batch):
+    base = AutoModelForCausalLM.from_pretrained("gpt2")
+    model = get_peft_model(base, LoraConfig(r=8, target_modules=["c_attn"]))
+    scores = model(**batch).logits[:, -1]
+    return scores.softmax(-1).numpy()  # expect: GG502

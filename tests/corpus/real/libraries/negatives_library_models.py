@@ -12,7 +12,8 @@ import torch
 import torchvision
 from torch import nn
 from torchvision import models
-from transformers import AutoModel, AutoModelForSequenceClassification
+from peft import LoraConfig, get_peft_model
+from transformers import AutoModel, AutoModelForCausalLM, AutoModelForSequenceClassification
 
 
 def validate(val_loader, model, criterion):
@@ -113,3 +114,15 @@ def tuples(batch):
     scorer = AutoModelForSequenceClassification.from_pretrained("x")
     with torch.no_grad():
         print(scorer(**batch).logits.numpy())
+
+
+def sample_scores(batch):
+    model = get_peft_model(AutoModelForCausalLM.from_pretrained("gpt2"), LoraConfig(r=8))
+    with torch.no_grad():
+        scores = model(**batch).logits[:, -1]
+    wrapped = get_peft_model(load_somehow(), LoraConfig(r=8))  # an unknown base: unknown
+    return scores.softmax(-1).numpy(), wrapped(**batch).logits.numpy()
+
+
+def load_somehow():
+    return torch.load("model.pt")
