@@ -76,8 +76,22 @@ BACKWARD_ON_STATE = (
     "    out.mean().backward(retain_graph=True)\n"
 )
 
+# From CI: GG109's fix removed `errors.requires_grad_(True)`, text that may unfreeze any
+# parameter, so a freeze elsewhere became certain and GG104 was reported there.
+UNFREEZING_REMOVED = (
+    "import torch\nfrom torch import nn\nmodel = nn.Linear(4, 3)\n"
+    "x, y = torch.randn(8, 4), torch.randint(0, 3, (8,))\n"
+    "errors = (model(x).argmax(dim=1) != y).float().mean()\n"
+    "errors.requires_grad_(True)\nerrors.backward()\n"
+    "frozen = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))\n"
+    "for p in frozen.parameters():\n    p.requires_grad = False\n"
+    "loss = nn.functional.cross_entropy(frozen(torch.randn(5, 4)), torch.tensor([0, 1, 0, 1, 1]))\n"
+    "loss.backward()\n"
+)
+
 
 @settings(FUZZ, max_examples=250)
+@example(program=UNFREEZING_REMOVED)
 @example(program=BACKWARD_ON_STATE)
 @example(program=WALRUS_STATE)
 @example(program=MOVED_WITH_COMMENT)

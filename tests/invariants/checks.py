@@ -231,6 +231,13 @@ def check_fix(text: str, finding: Finding, fix: Fix, before: CheckResult) -> Tal
             # loss; a module bound in the removed block is now known file-wide).
             tally.unmasked += 1
             continue
+        if finding.code in REMOVES_UNFREEZING:
+            # Removing `x.requires_grad_(True)` removes text that might have unfrozen any
+            # parameter (`parameters.may_unfreeze`, a file-wide check): freezes elsewhere in
+            # the file become certain, and what every rule proves from them is reported
+            # (GG104 on a model frozen by a loop, the outputs of a frozen model...).
+            tally.unmasked += 1
+            continue
         if later.code == finding.code:
             assert old_lines([r.range for r in later.related]) & related, (
                 f"{where}: {later.code} at {later.range.start} is new: {later.message}"
@@ -266,6 +273,9 @@ def _governed_lines(text: str, edited: set[int]) -> set[int]:
 # Rules whose fix gives a value its autograd history back (removes a no-grad region, a
 # detach, an .item()): see check_fix.
 REENABLES_GRAD = frozenset({"GG101", "GG102", "GG103"})
+# Fixes that delete a `requires_grad_(True)` / `requires_grad = True`: such text anywhere in
+# the file suspends every certain freeze.
+REMOVES_UNFREEZING = frozenset({"GG109"})
 
 
 def _lines(source: SourceText, ranges: list[Range]) -> set[int]:
