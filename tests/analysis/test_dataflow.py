@@ -454,6 +454,10 @@ def test_a_name_bound_before_the_path_is_joined(before: str) -> None:
         ("range(0, 10, 5)", True),
         ("[1, 2]", True),
         ("range(0)", False),
+        ("range(0, 10, 0)", False),  # raises ValueError when it runs
+        ("range(-5, 10**30)", False),  # not literal bounds
+        ("range(3, -1, -1)", True),
+        ("range(10, 99999999999999999999999)", True),
         ("range(5, 1)", False),
         ("range(n)", False),  # not known
         ("[]", False),

@@ -526,7 +526,8 @@ class FunctionInterpreter(CallEvaluator):
             bounds = [0, *bounds]
         start, stop, step = (*bounds, 1) if len(bounds) == 2 else bounds
         assert start is not None and stop is not None and step is not None
-        return len(range(start, stop, step)) > 0
+        # Compared, never built: `range(a, b, 0)` raises, and huge bounds overflow len().
+        return (step > 0 and start < stop) or (step < 0 and start > stop)
 
     def _int_constant(self, expr: ast.expr) -> int | None:
         """The int an expression certainly is: a literal, its negation, or a name bound to
