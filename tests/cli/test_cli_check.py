@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sample_programs import HIDDEN_STATE  # one GG201 finding
 
 from gradguard import __version__
 from gradguard.cli import main
@@ -24,23 +25,6 @@ CONSOLE_SCRIPT = Path(sys.executable).parent / "gradguard"
 
 CLEAN = "import torch\n\n\ndef f(x):\n    return x * 2\n"
 BROKEN = "import torch\nx = (\n"
-# One GG201 finding (the hidden state carried across iterations without `.detach()`).
-HIDDEN_STATE = """\
-import torch
-from torch import nn
-rnn = nn.RNNCell(4, 8)
-head = nn.Linear(8, 1)
-opt = torch.optim.SGD([*rnn.parameters(), *head.parameters()], lr=0.1)
-h = torch.zeros(1, 8)
-for step in range(5):
-    x = torch.randn(1, 4)
-    h_next = rnn(x, h)
-    loss = head(h_next).pow(2).mean()
-    opt.zero_grad()
-    loss.backward()
-    opt.step()
-    h = h_next
-"""
 
 
 @pytest.mark.parametrize("module", [False, True])

@@ -5,43 +5,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lsprotocol import types
 from notebook_cells import LOOP, SETUP
 from pytest_lsp import LanguageClient
 
 from .conftest import start_session
+from .notebook_documents import open_notebook
 
 NOTES = "# Training\nThe hidden state is carried across steps."
 DATA = "import torch\nfrom torch import nn\nmodel = nn.Linear(4, 1)\nx = torch.randn(2, 4)\n"
 FROZEN = "with torch.no_grad():\n    loss = model(x).sum()\n"
 STEP = "print('step')\nloss.backward()\n"
-
-
-def _open(client: LanguageClient, notebook: Path, cells: list[tuple[str, str]]) -> list[str]:
-    """didOpen a notebook of (text, language) cells, as VS Code sends it; the cells' URIs."""
-    uris = [f"vscode-notebook-cell:{notebook}#W{i}sZmlsZQ%3D%3D" for i in range(len(cells))]
-    kinds = [
-        types.NotebookCellKind.Markup if lang == "markdown" else types.NotebookCellKind.Code
-        for _, lang in cells
-    ]
-    client.notebook_document_did_open(
-        types.DidOpenNotebookDocumentParams(
-            notebook_document=types.NotebookDocument(
-                uri=notebook.as_uri(),
-                notebook_type="jupyter-notebook",
-                version=1,
-                cells=[
-                    types.NotebookCell(kind=kind, document=uri)
-                    for uri, kind in zip(uris, kinds, strict=True)
-                ],
-            ),
-            cell_text_documents=[
-                types.TextDocumentItem(uri=uri, language_id=lang, version=1, text=text)
-                for uri, (text, lang) in zip(uris, cells, strict=True)
-            ],
-        )
-    )
-    return uris
 
 
 async def test_notebook_messages_cite_cell_lines(
@@ -50,7 +23,7 @@ async def test_notebook_messages_cite_cell_lines(
     lsp, _ = await start_session(raw_client, "visual-studio-code", tmp_path, notebooks=True)
 
     # A line in the same cell: "line M" counted from the cell's first line.
-    same = _open(
+    same = open_notebook(
         raw_client,
         tmp_path / "train.ipynb",
         [(SETUP, "python"), (NOTES, "markdown"), (LOOP, "python")],
@@ -64,7 +37,7 @@ async def test_notebook_messages_cite_cell_lines(
 
     # A line in another cell: "line M of cell K", K counting every cell (markdown too),
     # as `gradguard check notebook.ipynb` numbers them.
-    other = _open(
+    other = open_notebook(
         raw_client,
         tmp_path / "frozen.ipynb",
         [(DATA, "python"), (FROZEN, "python"), (NOTES, "markdown"), (STEP, "python")],

@@ -10,12 +10,9 @@ from pytest_lsp import LanguageClient
 
 from .conftest import start_session
 from .edits import apply, edits_for
+from .notebook_documents import open_notebook
 
 NOTES = "# Training\nThe hidden state is carried across steps."
-
-
-def _cell_uri(notebook: Path, index: int) -> str:
-    return f"vscode-notebook-cell:{notebook}#W{index}sZmlsZQ%3D%3D"
 
 
 async def test_hidden_state_across_cells(raw_client: LanguageClient, tmp_path: Path) -> None:
@@ -27,24 +24,8 @@ async def test_hidden_state_across_cells(raw_client: LanguageClient, tmp_path: P
     assert [c.language for c in selector.cells or []] == ["python"]
 
     notebook = tmp_path / "train.ipynb"
-    cells = [(SETUP, "python", 2), (NOTES, "markdown", 1), (LOOP, "python", 2)]
-    uris = [_cell_uri(notebook, i) for i in range(len(cells))]
-    raw_client.notebook_document_did_open(
-        types.DidOpenNotebookDocumentParams(
-            notebook_document=types.NotebookDocument(
-                uri=notebook.as_uri(),
-                notebook_type="jupyter-notebook",
-                version=1,
-                cells=[
-                    types.NotebookCell(kind=types.NotebookCellKind(kind), document=uri)
-                    for uri, (_, _, kind) in zip(uris, cells, strict=True)
-                ],
-            ),
-            cell_text_documents=[
-                types.TextDocumentItem(uri=uri, language_id=language, version=1, text=text)
-                for uri, (text, language, _) in zip(uris, cells, strict=True)
-            ],
-        )
+    uris = open_notebook(
+        raw_client, notebook, [(SETUP, "python"), (NOTES, "markdown"), (LOOP, "python")]
     )
     loop_line = LOOP.splitlines().index("    h = h_next")
     items = await lsp.pushed(uris[2], lambda ds: any(d.code == "GG201" for d in ds))
@@ -108,24 +89,7 @@ async def test_deleting_a_cell_never_serves_the_results_of_the_old_cells(
     """
     lsp, _ = await start_session(raw_client, "visual-studio-code", tmp_path, notebooks=True)
     notebook = tmp_path / "deleted.ipynb"
-    setup, loop = _cell_uri(notebook, 0), _cell_uri(notebook, 1)
-    raw_client.notebook_document_did_open(
-        types.DidOpenNotebookDocumentParams(
-            notebook_document=types.NotebookDocument(
-                uri=notebook.as_uri(),
-                notebook_type="jupyter-notebook",
-                version=1,
-                cells=[
-                    types.NotebookCell(kind=types.NotebookCellKind.Code, document=uri)
-                    for uri in (setup, loop)
-                ],
-            ),
-            cell_text_documents=[
-                types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)
-                for uri, text in ((setup, SETUP), (loop, LOOP))
-            ],
-        )
-    )
+    setup, loop = open_notebook(raw_client, notebook, [(SETUP, "python"), (LOOP, "python")])
     await lsp.pushed(loop, lambda ds: any(d.code == "GG201" for d in ds))
     # Delete the setup cell: without it nothing says `h` is an RNN's hidden state.
     raw_client.notebook_document_did_change(

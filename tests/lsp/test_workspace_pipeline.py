@@ -23,6 +23,7 @@ from notebook_cells import LOOP, SETUP
 from pytest_lsp import LanguageClient
 
 from .conftest import HIDDEN_STATE, start_session
+from .notebook_documents import open_notebook
 
 REPORTED = {"plain.py", "bom.py", "latin1.py", "nb.ipynb", "pkg/kept.py"}
 
@@ -144,23 +145,7 @@ async def test_opening_a_notebook_moves_its_diagnostics_from_the_file_to_the_cel
     )
     on_file = await lsp.pushed(notebook.as_uri(), lambda items: bool(items))
     assert [d.code for d in on_file] == ["GG201"]
-    cells = [f"vscode-notebook-cell:{notebook}#W{i}sZmlsZQ%3D%3D" for i in range(2)]
-    raw_client.notebook_document_did_open(
-        types.DidOpenNotebookDocumentParams(
-            notebook_document=types.NotebookDocument(
-                uri=notebook.as_uri(),
-                notebook_type="jupyter-notebook",
-                version=1,
-                cells=[
-                    types.NotebookCell(kind=types.NotebookCellKind.Code, document=u) for u in cells
-                ],
-            ),
-            cell_text_documents=[
-                types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)
-                for uri, text in zip(cells, (SETUP, LOOP), strict=True)
-            ],
-        )
-    )
+    cells = open_notebook(raw_client, notebook, [(SETUP, "python"), (LOOP, "python")])
     assert await lsp.pushed(notebook.as_uri()) == []  # cleared from the file
     on_cell = await lsp.pushed(cells[1], lambda items: bool(items))
     assert [d.code for d in on_cell] == ["GG201"]
