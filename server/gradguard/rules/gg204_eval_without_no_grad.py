@@ -50,7 +50,7 @@ code GradGuard cannot see, which might need gradients (an attribution method tha
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from gradguard.analysis.facts import (
     FunctionNode,
@@ -380,9 +380,7 @@ def _runs_backward(
             return False
         return loop is None or any(a is loop for a in context.ancestors(node))
 
-    if any(runs_here(event.stmt, event.function) for event in ctx.analysis.backward_calls):
-        return True
-    return any(u.kind == "optimizer" and runs_here(u.stmt, u.function) for u in ctx.analysis.uses)
+    return _trains(ctx, runs_here)
 
 
 def _backward_may_reach(ctx: RuleContext, stores: list[ValueUse]) -> bool | None:
@@ -422,9 +420,15 @@ def _caller_may_backpropagate(
         for sibling in siblings:
             reach.add(sibling)
             reach.update(context.callees(sibling))
-    if any(event.function in reach for event in ctx.analysis.backward_calls):
+    return _trains(ctx, lambda _node, owner: owner in reach)
+
+
+def _trains(ctx: RuleContext, where: Callable[[ast.AST, FunctionNode | None], bool]) -> bool:
+    """True when a backward call or an optimizer call of the file runs `where` says (given
+    its statement and the function holding it)."""
+    if any(where(event.stmt, event.function) for event in ctx.analysis.backward_calls):
         return True
-    return any(u.kind == "optimizer" and u.function in reach for u in ctx.analysis.uses)
+    return any(u.kind == "optimizer" and where(u.stmt, u.function) for u in ctx.analysis.uses)
 
 
 def _wrap_fix(ctx: RuleContext, loop: LoopNode, alias: str | None) -> Fix | None:
