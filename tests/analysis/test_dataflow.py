@@ -492,3 +492,78 @@ def test_an_attribute_set_on_one_path_is_unknown_after_it() -> None:
         """
     )
     assert call.value.grad is not Grad.TRACKED
+
+
+@pytest.mark.parametrize(
+    ("cast", "grad"),
+    [
+        # Casts take their history from the receiver only: a device, a dtype or a tensor
+        # whose dtype is taken adds none.
+        ("out.to(device)", Grad.TRACKED),
+        ("out.type(torch.float64)", Grad.TRACKED),
+        ("out.to(torch.float16)", Grad.TRACKED),
+        ("out.type_as(other)", Grad.TRACKED),
+        ("out.argmax(dim=1).to(device)", Grad.UNTRACKED),
+        ("out.argmax(dim=1).type(torch.float32)", Grad.UNTRACKED),
+        ("out.argmax(dim=1).type_as(other)", Grad.UNTRACKED),
+        # An integer or bool dtype never requires grad, whatever was cast.
+        ("out.to(torch.long)", Grad.UNTRACKED),
+        ("out.type(torch.int64)", Grad.UNTRACKED),
+        ("out.to(device, dtype=torch.bool)", Grad.UNTRACKED),
+        ("out.to(device, torch.int32)", Grad.UNTRACKED),
+        # A dtype the analysis cannot name says nothing.
+        ("out.to(dtype)", Grad.TRACKED),
+        ("out.argmax(dim=1).to(dtype)", Grad.UNTRACKED),
+    ],
+)
+def test_a_cast_keeps_the_history_of_its_receiver(cast: str, grad: Grad) -> None:
+    call = _only(
+        f"""
+        def step(device, dtype, other):
+            net = nn.Linear(3, 4)
+            out = net(torch.randn(2, 3))
+            ({cast}).sum().backward()
+        """
+    )
+    assert call.value.grad is grad
+
+
+def test_type_without_arguments_is_the_type_name_not_a_tensor() -> None:
+    source = (
+        PRELUDE + "out = nn.Linear(3, 4)(torch.randn(2, 3))\nname = out.type()\nname.backward()\n"
+    )
+    [call] = analyse_module(ast.parse(source), source).backward_calls
+    assert call.value.kind is not Kind.TENSOR
+
+
+@pytest.mark.parametrize(
+    "loop",
+    [
+        "for value in values:\n    value.backward()",
+        "for count, value in zip(counts, values):\n    value.backward()",
+        "for step, value in enumerate(values):\n    value.backward()",
+        "for step, value in enumerate(values):\n    step.backward()",
+        "[value.backward() for value in values]",
+        "values[step].backward()",
+    ],
+)
+def test_items_of_a_list_built_by_appends_flow_into_loops_and_indexing(loop: str) -> None:
+    body = textwrap.dedent(
+        """
+        def run(step):
+            net = nn.Linear(3, 1)
+            counts, values = [], []
+            for _ in range(2):
+                counts.append(2)
+                values.append(net(torch.randn(2, 3)).sum().item())
+        """
+    ) + textwrap.indent(loop, "    ")
+    call = _only(body)
+    assert call.value.kind is Kind.SCALAR and call.value.grad is Grad.UNTRACKED
+
+
+def test_an_unknown_list_gives_unknown_items() -> None:
+    call = _only(
+        "def run(values, counts):\n    for c, v in zip(counts, values):\n        v.backward()\n"
+    )
+    assert call.value.kind is not Kind.SCALAR

@@ -107,11 +107,40 @@ def method_saves(name: str) -> Saves | None:
     return _by_name(name)
 
 
-def module_saves(qualified: str) -> Saves | None:
-    """What calling a `torch.nn.X` module keeps for backward, if known."""
+def module_saves(qualified: str, *, inplace: bool = False) -> Saves | None:
+    """What calling a `torch.nn.X` module keeps for backward, if known (`inplace`: it was
+    built with `inplace=True`, which makes some activations keep their result instead)."""
     if not qualified.startswith("torch.nn."):
         return None
-    return _MODULES.get(qualified.rsplit(".", 1)[-1])
+    name = qualified.rsplit(".", 1)[-1]
+    if inplace and name in _OUTPUT_SAVERS_WHEN_INPLACE:
+        return Saves.OUTPUT
+    return _MODULES.get(name)
+
+
+# Activations whose in-place form keeps its own result for backward (the out-of-place form
+# keeps its input). Checked against torch 2.13.0: `nn.Sequential(nn.Linear(3, 3), layer,
+# nn.Dropout(0.5, inplace=True))` raises in backward for each of these.
+_OUTPUT_SAVERS_WHEN_INPLACE = frozenset("LeakyReLU ELU CELU SELU RReLU".split())
+# torch.nn layers built with `inplace=True` that change their input in place whatever the
+# module's mode, and those that do so in training mode only (in evaluation mode dropout
+# returns its input untouched). Checked against torch 2.13.0.
+INPLACE_LAYERS = frozenset(
+    "ReLU LeakyReLU ELU CELU SELU RReLU Threshold Hardtanh ReLU6 SiLU Mish Hardswish "
+    "Hardsigmoid".split()
+)
+INPLACE_IN_TRAINING = frozenset(
+    "Dropout Dropout1d Dropout2d Dropout3d AlphaDropout FeatureAlphaDropout".split()
+)
+
+
+def changes_input_in_place(qualified: str | None, *, training: bool) -> bool:
+    """Whether a `torch.nn` layer built with `inplace=True` changes its input in place when
+    called; `training`: the module is certainly in training mode."""
+    if qualified is None or not qualified.startswith("torch.nn."):
+        return False
+    name = qualified.rsplit(".", 1)[-1]
+    return name in INPLACE_LAYERS or (training and name in INPLACE_IN_TRAINING)
 
 
 def binary_saves(op: ast.operator) -> Saves | None:

@@ -115,10 +115,12 @@ INDEX_REDUCTION_FIELDS = ("values", "indices")
 NUMPY_CONVERTS = {
     **dict.fromkeys(
         "array asarray average median clip abs exp log sqrt square round isnan cumsum "
-        "argmax argmin concatenate stack vstack hstack percentile dot".split(),
+        "argmax argmin concatenate stack vstack hstack percentile dot log10 log2 log1p expm1 "
+        "sin cos tanh floor ceil negative reciprocal maximum minimum nanmean nansum ptp "
+        "cumprod argsort sort unique histogram ravel".split(),
         "tensor",
     ),
-    **dict.fromkeys("mean sum std var max min prod any all".split(), "list"),
+    **dict.fromkeys("mean sum std var max min amax amin prod any all".split(), "list"),
 }
 
 # `nn.parallel.data_parallel(module, inputs, ...)` runs `module(inputs)` (on several devices
@@ -181,6 +183,15 @@ NON_DIFFERENTIABLE_METHODS = frozenset(
 )
 
 # Tensor methods.
+# Integer and bool dtypes: a tensor cast to one (`x.to(torch.long)`, `x.type(torch.int64)`,
+# `x.to(device, dtype=torch.bool)`) never requires grad, whatever it was cast from (only
+# floating-point and complex tensors can require gradients). Checked against torch 2.13.0.
+INTEGRAL_DTYPES = frozenset(
+    f"torch.{name}"
+    for name in ("bool uint8 uint16 uint32 uint64 int8 int16 int32 int64 short int long".split())
+)
+# Tensor methods that cast to a dtype given as an argument.
+DTYPE_CASTS = frozenset({"to", "type"})
 CONVERSIONS = {"item": "scalar", "tolist": "list", "numpy": "ndarray"}
 DETACH_METHODS = frozenset({"detach"})
 DIFFERENTIABLE_METHODS = frozenset(
@@ -246,6 +257,7 @@ DIFFERENTIABLE_METHODS = frozenset(
         "roll",
         "tril",
         "triu",
+        "type",
     ]
 )
 # Methods that may return the receiver itself (no copy, no new history).

@@ -160,6 +160,19 @@ class ClassInfo:
 
 
 @dataclass(frozen=True)
+class LayerClash:
+    """Two consecutive layers of an `nn.Sequential` where the second, built with
+    `inplace=True`, changes the output the first keeps for backward (`nn.Tanh()` then
+    `nn.ReLU(inplace=True)`). `params_before`: a layer with parameters runs before `saver`,
+    so what it keeps requires grad."""
+
+    saver: ast.expr
+    changer: ast.expr
+    changer_class: str  # "torch.nn.ReLU"
+    params_before: bool
+
+
+@dataclass(frozen=True)
 class ModuleRef:
     """What an nn.Module value is: a torch.nn class or a class of this file."""
 
@@ -177,6 +190,8 @@ class ModuleRef:
     # The activation its output certainly ends with (nn.Softmax, nn.Linear, an nn.Sequential
     # whose last layer is one); None when not known.
     applies: Activation | None = None
+    # An nn.Sequential's in-place layers that change what the layer before them saved.
+    clashes: tuple[LayerClash, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -379,6 +394,17 @@ def _layer_kind(module: ModuleRef | None) -> ModuleKind | None:
     if module.kind is not None:
         return module.kind
     return nn_module_kind(module.qualified) if module.qualified else None
+
+
+def element_of(iterable: Value) -> Value:
+    """What one iteration over `iterable` binds: a slice of a tensor along its first
+    dimension, or an item of a list whose items are known (built by appends, a
+    comprehension, `zip` or `enumerate` of such lists); anything else is unknown."""
+    if iterable.kind is Kind.TENSOR:
+        return evolve(iterable, leaf=False, elements=None, shape=UNKNOWN_SHAPE)
+    if iterable.kind is Kind.SEQUENCE and iterable.items is not None:
+        return iterable.items
+    return UNKNOWN
 
 
 def evolve_module(module: ModuleRef, layer: Layer | None) -> ModuleRef:

@@ -14,6 +14,12 @@ The change may sit inside `forward` (a residual `out += x` after a sigmoid gate,
 `masked_fill_` on attention weights) while the backward runs in the training loop that
 calls the model: the model's output runs through the changed tensor on every call.
 
+It may also sit between two layers of an `nn.Sequential`: a layer built with `inplace=True`
+(`nn.ReLU`, `nn.LeakyReLU`, `nn.ELU`, ... and `nn.Dropout` when no code of the file can
+switch the model to evaluation mode) right after a layer that keeps its own output
+(`nn.Sigmoid`, `nn.Tanh`, `nn.Softmax`, `nn.LogSoftmax`, `nn.ReLU`, and `nn.LeakyReLU`,
+`nn.ELU`, `nn.CELU`, `nn.SELU`, `nn.RReLU` built with `inplace=True`).
+
 ## Why is this bad?
 Autograd checks, during the backward pass, that every saved tensor is still the version it
 saved, and fails when it is not:
@@ -43,7 +49,10 @@ loss.backward()
 ```
 
 ## Fix safety
-"Use the out-of-place form" rewrites `y += v` as `y = y + v`, `y.add_(v)` as
+For two layers of an `nn.Sequential`, the fix drops `inplace=True` from the second
+layer's constructor, written inside the `nn.Sequential(...)` call (so no other code uses
+that layer object): the values computed are the same, only a copy is no longer saved. It is
+safe. "Use the out-of-place form" rewrites `y += v` as `y = y + v`, `y.add_(v)` as
 `y = y.add(v)`, `torch.relu_(y)` as `y = torch.relu(y)`, drops `inplace=True` from a
 functional call, and puts `y = y.clone()` before `y[i] = v`. The fix is unsafe: other
 names bound to the same tensor no longer see the change. A module built with `inplace=True`
@@ -126,6 +135,17 @@ probs = probs.clone()
 probs[0] = 0
 probs.sum().backward()
 """,
+        # In-place layers after layers that keep their input, not their output; dropout in
+        # place after a sigmoid in evaluation mode changes nothing.
+        """
+import torch
+from torch import nn
+net = nn.Sequential(nn.Linear(8, 16), nn.LeakyReLU(0.2), nn.Dropout(0.3, inplace=True))
+net(torch.randn(4, 8)).mean().backward()
+gate = nn.Sequential(nn.Linear(8, 16), nn.Sigmoid(), nn.Dropout(0.3, inplace=True))
+gate.eval()
+gate(torch.randn(4, 8)).mean().backward()
+""",
         # Residual added before the activation (as ResNet does).
         """
 import torch
@@ -140,6 +160,31 @@ out.sum().backward()
     )
 
     invalid = (
+        Invalid(
+            """
+import torch
+from torch import nn
+disc = nn.Sequential(
+    nn.Linear(8, 16),
+    nn.LeakyReLU(0.2, inplace=True),
+    nn.Dropout(0.3, inplace=True),
+    nn.Linear(16, 1),
+)
+disc(torch.randn(4, 8)).mean().backward()
+""",
+            fixed="""
+import torch
+from torch import nn
+disc = nn.Sequential(
+    nn.Linear(8, 16),
+    nn.LeakyReLU(0.2, inplace=True),
+    nn.Dropout(0.3),
+    nn.Linear(16, 1),
+)
+disc(torch.randn(4, 8)).mean().backward()
+""",
+            error=_ERROR,
+        ),
         Invalid(
             """
 import torch
@@ -238,6 +283,10 @@ gate.sum().backward()
                 yield self._finding(ctx, change, event)
 
     def _finding(self, ctx: RuleContext, change: InPlaceOnSaved, event: BackwardCall) -> Finding:
+        if isinstance(change.node, ast.Call) and isinstance(change.target, ast.Call):
+            layers = _layers_finding(self, ctx, change, event)
+            if layers is not None:
+                return layers
         name = expr_text(ctx.source, change.target)
         saver = min(
             change.saved_by & event.through_modified, key=lambda n: getattr(n.node, "lineno", 0)
@@ -255,6 +304,49 @@ gate.sum().backward()
         ]
         fix = _out_of_place(ctx, change)
         return self.finding(message, ctx.node_range(change.node), related, [fix] if fix else [])
+
+
+def _layers_finding(
+    rule: Rule, ctx: RuleContext, change: InPlaceOnSaved, event: BackwardCall
+) -> Finding | None:
+    """An in-place layer of an `nn.Sequential` changing the output the layer before it
+    keeps (the change is the second layer's constructor, the target the first's)."""
+    changer, saver = change.node, change.target
+    if not (isinstance(changer, ast.expr) and isinstance(saver, ast.expr)):
+        return None
+    if not _is_layer_of_sequential(ctx.tree, changer, saver):
+        return None
+    first, second = expr_text(ctx.source, saver), expr_text(ctx.source, changer)
+    short = expr_text(ctx.source, changer.func) if isinstance(changer, ast.Call) else second
+    message = compose(
+        f"In-place `{short}` overwrites saved output: backward() raises "
+        f"{MODIFIED_INPLACE.quoted}",
+        f"`{first}` keeps its output for the backward pass and the next layer, `{second}`, "
+        f"overwrites it, so `{expr_text(ctx.source, event.target)}.backward()` fails",
+        "Build the layer without `inplace=True`",
+        MODIFIED_INPLACE.in_full,
+    )
+    related = [
+        Related(ctx.node_range(saver), f"`{first}` keeps its output for backward"),
+        Related(ctx.node_range(event.call), "the backward pass that needs it"),
+    ]
+    fixes = []
+    inplace = next((k for k in getattr(changer, "keywords", ()) if k.arg == "inplace"), None)
+    if isinstance(changer, ast.Call) and inplace is not None:
+        edit = remove_argument(ctx.source, changer, inplace)
+        if edit is not None:
+            fixes.append(Fix("Build the layer without `inplace=True`", Safety.SAFE, (edit,)))
+    return rule.finding(message, ctx.node_range(changer), related, fixes)
+
+
+def _is_layer_of_sequential(tree: ast.Module, changer: ast.expr, saver: ast.expr) -> bool:
+    """`changer` and `saver` are two arguments of one call (the `nn.Sequential(...)`)."""
+    return any(
+        isinstance(node, ast.Call)
+        and any(a is changer for a in node.args)
+        and any(a is saver for a in node.args)
+        for node in ast.walk(tree)
+    )
 
 
 def _out_of_place(ctx: RuleContext, change: InPlaceOnSaved) -> Fix | None:

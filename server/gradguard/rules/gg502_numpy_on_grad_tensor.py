@@ -175,6 +175,7 @@ for step in range(2):
                     subject, pronoun = "requires grad", "it"
                 else:
                     subject, pronoun = "holds tensors that require grad", "them"
+                    name = "the list" if len(text) > 40 else name
                 converted = f"`{function}({text})`" if len(text) <= 40 else f"`{function}(...)`"
                 message = compose(
                     f'{converted} raises "{ERROR}"',

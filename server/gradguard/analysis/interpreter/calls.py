@@ -26,6 +26,7 @@ from gradguard.analysis.values import (
     LossKind,
     ModuleRef,
     Value,
+    element_of,
     evolve,
     join,
 )
@@ -184,7 +185,27 @@ class CallEvaluator(TorchCalls):
             return Value(grad=Grad.UNTRACKED, kind=Kind.SCALAR, loss=loss)
         if name in ("tuple", "list") and len(args) == 1 and args[0].elements is not None:
             return args[0]
+        if name in ("zip", "enumerate") and args and not call.keywords:
+            if any(isinstance(a, ast.Starred) for a in call.args):
+                return Value(kind=Kind.OTHER)
+            parts = [element_of(a) for a in args]
+            if name == "enumerate":
+                parts = [Value(grad=Grad.UNTRACKED, kind=Kind.SCALAR), *parts[:1]]
+            if all(p is UNKNOWN for p in parts):
+                return Value(kind=Kind.OTHER)
+            pair = Value(kind=Kind.SEQUENCE, elements=tuple(parts))
+            return Value(kind=Kind.SEQUENCE, items=pair)
         return Value(kind=Kind.OTHER) if name in _PLAIN_BUILTINS else UNKNOWN
+
+    def _note_self_append(self, receiver_key: str, call: ast.Call, args: list[Value]) -> None:
+        """`self.history.append(x)`: remember `x` for the summary (see `appended_state`)."""
+        if not receiver_key.startswith("self.") or receiver_key.count(".") != 1:
+            return
+        if len(call.args) != 1 or call.keywords or isinstance(call.args[0], ast.Starred):
+            return
+        attr = receiver_key[5:]
+        previous = self.self_appends.get(attr)
+        self.self_appends[attr] = args[0] if previous is None else join(previous, args[0])
 
     def method_call(self, call: ast.Call, receiver: Value, func: ast.Attribute) -> Value:
         """`receiver.name(...)` where the callee is not a known attribute value."""
@@ -202,6 +223,8 @@ class CallEvaluator(TorchCalls):
             self.backpropagate(call, func.value, receiver, "backward")
             return NONE
         args = self.arguments(call)
+        if name == "append" and receiver_key is not None:
+            self._note_self_append(receiver_key, call, args)
         if (
             receiver.kind is Kind.UNKNOWN
             and receiver.grad is Grad.TRACKED

@@ -22,6 +22,7 @@ from gradguard.analysis.values import (
     LossKind,
     Value,
     combine,
+    element_of,
     evolve,
     join,
     literal,
@@ -254,6 +255,10 @@ class ExpressionEvaluator(TrainingEffects):
             _, tag = self.state_reads.setdefault(
                 expr.attr, (expr, Carry(key, None, None, UNKNOWN, None))
             )
+            items = self.module.appended_items(info, expr.attr) if info is not None else None
+            if items is not None:
+                # A list only ever grown by appends: it holds at most what they append.
+                return Value(kind=Kind.SEQUENCE, items=items, carries=frozenset({tag}))
             return Value(carries=frozenset({tag}))
         if base.kind is Kind.TENSOR:
             if expr.attr == "grad":
@@ -319,13 +324,7 @@ class ExpressionEvaluator(TrainingEffects):
         self.env = dict(outer)
         try:
             for generator in expr.generators:
-                iterable = self.eval(generator.iter)
-                element = UNKNOWN
-                if iterable.kind is Kind.TENSOR:
-                    element = evolve(iterable, leaf=False, shape=shapes.UNKNOWN_SHAPE)
-                elif iterable.items is not None:
-                    element = iterable.items
-                self.bind(generator.target, element)
+                self.bind(generator.target, element_of(self.eval(generator.iter)))
                 for condition in generator.ifs:
                     self.eval(condition)
             item = self.eval(expr.elt) if self.env is not None else UNKNOWN
@@ -396,6 +395,13 @@ class ExpressionEvaluator(TrainingEffects):
                 return base.elements[position]
         if base.kind is Kind.TENSOR:
             return self.tensor_op(expr, [base, index])
+        if (
+            base.kind is Kind.SEQUENCE
+            and base.items is not None
+            and not isinstance(expr.slice, ast.Slice)
+        ):
+            # One item of a list built by appends (`losses[j]`): at most what every item is.
+            return evolve(base.items, carries=base.all_carries() | base.items.all_carries())
         if base.kind is Kind.AXES:
             return base  # `axs[0, 1]` of a grid of Axes
         return evolve(UNKNOWN, carries=base.all_carries())

@@ -8,7 +8,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Iterator
 
-from gradguard.analysis import libraries
+from gradguard.analysis import appended_state, libraries
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.call_sites import CallerFacts, CallSites
@@ -35,6 +35,7 @@ from gradguard.analysis.values import (
     Grad,
     Kind,
     Value,
+    evolve,
     join,
 )
 
@@ -72,6 +73,7 @@ class ModuleInterpreter:
         self.classes: dict[int, ClassInfo] = {}
         self.summaries: dict[int, FunctionSummary] = {}
         self._method_facts: dict[int, tuple[bool, frozenset[str]]] = {}
+        self._appended_lists: dict[int, dict[str, tuple[FunctionNode, ...]]] = {}
         self.depth = 0  # how many summaries are being computed inside one another
         self.in_progress: set[int] = set()
         self.globals: Env = {}
@@ -87,6 +89,10 @@ class ModuleInterpreter:
         )
         self._index_scopes(tree)
         self._class_check: params.ClassCheck | None = None
+        # Nothing in the file may switch a module out of training mode (`.eval()`,
+        # `.train(False)`, `.training = False`): dropout layers certainly run as in training.
+        source = text if text is not None else ast.unparse(tree)
+        self.always_training = _MODE_CHANGE.search(source) is None
 
     @property
     def class_check(self) -> params.ClassCheck:
@@ -319,6 +325,35 @@ class ModuleInterpreter:
             if value.elements and all(e.kind is Kind.MODULE for e in value.elements):
                 info.attributes[attr] = value
 
+    def appended_items(self, info: ClassInfo, attr: str) -> Value | None:
+        """At most what the list `self.<attr>` of an instance of `info` holds, when the file
+        shows every change of it (see `gradguard.analysis.appended_state`); else None."""
+        if id(info.node) not in self._appended_lists:
+            self._appended_lists[id(info.node)] = self._find_appended_lists(info.node)
+        appenders = self._appended_lists[id(info.node)].get(attr)
+        if appenders is None:
+            return None
+        items: Value | None = None
+        for method in appenders:
+            if id(method) in self.in_progress:
+                return None
+            appended = self.summary_of(method).appended.get(attr)
+            if appended is None:
+                return None  # not analysed (too deep), or the append was never reached
+            fresh = evolve(appended.without_carries(), graph=frozenset(), saved_in=frozenset())
+            items = fresh if items is None else join(items, fresh)
+        return items
+
+    def _find_appended_lists(self, node: ast.ClassDef) -> dict[str, tuple[FunctionNode, ...]]:
+        scope = self.scope_of(self.parent_scope.get(id(node), self.tree))
+        for base in node.bases:
+            if not (
+                (isinstance(base, ast.Name) and base.id == "object")
+                or scope.resolve(base) in api.MODULE_BASES
+            ):
+                return {}  # a base class's code may change the list
+        return appended_state.appended_lists(self.tree, node, scope.resolve)
+
     def method_facts(self, method: FunctionNode) -> tuple[bool, frozenset[str]]:
         """Whether a method calls methods of `self`, and the `self` attributes it mentions."""
         key = id(method)
@@ -378,6 +413,7 @@ class ModuleInterpreter:
                 interpreter.input_nodes,
                 interpreter.param_tags,
                 self._changed_in_returned_graph(node, interpreter, returned),
+                dict(interpreter.self_appends),
             )
         finally:
             self.in_progress.discard(key)
@@ -388,6 +424,9 @@ class ModuleInterpreter:
 
 # How deep summaries of called functions nest before the answer is simply "unknown".
 _SUMMARY_DEPTH = 3
+
+
+_MODE_CHANGE = re.compile(r"\.(?:eval|train)\s*\(|\.training\b")
 
 
 def _lines_holding(text: str, needle: str) -> list[int]:

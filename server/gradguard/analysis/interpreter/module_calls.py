@@ -23,6 +23,7 @@ from gradguard.analysis.values import (
     UNKNOWN,
     Grad,
     Kind,
+    LayerClash,
     Loss,
     LossKind,
     ModuleRef,
@@ -212,13 +213,24 @@ class ModuleCalls(ExpressionEvaluator):
                 # The file freezes something: this module's output requires grad unless its
                 # parameters are the frozen ones, which only a certain freeze tells.
                 base = _frozen_output(base, frozen) if frozen else evolve(UNKNOWN, kind=base.kind)
-            if module.inplace and call.args and args:
+            training = self.module.always_training
+            if (
+                module.inplace
+                and call.args
+                and args
+                and graphs.changes_input_in_place(module.qualified, training=training)
+            ):
                 self.modified_in_place(call, call.args[0], args[0])
-            saves = graphs.module_saves(module.qualified)
+            saves = graphs.module_saves(module.qualified, inplace=module.inplace)
             if saves is None and kind.has_parameters:
                 saves = Saves.OTHER
             exprs = list(call.args)
             base = self.saving_op(call, base, saves, args, exprs, inputs_saved=owns_graph)
+            for clash in module.clashes:
+                if (clash.params_before and owns_graph) or (
+                    bool(args) and args[0].grad is Grad.TRACKED
+                ):
+                    base = self._layers_clash(clash, base, training=training)
             if module.layer is not None and kind.output == "tensor" and call.args:
                 inputs = [shape_of(a) for a in args[: len(call.args)]] + [shapes.UNKNOWN_SHAPE]
                 base = evolve(base, shape=module.layer.output(inputs[0], inputs[1]))
@@ -276,6 +288,20 @@ class ModuleCalls(ExpressionEvaluator):
             return output
         self.taint_arguments(call)
         return UNKNOWN
+
+    def _layers_clash(self, clash: LayerClash, base: Value, *, training: bool) -> Value:
+        """An nn.Sequential call whose in-place layer changes what the layer before it
+        saved: record the change, and let the output's history run through that layer."""
+        if (
+            base.grad is not Grad.TRACKED
+            or self.mode.enabled is not True
+            or not graphs.changes_input_in_place(clash.changer_class, training=training)
+        ):
+            return base
+        saved = SavedNode(clash.saver, Saves.OUTPUT)
+        kept = Value(Grad.TRACKED, Kind.TENSOR, saved_in=frozenset({saved}))
+        self.modified_in_place(clash.changer, clash.saver, kept)
+        return evolve(base, graph=base.graph | {saved})
 
     def _record_loss_input(self, call: ast.Call, loss: str, args: list[Value]) -> None:
         """`criterion(out, y)`, `F.cross_entropy(input=out, target=y)`: the value a loss

@@ -62,6 +62,8 @@ class InterpreterState:
         self.heads: dict[int, Value] = {}
         # `self.<attr>` read before this function assigned it: the state a previous call left.
         self.state_reads: dict[str, tuple[ast.expr, Carry]] = {}
+        # What this function appends to `self.<attr>` lists, by attribute (joined).
+        self.self_appends: dict[str, Value] = {}
         self.attribute_roots: set[str] = set()
         self.exits: list[Env | None] = []
         self._backpropagated: frozenset[str] | None = None

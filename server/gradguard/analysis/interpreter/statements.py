@@ -7,7 +7,7 @@ import ast
 import dataclasses
 
 from gradguard.analysis import backpropagated as backprop
-from gradguard.analysis import libraries, narrowing, shapes
+from gradguard.analysis import libraries, narrowing
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.graph import GRAPH_STATE_KEY, SavedNode, Saves
@@ -35,6 +35,7 @@ from gradguard.analysis.values import (
     Kind,
     ModuleRef,
     Value,
+    element_of,
     evolve,
     join,
 )
@@ -397,11 +398,8 @@ class FunctionInterpreter(CallEvaluator):
         self.env = join_envs(outcomes)
 
     def _stmt_For(self, stmt: ast.For | ast.AsyncFor) -> None:
-        iterable = self.eval(stmt.iter)
-        element = UNKNOWN
-        if iterable.kind is Kind.TENSOR:
-            element = evolve(iterable, leaf=False, elements=None, shape=shapes.UNKNOWN_SHAPE)
-        elif self._iterates_parameters(stmt.iter):
+        element = element_of(self.eval(stmt.iter))
+        if element is UNKNOWN and self._iterates_parameters(stmt.iter):
             element = Value(grad=Grad.TRACKED, kind=Kind.TENSOR, leaf=True)
         self._loop(stmt, lambda: self.bind(stmt.target, element))
         self._elements_changed_in_place(stmt)

@@ -39,3 +39,6 @@ class FunctionSummary:
     param_tags: dict[str, Carry] = field(default_factory=dict)
     # In-place changes of saved tensors that every backward through the result trips over.
     changed_in_result: tuple[InPlaceOnSaved, ...] = ()
+    # What the function appends to lists kept on `self` (`self.history.append(loss)`), by
+    # attribute, joined over every append (see `gradguard.analysis.appended_state`).
+    appended: dict[str, Value] = field(default_factory=dict)

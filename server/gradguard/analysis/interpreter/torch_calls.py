@@ -11,6 +11,7 @@ from gradguard.analysis import graph as graphs
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.checkpoints import reentrant_keyword
+from gradguard.analysis.graph import Saves
 from gradguard.analysis.interpreter.expressions import shape_of
 from gradguard.analysis.interpreter.module_calls import ModuleCalls
 from gradguard.analysis.model import (
@@ -21,6 +22,7 @@ from gradguard.analysis.values import (
     UNKNOWN,
     Grad,
     Kind,
+    LayerClash,
     Loss,
     LossKind,
     ModuleRef,
@@ -62,6 +64,30 @@ def _sequential_kind(layers: list[Value]) -> api.ModuleKind | None:
     return api.ModuleKind(has_parameters, "tensor") if layers else None
 
 
+def _layer_clashes(exprs: list[ast.expr], layers: list[Value]) -> tuple[LayerClash, ...]:
+    """The pairs of consecutive layers of `nn.Sequential(*exprs)` where an in-place layer
+    changes the output the layer before it keeps for backward."""
+    clashes: list[LayerClash] = []
+    params_before = False
+    for index in range(len(layers) - 1):
+        first, second = layers[index].module, layers[index + 1].module
+        if first is None or first.qualified is None:
+            break  # unknown layers may do anything in between
+        saves = graphs.module_saves(first.qualified, inplace=first.inplace)
+        if (
+            saves is Saves.OUTPUT
+            and second is not None
+            and second.inplace
+            and second.qualified is not None
+        ):
+            clashes.append(
+                LayerClash(exprs[index], exprs[index + 1], second.qualified, params_before)
+            )
+        kind = first.kind or api.nn_module_kind(first.qualified)
+        params_before = params_before or (kind is not None and kind.has_parameters)
+    return tuple(clashes)
+
+
 class TorchCalls(ModuleCalls):
     """What torch functions and tensor methods return and change: leaves, reductions,
     conversions, in-place methods, `nn.Sequential` containers, `torch.autograd.grad`."""
@@ -92,9 +118,7 @@ class TorchCalls(ModuleCalls):
         if value.kind is Kind.TENSOR and tensors:
             self.record_use("conversion", "array", call, expr, value)
         elif value.kind is Kind.SEQUENCE:
-            parts = value.elements if value.elements is not None else (value.items,)
-            tracked = [p for p in parts if p is not None and p.kind is Kind.TENSOR]
-            converted = next((p for p in tracked if p.grad is Grad.TRACKED), None)
+            converted = _tracked_item(value)
             if converted is not None:
                 self.record_use("conversion", "array-items", call, expr, converted)
 
@@ -219,6 +243,7 @@ class TorchCalls(ModuleCalls):
                 self_contained=fresh,
                 saves_input=first_saves,
                 applies=activations.of_sequential(call, args),
+                clashes=_layer_clashes(call.args, args),
             )
             return Value(kind=Kind.MODULE, module=module)
         module_kind = api.nn_module_kind(qualified)
@@ -355,6 +380,14 @@ class TorchCalls(ModuleCalls):
         grad = Grad.TRACKED if wants_grad else Grad.UNTRACKED
         return Value(grad=grad, kind=Kind.TENSOR, loss=loss, leaf=True)
 
+    def _integral_dtype(self, call: ast.Call) -> str | None:
+        """The integer or bool dtype a cast's arguments name (`torch.long`), if one does."""
+        for argument in [*call.args, *(k.value for k in call.keywords if k.arg == "dtype")]:
+            qualified = self.scope.resolve(argument)
+            if qualified in api.INTEGRAL_DTYPES:
+                return qualified
+        return None
+
     def tensor_method(
         self, call: ast.Call, receiver: Value, key: str | None, name: str, args: list[Value]
     ) -> Value:
@@ -392,6 +425,10 @@ class TorchCalls(ModuleCalls):
             return value
         if name in api.NON_DIFFERENTIABLE_METHODS:
             return self.non_differentiable(call, f".{name}()")
+        if name == "type" and not call.args and not call.keywords:
+            return Value(kind=Kind.OTHER)  # the type's name, a string
+        if name in api.DTYPE_CASTS and (dtype := self._integral_dtype(call)) is not None:
+            return self.non_differentiable(call, f".{name}({dtype})")
         if name in api.INDEX_REDUCTIONS:
             reduced = self._index_reduction(call, name, receiver, args[: len(call.args)])
             if reduced is not None:
@@ -406,7 +443,9 @@ class TorchCalls(ModuleCalls):
             return Value(kind=Kind.TENSOR)
         if name in api.DIFFERENTIABLE_METHODS:
             assert isinstance(call.func, ast.Attribute)
-            inputs = [receiver, *args]
+            # A cast's arguments (a device, a dtype, a tensor whose dtype to take) add no
+            # history: gradients flow to the receiver only.
+            inputs = [receiver] if name in api.MAYBE_IDENTITY_METHODS else [receiver, *args]
             if name in ("mul", "div", "matmul", "mm", "bmm"):
                 self.note_saved_operands(call, f".{name}()", [call.func.value, *call.args], inputs)
             result = self.tensor_op(call, inputs)
@@ -441,3 +480,19 @@ class TorchCalls(ModuleCalls):
             loss = Loss(LossKind.NO_GRAD, call, self.mode.off.description, self.mode.off)
             return Value(grad=Grad.UNTRACKED, kind=Kind.UNKNOWN, loss=loss)
         return Value(kind=Kind.UNKNOWN)
+
+
+def _tracked_item(sequence: Value, depth: int = 3) -> Value | None:
+    """A tensor that requires grad among a list's items, or the items of its nested lists
+    (`losses.append(run)` of lists of losses): numpy converts them all."""
+    parts = sequence.elements if sequence.elements is not None else (sequence.items,)
+    for part in parts:
+        if part is None:
+            continue
+        if part.kind is Kind.TENSOR and part.grad is Grad.TRACKED:
+            return part
+        if part.kind is Kind.SEQUENCE and depth > 1:
+            found = _tracked_item(part, depth - 1)
+            if found is not None:
+                return found
+    return None

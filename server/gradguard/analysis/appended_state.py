@@ -1,0 +1,182 @@
+"""Lists kept on `self` that only ever grow by appends: `self.cost_history = []` in
+`__init__`, `self.cost_history.append(loss)` in `learn()`, `plt.plot(self.cost_history)` in
+`plot_cost()`.
+
+What such a list holds in any method is at most the join of everything any method of the
+class appends to it, which the interpreter learns from those methods' summaries. That is
+only true when the file shows every change of the list, so an attribute qualifies only when
+every mention of its name in the file (on any receiver, since receivers' types are not
+known everywhere) is one of:
+
+* `self.<attr> = []` (or `list()`) in a method of the class, one of them in `__init__`;
+* `self.<attr>.append(x)` in a method of the class (one argument, no keywords), or a method
+  that adds nothing (`pop`, `clear`, `count`, `index`, `copy`);
+* a read that cannot change or keep the list: an item (`self.<attr>[-1]`), the iterable of a
+  loop or comprehension, a test, or an argument of a builtin, numpy, torch or matplotlib
+  function or of a plotting method.
+
+Anything else (an alias `h = self.<attr>`, a return, an argument of any other call, a store
+of an item, `extend`, `+=`, `getattr` by name) disqualifies the attribute. The class's bases
+must be none, `object` or `torch.nn.Module`, whose code never touches such names.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterator
+
+from gradguard.analysis import libraries
+from gradguard.analysis.names import dotted
+from gradguard.analysis.node_cache import cached_by_node
+
+FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
+
+# List methods that add nothing to the list (or only read it).
+_NOT_ADDING = frozenset({"pop", "clear", "count", "index", "copy"})
+# Builtins that read their arguments without keeping or changing them.
+_READING_BUILTINS = frozenset(
+    "len list tuple sum max min sorted print enumerate zip str repr iter reversed any all".split()
+)
+# Libraries whose functions read (convert, plot, reduce) lists without keeping a reference
+# the file could later change through.
+_READING_LIBRARIES = ("numpy.", "matplotlib.", "torch.", "math.", "statistics.")
+
+
+def appended_lists(
+    tree: ast.Module, cls: ast.ClassDef, resolve: Callable[[ast.expr], str | None]
+) -> dict[str, tuple[FunctionNode, ...]]:
+    """The attributes of `cls` that qualify (see the module docstring), each with the
+    methods of the class that append to it. `resolve` gives an expression's qualified name
+    through the file's imports."""
+    methods = [s for s in cls.body if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef)]
+    init = next((m for m in methods if m.name == "__init__"), None)
+    if init is None:
+        return {}
+    resets = _empty_list_stores(init)
+    if not resets:
+        return {}
+    owner = {id(node): method for method in methods for node in ast.walk(method)}
+    parents = _parents(tree)
+    found: dict[str, tuple[FunctionNode, ...]] = {}
+    for attr in resets:
+        appenders = _appenders(tree, attr, owner, parents, resolve)
+        if appenders is not None:
+            found[attr] = appenders
+    return found
+
+
+def _empty_list_stores(init: FunctionNode) -> frozenset[str]:
+    """Attributes `__init__` sets to an empty list with a plain statement of its body."""
+    names: set[str] = set()
+    for stmt in init.body:
+        if isinstance(stmt, ast.Assign) and _is_empty_list(stmt.value):
+            for target in stmt.targets:
+                if isinstance(target, ast.Attribute) and dotted(target.value) == "self":
+                    names.add(target.attr)
+    return frozenset(names)
+
+
+def _is_empty_list(expr: ast.expr | None) -> bool:
+    if isinstance(expr, ast.List):
+        return not expr.elts
+    return (
+        isinstance(expr, ast.Call)
+        and isinstance(expr.func, ast.Name)
+        and expr.func.id == "list"
+        and not expr.args
+        and not expr.keywords
+    )
+
+
+def _appenders(
+    tree: ast.Module,
+    attr: str,
+    owner: dict[int, FunctionNode],
+    parents: dict[int, ast.AST],
+    resolve: Callable[[ast.expr], str | None],
+) -> tuple[FunctionNode, ...] | None:
+    """The methods appending to `self.<attr>`, or None when some mention disqualifies it."""
+    appenders: dict[int, FunctionNode] = {}
+    for node in _mentions(tree, attr):
+        if isinstance(node, ast.Constant):
+            return None  # `getattr(self, "attr")` and the like
+        method = owner.get(id(node)) if dotted(node.value) == "self" else None
+        parent = parents.get(id(node))
+        if isinstance(node.ctx, ast.Store):
+            if method is None or not _stores_empty_list(node, parent):
+                return None
+            continue
+        if isinstance(node.ctx, ast.Del) or parent is None:
+            return None
+        use = _use(node, parent, parents, resolve)
+        if use == "append" and method is not None:
+            appenders[id(method)] = method
+        elif use != "read":
+            return None
+    return tuple(appenders.values())
+
+
+def _mentions(tree: ast.Module, attr: str) -> Iterator[ast.Attribute | ast.Constant]:
+    yield from _mention_index(tree).get(attr, ())
+
+
+@cached_by_node
+def _mention_index(tree: ast.Module) -> dict[str, list[ast.Attribute | ast.Constant]]:
+    """Every attribute access and string constant of the file, by name."""
+    index: dict[str, list[ast.Attribute | ast.Constant]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute):
+            index.setdefault(node.attr, []).append(node)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            index.setdefault(node.value, []).append(node)
+    return index
+
+
+def _stores_empty_list(node: ast.Attribute, parent: ast.AST | None) -> bool:
+    return (
+        isinstance(parent, ast.Assign)
+        and all(isinstance(t, ast.Attribute) for t in parent.targets)
+        and _is_empty_list(parent.value)
+    )
+
+
+def _use(
+    node: ast.Attribute,
+    parent: ast.AST,
+    parents: dict[int, ast.AST],
+    resolve: Callable[[ast.expr], str | None],
+) -> str:
+    """ "append", "read" or "other": what the expression around a load of the list does."""
+    if isinstance(parent, ast.Attribute):
+        call = parents.get(id(parent))
+        if not (isinstance(call, ast.Call) and call.func is parent):
+            return "other"
+        if parent.attr == "append" and len(call.args) == 1 and not call.keywords:
+            return "append" if not isinstance(call.args[0], ast.Starred) else "other"
+        return "read" if parent.attr in _NOT_ADDING else "other"
+    if isinstance(parent, ast.Subscript):
+        return "read" if isinstance(parent.ctx, ast.Load) else "other"
+    if isinstance(parent, ast.For | ast.AsyncFor | ast.comprehension):
+        return "read" if parent.iter is node else "other"
+    if isinstance(parent, ast.If | ast.While | ast.Compare | ast.BoolOp | ast.UnaryOp):
+        return "read"
+    if isinstance(parent, ast.FormattedValue):
+        return "read"
+    if isinstance(parent, ast.Call) and node in parent.args:
+        return "read" if _reads_arguments(parent, resolve) else "other"
+    return "other"
+
+
+def _reads_arguments(call: ast.Call, resolve: Callable[[ast.expr], str | None]) -> bool:
+    """A call that reads its arguments and keeps no reference to them."""
+    if isinstance(call.func, ast.Name) and call.func.id in _READING_BUILTINS:
+        return True
+    qualified = resolve(call.func)
+    if qualified is not None and qualified.startswith(_READING_LIBRARIES):
+        return True
+    return isinstance(call.func, ast.Attribute) and call.func.attr in libraries.PLOTTING_METHODS
+
+
+@cached_by_node
+def _parents(tree: ast.Module) -> dict[int, ast.AST]:
+    return {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
