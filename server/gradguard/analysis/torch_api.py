@@ -67,7 +67,15 @@ _DIFFERENTIABLE_TOP = (
     "masked_fill matmul max maximum mean min minimum mm mul mv neg norm outer permute pow prod "
     "reshape relu rsqrt select sigmoid sin sinh softmax sqrt square squeeze stack std sub "
     "sum t tanh tile transpose tril triu unsqueeze var vstack hstack where roll narrow "
-    "baddbmm conv1d conv2d conv_transpose2d dropout erf lgamma mse_loss nll_loss"
+    "baddbmm conv1d conv2d conv_transpose2d dropout erf lgamma mse_loss nll_loss "
+    # Checked against torch 2.13.0: one tensor that requires grad when an input does.
+    "sparse.mm conv3d tensordot kron addcmul addcdiv atan2 atan asin acos tan floor ceil "
+    "round trunc frac sign erfinv exp2 logit hypot trace diagonal repeat_interleave "
+    "broadcast_to movedim swapaxes unflatten cross diff logcumsumexp renorm nan_to_num celu "
+    "selu clamp_min clamp_max amax amin nansum nanmean quantile linalg.norm linalg.vector_norm "
+    "linalg.matrix_norm linalg.inv det logdet cholesky bilinear cosine_similarity "
+    "pairwise_distance dist chain_matmul block_diag rot90 take take_along_dim scatter "
+    "scatter_add index_add masked_select ravel"
 )
 DIFFERENTIABLE = frozenset(f"torch.{name}" for name in _DIFFERENTIABLE_TOP.split())
 FUNCTIONAL_PREFIX = "torch.nn.functional."

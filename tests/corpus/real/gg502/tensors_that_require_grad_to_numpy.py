@@ -68,7 +68,7 @@ class HyperConv(nn.Module):
         for _ in range(self.layers):
             item_embeddings = torch.sparse.mm(adjacency, item_embeddings)
             final.append(item_embeddings)
-        item_embeddings = np.sum(final, 0)  # missed: GG502
+        item_embeddings = np.sum(final, 0)  # expect: GG502
         return item_embeddings / (self.layers + 1)
 
 
