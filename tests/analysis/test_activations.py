@@ -7,6 +7,7 @@ import textwrap
 
 import pytest
 
+from gradguard.analysis.events import LossInput
 from gradguard.analysis.facts import ActivationKind
 from gradguard.analysis.model import analyse_module
 
@@ -18,7 +19,7 @@ SIGMOID, LOGITS = ActivationKind.SIGMOID, ActivationKind.LOGITS
 def _activation(body: str) -> ActivationKind | None:
     """The activation of the input of the only loss call of `body`."""
     source = PRELUDE + textwrap.dedent(body)
-    uses = [u for u in analyse_module(ast.parse(source), source).uses if u.kind == "loss-input"]
+    uses = analyse_module(ast.parse(source), source).events.of(LossInput)
     assert len(uses) == 1, uses
     activation = uses[0].value.activation
     return activation.kind if activation is not None else None

@@ -9,6 +9,7 @@ import textwrap
 import pytest
 
 from gradguard.analysis.appended_state import appended_lists
+from gradguard.analysis.events import Conversion
 from gradguard.analysis.imports import build_scope
 from gradguard.analysis.model import analyse_module
 from gradguard.analysis.values import Grad, Kind
@@ -88,11 +89,9 @@ def _items_converted(appended: str, bases: str = "") -> list[tuple[Grad, Kind]]:
     """The items numpy converts in `report()`, from what `learn()` appends."""
     source = textwrap.dedent(CLASS).format(appended=appended, report="return np.mean(self.history)")
     source = source.replace("class Agent:", f"class Agent{bases}:")
-    uses = analyse_module(ast.parse(source), source).uses
+    events = analyse_module(ast.parse(source), source).events
     return [
-        (u.value.grad, u.value.kind)
-        for u in uses
-        if u.kind == "conversion" and u.name == "array-items"
+        (c.value.grad, c.value.kind) for c in events.of(Conversion) if c.method == "array-items"
     ]
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import textwrap
 
+from gradguard.analysis.events import OptimizerCall
 from gradguard.analysis.interpreter.call_order import callees_first
 from gradguard.analysis.model import FunctionNode, analyse_module
 
@@ -84,6 +85,5 @@ def test_a_step_four_calls_deep_is_seen_from_the_loop_that_calls_it() -> None:
     loop = next(n for n in ast.walk(analysis.tree) if isinstance(n, ast.For) and n.lineno == 8)
     assert any(loop in e.every_iteration for e in analysis.backward_in_calls)
     assert any(
-        u.kind == "optimizer" and u.name == "step" and loop in u.every_iteration
-        for u in analysis.uses
+        u.method == "step" and loop in u.every_iteration for u in analysis.events.of(OptimizerCall)
     )

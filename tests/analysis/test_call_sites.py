@@ -8,6 +8,7 @@ import textwrap
 
 import pytest
 
+from gradguard.analysis.events import Accumulation
 from gradguard.analysis.model import analyse_module, learn_caller_facts
 from gradguard.analysis.values import Grad, Kind
 
@@ -74,8 +75,8 @@ def test_a_known_parameter_reaches_the_body() -> None:
         """
     )
     analysis = analyse_module(ast.parse(source), source)
-    accumulated = [u for u in analysis.uses if u.kind == "accumulate"]
-    assert [u.added.grad if u.added else None for u in accumulated] == [Grad.TRACKED]
+    accumulated = analysis.events.of(Accumulation)
+    assert [u.added.grad for u in accumulated] == [Grad.TRACKED]
 
 
 def test_methods_learn_from_calls_on_self() -> None:

@@ -7,6 +7,7 @@ import textwrap
 
 import pytest
 
+from gradguard.analysis.events import InferenceSaved
 from gradguard.analysis.model import BackwardCall, analyse_module
 from gradguard.analysis.values import Grad, Kind, LossKind
 
@@ -246,8 +247,8 @@ def test_number_accumulated_from_item_keeps_the_conversion_reason() -> None:
 
 def _inference_saved(body: str) -> list[str]:
     source = PRELUDE + textwrap.dedent(body)
-    uses = analyse_module(ast.parse(source), source).uses
-    return [ast.unparse(u.target) for u in uses if u.kind == "inference-saved"]
+    saved = analyse_module(ast.parse(source), source).events.of(InferenceSaved)
+    return [ast.unparse(u.target) for u in saved]
 
 
 def test_tensors_allocated_in_inference_mode_are_inference_tensors() -> None:

@@ -8,6 +8,7 @@ import textwrap
 
 import pytest
 
+from gradguard.analysis.events import Accumulation, OptimizerCall
 from gradguard.analysis.model import analyse_module
 from gradguard.analysis.names import names_an_optimizer
 
@@ -29,8 +30,8 @@ def test_names_that_are_not_optimizers(name: str) -> None:
 
 def _optimizer_calls(body: str) -> list[str]:
     source = textwrap.dedent(body)
-    uses = analyse_module(ast.parse(source), source).uses
-    return [f"{ast.unparse(u.target)}.{u.name}" for u in uses if u.kind == "optimizer"]
+    calls = analyse_module(ast.parse(source), source).events.of(OptimizerCall)
+    return [f"{ast.unparse(u.target)}.{u.method}" for u in calls]
 
 
 def test_a_parameter_stepped_is_an_optimizer_from_then_on() -> None:
@@ -99,8 +100,8 @@ def test_a_known_value_is_not_reinterpreted() -> None:
 
 def _accumulated(body: str) -> list[object]:
     source = textwrap.dedent(body)
-    uses = analyse_module(ast.parse(source), source).uses
-    return [u.added.grad.name for u in uses if u.kind == "accumulate" and u.added is not None]
+    accumulated = analyse_module(ast.parse(source), source).events.of(Accumulation)
+    return [u.added.grad.name for u in accumulated]
 
 
 def test_a_method_only_tensors_have_shows_an_output_is_a_tensor() -> None:

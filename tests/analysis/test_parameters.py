@@ -7,6 +7,7 @@ import textwrap
 
 import pytest
 
+from gradguard.analysis.events import OptimizerCall
 from gradguard.analysis.model import analyse_module
 
 _NET = """
@@ -26,8 +27,8 @@ optimizer.step()
 
 def _optimized_module_is_self_contained(init: str) -> bool:
     source = textwrap.dedent(_NET).replace("{init}", init)
-    uses = analyse_module(ast.parse(source), source).uses
-    step = next(u for u in uses if u.kind == "optimizer" and u.name == "step")
+    calls = analyse_module(ast.parse(source), source).events.of(OptimizerCall)
+    step = next(u for u in calls if u.method == "step")
     assert step.value.optimizes is not None
     return step.value.optimizes.module.self_contained
 
@@ -51,7 +52,7 @@ def test_a_global_bound_to_literals_on_every_branch_is_a_constant() -> None:
 
 
 def _self_contained(source: str) -> bool:
-    uses = analyse_module(ast.parse(source), source).uses
-    step = next(u for u in uses if u.kind == "optimizer" and u.name == "step")
+    calls = analyse_module(ast.parse(source), source).events.of(OptimizerCall)
+    step = next(u for u in calls if u.method == "step")
     assert step.value.optimizes is not None
     return step.value.optimizes.module.self_contained

@@ -8,6 +8,7 @@ import textwrap
 
 import pytest
 
+from gradguard.analysis.events import ModuleCall
 from gradguard.analysis.facts import ParameterSaves
 from gradguard.analysis.model import analyse_module
 
@@ -21,7 +22,7 @@ def _saved(body: str, input_requires_grad: bool) -> str | None:
     analysis = analyse_module(tree, source)
     qualified = {id(t.call): t.qualified for t in analysis.torch_calls}
     saves = ParameterSaves(tree, lambda call: qualified.get(id(call)))
-    calls = [u for u in analysis.uses if u.kind == "module-call" and ast.unparse(u.target) == "net"]
+    calls = [u for u in analysis.events.of(ModuleCall) if ast.unparse(u.target) == "net"]
     assert calls, "no call of `net`"
     use = calls[-1]
     assert isinstance(use.node, ast.Call) and use.value.module is not None

@@ -24,9 +24,14 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from gradguard.analysis.model import BackwardCall, ModuleAnalysis, ValueUse
+from gradguard.analysis.events import AttributeSet, RequiresGradCall
+from gradguard.analysis.model import BackwardCall, ModuleAnalysis
 from gradguard.analysis.names import dotted
 from gradguard.analysis.values import Grad, Kind, Loss, LossKind, Value
+
+# The events that may force requires_grad on a tensor: `x.requires_grad = True` and
+# `x.requires_grad_()`.
+_Forcing = AttributeSet | RequiresGradCall
 
 # Reasons for a missing history that are a cut of a computation the code meant to train:
 # a fresh factory tensor or a literal is a real leaf, and forcing grad on it is legitimate.
@@ -82,8 +87,8 @@ def forced_grad_backprops(analysis: ModuleAnalysis) -> Iterator[ForcedGrad]:
 
 def _forced_by_use(analysis: ModuleAnalysis) -> Iterator[ForcedGrad]:
     """`x.requires_grad = True` and `x.requires_grad_()` on a tensor without history."""
-    groups: dict[int, list[ValueUse]] = {}
-    for use in analysis.uses:
+    groups: dict[int, list[_Forcing]] = {}
+    for use in analysis.events.of(AttributeSet, RequiresGradCall):
         if _forcing_kind(use) is not None:
             groups.setdefault(id(use.node), []).append(use)
     for uses in groups.values():
@@ -101,15 +106,15 @@ def _forced_by_use(analysis: ModuleAnalysis) -> Iterator[ForcedGrad]:
             yield ForcedGrad(first.node, first.stmt, first.target, via, cut, event)
 
 
-def _forcing_kind(use: ValueUse) -> str | None:
+def _forcing_kind(use: _Forcing) -> str | None:
     """ "setattr" for `x.requires_grad = True`, "method" for `x.requires_grad_()` /
     `x.requires_grad_(True)`; None for anything else."""
-    if use.kind == "setattr" and use.name == "requires_grad":
+    if isinstance(use, AttributeSet) and use.attribute == "requires_grad":
         stmt = use.stmt
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and _is_true(stmt.value):
             return "setattr"
         return None
-    if use.kind == "requires_grad_" and isinstance(use.node, ast.Call):
+    if isinstance(use, RequiresGradCall) and isinstance(use.node, ast.Call):
         call = use.node
         if call.keywords or len(call.args) > 1:
             return "method" if _flag_keyword_true(call) else None
@@ -128,7 +133,7 @@ def _flag_keyword_true(call: ast.Call) -> bool:
     )
 
 
-def _cut_before(use: ValueUse) -> Loss | None:
+def _cut_before(use: _Forcing) -> Loss | None:
     """Why the forced tensor certainly had no history, when it is a real cut."""
     value = use.value
     if value.kind is not Kind.TENSOR or value.grad is not Grad.UNTRACKED:
@@ -143,7 +148,7 @@ def _cut_before(use: ValueUse) -> Loss | None:
     return real_cut(loss)
 
 
-def _forced_key(use: ValueUse) -> str | None:
+def _forced_key(use: _Forcing) -> str | None:
     """The name the forced leaf is bound to after the forcing statement."""
     stmt = use.stmt
     if _forcing_kind(use) == "setattr" or (isinstance(stmt, ast.Expr) and stmt.value is use.node):
@@ -153,20 +158,17 @@ def _forced_key(use: ValueUse) -> str | None:
     return None
 
 
-def _data_replaced(analysis: ModuleAnalysis, forcing: ValueUse, key: str) -> bool:
+def _data_replaced(analysis: ModuleAnalysis, forcing: _Forcing, key: str) -> bool:
     """`key.data = ...` somewhere in the function: the tensor's contents may come from
     elsewhere (and the interpreter forgets what it was, as it does after the forcing)."""
     return any(
-        use.kind == "setattr"
-        and use.name == "data"
-        and use.function is forcing.function
-        and dotted(use.target) == key
-        for use in analysis.uses
+        use.attribute == "data" and use.function is forcing.function and dotted(use.target) == key
+        for use in analysis.events.of(AttributeSet)
     )
 
 
 def _first_backward_on(
-    analysis: ModuleAnalysis, forcing: ValueUse, key: str
+    analysis: ModuleAnalysis, forcing: _Forcing, key: str
 ) -> BackwardCall | None:
     """The first backward call, after the forcing in the same function, on `key` bound to
     what the forcing left."""
@@ -180,7 +182,7 @@ def _first_backward_on(
     return None
 
 
-def _left_by(value: Value, forcing: ValueUse) -> bool:
+def _left_by(value: Value, forcing: _Forcing) -> bool:
     """True when `value` is the tensor the forcing left bound to its name: a leaf without
     a recorded reason, bound by the forcing statement (`requires_grad_()`), or an unknown
     tensor still bound by the statement that bound the tensor before (`x.requires_grad =`)."""

@@ -5,8 +5,9 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
+from gradguard.analysis.events import Events
 from gradguard.analysis.graph import SavedNode
 from gradguard.analysis.values import Carry, Grad, Loss, LossKind, Value
 
@@ -66,73 +67,6 @@ class InPlaceOnSaved:
     function: FunctionNode | None
 
 
-# The kinds of `ValueUse`: a closed set, so a misspelt kind (`use.kind == "convresion"`) is
-# a type error under `mypy --strict` (strict equality), not a silently empty check.
-UseKind = Literal[
-    "conversion",
-    "inplace",
-    "setattr",
-    "forward",
-    "optimizer",
-    "grad",
-    "grad-bound",
-    "requires_grad_",
-    "optimize",
-    "accumulate",
-    "module-call",
-    "module-mode",
-    "append",
-    "inference-saved",
-    "loss-input",
-    "checkpoint-input",
-]
-
-
-@dataclass(frozen=True, eq=False)
-class ValueUse:
-    """An operation on a known value (a tensor, a module, an optimizer), for rules about
-    single operations.
-
-    `kind` is "conversion" (`.item()`, `.tolist()`, `.numpy()` on a tensor; `name` is the
-    method), "inplace" (`x += ...`, `x[i] = ...`, `x.add_(...)` on a tensor; `name` is the
-    operator or method), "setattr" (`x.name = ...` on a tensor; `name` is the attribute),
-    "forward" (`model.forward(...)` on a module), "optimizer" (`opt.step()`,
-    `opt.zero_grad()` on a torch.optim optimizer; `name` is the method), "grad" (a read of
-    `x.grad` on a tensor), "grad-bound" (a read of `x.grad` on a tensor after the analysis
-    saw `x.grad` assigned on some path), "requires_grad_" (`x.requires_grad_()` on a
-    tensor), "optimize"
-    (a tensor handed to a torch.optim constructor; `name` is the optimizer) or "accumulate"
-    (`total += x`; `value` is `total` before and `added` is `x`), "module-call" (`model(x)`
-    on a known module; `name` is its torch.nn class, "" for a class of the file),
-    "module-mode" (`model.eval()` / `model.train()` on a known module; `name` is the method),
-    "append" (`xs.append(v)` on a list literal; `added` is `v`) or "inference-saved" (an
-    inference tensor handed to an op that saves it for backward while `added`, the other
-    operand or the module, requires grad; `name` is the op, `target` the inference tensor)
-    or "loss-input" (the `input` a classification loss is given, `criterion(out, y)` for a
-    known torch.nn loss module or `F.cross_entropy(out, y)`; `name` is the functional name of
-    the loss, "cross_entropy", "nll_loss", "binary_cross_entropy" or
-    "binary_cross_entropy_with_logits", `target` the input expression) or "checkpoint-input"
-    (an argument `torch.utils.checkpoint.checkpoint(fn, x, y)` or `checkpoint_sequential(seq,
-    n, x)` passes on to the checkpointed function, one use per argument, none when one is
-    unpacked; `name` is "checkpoint" or "checkpoint_sequential", `node` the call, `target`
-    the argument and `added` what calling `fn(x, y)` directly would return when `fn` is a
-    known module, else None).
-    `value` is the receiver before the operation and `grad_enabled` the grad mode there;
-    `every_iteration` holds the enclosing loops whose every iteration runs it.
-    """
-
-    kind: UseKind
-    name: str
-    node: ast.AST
-    stmt: ast.stmt
-    target: ast.expr
-    value: Value
-    grad_enabled: bool | None
-    function: FunctionNode | None
-    every_iteration: frozenset[LoopNode] = frozenset()
-    added: Value | None = None
-
-
 @dataclass(frozen=True, eq=False)
 class TorchCall:
     """A call that resolves to a torch API through the file's imports (`torch.tensor`,
@@ -155,7 +89,9 @@ class ModuleAnalysis:
     # state the previous call left on `self` (their value's carries name that state and the
     # loop). Kept apart from `backward_calls`, which hold each call once.
     backward_in_calls: list[BackwardCall] = field(default_factory=list)
-    uses: list[ValueUse] = field(default_factory=list)
+    # What happened to known values (conversions, in-place changes, optimizer and module
+    # calls...), indexed by kind: `events.of(Conversion)` (see `gradguard.analysis.events`).
+    events: Events = field(default_factory=Events)
     torch_calls: list[TorchCall] = field(default_factory=list)
     inplace_on_saved: list[InPlaceOnSaved] = field(default_factory=list)
     # Calls of code the analysis cannot see into (unknown callables, helpers): any of them

@@ -29,7 +29,8 @@ import ast
 from dataclasses import dataclass
 
 from gradguard.analysis import torch_api as api
-from gradguard.analysis.model import BackwardCall, ModuleAnalysis, ValueUse
+from gradguard.analysis.events import OptimizerCall
+from gradguard.analysis.model import BackwardCall, ModuleAnalysis
 from gradguard.analysis.name_flow import UNKNOWN_KEY, Key, NameBinding, NameFlow
 from gradguard.analysis.values import Grad
 
@@ -56,7 +57,7 @@ class UnreachedOptimizer:
     optimizer: str  # `opt`
     module: str  # `m`
     copied: bool  # `m` is a deep copy
-    steps: tuple[ValueUse, ...]
+    steps: tuple[OptimizerCall, ...]
     backwards: tuple[BackwardCall, ...]  # the nearest backward before each step
     trained: tuple[str, ...]  # the modules the losses do run (names), in source order
 
@@ -66,9 +67,9 @@ def unreached_optimizers(
 ) -> list[UnreachedOptimizer]:
     """Every optimizer of the file whose parameters no loss before its steps reaches."""
     flow = flow if flow is not None else NameFlow(analysis.tree)
-    steps: dict[Key, list[ValueUse]] = {}
-    for use in analysis.uses:
-        if use.kind == "optimizer" and use.name == "step" and isinstance(use.target, ast.Name):
+    steps: dict[Key, list[OptimizerCall]] = {}
+    for use in analysis.events.of(OptimizerCall):
+        if use.method == "step" and isinstance(use.target, ast.Name):
             key = flow.key_of(use.target)
             if key is not None:
                 steps.setdefault(key, []).append(use)
@@ -84,7 +85,7 @@ class _Check:
     """Decides one optimizer (see the module docstring)."""
 
     def __init__(
-        self, analysis: ModuleAnalysis, flow: NameFlow, key: Key, steps: list[ValueUse]
+        self, analysis: ModuleAnalysis, flow: NameFlow, key: Key, steps: list[OptimizerCall]
     ) -> None:
         self.analysis = analysis
         self.flow = flow
@@ -233,7 +234,7 @@ class _Check:
 
     # -- each step -------------------------------------------------------------------------
 
-    def _step_unreached(self, step: ValueUse, trained: list[str]) -> BackwardCall | None:
+    def _step_unreached(self, step: OptimizerCall, trained: list[str]) -> BackwardCall | None:
         """The nearest backward before `step`, when every call run since the gradients were
         last cleared is certainly handed nothing that reaches the module."""
         if not isinstance(step.stmt, ast.Expr) or step.stmt.value is not step.node:

@@ -29,7 +29,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from gradguard.analysis import torch_api as api
-from gradguard.analysis.model import LoopNode, ModuleAnalysis, ValueUse
+from gradguard.analysis.events import GradRead, ModuleCall, OptimizerCall
+from gradguard.analysis.model import LoopNode, ModuleAnalysis
 from gradguard.analysis.names import dotted
 from gradguard.analysis.values import Grad, Kind
 
@@ -94,7 +95,7 @@ class UnfilledRead:
     backward at all).
     """
 
-    use: ValueUse
+    use: GradRead
     creation: ast.stmt
     created: str
     error: str
@@ -102,9 +103,9 @@ class UnfilledRead:
 
 
 def unfilled_grad_reads(analysis: ModuleAnalysis) -> Iterator[UnfilledRead]:
-    """Every `.grad` read (ValueUse kind "grad") that certainly sees None and fails on it."""
-    # "grad-bound": `w.grad` was assigned on some path; the path check below decides.
-    uses = [u for u in analysis.uses if u.kind in ("grad", "grad-bound")]
+    """Every `.grad` read (`GradRead`) that certainly sees None and fails on it."""
+    # A bound read: `w.grad` was assigned on some path; the path check below decides.
+    uses = analysis.events.of(GradRead)
     if not uses:
         return
     paths = _Paths(analysis)
@@ -189,13 +190,8 @@ class _Paths:
     def __init__(self, analysis: ModuleAnalysis) -> None:
         self.analysis = analysis
         self.torch: dict[int, str] = {id(c.call): c.qualified for c in analysis.torch_calls}
-        self.module_calls: dict[int, ValueUse] = {}
-        self.optimizer_calls: set[int] = set()
-        for use in analysis.uses:
-            if use.kind == "module-call":
-                self.module_calls[id(use.node)] = use
-            elif use.kind == "optimizer":
-                self.optimizer_calls.add(id(use.node))
+        self.module_calls = {id(use.node): use for use in analysis.events.of(ModuleCall)}
+        self.optimizer_calls = {id(use.node) for use in analysis.events.of(OptimizerCall)}
         self.bound = _bound_names(analysis.tree)
         self.local: dict[str, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef] = {}
         counts: dict[str, int] = {}
@@ -246,7 +242,7 @@ class _Paths:
         module_call = self.module_calls.get(id(call))
         if module_call is not None:
             ref = module_call.value.module
-            if module_call.name:
+            if module_call.layer_class:
                 return True  # a torch.nn layer's forward
             if ref is not None and ref.local is not None:
                 forward = _method(ref.local.node, "forward")
@@ -295,7 +291,7 @@ class _Paths:
 
     # -- where the tensor comes from -----------------------------------------------------------
 
-    def creation(self, use: ValueUse) -> tuple[ast.stmt, str] | None:
+    def creation(self, use: GradRead) -> tuple[ast.stmt, str] | None:
         """The statement creating the tensor read (or the module owning it), if certain."""
         origin = use.value.origin
         key = dotted(use.target)

@@ -101,7 +101,9 @@ class RuleContext:
         """Whether an optimizer stepped here may hold the parameters of a module built here
         from plain arguments, or of a deep copy: the only modules `unreached_optimizers`
         can decide about."""
-        steps = [u for u in self.analysis.uses if u.kind == "optimizer" and u.name == "step"]
+        from gradguard.analysis.facts import OptimizerCall
+
+        steps = [u for u in self.analysis.events.of(OptimizerCall) if u.method == "step"]
         if not steps:
             return False
         if "deepcopy" in self.source.text:

@@ -51,7 +51,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from gradguard.analysis.facts import GradOff, ValueUse
+from gradguard.analysis.facts import GradOff, InferenceSaved
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
 from gradguard.core.messages import compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
@@ -190,9 +190,7 @@ loss.backward()
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         """One finding per use of an inference tensor that autograd would have to save."""
-        uses = [
-            u for u in ctx.analysis.uses if u.kind == "inference-saved" and u.grad_enabled is True
-        ]
+        uses = [u for u in ctx.analysis.events.of(InferenceSaved) if u.grad_enabled is True]
         if not uses:
             return
         context = ctx.grad_context
@@ -209,7 +207,7 @@ loss.backward()
             reported.add(key)
             yield self._finding(ctx, use, alias)
 
-    def _finding(self, ctx: RuleContext, use: ValueUse, alias: str | None) -> Finding:
+    def _finding(self, ctx: RuleContext, use: InferenceSaved, alias: str | None) -> Finding:
         name = expr_text(ctx.source, use.target)
         off = _inference_mode(use)
         where = f" (line {off.node.lineno})" if off is not None else ""  # type: ignore[attr-defined]
@@ -232,18 +230,22 @@ loss.backward()
         return self.finding(message, ctx.node_range(use.target), related, fixes)
 
 
-def _inference_mode(use: ValueUse) -> GradOff | None:
+def _inference_mode(use: InferenceSaved) -> GradOff | None:
     """The `torch.inference_mode()` item or decorator the tensor was created under."""
     loss = use.value.loss
     off = loss.grad_off if loss is not None else None
     return off if off is not None and off.inference else None
 
 
-def _describe(ctx: RuleContext, use: ValueUse) -> str:
-    if use.name in _OPERATORS:
-        return f"{_OPERATORS[use.name]} with a tensor that requires grad"
-    short = use.name.rsplit(".", 1)[-1]
-    if isinstance(use.node, ast.Call) and use.name.startswith("torch.nn.") and short[:1].isupper():
+def _describe(ctx: RuleContext, use: InferenceSaved) -> str:
+    if use.operation in _OPERATORS:
+        return f"{_OPERATORS[use.operation]} with a tensor that requires grad"
+    short = use.operation.rsplit(".", 1)[-1]
+    if (
+        isinstance(use.node, ast.Call)
+        and use.operation.startswith("torch.nn.")
+        and short[:1].isupper()
+    ):
         layer = expr_text(ctx.source, use.node.func)
         if short.endswith("Loss"):
             return f"`{layer}` ({short}) with an input that requires grad"

@@ -47,7 +47,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gradguard.analysis.facts import ActivationKind
+from gradguard.analysis.facts import ActivationKind, LossInput
 from gradguard.core.findings import Finding, Related, Severity
 from gradguard.core.messages import capitalized, compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
@@ -233,8 +233,8 @@ loss.backward()
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         """One finding per cross_entropy input that is certainly a softmax output."""
         reported: set[int] = set()
-        for use in ctx.analysis.uses:
-            if use.kind != "loss-input" or use.name != "cross_entropy":
+        for use in ctx.analysis.events.of(LossInput):
+            if use.loss_function != "cross_entropy":
                 continue
             activation = use.value.activation
             if activation is None or activation.kind is not ActivationKind.SOFTMAX:

@@ -60,7 +60,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from gradguard.analysis.facts import Activation, ActivationKind, ValueUse
+from gradguard.analysis.facts import Activation, ActivationKind, LossInput
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
 from gradguard.core.messages import capitalized, compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
@@ -260,21 +260,24 @@ loss.backward()
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         """One finding per binary cross-entropy input of the wrong kind."""
         reported: set[int] = set()
-        for use in ctx.analysis.uses:
-            if use.kind != "loss-input" or id(use.node) in reported:
+        for use in ctx.analysis.events.of(LossInput):
+            if id(use.node) in reported:
                 continue
             activation = use.value.activation
             if activation is None:
                 continue
-            with_logits = use.name == "binary_cross_entropy_with_logits"
+            with_logits = use.loss_function == "binary_cross_entropy_with_logits"
             if with_logits and activation.kind is ActivationKind.SIGMOID:
                 reported.add(id(use.node))
                 yield self._double_sigmoid(ctx, use)
-            elif use.name == "binary_cross_entropy" and activation.kind is ActivationKind.LOGITS:
+            elif (
+                use.loss_function == "binary_cross_entropy"
+                and activation.kind is ActivationKind.LOGITS
+            ):
                 reported.add(id(use.node))
                 yield self._logits(ctx, use)
 
-    def _double_sigmoid(self, ctx: RuleContext, use: ValueUse) -> Finding:
+    def _double_sigmoid(self, ctx: RuleContext, use: LossInput) -> Finding:
         activation = _activation(use)
         name = _name(ctx, use.target)
         where = "the last layer, " if activation.layer else ""
@@ -299,7 +302,7 @@ loss.backward()
                 fixes.append(fix)
         return self.finding(message, ctx.node_range(use.target), related, fixes)
 
-    def _logits(self, ctx: RuleContext, use: ValueUse) -> Finding:
+    def _logits(self, ctx: RuleContext, use: LossInput) -> Finding:
         activation = _activation(use)
         target = use.target
         call = use.node
@@ -327,7 +330,7 @@ loss.backward()
         return self.finding(message, ctx.node_range(target), related, fixes)
 
 
-def _activation(use: ValueUse) -> Activation:
+def _activation(use: LossInput) -> Activation:
     assert use.value.activation is not None
     return use.value.activation
 

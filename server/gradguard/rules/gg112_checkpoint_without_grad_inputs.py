@@ -66,7 +66,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator, Sequence
 
-from gradguard.analysis.facts import Grad, Kind, LossKind, ValueUse, reentrant_keyword
+from gradguard.analysis.facts import CheckpointInput, Grad, Kind, LossKind, reentrant_keyword
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
 from gradguard.core.messages import NO_GRAD_FN, capitalized, compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
@@ -75,7 +75,7 @@ from gradguard.rewrite.expressions import add_keyword, expr_text, replace_expr
 WARNING = '"None of the inputs have requires_grad=True. Gradients will be None"'
 
 
-def _certain(uses: Sequence[ValueUse]) -> bool:
+def _certain(uses: Sequence[CheckpointInput]) -> bool:
     """Every input certainly does not require grad, at least one is a tensor, and the
     checkpointed module called directly on them would certainly return history (its own
     parameters require grad)."""
@@ -84,12 +84,12 @@ def _certain(uses: Sequence[ValueUse]) -> bool:
     if not any(use.value.kind is Kind.TENSOR for use in uses):
         return False
     return all(
-        use.added is not None and (use.added.has_history or use.added.holds_history())
+        use.direct is not None and (use.direct.has_history or use.direct.holds_history())
         for use in uses
     )
 
 
-def _after_reported(uses: Sequence[ValueUse], reported: set[int]) -> bool:
+def _after_reported(uses: Sequence[CheckpointInput], reported: set[int]) -> bool:
     """An input comes out of a checkpoint already reported: fixing that one gives this one
     an input with history, so it is the same bug."""
     return any(
@@ -229,9 +229,9 @@ hidden.pow(2).mean().backward()
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         """One finding per reentrant checkpoint call whose inputs all lack grad."""
-        calls: dict[int, list[ValueUse]] = {}
-        for use in ctx.analysis.uses:
-            if use.kind == "checkpoint-input" and use.name == "checkpoint":
+        calls: dict[int, list[CheckpointInput]] = {}
+        for use in ctx.analysis.events.of(CheckpointInput):
+            if not use.sequential:
                 calls.setdefault(id(use.node), []).append(use)
         reported: set[int] = set()
         for uses in calls.values():
@@ -244,7 +244,7 @@ hidden.pow(2).mean().backward()
             yield self._finding(ctx, call, uses, reentrant)
 
     def _finding(
-        self, ctx: RuleContext, call: ast.Call, uses: Sequence[ValueUse], reentrant: object
+        self, ctx: RuleContext, call: ast.Call, uses: Sequence[CheckpointInput], reentrant: object
     ) -> Finding:
         names = list(dict.fromkeys(expr_text(ctx.source, use.target) for use in uses))
         shown = [f"`{n}`" if len(n) <= 40 else "an input" for n in names]

@@ -58,7 +58,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from gradguard.analysis.facts import BackwardCall, LoopNode, SavedNode
+from gradguard.analysis.facts import BackwardCall, LoopNode, OptimizerCall, SavedNode
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
 from gradguard.core.messages import compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
@@ -318,8 +318,8 @@ def _steps_between(ctx: RuleContext, first: BackwardCall, second: BackwardCall) 
     the two calls, in source order."""
     start, end = first.call.lineno, second.call.lineno
     if any(
-        use.kind == "optimizer" and use.name == "step" and start <= use.stmt.lineno <= end
-        for use in ctx.analysis.uses
+        use.method == "step" and start <= use.stmt.lineno <= end
+        for use in ctx.analysis.events.of(OptimizerCall)
     ):
         return True
     return any(start < call.lineno <= end for call in ctx.analysis.opaque_calls)

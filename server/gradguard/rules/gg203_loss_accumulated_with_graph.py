@@ -38,7 +38,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from gradguard.analysis.facts import dotted
+from gradguard.analysis.facts import Accumulation, dotted
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
 from gradguard.core.messages import compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
@@ -125,8 +125,8 @@ assert not torch.is_tensor(total), "total keeps every iteration's graph"
             for event in [*ctx.analysis.backward_calls, *ctx.analysis.backward_in_calls]
             for loop in event.every_iteration
         }
-        for use in ctx.analysis.uses:
-            if use.kind != "accumulate" or use.added is None or not use.added.has_history:
+        for use in ctx.analysis.events.of(Accumulation):
+            if not use.added.has_history:
                 continue
             total_expr = use.target.value if isinstance(use.target, ast.Subscript) else use.target
             key = dotted(total_expr)

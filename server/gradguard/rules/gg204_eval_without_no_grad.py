@@ -53,10 +53,14 @@ import ast
 from collections.abc import Callable, Iterator
 
 from gradguard.analysis.facts import (
+    Accumulation,
+    Append,
     FunctionNode,
     GradContext,
     LoopNode,
-    ValueUse,
+    ModuleCall,
+    ModuleModeCall,
+    OptimizerCall,
     dotted,
 )
 from gradguard.analysis.torch_api import nn_module_kind
@@ -76,6 +80,8 @@ from gradguard.rewrite.expressions import expr_text
 from gradguard.rewrite.statements import indentation, indented_block, stands_alone
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
+# What keeps an output: `xs.append(v)` or `total += v`.
+_Store = Append | Accumulation
 
 
 class EvalWithoutNoGrad(Rule):
@@ -194,11 +200,11 @@ assert not preds[0].requires_grad, "the stored outputs still require grad"
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         """One finding per evaluation loop that stores outputs with their graphs."""
-        stores = [u for u in ctx.analysis.uses if _stores_history(u)]
+        stores = [u for u in ctx.analysis.events.of(Append, Accumulation) if _stores_history(u)]
         if not stores:
             return
         context = ctx.grad_context
-        by_loop: dict[int, tuple[LoopNode, list[ValueUse], ValueUse]] = {}
+        by_loop: dict[int, tuple[LoopNode, list[_Store], ModuleModeCall]] = {}
         for store in stores:
             loop = _outliving_loop(context, store)
             if loop is None or context.in_mode_region(store.stmt):
@@ -228,14 +234,14 @@ assert not preds[0].requires_grad, "the stored outputs still require grad"
         self,
         ctx: RuleContext,
         loop: LoopNode,
-        stores: list[ValueUse],
-        evaluated: ValueUse,
+        stores: list[_Store],
+        evaluated: ModuleModeCall,
         alias: str | None,
     ) -> Finding:
         model = expr_text(ctx.source, evaluated.target)
         first = stores[0]
         target = expr_text(ctx.source, first.target)
-        stored = f"{target}.append(...)" if first.kind == "append" else f"{target} += ..."
+        stored = f"{target}.append(...)" if isinstance(first, Append) else f"{target} += ..."
         message = compose(
             f"Evaluation without torch.no_grad(): `{target}` keeps every batch's graph and "
             "memory grows",
@@ -261,18 +267,13 @@ assert not preds[0].requires_grad, "the stored outputs still require grad"
         return self.finding(message, ctx.header_range(loop), related, [fix] if fix else [])
 
 
-def _stores_history(use: ValueUse) -> bool:
+def _stores_history(use: _Store) -> bool:
     """`xs.append(v)` or `total += v` of a value that certainly has autograd history."""
-    return (
-        use.kind in ("append", "accumulate")
-        and use.grad_enabled is True
-        and use.added is not None
-        and use.added.has_history
-        and dotted(use.target) is not None
-    )
+    stored = use.item if isinstance(use, Append) else use.added
+    return use.grad_enabled is True and stored.has_history and dotted(use.target) is not None
 
 
-def _outliving_loop(context: GradContext, store: ValueUse) -> LoopNode | None:
+def _outliving_loop(context: GradContext, store: _Store) -> LoopNode | None:
     """The innermost loop around the store whose iterations all add to the same list or
     total (a list made before the loop; a total carried from iteration to iteration)."""
     loop = next(
@@ -285,7 +286,7 @@ def _outliving_loop(context: GradContext, store: ValueUse) -> LoopNode | None:
     )
     if not isinstance(loop, _LOOPS):
         return None
-    if store.kind == "accumulate":
+    if isinstance(store, Accumulation):
         key = dotted(store.target)
         carried = any(c.key == key and c.loop is loop for c in store.value.carries)
         return loop if carried else None
@@ -297,22 +298,20 @@ def _outliving_loop(context: GradContext, store: ValueUse) -> LoopNode | None:
 
 def _evaluated_model(
     ctx: RuleContext, context: GradContext, loop: LoopNode, function: FunctionNode | None
-) -> ValueUse | None:
+) -> ModuleModeCall | None:
     """The `model.eval()` call that covers the loop: a model called in the loop, put in eval
     mode before it, never back in train mode in the function; every other model with
     parameters called in the loop must be covered too. None when there is no such call."""
     inside = [
         u
-        for u in ctx.analysis.uses
-        if u.kind == "module-call"
-        and u.function is function
-        and any(a is loop for a in context.ancestors(u.node))
+        for u in ctx.analysis.events.of(ModuleCall)
+        if u.function is function and any(a is loop for a in context.ancestors(u.node))
     ]
-    modes = [u for u in ctx.analysis.uses if u.kind == "module-mode" and u.function is function]
-    found: ValueUse | None = None
+    modes = [u for u in ctx.analysis.events.of(ModuleModeCall) if u.function is function]
+    found: ModuleModeCall | None = None
     for call in inside:
         key = dotted(call.target)
-        kind = nn_module_kind(call.name) if call.name else None
+        kind = nn_module_kind(call.layer_class) if call.layer_class else None
         has_parameters = kind is None or kind.has_parameters
         if key is None:
             if has_parameters:
@@ -323,10 +322,10 @@ def _evaluated_model(
             (
                 m
                 for m in same
-                if m.name == "eval"
+                if m.method == "eval"
                 and _dominates(ctx, context, m.stmt, loop)
                 and not any(
-                    _may_undo(context, t.stmt, m.stmt, loop) for t in same if t.name == "train"
+                    _may_undo(context, t.stmt, m.stmt, loop) for t in same if t.method == "train"
                 )
             ),
             None,
@@ -383,7 +382,7 @@ def _runs_backward(
     return _trains(ctx, runs_here)
 
 
-def _backward_may_reach(ctx: RuleContext, stores: list[ValueUse]) -> bool | None:
+def _backward_may_reach(ctx: RuleContext, stores: list[_Store]) -> bool | None:
     """Whether a backward pass of the file may run through what the loop keeps: True when
     one may (by the file's name flow, which follows returns, arguments and stores), False
     when none can, None when a kept container is not a plain name (`self.outputs`)."""
@@ -428,7 +427,7 @@ def _trains(ctx: RuleContext, where: Callable[[ast.AST, FunctionNode | None], bo
     its statement and the function holding it)."""
     if any(where(event.stmt, event.function) for event in ctx.analysis.backward_calls):
         return True
-    return any(u.kind == "optimizer" and where(u.stmt, u.function) for u in ctx.analysis.uses)
+    return any(where(u.stmt, u.function) for u in ctx.analysis.events.of(OptimizerCall))
 
 
 def _wrap_fix(ctx: RuleContext, loop: LoopNode, alias: str | None) -> Fix | None:

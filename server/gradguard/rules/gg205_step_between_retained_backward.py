@@ -81,11 +81,12 @@ from dataclasses import dataclass
 
 from gradguard.analysis.facts import (
     BackwardCall,
+    ModuleCall,
     OptimizedParameters,
+    OptimizerCall,
     ParameterSaves,
     SavedNode,
     SavedParameter,
-    ValueUse,
     dotted,
 )
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
@@ -113,7 +114,7 @@ class _Crash:
     """A step between two backward passes through a node that saved a stepped parameter."""
 
     first: BackwardCall
-    step: ValueUse
+    step: OptimizerCall
     second: BackwardCall
     node: SavedNode
     saved: SavedParameter
@@ -336,11 +337,11 @@ class _Finder:
 
     def __init__(self, ctx: RuleContext) -> None:
         self.ctx = ctx
-        uses = ctx.analysis.uses
-        self.module_calls = {id(u.node): u for u in uses if u.kind == "module-call"}
+        events = ctx.analysis.events
+        self.module_calls = {id(u.node): u for u in events.of(ModuleCall)}
         qualified = {id(t.call): t.qualified for t in ctx.analysis.torch_calls}
         self.saves = ParameterSaves(ctx.tree, lambda call: qualified.get(id(call)))
-        self.steps = [u for u in uses if _is_step(u)]
+        self.steps = [u for u in events.of(OptimizerCall) if _is_step(u)]
 
     def crashes(self) -> Iterator[_Crash]:
         reported: set[int] = set()
@@ -355,7 +356,7 @@ class _Finder:
                     reported.add(id(step.stmt))
                     yield crash
 
-    def _steps_after(self, first: BackwardCall) -> Iterator[ValueUse]:
+    def _steps_after(self, first: BackwardCall) -> Iterator[OptimizerCall]:
         """Steps later in the block of `first`, with nothing that may clear gradients
         between (a step finding no gradient changes nothing)."""
         _, block = self.ctx.analysis.block_of(first.stmt)
@@ -376,7 +377,7 @@ class _Finder:
                 return True
         return False
 
-    def _crash(self, first: BackwardCall, step: ValueUse) -> _Crash | None:
+    def _crash(self, first: BackwardCall, step: OptimizerCall) -> _Crash | None:
         held = step.value.optimizes
         assert held is not None
         _, block = self.ctx.analysis.block_of(step.stmt)
@@ -405,7 +406,7 @@ class _Finder:
         return self.saves.saved_parameter(node.node, module, requires_grad)
 
     def _input_requires_grad(
-        self, call: ast.Call, use: ValueUse, graph: frozenset[SavedNode]
+        self, call: ast.Call, use: ModuleCall, graph: frozenset[SavedNode]
     ) -> bool:
         """Whether the first input of `call` certainly has autograd history: it is (or a
         name bound straight from) a call whose result the graph certainly went through."""
@@ -457,13 +458,12 @@ def _touches(stmt: ast.stmt, name: str) -> bool:
     return False
 
 
-def _is_step(use: ValueUse) -> bool:
+def _is_step(use: OptimizerCall) -> bool:
     """`opt.step()` as a statement, on an optimizer built from one module's parameters
     that has not gone stale."""
     held = use.value.optimizes
     return (
-        use.kind == "optimizer"
-        and use.name == "step"
+        use.method == "step"
         and isinstance(use.stmt, ast.Expr)
         and use.stmt.value is use.node
         and held is not None
@@ -508,8 +508,8 @@ def _move_step(ctx: RuleContext, crash: _Crash) -> list[Fix]:
     key = expr_text(ctx.source, step.target)
     others = [
         u
-        for u in ctx.analysis.uses
-        if u.kind == "optimizer" and u.name == "step" and u.function is step.function
+        for u in ctx.analysis.events.of(OptimizerCall)
+        if u.method == "step" and u.function is step.function
     ]
     if any(expr_text(ctx.source, u.target) != key for u in others):
         return []

@@ -39,7 +39,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from gradguard.analysis.facts import Grad, ValueUse
+from gradguard.analysis.facts import Grad, InPlaceChange
 from gradguard.core.findings import (
     Finding,
     Fix,
@@ -157,7 +157,7 @@ for p in model.parameters():
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         """One finding per in-place statement on a leaf that requires grad."""
-        flagged = [use for use in ctx.analysis.uses if _is_flagged(use)]
+        flagged = [use for use in ctx.analysis.events.of(InPlaceChange) if _is_flagged(use)]
         statements = {id(use.stmt) for use in flagged}
         alias = ctx.torch_alias
         reported: set[int] = set()
@@ -179,13 +179,8 @@ for p in model.parameters():
             yield self.finding(message, ctx.node_range(use.stmt), related, [fix] if fix else [])
 
 
-def _is_flagged(use: ValueUse) -> bool:
-    return (
-        use.kind == "inplace"
-        and use.value.grad is Grad.TRACKED
-        and use.value.leaf
-        and use.grad_enabled is True
-    )
+def _is_flagged(use: InPlaceChange) -> bool:
+    return use.value.grad is Grad.TRACKED and use.value.leaf and use.grad_enabled is True
 
 
 def _fix(ctx: RuleContext, stmt: ast.stmt, flagged: set[int], alias: str | None) -> Fix | None:

@@ -319,8 +319,7 @@ def _layers_finding(
     first, second = expr_text(ctx.source, saver), expr_text(ctx.source, changer)
     short = expr_text(ctx.source, changer.func) if isinstance(changer, ast.Call) else second
     message = compose(
-        f"In-place `{short}` overwrites saved output: backward() raises "
-        f"{MODIFIED_INPLACE.quoted}",
+        f"In-place `{short}` overwrites saved output: backward() raises {MODIFIED_INPLACE.quoted}",
         f"`{first}` keeps its output for the backward pass and the next layer, `{second}`, "
         f"overwrites it, so `{expr_text(ctx.source, event.target)}.backward()` fails",
         "Build the layer without `inplace=True`",

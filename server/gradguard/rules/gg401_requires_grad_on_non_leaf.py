@@ -35,6 +35,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from gradguard.analysis.facts import AttributeSet
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity, TextEdit
 from gradguard.core.messages import compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
@@ -90,10 +91,10 @@ print(y.grad)
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         """One finding per requires_grad change on a tensor with history."""
-        for use in ctx.analysis.uses:
+        for use in ctx.analysis.events.of(AttributeSet):
             if not use.value.has_history:
                 continue
-            if use.kind != "setattr" or use.name != "requires_grad":
+            if use.attribute != "requires_grad":
                 continue
             statement = use.stmt
             if not (isinstance(statement, ast.Assign) and _is_true(statement.value)):

@@ -36,6 +36,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from gradguard.analysis.facts import AttributeSet
 from gradguard.core.findings import Finding, Fix, Range, Related, Safety, Severity, TextEdit
 from gradguard.core.messages import TorchError, compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
@@ -180,8 +181,8 @@ predicted.requires_grad = True
 
     def _flag_set_on_integers(self, ctx: RuleContext) -> Iterator[Finding]:
         """`predicted.requires_grad = True` on a tensor known to be integer or bool."""
-        for use in ctx.analysis.uses:
-            if use.kind != "setattr" or use.name != "requires_grad":
+        for use in ctx.analysis.events.of(AttributeSet):
+            if use.attribute != "requires_grad":
                 continue
             statement = use.stmt
             if not (isinstance(statement, ast.Assign) and _is_constant(statement.value, True)):

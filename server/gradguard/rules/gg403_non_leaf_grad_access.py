@@ -40,6 +40,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from gradguard.analysis.facts import GradRead
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
 from gradguard.core.messages import compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
@@ -111,8 +112,8 @@ assert hidden.grad is not None, "hidden.grad is None"
             # (the word in a comment or docstring does not count).
             return
         reported: set[str] = set()
-        for use in ctx.analysis.uses:
-            if use.kind != "grad" or not use.value.has_history or use.value.retains_grad:
+        for use in ctx.analysis.events.of(GradRead):
+            if use.bound or not use.value.has_history or use.value.retains_grad:
                 continue
             name = expr_text(ctx.source, use.target)
             origin = use.value.origin

@@ -36,6 +36,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from gradguard.analysis.facts import AttributeSet
 from gradguard.core.findings import Finding, Fix, Position, Range, Safety, Severity, TextEdit
 from gradguard.core.messages import compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
@@ -146,21 +147,21 @@ b.requires_grad = True
                     "a TypeError",
                 )
                 yield self.finding(message, name_range, (), [_rename(name_range)])
-        for use in ctx.analysis.uses:
-            if use.kind != "setattr" or not is_typo(use.name) or id(use.stmt) in seen:
+        for use in ctx.analysis.events.of(AttributeSet):
+            if not is_typo(use.attribute) or id(use.stmt) in seen:
                 continue
             seen.add(id(use.stmt))
-            target = _attribute_target(use.stmt, use.name)
+            target = _attribute_target(use.stmt, use.attribute)
             if target is None:
                 continue
             end = ctx.source.from_ast(
                 target.end_lineno or target.lineno, target.end_col_offset or 0
             )
-            name_range = Range(Position(end.line, end.character - len(use.name)), end)
+            name_range = Range(Position(end.line, end.character - len(use.attribute)), end)
             message = compose(
-                f"Misspelled `{use.name}` sets a new attribute: the tensor still does not "
+                f"Misspelled `{use.attribute}` sets a new attribute: the tensor still does not "
                 "require grad",
-                f"`{use.name}` is not `{CORRECT}`: the tensor never requires grad, and no "
+                f"`{use.attribute}` is not `{CORRECT}`: the tensor never requires grad, and no "
                 "gradient is computed for it",
             )
             yield self.finding(message, name_range, (), [_rename(name_range)])

@@ -36,6 +36,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from gradguard.analysis.facts import OptimizedTensor
 from gradguard.core.findings import Finding, Fix, Range, Related, Safety, Severity, TextEdit
 from gradguard.core.messages import compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
@@ -87,11 +88,11 @@ optimizer = torch.optim.SGD([w, b], lr=0.1)
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         """One finding per non-leaf tensor listed as an optimizer parameter."""
-        for use in ctx.analysis.uses:
-            if use.kind != "optimize" or not use.value.has_history:
+        for use in ctx.analysis.events.of(OptimizedTensor):
+            if not use.value.has_history:
                 continue
             name = expr_text(ctx.source, use.target)
-            optimizer = use.name.rsplit(".", 1)[-1]
+            optimizer = use.optimizer.rsplit(".", 1)[-1]
             message = compose(
                 f'`{name}` is not a leaf: {optimizer}(...) raises "{ERROR}"',
                 f"`{name}` is computed from a tensor that requires grad, so the optimizer "

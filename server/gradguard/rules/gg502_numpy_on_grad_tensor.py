@@ -38,7 +38,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from gradguard.analysis.facts import Grad
+from gradguard.analysis.facts import Conversion, Grad
 from gradguard.core.findings import Finding, Fix, Range, Related, Safety, Severity, TextEdit
 from gradguard.core.messages import capitalized, compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
@@ -154,8 +154,8 @@ for step in range(2):
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         """One finding per `.numpy()` on a tensor that certainly requires grad."""
         reported: set[int] = set()
-        for use in ctx.analysis.uses:
-            if use.kind != "conversion" or use.name not in ("numpy", "array", "array-items"):
+        for use in ctx.analysis.events.of(Conversion):
+            if use.method not in ("numpy", "array", "array-items"):
                 continue
             if use.value.grad is not Grad.TRACKED or id(use.node) in reported:
                 continue
@@ -167,11 +167,11 @@ for step in range(2):
                 f'{capitalized(converted)} raises "{ERROR}"',
                 f"{capitalized(name)} requires grad; call .detach() before .numpy()",
             )
-            if use.name != "numpy":
+            if use.method != "numpy":
                 # `np.mean(losses)`: numpy converts through Tensor.numpy() itself.
                 assert isinstance(use.node, ast.Call)
                 function = expr_text(ctx.source, use.node.func)
-                if use.name == "array":
+                if use.method == "array":
                     subject, pronoun = "requires grad", "it"
                 else:
                     subject, pronoun = "holds tensors that require grad", "them"
@@ -182,7 +182,7 @@ for step in range(2):
                     f"{capitalized(name)} {subject}, and `{function}(...)` converts {pronoun} "
                     "with .numpy(); call .detach() first",
                 )
-                fixes = [_fix(ctx, use.target)] if use.name == "array" else []
+                fixes = [_fix(ctx, use.target)] if use.method == "array" else []
                 yield self.finding(message, ctx.node_range(use.node), [], fixes)
                 continue
             related = []

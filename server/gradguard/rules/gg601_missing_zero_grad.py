@@ -55,8 +55,10 @@ from gradguard.analysis.facts import (
     BackwardCall,
     FunctionNode,
     LoopNode,
+    ModuleCall,
+    ModuleModeCall,
     ModuleRef,
-    ValueUse,
+    OptimizerCall,
     callee_name,
     dotted,
     identifier_spelling,
@@ -186,8 +188,8 @@ assert losses[-1] < 0.01, "gradients accumulated across steps"
         """One finding per loop that steps an optimizer after a backward without clearing."""
         reported: set[int] = set()
         facts: _FileFacts | None = None
-        for step in ctx.analysis.uses:
-            if step.kind != "optimizer" or step.name != "step":
+        for step in ctx.analysis.events.of(OptimizerCall):
+            if step.method != "step":
                 continue
             found = _training_loop(ctx, step)
             if found is None:
@@ -217,7 +219,7 @@ assert losses[-1] < 0.01, "gradients accumulated across steps"
             yield self.finding(message, ctx.header_range(loop), related, fixes)
 
 
-def _training_loop(ctx: RuleContext, step: ValueUse) -> tuple[LoopNode, BackwardCall] | None:
+def _training_loop(ctx: RuleContext, step: OptimizerCall) -> tuple[LoopNode, BackwardCall] | None:
     """The loop whose iterations each run a backward() and then this `step()`: both on every
     iteration, or both in the same block of it (`if i % k == 0: loss.backward();
     opt.step()` still adds each update's gradients to the last one's). A backward on every
@@ -251,7 +253,7 @@ def _inside(stmt: ast.stmt, loop: LoopNode) -> bool:
 def _may_clear(
     ctx: RuleContext,
     loop: LoopNode,
-    step: ValueUse,
+    step: OptimizerCall,
     backward: BackwardCall,
     facts: _FileFacts,
 ) -> bool:
@@ -317,15 +319,14 @@ class _FileFacts:
     def of(cls, ctx: RuleContext) -> _FileFacts:
         stepped = frozenset(
             expr_text(ctx.source, use.target)
-            for use in ctx.analysis.uses
-            if use.kind == "optimizer" and use.name == "step"
+            for use in ctx.analysis.events.of(OptimizerCall)
+            if use.method == "step"
         )
         modules: dict[str, tuple[ModuleRef, str, str]] = {}
-        for use in ctx.analysis.uses:
+        for use in ctx.analysis.events.of(ModuleCall, ModuleModeCall):
             module = use.value.module
             if (
-                use.kind in ("module-call", "module-mode")
-                and module is not None
+                module is not None
                 and module.self_contained
                 and (key := dotted(use.target)) is not None
             ):
@@ -346,7 +347,7 @@ class _FileFacts:
             bisect_left(self.opaque_lines, first) : bisect_right(self.opaque_lines, last)
         ]
 
-    def separate_modules(self, step: ValueUse) -> set[str]:
+    def separate_modules(self, step: OptimizerCall) -> set[str]:
         """Modules whose `zero_grad()` cannot clear what the stepped optimizer holds: when
         it holds the parameters of a module built here that owns them all (`optimizerD`
         over `netD = Discriminator()`), every other such module (`netG`) has its own."""

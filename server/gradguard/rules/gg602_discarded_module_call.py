@@ -42,7 +42,7 @@ import ast
 from collections.abc import Iterator
 
 from gradguard.analysis import torch_api as api
-from gradguard.analysis.facts import Value
+from gradguard.analysis.facts import ModuleCall, Value
 from gradguard.core.findings import Finding, Fix, Range, Safety, Severity, TextEdit
 from gradguard.core.messages import compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
@@ -147,8 +147,8 @@ with torch.no_grad():
         """One finding per discarded layer call in a forward() method."""
         candidates: list[tuple[ast.Call, ast.Expr]] = []
         hooked = ctx.may_have_hooks
-        for use in ctx.analysis.uses:
-            if use.kind != "module-call" or not _in_forward(use.function) or hooked:
+        for use in ctx.analysis.events.of(ModuleCall):
+            if not _in_forward(use.function) or hooked:
                 continue
             if isinstance(use.stmt, ast.Expr) and use.stmt.value is use.node:
                 call = use.node

@@ -36,6 +36,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from gradguard.analysis.facts import ForwardCall
 from gradguard.core.findings import Finding, Fix, Safety, Severity
 from gradguard.core.messages import compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
@@ -111,8 +112,8 @@ assert seen, "the forward hook did not run"
         """One finding per direct forward() call on a known module."""
         if not ctx.may_have_hooks:
             return
-        for use in ctx.analysis.uses:
-            if use.kind != "forward" or not isinstance(use.node, ast.Call):
+        for use in ctx.analysis.events.of(ForwardCall):
+            if not isinstance(use.node, ast.Call):
                 continue
             if isinstance(use.target, ast.Name) and use.target.id == "self":
                 continue

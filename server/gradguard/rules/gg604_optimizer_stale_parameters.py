@@ -56,7 +56,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from gradguard.analysis.facts import OptimizedParameters, Replacement, ValueUse
+from gradguard.analysis.facts import ModuleCall, OptimizedParameters, OptimizerCall, Replacement
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
 from gradguard.core.messages import compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
@@ -279,12 +279,12 @@ for step in range(3):
         """One finding per replacement that an optimizer steps past."""
         called = {
             id(u.value.module)
-            for u in ctx.analysis.uses
-            if u.kind == "module-call" and u.value.module is not None
+            for u in ctx.analysis.events.of(ModuleCall)
+            if u.value.module is not None
         }
         seen: set[tuple[int, int]] = set()
-        for use in ctx.analysis.uses:
-            if use.kind != "optimizer" or use.name != "step":
+        for use in ctx.analysis.events.of(OptimizerCall):
+            if use.method != "step":
                 continue
             built = use.value.optimizes
             replacement = built.stale if built is not None else None
@@ -301,7 +301,7 @@ for step in range(3):
             yield self._finding(ctx, use, built, replacement)
 
     def _finding(
-        self, ctx: RuleContext, step: ValueUse, built: OptimizedParameters, new: Replacement
+        self, ctx: RuleContext, step: OptimizerCall, built: OptimizedParameters, new: Replacement
     ) -> Finding:
         optimizer = expr_text(ctx.source, step.target)
         target = expr_text(ctx.source, new.target)
@@ -330,7 +330,7 @@ for step in range(3):
         return self.finding(message, ctx.node_range(new.stmt), related, [fix] if fix else [])
 
 
-def _called_after(ctx: RuleContext, step: ValueUse, key: str, new: Replacement) -> bool:
+def _called_after(ctx: RuleContext, step: OptimizerCall, key: str, new: Replacement) -> bool:
     """True when `key(...)` is called after the replacement, in the function of the step."""
     scope: ast.AST = step.function if step.function is not None else ctx.tree
     return any(
@@ -341,7 +341,7 @@ def _called_after(ctx: RuleContext, step: ValueUse, key: str, new: Replacement) 
     )
 
 
-def _extended_elsewhere(ctx: RuleContext, step: ValueUse) -> bool:
+def _extended_elsewhere(ctx: RuleContext, step: OptimizerCall) -> bool:
     """True when the optimizer's parameter groups are touched anywhere near the step (the
     new parameters may be added there)."""
     receiver = expr_text(ctx.source, step.target)

@@ -33,7 +33,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from gradguard.analysis.facts import ValueUse
+from gradguard.analysis.facts import OptimizerCall
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
 from gradguard.core.messages import compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
@@ -124,8 +124,9 @@ assert not torch.equal(before, model.weight), "the step changed nothing"
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         """One finding per zero_grad() that clears gradients right before step()."""
         backward_statements = {id(event.stmt) for event in ctx.analysis.backward_calls}
-        zero_grads = {id(u.stmt): u for u in ctx.analysis.uses if _is_call(u, "zero_grad")}
-        for step in ctx.analysis.uses:
+        calls = ctx.analysis.events.of(OptimizerCall)
+        zero_grads = {id(u.stmt): u for u in calls if _is_call(u, "zero_grad")}
+        for step in calls:
             if not _is_call(step, "step"):
                 continue
             _, block = ctx.analysis.block_of(step.stmt)
@@ -168,15 +169,10 @@ assert not torch.equal(before, model.weight), "the step changed nothing"
             yield self.finding(message, ctx.node_range(zero.stmt), related, fixes)
 
 
-def _is_call(use: ValueUse, name: str) -> bool:
+def _is_call(use: OptimizerCall, name: str) -> bool:
     """`opt.<name>()` as a statement of its own."""
     stmt = use.stmt
-    return (
-        use.kind == "optimizer"
-        and use.name == name
-        and isinstance(stmt, ast.Expr)
-        and stmt.value is use.node
-    )
+    return use.method == name and isinstance(stmt, ast.Expr) and stmt.value is use.node
 
 
 def _previous_zero_grad(
@@ -184,8 +180,8 @@ def _previous_zero_grad(
     block: list[ast.stmt],
     index: int,
     receiver: str,
-    zero_grads: dict[int, ValueUse],
-) -> ValueUse | None:
+    zero_grads: dict[int, OptimizerCall],
+) -> OptimizerCall | None:
     """The `receiver.zero_grad()` statement before `block[index]`, if only call-free
     statements stand between them."""
     for stmt in reversed(block[:index]):

@@ -68,6 +68,8 @@ from dataclasses import dataclass
 from gradguard.analysis.facts import (
     BackwardCall,
     LossPath,
+    ModuleCall,
+    OptimizerCall,
     callee_name,
     dotted,
     local_callables,
@@ -308,10 +310,9 @@ def _steps(ctx: RuleContext) -> dict[int, _Step]:
     """Every `opt.step()` statement, by id() of its call: on an optimizer the analysis knows,
     or on a receiver named like one (`optimizer`, `self.opt`: an optimizer handed in)."""
     found: dict[int, _Step] = {}
-    for use in ctx.analysis.uses:
+    for use in ctx.analysis.events.of(OptimizerCall):
         if (
-            use.kind == "optimizer"
-            and use.name == "step"
+            use.method == "step"
             and isinstance(use.node, ast.Call)
             and isinstance(use.stmt, ast.Expr)
             and use.stmt.value is use.node
@@ -468,7 +469,7 @@ def _unscaled(ctx: RuleContext, backward: BackwardCall, guard: ast.If) -> bool:
     """True when the loss reaches backward() with every step visible and none scaling it."""
     loop = next(a for a in ctx.grad_context.ancestors(guard) if isinstance(a, _LOOPS))
     torch_calls = {id(call.call) for call in ctx.analysis.torch_calls}
-    module_calls = {id(u.node) for u in ctx.analysis.uses if u.kind == "module-call"}
+    module_calls = {id(u.node) for u in ctx.analysis.events.of(ModuleCall)}
     path = LossPath(
         loop, backward.call.lineno, torch_calls, module_calls, local_callables(ctx.tree)
     )

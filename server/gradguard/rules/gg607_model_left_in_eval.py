@@ -76,7 +76,8 @@ from gradguard.analysis.facts import (
     LoopNode,
     ModeSwitch,
     ModeSwitches,
-    ValueUse,
+    ModuleCall,
+    ModuleModeCall,
     calls_in,
     dotted,
     identifier_spelling,
@@ -490,12 +491,10 @@ def _parameters_of(node: ast.AST, key: str) -> bool:
 def _mode_free(ctx: RuleContext, key: str, function: FunctionNode | None) -> bool:
     """True when the analysis knows the model computes the same in both modes (every call
     and mode switch of it in the function sees the same module)."""
-    uses: list[ValueUse] = [
+    uses = [
         u
-        for u in ctx.analysis.uses
-        if u.kind in ("module-call", "module-mode")
-        and u.function is function
-        and dotted(u.target) == key
+        for u in ctx.analysis.events.of(ModuleCall, ModuleModeCall)
+        if u.function is function and dotted(u.target) == key
     ]
     refs = {id(u.value.module): u.value for u in uses if u.value.module is not None}
     if not uses or len(refs) != 1:

@@ -62,7 +62,7 @@ import ast
 from collections.abc import Iterator
 
 from gradguard.analysis import torch_api as api
-from gradguard.analysis.facts import BackwardCall, TorchCall, ValueUse, bindings_of, dotted
+from gradguard.analysis.facts import BackwardCall, OptimizerCall, TorchCall, bindings_of, dotted
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
 from gradguard.core.messages import compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
@@ -172,7 +172,9 @@ scaler.update()
         scalers = _certain_scalers(ctx)
         if not scalers:
             return
-        steps = {id(u.stmt): u for u in ctx.analysis.uses if _is_step_statement(u)}
+        steps = {
+            id(u.stmt): u for u in ctx.analysis.events.of(OptimizerCall) if _is_step_statement(u)
+        }
         clips = {
             id(t.stmt): t for t in ctx.analysis.torch_calls if t.qualified in api.GRAD_CLIPPERS
         }
@@ -197,7 +199,7 @@ scaler.update()
         ctx: RuleContext,
         scaler: str,
         event: BackwardCall,
-        step: ValueUse,
+        step: OptimizerCall,
         block: list[ast.stmt],
     ) -> Iterator[Finding]:
         optimizer = expr_text(ctx.source, step.target)
@@ -291,10 +293,9 @@ def _scaled_by(event: BackwardCall, scalers: set[str]) -> str | None:
     return key
 
 
-def _is_step_statement(use: ValueUse) -> bool:
+def _is_step_statement(use: OptimizerCall) -> bool:
     return (
-        use.kind == "optimizer"
-        and use.name == "step"
+        use.method == "step"
         and isinstance(use.stmt, ast.Expr)
         and use.stmt.value is use.node
         and isinstance(use.node, ast.Call)
@@ -335,7 +336,7 @@ def _scaler_call(stmt: ast.stmt, scaler: str, method: str, argument: str | None)
 
 
 def _step_fix(
-    ctx: RuleContext, scaler: str, step: ValueUse, optimizer: str, block: list[ast.stmt]
+    ctx: RuleContext, scaler: str, step: OptimizerCall, optimizer: str, block: list[ast.stmt]
 ) -> list[Fix]:
     """`optimizer.step()` -> `scaler.step(optimizer)`, plus `scaler.update()` when the
     function never calls it."""

@@ -8,6 +8,7 @@ import ast
 from gradguard.analysis import activations, libraries
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
+from gradguard.analysis.events import Append, ForwardCall, ModuleModeCall, OptimizerCall
 from gradguard.analysis.graph import SavedNode, Saves
 from gradguard.analysis.imports import Scope, is_torch
 from gradguard.analysis.interpreter.module_calls import MODULE_BY_USE, OPTIMIZER_BY_USE
@@ -246,11 +247,15 @@ class CallEvaluator(TorchCalls):
             if receiver.frozen is not None and name not in params.KEEPS_FROZEN:
                 self._unfreeze(receiver.module)
             if name == "forward":
-                self.record_use("forward", name, call, func.value, receiver)
+                if (site := self.site(call, func.value, receiver)) is not None:
+                    self.emit(ForwardCall(**site))
                 return self.call_value(call, receiver, evaluated=args)
             if name in api.MODULE_SELF_METHODS:
-                if name in ("eval", "train"):
-                    self.record_use("module-mode", name, call, func.value, receiver)
+                if (
+                    name in ("eval", "train")
+                    and (site := self.site(call, func.value, receiver)) is not None
+                ):
+                    self.emit(ModuleModeCall(name, **site))
                 return receiver
             if name in api.MODULE_INFO_METHODS:
                 return Value(kind=Kind.OTHER)
@@ -268,7 +273,8 @@ class CallEvaluator(TorchCalls):
             loss = Loss(LossKind.NO_GRAD, call, self.mode.off.description, self.mode.off)
             return Value(grad=Grad.UNTRACKED, kind=Kind.UNKNOWN, loss=loss)
         if (module_value := self._module_by_use(call, receiver, receiver_key)) is not None:
-            self.record_use("module-mode", name, call, func.value, module_value)
+            if (site := self.site(call, func.value, module_value)) is not None:
+                self.emit(ModuleModeCall(name, **site))
             return module_value
         if (optimizer := self._optimizer_by_use(call, receiver, receiver_key)) is not None:
             receiver = optimizer
@@ -286,7 +292,8 @@ class CallEvaluator(TorchCalls):
             return UNKNOWN
         if receiver.kind in (Kind.SCALAR, Kind.NONE, Kind.OTHER, Kind.SEQUENCE):
             if is_optimizer(receiver):
-                self.record_use("optimizer", name, call, func.value, receiver)
+                if (site := self.site(call, func.value, receiver)) is not None:
+                    self.emit(OptimizerCall(name, **site))
                 # add_param_group, load_state_dict...: it may hold other parameters now.
                 if (
                     receiver.optimizes is not None
@@ -296,7 +303,8 @@ class CallEvaluator(TorchCalls):
                 ):
                     self.env[receiver_key] = evolve(receiver, optimizes=None)
             elif receiver.kind is Kind.SEQUENCE and name == "append" and len(args) == 1:
-                self.record_use("append", name, call, func.value, receiver, args[0])
+                if (site := self.site(call, func.value, receiver)) is not None:
+                    self.emit(Append(args[0], **site))
                 if receiver_key is not None and self.env is not None and not call.keywords:
                     self.env[receiver_key] = _with_item(receiver, args[0])
             return UNKNOWN

@@ -8,6 +8,7 @@ import ast
 from gradguard.analysis import activations, narrowing, shapes
 from gradguard.analysis import graph as graphs
 from gradguard.analysis import torch_api as api
+from gradguard.analysis.events import AttributeSet, GradRead, InPlaceChange
 from gradguard.analysis.interpreter.environment import GRAD_ON, GRAD_UNKNOWN, GradMode
 from gradguard.analysis.interpreter.training_effects import TrainingEffects
 from gradguard.analysis.names import dotted
@@ -75,8 +76,12 @@ class ExpressionEvaluator(TrainingEffects):
             base_key = dotted(target.value)
             if base_key is not None and self.env is not None and base_key in self.env:
                 base = self.env[base_key]
-                if base.kind is Kind.TENSOR and self.stmt is not None:
-                    self.record_use("setattr", target.attr, self.stmt, target.value, base)
+                if (
+                    base.kind is Kind.TENSOR
+                    and self.stmt is not None
+                    and (site := self.site(self.stmt, target.value, base)) is not None
+                ):
+                    self.emit(AttributeSet(target.attr, **site))
                 if base.kind is Kind.TENSOR and target.attr in ("requires_grad", "data"):
                     self.env[base_key] = evolve(UNKNOWN, kind=Kind.TENSOR, origin=base.origin)
             if key is not None:
@@ -127,7 +132,8 @@ class ExpressionEvaluator(TrainingEffects):
         else:
             return
         if base.kind is Kind.TENSOR and stmt is not None:
-            self.record_use("inplace", "setitem", stmt, target.value, base)
+            if (site := self.site(stmt, target.value, base)) is not None:
+                self.emit(InPlaceChange("setitem", **site))
             self.modified_in_place(stmt, target.value, base)
         self.env[base_key] = activations.module_cleared(activations.cleared(base))
 
@@ -261,8 +267,8 @@ class ExpressionEvaluator(TrainingEffects):
                 return Value(kind=Kind.SEQUENCE, items=items, carries=frozenset({tag}))
             return Value(carries=frozenset({tag}))
         if base.kind is Kind.TENSOR:
-            if expr.attr == "grad":
-                self.record_use("grad", "grad", expr, expr.value, base)
+            if expr.attr == "grad" and (site := self.site(expr, expr.value, base)) is not None:
+                self.emit(GradRead(False, **site))
             if expr.attr == "data":
                 return Value(
                     Grad.UNTRACKED, Kind.TENSOR, Loss(LossKind.DETACH, expr, ".data"), leaf=True
@@ -276,11 +282,15 @@ class ExpressionEvaluator(TrainingEffects):
 
     def _record_bound_grad(self, expr: ast.Attribute) -> None:
         """A read of `x.grad` after `x.grad = ...` on some path (or joined from a loop's
-        later iterations): recorded as "grad-bound", for rules that check the path."""
+        later iterations): recorded as a bound `GradRead`, for rules that check the path."""
         base_key = dotted(expr.value)
         base = self.env.get(base_key) if self.env is not None and base_key else None
-        if base is not None and base.kind is Kind.TENSOR:
-            self.record_use("grad-bound", "grad", expr, expr.value, base)
+        if (
+            base is not None
+            and base.kind is Kind.TENSOR
+            and (site := self.site(expr, expr.value, base)) is not None
+        ):
+            self.emit(GradRead(True, **site))
 
     def _expr_NamedExpr(self, expr: ast.NamedExpr) -> Value:
         value = self.eval(expr.value)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 
 from gradguard.analysis import torch_api as api
+from gradguard.analysis.events import InferenceSaved
 from gradguard.analysis.graph import GRAPH_STATE_KEY, SavedNode, Saves
 from gradguard.analysis.interpreter.state import InterpreterState
 from gradguard.analysis.model import (
@@ -46,8 +47,13 @@ class GraphEffects(InterpreterState):
             value, other = values[index], values[1 - index]
             expr = exprs[index]
             requires_grad = other.kind is Kind.TENSOR and other.grad is Grad.TRACKED
-            if value.inference and requires_grad and not isinstance(expr, ast.Starred):
-                self.record_use("inference-saved", name, node, expr, value, other)
+            if (
+                value.inference
+                and requires_grad
+                and not isinstance(expr, ast.Starred)
+                and (site := self.site(node, expr, value)) is not None
+            ):
+                self.emit(InferenceSaved(name, other, **site))
 
     def saving_op(
         self,

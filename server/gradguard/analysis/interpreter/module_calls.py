@@ -9,6 +9,7 @@ from gradguard.analysis import activations, libraries, shapes
 from gradguard.analysis import graph as graphs
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
+from gradguard.analysis.events import InferenceSaved, LossInput, ModuleCall
 from gradguard.analysis.graph import SavedNode, Saves
 from gradguard.analysis.interpreter.environment import GradMode
 from gradguard.analysis.interpreter.expressions import ExpressionEvaluator, shape_of
@@ -184,13 +185,8 @@ class ModuleCalls(ExpressionEvaluator):
         frozen: params.Freeze | None = None,
     ) -> Value:
         """`model(x)`: outputs follow the module's kind and the grad mode."""
-        self.record_use(
-            "module-call",
-            module.qualified or "",
-            call,
-            call.func,
-            Value(kind=Kind.MODULE, module=module),
-        )
+        if (site := self.site(call, call.func, Value(kind=Kind.MODULE, module=module))) is not None:
+            self.emit(ModuleCall(module.qualified or "", **site))
         if module.qualified is not None:
             loss_name = api.LOSS_MODULES.get(module.qualified.rsplit(".", 1)[-1])
             if loss_name is not None and module.qualified.startswith("torch.nn."):
@@ -313,8 +309,12 @@ class ModuleCalls(ExpressionEvaluator):
         for index, kw in enumerate(call.keywords):
             if kw.arg == "input" and target is None:
                 target, value = kw.value, args[len(call.args) + index]
-        if target is not None and value is not None:
-            self.record_use("loss-input", loss, call, target, value)
+        if (
+            target is not None
+            and value is not None
+            and (site := self.site(call, target, value)) is not None
+        ):
+            self.emit(LossInput(loss, **site))
 
     def _forget_activation(self, target: ast.expr) -> None:
         """`target` was changed in place: whatever activation made it is no longer certain."""
@@ -336,9 +336,8 @@ class ModuleCalls(ExpressionEvaluator):
         first = call.args[0]
         if args[0].inference and not isinstance(first, ast.Starred):
             parameters = Value(grad=Grad.TRACKED, kind=Kind.MODULE, module=module)
-            self.record_use(
-                "inference-saved", module.qualified or name, call, first, args[0], parameters
-            )
+            if (site := self.site(call, first, args[0])) is not None:
+                self.emit(InferenceSaved(module.qualified or name, parameters, **site))
 
     def _called_under_mode(self, function: FunctionNode, call: ast.Call, result: Value) -> Value:
         """A function of the file called with gradient recording certainly off computes

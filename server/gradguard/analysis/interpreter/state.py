@@ -6,15 +6,11 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from gradguard.analysis.events import Event, Site
 from gradguard.analysis.graph import SavedNode
 from gradguard.analysis.imports import Scope
 from gradguard.analysis.interpreter.environment import GRAD_ON, Env, Frame, LoopFrame, join_envs
-from gradguard.analysis.model import (
-    FunctionNode,
-    LoopNode,
-    UseKind,
-    ValueUse,
-)
+from gradguard.analysis.model import FunctionNode, LoopNode
 from gradguard.analysis.values import (
     UNKNOWN,
     Carry,
@@ -27,7 +23,8 @@ if TYPE_CHECKING:
 
 class InterpreterState:
     """What every layer shares: the environment, the grad mode, the frames of enclosing loops
-    and conditions, and the recording of events (`ValueUse`) into the module's analysis."""
+    and conditions, and the recording of events (`gradguard.analysis.events`) into the
+    module's analysis."""
 
     # Dispatch tables of each concrete interpreter class: node type -> unbound handler
     # (`_expr_Name`, `_stmt_If`...), built once per class instead of a `getattr` per node.
@@ -155,32 +152,25 @@ class InterpreterState:
         for existing in [k for k in self.env if k.startswith(prefix)]:
             del self.env[existing]
 
-    def record_use(
-        self,
-        kind: UseKind,
-        name: str,
-        node: ast.AST,
-        target: ast.expr,
-        value: Value,
-        added: Value | None = None,
-    ) -> None:
-        """Remember an operation on a known value for the rules (see `ValueUse`)."""
+    def site(self, node: ast.AST, target: ast.expr, value: Value) -> Site | None:
+        """The shared fields of an event at `node` on `value` (the expression `target`), or
+        None when this pass records nothing: `if (site := self.site(...)) is not None:
+        self.emit(Conversion("item", **site))`."""
         if not self.record or self.stmt is None:
-            return
-        self.module.analysis.uses.append(
-            ValueUse(
-                kind,
-                name,
-                node,
-                self.stmt,
-                target,
-                value,
-                self.mode.enabled,
-                self.function,
-                self.every_iteration(),
-                added,
-            )
+            return None
+        return Site(
+            node=node,
+            stmt=self.stmt,
+            target=target,
+            value=value,
+            grad_enabled=self.mode.enabled,
+            function=self.function,
+            every_iteration=self.every_iteration(),
         )
+
+    def emit(self, event: Event) -> None:
+        """Remember an operation on a known value for the rules (see `ModuleAnalysis.events`)."""
+        self.module.analysis.events.add(event)
 
 
 def _handlers(cls: type, prefix: str) -> dict[type, Any]:

@@ -10,6 +10,7 @@ from gradguard.analysis import backpropagated as backprop
 from gradguard.analysis import libraries, narrowing
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
+from gradguard.analysis.events import Accumulation, InPlaceChange
 from gradguard.analysis.graph import GRAPH_STATE_KEY, SavedNode, Saves
 from gradguard.analysis.interpreter.calls import CallEvaluator
 from gradguard.analysis.interpreter.environment import (
@@ -224,10 +225,12 @@ class FunctionInterpreter(CallEvaluator):
                 # `totals[0] += loss` / `totals["mse"] += loss`: the container is the total.
                 base_key = dotted(stmt.target.value)
                 total = self.lookup(base_key) if base_key is not None else UNKNOWN
-            self.record_use("accumulate", "Add", stmt, stmt.target, total, value)
+            if (site := self.site(stmt, stmt.target, total)) is not None:
+                self.emit(Accumulation(value, **site))
         if current.kind is Kind.TENSOR:
             operator = type(stmt.op).__name__
-            self.record_use("inplace", operator, stmt, stmt.target, current)
+            if (site := self.site(stmt, stmt.target, current)) is not None:
+                self.emit(InPlaceChange(operator, **site))
             self.modified_in_place(stmt, stmt.target, current)
             if self.mode.enabled is False and not isinstance(stmt.target, ast.Subscript):
                 # `w -= lr * w.grad` under no_grad changes the data of the same tensor:

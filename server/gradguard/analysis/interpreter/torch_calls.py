@@ -11,6 +11,7 @@ from gradguard.analysis import graph as graphs
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.checkpoints import reentrant_keyword
+from gradguard.analysis.events import CheckpointInput, Conversion, InPlaceChange, RequiresGradCall
 from gradguard.analysis.graph import Saves
 from gradguard.analysis.interpreter.expressions import shape_of
 from gradguard.analysis.interpreter.module_calls import ModuleCalls
@@ -116,11 +117,12 @@ class TorchCalls(ModuleCalls):
         """Record the conversion of `value` (the argument `expr`) into an array: of a tensor
         when `tensors`, of a list's tensors always."""
         if value.kind is Kind.TENSOR and tensors:
-            self.record_use("conversion", "array", call, expr, value)
+            if (site := self.site(call, expr, value)) is not None:
+                self.emit(Conversion("array", **site))
         elif value.kind is Kind.SEQUENCE:
             converted = _tracked_item(value)
-            if converted is not None:
-                self.record_use("conversion", "array-items", call, expr, converted)
+            if converted is not None and (site := self.site(call, expr, converted)) is not None:
+                self.emit(Conversion("array-items", **site))
 
     def torch_call(self, call: ast.Call, qualified: str) -> Value:
         """A call of a torch API resolved through the imports."""
@@ -293,8 +295,8 @@ class TorchCalls(ModuleCalls):
         return UNKNOWN
 
     def _checkpoint(self, call: ast.Call, qualified: str, args: list[Value]) -> Value:
-        """`checkpoint(fn, x, y)`, `checkpoint_sequential(seq, n, x)`: one "checkpoint-input"
-        use per argument passed on to the checkpointed code, each with what calling `fn`
+        """`checkpoint(fn, x, y)`, `checkpoint_sequential(seq, n, x)`: one `CheckpointInput`
+        event per argument passed on to the checkpointed code, each with what calling `fn`
         directly on them would return when `fn` is a known module (GG112). The output of a
         reentrant `checkpoint` none of whose inputs requires grad has no history."""
         first, end = api.CHECKPOINT_FUNCTIONS[qualified]
@@ -313,9 +315,10 @@ class TorchCalls(ModuleCalls):
                 direct = self.module_call(called, callee.module, values, callee.frozen)
             finally:
                 self.record = record
-        name = qualified.rsplit(".", 1)[-1]
+        sequential = qualified == "torch.utils.checkpoint.checkpoint_sequential"
         for expr, value in zip(inputs, values, strict=True):
-            self.record_use("checkpoint-input", name, call, expr, value, direct)
+            if (site := self.site(call, expr, value)) is not None:
+                self.emit(CheckpointInput(sequential, direct, **site))
         if (
             first == 1
             and self.mode.enabled is True
@@ -396,7 +399,8 @@ class TorchCalls(ModuleCalls):
             kind = Kind.SCALAR if name == "item" else Kind.OTHER
             loss = Loss(LossKind.CONVERSION, call, f".{name}()")
             assert isinstance(call.func, ast.Attribute)
-            self.record_use("conversion", name, call, call.func.value, receiver)
+            if (site := self.site(call, call.func.value, receiver)) is not None:
+                self.emit(Conversion(name, **site))
             return Value(grad=Grad.UNTRACKED, kind=kind, loss=loss)
         if name in api.DETACH_METHODS:
             return Value(
@@ -415,7 +419,8 @@ class TorchCalls(ModuleCalls):
             return NONE
         if name == "requires_grad_":
             assert isinstance(call.func, ast.Attribute)
-            self.record_use("requires_grad_", name, call, call.func.value, receiver)
+            if (site := self.site(call, call.func.value, receiver)) is not None:
+                self.emit(RequiresGradCall(**site))
             flag = args[0].const if args else True
             value = Value(
                 grad=Grad.TRACKED if flag is True else Grad.UNKNOWN, kind=Kind.TENSOR, leaf=True
@@ -465,7 +470,8 @@ class TorchCalls(ModuleCalls):
             return Value(kind=Kind.OTHER)
         if name.endswith("_") and not name.startswith("_"):
             assert isinstance(call.func, ast.Attribute)
-            self.record_use("inplace", name, call, call.func.value, receiver)
+            if (site := self.site(call, call.func.value, receiver)) is not None:
+                self.emit(InPlaceChange(name, **site))
             self.modified_in_place(call, call.func.value, receiver)
             # In place: the receiver now also depends on the arguments.
             if key is not None and self.mode.enabled is not False:

@@ -9,6 +9,7 @@ import dataclasses
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.call_sites import passed_arguments
+from gradguard.analysis.events import Accumulation, OptimizedTensor, OptimizerCall
 from gradguard.analysis.graph import SavedNode
 from gradguard.analysis.interpreter.environment import GradMode
 from gradguard.analysis.interpreter.graph_effects import GraphEffects
@@ -247,8 +248,8 @@ class TrainingEffects(GraphEffects):
             return
         elements = args[0].elements or ()
         for expr, value in zip(call.args[0].elts, elements, strict=False):
-            if value.kind is Kind.TENSOR:
-                self.record_use("optimize", qualified, call, expr, value)
+            if value.kind is Kind.TENSOR and (site := self.site(call, expr, value)) is not None:
+                self.emit(OptimizedTensor(qualified, **site))
 
     def _state_carried_across_calls(self, method: FunctionNode, summary: FunctionSummary) -> None:
         """A method called on every iteration of a loop (`trainer.train_batch(x)`), seen
@@ -259,7 +260,7 @@ class TrainingEffects(GraphEffects):
         between, reach into the previous call's graph. Both are recorded in
         `ModuleAnalysis.backward_in_calls`, their value carrying that state from one call
         to the next. A total it keeps on `self` (`self.running_loss += loss`) is an
-        accumulation carried by the loop (`ModuleAnalysis.uses`).
+        accumulation carried by the loop (`ModuleAnalysis.events`).
         """
         loops = self.every_iteration()
         if not self.record or not loops:
@@ -282,8 +283,8 @@ class TrainingEffects(GraphEffects):
                     analysis.backward_in_calls.append(
                         _seen_from_loops(event, frozenset({carry}), frozenset({loop}))
                     )
-                for use in list(analysis.uses):
-                    if use.kind != "accumulate" or use.function is not method:
+                for use in analysis.events.of(Accumulation):
+                    if use.function is not method:
                         continue
                     if dotted(use.target) != f"self.{attr}" or tag not in use.value.carries:
                         continue
@@ -291,7 +292,7 @@ class TrainingEffects(GraphEffects):
                         analysis, use.stmt, method
                     ):
                         continue
-                    analysis.uses.append(
+                    analysis.events.add(
                         dataclasses.replace(
                             use,
                             value=evolve(use.value, carries=frozenset({carry})),
@@ -303,7 +304,7 @@ class TrainingEffects(GraphEffects):
         """A function or method of the file called on every iteration of a loop
         (`trainer.train_batch(x)`, `finish_episode()`): the backward calls and optimizer
         steps it runs on every call are recorded again as run on every iteration of that
-        loop (`ModuleAnalysis.backward_in_calls`, `ModuleAnalysis.uses`), so the loop is
+        loop (`ModuleAnalysis.backward_in_calls`, `ModuleAnalysis.events`), so the loop is
         seen to train."""
         loops = self.every_iteration()
         if not self.record or not loops:
@@ -319,15 +320,14 @@ class TrainingEffects(GraphEffects):
                     analysis.backward_in_calls.append(
                         _seen_from_loops(event, frozenset(), frozenset({loop}))
                     )
-        for use in list(analysis.uses):
+        for use in analysis.events.of(OptimizerCall):
             if (
-                use.kind == "optimizer"
-                and use.name == "step"
+                use.method == "step"
                 and use.function is function
                 and not use.every_iteration
                 and _runs_on_every_call(analysis, use.stmt, function)
             ):
-                analysis.uses.append(dataclasses.replace(use, every_iteration=loops))
+                analysis.events.add(dataclasses.replace(use, every_iteration=loops))
 
     def _result_changed_in_place(self, fresh: SavedNode, summary: FunctionSummary) -> None:
         """The call's own graph node stands for the callee's: when the callee changed in place

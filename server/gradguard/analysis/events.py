@@ -1,0 +1,244 @@
+"""What the interpreter saw happen to known values: one class per kind of event, and an
+index of them by kind.
+
+Each event is an operation on a value the analysis knows (a tensor, a module, an
+optimizer), recorded where it happens for the rules about single operations. Every kind
+has the shared fields of `Event` (where it happened and what the receiver was) and only its
+own fields beside them. Rules ask the index for one kind, `analysis.events.of(Conversion)`,
+and get a `list[Conversion]`: a misspelt kind is a NameError (and a mypy error), never a
+check that silently finds nothing.
+
+Pure data: the interpreter records the events (`InterpreterState.record`), nothing here
+computes anything.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypedDict, TypeVar, overload
+
+from gradguard.analysis.values import Value
+
+if TYPE_CHECKING:
+    from gradguard.analysis.model import FunctionNode, LoopNode
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
+class Event:
+    """The fields every event has.
+
+    `node` is the operation (a call, an attribute, a statement), `stmt` the statement it is
+    in, `target` the expression of the value operated on and `value` that value before the
+    operation (the receiver of a method, the tensor read or changed). `grad_enabled` is the
+    grad mode there (None when unknown), `function` the function it is in (None at module
+    level) and `every_iteration` the enclosing loops whose every iteration runs it.
+    """
+
+    node: ast.AST
+    stmt: ast.stmt
+    target: ast.expr
+    value: Value
+    grad_enabled: bool | None
+    function: FunctionNode | None
+    every_iteration: frozenset[LoopNode]
+
+
+class Site(TypedDict):
+    """The shared fields of an event, for building one: `Conversion("item", **site)`."""
+
+    node: ast.AST
+    stmt: ast.stmt
+    target: ast.expr
+    value: Value
+    grad_enabled: bool | None
+    function: FunctionNode | None
+    every_iteration: frozenset[LoopNode]
+
+
+@dataclass(frozen=True, eq=False)
+class Conversion(Event):
+    """A tensor turned into Python or numpy data: `x.item()`, `x.tolist()`, `x.numpy()`
+    (`method` is that method), `x` handed to a numpy function or a plotting call that
+    converts it through `Tensor.numpy()` (`np.array(x)`, `np.mean(x)`, `plt.plot(x)`:
+    `method` is "array") or a list holding a tensor that requires grad handed to one
+    (`method` is "array-items", `value` is that tensor, `target` the list)."""
+
+    method: str
+
+
+@dataclass(frozen=True, eq=False)
+class InPlaceChange(Event):
+    """A tensor changed in place: `x += ...` (`operator` is the `ast` operator's class name,
+    "Add", "Sub"...), `x[i] = ...` ("setitem") or `x.add_(...)` (the method, "add_")."""
+
+    operator: str
+
+
+@dataclass(frozen=True, eq=False)
+class AttributeSet(Event):
+    """`x.attribute = ...` on a tensor (`x.requires_grad = True`, `x.data = ...`); `node` is
+    the assigning statement."""
+
+    attribute: str
+
+
+@dataclass(frozen=True, eq=False)
+class ForwardCall(Event):
+    """`model.forward(...)` called directly on a known module."""
+
+
+@dataclass(frozen=True, eq=False)
+class OptimizerCall(Event):
+    """A method called on a torch.optim optimizer: `opt.step()`, `opt.zero_grad()`,
+    `opt.add_param_group(...)`... (`method` is its name)."""
+
+    method: str
+
+
+@dataclass(frozen=True, eq=False)
+class GradRead(Event):
+    """A read of `x.grad` on a tensor (`node` is the attribute). `bound` when the analysis
+    saw `x.grad` assigned on some path before (or joined from a loop's later iterations):
+    whether the read sees None then depends on the path."""
+
+    bound: bool
+
+
+@dataclass(frozen=True, eq=False)
+class RequiresGradCall(Event):
+    """`x.requires_grad_(...)` on a tensor (`node` is the call)."""
+
+
+@dataclass(frozen=True, eq=False)
+class OptimizedTensor(Event):
+    """A tensor listed literally as an optimizer's parameters, `SGD([w, b], lr=...)`: one
+    event per tensor (`target`), `optimizer` the optimizer's qualified name."""
+
+    optimizer: str
+
+
+@dataclass(frozen=True, eq=False)
+class Accumulation(Event):
+    """`total += x` with a tensor `x` (`totals[i] += x` too: the container is the total).
+    `value` is the total before, `added` the value of `x`."""
+
+    added: Value
+
+
+@dataclass(frozen=True, eq=False)
+class ModuleCall(Event):
+    """`model(x)` on a known module (`node` is the call, `target` the callee expression,
+    `value` the module). `layer_class` is its qualified torch.nn class, "" for a class of
+    the file."""
+
+    layer_class: str
+
+
+@dataclass(frozen=True, eq=False)
+class ModuleModeCall(Event):
+    """`model.eval()` or `model.train()` on a known module (`method` is "eval" or
+    "train")."""
+
+    method: str
+
+
+@dataclass(frozen=True, eq=False)
+class Append(Event):
+    """`xs.append(item)` on a list the analysis follows; `item` is the appended value."""
+
+    item: Value
+
+
+@dataclass(frozen=True, eq=False)
+class InferenceSaved(Event):
+    """An inference tensor (`target`, `value`) handed to an operation that saves it for
+    backward while `grad_operand`, the other operand or the module's parameters, requires
+    grad: autograd refuses to save it. `operation` is the operator's `ast` class name
+    ("Mult", "MatMult"...), the torch function's or the module's qualified name, or the
+    tensor method as `.name()` (`x.mul(w)`: ".mul()")."""
+
+    operation: str
+    grad_operand: Value
+
+
+@dataclass(frozen=True, eq=False)
+class LossInput(Event):
+    """The `input` a classification loss is given: `criterion(out, y)` for a known
+    torch.nn loss module or `F.cross_entropy(out, y)` (`target` is the input expression).
+    `loss_function` is the functional name of the loss: "cross_entropy", "nll_loss",
+    "binary_cross_entropy" or "binary_cross_entropy_with_logits"."""
+
+    loss_function: str
+
+
+@dataclass(frozen=True, eq=False)
+class CheckpointInput(Event):
+    """An argument `torch.utils.checkpoint.checkpoint(fn, x, y)` (or, when `sequential`,
+    `checkpoint_sequential(seq, n, x)`) passes on to the checkpointed function: one event
+    per argument (`target`), none when one is unpacked; `node` is the checkpoint call.
+    `direct` is what calling `fn(x, y)` directly would return when `fn` is a known module,
+    else None."""
+
+    sequential: bool
+    direct: Value | None
+
+
+# Every kind of event, in the order of the classes above.
+KINDS: tuple[type[Event], ...] = (
+    Conversion,
+    InPlaceChange,
+    AttributeSet,
+    ForwardCall,
+    OptimizerCall,
+    GradRead,
+    RequiresGradCall,
+    OptimizedTensor,
+    Accumulation,
+    ModuleCall,
+    ModuleModeCall,
+    Append,
+    InferenceSaved,
+    LossInput,
+    CheckpointInput,
+)
+
+E = TypeVar("E", bound=Event)
+F = TypeVar("F", bound=Event)
+
+
+class Events:
+    """The events of one module, in recording order, indexed by kind."""
+
+    def __init__(self) -> None:
+        self._all: list[Event] = []
+        self._by_kind: dict[type[Event], list[Event]] = {kind: [] for kind in KINDS}
+
+    def add(self, event: Event) -> None:
+        """Record `event` after every event recorded so far."""
+        self._by_kind[type(event)].append(event)
+        self._all.append(event)
+
+    @overload
+    def of(self, kind: type[E], /) -> list[E]: ...
+
+    @overload
+    def of(self, kind: type[E], other: type[F], /) -> list[E | F]: ...
+
+    def of(self, *kinds: type[Event]) -> list[Any]:
+        """The events of `kind` (or of either of two kinds), in recording order: a new list,
+        so recording more events while walking it is safe."""
+        for kind in kinds:
+            if kind not in self._by_kind:
+                raise KeyError(f"{kind.__name__} is not a kind of event (see events.KINDS)")
+        if len(kinds) == 1:
+            return list(self._by_kind[kinds[0]])
+        return [event for event in self._all if type(event) in kinds]
+
+    def __iter__(self) -> Iterator[Event]:
+        """Every event, in recording order."""
+        return iter(list(self._all))
+
+    def __len__(self) -> int:
+        return len(self._all)

@@ -1,0 +1,270 @@
+"""The typed events of the analysis: what each snippet records, kind by kind and in order.
+
+Each case is a snippet and the events it records, in recording order, as (class, target,
+own fields): only the fields of its own kind (a `Value` shown by its grad). The index is
+checked too: each kind lands in its own list, in recording order, and nothing else does.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import textwrap
+
+import pytest
+
+from gradguard.analysis.events import (
+    KINDS,
+    Accumulation,
+    Append,
+    AttributeSet,
+    CheckpointInput,
+    Conversion,
+    Event,
+    Events,
+    ForwardCall,
+    GradRead,
+    InferenceSaved,
+    InPlaceChange,
+    LossInput,
+    ModuleCall,
+    ModuleModeCall,
+    OptimizedTensor,
+    OptimizerCall,
+    RequiresGradCall,
+)
+from gradguard.analysis.model import ModuleAnalysis, analyse_module
+from gradguard.analysis.values import Value
+
+PRELUDE = (
+    "import torch\nimport numpy as np\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
+)
+SHARED = {field.name for field in dataclasses.fields(Event)}
+
+Row = tuple[type[Event], str, dict[str, object]]
+
+
+def _analyse(body: str) -> ModuleAnalysis:
+    source = PRELUDE + textwrap.dedent(body)
+    return analyse_module(ast.parse(source), source)
+
+
+def _own(event: Event) -> dict[str, object]:
+    """The fields of the event's own kind; a `Value` by its grad."""
+    own = {}
+    for field in dataclasses.fields(event):
+        if field.name not in SHARED:
+            value = getattr(event, field.name)
+            own[field.name] = value.grad.name if isinstance(value, Value) else value
+    return own
+
+
+def _rows(events: list[Event] | Events) -> list[Row]:
+    return [(type(e), ast.unparse(e.target), _own(e)) for e in events]
+
+
+CASES: list[tuple[str, str, list[Row]]] = [
+    (
+        "conversions",
+        """
+        w = torch.randn(3, requires_grad=True)
+        a = w.item()
+        b = w.tolist()
+        c = np.array(w)
+        d = np.mean([w, w])
+        """,
+        [
+            (Conversion, "w", {"method": "item"}),
+            (Conversion, "w", {"method": "tolist"}),
+            (Conversion, "w", {"method": "array"}),
+            (Conversion, "[w, w]", {"method": "array-items"}),
+        ],
+    ),
+    (
+        "in-place changes and attribute sets",
+        """
+        x = torch.randn(3)
+        x += 1
+        x[0] = 2
+        x.mul_(3)
+        x.requires_grad = True
+        """,
+        [
+            (InPlaceChange, "x", {"operator": "Add"}),
+            (InPlaceChange, "x", {"operator": "setitem"}),
+            (InPlaceChange, "x", {"operator": "mul_"}),
+            (AttributeSet, "x", {"attribute": "requires_grad"}),
+        ],
+    ),
+    (
+        "grad reads, plain and after an assignment",
+        """
+        w = torch.randn(3, requires_grad=True)
+        g = w.grad
+        w.grad = torch.zeros(3)
+        h = w.grad
+        """,
+        [
+            (GradRead, "w", {"bound": False}),
+            (AttributeSet, "w", {"attribute": "grad"}),
+            (GradRead, "w", {"bound": True}),
+        ],
+    ),
+    (
+        "requires_grad_ and tensors listed for an optimizer",
+        """
+        w = torch.randn(3).requires_grad_()
+        b = torch.zeros(3, requires_grad=True)
+        opt = torch.optim.SGD([w, b], lr=0.1)
+        """,
+        [
+            (RequiresGradCall, "torch.randn(3)", {}),
+            (OptimizedTensor, "w", {"optimizer": "torch.optim.SGD"}),
+            (OptimizedTensor, "b", {"optimizer": "torch.optim.SGD"}),
+        ],
+    ),
+    (
+        "module calls, modes, forward and optimizer calls",
+        """
+        model = nn.Linear(3, 1)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        model.train()
+        loss = model(torch.randn(2, 3)).sum()
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+        model.eval()
+        y = model.forward(torch.randn(2, 3))
+        """,
+        [
+            (ModuleModeCall, "model", {"method": "train"}),
+            (ModuleCall, "model", {"layer_class": "torch.nn.Linear"}),
+            (OptimizerCall, "opt", {"method": "step"}),
+            (OptimizerCall, "opt", {"method": "zero_grad"}),
+            (ModuleModeCall, "model", {"method": "eval"}),
+            # `model.forward(x)` is a direct forward call, then the call of the module
+            (ForwardCall, "model", {}),
+            (ModuleCall, "model.forward", {"layer_class": "torch.nn.Linear"}),
+        ],
+    ),
+    (
+        "accumulations and appends",
+        """
+        w = torch.randn(3, requires_grad=True)
+        total = 0
+        outputs = []
+        for i in range(3):
+            out = (w * i).sum()
+            total += out
+            outputs.append(out)
+        """,
+        [
+            (Accumulation, "total", {"added": "TRACKED"}),
+            (Append, "outputs", {"item": "TRACKED"}),
+        ],
+    ),
+    (
+        "loss inputs",
+        """
+        criterion = nn.CrossEntropyLoss()
+        logits = torch.randn(2, 5, requires_grad=True)
+        y = torch.tensor([1, 2])
+        a = criterion(logits, y)
+        b = F.binary_cross_entropy_with_logits(logits, y.float())
+        """,
+        [
+            (ModuleCall, "criterion", {"layer_class": "torch.nn.CrossEntropyLoss"}),
+            (LossInput, "logits", {"loss_function": "cross_entropy"}),
+            (LossInput, "logits", {"loss_function": "binary_cross_entropy_with_logits"}),
+        ],
+    ),
+    (
+        "an inference tensor saved for backward",
+        """
+        w = torch.randn(3, requires_grad=True)
+        with torch.inference_mode():
+            x = torch.randn(3)
+        y = x * w
+        """,
+        [(InferenceSaved, "x", {"operation": "Mult", "grad_operand": "TRACKED"})],
+    ),
+    (
+        "checkpoint inputs",
+        """
+        from torch.utils.checkpoint import checkpoint, checkpoint_sequential
+        layer = nn.Linear(3, 3)
+        seq = nn.Sequential(nn.Linear(3, 3))
+        x = torch.randn(2, 3)
+        a = checkpoint(layer, x, use_reentrant=True)
+        b = checkpoint_sequential(seq, 1, x)
+        """,
+        [
+            (CheckpointInput, "x", {"sequential": False, "direct": "TRACKED"}),
+            (CheckpointInput, "x", {"sequential": True, "direct": None}),
+        ],
+    ),
+]
+
+
+@pytest.mark.parametrize(("body", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_a_snippet_records_these_events_in_order(body: str, expected: list[Row]) -> None:
+    assert _rows(_analyse(body).events) == expected
+
+
+@pytest.mark.parametrize("body", [c[1] for c in CASES], ids=[c[0] for c in CASES])
+def test_each_kind_lands_in_its_own_list_in_recording_order(body: str) -> None:
+    events = _analyse(body).events
+    everything = list(events)
+    for kind in KINDS:
+        assert events.of(kind) == [e for e in everything if type(e) is kind]
+    assert sum(len(events.of(kind)) for kind in KINDS) == len(events) == len(everything)
+
+
+def test_events_of_two_kinds_keep_the_recording_order() -> None:
+    events = _analyse(CASES[4][1]).events
+    both = events.of(ModuleCall, ModuleModeCall)
+    assert [(type(e), _own(e)) for e in both] == [
+        (ModuleModeCall, {"method": "train"}),
+        (ModuleCall, {"layer_class": "torch.nn.Linear"}),
+        (ModuleModeCall, {"method": "eval"}),
+        (ModuleCall, {"layer_class": "torch.nn.Linear"}),
+    ]
+
+
+def test_every_kind_is_covered_by_a_case() -> None:
+    covered = {row[0] for _, _, rows in CASES for row in rows}
+    assert covered == set(KINDS)
+
+
+def test_the_index_returns_a_copy() -> None:
+    """Recording while walking one kind's events (as the interpreter does when it records a
+    method's events again for a loop) walks only those recorded before."""
+    events = _analyse(CASES[4][1]).events
+    seen = 0
+    for event in events.of(OptimizerCall):
+        events.add(dataclasses.replace(event, every_iteration=frozenset()))
+        seen += 1
+    assert seen == 2 and len(events.of(OptimizerCall)) == 4
+
+
+def test_an_event_knows_where_it_happened() -> None:
+    body = """
+    def train(model, xs):
+        for x in xs:
+            model.eval()
+    """
+    (switch,) = _analyse(body).events.of(ModuleModeCall)
+    assert switch.function is not None and switch.function.name == "train"
+    assert isinstance(switch.stmt, ast.Expr) and switch.stmt.value is switch.node
+    assert [loop.lineno for loop in switch.every_iteration] == [7]
+    assert switch.grad_enabled is True
+
+
+def test_an_event_records_the_grad_mode_it_runs_under() -> None:
+    body = """
+    def evaluate(model, xs):
+        with torch.no_grad():
+            model.eval()
+    """
+    (switch,) = _analyse(body).events.of(ModuleModeCall)
+    assert switch.grad_enabled is False and switch.every_iteration == frozenset()
