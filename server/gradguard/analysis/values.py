@@ -275,6 +275,18 @@ class Value:
         items = self.items.without_carries() if self.items is not None else None
         return evolve(self, carries=frozenset(), elements=elements, items=items)
 
+    def retagged(self, mapping: dict[Carry, frozenset[Carry]]) -> Value:
+        """This value with each carry replaced by what `mapping` gives for it (carries it
+        does not name are forgotten), in its elements and items too."""
+        if not self.carries and not self.elements and self.items is None:
+            return self
+        carries = frozenset().union(*(mapping.get(c, frozenset()) for c in self.carries))
+        elements = tuple(e.retagged(mapping) for e in self.elements) if self.elements else None
+        if self.elements == ():
+            elements = ()
+        items = self.items.retagged(mapping) if self.items is not None else None
+        return evolve(self, carries=carries, elements=elements, items=items)
+
     def all_carries(self) -> frozenset[Carry]:
         """Carries of this value and of its elements."""
         found = self.carries

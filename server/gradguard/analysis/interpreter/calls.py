@@ -12,6 +12,7 @@ from gradguard.analysis.events import Append, ForwardCall, ModuleModeCall, Optim
 from gradguard.analysis.graph import SavedNode, Saves
 from gradguard.analysis.imports import Scope, is_torch
 from gradguard.analysis.interpreter.module_calls import MODULE_BY_USE, OPTIMIZER_BY_USE
+from gradguard.analysis.interpreter.summary import FunctionSummary
 from gradguard.analysis.interpreter.torch_calls import TorchCalls
 from gradguard.analysis.interpreter.training_effects import is_optimizer
 from gradguard.analysis.model import (
@@ -21,6 +22,7 @@ from gradguard.analysis.names import dotted, names_an_optimizer
 from gradguard.analysis.values import (
     NONE,
     UNKNOWN,
+    Carry,
     Grad,
     Kind,
     Loss,
@@ -198,6 +200,38 @@ class CallEvaluator(TorchCalls):
             return Value(kind=Kind.SEQUENCE, items=pair)
         return Value(kind=Kind.OTHER) if name in _PLAIN_BUILTINS else UNKNOWN
 
+    def _own_state_through(self, summary: FunctionSummary) -> dict[Carry, frozenset[Carry]]:
+        """`self.helper(...)` from a method: the `self` state the helper reads, as this
+        method sees it. What this method already assigned is that value's own carries;
+        anything else is state a previous call left, read through the helper, so it becomes
+        this method's own read of that state (see `FunctionSummary.state_reads`)."""
+        mapping: dict[Carry, frozenset[Carry]] = {}
+        for attr, (read, tag) in summary.state_reads.items():
+            key = f"self.{attr}"
+            if self.env is not None and key in self.env:
+                mapping[tag] = self.env[key].all_carries()
+                continue
+            _, own = self.state_reads.setdefault(
+                attr, (read, Carry(key, None, None, UNKNOWN, None))
+            )
+            mapping[tag] = frozenset({own})
+        return mapping
+
+    def _with_state_written(
+        self,
+        summary: FunctionSummary,
+        mapping: dict[Carry, frozenset[Carry]],
+        returned: Value,
+        result: Value,
+    ) -> Value:
+        """After `self.helper(...)`: the state the helper leaves on `self` is this method's,
+        and what it returns depends on the state it read."""
+        if self.env is not None:
+            for attr, written in summary.state_writes.items():
+                self.env[f"self.{attr}"] = written.retagged(mapping)
+        depends = returned.retagged(mapping).all_carries()
+        return evolve(result, carries=result.carries | depends) if depends else result
+
     def _note_self_append(self, receiver_key: str, call: ast.Call, args: list[Value]) -> None:
         """`self.history.append(x)`: remember `x` for the summary (see `appended_state`)."""
         if not receiver_key.startswith("self.") or receiver_key.count(".") != 1:
@@ -317,6 +351,7 @@ class CallEvaluator(TorchCalls):
             self._state_carried_across_calls(method, summary)
             self._params_carried_across_calls(method, summary, call, args, skip_self=True)
             returned = summary.returned
+            state = self._own_state_through(summary) if receiver_key == "self" else None
             prefix = f"{receiver_key}."
             known_state = self.env is not None and any(k.startswith(prefix) for k in self.env)
             if receiver_key is not None and known_state:
@@ -329,9 +364,10 @@ class CallEvaluator(TorchCalls):
                         if self.env is not None:
                             self.env.pop(f"{receiver_key}.{attr}", None)
             self.taint_arguments(call)
-            return self._called_under_mode(
-                method, call, _instantiate(returned.without_carries(), call)
-            )
+            result = _instantiate(returned.without_carries(), call)
+            if state is not None:
+                result = self._with_state_written(summary, state, returned, result)
+            return self._called_under_mode(method, call, result)
         if receiver.kind is Kind.UNKNOWN and receiver.graph and name in api.DIFFERENTIABLE_METHODS:
             # `img.view(n, -1)` on a value that may be a tensor: if the result has history,
             # it runs through the receiver's (a forward's input, see FunctionSummary).
