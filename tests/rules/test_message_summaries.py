@@ -48,6 +48,7 @@ PARTIAL_ERRORS = {
 # What the summary says when the code runs but misbehaves.
 MISBEHAVIOUR = {
     "GG102": ("no gradient reaches the model",),
+    "GG105": ("no gradient reaches the model",),
     "GG107": ("has no effect",),
     "GG109": ("no gradient reaches the model",),
     "GG110": ("softmax twice",),

@@ -457,8 +457,9 @@ def combine(values: Iterable[Value], *, result_kind: Kind = Kind.TENSOR) -> Valu
     carries: frozenset[Carry] = frozenset()
     graph: frozenset[SavedNode] = frozenset()
     inert: frozenset[Loss] = frozenset()
-    tracked = unknown = False
+    tracked = unknown = history = False
     first_loss: Loss | None = None
+    rewrapped: Loss | None = None
     for value in values:
         carries |= value.all_carries()
         if value.graph:
@@ -480,13 +481,25 @@ def combine(values: Iterable[Value], *, result_kind: Kind = Kind.TENSOR) -> Valu
             grad, loss = value.grad, value.loss
         if grad is Grad.TRACKED:
             tracked = True
+            if loss is not None and loss.kind is LossKind.REWRAP and loss.wrapped_history:
+                rewrapped = rewrapped or loss
+            else:
+                history = True
         elif grad is Grad.UNKNOWN:
             unknown = True
         elif first_loss is None or _rank(loss) > _rank(first_loss):
             first_loss = loss
     if tracked:
+        # Tracked only through leaves that `torch.tensor(..., requires_grad=True)` made of
+        # data with history: the result's history starts there, never reaching that data.
+        root = rewrapped if not history and not unknown else None
         return Value(
-            grad=Grad.TRACKED, kind=result_kind, carries=carries, graph=graph, inert_terms=inert
+            grad=Grad.TRACKED,
+            kind=result_kind,
+            loss=root,
+            carries=carries,
+            graph=graph,
+            inert_terms=inert,
         )
     if unknown:
         # (The graph nodes stay: if the result has history, it runs through them.)

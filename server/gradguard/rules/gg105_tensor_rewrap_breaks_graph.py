@@ -36,7 +36,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from gradguard.analysis.facts import BackwardCall, Grad, Loss, LossKind
+from gradguard.analysis.facts import BackwardCall, Grad, GradRead, Loss, LossKind
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
 from gradguard.core.messages import NO_GRAD_FN, compose, no_graph_summary
 from gradguard.core.rule import Invalid, Rule, RuleContext
@@ -64,6 +64,17 @@ loss = torch.stack([a, b]).sum()
 loss.backward()
 targets = torch.tensor([1.0, 2.0])
 """,
+        # A leaf made on purpose from a model's output, to read the gradient with respect to
+        # it (not to train the model).
+        """
+import torch
+from torch import nn
+encoder = nn.Linear(3, 2)
+code = torch.tensor(encoder(torch.randn(4, 3)).tolist(), requires_grad=True)
+energy = (code**2).sum()
+energy.backward()
+print(code.grad)
+""",
     )
 
     invalid = (
@@ -88,6 +99,27 @@ loss.backward()
 """,
             error=ERROR,
         ),
+        # Forced to require grad, the copy runs backward and trains nothing.
+        Invalid(
+            """
+import torch
+from torch import nn
+model = nn.Linear(3, 1)
+a = model(torch.randn(2, 3)).sum()
+b = model(torch.randn(2, 3)).mean()
+loss = torch.tensor([a, b], requires_grad=True).sum()
+loss.backward()
+""",
+            fixed="""
+import torch
+from torch import nn
+model = nn.Linear(3, 1)
+a = model(torch.randn(2, 3)).sum()
+b = model(torch.randn(2, 3)).mean()
+loss = torch.stack([a, b]).sum()
+loss.backward()
+""",
+        ),
     )
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
@@ -102,12 +134,25 @@ loss.backward()
                 continue  # GG102's case
             if id(loss.node) in reported:
                 continue
+            if event.value.grad is Grad.TRACKED and _gradient_read(ctx, loss.node):
+                continue  # a leaf made on purpose, to take the gradient with respect to it
             reported.add(id(loss.node))
             name = expr_text(ctx.source, event.target)
             message = _message(name, loss.description, event)
             related = [Related(ctx.node_range(event.call), f"`{name}.backward()`")]
             fix = _fix(ctx, loss, alias)
             yield self.finding(message, ctx.node_range(loss.node), related, [fix] if fix else [])
+
+
+def _gradient_read(ctx: RuleContext, rewrap: ast.AST) -> bool:
+    """Whether the new leaf is bound to a name whose `.grad` the file reads."""
+    read = {ast.unparse(event.target) for event in ctx.analysis.events.of(GradRead)}
+    return any(
+        isinstance(node, ast.Assign)
+        and node.value is rewrap
+        and any(ast.unparse(target) in read for target in node.targets)
+        for node in ast.walk(ctx.tree)
+    )
 
 
 def _message(name: str, rewrap: str, event: BackwardCall) -> str:
@@ -117,8 +162,9 @@ def _message(name: str, rewrap: str, event: BackwardCall) -> str:
         f"cutting the graph before `{name}.backward()` (line {event.call.lineno}); use "
         "torch.stack to keep the graph"
     )
-    if event.value.leaf and event.value.grad is Grad.TRACKED:
-        summary = f"`{name}` is a new leaf made by {rewrap}: backward() runs but no gradient "
+    if event.value.grad is Grad.TRACKED:
+        what = "is a new leaf made" if event.value.leaf else "grows from a leaf made"
+        summary = f"`{name}` {what} by {rewrap}: backward() runs, no gradient "
         return compose(summary + "reaches the model", detail)
     return compose(no_graph_summary(name, event.via), detail, NO_GRAD_FN.in_full)
 
