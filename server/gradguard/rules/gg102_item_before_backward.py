@@ -5,6 +5,11 @@ Finds a value that is backpropagated after it was turned into plain Python data 
 `.item()`, `float()`, `int()`, `.tolist()` or `.numpy()`, or rebuilt from such data with
 `torch.tensor(loss.item(), requires_grad=True)`.
 
+`.item()` gives a Python number whatever it is called on (a tensor or a numpy array, the
+objects of training code that have it), even when the analysis does not know what produced
+the receiver (a criterion given as a parameter); a file that defines its own `item()` (a
+small autodiff engine's scalar) keeps such receivers unknown.
+
 ## Why is this bad?
 `.item()` and friends copy the number out of the tensor and leave the autograd graph behind.
 `loss = criterion(out, y).item(); loss.backward()` raises
@@ -106,13 +111,6 @@ class Meter:
 m = Meter()
 v = m.item()
 v.backward()
-""",
-        # The receiver is unknown (a parameter): no certainty about what .item() returns.
-        """
-import torch
-def step(criterion, out, y):
-    loss = criterion(out, y).item()
-    loss.backward()
 """,
     )
 

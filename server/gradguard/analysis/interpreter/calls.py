@@ -368,6 +368,19 @@ class CallEvaluator(TorchCalls):
             if state is not None:
                 result = self._with_state_written(summary, state, returned, result)
             return self._called_under_mode(method, call, result)
+        if (
+            receiver.kind is Kind.UNKNOWN
+            and name == "item"
+            and not call.args
+            and not call.keywords
+            and method is None
+            and not self.module.defines_item
+        ):
+            # `x.item()` of a tensor or a numpy array (the objects of training code that have
+            # it) is a Python number, whatever produced `x`; unless the file defines its own
+            # `item()` (a small autodiff engine's scalar, whose item may be anything).
+            loss = Loss(LossKind.CONVERSION, call, ".item()")
+            return Value(grad=Grad.UNTRACKED, kind=Kind.SCALAR, loss=loss)
         if receiver.kind is Kind.UNKNOWN and receiver.graph and name in api.DIFFERENTIABLE_METHODS:
             # `img.view(n, -1)` on a value that may be a tensor: if the result has history,
             # it runs through the receiver's (a forward's input, see FunctionSummary).

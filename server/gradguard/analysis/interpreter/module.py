@@ -93,6 +93,8 @@ class ModuleInterpreter:
         # `.train(False)`, `.training = False`): dropout layers certainly run as in training.
         source = text if text is not None else ast.unparse(tree)
         self.always_training = _MODE_CHANGE.search(source) is None
+        # The file defines an `item` function or method, or imports names it cannot see.
+        self.defines_item = self.star_imports or _DEFINES_ITEM.search(source) is not None
 
     @property
     def class_check(self) -> params.ClassCheck:
@@ -426,6 +428,7 @@ class ModuleInterpreter:
 _SUMMARY_DEPTH = 3
 
 
+_DEFINES_ITEM = re.compile(r"\bdef\s+item\s*\(|\bitem\s*=")
 _MODE_CHANGE = re.compile(r"\.(?:eval|train)\s*\(|\.training\b")
 
 

@@ -70,6 +70,9 @@ def restamp(summary: Value, base: Value, mode: GradMode) -> Value:
             elements=tuple(restamp(e, base, mode) for e in summary.elements),
             fields=summary.fields,
         )
+    if summary.kind is Kind.SCALAR and summary.grad is Grad.UNTRACKED:
+        # A Python number (`.item()`, `float(...)`): one on every call.
+        return evolve(summary, carries=base.carries, origin=None)
     if summary.kind is not Kind.TENSOR:
         return evolve(UNKNOWN, carries=base.carries)
     if mode.enabled is False:

@@ -26,13 +26,13 @@ class WeightLoss(nn.Module):
         neg = sim[~same].mean()
         loss = torch.relu(neg - pos + self.margin)
         prec = float((pos > neg).item())
-        return pos.item(), neg.item(), prec, loss
+        return pos.item(), neg.item(), prec, loss  # expect: GG102
 
 
 def train(epoch, model, criterion, optimizer, train_loader):
     for inputs, labels in train_loader:
         embed_feat = model(inputs)
-        loss, inter_, dist_ap, dist_an = criterion(embed_feat, labels)  # missed: GG102
+        loss, inter_, dist_ap, dist_an = criterion(embed_feat, labels)
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
