@@ -331,7 +331,7 @@ def _left_in_eval(
             continue
         if not optimized and not _runs_with_grad(ctx, loop, switch.key):
             return None
-        if switches.may_switch_on(loop) or _handed_to_unknown(switches, loop, switch):
+        if switches.may_switch_on(loop) or _handed_to_unknown(ctx, switches, loop, switch):
             return None
         if _mode_free(ctx, switch.key, ctx.grad_context.enclosing_function(switch.call)):
             return None
@@ -385,12 +385,20 @@ def _self_method(call: ast.Call) -> bool:
     return isinstance(call.func, ast.Attribute) and dotted(call.func.value) == "self"
 
 
-def _handed_to_unknown(switches: ModeSwitches, loop: LoopNode, switch: ModeSwitch) -> bool:
+def _handed_to_unknown(
+    ctx: RuleContext, switches: ModeSwitches, loop: LoopNode, switch: ModeSwitch
+) -> bool:
     """Code the analysis cannot see is given the model (or `self`) in the loop: it may switch
-    the model back."""
+    the model back. Calling the model itself, or a torch.nn module kept on `self`
+    (`self.criterion(out, y)`), switches nothing."""
     root = switch.key.split(".", 1)[0]
+    torch_modules = {
+        id(event.node) for event in ctx.analysis.events.of(ModuleCall) if event.layer_class
+    }
     for call in calls_in(loop):
         if switches.resolve(call) is not None or dotted(call.func) in _INERT_CALLS:
+            continue
+        if dotted(call.func) == switch.key or id(call) in torch_modules:
             continue
         if root == "self" and _self_method(call):
             return True  # a method the class inherits
