@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from gradguard.analysis.names import callee_name
 from gradguard.analysis.node_cache import cached_by_node
 from gradguard.analysis.values import UNKNOWN, Grad, GradOff, Kind, Value, evolve, join, literal
+from gradguard.analysis.walk import children
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -187,11 +188,11 @@ class _Survey:
             node, owner = stack.pop()
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 self.defs.setdefault(node.name, []).append((node, owner))
-                stack.extend((child, None) for child in ast.iter_child_nodes(node))
+                stack.extend((child, None) for child in children(node))
                 continue
             if isinstance(node, ast.ClassDef):
                 self.classes.append(node)
-                stack.extend((child, node) for child in ast.iter_child_nodes(node))
+                stack.extend((child, node) for child in children(node))
                 continue
             callee: ast.expr | None = None
             if isinstance(node, ast.Call):
@@ -210,7 +211,7 @@ class _Survey:
                 self.names.other.update(node.names)
             elif isinstance(node, ast.arg):
                 self.names.other.add(node.arg)
-            for child in ast.iter_child_nodes(node):
+            for child in children(node):
                 if child is callee and isinstance(child, ast.Name | ast.Attribute):
                     # The callee itself is a call, not another mention; what it is built
                     # from is.
