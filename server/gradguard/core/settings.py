@@ -18,6 +18,7 @@ from typing import Any
 
 from gradguard.core.findings import Severity
 
+
 class SettingsError(ValueError):
     """A setting has the wrong type or value; the message names it."""
 
