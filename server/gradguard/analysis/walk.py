@@ -32,20 +32,14 @@ def children(node: ast.AST) -> list[ast.AST]:
 def walk(node: ast.AST) -> list[ast.AST]:
     """Every node under `node` (itself first), in `ast.walk`'s order."""
     nodes = [node]
-    append, extend, isinstance_, ast_type, list_type = (
-        nodes.append,
-        nodes.extend,
-        isinstance,
-        _AST,
-        list,
-    )
+    append, extend = nodes.append, nodes.extend
     for current in nodes:  # the list grows while it is read: a breadth-first queue
         for name in current._fields:
             value = getattr(current, name, None)
-            if isinstance_(value, ast_type):
+            if isinstance(value, _AST):
                 append(value)
-            elif isinstance_(value, list_type):
-                extend(item for item in value if isinstance_(item, ast_type))
+            elif isinstance(value, list):
+                extend(item for item in value if isinstance(item, _AST))
     return nodes
 
 
