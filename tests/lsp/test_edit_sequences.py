@@ -217,7 +217,7 @@ def test_edited_document_reports_what_a_fresh_analysis_reports(
     uri = open_document(pull_server, f"edited_{number}.py", path.read_text())
     pulled(pull_server, uri)
     text = path.read_text()
-    for version, (text, item) in enumerate(replay(path, edits), start=2):
+    for version, (text, item) in enumerate(replay(path, edits), start=2):  # noqa: B007
         pull_server.send(
             "textDocument/didChange",
             {"textDocument": {"uri": uri, "version": version}, "contentChanges": [item]},
