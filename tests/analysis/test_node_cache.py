@@ -36,3 +36,27 @@ def test_a_freed_tree_takes_its_answers_with_it() -> None:
     del tree
     gc.collect()
     assert alive() is None
+
+
+def test_an_answer_that_holds_its_tree_does_not_keep_it_for_long() -> None:
+    """An answer about a module may hold the module itself (a weak mapping then never frees
+    the entry): the cache keeps such answers for its last few modules only."""
+    import gc
+    import weakref
+
+    from gradguard.analysis.node_cache import _MODULE_LIMIT
+
+    @cached_by_node
+    def nodes(node: ast.AST) -> tuple[ast.AST, ...]:
+        return tuple(ast.walk(node))
+
+    tree = ast.parse("a = b + c")
+    assert nodes(tree)[0] is tree
+    alive = weakref.ref(tree)
+    del tree
+    later = [ast.parse(f"x = {i}") for i in range(_MODULE_LIMIT)]
+    for other in later:
+        nodes(other)
+    gc.collect()
+    assert alive() is None
+    assert all(nodes(other)[0] is other for other in later)
