@@ -86,19 +86,19 @@ def _callees(
 
 # The names `_called_in_text` found per function, with the list of lines they were found
 # in: every analysis pass over one text asks again (bounded like `node_cache`).
-_TEXT_CALLS: weakref.WeakKeyDictionary[ast.AST, tuple[list[str], list[str]]] = (
+_TEXT_CALLS: weakref.WeakKeyDictionary[ast.AST, tuple[list[str], tuple[str, ...]]] = (
     weakref.WeakKeyDictionary()
 )
 _TEXT_CALLS_LIMIT = 1024
 
 
-def _called_in_text(node: FunctionNode, lines: list[str]) -> list[str]:
+def _called_in_text(node: FunctionNode, lines: list[str]) -> tuple[str, ...]:
     """The names followed by `(` in the lines of `node` (see `callees_first`)."""
-    kept = _TEXT_CALLS.get(node)
-    if kept is not None and kept[0] == lines[node.lineno - 1 : node.end_lineno or node.lineno]:
-        return kept[1]
     own = lines[node.lineno - 1 : node.end_lineno or node.lineno]
-    names: list[str] = _CALLED.findall("\n".join(own))
+    kept = _TEXT_CALLS.get(node)
+    if kept is not None and kept[0] == own:
+        return kept[1]
+    names = tuple(_CALLED.findall("\n".join(own)))
     if len(_TEXT_CALLS) >= _TEXT_CALLS_LIMIT:
         _TEXT_CALLS.clear()
     _TEXT_CALLS[node] = (own, names)
