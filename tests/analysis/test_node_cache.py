@@ -84,6 +84,7 @@ def test_a_check_scope_keeps_answers_for_the_check_only() -> None:
         assert itself(function) == itself(function) == (function,)
     assert asked == [tree, function]
     alive = weakref.ref(function)
-    del function, asked
+    asked.clear()
+    del function
     gc.collect()
     assert alive() is None
