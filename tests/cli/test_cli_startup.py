@@ -94,6 +94,15 @@ def test_a_file_without_torch_imports_only_the_text_report(tmp_path: Path, sourc
     assert _under(modules, NEVER_ON_A_PLAIN_CHECK + NOT_FOR_A_FILE_WITHOUT_TORCH) == []
     assert "gradguard.output.text" in modules
     assert not (tmp_path / ".gradguard_cache").exists()
+    # No `pyproject.toml` anywhere above: the TOML parser is not needed either.
+    assert _under(modules, ("tomllib", "tomli")) == []
+
+
+def test_the_toml_parser_is_imported_for_a_configuration(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.gradguard]\nignore = ["GG601"]\n')
+    (tmp_path / "empty.py").write_text("x = 1\n")
+    modules = imported_modules(["check", "empty.py"], tmp_path)
+    assert _under(modules, ("tomllib", "tomli")) != []
 
 
 def test_the_cache_costs_json_and_hashlib_but_no_pool(tmp_path: Path) -> None:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from gradguard.analysis.names import callee_name
 from gradguard.analysis.node_cache import cached_by_node
 from gradguard.analysis.values import UNKNOWN, Grad, GradOff, Kind, Value, evolve, join, literal
+from gradguard.analysis.walk import children, module_nodes
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -181,43 +182,54 @@ class _Survey:
     attributes: _Mentions = field(default_factory=_Mentions)
 
     def visit(self, tree: ast.Module) -> None:
-        """Record every node of `tree` (iteratively: deeply nested code is valid input)."""
-        stack: list[tuple[ast.AST, ast.ClassDef | None]] = [(tree, None)]
-        while stack:
-            node, owner = stack.pop()
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                self.defs.setdefault(node.name, []).append((node, owner))
-                stack.extend((child, None) for child in ast.iter_child_nodes(node))
-                continue
+        """Record every node of `tree`, in one flat pass over the module's shared walk.
+
+        A function's owner is the class whose body holds it (not inside another function);
+        a call's callee, when a name or an attribute, is a call and not another mention
+        (what an attribute callee is built from still is).
+        """
+        nodes = module_nodes(tree)
+        owners: dict[int, ast.ClassDef] = {}
+        callees: set[int] = set()
+        for node in nodes:
             if isinstance(node, ast.ClassDef):
                 self.classes.append(node)
-                stack.extend((child, node) for child in ast.iter_child_nodes(node))
-                continue
-            callee: ast.expr | None = None
-            if isinstance(node, ast.Call):
+                self._own_methods(node, owners)
+            elif isinstance(node, ast.Call):
                 callee = node.func
                 if isinstance(callee, ast.Name):
                     self.names.calls.setdefault(callee.id, set()).add(id(node))
+                    callees.add(id(callee))
                 elif isinstance(callee, ast.Attribute):
                     self.attributes.calls.setdefault(callee.attr, set()).add(id(node))
+                    callees.add(id(callee))
+        for node in nodes:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                self.defs.setdefault(node.name, []).append((node, owners.get(id(node))))
             elif isinstance(node, ast.Name):
-                self.names.other.add(node.id)
+                if id(node) not in callees:
+                    self.names.other.add(node.id)
             elif isinstance(node, ast.Attribute):
-                self.attributes.other.add(node.attr)
+                if id(node) not in callees:
+                    self.attributes.other.add(node.attr)
             elif isinstance(node, ast.Import | ast.ImportFrom):
                 self.names.other.update((a.asname or a.name).split(".")[0] for a in node.names)
             elif isinstance(node, ast.Global | ast.Nonlocal):
                 self.names.other.update(node.names)
             elif isinstance(node, ast.arg):
                 self.names.other.add(node.arg)
-            for child in ast.iter_child_nodes(node):
-                if child is callee and isinstance(child, ast.Name | ast.Attribute):
-                    # The callee itself is a call, not another mention; what it is built
-                    # from is.
-                    if isinstance(child, ast.Attribute):
-                        stack.append((child.value, owner))
-                    continue
-                stack.append((child, owner))
+
+    @staticmethod
+    def _own_methods(cls: ast.ClassDef, owners: dict[int, ast.ClassDef]) -> None:
+        """Mark the functions `cls` owns: in its body, not inside a function or a nested
+        class (which owns its own)."""
+        stack = children(cls)
+        while stack:
+            node = stack.pop()
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                owners[id(node)] = cls
+            elif not isinstance(node, ast.ClassDef):
+                stack.extend(children(node))
 
 
 # Methods whose call on a parameter shows it is a model, optimizer or tensor whose facts

@@ -16,6 +16,7 @@ import ast
 from collections.abc import Iterator
 
 from gradguard.analysis.model import FunctionNode
+from gradguard.analysis.walk import children, module_nodes
 
 # Context managers and decorators that change the grad mode or inference mode (matched by
 # their last name, so an alias the import table cannot resolve still counts).
@@ -56,8 +57,8 @@ class GradContext:
         }
         # Name -> the loaded `Name` / `Attribute` nodes that mention it.
         self.references: dict[str, list[ast.expr]] = {}
-        for node in ast.walk(tree):
-            for child in ast.iter_child_nodes(node):
+        for node in module_nodes(tree):
+            for child in children(node):
                 self.parents[id(child)] = node
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 self.functions.setdefault(node.name, []).append(node)

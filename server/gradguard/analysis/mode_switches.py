@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from gradguard.analysis.model import FunctionNode
 from gradguard.analysis.names import dotted, may_name_an_optimizer
 from gradguard.analysis.node_cache import cached_by_node
+from gradguard.analysis.walk import children
 
 # How many calls deep a function of the file is followed.
 _DEPTH = 3
@@ -62,14 +63,14 @@ def calls_in(node: ast.AST) -> tuple[ast.Call, ...]:
     """The calls in `node`, not those of functions or classes defined in it (cached per
     node: the rule asks again for every loop and every call of a function)."""
     found: list[ast.Call] = []
-    stack: list[ast.AST] = list(ast.iter_child_nodes(node))
+    stack: list[ast.AST] = children(node)
     while stack:
         child = stack.pop()
         if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
             continue
         if isinstance(child, ast.Call):
             found.append(child)
-        stack.extend(ast.iter_child_nodes(child))
+        stack.extend(children(child))
     return tuple(found)
 
 

@@ -4,37 +4,106 @@ Every pass over a module asks the same syntactic questions of the same functions
 names are backpropagated, whether it may turn gradients back on...). The answers are kept
 per node in a weak mapping: a tree the editor has replaced is freed with its answers, so a
 long editing session does not keep every version of a file alive.
+
+A weak mapping frees an entry only when nothing else holds its key, and an answer about a
+whole module often holds the module (its nodes, or the tree itself as a marker): such an
+entry would keep its tree alive until the store is cleared. Answers about modules are
+therefore kept apart, for the last few modules only (`_MODULE_LIMIT`: the trees being
+analysed now), so replaced versions of a file are freed soon whatever their answers hold
+(and at once when their answers do not hold them). Other nodes' answers are bounded by
+`_LIMIT` per function, cleared one by one, oldest first.
+
+Inside `tree_scope` (the engine opens one around each check) answers are kept in a plain
+store of that scope instead, and dropped with it: a check's answers then never outlive the
+check, whatever they hold, and the global stores are not touched.
 """
 
 from __future__ import annotations
 
 import ast
+import contextlib
+import itertools
+import threading
 import weakref
-from collections.abc import Callable
-from typing import TypeVar
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
 
 N = TypeVar("N", bound=ast.AST)
 R = TypeVar("R")
 
 # Answers kept per cached function before the store starts over (a bound on memory).
 _LIMIT = 1024
+# Answers about whole modules kept per cached function (see the module docs).
+_MODULE_LIMIT = 4
+# Tells the cached functions apart in a scope's store.
+_keys = itertools.count()
+
+
+class _Scope(threading.local):
+    """The answers of the check running in this thread: by cache, by id() of the node
+    (kept with the node, so the id stays its own while the scope lives)."""
+
+    stores: dict[int, dict[int, tuple[Any, Any]]] | None = None
+
+
+_scope = _Scope()
+
+
+@contextlib.contextmanager
+def tree_scope() -> Iterator[None]:
+    """Keep every cached answer computed in this thread until the block ends, then drop
+    them all (nested scopes share the outermost one)."""
+    if _scope.stores is not None:
+        yield
+        return
+    _scope.stores = {}
+    try:
+        yield
+    finally:
+        _scope.stores = None
 
 
 def cached_by_node(compute: Callable[[N], R]) -> Callable[[N], R]:
     """`compute`, remembering its answer for each node it was asked about."""
+    key = next(_keys)
     store: weakref.WeakKeyDictionary[N, R] = weakref.WeakKeyDictionary()
+    modules: weakref.WeakKeyDictionary[N, R] = weakref.WeakKeyDictionary()
+    lock = threading.Lock()
 
     def cached(node: N) -> R:
+        scoped = _scope.stores
+        if scoped is not None:
+            own = scoped.get(key)
+            if own is None:
+                own = scoped[key] = {}
+            found = own.get(id(node))
+            if found is not None:
+                answer: R = found[1]
+                return answer
+            answer = compute(node)
+            own[id(node)] = (node, answer)
+            return answer
+        kept, limit = (modules, _MODULE_LIMIT) if isinstance(node, ast.Module) else (store, _LIMIT)
         try:
-            return store[node]
+            return kept[node]
         except KeyError:
             pass
-        if len(store) >= _LIMIT:
-            store.clear()
         answer = compute(node)
-        store[node] = answer
+        with lock:  # the server analyses in two threads
+            while len(kept) >= limit:
+                _drop_oldest(kept)
+            kept[node] = answer
         return answer
 
     cached.__doc__ = compute.__doc__
     cached.__name__ = compute.__name__
     return cached
+
+
+def _drop_oldest(store: weakref.WeakKeyDictionary[N, R]) -> None:
+    """Forget the entry stored first."""
+    oldest = next(iter(store.keys()), None)
+    if oldest is None:  # only dead keys left, not yet swept: start over
+        store.clear()
+    else:
+        store.pop(oldest, None)

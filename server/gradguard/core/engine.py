@@ -19,6 +19,7 @@ import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
+from gradguard.analysis.node_cache import tree_scope
 from gradguard.core.edits import apply_edits, compatible_fixes
 from gradguard.core.findings import Finding, Fix, Position, Range, Safety
 from gradguard.core.fix_validation import FixValidator
@@ -112,7 +113,7 @@ def check_source(
     if not mentions_torch(text):
         return CheckResult(findings=(), skipped=True)
     source = source or SourceText(text)
-    with _collector_paused():
+    with _collector_paused(), tree_scope():
         tree = parse(source, path or "<unknown>")
         if isinstance(tree, ParseError):
             return CheckResult(findings=(), parse_error=tree)

@@ -18,11 +18,6 @@ from typing import Any
 
 from gradguard.core.findings import Severity
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python 3.10 only
-    import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
-
 
 class SettingsError(ValueError):
     """A setting has the wrong type or value; the message names it."""
@@ -220,7 +215,15 @@ def load_pyproject_leniently(path: Path) -> tuple[Settings, list[str]]:
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
-    """Parse a TOML file; every failure (also a pathologically nested one) is a `SettingsError`."""
+    """Parse a TOML file; every failure (also a pathologically nested one) is a `SettingsError`.
+
+    The TOML parser is imported here, when a configuration file is found: a check without
+    one (pre-commit on a plain tree) does not pay for it at start-up.
+    """
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on Python 3.10 only
+        import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
     try:
         data: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:

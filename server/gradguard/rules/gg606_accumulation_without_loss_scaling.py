@@ -78,6 +78,7 @@ from gradguard.analysis.facts import (
     scales_by,
     sums_by_reduction,
 )
+from gradguard.analysis.walk import module_nodes
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
 from gradguard.core.messages import compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
@@ -318,7 +319,7 @@ def _steps(ctx: RuleContext) -> dict[int, _Step]:
             and use.stmt.value is use.node
         ):
             found[id(use.node)] = _Step(use.stmt, use.node, use.target)
-    for node in ast.walk(ctx.tree):
+    for node in module_nodes(ctx.tree):
         if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)):
             continue
         call = node.value

@@ -83,6 +83,7 @@ from gradguard.analysis.facts import (
     identifier_spelling,
 )
 from gradguard.analysis.torch_api import MODULE_CONTAINERS, mode_free_layer
+from gradguard.analysis.walk import module_nodes
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
 from gradguard.core.messages import compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
@@ -461,7 +462,7 @@ def _optimized(tree: ast.Module, key: str) -> bool:
     or the file updates them by hand from their gradients (`for p in model.parameters():
     p.data.add_(p.grad, alpha=-lr)`): it is the model that trains, not a frozen teacher
     evaluated beside it."""
-    for node in ast.walk(tree):
+    for node in module_nodes(tree):
         if isinstance(node, ast.For) and _updated_by_hand(node, key):
             return True
         if not isinstance(node, ast.Call):

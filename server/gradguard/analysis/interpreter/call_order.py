@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
+import weakref
 from collections.abc import Iterable
 
 from gradguard.analysis.model import FunctionNode
@@ -73,8 +74,7 @@ def _callees(
     node: FunctionNode, by_name: dict[str, list[FunctionNode]], lines: list[str] | None
 ) -> list[FunctionNode]:
     if lines is not None:
-        segment = "\n".join(lines[node.lineno - 1 : node.end_lineno or node.lineno])
-        names: Iterable[str] = _CALLED.findall(segment)
+        names: Iterable[str] = _called_in_text(node, lines)
     else:
         names = _called_names(node)
     found: list[FunctionNode] = []
@@ -82,6 +82,27 @@ def _callees(
         found.extend(f for f in by_name.get(name, ()) if f is not node)
     found.reverse()  # popped from the end: visit in source order
     return found
+
+
+# The names `_called_in_text` found per function, with the list of lines they were found
+# in: every analysis pass over one text asks again (bounded like `node_cache`).
+_TEXT_CALLS: weakref.WeakKeyDictionary[ast.AST, tuple[list[str], tuple[str, ...]]] = (
+    weakref.WeakKeyDictionary()
+)
+_TEXT_CALLS_LIMIT = 1024
+
+
+def _called_in_text(node: FunctionNode, lines: list[str]) -> tuple[str, ...]:
+    """The names followed by `(` in the lines of `node` (see `callees_first`)."""
+    own = lines[node.lineno - 1 : node.end_lineno or node.lineno]
+    kept = _TEXT_CALLS.get(node)
+    if kept is not None and kept[0] == own:
+        return kept[1]
+    names = tuple(_CALLED.findall("\n".join(own)))
+    if len(_TEXT_CALLS) >= _TEXT_CALLS_LIMIT:
+        _TEXT_CALLS.clear()
+    _TEXT_CALLS[node] = (own, names)
+    return names
 
 
 # A name followed by an opening parenthesis: what a call looks like in the text.

@@ -38,6 +38,7 @@ from gradguard.analysis.values import (
     evolve,
     join,
 )
+from gradguard.analysis.walk import module_nodes
 
 
 class ModuleInterpreter:
@@ -577,7 +578,7 @@ def _container_changes(tree: ast.Module) -> tuple[tuple[str, ast.AST], ...]:
     """Every place the file may change a container held in an attribute, by attribute name
     (a keyed store by a string constant is listed with its Subscript node)."""
     changes: list[tuple[str, ast.AST]] = []
-    for node in ast.walk(tree):
+    for node in module_nodes(tree):
         if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store | ast.Del):
             if isinstance(node.value, ast.Attribute):
                 keyed = isinstance(node.ctx, ast.Store) and _constant_key(node)

@@ -31,6 +31,7 @@ from gradguard.analysis.values import (
     Value,
     evolve,
 )
+from gradguard.analysis.walk import module_nodes, walk
 
 # An nn.Module known only from how it is used (`model.eval()`), of a class the file does not
 # show: it owns parameters, its output's structure is unknown.
@@ -46,9 +47,10 @@ def _rebound_attributes(tree: ast.Module) -> frozenset[str]:
     `self.head = ...` in another method, `model.head[-1] = ...`); "*" when it calls
     `setattr` outside an `__init__`, which may rebind any."""
     names: set[str] = set()
-    inits = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "__init__"]
-    in_init = {id(n) for init in inits for n in ast.walk(init)}
-    for node in ast.walk(tree):
+    nodes = module_nodes(tree)
+    inits = [n for n in nodes if isinstance(n, ast.FunctionDef) and n.name == "__init__"]
+    in_init = {id(n) for init in inits for n in walk(init)}
+    for node in nodes:
         if id(node) in in_init:
             continue  # building the layers (`setattr(self, f"layer_{i}", ...)` included)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
