@@ -75,6 +75,7 @@ from gradguard.analysis.values import (
     ModuleRef,
     Value,
 )
+from gradguard.analysis.walk import module_nodes
 
 __all__ = [
     "Accumulation",
@@ -133,6 +134,7 @@ __all__ = [
     "local_callables",
     "may_have_hooks",
     "may_name_an_optimizer",
+    "module_nodes",
     "names_feeding",
     "periodic_divisor",
     "read_names",

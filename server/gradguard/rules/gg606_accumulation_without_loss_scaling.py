@@ -74,11 +74,11 @@ from gradguard.analysis.facts import (
     dotted,
     local_callables,
     may_name_an_optimizer,
+    module_nodes,
     periodic_divisor,
     scales_by,
     sums_by_reduction,
 )
-from gradguard.analysis.walk import module_nodes
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
 from gradguard.core.messages import compose
 from gradguard.core.rule import Invalid, Rule, RuleContext

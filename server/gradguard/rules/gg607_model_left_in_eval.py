@@ -81,9 +81,9 @@ from gradguard.analysis.facts import (
     calls_in,
     dotted,
     identifier_spelling,
+    module_nodes,
 )
 from gradguard.analysis.torch_api import MODULE_CONTAINERS, mode_free_layer
-from gradguard.analysis.walk import module_nodes
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
 from gradguard.core.messages import compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
