@@ -28,6 +28,7 @@ from gradguard.analysis.model import (
 )
 from gradguard.analysis.names import dotted
 from gradguard.analysis.node_cache import cached_by_node
+from gradguard.analysis.project_imports import ProjectImports
 from gradguard.analysis.values import (
     NONE,
     UNKNOWN,
@@ -50,9 +51,12 @@ class ModuleInterpreter:
         *,
         call_sites: CallSites | None = None,
         parameter_facts: dict[int, CallerFacts] | None = None,
+        imports: ProjectImports | None = None,
     ) -> None:
         self.tree = tree
         self.text = text
+        # Names imported from other files of the project (None: every import is unknown).
+        self.imports = imports
         self._backward_lines: list[int] | None = None
         # Calls of the file's functions seen in this pass, and what earlier passes learnt
         # about parameters from them (see `gradguard.analysis.call_sites`).
@@ -168,6 +172,27 @@ class ModuleInterpreter:
         body.env = dict(self.globals)
         body.run_block(self.tree.body)
 
+    def summarise(self) -> None:
+        """Module-level names and every function's summary, without the module body: what
+        other files importing this one need (see `gradguard.project`)."""
+        self.globals = self._module_constants(self.scope_of(self.tree))
+        for node in callees_first(self.functions, self.text):
+            self.summary(node)
+
+    def owner_of(self, node: ast.AST) -> ModuleInterpreter:
+        """The analysis of the file defining `node`: this one, or another file's."""
+        owner = self.imports.owner(node) if self.imports is not None else None
+        return owner if owner is not None else self
+
+    def imported(self, stmt: ast.Import | ast.ImportFrom, alias: ast.alias) -> Value:
+        """What an import binds: a class, function or object of another project file when
+        the project index knows it, else an unknown object."""
+        if self.imports is not None:
+            known = self.imports.imported(stmt, alias)
+            if known is not None:
+                return known
+        return Value(kind=Kind.OTHER)
+
     def may_call_backward(self, node: FunctionNode | ast.Module) -> bool:
         """Whether `.backward(` may appear in the node's lines (True without the text)."""
         if self.text is None:
@@ -211,6 +236,9 @@ class ModuleInterpreter:
         for stmt in self.tree.body:
             if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                 if counts.get(stmt.name) == 1:
+                    scratch.run_block([stmt])
+            elif isinstance(stmt, ast.Import | ast.ImportFrom) and self.imports is not None:
+                if all(counts.get(alias.asname or alias.name) == 1 for alias in stmt.names):
                     scratch.run_block([stmt])
             elif (
                 isinstance(stmt, ast.Assign)
@@ -356,6 +384,9 @@ class ModuleInterpreter:
         key = id(node)
         if key in self.summaries:
             return self.summaries[key]
+        owner = self.owner_of(node)
+        if owner is not self and self.imports is not None:
+            return self.imports.summary(owner, node)
         if key in self.in_progress or self.collecting_globals:
             return FunctionSummary(UNKNOWN)
         if self.depth >= _SUMMARY_DEPTH:

@@ -278,7 +278,7 @@ class FunctionInterpreter(CallEvaluator):
         for alias in stmt.names:
             name = alias.asname or alias.name.split(".")[0]
             if name != "*":
-                self.bind_key(name, Value(kind=Kind.OTHER))
+                self.bind_key(name, self.module.imported(stmt, alias))
 
     _stmt_ImportFrom = _stmt_Import
 
