@@ -185,9 +185,7 @@ def _dependencies_unchanged(depends: object) -> bool:
         return True
     from gradguard.project.content import current_key
 
-    return all(
-        isinstance(path, str) and current_key(path) == key for path, key in depends.items()
-    )
+    return all(isinstance(path, str) and current_key(path) == key for path, key in depends.items())
 
 
 _prepared: set[Path] = set()

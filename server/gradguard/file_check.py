@@ -143,7 +143,7 @@ def check_file(task: FileTask) -> FileOutcome:
         from gradguard.notebook_check import check_notebook_file
 
         return check_notebook_file(task, task.notebook)
-    if not task.whole_project:
+    if not task.whole_project or task.trivial:
         return _check_plain_file(task)
     from gradguard.project import session
 

@@ -82,7 +82,7 @@ def test_only_the_given_files_are_reported(tmp_path: Path) -> None:
     # Make the helper file itself reportable, to see that it is not reported.
     helper = project / case.elsewhere
     helper.write_text(helper.read_text() + _NON_SCALAR_BACKWARD)
-    code, findings, _ = gradguard(project, "--no-cache", case.reported)
+    _, findings, _ = gradguard(project, "--no-cache", case.reported)
     assert located(findings) == {(case.reported, case.code)}
     _, everything, _ = gradguard(project, "--no-cache", ".")
     assert (case.elsewhere, "GG501") in located(everything)
@@ -139,3 +139,20 @@ def test_jobs_do_not_change_the_report(tmp_path: Path) -> None:
     two = gradguard(root, "--no-cache", "--jobs", "2", ".")
     assert one == two
     assert len(one[1]) == len(CASES)
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_fixes_only_edit_the_reported_file(case: Project, tmp_path: Path) -> None:
+    """A fix built from another file's code would edit the wrong lines: none is offered
+    unless it edits the reported file, where the finding is."""
+    project = copy(case.folder("buggy"), tmp_path / "p")
+    proc = subprocess.run(
+        [sys.executable, "-m", "gradguard", "check", "--no-cache", "--diff", "--unsafe-fixes", "."],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    edited = {line[4:].strip() for line in proc.stdout.splitlines() if line.startswith("+++ ")}
+    assert edited <= {case.reported}, proc.stdout

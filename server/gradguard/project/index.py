@@ -178,10 +178,10 @@ class FileImports:
         module = self.index.module(target)
         if module is None:
             return None
+        self.depends.update(module.depends)  # what it binds, or that it binds nothing
         value = module.interpreter.globals.get(alias.name)
         if value is None:
             return None
-        self.depends.update(module.depends)
         return evolve(value, origin=None) if value.origin is not None else value
 
     def owner(self, node: ast.AST) -> ModuleInterpreter | None:

@@ -27,6 +27,12 @@ def index() -> ProjectIndex:
     return _index
 
 
+def reset() -> None:
+    """Start over with an empty index (a new project, or files that changed on disk)."""
+    global _index
+    _index = None
+
+
 @contextlib.contextmanager
 def checking(path: Path) -> Iterator[None]:
     """Analyse the file at `path` as part of its project while the block runs."""
