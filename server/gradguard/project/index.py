@@ -1,8 +1,8 @@
 """The project index: each project file parsed and summarised once, imports answered.
 
 A file another file imports from is read from disk (or from the editor's text given to
-`ProjectIndex.update`), parsed with its lines shifted past `FOREIGN_LINE_BASE` (so no
-position of it can become one of the importing file) and summarised by its own
+`ProjectIndex.update`), parsed, summarised, then shifted past `FOREIGN_LINE_BASE` (so no
+position of it can become one of the importing file's), by its own
 `ModuleInterpreter`, with its own imports: its module-level names and every function's
 summary, computed completely at once, so what it says never depends on which file asked
 first (`--jobs` gives the same answers). Imports between files of one import cycle are
@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import ast
 import logging
+import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -34,15 +36,34 @@ from gradguard.project.resolve import find_module
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
 class SourceFile:
-    """One project file as read: its content key, shifted tree (None: not Python we can
-    read) and the project files its `from ... import` statements name."""
+    """One project file as read: its text and content key, the project files its
+    `from ... import` statements may name (found in the text, without parsing it), and its
+    syntax tree, parsed on first use (None: not Python we can read; shifted once
+    summarised)."""
 
-    path: Path
-    key: str  # sha256 of the text and the GradGuard version
-    tree: ast.Module | None
-    links: tuple[Path, ...]
+    def __init__(self, path: Path, text: str) -> None:
+        self.path = path
+        self.text = text
+        self.key = content_key(text)
+        self.links = tuple(dict.fromkeys(_links_in(path, text)))
+        self._tree: ast.Module | None = None
+        self._parsed = False
+        self.defined: tuple[ast.AST, ...] = ()  # its classes and functions, nested ones too
+
+    @property
+    def tree(self) -> ast.Module | None:
+        """The file's syntax tree (None when it is too large or does not parse)."""
+        if not self._parsed:
+            self._parsed = True
+            self._tree = _parse(self.path, self.text)
+            if self._tree is not None:
+                self.defined = tuple(
+                    node
+                    for node in ast.walk(self._tree)
+                    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+                )
+        return self._tree
 
 
 @dataclass(frozen=True)
@@ -98,22 +119,20 @@ class ProjectIndex:
 
     def _build(self, source: SourceFile, tree: ast.Module) -> ForeignModule | None:
         imports = FileImports(self, source.path)
-        interpreter = ModuleInterpreter(tree, ModuleAnalysis(tree), None, imports=imports)
-        defined = [
-            node
-            for node in ast.walk(tree)
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
-        ]
-        for node in defined:
+        interpreter = ModuleInterpreter(tree, ModuleAnalysis(tree), source.text, imports=imports)
+        for node in source.defined:
             self._owners[id(node)] = interpreter
         try:
             interpreter.summarise()
         except Exception:
             # An analysis bug on another file costs its facts, never the importing file.
             log.debug("cannot summarise %s", source.path, exc_info=True)
-            for node in defined:
+            for node in source.defined:
                 self._owners.pop(id(node), None)
             return None
+        finally:
+            # From now on no position of it can become one of the importing file's.
+            _shift(tree)
         return ForeignModule(source.path, interpreter, {source.path: source.key, **imports.depends})
 
     def owner(self, node: ast.AST) -> ModuleInterpreter | None:
@@ -149,6 +168,7 @@ class ProjectIndex:
             module = self._modules.pop(stale_path)
             if module is not None:
                 self._forget_owners(module)
+                self._sources.pop(stale_path, None)  # its tree was shifted: parse it again
         self._components = Components(self._links)
         return frozenset(p for p, used in self._used.items() if path in used) | {path}
 
@@ -210,23 +230,44 @@ def _target(importer: Path, stmt: ast.ImportFrom) -> Path | None:
 
 
 def _read_source(path: Path, text: str | None) -> SourceFile | None:
-    """Read and parse a project file, its lines shifted past `FOREIGN_LINE_BASE`."""
+    """Read a project file (None when it cannot be read)."""
     if text is None:
         text = read_text(path)
         if text is None:
             return None
-    key = content_key(text)
+    return SourceFile(path, text)
+
+
+def _parse(path: Path, text: str) -> ast.Module | None:
     if size_problem(text) is not None:
-        return SourceFile(path, key, None, ())
+        return None
     try:
-        tree = ast.parse(text, filename=str(path))
+        return ast.parse(text, filename=str(path))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return SourceFile(path, key, None, ())
-    ast.increment_lineno(tree, FOREIGN_LINE_BASE)
-    links = []
+        return None
+
+
+# `from a.b import`, `from .c import`, `from . import` at the start of a line (a superset
+# of the real statements: one in a string only adds an edge, making more imports unknown).
+_FROM_IMPORT = re.compile(r"^[ \t]*from[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+import\b", re.MULTILINE)
+
+
+def _links_in(importer: Path, text: str) -> Iterator[Path]:
+    """The project files the `from ... import` statements of a text name."""
+    for match in _FROM_IMPORT.finditer(text):
+        dots, module = match.group(1), match.group(2)
+        if not dots and (not module or is_library(module.split(".")[0])):
+            continue
+        found = find_module(importer, module, len(dots))
+        if found is not None and found.file is not None:
+            yield found.file
+
+
+def _shift(tree: ast.Module) -> None:
+    """Move every node of a summarised file past `FOREIGN_LINE_BASE` (see `core.text`)."""
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom):
-            target = _target(path, node)
-            if target is not None:
-                links.append(target)
-    return SourceFile(path, key, tree, tuple(dict.fromkeys(links)))
+        if "lineno" in node._attributes:
+            node.lineno += FOREIGN_LINE_BASE  # type: ignore[attr-defined]
+            end = getattr(node, "end_lineno", None)
+            if end is not None:
+                node.end_lineno = end + FOREIGN_LINE_BASE  # type: ignore[attr-defined]
