@@ -79,6 +79,16 @@ CASES = [
         symptom="converges-well False",
         healed="converges-well True",
     ),
+    # The classifier of models/classifier.py gets a new head after the optimizer is built.
+    Project(
+        "gg604_replaced_head",
+        "GG604",
+        "train.py",
+        "models/classifier.py",
+        None,
+        symptom="weights-moved False",
+        healed="weights-moved True",
+    ),
     # src/ layout: the LSTM of src/seqmodels/rnn.py, its state carried in train.py.
     Project(
         "gg201_rnn_state",

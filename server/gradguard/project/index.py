@@ -1,12 +1,12 @@
-"""The project index: each project file parsed and summarised once, imports answered.
+"""The project index: each project file read, parsed and summarised once per content.
 
 A file another file imports from is read from disk (or from the editor's text given to
-`ProjectIndex.update`), parsed, summarised, then shifted past `FOREIGN_LINE_BASE` (so no
-position of it can become one of the importing file's), by its own
-`ModuleInterpreter`, with its own imports: its module-level names and every function's
-summary, computed completely at once, so what it says never depends on which file asked
-first (`--jobs` gives the same answers). Imports between files of one import cycle are
-unknown (decided on the import graph, not on the order of questions).
+`ProjectIndex.update`) and summarised by its own `ModuleInterpreter`, with its own imports:
+its module-level names and every function's summary, computed completely at once, so what
+it says never depends on which file asked first (`--jobs` gives the same answers). Then its
+tree is shifted past `FOREIGN_LINE_BASE`, so no position of it can become one of an
+importing file's. Imports between files of one import cycle are unknown (decided on the
+import graph, read from the files' text, not on the order of questions).
 
 The API a long-running caller (the language server) uses: `imports_for(path)` before
 analysing a file, `dependencies(path)` after, `update(path, text)` when a file changes

@@ -274,8 +274,12 @@ class ModuleInterpreter:
                 is_module = lightning = True
             elif isinstance(base, ast.Name):
                 local = self._local_class(base.id)
+                base_info = None
                 if local is not None and local is not node:
                     base_info = self.class_info(local)
+                elif local is None:
+                    base_info = self._imported_class(base.id)
+                if base_info is not None:
                     is_module = is_module or base_info.is_module
                     lightning = lightning or base_info.lightning
         info = ClassInfo(node=node, is_module=is_module, lightning=lightning)
@@ -286,6 +290,19 @@ class ModuleInterpreter:
         else:
             self._collect_attributes(info)
         return info
+
+    def _imported_class(self, name: str) -> ClassInfo | None:
+        """The class of another project file a module-level `from m import name` binds,
+        when nothing else binds the name (see `gradguard.project`)."""
+        if self.imports is None or (self.scope_of(self.tree).counts or {}).get(name) != 1:
+            return None
+        for stmt in self.tree.body:
+            if isinstance(stmt, ast.ImportFrom):
+                for alias in stmt.names:
+                    if (alias.asname or alias.name) == name:
+                        value = self.imports.imported(stmt, alias)
+                        return value.instance_of if value is not None else None
+        return None
 
     def _local_class(self, name: str) -> ast.ClassDef | None:
         for stmt in self.tree.body:
