@@ -69,11 +69,14 @@ def test_module_names_resolve_to_files(tmp_path: Path) -> None:
 
 
 def test_a_class_of_another_file_is_an_nn_module(tmp_path: Path) -> None:
-    write(tmp_path, {"model.py": MODEL, "train.py": ""})
+    write(tmp_path, {"model.py": MODEL + "\nUSE_AMP = True\nnet = Net()\n", "train.py": ""})
     index = ProjectIndex()
     train = tmp_path / "train.py"
     assert imported(index, train, "from model import Net") is Kind.CLASS
     assert imported(index, train, "from model import nn") is None  # torch's, not the project's
+    assert imported(index, train, "from model import net") is Kind.MODULE
+    # The entry script may set `model.USE_AMP = ...` before anything imports it.
+    assert imported(index, train, "from model import USE_AMP") is None
     assert imported(index, train, "from model import missing") is None
     # The last question's answer (nothing) rests on model.py too.
     assert set(index.dependencies(train)) == {tmp_path / "model.py"}

@@ -26,7 +26,7 @@ from gradguard.analysis.imports import is_library
 from gradguard.analysis.interpreter.module import ModuleInterpreter
 from gradguard.analysis.interpreter.summary import FunctionSummary
 from gradguard.analysis.model import FunctionNode, ModuleAnalysis
-from gradguard.analysis.values import UNKNOWN, Value, evolve
+from gradguard.analysis.values import UNKNOWN, Kind, Value, evolve
 from gradguard.core.limits import size_problem
 from gradguard.core.text import FOREIGN_LINE_BASE
 from gradguard.project.content import content_key, read_text
@@ -200,7 +200,7 @@ class FileImports:
             return None
         self.depends.update(module.depends)  # what it binds, or that it binds nothing
         value = module.interpreter.globals.get(alias.name)
-        if value is None:
+        if value is None or value.kind not in _CROSSING:
             return None
         return evolve(value, origin=None) if value.origin is not None else value
 
@@ -218,6 +218,12 @@ class FileImports:
         if returned.origin is not None:
             return replace(summary, returned=evolve(returned, origin=None))
         return summary
+
+
+# What crosses files: classes, functions and module-level objects (a model, a criterion).
+# Not constants and tensors: another module may set them before this import runs
+# (`config.use_amp = args.amp` in the entry script), which the importing file cannot see.
+_CROSSING = frozenset({Kind.CLASS, Kind.FUNCTION, Kind.MODULE, Kind.INSTANCE})
 
 
 def _target(importer: Path, stmt: ast.ImportFrom) -> Path | None:
