@@ -110,3 +110,21 @@ def test_cycles_and_broken_files_are_unknown(tmp_path: Path) -> None:
     # c.py is outside the cycle: it sees a.py's function.
     assert imported(index, tmp_path / "c.py", "from a import f") is Kind.FUNCTION
     assert imported(index, tmp_path / "c.py", "from broken import f") is None
+
+
+def test_a_star_import_binds_the_public_or_listed_names(tmp_path: Path) -> None:
+    helpers = "import torch\n\ndef public(x):\n    return x\n\ndef _private(x):\n    return x\n"
+    listed = helpers + "\n__all__ = ['_private']\n"
+    computed = helpers + "\n__all__ = [n for n in dir()]\n"
+    write(tmp_path, {"a.py": helpers, "b.py": listed, "c.py": computed, "train.py": ""})
+    index = ProjectIndex()
+    imports = index.imports_for(tmp_path / "train.py")
+
+    def star(module: str) -> set[str]:
+        stmt = ast.parse(f"from {module} import *").body[0]
+        assert isinstance(stmt, ast.ImportFrom)
+        return set(imports.star(stmt))
+
+    assert star("a") == {"public"}
+    assert star("b") == {"_private"}
+    assert star("c") == set()

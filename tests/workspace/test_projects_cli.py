@@ -156,3 +156,12 @@ def test_fixes_only_edit_the_reported_file(case: Project, tmp_path: Path) -> Non
     )
     edited = {line[4:].strip() for line in proc.stdout.splitlines() if line.startswith("+++ ")}
     assert edited <= {case.reported}, proc.stdout
+
+
+def test_one_star_import_is_followed(tmp_path: Path) -> None:
+    """Control for the two-star negative: with only pkg_a's star import it is reported."""
+    project = copy(PROJECTS / "negatives" / "lookalikes", tmp_path / "n")
+    script = project / "star.py"
+    script.write_text(script.read_text().replace("from pkg_b.losses import *  # noqa: F403\n", ""))
+    _, findings, _ = gradguard(project, "--no-cache", "star.py")
+    assert located(findings) == {("star.py", "GG101")}

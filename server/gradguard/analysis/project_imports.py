@@ -25,6 +25,9 @@ class ProjectImports(Protocol):
     def imported(self, stmt: ast.Import | ast.ImportFrom, alias: ast.alias) -> Value | None:
         """The value `alias` of the import binds, or None when it is not certainly known."""
 
+    def star(self, stmt: ast.ImportFrom) -> dict[str, Value]:
+        """The known values `from module import *` binds (empty when unknown)."""
+
     def owner(self, node: ast.AST) -> ModuleInterpreter | None:
         """The analysis of the other file that defines `node`, or None for this file's own."""
 

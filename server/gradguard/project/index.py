@@ -204,6 +204,27 @@ class FileImports:
             return None
         return evolve(value, origin=None) if value.origin is not None else value
 
+    def star(self, stmt: ast.ImportFrom) -> dict[str, Value]:
+        """What `from module import *` binds: the public names (those `__all__` lists, when
+        it is a literal list) bound to classes, functions and module-level objects."""
+        target = _target(self.path, stmt)
+        if target is None or self.index.cyclic(self.path, target):
+            return {}
+        module = self.index.module(target)
+        if module is None:
+            return {}
+        self.depends.update(module.depends)
+        exported = _exported(module.interpreter.tree)
+        if exported is None:
+            return {}
+        return {
+            name: evolve(value, origin=None) if value.origin is not None else value
+            for name, value in module.interpreter.globals.items()
+            if value.kind in _CROSSING
+            and "." not in name
+            and (not name.startswith("_") if "*" in exported else name in exported)
+        }
+
     def owner(self, node: ast.AST) -> ModuleInterpreter | None:
         """The interpreter of the other file defining `node`."""
         return self.index.owner(node)
@@ -224,6 +245,26 @@ class FileImports:
 # Not constants and tensors: another module may set them before this import runs
 # (`config.use_amp = args.amp` in the entry script), which the importing file cannot see.
 _CROSSING = frozenset({Kind.CLASS, Kind.FUNCTION, Kind.MODULE, Kind.INSTANCE})
+
+
+def _exported(tree: ast.Module) -> frozenset[str] | None:
+    """The names `from m import *` binds: those a literal `__all__` lists, or every public
+    name (`*` in the set) without one; None for an `__all__` not understood."""
+    names: frozenset[str] = frozenset({"*"})
+    for stmt in tree.body:
+        if isinstance(stmt, ast.AugAssign | ast.AnnAssign) and "__all__" in ast.dump(stmt.target):
+            return None
+        if not isinstance(stmt, ast.Assign):
+            continue
+        if any(isinstance(t, ast.Name) and t.id == "__all__" for t in stmt.targets):
+            value = stmt.value
+            if not isinstance(value, ast.List | ast.Tuple) or "*" not in names:
+                return None  # computed, or assigned twice
+            listed = [e.value for e in value.elts if isinstance(e, ast.Constant)]
+            if len(listed) != len(value.elts) or not all(isinstance(n, str) for n in listed):
+                return None
+            names = frozenset(str(n) for n in listed)
+    return names
 
 
 def _target(importer: Path, stmt: ast.ImportFrom) -> Path | None:

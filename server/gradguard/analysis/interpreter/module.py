@@ -193,6 +193,20 @@ class ModuleInterpreter:
                 return known
         return Value(kind=Kind.OTHER)
 
+    def star_imported(self, stmt: ast.ImportFrom) -> dict[str, Value]:
+        """What `from m import *` binds of another project file, when it is the file's only
+        star import (with two, which one binds a name is not known); nothing otherwise."""
+        if self.imports is None or self._star_count() != 1:
+            return {}
+        return self.imports.star(stmt)
+
+    def _star_count(self) -> int:
+        return sum(
+            1
+            for node in ast.walk(self.tree)
+            if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names)
+        )
+
     def may_call_backward(self, node: FunctionNode | ast.Module) -> bool:
         """Whether `.backward(` may appear in the node's lines (True without the text)."""
         if self.text is None:
@@ -240,6 +254,12 @@ class ModuleInterpreter:
             elif isinstance(stmt, ast.Import | ast.ImportFrom) and self.imports is not None:
                 if all(counts.get(alias.asname or alias.name) == 1 for alias in stmt.names):
                     scratch.run_block([stmt])
+                elif isinstance(stmt, ast.ImportFrom) and stmt.names[0].name == "*":
+                    starred = self.star_imported(stmt)
+                    scratch.run_block([stmt])
+                    for name in starred:  # bound by the file itself too: not certain
+                        if name in counts and scratch.env is not None:
+                            scratch.env.pop(name, None)
             elif (
                 isinstance(stmt, ast.Assign)
                 and len(stmt.targets) == 1
