@@ -18,11 +18,6 @@ from gradguard.core.findings import Position, Range
 FOREIGN_LINE_BASE = 100_000_000
 
 
-class ForeignPosition(ValueError):
-    """An `ast` position of another file's node was about to become an offset in this
-    document."""
-
-
 # Where a node of another project file is in this document: nowhere (line -1).
 FOREIGN_POSITION = Position(-1, 0)
 
