@@ -33,11 +33,14 @@ import json
 import re
 import subprocess
 import sys
-from collections.abc import Callable
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from gradguard.core.engine import check_source
+from gradguard.core.findings import Finding
+from gradguard.project import session
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -140,23 +143,36 @@ def notebook_code(text: str) -> str:
 
 
 def check_repository(repository: str, mirror: Path, commit: str) -> tuple[list[Found], int]:
-    """Findings on one repository and the number of lines checked."""
+    """Findings on one repository and the number of lines checked.
+
+    The repository is checked as a project, as `gradguard check` checks it in a clone: its
+    Python files are written to a scratch folder marked as a repository root, so that names
+    imported from its other files are known (`gradguard.project`), each file summarised once.
+    """
     found: list[Found] = []
     lines = 0
-    for path, text in sorted(sources(mirror, commit).items()):
-        lines += text.count("\n")
-        result = check_source(text, path=path)
-        for finding in result.findings:
-            found.append(
-                Found(
-                    repository,
-                    path,
-                    finding.range.start.line + 1,
-                    finding.code,
-                    finding.message,
-                )
-            )
+    texts = sources(mirror, commit)
+    with tempfile.TemporaryDirectory(prefix="gradguard-real-") as scratch:
+        root = Path(scratch)
+        (root / ".git").write_text("")  # the project root, as in a clone
+        for path, text in texts.items():
+            if path.endswith(".py"):
+                target = root / path
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(text, encoding="utf-8", errors="surrogatepass")
+        session.reset()
+        for path, text in sorted(texts.items()):
+            lines += text.count("\n")
+            with session.checking(root / path):
+                result = check_source(text, path=path)
+            found.extend(_found(repository, path, result.findings))
+        session.reset()
     return found, lines
+
+
+def _found(repository: str, path: str, findings: Iterable[Finding]) -> Iterator[Found]:
+    for finding in findings:
+        yield Found(repository, path, finding.range.start.line + 1, finding.code, finding.message)
 
 
 Mutation = tuple[re.Pattern[str], Callable[[re.Match[str]], str]]

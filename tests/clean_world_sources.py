@@ -224,7 +224,11 @@ def check(case: str, path: Path) -> CheckResult:
     Remembered for the life of the process: the clean-world test and the precision table
     check the same 200k lines with the same rules, and need not pay for it twice.
     """
-    return _check_text(case, path.read_text(encoding="utf-8"))
+    from gradguard.project import session
+
+    # As `gradguard check` would: names imported from the package's other files are known.
+    with session.checking(path):
+        return _check_text(case, path.read_text(encoding="utf-8"))
 
 
 def _safe_relative(name: str) -> PurePosixPath | None:

@@ -39,6 +39,8 @@ from typing import TYPE_CHECKING
 from gradguard import __version__
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from gradguard.core.settings import Settings
     from gradguard.outcome import FileOutcome
 
@@ -146,17 +148,26 @@ class CacheEntry:
                 return None
             if (entry.get("key"), entry.get("content")) != (self.key, self.content):
                 return None
+            if not _dependencies_unchanged(entry.get("depends")):
+                return None
             return from_plain(entry.get("outcome"))
         except (OSError, ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
             return None
 
-    def store(self, outcome: FileOutcome) -> None:
-        """Store `outcome` for this content; silently nothing when the cache cannot be written."""
+    def store(self, outcome: FileOutcome, depends: Mapping[str, str] | None = None) -> None:
+        """Store `outcome` for this content and the project files it rested on (path to
+        content key, see `gradguard.project`); silently nothing when the cache cannot be
+        written."""
         import json
 
         from gradguard.outcome import to_plain
 
-        entry = {"key": self.key, "content": self.content, "outcome": to_plain(outcome)}
+        entry = {
+            "key": self.key,
+            "content": self.content,
+            "outcome": to_plain(outcome),
+            "depends": dict(depends or {}),
+        }
         data = json.dumps(entry, separators=(",", ":")).encode("ascii")
         try:
             _prepare(self.directory)
@@ -164,6 +175,17 @@ class CacheEntry:
             _write_atomic(self.file, data)
         except OSError:
             return
+
+
+def _dependencies_unchanged(depends: object) -> bool:
+    """True when every project file a stored outcome rested on still has the same content."""
+    if not isinstance(depends, dict):
+        return False
+    if not depends:
+        return True
+    from gradguard.project.content import current_key
+
+    return all(isinstance(path, str) and current_key(path) == key for path, key in depends.items())
 
 
 _prepared: set[Path] = set()

@@ -89,6 +89,8 @@ class FileTask:
     writable: bool = True
     cache_entry: CacheEntry | None = None
     notebook: Notebook | None = None
+    # Analyse it as part of its project: names imported from other project files known.
+    whole_project: bool = True
 
     @property
     def trivial(self) -> bool:
@@ -141,6 +143,19 @@ def check_file(task: FileTask) -> FileOutcome:
         from gradguard.notebook_check import check_notebook_file
 
         return check_notebook_file(task, task.notebook)
+    if not task.whole_project or task.trivial:
+        return _check_plain_file(task)
+    from gradguard.project import session
+
+    with session.checking(task.path):
+        outcome = _check_plain_file(task, store=False)
+    if task.cache_entry is not None and outcome.cacheable:
+        task.cache_entry.store(outcome, session.dependencies(task.path))
+    return outcome
+
+
+def _check_plain_file(task: FileTask, *, store: bool = True) -> FileOutcome:
+    """Check one Python file; store a plain result in the cache when `store` says so."""
     recorder = _Recorder(task.display, task.mode)
     decoded, settings = task.source, task.settings
     if not task.writable and task.mode.writing:
@@ -158,7 +173,7 @@ def check_file(task: FileTask) -> FileOutcome:
             recorder.forget_fixes()
             recorder.check_text(decoded, settings, fix=False)
     outcome = recorder.outcome()
-    if task.cache_entry is not None and outcome.cacheable:
+    if store and task.cache_entry is not None and outcome.cacheable:
         task.cache_entry.store(outcome)
     return outcome
 

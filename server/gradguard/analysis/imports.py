@@ -51,6 +51,11 @@ _LIBRARIES = frozenset(
 )
 
 
+def is_library(top: str) -> bool:
+    """True for the top-level name of a library whose names resolve to qualified paths."""
+    return top in _LIBRARIES
+
+
 def is_torch(qualified: str | None) -> bool:
     """True for `torch` itself and the paths under it (not `torchvision`)."""
     return qualified is not None and (qualified == "torch" or qualified.startswith("torch."))

@@ -13,6 +13,7 @@ from gradguard.analysis.values import Carry, Grad, Loss, LossKind, Value
 
 if TYPE_CHECKING:
     from gradguard.analysis.call_sites import CallerFacts, Candidate
+    from gradguard.analysis.project_imports import ProjectImports
 
 LoopNode = ast.For | ast.AsyncFor | ast.While
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
@@ -142,15 +143,20 @@ class ModuleAnalysis:
         yield from block[index + 1 :]
 
 
-def analyse_module(tree: ast.Module, text: str | None = None) -> ModuleAnalysis:
+def analyse_module(
+    tree: ast.Module, text: str | None = None, *, imports: ProjectImports | None = None
+) -> ModuleAnalysis:
     """Run the dataflow pass over the module body and every function in it.
 
     Every function is analysed whatever the enabled rules are: skipping functions whose text
     holds no rule's keyword (as GradGuard once did) silently lost findings that rest on
     facts from elsewhere (a leaf changed in place in `__init__`, a numpy call), and saved
     almost nothing once summaries are computed on demand anyway.
+
+    With `imports`, names imported from other files of the project are known (see
+    `gradguard.project`); without, every import is unknown.
     """
-    return _analyse(tree, text)[0]
+    return _analyse(tree, text, imports)[0]
 
 
 def learn_caller_facts(tree: ast.Module, text: str | None) -> dict[int, CallerFacts]:
@@ -159,7 +165,9 @@ def learn_caller_facts(tree: ast.Module, text: str | None) -> dict[int, CallerFa
     return _analyse(tree, text)[1]
 
 
-def _analyse(tree: ast.Module, text: str | None) -> tuple[ModuleAnalysis, dict[int, CallerFacts]]:
+def _analyse(
+    tree: ast.Module, text: str | None, imports: ProjectImports | None = None
+) -> tuple[ModuleAnalysis, dict[int, CallerFacts]]:
     """Analyse the module until what call sites say about parameters settles.
 
     Each pass records the arguments of every call of a candidate function; the next pass
@@ -176,7 +184,7 @@ def _analyse(tree: ast.Module, text: str | None) -> tuple[ModuleAnalysis, dict[i
         analysis = ModuleAnalysis(tree)
         sites = CallSites()
         interpreter = ModuleInterpreter(
-            tree, analysis, text, call_sites=sites, parameter_facts=facts
+            tree, analysis, text, call_sites=sites, parameter_facts=facts, imports=imports
         )
         interpreter.run()
         if found is None:

@@ -13,6 +13,7 @@ import ast
 import contextlib
 import gc
 import logging
+import re
 import sys
 import traceback
 import warnings
@@ -28,7 +29,7 @@ from gradguard.core.prefilter import mentions_torch
 from gradguard.core.rule import Rule, RuleContext, all_rules
 from gradguard.core.settings import Settings
 from gradguard.core.suppression import Suppressions
-from gradguard.core.text import SourceText
+from gradguard.core.text import FOREIGN_LINE_BASE, SourceText
 
 log = logging.getLogger(__name__)
 
@@ -142,11 +143,12 @@ def check_tree(
 ) -> CheckResult:
     """Run the enabled rules on an already parsed module."""
     from gradguard.analysis.model import analyse_module
+    from gradguard.project.session import project_imports
 
     rules = selected_rules(settings, path)
     _allow_deep_expressions()
     try:
-        analysis = analyse_module(tree, source.text)
+        analysis = analyse_module(tree, source.text, imports=project_imports())
     except RecursionError:
         message = "the file nests too deeply to analyse"
         return CheckResult((), ParseError(message, Range(Position(0, 0), Position(0, 0))))
@@ -157,12 +159,12 @@ def check_tree(
     errors: list[RuleError] = []
     for rule in rules:
         try:
-            produced = list(rule.check(context))
+            produced = list(_checked_here(rule, context))
         except Exception as exc:  # a rule bug must not take the other rules down
             log.error("rule %s crashed on %s:\n%s", rule.code, path, traceback.format_exc())
             errors.append(RuleError(rule.code, f"{type(exc).__name__}: {exc}"))
             continue
-        for finding in produced:
+        for finding in _in_this_file(produced):
             if suppressions is None:
                 suppressions = Suppressions.scan(source)
             if suppressions.suppresses(finding.code, finding.range.start.line):
@@ -184,6 +186,56 @@ _RECURSION_LIMIT = 12_000
 def _allow_deep_expressions() -> None:
     if sys.getrecursionlimit() < _RECURSION_LIMIT and sys.version_info >= (3, 11):
         sys.setrecursionlimit(_RECURSION_LIMIT)
+
+
+def _checked_here(rule: Rule, context: RuleContext) -> Iterator[Finding]:
+    """The rule's findings; one built from positions of another project file (see
+    `SourceText.foreign_reads`) keeps no fix (it would edit that file's code in this one) and
+    is placed by `_in_this_file`."""
+    source = context.source
+    seen = source.foreign_reads
+    for finding in rule.check(context):
+        if source.foreign_reads != seen:
+            seen = source.foreign_reads
+            # "(line 0)": a line number taken from the other file's node, nowhere here.
+            message = _LINE_ZERO.sub("", finding.message)
+            finding = replace(finding, message=message, fixes=())
+        yield finding
+
+
+_LINE_ZERO = re.compile(r" \(line 0\)")
+
+
+def _in_this_file(findings: list[Finding]) -> Iterator[Finding]:
+    """The findings placed in this document, without related entries in other files.
+
+    A finding may rest on a fact of another project file (`gradguard.project`), never be
+    reported at its place: one whose cause lies in another file moves to its first related
+    place in this file (the call that fails here), without fixes (they would edit the other
+    file's code), and is dropped when it has none.
+    """
+    for finding in findings:
+        message = _FOREIGN_LINE.sub(_foreign_line, finding.message)
+        if message != finding.message:
+            finding = replace(finding, message=message)
+        related = tuple(r for r in finding.related if r.range.start.line >= 0)
+        if finding.range.start.line >= 0:
+            if len(related) != len(finding.related):
+                finding = replace(finding, related=related)
+            yield finding
+        elif related:
+            message = f"{finding.message} {_ELSEWHERE}"
+            yield replace(
+                finding, message=message, range=related[0].range, related=related[1:], fixes=()
+            )
+
+
+_ELSEWHERE = "(The cause is in another file of the project.)"
+_FOREIGN_LINE = re.compile(rf"line (\d{{{len(str(FOREIGN_LINE_BASE))},}})")
+
+
+def _foreign_line(match: re.Match[str]) -> str:
+    return f"line {int(match.group(1)) - FOREIGN_LINE_BASE} of another file of the project"
 
 
 def _dedupe(findings: list[Finding]) -> list[Finding]:

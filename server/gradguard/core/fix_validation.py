@@ -59,11 +59,14 @@ class FixValidator:
 
     def _guarded(self, fix: Fix) -> Fix:
         def build() -> tuple[TextEdit, ...] | None:
+            foreign = self._source.foreign_reads
             try:
                 edits = fix.edits
             except Exception:  # a builder bug costs this fix, not the finding
                 log.exception("building the fix %r failed", fix.title)
                 return None
+            if self._source.foreign_reads != foreign:
+                return None  # built from another project file's code: not an edit of this one
             if not edits:
                 return None
             problem = self.problem(edits)

@@ -12,7 +12,7 @@ from functools import cache, cached_property
 from typing import TYPE_CHECKING, ClassVar
 
 from gradguard.core.findings import Finding, Fix, Position, Range, Related, Severity
-from gradguard.core.text import SourceText
+from gradguard.core.text import FOREIGN_LINE_BASE, FOREIGN_POSITION, SourceText
 
 if TYPE_CHECKING:
     from gradguard.analysis.facts import (
@@ -22,6 +22,9 @@ if TYPE_CHECKING:
         UnfilledRead,
         UnreachedOptimizer,
     )
+
+# The range of a node of another project file: no place in this document.
+FOREIGN_RANGE = Range(FOREIGN_POSITION, FOREIGN_POSITION)
 
 DOCS_URL = "https://github.com/gradguard/gradguard/blob/main/docs/rules.md#{anchor}"
 
@@ -113,7 +116,11 @@ class RuleContext:
         )
 
     def node_range(self, node: ast.AST) -> Range:
-        """The exact range of an `ast` node (statement or expression)."""
+        """The exact range of an `ast` node (statement or expression); `FOREIGN_RANGE` for a
+        node of another project file (a finding there is dropped, a related entry left out).
+        """
+        if getattr(node, "lineno", 0) >= FOREIGN_LINE_BASE:
+            return FOREIGN_RANGE
         start = self.source.from_ast(node.lineno, node.col_offset)  # type: ignore[attr-defined]
         end_line = getattr(node, "end_lineno", None) or node.lineno  # type: ignore[attr-defined]
         end_col = getattr(node, "end_col_offset", None)
@@ -122,6 +129,8 @@ class RuleContext:
 
     def header_range(self, node: ast.stmt) -> Range:
         """The first line of a compound statement (`for x in loader:`), for pointing at it."""
+        if node.lineno >= FOREIGN_LINE_BASE:
+            return FOREIGN_RANGE
         start = self.source.from_ast(node.lineno, node.col_offset)
         line = self.source.line(start.line)
         return Range(start, Position(start.line, len(line.rstrip())))

@@ -13,6 +13,15 @@ from functools import cached_property
 
 from gradguard.core.findings import Position, Range
 
+# Trees of other project files are shifted down by this many lines (`gradguard.project`),
+# so a position taken from one of their nodes can never be mistaken for one of this file.
+FOREIGN_LINE_BASE = 100_000_000
+
+
+# Where a node of another project file is in this document: nowhere (line -1).
+FOREIGN_POSITION = Position(-1, 0)
+
+
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _LONE_CR = re.compile(r"\r(?!\n)")
 # A block header at column 0 (`def f():`, `with x:  # why`), then blank or comment lines, then
@@ -31,11 +40,23 @@ class SourceText:
 
     text: str
     _starts: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    # How many times a position of another project file was asked for (see `foreign_reads`).
+    _foreign: list[int] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         starts = [0]
         starts.extend(m.end() for m in _LINE_BREAK.finditer(self.text))
         object.__setattr__(self, "_starts", tuple(starts))
+        object.__setattr__(self, "_foreign", [0])
+
+    @property
+    def foreign_reads(self) -> int:
+        """How many times a line, position or offset of another project file's node was
+        asked for: whatever was built from them (a fix, a message) is about that file."""
+        return self._foreign[0]
+
+    def _foreign_read(self) -> None:
+        self._foreign[0] += 1
 
     @property
     def has_bom(self) -> bool:
@@ -49,6 +70,9 @@ class SourceText:
 
     def line(self, index: int) -> str:
         """Line `index` (0-based) without its line break."""
+        if index >= FOREIGN_LINE_BASE - 1:
+            self._foreign_read()
+            return ""  # a line of another project file: nothing of this document
         start = self._starts[index]
         end = self._starts[index + 1] if index + 1 < len(self._starts) else len(self.text)
         return self.text[start:end].rstrip("\r\n")
@@ -82,6 +106,8 @@ class SourceText:
 
     def offset(self, pos: Position) -> int:
         """Absolute code-point offset of `pos` (clamped to the document)."""
+        if pos.line < 0:
+            self._foreign_read()  # see `foreign_reads`: what is built from it is dropped
         line = min(max(pos.line, 0), len(self._starts) - 1)
         return min(self._starts[line] + max(pos.character, 0), self._line_end(line))
 
@@ -111,6 +137,9 @@ class SourceText:
 
     def from_ast(self, lineno: int, col_offset: int) -> Position:
         """Convert an `ast` position (1-based line, UTF-8 byte column) to a `Position`."""
+        if lineno >= FOREIGN_LINE_BASE:
+            self._foreign_read()
+            return FOREIGN_POSITION  # a node of another project file: no place here
         line = min(max(lineno - 1, 0), self.line_count - 1)
         text = self.line(line)
         bom = 1 if line == 0 and self.has_bom else 0

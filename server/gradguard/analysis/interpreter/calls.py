@@ -472,7 +472,8 @@ class CallEvaluator(TorchCalls):
                     and not any(isinstance(a, ast.Starred) for a in call.args)
                     and all(kw.arg is not None for kw in call.keywords)
                 )
-                own = plain and self.module.class_check.self_contained(info)
+                checker = self.module.owner_of(info.node).class_check
+                own = plain and checker.self_contained(info)
                 ref = ModuleRef(local=info, self_contained=own)
                 return Value(kind=Kind.MODULE, module=ref, instance_of=info)
             return Value(kind=Kind.INSTANCE, instance_of=info)

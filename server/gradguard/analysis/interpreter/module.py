@@ -28,6 +28,7 @@ from gradguard.analysis.model import (
 )
 from gradguard.analysis.names import dotted
 from gradguard.analysis.node_cache import cached_by_node
+from gradguard.analysis.project_imports import ProjectImports
 from gradguard.analysis.values import (
     NONE,
     UNKNOWN,
@@ -52,9 +53,12 @@ class ModuleInterpreter:
         *,
         call_sites: CallSites | None = None,
         parameter_facts: dict[int, CallerFacts] | None = None,
+        imports: ProjectImports | None = None,
     ) -> None:
         self.tree = tree
         self.text = text
+        # Names imported from other files of the project (None: every import is unknown).
+        self.imports = imports
         self._backward_lines: list[int] | None = None
         # Calls of the file's functions seen in this pass, and what earlier passes learnt
         # about parameters from them (see `gradguard.analysis.call_sites`).
@@ -177,6 +181,41 @@ class ModuleInterpreter:
         body.env = dict(self.globals)
         body.run_block(self.tree.body)
 
+    def summarise(self) -> None:
+        """Module-level names and every function's summary, without the module body: what
+        other files importing this one need (see `gradguard.project`)."""
+        self.globals = self._module_constants(self.scope_of(self.tree))
+        for node in callees_first(self.functions, self.text):
+            self.summary(node)
+
+    def owner_of(self, node: ast.AST) -> ModuleInterpreter:
+        """The analysis of the file defining `node`: this one, or another file's."""
+        owner = self.imports.owner(node) if self.imports is not None else None
+        return owner if owner is not None else self
+
+    def imported(self, stmt: ast.Import | ast.ImportFrom, alias: ast.alias) -> Value:
+        """What an import binds: a class, function or object of another project file when
+        the project index knows it, else an unknown object."""
+        if self.imports is not None:
+            known = self.imports.imported(stmt, alias)
+            if known is not None:
+                return known
+        return Value(kind=Kind.OTHER)
+
+    def star_imported(self, stmt: ast.ImportFrom) -> dict[str, Value]:
+        """What `from m import *` binds of another project file, when it is the file's only
+        star import (with two, which one binds a name is not known); nothing otherwise."""
+        if self.imports is None or self._star_count() != 1:
+            return {}
+        return self.imports.star(stmt)
+
+    def _star_count(self) -> int:
+        return sum(
+            1
+            for node in ast.walk(self.tree)
+            if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names)
+        )
+
     def may_call_backward(self, node: FunctionNode | ast.Module) -> bool:
         """Whether `.backward(` may appear in the node's lines (True without the text)."""
         if self.text is None:
@@ -221,6 +260,15 @@ class ModuleInterpreter:
             if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                 if counts.get(stmt.name) == 1:
                     scratch.run_block([stmt])
+            elif isinstance(stmt, ast.Import | ast.ImportFrom) and self.imports is not None:
+                if all(counts.get(alias.asname or alias.name) == 1 for alias in stmt.names):
+                    scratch.run_block([stmt])
+                elif isinstance(stmt, ast.ImportFrom) and stmt.names[0].name == "*":
+                    starred = self.star_imported(stmt)
+                    scratch.run_block([stmt])
+                    for name in starred:  # bound by the file itself too: not certain
+                        if name in counts and scratch.env is not None:
+                            scratch.env.pop(name, None)
             elif (
                 isinstance(stmt, ast.Assign)
                 and len(stmt.targets) == 1
@@ -255,8 +303,12 @@ class ModuleInterpreter:
                 is_module = lightning = True
             elif isinstance(base, ast.Name):
                 local = self._local_class(base.id)
+                base_info = None
                 if local is not None and local is not node:
                     base_info = self.class_info(local)
+                elif local is None:
+                    base_info = self._imported_class(base.id)
+                if base_info is not None:
                     is_module = is_module or base_info.is_module
                     lightning = lightning or base_info.lightning
         info = ClassInfo(node=node, is_module=is_module, lightning=lightning)
@@ -267,6 +319,19 @@ class ModuleInterpreter:
         else:
             self._collect_attributes(info)
         return info
+
+    def _imported_class(self, name: str) -> ClassInfo | None:
+        """The class of another project file a module-level `from m import name` binds,
+        when nothing else binds the name (see `gradguard.project`)."""
+        if self.imports is None or (self.scope_of(self.tree).counts or {}).get(name) != 1:
+            return None
+        for stmt in self.tree.body:
+            if isinstance(stmt, ast.ImportFrom):
+                for alias in stmt.names:
+                    if (alias.asname or alias.name) == name:
+                        value = self.imports.imported(stmt, alias)
+                        return value.instance_of if value is not None else None
+        return None
 
     def _local_class(self, name: str) -> ast.ClassDef | None:
         for stmt in self.tree.body:
@@ -394,6 +459,9 @@ class ModuleInterpreter:
         key = id(node)
         if key in self.summaries:
             return self.summaries[key]
+        owner = self.owner_of(node)
+        if owner is not self and self.imports is not None:
+            return self.imports.summary(owner, node)
         if key in self.in_progress or self.collecting_globals:
             return FunctionSummary(UNKNOWN)
         if self.depth >= _SUMMARY_DEPTH:

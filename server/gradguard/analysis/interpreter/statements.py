@@ -282,7 +282,10 @@ class FunctionInterpreter(CallEvaluator):
         for alias in stmt.names:
             name = alias.asname or alias.name.split(".")[0]
             if name != "*":
-                self.bind_key(name, Value(kind=Kind.OTHER))
+                self.bind_key(name, self.module.imported(stmt, alias))
+            elif isinstance(stmt, ast.ImportFrom):
+                for bound, value in self.module.star_imported(stmt).items():
+                    self.bind_key(bound, value)
 
     _stmt_ImportFrom = _stmt_Import
 

@@ -1,0 +1,320 @@
+"""The project index: each project file read, parsed and summarised once per content.
+
+A file another file imports from is read from disk (or from the editor's text given to
+`ProjectIndex.update`) and summarised by its own `ModuleInterpreter`, with its own imports:
+its module-level names and every function's summary, computed completely at once, so what
+it says never depends on which file asked first (`--jobs` gives the same answers). Then its
+tree is shifted past `FOREIGN_LINE_BASE`, so no position of it can become one of an
+importing file's. Imports between files of one import cycle are unknown (decided on the
+import graph, read from the files' text, not on the order of questions).
+
+The API a long-running caller (the language server) uses: `imports_for(path)` before
+analysing a file, `dependencies(path)` after, `update(path, text)` when a file changes
+(it returns the files whose facts may have changed).
+"""
+
+from __future__ import annotations
+
+import ast
+import logging
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from gradguard.analysis.imports import is_library
+from gradguard.analysis.interpreter.module import ModuleInterpreter
+from gradguard.analysis.interpreter.summary import FunctionSummary
+from gradguard.analysis.model import FunctionNode, ModuleAnalysis
+from gradguard.analysis.values import UNKNOWN, Kind, Value, evolve
+from gradguard.core.limits import size_problem
+from gradguard.core.text import FOREIGN_LINE_BASE
+from gradguard.project.content import content_key, read_text
+from gradguard.project.graph import Components
+from gradguard.project.resolve import find_module
+
+log = logging.getLogger(__name__)
+
+
+class SourceFile:
+    """One project file as read: its text and content key, the project files its
+    `from ... import` statements may name (found in the text, without parsing it), and its
+    syntax tree, parsed on first use (None: not Python we can read; shifted once
+    summarised)."""
+
+    def __init__(self, path: Path, text: str) -> None:
+        self.path = path
+        self.text = text
+        self.key = content_key(text)
+        self.links = tuple(dict.fromkeys(_links_in(path, text)))
+        self._tree: ast.Module | None = None
+        self._parsed = False
+        self.defined: tuple[ast.AST, ...] = ()  # its classes and functions, nested ones too
+
+    @property
+    def tree(self) -> ast.Module | None:
+        """The file's syntax tree (None when it is too large or does not parse)."""
+        if not self._parsed:
+            self._parsed = True
+            self._tree = _parse(self.path, self.text)
+            if self._tree is not None:
+                self.defined = tuple(
+                    node
+                    for node in ast.walk(self._tree)
+                    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+                )
+        return self._tree
+
+
+@dataclass(frozen=True)
+class ForeignModule:
+    """A summarised project file and the content keys of every file its facts rest on."""
+
+    path: Path
+    interpreter: ModuleInterpreter
+    depends: dict[Path, str]
+
+
+class ProjectIndex:
+    """Project files, parsed and summarised on first use, once per content."""
+
+    def __init__(self) -> None:
+        self._texts: dict[Path, str] = {}  # the editor's text of open files
+        self._sources: dict[Path, SourceFile | None] = {}
+        self._modules: dict[Path, ForeignModule | None] = {}
+        self._owners: dict[int, ModuleInterpreter] = {}
+        self._used: dict[Path, dict[Path, str]] = {}
+        self._components = Components(self._links)
+
+    # -- files -------------------------------------------------------------------------------
+
+    def source(self, path: Path) -> SourceFile | None:
+        """The file at `path` parsed (None when it cannot be read or parsed)."""
+        if path not in self._sources:
+            self._sources[path] = _read_source(path, self._texts.get(path))
+        return self._sources[path]
+
+    def _links(self, path: Path) -> tuple[Path, ...]:
+        source = self.source(path)
+        return source.links if source is not None else ()
+
+    def cyclic(self, importer: Path, target: Path) -> bool:
+        """True when `target` (transitively) imports `importer`: facts between them are
+        unknown."""
+        return importer == target or self._components.same(importer, target)
+
+    # -- summaries ---------------------------------------------------------------------------
+
+    def module(self, path: Path) -> ForeignModule | None:
+        """The summarised file at `path`, built on first use (None: unknown)."""
+        if path in self._modules:
+            return self._modules[path]
+        self._modules[path] = None  # while it is being built, it is unknown to itself
+        source = self.source(path)
+        if source is None or source.tree is None:
+            return None
+        built = self._build(source, source.tree)
+        self._modules[path] = built
+        return built
+
+    def _build(self, source: SourceFile, tree: ast.Module) -> ForeignModule | None:
+        imports = FileImports(self, source.path)
+        interpreter = ModuleInterpreter(tree, ModuleAnalysis(tree), source.text, imports=imports)
+        for node in source.defined:
+            self._owners[id(node)] = interpreter
+        try:
+            interpreter.summarise()
+        except Exception:
+            # An analysis bug on another file costs its facts, never the importing file.
+            log.debug("cannot summarise %s", source.path, exc_info=True)
+            for node in source.defined:
+                self._owners.pop(id(node), None)
+            return None
+        finally:
+            # From now on no position of it can become one of the importing file's.
+            _shift(tree)
+        return ForeignModule(source.path, interpreter, {source.path: source.key, **imports.depends})
+
+    def owner(self, node: ast.AST) -> ModuleInterpreter | None:
+        """The interpreter of the other file defining `node`."""
+        return self._owners.get(id(node))
+
+    # -- the API of long-running callers ------------------------------------------------------
+
+    def imports_for(self, path: Path) -> FileImports:
+        """The project as seen from the file at `path`, for analysing it now."""
+        imports = FileImports(self, path)
+        self._used[path] = imports.depends
+        return imports
+
+    def dependencies(self, path: Path) -> dict[Path, str]:
+        """The files whose facts the last analysis of `path` used, with their content keys."""
+        return dict(self._used.get(path, {}))
+
+    def update(self, path: Path, text: str | None = None) -> frozenset[Path]:
+        """Forget what was read of `path` (use `text` as its content from now on, or the disk
+        again with None); return the analysed files whose facts may have changed."""
+        path = path.resolve()
+        if text is None:
+            self._texts.pop(path, None)
+        else:
+            self._texts[path] = text
+        old = self._sources.pop(path, None)
+        fresh = self.source(path)
+        if old is not None and fresh is not None and old.key == fresh.key:
+            return frozenset()
+        stale = {p for p, m in self._modules.items() if m is None or path in m.depends}
+        for stale_path in stale:
+            module = self._modules.pop(stale_path)
+            if module is not None:
+                self._forget_owners(module)
+                self._sources.pop(stale_path, None)  # its tree was shifted: parse it again
+        self._components = Components(self._links)
+        return frozenset(p for p, used in self._used.items() if path in used) | {path}
+
+    def _forget_owners(self, module: ForeignModule) -> None:
+        for node in ast.walk(module.interpreter.tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                self._owners.pop(id(node), None)
+
+
+@dataclass
+class FileImports:
+    """What the names one file imports from the project are (`ProjectImports`), and the
+    files its facts rested on."""
+
+    index: ProjectIndex
+    path: Path
+    depends: dict[Path, str] = field(default_factory=dict)
+
+    def imported(self, stmt: ast.Import | ast.ImportFrom, alias: ast.alias) -> Value | None:
+        """The value of `from module import name` when `module` is a project file that
+        binds `name` once at module level to something the analysis knows."""
+        if isinstance(stmt, ast.Import) or alias.name == "*":
+            return None  # a module object: its attributes are not followed
+        target = _target(self.path, stmt)
+        if target is None or self.index.cyclic(self.path, target):
+            return None
+        module = self.index.module(target)
+        if module is None:
+            return None
+        self.depends.update(module.depends)  # what it binds, or that it binds nothing
+        value = module.interpreter.globals.get(alias.name)
+        if value is None or value.kind not in _CROSSING:
+            return None
+        return evolve(value, origin=None) if value.origin is not None else value
+
+    def star(self, stmt: ast.ImportFrom) -> dict[str, Value]:
+        """What `from module import *` binds: the public names (those `__all__` lists, when
+        it is a literal list) bound to classes, functions and module-level objects."""
+        target = _target(self.path, stmt)
+        if target is None or self.index.cyclic(self.path, target):
+            return {}
+        module = self.index.module(target)
+        if module is None:
+            return {}
+        self.depends.update(module.depends)
+        exported = _exported(module.interpreter.tree)
+        if exported is None:
+            return {}
+        return {
+            name: evolve(value, origin=None) if value.origin is not None else value
+            for name, value in module.interpreter.globals.items()
+            if value.kind in _CROSSING
+            and "." not in name
+            and (not name.startswith("_") if "*" in exported else name in exported)
+        }
+
+    def owner(self, node: ast.AST) -> ModuleInterpreter | None:
+        """The interpreter of the other file defining `node`."""
+        return self.index.owner(node)
+
+    def summary(self, owner: ModuleInterpreter, node: FunctionNode) -> FunctionSummary:
+        """The function's summary as its own file computed it (never recomputed here, so
+        the answer is the same whoever asks first)."""
+        summary = owner.summaries.get(id(node))
+        if summary is None:
+            return FunctionSummary(UNKNOWN)
+        returned = summary.returned
+        if returned.origin is not None:
+            return replace(summary, returned=evolve(returned, origin=None))
+        return summary
+
+
+# What crosses files: classes, functions and module-level objects (a model, a criterion).
+# Not constants and tensors: another module may set them before this import runs
+# (`config.use_amp = args.amp` in the entry script), which the importing file cannot see.
+_CROSSING = frozenset({Kind.CLASS, Kind.FUNCTION, Kind.MODULE, Kind.INSTANCE})
+
+
+def _exported(tree: ast.Module) -> frozenset[str] | None:
+    """The names `from m import *` binds: those a literal `__all__` lists, or every public
+    name (`*` in the set) without one; None for an `__all__` not understood."""
+    names: frozenset[str] = frozenset({"*"})
+    for stmt in tree.body:
+        if isinstance(stmt, ast.AugAssign | ast.AnnAssign) and "__all__" in ast.dump(stmt.target):
+            return None
+        if not isinstance(stmt, ast.Assign):
+            continue
+        if any(isinstance(t, ast.Name) and t.id == "__all__" for t in stmt.targets):
+            value = stmt.value
+            if not isinstance(value, ast.List | ast.Tuple) or "*" not in names:
+                return None  # computed, or assigned twice
+            listed = [e.value for e in value.elts if isinstance(e, ast.Constant)]
+            if len(listed) != len(value.elts) or not all(isinstance(n, str) for n in listed):
+                return None
+            names = frozenset(str(n) for n in listed)
+    return names
+
+
+def _target(importer: Path, stmt: ast.ImportFrom) -> Path | None:
+    """The project file a `from ... import` reads names from."""
+    module = stmt.module or ""
+    if stmt.level == 0 and is_library(module.split(".")[0]):
+        return None
+    found = find_module(importer, module, stmt.level)
+    return found.file if found is not None else None
+
+
+def _read_source(path: Path, text: str | None) -> SourceFile | None:
+    """Read a project file (None when it cannot be read)."""
+    if text is None:
+        text = read_text(path)
+        if text is None:
+            return None
+    return SourceFile(path, text)
+
+
+def _parse(path: Path, text: str) -> ast.Module | None:
+    if size_problem(text) is not None:
+        return None
+    try:
+        return ast.parse(text, filename=str(path))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+# `from a.b import`, `from .c import`, `from . import` at the start of a line (a superset
+# of the real statements: one in a string only adds an edge, making more imports unknown).
+_FROM_IMPORT = re.compile(r"^[ \t]*from[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+import\b", re.MULTILINE)
+
+
+def _links_in(importer: Path, text: str) -> Iterator[Path]:
+    """The project files the `from ... import` statements of a text name."""
+    for match in _FROM_IMPORT.finditer(text):
+        dots, module = match.group(1), match.group(2)
+        if not dots and (not module or is_library(module.split(".")[0])):
+            continue
+        found = find_module(importer, module, len(dots))
+        if found is not None and found.file is not None:
+            yield found.file
+
+
+def _shift(tree: ast.Module) -> None:
+    """Move every node of a summarised file past `FOREIGN_LINE_BASE` (see `core.text`)."""
+    for node in ast.walk(tree):
+        if "lineno" in node._attributes:
+            node.lineno += FOREIGN_LINE_BASE  # type: ignore[attr-defined]
+            end = getattr(node, "end_lineno", None)
+            if end is not None:
+                node.end_lineno = end + FOREIGN_LINE_BASE  # type: ignore[attr-defined]

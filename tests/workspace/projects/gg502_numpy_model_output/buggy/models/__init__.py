@@ -1,0 +1,2 @@
+"""Models."""
+from .mlp import MLP
