@@ -165,3 +165,25 @@ def test_one_star_import_is_followed(tmp_path: Path) -> None:
     script.write_text(script.read_text().replace("from pkg_b.losses import *  # noqa: F403\n", ""))
     _, findings, _ = gradguard(project, "--no-cache", "star.py")
     assert located(findings) == {("star.py", "GG101")}
+
+
+def test_warnings_in_another_file_are_not_printed_and_lose_no_fact(tmp_path: Path) -> None:
+    """A project file with an invalid escape sequence (a SyntaxWarning or DeprecationWarning
+    when parsed) is still summarised under `-W error`, and nothing is printed about it."""
+    project = copy(PROJECTS / "gg201_rnn_state" / "buggy", tmp_path / "p")
+    model = next(p for p in project.rglob("*.py") if "class" in p.read_text(encoding="utf-8"))
+    model.write_text(
+        'PATTERN = "\\d+ steps"\n' + model.read_text(encoding="utf-8"), encoding="utf-8"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-W", "error", "-m", "gradguard", "check", "--no-cache", "."],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "GG201" in proc.stdout
+    assert "Warning" not in proc.stderr

@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 import logging
 import re
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -289,7 +290,11 @@ def _parse(path: Path, text: str) -> ast.Module | None:
     if size_problem(text) is not None:
         return None
     try:
-        return ast.parse(text, filename=str(path))
+        with warnings.catch_warnings():
+            # Invalid escapes and the like in another file: not ours to print, and under
+            # `-W error` they would turn a valid file into a parse error (see `engine.parse`).
+            warnings.simplefilter("ignore")
+            return ast.parse(text, filename=str(path))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
 
