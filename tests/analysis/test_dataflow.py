@@ -570,51 +570,39 @@ def test_an_unknown_list_gives_unknown_items() -> None:
     assert call.value.kind is not Kind.SCALAR
 
 
-def test_state_a_helper_method_reads_and_writes_is_the_callers_state() -> None:
-    source = PRELUDE + textwrap.dedent(
-        """
-        class Agent:
-            def __init__(self):
-                self.cell = nn.LSTMCell(4, 8)
-                self.state = None
+_AGENT = """
+class Agent:
+    def __init__(self):
+        self.cell = nn.LSTMCell(4, 8)
+        self.state = None
 
-            def step(self, obs):
-                self.state = self.cell(obs, self.state)
-                return self.state[0]
+    def step(self, obs):
+        self.state = self.cell(obs, self.state)
+        return self.state[0]
 
-            def update(self, obs):
-                self.step(obs).sum().backward()
+    def update(self, obs):
+        {reset}
+        self.step(obs).sum().backward()
 
-        agent = Agent()
-        for _ in range(3):
-            agent.update(torch.randn(2, 4))
-        """
-    )
+agent = Agent()
+for _ in range(3):
+    agent.update(torch.randn(2, 4))
+"""
+
+
+@pytest.mark.parametrize(
+    ("reset", "carried"),
+    [
+        # The helper reads and writes `self.state`: it is the caller's state across calls.
+        ("pass", ["self.state"]),
+        # Assigned before the helper runs: nothing is carried from the previous call.
+        ("self.state = None", []),
+    ],
+)
+def test_state_a_helper_method_reads_and_writes_is_the_callers_state(
+    reset: str, carried: list[str]
+) -> None:
+    source = PRELUDE + _AGENT.format(reset=reset)
     analysis = analyse_module(ast.parse(source), source)
-    carried = [c.key for e in analysis.backward_in_calls for c in e.value.all_carries()]
-    assert carried == ["self.state"]
-
-
-def test_state_assigned_before_the_helper_runs_is_not_carried() -> None:
-    source = PRELUDE + textwrap.dedent(
-        """
-        class Agent:
-            def __init__(self):
-                self.cell = nn.LSTMCell(4, 8)
-                self.state = None
-
-            def step(self, obs):
-                self.state = self.cell(obs, self.state)
-                return self.state[0]
-
-            def update(self, obs):
-                self.state = None
-                self.step(obs).sum().backward()
-
-        agent = Agent()
-        for _ in range(3):
-            agent.update(torch.randn(2, 4))
-        """
-    )
-    analysis = analyse_module(ast.parse(source), source)
-    assert [c for e in analysis.backward_in_calls for c in e.value.all_carries()] == []
+    keys = [c.key for e in analysis.backward_in_calls for c in e.value.all_carries()]
+    assert keys == carried
