@@ -11,6 +11,7 @@ from gradguard.analysis import torch_api as api
 from gradguard.analysis.events import Append, ForwardCall, ModuleModeCall, OptimizerCall
 from gradguard.analysis.graph import SavedNode, Saves
 from gradguard.analysis.imports import Scope, is_torch
+from gradguard.analysis.interpreter.expressions import with_field
 from gradguard.analysis.interpreter.module_calls import MODULE_BY_USE, OPTIMIZER_BY_USE
 from gradguard.analysis.interpreter.summary import FunctionSummary
 from gradguard.analysis.interpreter.torch_calls import TorchCalls
@@ -232,6 +233,19 @@ class CallEvaluator(TorchCalls):
         depends = returned.retagged(mapping).all_carries()
         return evolve(result, carries=result.carries | depends) if depends else result
 
+    def _append_to_field(self, target: ast.expr, receiver: Value, item: Value) -> None:
+        """`results["train_loss"].append(loss)`: the list held under a string key of a dict
+        with known keys grows like a list bound to a name."""
+        if not isinstance(target, ast.Subscript) or self.env is None:
+            return
+        key = dotted(target.value)
+        mapping = self.env.get(key) if key is not None else None
+        if key is None or mapping is None:
+            return
+        changed = with_field(mapping, target.slice, _with_item(receiver, item))
+        if changed is not None:
+            self.env[key] = evolve(changed, carries=mapping.carries, origin=mapping.origin)
+
     def _note_self_append(self, receiver_key: str, call: ast.Call, args: list[Value]) -> None:
         """`self.history.append(x)`: remember `x` for the summary (see `appended_state`)."""
         if not receiver_key.startswith("self.") or receiver_key.count(".") != 1:
@@ -341,6 +355,8 @@ class CallEvaluator(TorchCalls):
                     self.emit(Append(args[0], **site))
                 if receiver_key is not None and self.env is not None and not call.keywords:
                     self.env[receiver_key] = _with_item(receiver, args[0])
+                elif not call.keywords:
+                    self._append_to_field(func.value, receiver, args[0])
             return UNKNOWN
         method = _local_method(receiver, name)
         if method is not None and receiver.kind is not Kind.CLASS:

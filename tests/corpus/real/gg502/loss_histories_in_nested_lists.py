@@ -8,6 +8,9 @@ Sources (rewritten in our own words, structure kept):
   `np.log10(losses[j])` on the second axes; the fix is to store detached values.
 * https://github.com/zhuangdizhu/FedGen/issues/1 - the server weights each test loss by its
   sample count in a comprehension over `zip(samples, losses)` and sums it with `np.sum`.
+* https://github.com/mrdbourke/pytorch-deep-learning/issues/583 - a course's training loop
+  keeps its curves in a `results` dict of lists and plots `results["train_loss"]`; the losses
+  appended were tensors.
 """
 
 import matplotlib
@@ -77,6 +80,37 @@ def plot_sweep_detached(steps):
     plt.close(fig)
 
 
+def fit_with_results_dict(steps):
+    model = nn.Linear(3, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    results = {"train_loss": [], "train_acc": []}
+    for _ in range(steps):
+        loss = model(torch.randn(4, 3)).pow(2).mean()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        results["train_loss"].append(loss)
+        results["train_acc"].append(0.5)
+    plt.plot(results["train_acc"])
+    plt.plot(results["train_loss"])  # expect: GG502
+    plt.close()
+
+
+def fit_with_results_dict_of_numbers(steps):
+    model = nn.Linear(3, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    results = {"train_loss": [], "train_acc": []}
+    for _ in range(steps):
+        loss = model(torch.randn(4, 3)).pow(2).mean()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        results["train_loss"].append(loss.item())
+        results["train_acc"].append(0.5)
+    plt.plot(results["train_loss"])
+    plt.close()
+
+
 class Server:
     def __init__(self, batches):
         self.batches = batches
@@ -106,6 +140,11 @@ class Server:
 
 
 sweep(3)
+try:
+    fit_with_results_dict(2)
+except RuntimeError as error:
+    assert "numpy" in str(error)
+fit_with_results_dict_of_numbers(2)
 try:
     plot_sweep(3)
 except RuntimeError as error:
