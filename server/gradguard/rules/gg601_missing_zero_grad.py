@@ -12,7 +12,9 @@ the optimizer, a parameter or `self`, or named like a training step). Another op
 `zero_grad()` does not count: it clears only its own parameters. An optimizer given as a
 parameter is known from its use: a name like `optimizer`, `opt_g` or `optimizerD` whose
 `step()` or `zero_grad()` is called. Gradient accumulation (backward every iteration, step
-and clearing every k steps) is not reported.
+and clearing every k steps) is not reported. A step guarded only against non-finite values
+(`if torch.isfinite(grad_norm): optimizer.step()`, no `%` in the test) counts as a step on
+every iteration: it skips a bad batch, it does not accumulate.
 
 ## Why is this bad?
 `backward()` adds into `.grad`. Without clearing, every step uses the sum of all gradients
@@ -83,6 +85,20 @@ class MissingZeroGrad(Rule):
     summary = "training loop steps the optimizer but never clears gradients"
 
     valid = (
+        # Accumulation whose step is also guarded against non-finite losses.
+        """
+import math
+import torch
+from torch import nn
+model = nn.Linear(3, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(8):
+    loss = model(torch.randn(4, 3)).pow(2).mean() / 4
+    loss.backward()
+    if (step + 1) % 4 == 0 and math.isfinite(loss.item()):
+        opt.step()
+        opt.zero_grad()
+""",
         """
 import torch
 from torch import nn
@@ -112,6 +128,44 @@ for i in range(4):
     )
 
     invalid = (
+        Invalid(
+            """
+import torch
+from torch import nn
+torch.manual_seed(0)
+model = nn.Linear(1, 1, bias=False)
+opt = torch.optim.SGD(model.parameters(), lr=0.4)
+x = torch.ones(8, 1)
+losses = []
+for step in range(3):
+    loss = (model(x) - 1.0).pow(2).mean()
+    loss.backward()
+    norm = nn.utils.clip_grad_norm_(model.parameters(), 100.0)
+    if torch.isfinite(norm):
+        opt.step()
+    losses.append(loss.item())
+assert losses[-1] < 0.01, "gradients accumulated across steps"
+""",
+            fixed="""
+import torch
+from torch import nn
+torch.manual_seed(0)
+model = nn.Linear(1, 1, bias=False)
+opt = torch.optim.SGD(model.parameters(), lr=0.4)
+x = torch.ones(8, 1)
+losses = []
+for step in range(3):
+    loss = (model(x) - 1.0).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    norm = nn.utils.clip_grad_norm_(model.parameters(), 100.0)
+    if torch.isfinite(norm):
+        opt.step()
+    losses.append(loss.item())
+assert losses[-1] < 0.01, "gradients accumulated across steps"
+""",
+            error="gradients accumulated across steps",
+        ),
         Invalid(
             """
 import torch
@@ -235,12 +289,46 @@ def _training_loop(ctx: RuleContext, step: OptimizerCall) -> tuple[LoopNode, Bac
         )
         if backward is not None:
             return loop, backward
-    _, block = ctx.analysis.block_of(step.stmt)
+    owner, block = ctx.analysis.block_of(step.stmt)
+    if isinstance(owner, ast.If) and _finiteness_guard(owner.test):
+        # `if torch.isfinite(grad_norm): optimizer.step()`: a guard against a bad batch, not
+        # gradient accumulation; the step runs on every iteration whose gradients are finite.
+        found = _guarded_step_loop(ctx, owner)
+        if found is not None:
+            return found
     ids = {id(stmt) for stmt in block}
     for event in ctx.analysis.backward_calls:
         if id(event.stmt) in ids and event.stmt.lineno < step.stmt.lineno and event.loops:
             loop = event.loops[-1]
             if event.function is step.function and _inside(step.stmt, loop):
+                return loop, event
+    return None
+
+
+_FINITENESS_CHECKS = frozenset({"isfinite", "isnan", "isinf"})
+
+
+def _finiteness_guard(test: ast.expr) -> bool:
+    """A test that checks values for NaN or infinity (`torch.isfinite(norm)`, `not
+    math.isnan(loss.item())`) and nothing periodic (no `%`)."""
+    checks = False
+    for node in ast.walk(test):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+            return False
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+            checks = checks or name in _FINITENESS_CHECKS
+    return checks
+
+
+def _guarded_step_loop(ctx: RuleContext, guard: ast.If) -> tuple[LoopNode, BackwardCall] | None:
+    """The loop whose every iteration runs a backward and then `guard` (an `if` statement
+    directly in its body)."""
+    for event in [*ctx.analysis.backward_calls, *ctx.analysis.backward_in_calls]:
+        for loop in event.every_iteration:
+            in_body = any(stmt is guard for stmt in loop.body)
+            if in_body and event.stmt.lineno < guard.lineno and _inside(guard, loop):
                 return loop, event
     return None
 

@@ -26,7 +26,7 @@ class Executor:
     def train(self, model, optimizer, data_loader, device, writer, args):
         model.train()
         clip = args.get("grad_clip", 50.0)
-        for batch_idx, (feats, target) in enumerate(data_loader):  # missed: GG601
+        for batch_idx, (feats, target) in enumerate(data_loader):  # expect: GG601
             feats = feats.to(device)
             target = target.to(device)
             logits = model(feats)

@@ -25,7 +25,7 @@ class Executor:
         clip = args.get("grad_clip", 50.0)
         log_interval = args.get("log_interval", 10)
         model.train()
-        for batch_idx, batch in enumerate(data_loader):  # missed: GG601
+        for batch_idx, batch in enumerate(data_loader):  # expect: GG601
             feats, target = batch
             feats = feats.to(device)
             target = target.to(device)
