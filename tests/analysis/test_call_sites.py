@@ -8,6 +8,7 @@ import textwrap
 
 import pytest
 
+from gradguard.analysis.call_sites import may_learn
 from gradguard.analysis.events import Accumulation
 from gradguard.analysis.model import analyse_module, learn_caller_facts
 from gradguard.analysis.values import Grad, Kind
@@ -124,3 +125,13 @@ def test_framework_hooks_stay_unknown() -> None:
         n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "training_step"
     )
     assert id(hook) not in learn_caller_facts(tree, source)
+
+
+def test_a_parameter_plotted_or_given_to_numpy_is_learnt_from_callers() -> None:
+    """`def show(history): plt.plot(history)` converts what its callers give it: the
+    function is worth a second pass, and `history` gets the callers' list of losses."""
+    tree = ast.parse("def show(history):\n    plt.plot(history)\n\ndef log(x):\n    x.sum2()\n")
+    show, log = tree.body
+    assert isinstance(show, ast.FunctionDef) and isinstance(log, ast.FunctionDef)
+    assert may_learn(show)
+    assert not may_learn(log)

@@ -22,8 +22,10 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from gradguard.analysis.libraries import PLOTTING_METHODS
 from gradguard.analysis.names import callee_name
 from gradguard.analysis.node_cache import cached_by_node
+from gradguard.analysis.torch_api import NUMPY_CONVERTS
 from gradguard.analysis.values import UNKNOWN, Grad, GradOff, Kind, Value, evolve, join, literal
 from gradguard.analysis.walk import children, module_nodes
 
@@ -240,6 +242,10 @@ _TELLING_METHODS = frozenset(
 )
 
 
+# Functions and methods that turn what they are given into arrays (numpy, matplotlib).
+_CONVERTING = frozenset(NUMPY_CONVERTS) | PLOTTING_METHODS
+
+
 def may_learn(node: FunctionNode, *, skip_self: bool = False) -> bool:
     """Cached `_may_learn` (see there)."""
     return (_may_learn_method if skip_self else _may_learn_function)(node)
@@ -260,10 +266,11 @@ def _may_learn(node: FunctionNode, *, skip_self: bool) -> bool:
             func = child.func
             if isinstance(func, ast.Name) and func.id in parameters:
                 return True
-            if isinstance(func, ast.Name) and any(
-                isinstance(arg, ast.Name) and arg.id in parameters for arg in child.args
-            ):
+            hands_on = any(isinstance(arg, ast.Name) and arg.id in parameters for arg in child.args)
+            if hands_on and isinstance(func, ast.Name):
                 return True  # handed on to another function, which may need it
+            if hands_on and isinstance(func, ast.Attribute) and func.attr in _CONVERTING:
+                return True  # plotted or given to numpy (`plt.plot(history)`, `np.mean(x)`)
             if (
                 isinstance(func, ast.Attribute)
                 and func.attr in _TELLING_METHODS

@@ -10,7 +10,7 @@ Sources (rewritten in our own words, structure kept):
   sample count in a comprehension over `zip(samples, losses)` and sums it with `np.sum`.
 * https://github.com/mrdbourke/pytorch-deep-learning/issues/583 - a course's training loop
   keeps its curves in a `results` dict of lists and plots `results["train_loss"]`; the losses
-  appended were tensors.
+  appended were tensors. The same history is also handed to a plotting helper.
 """
 
 import matplotlib
@@ -111,6 +111,31 @@ def fit_with_results_dict_of_numbers(steps):
     plt.close()
 
 
+def show_curve(history):
+    plt.plot(history)  # expect: GG502
+    plt.close()
+
+
+def show_numbers(history):
+    plt.plot(history)
+    plt.close()
+
+
+def fit_and_show(steps):
+    model = nn.Linear(3, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    history, numbers = [], []
+    for _ in range(steps):
+        loss = model(torch.randn(4, 3)).pow(2).mean()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        history.append(loss)
+        numbers.append(loss.item())
+    show_numbers(numbers)
+    show_curve(history)
+
+
 class Server:
     def __init__(self, batches):
         self.batches = batches
@@ -145,6 +170,10 @@ try:
 except RuntimeError as error:
     assert "numpy" in str(error)
 fit_with_results_dict_of_numbers(2)
+try:
+    fit_and_show(2)
+except RuntimeError as error:
+    assert "numpy" in str(error)
 try:
     plot_sweep(3)
 except RuntimeError as error:
