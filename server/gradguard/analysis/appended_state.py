@@ -24,10 +24,12 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 from gradguard.analysis import libraries
 from gradguard.analysis.names import dotted
 from gradguard.analysis.node_cache import cached_by_node
+from gradguard.analysis.walk import children, module_nodes, walk
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -55,8 +57,8 @@ def appended_lists(
     resets = _empty_list_stores(init)
     if not resets:
         return {}
-    owner = {id(node): method for method in methods for node in ast.walk(method)}
-    parents = _parents(tree)
+    owner = {id(node): method for method in methods for node in walk(method)}
+    parents = _index(tree).parents
     found: dict[str, tuple[FunctionNode, ...]] = {}
     for attr in resets:
         appenders = _appenders(tree, attr, owner, parents, resolve)
@@ -117,19 +119,30 @@ def _appenders(
 
 
 def _mentions(tree: ast.Module, attr: str) -> Iterator[ast.Attribute | ast.Constant]:
-    yield from _mention_index(tree).get(attr, ())
+    yield from _index(tree).mentions.get(attr, ())
+
+
+@dataclass(frozen=True)
+class _Index:
+    """Every attribute access and string constant of a file by name, and every node's
+    parent, from one pass over the shared module walk."""
+
+    mentions: dict[str, list[ast.Attribute | ast.Constant]]
+    parents: dict[int, ast.AST]
 
 
 @cached_by_node
-def _mention_index(tree: ast.Module) -> dict[str, list[ast.Attribute | ast.Constant]]:
-    """Every attribute access and string constant of the file, by name."""
-    index: dict[str, list[ast.Attribute | ast.Constant]] = {}
-    for node in ast.walk(tree):
+def _index(tree: ast.Module) -> _Index:
+    mentions: dict[str, list[ast.Attribute | ast.Constant]] = {}
+    parents: dict[int, ast.AST] = {}
+    for node in module_nodes(tree):
+        for child in children(node):
+            parents[id(child)] = node
         if isinstance(node, ast.Attribute):
-            index.setdefault(node.attr, []).append(node)
+            mentions.setdefault(node.attr, []).append(node)
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-            index.setdefault(node.value, []).append(node)
-    return index
+            mentions.setdefault(node.value, []).append(node)
+    return _Index(mentions, parents)
 
 
 def _stores_empty_list(node: ast.Attribute, parent: ast.AST | None) -> bool:
@@ -175,8 +188,3 @@ def _reads_arguments(call: ast.Call, resolve: Callable[[ast.expr], str | None]) 
     if qualified is not None and qualified.startswith(_READING_LIBRARIES):
         return True
     return isinstance(call.func, ast.Attribute) and call.func.attr in libraries.PLOTTING_METHODS
-
-
-@cached_by_node
-def _parents(tree: ast.Module) -> dict[int, ast.AST]:
-    return {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}

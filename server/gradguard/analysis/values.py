@@ -267,13 +267,7 @@ class Value:
 
     def without_carries(self) -> Value:
         """This value with its loop-carried dependencies forgotten."""
-        if not self.carries and not self.elements and self.items is None:
-            return self
-        elements = tuple(e.without_carries() for e in self.elements) if self.elements else None
-        if self.elements == ():
-            elements = ()
-        items = self.items.without_carries() if self.items is not None else None
-        return evolve(self, carries=frozenset(), elements=elements, items=items)
+        return self.retagged({})
 
     def retagged(self, mapping: dict[Carry, frozenset[Carry]]) -> Value:
         """This value with each carry replaced by what `mapping` gives for it (carries it

@@ -36,7 +36,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from gradguard.analysis.facts import BackwardCall, Grad, GradRead, Loss, LossKind
+from gradguard.analysis.facts import BackwardCall, Grad, GradRead, Loss, LossKind, module_nodes
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
 from gradguard.core.messages import NO_GRAD_FN, compose, no_graph_summary
 from gradguard.core.rule import Invalid, Rule, RuleContext
@@ -151,7 +151,7 @@ def _gradient_read(ctx: RuleContext, rewrap: ast.AST) -> bool:
         isinstance(node, ast.Assign)
         and node.value is rewrap
         and any(ast.unparse(target) in read for target in node.targets)
-        for node in ast.walk(ctx.tree)
+        for node in module_nodes(ctx.tree)
     )
 
 

@@ -64,7 +64,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from gradguard.analysis.facts import BackwardCall, Grad, InPlaceOnSaved
+from gradguard.analysis.facts import BackwardCall, Grad, InPlaceOnSaved, module_nodes
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity, TextEdit
 from gradguard.core.messages import MODIFIED_INPLACE, compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
@@ -344,7 +344,7 @@ def _is_layer_of_sequential(tree: ast.Module, changer: ast.expr, saver: ast.expr
         isinstance(node, ast.Call)
         and any(a is changer for a in node.args)
         and any(a is saver for a in node.args)
-        for node in ast.walk(tree)
+        for node in module_nodes(tree)
     )
 
 

@@ -212,10 +212,7 @@ class CallEvaluator(TorchCalls):
             if self.env is not None and key in self.env:
                 mapping[tag] = self.env[key].all_carries()
                 continue
-            _, own = self.state_reads.setdefault(
-                attr, (read, Carry(key, None, None, UNKNOWN, None))
-            )
-            mapping[tag] = frozenset({own})
+            mapping[tag] = frozenset({self.state_read(attr, read)})
         return mapping
 
     def _with_state_written(

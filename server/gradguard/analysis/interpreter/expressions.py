@@ -14,7 +14,6 @@ from gradguard.analysis.interpreter.training_effects import TrainingEffects
 from gradguard.analysis.names import dotted
 from gradguard.analysis.values import (
     UNKNOWN,
-    Carry,
     ConditionalLoss,
     Grad,
     GradOff,
@@ -258,9 +257,7 @@ class ExpressionEvaluator(TrainingEffects):
         if key is not None and key.startswith("self.") and key.count(".") == 1:
             # State left by an earlier call: tag it, so a caller can tell whether it reaches
             # what this method returns or stores (a `.detach()` drops the tag).
-            _, tag = self.state_reads.setdefault(
-                expr.attr, (expr, Carry(key, None, None, UNKNOWN, None))
-            )
+            tag = self.state_read(expr.attr, expr)
             items = self.module.appended_items(info, expr.attr) if info is not None else None
             if items is not None:
                 # A list only ever grown by appends: it holds at most what they append.

@@ -152,6 +152,14 @@ class InterpreterState:
         for existing in [k for k in self.env if k.startswith(prefix)]:
             del self.env[existing]
 
+    def state_read(self, attr: str, read: ast.expr) -> Carry:
+        """The tag of `self.<attr>` as a previous call left it (the first read of it in this
+        function is the one kept; see `FunctionSummary.state_reads`)."""
+        _, tag = self.state_reads.setdefault(
+            attr, (read, Carry(f"self.{attr}", None, None, UNKNOWN, None))
+        )
+        return tag
+
     def site(self, node: ast.AST, target: ast.expr, value: Value) -> Site | None:
         """The shared fields of an event at `node` on `value` (the expression `target`), or
         None when this pass records nothing: `if (site := self.site(...)) is not None:
