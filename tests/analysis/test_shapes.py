@@ -39,6 +39,19 @@ def _shape(body: str) -> Shape:
             "c = nn.MSELoss(reduction='none')\nc(nn.Linear(3, 2)(x), t).backward()",
             Shape((2,)),
         ),
+        ("torch.randn(3, 4, requires_grad=True).sum(dim=1).backward()", Shape((3,), exact=True)),
+        ("torch.randn(3, 4, requires_grad=True).mean(0).backward()", Shape((4,), exact=True)),
+        ("torch.sum(torch.randn(3, 4, requires_grad=True), 1).backward()", Shape((3,), exact=True)),
+        (
+            "torch.randn(3, 4, requires_grad=True).sum(-1, keepdim=True).backward()",
+            Shape((3, 1), exact=True),
+        ),
+        ("nn.Linear(3, 2)(x).sum(dim=-1).backward()", Shape(())),
+        (
+            "nn.Linear(3, 2)(torch.randn(5, 3)).amax(dim=-1).backward()",
+            Shape((5,), exact=True),
+        ),
+        ("torch.randn(1, 5, requires_grad=True).sum(dim=1).backward()", Shape((1,), exact=True)),
     ],
 )
 def test_literal_shapes_propagate(body: str, expected: Shape) -> None:
@@ -52,7 +65,11 @@ def test_literal_shapes_propagate(body: str, expected: Shape) -> None:
         "for batch in loader:\n    nn.Linear(3, 1)(batch).backward()",  # unknown batch size
         "nn.CrossEntropyLoss(reduction='none')(nn.Linear(3, 4)(x), t).backward()",
         "F.mse_loss(nn.Linear(3, 2)(x), t, None).backward()",  # positional size_average
-        "torch.randn(3, 4, requires_grad=True).sum(dim=1).backward()",
+        "torch.randn(3, 4, requires_grad=True).sum(dim=(0, 1)).backward()",  # several dims
+        "torch.randn(3, 4, requires_grad=True).std(1).backward()",  # not a dim-only reduction
+        "w = torch.randn(3, 4, requires_grad=True)\nw.sum(1, True).backward()",  # keepdim
+        "nn.Linear(3, 2)(x).sum(dim=0).backward()",  # counted from a left not known
+        "torch.randn(3, 4, requires_grad=True).sum(dim=k).backward()",  # not a literal
         "torch.randn(n, requires_grad=True).backward()",  # a size that is not a literal
     ],
 )

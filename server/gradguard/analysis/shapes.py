@@ -9,7 +9,8 @@ There is no shape inference here, only what literal code makes certain:
   than one, so does the result (or the operation raises first);
 * ops that keep the number of elements (`.view`, `.reshape`, `.flatten`, `.t()` ...);
 * reductions without a `dim` (`.sum()`, `.mean()`, `torch.norm(x)`) and losses with their
-  default reduction, which give a 0-dim tensor;
+  default reduction, which give a 0-dim tensor; reductions over one literal `dim` of a tensor
+  whose dimensions are known there (`.sum(dim=1)` of a `(64, 1)` tensor is `(64,)`);
 * a few `torch.nn` layers with literal sizes: `nn.Linear(10, 2)` always outputs a last
   dimension of 2, `nn.Conv2d(3, 8, 3)` 8 channels, `nn.Embedding(100, 16)` a last dimension
   of 16, whatever their input; shape-preserving layers (activations, dropout, norms) keep
@@ -427,7 +428,7 @@ def op_shape(
         # Only the whole-tensor form is certain: `dim`, `keepdim` or a positional dim keep axes.
         if len(inputs) == 1 and not names & {"dim", "axis", "keepdim", None}:
             return SCALAR_SHAPE
-        return UNKNOWN_SHAPE
+        return _reduced_along(name, call, first, method=len(inputs) > len(call.args))
     if name in SAME_SHAPE:
         return first
     if name in NUMEL_PRESERVING:
@@ -441,6 +442,44 @@ def op_shape(
     if name in ("matmul", "mm") and len(inputs) == 2:
         return matmul(inputs[0], inputs[1])
     return UNKNOWN_SHAPE
+
+
+# Reductions whose only positional argument after the input is `dim` (in torch 2.13.0 `norm`
+# takes `p` first, `std`/`var` an `unbiased` flag in some overloads, `count_nonzero` no
+# `keepdim`): for these `x.sum(1)` and `torch.sum(x, 1)` drop axis 1.
+_DIM_REDUCTIONS = frozenset("sum mean prod amax amin logsumexp nansum nanmean".split())
+
+
+def _reduced_along(name: str, call: ast.Call, shape: Shape, *, method: bool) -> Shape:
+    """The shape after reducing `shape` over one literal dim (`x.sum(dim=1)`,
+    `torch.mean(x, -1, keepdim=True)`): the axis is dropped, or kept as 1 with a literal
+    `keepdim=True`. Unknown unless the axis is among the known dimensions."""
+    if name not in _DIM_REDUCTIONS or any(isinstance(a, ast.Starred) for a in call.args):
+        return UNKNOWN_SHAPE
+    allowed = {"dim", "keepdim", "dtype"}
+    if any(kw.arg not in allowed for kw in call.keywords) or len(call.args) > 2 - method:
+        return UNKNOWN_SHAPE
+    axis = _signed_int(_argument(call, 0 if method else 1, "dim"))
+    keep = _keyword(call, "keepdim")
+    keepdim = isinstance(keep, ast.Constant) and keep.value is True
+    if axis is None or (keep is not None and not isinstance(keep, ast.Constant)):
+        return UNKNOWN_SHAPE
+    rank = len(shape.dims)
+    if axis >= 0 and not shape.exact:
+        return UNKNOWN_SHAPE  # counted from the left of a shape known only at its right
+    index = axis if axis >= 0 else rank + axis
+    if not 0 <= index < rank:
+        return UNKNOWN_SHAPE
+    kept: tuple[Dim, ...] = (1,) if keepdim else ()
+    return Shape((*shape.dims[:index], *kept, *shape.dims[index + 1 :]), exact=shape.exact)
+
+
+def _signed_int(node: ast.expr | None) -> int | None:
+    """A literal int, `-1` included (not a bool)."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _int(node.operand)
+        return -inner if inner is not None else None
+    return _int(node)
 
 
 def matmul(a: Shape, b: Shape) -> Shape:

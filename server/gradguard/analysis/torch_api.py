@@ -266,6 +266,12 @@ DIFFERENTIABLE_METHODS = frozenset(
         "tril",
         "triu",
         "type",
+        # Reductions (checked against torch 2.13.0: each returns a tensor with grad_fn).
+        "amax",
+        "amin",
+        "logsumexp",
+        "nansum",
+        "nanmean",
     ]
 )
 # Methods that may return the receiver itself (no copy, no new history).
