@@ -97,6 +97,34 @@ CASES = [
         "src/seqmodels/rnn.py",
         "Trying to backward through the graph a second time",
     ),
+    # The detector of nets/detector.py ends with a sigmoid; the loss applies one again.
+    Project(
+        "gg111_sigmoid_detector",
+        "GG111",
+        "train.py",
+        "nets/detector.py",
+        None,
+        symptom="converges-well False",
+        healed="converges-well True",
+    ),
+    # The output width comes from models/autoencoder.py: a per-row error is not a scalar.
+    Project(
+        "gg501_per_row_error",
+        "GG501",
+        "train.py",
+        "models/autoencoder.py",
+        "grad can be implicitly created only for scalar outputs",
+    ),
+    # training/steps.py backpropagates and returns the loss tensor, which train.py sums.
+    Project(
+        "gg203_step_helper",
+        "GG203",
+        "train.py",
+        "training/steps.py",
+        None,
+        symptom="graph-kept True",
+        healed="graph-kept False",
+    ),
     # models/__init__.py re-exports the MLP of models/mlp.py.
     Project(
         "gg502_numpy_model_output",

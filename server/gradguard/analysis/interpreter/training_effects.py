@@ -313,16 +313,21 @@ class TrainingEffects(GraphEffects):
         if not self.record or not loops:
             return
         analysis = self.module.analysis
-        for event in analysis.backward_calls:
+        # A function of another project file: its backward calls are in its file's analysis.
+        # Only they are seen from here (its steps, clears and the rest stay in its file).
+        owner = self.module.owner_of(function)
+        for event in owner.analysis.backward_calls:
             if (
                 event.function is function
                 and not event.loops
-                and _runs_on_every_call(analysis, event.stmt, function)
+                and _runs_on_every_call(owner.analysis, event.stmt, function)
             ):
                 for loop in loops:
                     analysis.backward_in_calls.append(
                         _seen_from_loops(event, frozenset(), frozenset({loop}))
                     )
+        if owner is not self.module:
+            return
         for use in analysis.events.of(OptimizerCall):
             if (
                 use.method == "step"
@@ -367,7 +372,8 @@ class TrainingEffects(GraphEffects):
             return
         passed = passed_arguments(function, call, args, skip_self=skip_self) or {}
         analysis = self.module.analysis
-        inside = [event for event in analysis.backward_calls if event.function is function]
+        defining = self.module.owner_of(function).analysis
+        inside = [event for event in defining.backward_calls if event.function is function]
         for name, value in passed.items():
             tag = summary.param_tags.get(name)
             carried = frozenset(c for c in value.all_carries() if c.loop in loops)

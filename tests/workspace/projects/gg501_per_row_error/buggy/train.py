@@ -1,0 +1,19 @@
+"""Trains the autoencoder; the error is kept per element to weight rare features later."""
+import torch
+import torch.nn.functional as F
+
+from models.autoencoder import AutoEncoder
+
+torch.manual_seed(0)
+data = torch.utils.data.TensorDataset(torch.randn(128, 20))
+loader = torch.utils.data.DataLoader(data, batch_size=32)
+model = AutoEncoder()
+optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
+for epoch in range(5):
+    for (rows,) in loader:
+        optimizer.zero_grad()
+        error = F.mse_loss(model(rows), rows, reduction="none")
+        error.backward()
+        optimizer.step()
+print("final-loss", float(error.mean()))
+print("param-grad-norm", sum(float(p.grad.norm()) for p in model.parameters()))

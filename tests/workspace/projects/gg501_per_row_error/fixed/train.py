@@ -1,0 +1,19 @@
+"""Trains the autoencoder on the mean of the per-element error."""
+import torch
+import torch.nn.functional as F
+
+from models.autoencoder import AutoEncoder
+
+torch.manual_seed(0)
+data = torch.utils.data.TensorDataset(torch.randn(128, 20))
+loader = torch.utils.data.DataLoader(data, batch_size=32)
+model = AutoEncoder()
+optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
+for epoch in range(5):
+    for (rows,) in loader:
+        optimizer.zero_grad()
+        error = F.mse_loss(model(rows), rows, reduction="none").mean()
+        error.backward()
+        optimizer.step()
+print("final-loss", float(error.mean()))
+print("param-grad-norm", sum(float(p.grad.norm()) for p in model.parameters()))
