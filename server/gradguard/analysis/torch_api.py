@@ -56,6 +56,9 @@ FACTORIES = frozenset(
 )
 # Re-wrapping copies data into a new leaf: the graph is cut.
 REWRAP = frozenset({"torch.tensor", "torch.as_tensor", "torch.from_numpy", "torch.asarray"})
+# Of those, the ones that return a tensor argument itself (or its `.to(dtype, device)`, a
+# differentiable copy), keeping its history: checked against torch 2.13.0.
+KEEPS_TENSOR_DATA = frozenset({"torch.as_tensor", "torch.asarray"})
 LEGACY_CONSTRUCTORS = frozenset(
     f"torch.{name}" for name in ["Tensor", "FloatTensor", "DoubleTensor", "LongTensor", "IntTensor"]
 )

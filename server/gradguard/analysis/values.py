@@ -90,6 +90,7 @@ class Loss:
     grad_off: GradOff | None = None
     inner: Loss | None = None  # for REWRAP: what the wrapped data had lost before
     wrapped_history: bool = False  # for REWRAP: the wrapped data carried autograd history
+    wrapped_unknown: bool = False  # for REWRAP: whether the wrapped data did is not known
     wrapped_tensor: bool = False  # for REWRAP: the wrapped data was one tensor
     wrapped_sequence: bool = False  # for REWRAP: the wrapped data was a list or tuple
 

@@ -3,7 +3,10 @@
 ## What it does
 Finds `backward()` on a value built by `torch.tensor(...)` (or `torch.as_tensor`,
 `torch.from_numpy`) from tensors that carry autograd history: `torch.tensor([loss_a,
-loss_b])`, `torch.tensor(out)`. (Re-wrapping a number taken out with `.item()` is GG102.)
+loss_b])`, `torch.tensor(out)`. Also when what was wrapped is not known, if the copy (made
+without `requires_grad`) is backpropagated: that backward raises whatever the data were.
+`torch.as_tensor(t)` of a tensor returns `t` itself and keeps its history. (Re-wrapping a
+number taken out with `.item()` is GG102.)
 
 ## Why is this bad?
 `torch.tensor` copies the *values* into a brand-new leaf tensor; the history of its inputs
@@ -28,7 +31,9 @@ loss.backward()
 ## Fix safety
 "Keep the graph" replaces `torch.tensor([a, b])` with `torch.stack([a, b])` and
 `torch.tensor(t)` with `t` (only when no `dtype`/`device` argument is given). The values are
-the same and gradients now flow, which is what the code means; the fix is safe.
+the same and gradients now flow, which is what the code means; the fix is safe. When the
+wrapped values are not known to be tensors with history, it is unsafe (`torch.stack` does
+not take plain numbers).
 """
 
 from __future__ import annotations
@@ -63,6 +68,14 @@ b = model(torch.randn(2, 3)).mean()
 loss = torch.stack([a, b]).sum()
 loss.backward()
 targets = torch.tensor([1.0, 2.0])
+""",
+        # `torch.as_tensor` of a tensor is that tensor: its history is kept.
+        """
+import torch
+from torch import nn
+model = nn.Linear(3, 1)
+loss = torch.as_tensor(model(torch.randn(2, 3)).sum())
+loss.backward()
 """,
         # A leaf made on purpose from a model's output, to read the gradient with respect to
         # it (not to train the model).
@@ -128,7 +141,9 @@ loss.backward()
         reported: set[int] = set()
         for event in ctx.analysis.backward_calls:
             loss = event.value.loss
-            if loss is None or loss.kind is not LossKind.REWRAP or not loss.wrapped_history:
+            if loss is None or loss.kind is not LossKind.REWRAP:
+                continue
+            if not loss.wrapped_history and not _raises_whatever_was_wrapped(event, loss):
                 continue
             if loss.inner is not None and loss.inner.kind is LossKind.CONVERSION:
                 continue  # GG102's case
@@ -142,6 +157,12 @@ loss.backward()
             related = [Related(ctx.node_range(event.call), f"`{name}.backward()`")]
             fix = _fix(ctx, loss, alias)
             yield self.finding(message, ctx.node_range(loss.node), related, [fix] if fix else [])
+
+
+def _raises_whatever_was_wrapped(event: BackwardCall, loss: Loss) -> bool:
+    """Data of unknown history re-wrapped without `requires_grad`: the new tensor never
+    requires grad, so the backward raises whether or not the data had history."""
+    return loss.wrapped_unknown and event.value.grad is Grad.UNTRACKED
 
 
 def _gradient_read(ctx: RuleContext, rewrap: ast.AST) -> bool:
@@ -162,6 +183,13 @@ def _message(name: str, rewrap: str, event: BackwardCall) -> str:
         f"cutting the graph before `{name}.backward()` (line {event.call.lineno}); use "
         "torch.stack to keep the graph"
     )
+    loss = event.value.loss
+    if loss is not None and not loss.wrapped_history:
+        detail = (
+            f"{rewrap} copies the values it is given into a new tensor that does not require "
+            f"grad, so `{name}.backward()` (line {event.call.lineno}) has no graph to run "
+            "through; if those values are tensors with history, torch.stack keeps the graph"
+        )
     if event.value.grad is Grad.TRACKED:
         what = "is a new leaf made" if event.value.leaf else "grows from a leaf made"
         summary = f"`{name}` {what} by {rewrap}: backward() runs, no gradient "
@@ -188,4 +216,6 @@ def _fix(ctx: RuleContext, loss: Loss, alias: str | None) -> Fix | None:
         text = expr_text(ctx.source, data)
     else:
         return None
-    return Fix("Keep the graph", Safety.SAFE, (replace_expr(ctx.source, node, text),))
+    # Data of unknown history may be plain numbers, which torch.stack does not take.
+    safety = Safety.SAFE if loss.wrapped_history else Safety.UNSAFE
+    return Fix("Keep the graph", safety, (replace_expr(ctx.source, node, text),))

@@ -171,6 +171,12 @@ class TorchCalls(ModuleCalls):
             return self.inference_result(evolve(self._leaf(call, qualified, None), shape=shape))
         if qualified in api.REWRAP:
             inner = args[0] if args else UNKNOWN
+            if qualified in api.KEEPS_TENSOR_DATA and inner.kind not in _NOT_TENSORS:
+                # `torch.as_tensor(t)` of a tensor is `t` itself, or `t.to(dtype)`: history
+                # kept (a new leaf only from lists, tuples and numbers).
+                if inner.kind is Kind.TENSOR and not call.keywords and len(call.args) == 1:
+                    return inner
+                return Value(kind=Kind.TENSOR)
             shape = shapes.factory_shape(qualified, call, like)
             leaf = evolve(self._leaf(call, qualified, inner), shape=shape)
             return leaf if qualified in api.MAY_ALIAS else self.inference_result(leaf)
@@ -368,13 +374,15 @@ class TorchCalls(ModuleCalls):
         if requires is not None and not wants_grad and self.eval(requires.value).const is not False:
             return Value(kind=Kind.TENSOR, leaf=True)
         if inner is not None:
-            history = combine([inner]).grad is Grad.TRACKED
+            wrapped = combine([inner]).grad
+            history = wrapped is Grad.TRACKED
             loss = Loss(
                 LossKind.REWRAP,
                 call,
                 f"{qualified}(...)",
                 inner=inner.loss,
                 wrapped_history=history,
+                wrapped_unknown=wrapped is Grad.UNKNOWN,
                 wrapped_tensor=inner.kind is Kind.TENSOR,
                 wrapped_sequence=inner.kind is Kind.SEQUENCE,
             )
@@ -502,3 +510,7 @@ def _tracked_item(sequence: Value, depth: int = 3) -> Value | None:
             if found is not None:
                 return found
     return None
+
+
+# Data `torch.as_tensor` copies into a new tensor: never a tensor argument of its own.
+_NOT_TENSORS = (Kind.SEQUENCE, Kind.SCALAR, Kind.OTHER, Kind.NONE)

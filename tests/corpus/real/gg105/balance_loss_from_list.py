@@ -63,7 +63,7 @@ def balance_only(layers, x):
     for layer in layers:
         out = layer(out)
     gate_losses = [layer.gate.loss for layer in layers]
-    balance = torch.tensor(gate_losses).sum()  # missed: GG105
+    balance = torch.tensor(gate_losses).sum()  # expect: GG105
     balance.backward()
 
 
@@ -78,7 +78,7 @@ def balance_only_stacked(layers, x):
 
 def pair_loss(a_loss, b_loss):
     """deepxde#1318: as_tensor of a tuple of losses, then backward."""
-    total = torch.as_tensor((a_loss, b_loss)).sum()  # missed: GG105
+    total = torch.as_tensor((a_loss, b_loss)).sum()  # expect: GG105
     total.backward()
 
 
