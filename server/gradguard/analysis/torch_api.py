@@ -422,6 +422,14 @@ MAY_ALIAS = frozenset(
     for name in "flatten permute reshape select squeeze t transpose unsqueeze narrow dropout "
     "einsum as_tensor from_numpy asarray".split()
 )
+# Methods that return a view of the receiver (the last three: a view when its memory allows,
+# else a copy). With gradient recording off, a view of a tensor that requires grad still
+# requires grad (checked against torch 2.13.0).
+VIEW_METHODS = frozenset(
+    "view view_as t transpose permute unsqueeze squeeze narrow select expand expand_as "
+    "reshape reshape_as flatten".split()
+)
+MAYBE_VIEW_METHODS = frozenset({"reshape", "reshape_as", "flatten"})
 MAY_ALIAS_METHODS = frozenset(
     "contiguous cpu cuda double expand expand_as flatten float half bfloat16 permute reshape "
     "reshape_as squeeze t to transpose type_as unsqueeze view view_as narrow select".split()

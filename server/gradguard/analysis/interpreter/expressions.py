@@ -271,7 +271,7 @@ class ExpressionEvaluator(TrainingEffects):
                     Grad.UNTRACKED, Kind.TENSOR, Loss(LossKind.DETACH, expr, ".data"), leaf=True
                 )
             if expr.attr in api.TENSOR_VIEWS:
-                return self.tensor_op(expr, [base])
+                return self.view_op(expr, base, view=True)
             return Value(
                 kind=Kind.OTHER if expr.attr in ("shape", "dtype", "device") else Kind.UNKNOWN
             )
@@ -401,7 +401,7 @@ class ExpressionEvaluator(TrainingEffects):
             if isinstance(position, int) and -len(base.elements) <= position < len(base.elements):
                 return base.elements[position]
         if base.kind is Kind.TENSOR:
-            return self.tensor_op(expr, [base, index])
+            return self.view_op(expr, base, view=_basic_index(expr.slice, index), index=index)
         if (
             base.kind is Kind.SEQUENCE
             and base.items is not None
@@ -445,6 +445,21 @@ class ExpressionEvaluator(TrainingEffects):
             return combine(operands, result_kind=Kind.UNKNOWN)
         return evolve(UNKNOWN, carries=carries)
 
+    def view_op(
+        self, node: ast.AST, base: Value, *, view: bool | None, index: Value | None = None
+    ) -> Value:
+        """An op that returns a view of `base` (`view`: certainly, None: perhaps, False: a
+        copy). With gradient recording off, a view of a tensor that requires grad still
+        requires grad, as a leaf without grad_fn (checked against torch 2.13.0:
+        `with torch.no_grad(): row = emb.weight[3]` requires grad, so `row.numpy()` raises
+        and `row.sum().backward()` runs); a copy does not."""
+        inputs = [base] if index is None else [base, index]
+        if self.mode.enabled is not False or base.grad is Grad.UNTRACKED or view is False:
+            return self.tensor_op(node, inputs)
+        if view and base.grad is Grad.TRACKED:
+            return Value(grad=Grad.TRACKED, kind=Kind.TENSOR, leaf=True)
+        return Value(kind=Kind.TENSOR)
+
     def tensor_op(self, node: ast.AST, inputs: list[Value], kind: Kind = Kind.TENSOR) -> Value:
         """A differentiable torch operation under the current grad mode."""
         if self.mode.enabled is False and self.mode.off is not None:
@@ -459,3 +474,26 @@ class ExpressionEvaluator(TrainingEffects):
                 unless = ConditionalLoss(self.mode.condition, loss)
             return evolve(result, grad=Grad.UNKNOWN, loss=None, graph=frozenset(), unless=unless)
         return result
+
+
+def _basic_index(index: ast.expr, value: Value) -> bool | None:
+    """Whether `t[index]` is basic indexing, which returns a view (ints, slices, None,
+    `...`, and tuples of them): True; advanced indexing with a tensor or a list, which
+    copies: False; None when not known."""
+    if isinstance(index, ast.Tuple):
+        parts = [_basic_index(element, UNKNOWN) for element in index.elts]
+        if all(part is True for part in parts):
+            return True
+        return False if False in parts else None
+    if isinstance(index, ast.Slice):
+        return True
+    if isinstance(index, ast.Constant):
+        constant = index.value
+        return constant is None or constant is Ellipsis or type(constant) is int
+    if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub):
+        return _basic_index(index.operand, UNKNOWN)
+    if isinstance(index, ast.List | ast.ListComp) or value.kind in (Kind.TENSOR, Kind.SEQUENCE):
+        return False
+    if value.kind is Kind.SCALAR and type(value.const) is int:
+        return True
+    return None

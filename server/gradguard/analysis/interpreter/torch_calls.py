@@ -454,6 +454,8 @@ class TorchCalls(ModuleCalls):
             # `w.to(device)` returns `w` itself when nothing changes: no_grad cannot strip
             # its requires_grad then.
             return Value(kind=Kind.TENSOR)
+        if name in api.VIEW_METHODS and self.mode.enabled is False:
+            return self.view_op(call, receiver, view=name not in api.MAYBE_VIEW_METHODS)
         if name in api.DIFFERENTIABLE_METHODS:
             assert isinstance(call.func, ast.Attribute)
             # A cast's arguments (a device, a dtype, a tensor whose dtype to take) add no
