@@ -279,6 +279,10 @@ class ModuleCalls(ExpressionEvaluator):
                     # So does the activation it ends with, unless it is a layer's and a layer
                     # it runs may be swapped from outside (`model.fc = nn.Identity()`).
                     output = evolve(output, activation=ends_with)
+            if summary.returned.kind is Kind.TENSOR and summary.returned.graph:
+                # Computed by operations that saved tensors: newly allocated on every call,
+                # so an inference tensor under torch.inference_mode().
+                output = self.inference_result(output)
             fresh = SavedNode(call, Saves.OTHER)
             output = _with_call_graph(output, summary.returned, fresh, summary, base.graph)
             if summary.returned.graph and output.grad is Grad.TRACKED:
