@@ -167,7 +167,7 @@ def test_a_change_on_disk_republishes_the_files_that_import_it(tmp_path: Path) -
         pipe.close()
 
 
-def test_workspace_index_off_sees_one_file_at_a_time(tmp_path: Path) -> None:
+def test_workspace_index_off_sees_one_file_at_a_time_until_turned_on(tmp_path: Path) -> None:
     root = _copy(tmp_path)
     pipe = JsonRpcPipe(SERVER, root)
     try:
@@ -178,6 +178,10 @@ def test_workspace_index_off_sees_one_file_at_a_time(tmp_path: Path) -> None:
         )
         train = _open(pipe, root / "train.py")
         assert "GG101" not in _published(pipe, train)
+        # Turned on while running: the open file is checked with the project at once.
+        settings = {"gradguard": {"debounceMs": 0, "workspaceIndex": True}}
+        pipe.send("workspace/didChangeConfiguration", {"settings": settings})
+        assert "GG101" in _published(pipe, train)
     finally:
         pipe.close()
 
@@ -206,7 +210,7 @@ def test_indexing_reports_progress_only_to_clients_that_show_it(
     tmp_path: Path, shows_progress: bool
 ) -> None:
     root = _copy(tmp_path)
-    _big_workspace(root, 300)
+    _big_workspace(root, 600)
     capabilities = {"window": {"workDoneProgress": True}} if shows_progress else {}
     pipe = _start(root, capabilities)
     seen: list[Message] = []
@@ -222,7 +226,7 @@ def test_indexing_reports_progress_only_to_clients_that_show_it(
             {"textDocument": {"uri": train}, "position": {"line": 0, "character": 0}},
             request=True,
         )
-        _until(pipe, seen, lambda m: m.get("id") == ident and "method" not in m)
+        answer = _until(pipe, seen, lambda m: m.get("id") == ident and "method" not in m)
         assert time.monotonic() - started < 2.0
         # Open-file diagnostics do not wait for the index either.
         published = _until(pipe, seen, lambda m: _is_publish(m, train))
@@ -237,7 +241,9 @@ def test_indexing_reports_progress_only_to_clients_that_show_it(
         pipe.close()
     kinds = _progress(seen)
     if shows_progress:
-        assert kinds[-1] == "end" and "report" in kinds
+        assert kinds[0] == "begin" and "report" in kinds and kinds[-1] == "end"
+        ended = next(i for i, m in enumerate(seen) if _progress([m]) == ["end"])
+        assert seen.index(answer) < ended  # answered while the index was being built
     else:
         assert kinds == []
         assert not any(m.get("method") == _CREATE for m in seen)

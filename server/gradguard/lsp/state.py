@@ -107,6 +107,7 @@ class GradGuardServer(LanguageServer):
         self._background: set[asyncio.Future[None]] = set()
         self.notebook_versions = NotebookVersions()
         self.project = ProjectIndexer(self)
+        self._indexing = False  # `initialized` came: the index may be warmed
 
     # -- capabilities ----------------------------------------------------------------------
 
@@ -147,7 +148,12 @@ class GradGuardServer(LanguageServer):
         options, problems = parse_editor_options(raw)
         if problems:
             self.warn_once("GradGuard: ignoring invalid settings: " + "; ".join(problems))
-        self.options = options
+        previous, self.options = self.options, options
+        if self._indexing and previous.workspace_index != options.workspace_index:
+            # Edits made while it was off never reached the index: start a new one.
+            self.project.stop()
+            self.project = ProjectIndexer(self)
+            self.start_indexing()
         if refresh:
             self.settings_changed()
 
@@ -435,6 +441,7 @@ class GradGuardServer(LanguageServer):
 
     def start_indexing(self) -> None:
         """Index the workspace's project files in the background (see `lsp.project`)."""
+        self._indexing = True
         self._background.add(task := asyncio.ensure_future(self.project.warm()))
         task.add_done_callback(self._background.discard)
 
