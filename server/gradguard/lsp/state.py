@@ -213,10 +213,19 @@ class GradGuardServer(LanguageServer):
         return self._entries.setdefault(key, _Entry())
 
     def forget(self, key: str) -> None:
-        """Drop everything about a closed document, cancelling its pending run."""
+        """Drop everything about a closed document, cancelling its pending run (other
+        files of the project see its text on disk again)."""
         entry = self._entries.pop(key, None)
         if entry is not None and entry.pending is not None:
             entry.pending.cancel()
+        path = _document_path(key)
+        if path is not None:
+            self.project.closed(str(path))
+
+    def python_files_changed(self, changes: list[types.FileEvent]) -> None:
+        """Python files changed on disk (`workspace/didChangeWatchedFiles`): the project
+        index follows them and re-publishes the open files whose facts changed."""
+        self.project.files_changed(changes)
 
     def latest(self, key: str) -> Analysis | None:
         """The last good analysis of `key` (possibly of an older version)."""

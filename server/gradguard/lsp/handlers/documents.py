@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from lsprotocol import types
-from pygls.uris import to_fs_path
 
 from gradguard.lsp.documents import key_for
 from gradguard.lsp.state import GradGuardServer
@@ -33,9 +32,6 @@ def did_close(ls: GradGuardServer, params: types.DidCloseTextDocumentParams) -> 
     if not ls.pull_mode:
         ls.clear([uri])
     ls.refresh_workspace_scope()
-    path = to_fs_path(uri)
-    if path is not None:
-        ls.project.closed(path)  # other files see its text on disk again
 
 
 async def document_diagnostic(

@@ -31,7 +31,9 @@ def did_change_watched_files(
     if any(unquote(change.uri).endswith("pyproject.toml") for change in params.changes):
         log.info("pyproject.toml changed; re-applying settings")
         ls.settings_changed()
-    ls.project.files_changed(params.changes)
+    python = [change for change in params.changes if unquote(change.uri).endswith(".py")]
+    if python:
+        ls.python_files_changed(python)
 
 
 async def pull_configuration(ls: GradGuardServer) -> None:
