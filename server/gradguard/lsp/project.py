@@ -34,6 +34,8 @@ log = logging.getLogger(__name__)
 
 PROGRESS_TOKEN = "gradguard-index"
 _REPORT_EVERY_S = 0.2  # at most five progress reports a second
+# An edited file is summarised again (for the files importing it) after this pause in typing.
+REVISE_AFTER_S = 0.25
 _T = TypeVar("_T")
 
 
@@ -46,6 +48,7 @@ class ProjectIndexer:
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gradguard-index")
         self.stopped = False
         self._tasks: set[asyncio.Future[None]] = set()
+        self._pending: dict[str, asyncio.Future[None]] = {}  # by path: the waiting revision
 
     @property
     def enabled(self) -> bool:
@@ -74,13 +77,28 @@ class ProjectIndexer:
     # -- changes -----------------------------------------------------------------------------
 
     def edited(self, path: str, text: str) -> None:
-        """An open document's current text was analysed: give it to the index."""
-        if self.enabled and not self.stopped and path.endswith(".py"):
-            self._spawn(self._revise([(Path(path), text)]))
+        """An open document's current text was analysed: give it to the index once the
+        typing pauses (`REVISE_AFTER_S`), so summarising it again never competes with the
+        checks of the next keystrokes."""
+        if not self.enabled or self.stopped or not path.endswith(".py"):
+            return
+        pending = self._pending.pop(path, None)
+        if pending is not None:
+            pending.cancel()
+        task = asyncio.ensure_future(self._revise([(Path(path), text)], REVISE_AFTER_S))
+        self._pending[path] = task
+        task.add_done_callback(lambda done: self._done(path, done))
+
+    def _done(self, path: str, task: asyncio.Future[None]) -> None:
+        if self._pending.get(path) is task:
+            del self._pending[path]
 
     def closed(self, path: str) -> None:
         """An open document was closed: the disk is its content again."""
         if self.enabled and not self.stopped and path.endswith(".py"):
+            pending = self._pending.pop(path, None)
+            if pending is not None:
+                pending.cancel()  # the editor's text is gone: the disk's replaces it
             self._spawn(self._revise([(Path(path), None)]))
 
     def files_changed(self, changes: Iterable[types.FileEvent]) -> None:
@@ -102,7 +120,10 @@ class ProjectIndexer:
         elif changed:
             self._spawn(self._revise(changed))
 
-    async def _revise(self, changes: list[tuple[Path, str | None]]) -> None:
+    async def _revise(self, changes: list[tuple[Path, str | None]], delay: float = 0) -> None:
+        if delay:
+            await asyncio.sleep(delay)
+
         def work() -> frozenset[Path]:
             stale: set[Path] = set()
             for path, text in changes:
