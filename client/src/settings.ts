@@ -17,6 +17,7 @@ export interface ExtensionSettings {
   fixAll: boolean;
   scope: Scope;
   debounceMs: number;
+  workspaceIndex: boolean;
   interpreter: string[];
   importStrategy: ImportStrategy;
   path: string[];
@@ -34,6 +35,8 @@ export interface ServerSettings {
   unsafeFixes?: boolean;
   debounceMs: number;
   scope: Scope;
+  /** Sent only when off (the server's default is on). */
+  workspaceIndex?: boolean;
 }
 
 /** The shape of `WorkspaceConfiguration.inspect()`, limited to the layers that matter here. */
@@ -53,6 +56,7 @@ export const DEFAULTS: Readonly<ExtensionSettings> = Object.freeze({
   fixAll: true,
   scope: 'openFiles',
   debounceMs: 150,
+  workspaceIndex: true,
   interpreter: [],
   importStrategy: 'useBundled',
   path: [],
@@ -134,6 +138,7 @@ export function readSettings(
     debounceMs: pick('debounceMs', (v) =>
       typeof v === 'number' && Number.isFinite(v) && v >= 0 ? Math.round(v) : undefined,
     ),
+    workspaceIndex: pick('workspaceIndex', boolean),
     interpreter: pick('interpreter', paths),
     importStrategy: trusted
       ? pick('importStrategy', (v) => oneOf(v, ['useBundled', 'fromEnvironment'] as const))
@@ -160,6 +165,9 @@ export function toServerSettings(settings: ExtensionSettings): ServerSettings {
   }
   if (settings.unsafeFixes !== undefined) {
     out.unsafeFixes = settings.unsafeFixes;
+  }
+  if (!settings.workspaceIndex) {
+    out.workspaceIndex = false;
   }
   return out;
 }

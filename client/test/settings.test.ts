@@ -122,6 +122,19 @@ describe('toServerSettings', () => {
       scope: 'openFiles',
     });
   });
+
+  it('sends workspaceIndex only when the user turns it off', () => {
+    const { settings } = readSettings(
+      layers({ workspaceIndex: { workspaceValue: false } }),
+      true,
+      variables,
+    );
+    assert.deepEqual(toServerSettings(settings), {
+      debounceMs: 150,
+      scope: 'openFiles',
+      workspaceIndex: false,
+    });
+  });
 });
 
 describe('restart or notify', () => {

@@ -73,8 +73,13 @@ def test_only_a_pyproject_change_reloads_settings() -> None:
         )
         return stand_in.calls
 
-    assert changed("setup.cfg", "train.py") == []
-    assert changed("train.py", "sub/pyproject.toml") == [("settings_changed", None)]
+    assert changed("setup.cfg", "notes.txt") == []
+    train = types.FileEvent(uri="file:///p/train.py", type=types.FileChangeType.Changed)
+    assert changed("setup.cfg", "train.py") == [("python_files_changed", [train])]
+    assert changed("train.py", "sub/pyproject.toml") == [
+        ("settings_changed", None),
+        ("python_files_changed", [train]),
+    ]
 
 
 def test_the_fix_all_command_takes_the_uri_in_every_shape_clients_send() -> None:

@@ -37,6 +37,8 @@ class EditorOptions:
     debounce_ms: int = DEFAULT_DEBOUNCE_MS
     scope: str = "openFiles"
     rules: Overrides = field(default_factory=Overrides)
+    # Names imported from other files of the project are known (see `gradguard.project`).
+    workspace_index: bool = True
 
     def apply(self, base: Settings) -> Settings:
         """The file's settings with the editor's keys laid on top (see `Overrides`)."""
@@ -107,10 +109,15 @@ def parse_editor_options(raw: Any) -> tuple[EditorOptions, list[str]]:
     if scope is not None and scope not in SCOPES:
         problems.append(f"`scope` must be one of {', '.join(SCOPES)}, got {scope!r}")
         scope = None
+    index = table.get("workspaceIndex", table.get("workspace_index"))
+    if index is not None and not isinstance(index, bool):
+        problems.append(f"`workspaceIndex` must be true or false, got {index!r}")
+        index = None
     options = EditorOptions(
         overrides=overrides,
         debounce_ms=debounce_ms,
         scope=scope or "openFiles",
         rules=_rules(overrides),
+        workspace_index=index if index is not None else True,
     )
     return options, problems

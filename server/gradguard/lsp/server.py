@@ -53,3 +53,4 @@ def start(tcp: str | None = None) -> int:
         return run_stdio(server.protocol, sys.stdin.buffer, rpc_out)
     finally:
         server.executor.shutdown(wait=False, cancel_futures=True)
+        server.project.stop()

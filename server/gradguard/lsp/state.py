@@ -22,6 +22,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path, to_fs_path
 
 import gradguard
+from gradguard.core.findings import Finding
 from gradguard.core.recovery import RecoveredCheck, check_with_recovery
 from gradguard.core.settings import Settings, SettingsError
 from gradguard.core.text import SourceText
@@ -36,6 +37,7 @@ from gradguard.lsp.documents import (
 )
 from gradguard.lsp.notebook import cell_citer
 from gradguard.lsp.options import EditorOptions, parse_editor_options
+from gradguard.lsp.project import ProjectIndexer
 from gradguard.lsp.protocol import GradGuardProtocol
 from gradguard.lsp.versions import NotebookVersions
 from gradguard.workspace import ProjectSettings, source_files
@@ -63,9 +65,13 @@ class _Entry:
 
     pending: asyncio.Task[None] | None = None
     latest: Analysis | None = None
-    inflight: dict[tuple[int | None, int], asyncio.Future[Analysis | None]] = field(
+    inflight: dict[tuple[int | None, int, int], asyncio.Future[Analysis | None]] = field(
         default_factory=dict
     )
+    # Bumped when project facts the document used changed (another file was edited): an
+    # analysis made before is stale although the document's own version is the same.
+    facts: int = 0
+    latest_facts: int = 0
 
 
 class GradGuardServer(LanguageServer):
@@ -100,6 +106,8 @@ class GradGuardServer(LanguageServer):
         self._pushed_closed: set[str] = set()
         self._background: set[asyncio.Future[None]] = set()
         self.notebook_versions = NotebookVersions()
+        self.project = ProjectIndexer(self)
+        self._indexing = False  # `initialized` came: the index may be warmed
 
     # -- capabilities ----------------------------------------------------------------------
 
@@ -140,7 +148,12 @@ class GradGuardServer(LanguageServer):
         options, problems = parse_editor_options(raw)
         if problems:
             self.warn_once("GradGuard: ignoring invalid settings: " + "; ".join(problems))
-        self.options = options
+        previous, self.options = self.options, options
+        if self._indexing and previous.workspace_index != options.workspace_index:
+            # Edits made while it was off never reached the index: start a new one.
+            self.project.stop()
+            self.project = ProjectIndexer(self)
+            self.start_indexing()
         if refresh:
             self.settings_changed()
 
@@ -200,10 +213,19 @@ class GradGuardServer(LanguageServer):
         return self._entries.setdefault(key, _Entry())
 
     def forget(self, key: str) -> None:
-        """Drop everything about a closed document, cancelling its pending run."""
+        """Drop everything about a closed document, cancelling its pending run (other
+        files of the project see its text on disk again)."""
         entry = self._entries.pop(key, None)
         if entry is not None and entry.pending is not None:
             entry.pending.cancel()
+        path = _document_path(key)
+        if path is not None:
+            self.project.closed(str(path))
+
+    def python_files_changed(self, changes: list[types.FileEvent]) -> None:
+        """Python files changed on disk (`workspace/didChangeWatchedFiles`): the project
+        index follows them and re-publishes the open files whose facts changed."""
+        self.project.files_changed(changes)
 
     def latest(self, key: str) -> Analysis | None:
         """The last good analysis of `key` (possibly of an older version)."""
@@ -243,14 +265,16 @@ class GradGuardServer(LanguageServer):
         if snap is None:
             return None
         entry = self.entry(key)
+        facts = entry.facts
         if (
             entry.latest is not None
             and entry.latest.snapshot.version == snap.version
             and entry.latest.generation == self.generation
+            and entry.latest_facts == facts
             and snap.version is not None
         ):
             return entry.latest
-        token = (snap.version, self.generation)
+        token = (snap.version, self.generation, facts)
         future = entry.inflight.get(token)
         if future is None:
             future = asyncio.ensure_future(self._run(snap, self.generation))
@@ -260,6 +284,7 @@ class GradGuardServer(LanguageServer):
             return entry.latest
         if entry.latest is None or _newer(analysis, entry.latest):
             entry.latest = analysis
+            entry.latest_facts = facts
         return analysis
 
     async def _run(self, snap: Snapshot, generation: int) -> Analysis | None:
@@ -274,9 +299,7 @@ class GradGuardServer(LanguageServer):
             # Queued behind other work and already stale: skip instead of analysing.
             if snap.version is not None and self.current_version(snap.key) != snap.version:
                 return None
-            checked = check_with_recovery(
-                snap.text, path=snap.path, settings=settings, last_good=last_good
-            )
+            checked = self.check(snap, settings, last_good)
             if not checked.recovered:
                 return checked
             # Converting builds the fixes' edits (possibly with libcst): keep it off the loop.
@@ -296,7 +319,39 @@ class GradGuardServer(LanguageServer):
         if not isinstance(outcome, Analysis):
             log.debug("%s does not parse even after recovery; keeping diagnostics", snap.key)
             return None
+        if snap.path is not None and snap.version is not None and _parsed_as_is(checked):
+            self.project.edited(snap.path, snap.text)  # other files may import this one
         return outcome
+
+    def check(
+        self,
+        snap: Snapshot,
+        settings: Settings,
+        last_good: tuple[str, tuple[Finding, ...]] | None = None,
+    ) -> RecoveredCheck:
+        """Check a snapshot (in a worker thread): a Python file as part of its project, with
+        the names it imports from other files known, unless `workspaceIndex` is off."""
+        path = snap.path
+        if path is None or not path.endswith(".py") or snap.notebook or not self.project.enabled:
+            return check_with_recovery(snap.text, path=path, settings=settings, last_good=last_good)
+        with self.project.live.checking(Path(path)):
+            return check_with_recovery(snap.text, path=path, settings=settings, last_good=last_good)
+
+    def facts_changed(self, paths: frozenset[Path] | None) -> None:
+        """Project facts of the files at `paths` (None: of every file) changed: analyse the
+        open documents among them again and publish (or ask a pulling client to pull)."""
+        stale = [key for key in self._entries if paths is None or _document_path(key) in paths]
+        for key in stale:
+            self._entries[key].facts += 1
+        if not stale:
+            return
+        if self.pull_mode:
+            if self.client_supports("workspace.diagnostics.refresh_support"):
+                self.workspace_diagnostic_refresh(None)
+            return
+        for key in stale:
+            if self.is_open(key):
+                self.schedule(key, delay_ms=0)
 
     def convert(self, snap: Snapshot, generation: int, checked: RecoveredCheck) -> Analysis:
         """Turn engine findings into per-document LSP diagnostics."""
@@ -373,7 +428,7 @@ class GradGuardServer(LanguageServer):
             snap = disk_snapshot(path, uri)
             if snap is None:
                 return None
-            checked = check_with_recovery(snap.text, path=snap.path, settings=settings)
+            checked = self.check(snap, settings)
             return self.convert(snap, generation, checked) if checked.recovered else None
 
         return await loop.run_in_executor(self.executor, work)
@@ -392,6 +447,12 @@ class GradGuardServer(LanguageServer):
         if uri in self._pushed_closed:
             self._pushed_closed.discard(uri)
             self.clear([uri])
+
+    def start_indexing(self) -> None:
+        """Index the workspace's project files in the background (see `lsp.project`)."""
+        self._indexing = True
+        self._background.add(task := asyncio.ensure_future(self.project.warm()))
+        task.add_done_callback(self._background.discard)
 
     def refresh_workspace_scope(self) -> None:
         """With `scope = "workspace"`, push diagnostics for every closed file too."""
@@ -416,6 +477,17 @@ class GradGuardServer(LanguageServer):
                 self.publish(analysis)
         except Exception:
             log.exception("GradGuard could not analyse the workspace")
+
+
+def _parsed_as_is(checked: RecoveredCheck) -> bool:
+    """True when the text was analysed as it is (not half-typed code set aside): only such
+    a text becomes what other files see of it."""
+    return checked.result.parse_error is None and not checked.replaced and not checked.carried
+
+
+def _document_path(key: str) -> Path | None:
+    path = to_fs_path(key)
+    return Path(path).resolve() if path and "\0" not in path else None
 
 
 def _newer(candidate: Analysis, current: Analysis) -> bool:

@@ -10,7 +10,10 @@ import graph, read from the files' text, not on the order of questions).
 
 The API a long-running caller (the language server) uses: `imports_for(path)` before
 analysing a file, `dependencies(path)` after, `update(path, text)` when a file changes
-(it returns the files whose facts may have changed).
+(it returns the files whose facts may have changed), or `revise(path, text)`, which
+summarises the changed file again when others use it and returns the files to re-analyse
+only when what they can see of it changed (`gradguard.project.facts`). The index is not
+thread-safe: a caller with threads holds one lock around every use (`project.live`).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import ast
 import logging
 import re
 import warnings
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -31,8 +34,10 @@ from gradguard.analysis.values import UNKNOWN, Kind, Value, evolve
 from gradguard.core.limits import size_problem
 from gradguard.core.text import FOREIGN_LINE_BASE
 from gradguard.project.content import content_key, read_text
+from gradguard.project.facts import fingerprint
 from gradguard.project.graph import Components
 from gradguard.project.resolve import find_module
+from gradguard.project.roots import project_folder, search_roots
 
 log = logging.getLogger(__name__)
 
@@ -74,12 +79,14 @@ class ForeignModule:
     path: Path
     interpreter: ModuleInterpreter
     depends: dict[Path, str]
+    facts: Hashable = None  # what importers see (`facts.fingerprint`), when tracked
 
 
 class ProjectIndex:
     """Project files, parsed and summarised on first use, once per content."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, track_facts: bool = False) -> None:
+        self.track_facts = track_facts  # keep each summary's fingerprint (for `revise`)
         self._texts: dict[Path, str] = {}  # the editor's text of open files
         self._sources: dict[Path, SourceFile | None] = {}
         self._modules: dict[Path, ForeignModule | None] = {}
@@ -134,7 +141,9 @@ class ProjectIndex:
         finally:
             # From now on no position of it can become one of the importing file's.
             _shift(tree)
-        return ForeignModule(source.path, interpreter, {source.path: source.key, **imports.depends})
+        depends = {source.path: source.key, **imports.depends}
+        facts = fingerprint(interpreter) if self.track_facts else None
+        return ForeignModule(source.path, interpreter, depends, facts)
 
     def owner(self, node: ast.AST) -> ModuleInterpreter | None:
         """The interpreter of the other file defining `node`."""
@@ -156,15 +165,86 @@ class ProjectIndex:
         """Forget what was read of `path` (use `text` as its content from now on, or the disk
         again with None); return the analysed files whose facts may have changed."""
         path = path.resolve()
-        if text is None:
-            self._texts.pop(path, None)
-        else:
-            self._texts[path] = text
+        self._set_text(path, text)
         old = self._sources.pop(path, None)
         fresh = self.source(path)
         if old is not None and fresh is not None and old.key == fresh.key:
             return frozenset()
-        stale = {p for p, m in self._modules.items() if m is None or path in m.depends}
+        return self._invalidate(path)
+
+    def revise(self, path: Path, text: str | None = None) -> frozenset[Path]:
+        """`update`, but the analysed files that used `path` are returned only when what they
+        can see of it changed: a summarised file is summarised again at once and its facts
+        compared (`facts.fingerprint`, kept when `track_facts`). A file nothing uses costs
+        no summary at all."""
+        path = path.resolve()
+        old_source, old_module = self._sources.get(path), self._modules.get(path)
+        self._set_text(path, text)
+        self._sources.pop(path, None)
+        fresh = self.source(path)
+        if old_source is not None and fresh is not None and old_source.key == fresh.key:
+            return frozenset()
+        same_links = (
+            old_source is not None and fresh is not None and old_source.links == fresh.links
+        )
+        if not same_links or not self.track_facts:
+            return self._invalidate(path)  # a changed import graph may change any cycle
+        if old_module is None:
+            if path in self._modules or self._used_by_others(path):
+                return self._invalidate(path)
+            return frozenset()  # never summarised: nothing rests on it
+        del self._modules[path]
+        new = self.module(path)
+        if new is None or new.facts != old_module.facts:
+            self._forget_owners(old_module)
+            return self._invalidate(path, keep=new)
+        # Same facts: keep the summary importers already hold, under the new content key.
+        self._forget_owners(new)
+        self._modules[path] = old_module
+        assert fresh is not None  # `new` was built from it
+        for depends in self._all_depends():
+            if path in depends:
+                depends[path] = fresh.key
+        return frozenset()
+
+    def forget_all(self) -> frozenset[Path]:
+        """Forget every file read and summarised (files appeared or disappeared, so imports
+        may resolve differently); the editor's texts stay. Returns every analysed file."""
+        self._sources.clear()
+        self._modules.clear()
+        self._owners.clear()
+        self._components = Components(self._links)
+        search_roots.cache_clear()
+        project_folder.cache_clear()
+        return frozenset(self._used)
+
+    def release(self, paths: Iterable[Path]) -> None:
+        """Forget the read text of files that are not summarised (read again when needed)."""
+        for path in paths:
+            if path not in self._modules:
+                self._sources.pop(path, None)
+
+    def _set_text(self, path: Path, text: str | None) -> None:
+        if text is None:
+            self._texts.pop(path, None)
+        else:
+            self._texts[path] = text
+
+    def _used_by_others(self, path: Path) -> bool:
+        return any(path in depends for depends in self._all_depends())
+
+    def _all_depends(self) -> Iterator[dict[Path, str]]:
+        yield from self._used.values()
+        yield from (m.depends for m in self._modules.values() if m is not None)
+
+    def _invalidate(self, path: Path, keep: ForeignModule | None = None) -> frozenset[Path]:
+        """Drop every summary resting on `path` (except `keep`, its new summary); return the
+        analysed files that used it, and `path` itself."""
+        stale = {
+            p
+            for p, m in self._modules.items()
+            if m is None or (path in m.depends and m is not keep)
+        }
         for stale_path in stale:
             module = self._modules.pop(stale_path)
             if module is not None:

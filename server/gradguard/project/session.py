@@ -3,7 +3,11 @@
 `checking(path)` makes the engine analyse that file with the names it imports from the
 project known (`project_imports`); `dependencies(path)` then tells which project files the
 result rests on, for the results cache. One index per process (the CLI's, or each worker's):
-every project file is read and summarised at most once per run.
+every project file is read and summarised at most once per run. A long-running caller with
+its own index (the language server, `project.live`) passes it: `checking(path, index)`.
+
+The file being checked is held in a context variable, so `checking` must be entered in the
+thread that runs the check (a variable set on an event loop does not reach its executor).
 """
 
 from __future__ import annotations
@@ -16,7 +20,9 @@ from pathlib import Path
 from gradguard.project.index import FileImports, ProjectIndex
 
 _index: ProjectIndex | None = None
-_checking: ContextVar[Path | None] = ContextVar("gradguard_project_file", default=None)
+_checking: ContextVar[tuple[ProjectIndex | None, Path] | None] = ContextVar(
+    "gradguard_project_file", default=None
+)
 
 
 def index() -> ProjectIndex:
@@ -34,9 +40,10 @@ def reset() -> None:
 
 
 @contextlib.contextmanager
-def checking(path: Path) -> Iterator[None]:
-    """Analyse the file at `path` as part of its project while the block runs."""
-    token = _checking.set(path.resolve())
+def checking(path: Path, project: ProjectIndex | None = None) -> Iterator[None]:
+    """Analyse the file at `path` as part of its project while the block runs (with the
+    index `project`, or this process's)."""
+    token = _checking.set((project, path.resolve()))
     try:
         yield
     finally:
@@ -45,8 +52,11 @@ def checking(path: Path) -> Iterator[None]:
 
 def project_imports() -> FileImports | None:
     """The project as seen from the file being checked (None outside `checking`)."""
-    path = _checking.get()
-    return index().imports_for(path) if path is not None else None
+    current = _checking.get()
+    if current is None:
+        return None
+    project, path = current
+    return (project or index()).imports_for(path)
 
 
 def dependencies(path: Path) -> dict[str, str]:

@@ -21,7 +21,7 @@ from gradguard.lsp.handlers import (
 from gradguard.lsp.state import GradGuardServer
 
 DIAGNOSTIC_OPTIONS = types.DiagnosticOptions(
-    identifier="gradguard", inter_file_dependencies=False, workspace_diagnostics=True
+    identifier="gradguard", inter_file_dependencies=True, workspace_diagnostics=True
 )
 CODE_ACTION_OPTIONS = types.CodeActionOptions(
     code_action_kinds=[types.CodeActionKind.QuickFix, code_actions.FIX_ALL_KIND],

@@ -26,18 +26,22 @@ def initialize(ls: GradGuardServer, params: types.InitializeParams) -> None:
 
 
 async def initialized(ls: GradGuardServer, params: types.InitializedParams) -> None:
-    """Watch `pyproject.toml` files, fetch settings when none came with `initialize`."""
+    """Watch `pyproject.toml` and Python files, fetch settings when none came with
+    `initialize`, then index the project in the background."""
     if ls.client_supports("workspace.did_change_watched_files.dynamic_registration"):
         await register_pyproject_watcher(ls)
+        await register_python_watcher(ls)
     if not ls.options_from_initialization and ls.client_supports("workspace.configuration"):
         await pull_configuration(ls)
     else:
         ls.refresh_workspace_scope()
+    ls.start_indexing()
 
 
 def shutdown(ls: GradGuardServer, params: None) -> None:
-    """Stop analysing: queued work is dropped."""
+    """Stop analysing and indexing: queued work is dropped."""
     ls.executor.shutdown(wait=False, cancel_futures=True)
+    ls.project.stop()
 
 
 async def register_pyproject_watcher(ls: GradGuardServer) -> None:
@@ -58,3 +62,25 @@ async def register_pyproject_watcher(ls: GradGuardServer) -> None:
         )
     except Exception:  # the client refused: settings then apply on restart or config change
         log.warning("could not register a pyproject.toml watcher", exc_info=True)
+
+
+async def register_python_watcher(ls: GradGuardServer) -> None:
+    """Ask the client to tell us about Python files changed, created or deleted on disk
+    (the project index follows them; a separate registration, so a client refusing it
+    still watches `pyproject.toml`)."""
+    try:
+        await ls.client_register_capability_async(
+            types.RegistrationParams(
+                registrations=[
+                    types.Registration(
+                        id="gradguard-python",
+                        method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                        register_options=types.DidChangeWatchedFilesRegistrationOptions(
+                            watchers=[types.FileSystemWatcher(glob_pattern="**/*.py")]
+                        ),
+                    )
+                ]
+            )
+        )
+    except Exception:  # the client refused: files changed on disk are seen on reopening
+        log.warning("could not register a Python file watcher", exc_info=True)

@@ -26,10 +26,14 @@ async def did_change_configuration(
 def did_change_watched_files(
     ls: GradGuardServer, params: types.DidChangeWatchedFilesParams
 ) -> None:
-    """A `pyproject.toml` changed: re-read settings and re-analyse."""
+    """A `pyproject.toml` changed: re-read settings and re-analyse. Python files changed:
+    the project index follows them (and re-publishes the open files that import them)."""
     if any(unquote(change.uri).endswith("pyproject.toml") for change in params.changes):
         log.info("pyproject.toml changed; re-applying settings")
         ls.settings_changed()
+    python = [change for change in params.changes if unquote(change.uri).endswith(".py")]
+    if python:
+        ls.python_files_changed(python)
 
 
 async def pull_configuration(ls: GradGuardServer) -> None:
