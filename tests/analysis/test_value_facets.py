@@ -40,7 +40,6 @@ from gradguard.analysis.values import (
     Autograd,
     ClassInfo,
     ConditionalLoss,
-    Facts,
     Grad,
     GraphFacts,
     Kind,
@@ -52,6 +51,7 @@ from gradguard.analysis.values import (
     Structure,
     TensorFacts,
     Value,
+    ValueChanges,
     evolve,
     join,
 )
@@ -397,7 +397,7 @@ def test_every_flat_fact_has_one_facet_a_property_and_a_keyword() -> None:
     assert {f.name for f in dataclasses.fields(Value)} == OWN | set(FACETS)
     keywords = set(inspect.signature(Value.__init__).parameters) - {"self"}
     assert keywords == OWN | set(facet_fields)
-    assert set(Facts.__annotations__) == OWN | set(facet_fields) | set(FACETS)
+    assert set(ValueChanges.__annotations__) == OWN | set(facet_fields) | set(FACETS)
     for name in facet_fields:
         assert isinstance(inspect.getattr_static(Value, name), property), name
 

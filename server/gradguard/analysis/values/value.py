@@ -67,37 +67,43 @@ if TYPE_CHECKING:
     from gradguard.analysis.parameters import Freeze, OptimizedParameters
 
 
-class Facts(TypedDict, total=False):
-    """What `evolve` changes: a flat fact of a `Value`, or a whole facet."""
+class ValueChanges(TypedDict, total=False):
+    """What `evolve` changes: a fact of the value itself, a whole facet, or a flat fact of
+    one facet (the same names `Value()` takes and the flat properties read)."""
 
+    kind: Kind
+    origin: ast.stmt | None
+    carries: frozenset[Carry]
     autograd: Autograd
     object_facts: ObjectFacts
     parameter_facts: ParameterFacts
     structure: Structure
     graph_facts: GraphFacts
     tensor_facts: TensorFacts
-
+    # Autograd
     grad: Grad
-    kind: Kind
     loss: Loss | None
-    origin: ast.stmt | None
-    carries: frozenset[Carry]
     leaf: bool
     retains_grad: bool
     inference: bool
     unless: ConditionalLoss | None
     inert_terms: frozenset[Loss]
+    # ObjectFacts
     module: ModuleRef | None
     function: ast.FunctionDef | ast.AsyncFunctionDef | None
     instance_of: ClassInfo | None
     const: object
+    # ParameterFacts
     frozen: Freeze | None
     optimizes: OptimizedParameters | None
+    # Structure
     elements: tuple[Value, ...] | None
     fields: tuple[str, ...] | None
     items: Value | None
+    # GraphFacts
     graph: frozenset[SavedNode]
     saved_in: frozenset[SavedNode]
+    # TensorFacts
     shape: Shape
     activation: Activation | None
 
@@ -381,7 +387,7 @@ class Value:
         return found
 
 
-def evolve(value: Value, **changes: Unpack[Facts]) -> Value:
+def evolve(value: Value, **changes: Unpack[ValueChanges]) -> Value:
     """A copy of `value` with `changes`, each flat fact routed to its facet: a
     `dataclasses.replace` without its per-call cost (this runs for nearly every assignment
     the analysis interprets)."""
