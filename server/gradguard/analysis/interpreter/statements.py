@@ -332,7 +332,7 @@ class FunctionInterpreter(CallEvaluator):
                 branch[key] = NONE
         if facts.equal or facts.unequal or facts.truthy or facts.falsy:
             for key, value in env.items():
-                unless = value.unless
+                unless = value.autograd.unless
                 if unless is not None and facts.decides(unless.condition) is False:
                     branch[key] = Value(
                         Grad.UNTRACKED, value.kind, unless.loss, origin=value.origin

@@ -1,0 +1,300 @@
+"""The facets of an abstract value: each groups the facts about one concept, with its join.
+
+A `Value` (see `gradguard.analysis.values.value`) is its kind, its dataflow bookkeeping
+(origin, carries) and one of each facet:
+
+* `Autograd` (grad, loss, leaf, retains_grad, inference, unless, inert_terms): does it
+  take part in autograd; if not, why and where was its history lost.
+* `ObjectFacts` (module, function, instance_of, const): which object it is: a module (of
+  which class), a function or class of the file, an instance of one, a literal flag.
+* `ParameterFacts` (frozen, optimizes): what was done to a module's parameters: frozen
+  here, handed to an optimizer.
+* `Structure` (elements, fields, items): what a tuple, list or dict holds.
+* `GraphFacts` (graph, saved_in): which graph nodes that saved tensors its history runs
+  through, and which saved it.
+* `TensorFacts` (shape, activation): what is certain about a tensor's data: its shape, its
+  last activation.
+
+Every join keeps only what holds on both control-flow paths; each facet's docstring says
+what survives and why. Joins never look across facets, except `Structure`, whose list rules
+need the joined kind and which joins the values it holds with the value join it is given.
+
+Most values leave most facets at their default (a tensor has no structure, a module no
+shape): defaults are shared instances (`NO_AUTOGRAD`, ...), so building, comparing and
+joining such values is an identity check per facet. `evolve_facet` is the per-call-cheap
+`dataclasses.replace` the value's own `evolve` routes its changes through.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from gradguard.analysis.graph import SavedNode
+from gradguard.analysis.shapes import UNKNOWN_SHAPE, Shape, join_shapes
+from gradguard.analysis.torch_api import ModuleKind, nn_module_kind
+from gradguard.analysis.values.vocabulary import (
+    Activation,
+    ClassInfo,
+    ConditionalLoss,
+    Grad,
+    Loss,
+    LossKind,
+    ModuleRef,
+    evolve_module,
+)
+
+if TYPE_CHECKING:
+    import ast
+
+    from gradguard.analysis.parameters import Freeze, OptimizedParameters
+    from gradguard.analysis.values.value import Value
+
+F = TypeVar("F")
+
+
+def evolve_facet(facet: F, changes: Mapping[str, Any]) -> F:
+    """A copy of `facet` with `changes`: `dataclasses.replace` without its per-call cost."""
+    new = object.__new__(type(facet))
+    new.__dict__.update(facet.__dict__)
+    new.__dict__.update(changes)
+    return new
+
+
+@dataclass(frozen=True)
+class Autograd:
+    """Whether a value takes part in autograd, and if it certainly does not, why.
+
+    `grad` is three-valued and rules fire only on certainty: TRACKED (certainly carries
+    history or requires grad), UNTRACKED (certainly does not, `loss` saying why and where it
+    was lost), UNKNOWN (anything the analysis cannot prove)."""
+
+    grad: Grad = Grad.UNKNOWN
+    # Why and where history was lost (UNTRACKED); on a TRACKED value, the leaf a rewrap of
+    # data with history started from (see `combine`).
+    loss: Loss | None = None
+    leaf: bool = False  # a leaf tensor (no grad_fn); with TRACKED it requires grad
+    retains_grad: bool = False  # `x.retain_grad()` was called on this tensor
+    inference: bool = False  # certainly an inference tensor (allocated under inference_mode)
+    # Computed under a grad mode decided by a test of one name
+    # (`torch.set_grad_enabled(phase == "train")`): where the condition fails, the value has
+    # no history, lost as `unless.loss` says; where it holds, it is what the other fields say.
+    unless: ConditionalLoss | None = None
+    # Terms without history that certainly feed this tracked value and so contribute no
+    # gradient: gradients from autograd.grad without create_graph (a gradient penalty).
+    inert_terms: frozenset[Loss] = frozenset()
+
+    def join(self, other: Autograd) -> Autograd:
+        """What holds on both paths.
+
+        The grad state survives when both agree, else it is UNKNOWN. A reason for lost
+        history survives only on a join that is UNTRACKED, and then when both reasons agree
+        or one is a mere literal (`total = 0.0` joined with `total += x.item()` is still
+        "converted by .item()"); on a TRACKED join, the rewrap root is dropped. The flags
+        (leaf, retains_grad, inference) survive when both have them, the inert terms both
+        have survive, and `unless` survives when both paths were computed under the same
+        conditional grad mode."""
+        if self is other and (self.loss is None or self.grad is Grad.UNTRACKED):
+            return self
+        grad = self.grad if self.grad is other.grad else Grad.UNKNOWN
+        return Autograd(
+            grad=grad,
+            loss=join_loss(self.loss, other.loss) if grad is Grad.UNTRACKED else None,
+            leaf=self.leaf and other.leaf,
+            retains_grad=self.retains_grad and other.retains_grad,
+            inference=self.inference and other.inference,
+            unless=self.unless if self.unless == other.unless else None,
+            inert_terms=self.inert_terms & other.inert_terms,
+        )
+
+
+def join_loss(a: Loss | None, b: Loss | None) -> Loss | None:
+    """Both paths lost history; keep a reason when they agree, or the one that is not a mere
+    literal (`total = 0.0` joined with `total += x.item()` is still "converted by .item()")."""
+    if a == b:
+        return a
+    if a is not None and a.kind is LossKind.LITERAL:
+        return b
+    if b is not None and b.kind is LossKind.LITERAL:
+        return a
+    return None
+
+
+@dataclass(frozen=True)
+class ObjectFacts:
+    """Which object a value is, beyond its `Kind`: the module (of a torch.nn class or of a
+    class of this file), the function or class of this file, the instance of a class of
+    this file, the literal bool or int (flags, loop bounds)."""
+
+    module: ModuleRef | None = None
+    function: ast.FunctionDef | ast.AsyncFunctionDef | None = None
+    instance_of: ClassInfo | None = None
+    const: object = None  # bool and int literal values (flags, loop bounds)
+
+    def join(self, other: ObjectFacts) -> ObjectFacts:
+        """What holds on both paths.
+
+        A module survives when both paths hold the same module class, even built with other
+        sizes (the shape mapping is dropped), and two torch.nn layers join into what holds
+        for both (a list of layers built by a helper). A function or class survives when it
+        is the very same definition on both paths; a literal when equal and of the same type
+        (`1` and `True` are not one flag)."""
+        if self is other:
+            return self
+        same_const = self.const == other.const and type(self.const) is type(other.const)
+        return ObjectFacts(
+            module=_join_module(self.module, other.module),
+            function=self.function if self.function is other.function else None,
+            instance_of=self.instance_of if self.instance_of is other.instance_of else None,
+            const=self.const if same_const else None,
+        )
+
+
+def _join_module(a: ModuleRef | None, b: ModuleRef | None) -> ModuleRef | None:
+    """The same module class on both paths stays known even if built with other sizes."""
+    if a == b:
+        return a
+    if a is not None and b is not None and evolve_module(a, None) == evolve_module(b, None):
+        return evolve_module(a, None)
+    kind_a, kind_b = _layer_kind(a), _layer_kind(b)
+    if kind_a is not None and kind_b is not None:
+        # Two torch.nn layers (a list of layers built by a helper): what holds for both.
+        output = kind_a.output if kind_a.output == kind_b.output else None
+        return ModuleRef(kind=ModuleKind(kind_a.has_parameters and kind_b.has_parameters, output))
+    return None
+
+
+def _layer_kind(module: ModuleRef | None) -> ModuleKind | None:
+    """The kind of a torch.nn layer (or of a join of layers), when known."""
+    if module is None or module.local is not None:
+        return None
+    if module.kind is not None:
+        return module.kind
+    return nn_module_kind(module.qualified) if module.qualified else None
+
+
+@dataclass(frozen=True)
+class ParameterFacts:
+    """What was done here to the parameters of a module: every one frozen
+    (`requires_grad_(False)` on all of them), or handed to an optimizer (the value is that
+    optimizer); see `gradguard.analysis.parameters`."""
+
+    frozen: Freeze | None = None  # a module whose every parameter was frozen here
+    optimizes: OptimizedParameters | None = None  # an optimizer built on a module's parameters
+
+    def join(self, other: ParameterFacts) -> ParameterFacts:
+        """A freeze or an optimizer's parameters survive only when both paths hold the very
+        same one (the same statement froze them, the same construction built the
+        optimizer): two different freezes may have frozen different parameters."""
+        if self is other:
+            return self
+        return ParameterFacts(
+            frozen=self.frozen if self.frozen is other.frozen else None,
+            optimizes=self.optimizes if self.optimizes is other.optimizes else None,
+        )
+
+
+@dataclass(frozen=True)
+class Structure:
+    """What a tuple, list or dict holds.
+
+    `elements`: the values of a tuple/list of known length (`()` for an empty list literal),
+    or of a MAPPING's values in key order. `fields`: the field names of a named tuple of
+    known structure (`torch.max(x, 1)` returns `(values, indices)`, so `result.indices` is
+    `elements[1]`), or the keys of a MAPPING. `items`: a list of unknown length whose every
+    element is (at most) this value, built by `xs.append(v)` or a comprehension."""
+
+    elements: tuple[Value, ...] | None = None
+    fields: tuple[str, ...] | None = None
+    items: Value | None = None
+
+    def join(
+        self, other: Structure, join_value: Callable[[Value, Value], Value], *, mapping: bool
+    ) -> Structure:
+        """What holds on both paths (the list rules aside, see `absorbs` and `mixed`).
+
+        Elements survive, joined one by one, when both paths hold as many and (for a
+        `mapping` on either path) the same keys; field names survive with the elements
+        when equal; items survive, joined, when both paths built them."""
+        if self is other and (self.fields is None or self.elements is not None):
+            return self
+        elements: tuple[Value, ...] | None = None
+        a, b = self.elements, other.elements
+        same_keys = self.fields == other.fields or not mapping
+        if a is not None and b is not None and len(a) == len(b) and same_keys:
+            elements = tuple(join_value(x, y) for x, y in zip(a, b, strict=True))
+        items = None
+        if self.items is not None and other.items is not None:
+            items = join_value(self.items, other.items)
+        return Structure(
+            elements=elements,
+            fields=self.fields if self.fields == other.fields and elements is not None else None,
+            items=items,
+        )
+
+    def absorbs(self, other: Structure) -> bool:
+        """Of two lists: `other` is the empty list literal and this one a list of items, so
+        their join is this list (no element breaks it: `xs = []` before a loop appending to
+        it)."""
+        return other.elements == () and self.items is not None
+
+    def mixed(
+        self, other: Structure, join_value: Callable[[Value, Value], Value]
+    ) -> Structure | None:
+        """Of two lists, one of known elements and one of known items: a list of items, every
+        one at most the join of them all; None for any other pair."""
+        if not (
+            (self.items is not None and other.elements)
+            or (other.items is not None and self.elements)
+        ):
+            return None
+        held: Value | None = None
+        for part in (*(self.elements or ()), *(other.elements or ()), self.items, other.items):
+            if part is not None:
+                held = part if held is None else join_value(held, part)
+        return Structure(items=held)
+
+
+@dataclass(frozen=True)
+class GraphFacts:
+    """Graph nodes that saved tensors and that this value's history certainly passes
+    through (`graph`), and the nodes that saved this very tensor (`saved_in`); see
+    `gradguard.analysis.graph`."""
+
+    graph: frozenset[SavedNode] = frozenset()
+    saved_in: frozenset[SavedNode] = frozenset()
+
+    def join(self, other: GraphFacts) -> GraphFacts:
+        """Only the nodes both paths run through (or were saved by) are certain."""
+        if self is other:
+            return self
+        return GraphFacts(graph=self.graph & other.graph, saved_in=self.saved_in & other.saved_in)
+
+
+@dataclass(frozen=True)
+class TensorFacts:
+    """What is certain about a tensor's data: its shape (see `gradguard.analysis.shapes`)
+    and the last activation certainly applied to it (see `Activation`; None: none, or not
+    known)."""
+
+    shape: Shape = UNKNOWN_SHAPE
+    activation: Activation | None = None
+
+    def join(self, other: TensorFacts) -> TensorFacts:
+        """The shape both paths certainly have (dimension by dimension, see `join_shapes`);
+        the activation when both paths applied the same one at the same expression."""
+        if self is other:
+            return self
+        return TensorFacts(
+            shape=join_shapes(self.shape, other.shape),
+            activation=self.activation if self.activation == other.activation else None,
+        )
+
+
+NO_AUTOGRAD = Autograd()
+NO_OBJECT = ObjectFacts()
+NO_PARAMETERS = ParameterFacts()
+NO_STRUCTURE = Structure()
+NO_GRAPH = GraphFacts()
+NO_TENSOR = TensorFacts()

@@ -1,0 +1,590 @@
+"""The abstract values of the dataflow pass.
+
+A `Value` is composed of facets (see `gradguard.analysis.values.facets`), each the facts
+about one concept with its own join: `Autograd` (does it take part in autograd, and if not
+why), `ObjectFacts` (which module, function, class instance or literal it is),
+`ParameterFacts` (what was done to a module's parameters), `Structure` (what a tuple, list
+or dict holds), `GraphFacts` (which saving graph nodes its history runs through) and
+`TensorFacts` (what is certain about a tensor's data: shape, last activation).
+
+Three facts stay on the value itself rather than in a facet:
+
+* `kind`, what sort of Python object it is: it says which facets can hold anything (a
+  tensor has autograd and tensor facts, a module object facts, a list a structure) and the
+  structure's join needs it (the list rules, a dict's keys); it is also the most read fact.
+* `origin` and `carries`, the dataflow's bookkeeping (the statement that bound the value,
+  the loop-carried values it depends on): facts about where the value flowed, not about the
+  object, and changed on nearly every binding (`with_origin`), so changing them copies no
+  facet.
+
+Values are built from flat facts, `Value(grad=Grad.TRACKED, kind=Kind.TENSOR, leaf=True)`,
+and changed with `evolve(value, shape=...)`: each flat fact is routed to its facet (see
+`_FACET_OF`), facets left alone are shared. They are read through the facets
+(`value.autograd`) or through the flat read-only names (`value.grad`), which read the facet.
+`join` is the composition of the facet joins.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypedDict
+
+from gradguard.analysis.graph import SavedNode
+from gradguard.analysis.shapes import UNKNOWN_SHAPE, Shape
+from gradguard.analysis.values.facets import (
+    NO_AUTOGRAD,
+    NO_GRAPH,
+    NO_OBJECT,
+    NO_PARAMETERS,
+    NO_STRUCTURE,
+    NO_TENSOR,
+    Autograd,
+    GraphFacts,
+    ObjectFacts,
+    ParameterFacts,
+    Structure,
+    TensorFacts,
+    evolve_facet,
+)
+from gradguard.analysis.values.vocabulary import (
+    Activation,
+    Carry,
+    ClassInfo,
+    ConditionalLoss,
+    Grad,
+    Kind,
+    Loss,
+    LossKind,
+    ModuleRef,
+)
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from gradguard.analysis.parameters import Freeze, OptimizedParameters
+
+
+class ValueChanges(TypedDict, total=False):
+    """What `evolve` changes: a fact of the value itself, a whole facet, or a flat fact of
+    one facet (the same names `Value()` takes and the flat properties read)."""
+
+    kind: Kind
+    origin: ast.stmt | None
+    carries: frozenset[Carry]
+    autograd: Autograd
+    object_facts: ObjectFacts
+    parameter_facts: ParameterFacts
+    structure: Structure
+    graph_facts: GraphFacts
+    tensor_facts: TensorFacts
+    # Autograd
+    grad: Grad
+    loss: Loss | None
+    leaf: bool
+    retains_grad: bool
+    inference: bool
+    unless: ConditionalLoss | None
+    inert_terms: frozenset[Loss]
+    # ObjectFacts
+    module: ModuleRef | None
+    function: ast.FunctionDef | ast.AsyncFunctionDef | None
+    instance_of: ClassInfo | None
+    const: object
+    # ParameterFacts
+    frozen: Freeze | None
+    optimizes: OptimizedParameters | None
+    # Structure
+    elements: tuple[Value, ...] | None
+    fields: tuple[str, ...] | None
+    items: Value | None
+    # GraphFacts
+    graph: frozenset[SavedNode]
+    saved_in: frozenset[SavedNode]
+    # TensorFacts
+    shape: Shape
+    activation: Activation | None
+
+
+@dataclass(frozen=True, init=False)
+class Value:
+    """An abstract value; immutable, so environments can share them freely."""
+
+    kind: Kind
+    origin: ast.stmt | None  # the statement that bound it
+    carries: frozenset[Carry]  # the loop-carried values it depends on
+    autograd: Autograd
+    object_facts: ObjectFacts
+    parameter_facts: ParameterFacts
+    structure: Structure
+    graph_facts: GraphFacts
+    tensor_facts: TensorFacts
+
+    def __init__(
+        self,
+        grad: Grad = Grad.UNKNOWN,
+        kind: Kind = Kind.UNKNOWN,
+        loss: Loss | None = None,
+        *,
+        origin: ast.stmt | None = None,
+        carries: frozenset[Carry] = frozenset(),
+        # Autograd (with `grad` and `loss`)
+        leaf: bool = False,
+        retains_grad: bool = False,
+        inference: bool = False,
+        unless: ConditionalLoss | None = None,
+        inert_terms: frozenset[Loss] = frozenset(),
+        # ObjectFacts
+        module: ModuleRef | None = None,
+        function: ast.FunctionDef | ast.AsyncFunctionDef | None = None,
+        instance_of: ClassInfo | None = None,
+        const: object = None,
+        # ParameterFacts
+        frozen: Freeze | None = None,
+        optimizes: OptimizedParameters | None = None,
+        # Structure
+        elements: tuple[Value, ...] | None = None,
+        fields: tuple[str, ...] | None = None,
+        items: Value | None = None,
+        # GraphFacts
+        graph: frozenset[SavedNode] = frozenset(),
+        saved_in: frozenset[SavedNode] = frozenset(),
+        # TensorFacts
+        shape: Shape = UNKNOWN_SHAPE,
+        activation: Activation | None = None,
+    ) -> None:
+        """A value from flat facts, each given to its facet; a facet given none of its
+        facts is the shared default."""
+        autograd = NO_AUTOGRAD
+        if grad is not Grad.UNKNOWN or loss is not None or leaf or retains_grad or inference:
+            autograd = Autograd(grad, loss, leaf, retains_grad, inference, unless, inert_terms)
+        elif unless is not None or inert_terms:
+            autograd = Autograd(unless=unless, inert_terms=inert_terms)
+        object_facts = NO_OBJECT
+        if module is not None or function is not None or instance_of is not None:
+            object_facts = ObjectFacts(module, function, instance_of, const)
+        elif const is not None:
+            object_facts = ObjectFacts(const=const)
+        parameter_facts = NO_PARAMETERS
+        if frozen is not None or optimizes is not None:
+            parameter_facts = ParameterFacts(frozen, optimizes)
+        structure = NO_STRUCTURE
+        if elements is not None or fields is not None or items is not None:
+            structure = Structure(elements, fields, items)
+        graph_facts = NO_GRAPH if not graph and not saved_in else GraphFacts(graph, saved_in)
+        tensor_facts = NO_TENSOR
+        if shape is not UNKNOWN_SHAPE or activation is not None:
+            tensor_facts = TensorFacts(shape, activation)
+        self.__dict__.update(
+            kind=kind,
+            origin=origin,
+            carries=carries,
+            autograd=autograd,
+            object_facts=object_facts,
+            parameter_facts=parameter_facts,
+            structure=structure,
+            graph_facts=graph_facts,
+            tensor_facts=tensor_facts,
+        )
+
+    @classmethod
+    def composed(
+        cls,
+        kind: Kind = Kind.UNKNOWN,
+        *,
+        origin: ast.stmt | None = None,
+        carries: frozenset[Carry] = frozenset(),
+        autograd: Autograd = NO_AUTOGRAD,
+        object_facts: ObjectFacts = NO_OBJECT,
+        parameter_facts: ParameterFacts = NO_PARAMETERS,
+        structure: Structure = NO_STRUCTURE,
+        graph_facts: GraphFacts = NO_GRAPH,
+        tensor_facts: TensorFacts = NO_TENSOR,
+    ) -> Value:
+        """A value from its facets."""
+        new = object.__new__(cls)
+        new.__dict__.update(
+            kind=kind,
+            origin=origin,
+            carries=carries,
+            autograd=autograd,
+            object_facts=object_facts,
+            parameter_facts=parameter_facts,
+            structure=structure,
+            graph_facts=graph_facts,
+            tensor_facts=tensor_facts,
+        )
+        return new
+
+    # --- autograd (flat, read-only) ---
+    @property
+    def grad(self) -> Grad:
+        """Whether it takes part in autograd (`autograd.grad`)."""
+        return self.autograd.grad
+
+    @property
+    def loss(self) -> Loss | None:
+        """Why and where it lost (or never had) history (`autograd.loss`)."""
+        return self.autograd.loss
+
+    @property
+    def leaf(self) -> bool:
+        """A leaf tensor (no grad_fn); with TRACKED it requires grad (`autograd.leaf`)."""
+        return self.autograd.leaf
+
+    @property
+    def retains_grad(self) -> bool:
+        """`x.retain_grad()` was called on this tensor (`autograd.retains_grad`)."""
+        return self.autograd.retains_grad
+
+    @property
+    def inference(self) -> bool:
+        """Certainly an inference tensor (allocated under inference_mode) (`autograd.inference`)."""
+        return self.autograd.inference
+
+    @property
+    def unless(self) -> ConditionalLoss | None:
+        """No history exactly where this condition fails (`autograd.unless`)."""
+        return self.autograd.unless
+
+    @property
+    def inert_terms(self) -> frozenset[Loss]:
+        """Terms without history that certainly feed it (`autograd.inert_terms`)."""
+        return self.autograd.inert_terms
+
+    # --- object_facts (flat, read-only) ---
+    @property
+    def module(self) -> ModuleRef | None:
+        """The nn.Module it is (`object_facts.module`)."""
+        return self.object_facts.module
+
+    @property
+    def function(self) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+        """The function of this file it is (`object_facts.function`)."""
+        return self.object_facts.function
+
+    @property
+    def instance_of(self) -> ClassInfo | None:
+        """The class of this file it is, or is an instance of (`object_facts.instance_of`)."""
+        return self.object_facts.instance_of
+
+    @property
+    def const(self) -> object:
+        """Its bool or int literal value (`object_facts.const`)."""
+        return self.object_facts.const
+
+    # --- parameter_facts (flat, read-only) ---
+    @property
+    def frozen(self) -> Freeze | None:
+        """The freeze of every parameter of this module (`parameter_facts.frozen`)."""
+        return self.parameter_facts.frozen
+
+    @property
+    def optimizes(self) -> OptimizedParameters | None:
+        """The parameters this optimizer was built on (`parameter_facts.optimizes`)."""
+        return self.parameter_facts.optimizes
+
+    # --- structure (flat, read-only) ---
+    @property
+    def elements(self) -> tuple[Value, ...] | None:
+        """The values a tuple, list or dict of known length holds (`structure.elements`)."""
+        return self.structure.elements
+
+    @property
+    def fields(self) -> tuple[str, ...] | None:
+        """A named tuple's field names, a dict's keys (`structure.fields`)."""
+        return self.structure.fields
+
+    @property
+    def items(self) -> Value | None:
+        """What every element of a list of unknown length is (`structure.items`)."""
+        return self.structure.items
+
+    # --- graph_facts (flat, read-only) ---
+    @property
+    def graph(self) -> frozenset[SavedNode]:
+        """Saving graph nodes its history certainly runs through (`graph_facts.graph`)."""
+        return self.graph_facts.graph
+
+    @property
+    def saved_in(self) -> frozenset[SavedNode]:
+        """Graph nodes that saved this very tensor (`graph_facts.saved_in`)."""
+        return self.graph_facts.saved_in
+
+    # --- tensor_facts (flat, read-only) ---
+    @property
+    def shape(self) -> Shape:
+        """What is certain about the tensor's shape (`tensor_facts.shape`)."""
+        return self.tensor_facts.shape
+
+    @property
+    def activation(self) -> Activation | None:
+        """The last activation certainly applied to it (`tensor_facts.activation`)."""
+        return self.tensor_facts.activation
+
+    @property
+    def integer_valued(self) -> bool:
+        """True for a tensor certainly of an integer or bool dtype: bound straight from what
+        argmax, argsort, comparisons, integer casts (`.long()`) or the index half of
+        `max`/`sort`/`topk` with a dim make (see `torch_api.NON_DIFFERENTIABLE`). Anything
+        computed from it afterwards (`.float()`, `* 1.5`) may be floating point again: the
+        binding statement must hold the very expression that made it."""
+        loss = self.loss
+        if self.kind is not Kind.TENSOR or loss is None:
+            return False
+        if loss.kind is not LossKind.NON_DIFFERENTIABLE:
+            return False
+        origin = self.origin
+        return isinstance(origin, ast.Assign | ast.AnnAssign) and origin.value is loss.node
+
+    @property
+    def has_history(self) -> bool:
+        """True when the value certainly has a grad_fn (a non-leaf tracked tensor)."""
+        return self.grad is Grad.TRACKED and not self.leaf
+
+    def holds_history(self) -> bool:
+        """True when the value, or an element of it, is a tensor with history."""
+        if self.elements is not None:
+            return any(element.holds_history() for element in self.elements)
+        return self.kind is Kind.TENSOR and self.has_history
+
+    def with_origin(self, stmt: ast.stmt | None) -> Value:
+        """This value, recorded as bound by `stmt`."""
+        return evolve(self, origin=stmt)
+
+    def without_carries(self) -> Value:
+        """This value with its loop-carried dependencies forgotten."""
+        return self.retagged({})
+
+    def retagged(self, mapping: dict[Carry, frozenset[Carry]]) -> Value:
+        """This value with each carry replaced by what `mapping` gives for it (carries it
+        does not name are forgotten), in its elements and items too."""
+        structure = self.structure
+        elements, items = structure.elements, structure.items
+        if not self.carries and not elements and items is None:
+            return self
+        carries = frozenset().union(*(mapping.get(c, frozenset()) for c in self.carries))
+        if elements or items is not None:
+            structure = Structure(
+                tuple(e.retagged(mapping) for e in elements) if elements else elements,
+                structure.fields,
+                items.retagged(mapping) if items is not None else None,
+            )
+        return evolve(self, carries=carries, structure=structure)
+
+    def all_carries(self) -> frozenset[Carry]:
+        """Carries of this value and of its elements."""
+        found = self.carries
+        structure = self.structure
+        if structure is NO_STRUCTURE:
+            return found
+        for element in structure.elements or ():
+            found = found | element.all_carries()
+        if structure.items is not None:
+            found = found | structure.items.all_carries()
+        return found
+
+
+def evolve(value: Value, **changes: Unpack[ValueChanges]) -> Value:
+    """A copy of `value` with `changes`, each flat fact routed to its facet: a
+    `dataclasses.replace` without its per-call cost (this runs for nearly every assignment
+    the analysis interprets)."""
+    new = object.__new__(Value)
+    state = new.__dict__
+    state.update(value.__dict__)
+    if changes.keys() <= _OWN:
+        state.update(changes)
+    else:
+        _route(state, changes)
+    return new
+
+
+# The facts held by the value itself, and its facets: `evolve` sets them as given.
+_OWN = frozenset(
+    {
+        "kind",
+        "origin",
+        "carries",
+        "autograd",
+        "object_facts",
+        "parameter_facts",
+        "structure",
+        "graph_facts",
+        "tensor_facts",
+    }
+)
+# The facet holding each flat fact (None: held by the value itself).
+_FACETS: dict[str, type] = {
+    "autograd": Autograd,
+    "object_facts": ObjectFacts,
+    "parameter_facts": ParameterFacts,
+    "structure": Structure,
+    "graph_facts": GraphFacts,
+    "tensor_facts": TensorFacts,
+}
+_FACET_OF: dict[str, str | None] = {
+    **dict.fromkeys(_OWN),
+    **{f.name: name for name, facet in _FACETS.items() for f in dataclasses.fields(facet)},
+}
+
+
+def _route(state: dict[str, Any], changes: Mapping[str, Any]) -> None:
+    """Set each flat fact of `changes` in `state` (a value's `__dict__`): on the value itself,
+    or on a copy of its facet (one copy per facet changed)."""
+    touched: dict[str, dict[str, Any]] = {}
+    for name, change in changes.items():
+        facet = _FACET_OF[name]
+        if facet is None:
+            state[name] = change
+        elif facet in touched:
+            touched[facet][name] = change
+        else:
+            touched[facet] = {name: change}
+    for facet, facet_changes in touched.items():
+        state[facet] = evolve_facet(state[facet], facet_changes)
+
+
+UNKNOWN = Value()
+NONE = Value(grad=Grad.UNTRACKED, kind=Kind.NONE, const=None)
+
+
+def literal(node: ast.Constant) -> Value:
+    """The value of a literal constant."""
+    kind = Kind.OTHER
+    if isinstance(node.value, bool | int | float | complex):
+        kind = Kind.SCALAR
+    elif node.value is None:
+        return NONE
+    loss = Loss(LossKind.LITERAL, node, "a literal")
+    const = node.value if isinstance(node.value, bool | int) else None
+    return Value(grad=Grad.UNTRACKED, kind=kind, loss=loss, const=const)
+
+
+def join(a: Value | None, b: Value | None) -> Value:
+    """Merge the values of two control-flow paths: keep only what holds on both, facet by
+    facet (see each facet's `join`), the structure's list rules first."""
+    if a is None:
+        return b if b is not None else UNKNOWN
+    if b is None or a is b:
+        return a
+    if a == b:
+        return a
+    carries = a.carries | b.carries
+    origin = a.origin if a.origin is b.origin else None
+    if a.kind is Kind.SEQUENCE and b.kind is Kind.SEQUENCE:
+        listed = _join_lists(a, b, carries, origin)
+        if listed is not None:
+            return listed
+    return Value.composed(
+        a.kind if a.kind is b.kind else Kind.UNKNOWN,
+        origin=origin,
+        carries=carries,
+        autograd=a.autograd.join(b.autograd),
+        object_facts=a.object_facts.join(b.object_facts),
+        parameter_facts=a.parameter_facts.join(b.parameter_facts),
+        structure=a.structure.join(b.structure, join, mapping=Kind.MAPPING in (a.kind, b.kind)),
+        graph_facts=a.graph_facts.join(b.graph_facts),
+        tensor_facts=a.tensor_facts.join(b.tensor_facts),
+    )
+
+
+def _join_lists(
+    a: Value, b: Value, carries: frozenset[Carry], origin: ast.stmt | None
+) -> Value | None:
+    """The structure's rules for two lists, which decide the whole value: an empty list
+    joined with a list of items is that list (`Structure.absorbs`); a list of known elements
+    joined with one of known items is a list of items and nothing more (`Structure.mixed`).
+    None: neither rule applies."""
+    if b.structure.absorbs(a.structure):
+        return evolve(b, carries=carries, origin=origin)
+    if a.structure.absorbs(b.structure):
+        return evolve(a, carries=carries, origin=origin)
+    mixed = a.structure.mixed(b.structure, join)
+    if mixed is not None:
+        return Value.composed(Kind.SEQUENCE, origin=origin, carries=carries, structure=mixed)
+    return None
+
+
+def element_of(iterable: Value) -> Value:
+    """What one iteration over `iterable` binds: a slice of a tensor along its first
+    dimension, or an item of a list whose items are known (built by appends, a
+    comprehension, `zip` or `enumerate` of such lists); anything else is unknown."""
+    if iterable.kind is Kind.TENSOR:
+        return evolve(iterable, leaf=False, elements=None, shape=UNKNOWN_SHAPE)
+    if iterable.kind is Kind.SEQUENCE and iterable.items is not None:
+        return iterable.items
+    return UNKNOWN
+
+
+def _rank(loss: Loss | None) -> int:
+    """How much a reason explains a lost history: a cut (detach, no_grad, conversion) says
+    more than a fresh factory tensor, which says more than a literal."""
+    if loss is None:
+        return 0
+    return {LossKind.LITERAL: 1, LossKind.FACTORY: 2}.get(loss.kind, 3)
+
+
+# Reasons for lost history that make a term of a tracked loss certainly useless.
+_INERT = frozenset({LossKind.NO_CREATE_GRAPH})
+
+
+def combine(values: Iterable[Value], *, result_kind: Kind = Kind.TENSOR) -> Value:
+    """The value of a differentiable op on `values` with gradient recording on.
+
+    Python scalars and literals never require grad; any tracked input makes the result
+    tracked; otherwise an unknown input makes it unknown; all-untracked stays untracked.
+    """
+    carries: frozenset[Carry] = frozenset()
+    graph: frozenset[SavedNode] = frozenset()
+    inert: frozenset[Loss] = frozenset()
+    tracked = unknown = history = False
+    first_loss: Loss | None = None
+    rewrapped: Loss | None = None
+    for value in values:
+        carries |= value.all_carries()
+        autograd, kind = value.autograd, value.kind
+        if value.graph_facts.graph:
+            graph |= value.graph_facts.graph
+        if autograd.inert_terms:
+            inert |= autograd.inert_terms
+        grad, loss = autograd.grad, autograd.loss
+        if grad is Grad.UNTRACKED and loss and loss.kind in _INERT:
+            inert |= {loss}
+        if kind in (Kind.SCALAR, Kind.NONE) or (kind is Kind.OTHER and loss):
+            continue
+        structure = value.structure
+        if kind is Kind.SEQUENCE and (structure.elements is not None or structure.items):
+            parts = structure.elements
+            inner = combine(parts if parts is not None else (structure.items or UNKNOWN,))
+            grad = inner.grad
+            loss = inner.loss
+            graph |= inner.graph
+            inert |= inner.inert_terms
+        if grad is Grad.TRACKED:
+            tracked = True
+            if loss is not None and loss.kind is LossKind.REWRAP and loss.wrapped_history:
+                rewrapped = rewrapped or loss
+            else:
+                history = True
+        elif grad is Grad.UNKNOWN:
+            unknown = True
+        elif first_loss is None or _rank(loss) > _rank(first_loss):
+            first_loss = loss
+    if tracked:
+        # Tracked only through leaves that `torch.tensor(..., requires_grad=True)` made of
+        # data with history: the result's history starts there, never reaching that data.
+        root = rewrapped if not history and not unknown else None
+        return Value(
+            grad=Grad.TRACKED,
+            kind=result_kind,
+            loss=root,
+            carries=carries,
+            graph=graph,
+            inert_terms=inert,
+        )
+    if unknown:
+        # (The graph nodes stay: if the result has history, it runs through them.)
+        return Value(grad=Grad.UNKNOWN, kind=result_kind, carries=carries, graph=graph)
+    return Value(grad=Grad.UNTRACKED, kind=result_kind, loss=first_loss)

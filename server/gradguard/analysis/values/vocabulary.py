@@ -1,0 +1,198 @@
+"""The vocabulary the facets of a value are written in: what sort of object a value is
+(`Kind`), whether it takes part in autograd (`Grad`) and why not (`Loss`, `GradOff`), the
+last activation applied to a tensor, the loop carries, and what a module or class of the
+file is (`ModuleRef`, `ClassInfo`). Plain immutable records; the joins live with the facets
+(`gradguard.analysis.values.facets`).
+"""
+
+from __future__ import annotations
+
+import ast
+import enum
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from gradguard.analysis.narrowing import Condition
+from gradguard.analysis.shapes import Layer
+from gradguard.analysis.torch_api import ModuleKind
+
+if TYPE_CHECKING:
+    from gradguard.analysis.values.value import Value
+
+
+class Grad(enum.Enum):
+    """Whether a value takes part in autograd."""
+
+    TRACKED = "tracked"
+    UNTRACKED = "untracked"
+    UNKNOWN = "unknown"
+
+
+class Kind(enum.Enum):
+    """What sort of Python object a value is, as far as the analysis knows."""
+
+    TENSOR = "tensor"
+    SCALAR = "scalar"  # a Python number (literal, `.item()`, `float()`)
+    SEQUENCE = "sequence"  # a tuple/list of known structure (see `Value.elements`)
+    MODULE = "module"  # an nn.Module instance (see `Value.module`)
+    FUNCTION = "function"  # a function defined in this file
+    CLASS = "class"  # a class defined in this file (see `Value.instance_of`)
+    INSTANCE = "instance"  # an instance of a non-Module class defined in this file
+    NONE = "none"
+    OTHER = "other"  # known not to be a tensor (strings, lists from .tolist(), arrays, ...)
+    MAPPING = "mapping"  # a dict literal with string keys (see `Value.fields`, `elements`)
+    AXES = "axes"  # matplotlib Axes, or an array of them (`plt.subplots()[1]`)
+    UNKNOWN = "unknown"
+
+
+class LossKind(enum.Enum):
+    """Why a value has no autograd history."""
+
+    NO_GRAD = "no_grad"  # computed with gradient recording off
+    CONVERSION = "conversion"  # .item() / float() / .tolist() / .numpy()
+    DETACH = "detach"  # .detach() / .data / .detach_()
+    REWRAP = "rewrap"  # torch.tensor(...) of existing data
+    FACTORY = "factory"  # a fresh tensor from a factory (torch.zeros, ...)
+    NON_DIFFERENTIABLE = "non_differentiable"  # argmax, comparisons, integer casts
+    NO_CREATE_GRAPH = "no_create_graph"  # a gradient from autograd.grad without create_graph
+    LITERAL = "literal"  # a Python literal
+    FROZEN = "frozen"  # output of a module whose every parameter has requires_grad=False
+    CHECKPOINT = "checkpoint"  # output of a reentrant checkpoint whose inputs lack grad
+
+
+@dataclass(frozen=True)
+class GradOff:
+    """Where gradient recording was switched off: the `with` item, decorator or statement."""
+
+    node: ast.AST  # the with-item's context expression, the decorator, or the call statement
+    description: str  # e.g. "torch.no_grad()"
+    owner: ast.AST  # the `with` statement, the function definition, or the statement itself
+    # torch.inference_mode(): tensors allocated here are inference tensors, which autograd
+    # refuses to save for backward later.
+    inference: bool = False
+    # The region already switched off when this one began (`with no_grad(): with
+    # inference_mode(): ...`): turning this one back on still leaves that one.
+    outer: GradOff | None = None
+    # Off only on the paths where a test fails (`set_grad_enabled(phase == "train")` seen
+    # from a branch that knows `phase == "val"`): removing the region is no fix.
+    conditional: bool = False
+
+
+@dataclass(frozen=True)
+class Loss:
+    """Why and where a value lost (or never had) autograd history."""
+
+    kind: LossKind
+    node: ast.AST  # the expression where history was lost
+    description: str  # e.g. ".item()", "torch.no_grad()"
+    grad_off: GradOff | None = None
+    inner: Loss | None = None  # for REWRAP: what the wrapped data had lost before
+    wrapped_history: bool = False  # for REWRAP: the wrapped data carried autograd history
+    wrapped_unknown: bool = False  # for REWRAP: whether the wrapped data did is not known
+    wrapped_tensor: bool = False  # for REWRAP: the wrapped data was one tensor
+    wrapped_sequence: bool = False  # for REWRAP: the wrapped data was a list or tuple
+
+
+class ActivationKind(enum.Enum):
+    """The last thing certainly done to a tensor's values, for the losses that care whether
+    they get logits or probabilities."""
+
+    SOFTMAX = "softmax"  # probabilities along a dim (softmax, nn.Softmax)
+    LOG_SOFTMAX = "log_softmax"  # log-probabilities (log_softmax, nn.LogSoftmax)
+    SIGMOID = "sigmoid"  # elementwise probabilities in (0, 1) (sigmoid, nn.Sigmoid)
+    LOGITS = "logits"  # the unbounded output of an affine layer (nn.Linear), nothing after
+
+
+@dataclass(frozen=True)
+class Activation:
+    """The last activation applied to a tensor: what, where, and how it reads in a message.
+
+    Set by the producers (softmax, log_softmax, sigmoid, an nn.Linear output), kept by ops
+    that only move, cast or reshape the values (view, reshape, squeeze, to, float,
+    contiguous...), cleared by every other op, and kept by a join only when both paths
+    agree (same kind, same producing expression)."""
+
+    kind: ActivationKind
+    node: ast.AST  # the expression that applied it (a call, or a `return` of a forward)
+    description: str  # e.g. "F.softmax()", "nn.Softmax", "nn.Linear"
+    # `node` is a layer built inside an `nn.Sequential(...)` (its last), not a call taking
+    # the activation's input.
+    layer: bool = False
+    # Applied by a function or tensor method (`F.softmax(x)`, `x.sigmoid()`), not by a
+    # module: swapping a model's layers cannot change it.
+    functional: bool = False
+
+
+@dataclass(frozen=True)
+class ConditionalLoss:
+    """History lost exactly on the paths where `condition` fails."""
+
+    condition: Condition
+    loss: Loss
+
+
+@dataclass(frozen=True, eq=False)
+class Carry:
+    """A value flowing from one loop iteration into the next.
+
+    `key` is the carried name (`h`, `self.hidden`), `stmt` the in-loop statement that defines
+    it, `value` what that statement produces and `initial` the value before the loop.
+    """
+
+    key: str
+    loop: ast.For | ast.AsyncFor | ast.While | None  # None: a method's read of `self` state
+    stmt: ast.stmt | None
+    value: Value
+    initial: Value | None
+
+
+@dataclass(frozen=True)
+class ClassInfo:
+    """A class defined in the analysed file."""
+
+    node: ast.ClassDef
+    is_module: bool
+    attributes: dict[str, Value] = field(default_factory=dict, compare=False, hash=False)
+    # A LightningModule (directly or through classes of the file): the Trainer calls its
+    # evaluation hooks with gradient recording off.
+    lightning: bool = False
+
+
+@dataclass(frozen=True)
+class LayerClash:
+    """Two consecutive layers of an `nn.Sequential` where the second, built with
+    `inplace=True`, changes the output the first keeps for backward (`nn.Tanh()` then
+    `nn.ReLU(inplace=True)`). `params_before`: a layer with parameters runs before `saver`,
+    so what it keeps requires grad."""
+
+    saver: ast.expr
+    changer: ast.expr
+    changer_class: str  # "torch.nn.ReLU"
+    params_before: bool
+
+
+@dataclass(frozen=True)
+class ModuleRef:
+    """What an nn.Module value is: a torch.nn class or a class of this file."""
+
+    qualified: str | None = None  # "torch.nn.LSTM"
+    local: ClassInfo | None = None
+    kind: ModuleKind | None = None  # derived for this instance (an nn.Sequential of layers)
+    inplace: bool = False  # built with `inplace=True` (nn.ReLU(inplace=True), ...)
+    layer: Layer | None = None  # how it maps shapes, when built with literal sizes
+    # Built right here and computing only from its inputs and its own registered parameters
+    # (see `gradguard.analysis.parameters`): a torch.nn layer, a Sequential of freshly built
+    # ones, a qualifying local class built from plain arguments.
+    self_contained: bool = False
+    # Its forward saves its input for backward (an nn.Sequential starting with nn.Linear).
+    saves_input: bool = False
+    # The activation its output certainly ends with (nn.Softmax, nn.Linear, an nn.Sequential
+    # whose last layer is one); None when not known.
+    applies: Activation | None = None
+    # An nn.Sequential's in-place layers that change what the layer before them saved.
+    clashes: tuple[LayerClash, ...] = ()
+
+
+def evolve_module(module: ModuleRef, layer: Layer | None) -> ModuleRef:
+    """`module` with another shape mapping."""
+    return ModuleRef(module.qualified, module.local, module.kind, module.inplace, layer)

@@ -1,0 +1,701 @@
+"""The facets of a `Value`, tested directly.
+
+1. Each facet's join on constructed facts: what survives, what is dropped, and that the
+   join is commutative and (where it should be) idempotent; the value join is the
+   composition of the facet joins, the structure's list rules first.
+2. Building and evolving a value routes each flat fact to its facet.
+3. What the interpreter binds to a name: a snippet with a line marked `# <- name`, and the
+   facts expected of that name's value once the marked statement has run.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import inspect
+import re
+import textwrap
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from gradguard.analysis.graph import SavedNode, Saves
+from gradguard.analysis.interpreter.statements import FunctionInterpreter
+from gradguard.analysis.model import analyse_module
+from gradguard.analysis.narrowing import Condition
+from gradguard.analysis.parameters import Freeze, OptimizedParameters
+from gradguard.analysis.shapes import UNKNOWN_SHAPE, Layer, Shape
+from gradguard.analysis.torch_api import ModuleKind
+from gradguard.analysis.values import (
+    NO_AUTOGRAD,
+    NO_GRAPH,
+    NO_OBJECT,
+    NO_PARAMETERS,
+    NO_STRUCTURE,
+    NO_TENSOR,
+    UNKNOWN,
+    Activation,
+    ActivationKind,
+    Autograd,
+    ClassInfo,
+    ConditionalLoss,
+    Grad,
+    GraphFacts,
+    Kind,
+    Loss,
+    LossKind,
+    ModuleRef,
+    ObjectFacts,
+    ParameterFacts,
+    Structure,
+    TensorFacts,
+    Value,
+    ValueChanges,
+    evolve,
+    join,
+)
+
+# --- constructed facts ------------------------------------------------------------------
+
+STMT = ast.parse("y = f(x)").body[0]
+CALL = ast.parse("f(x)", mode="eval").body
+assert isinstance(STMT, ast.stmt) and isinstance(CALL, ast.Call)
+
+
+def _loss(kind: LossKind) -> Loss:
+    return Loss(kind, ast.Constant(0), kind.value)
+
+
+DETACH, NO_GRAD, LITERAL, CONVERSION = map(
+    _loss, (LossKind.DETACH, LossKind.NO_GRAD, LossKind.LITERAL, LossKind.CONVERSION)
+)
+REWRAP = Loss(LossKind.REWRAP, ast.Constant(0), "torch.tensor(...)", wrapped_history=True)
+INERT_A, INERT_B = _loss(LossKind.NO_CREATE_GRAPH), _loss(LossKind.NO_CREATE_GRAPH)
+PHASE = ConditionalLoss(Condition("phase", "train", when=True), NO_GRAD)
+OTHER_PHASE = ConditionalLoss(Condition("mode", "train", when=True), NO_GRAD)
+
+TRACKED = Value(Grad.TRACKED, Kind.TENSOR)
+DETACHED = Value(Grad.UNTRACKED, Kind.TENSOR, DETACH)
+UNKNOWN_TENSOR = Value(kind=Kind.TENSOR)
+
+LINEAR = ModuleRef("torch.nn.Linear", layer=Layer("last", 3), self_contained=True)
+WIDER_LINEAR = ModuleRef("torch.nn.Linear", layer=Layer("last", 5), self_contained=True)
+RELU = ModuleRef("torch.nn.ReLU")
+NET = ClassInfo(ast.ClassDef(name="Net"), is_module=True)
+OTHER_NET = ClassInfo(ast.ClassDef(name="Other"), is_module=True)
+LOCAL_NET = ModuleRef(local=NET)
+FUNCTION = ast.FunctionDef(name="f")
+OTHER_FUNCTION = ast.FunctionDef(name="g")
+
+FREEZE = Freeze(ast.Constant(0), STMT, "model", "`model.requires_grad_(False)`")
+OTHER_FREEZE = Freeze(ast.Constant(0), STMT, "model", "`model.requires_grad_(False)`")
+OPTIMIZES = OptimizedParameters(CALL, STMT, "model", LINEAR)
+OTHER_OPTIMIZES = OptimizedParameters(CALL, STMT, "model", LINEAR)
+
+NODE_A, NODE_B, NODE_C = (SavedNode(ast.Constant(i), Saves.OUTPUT) for i in range(3))
+
+SOFTMAX = Activation(ActivationKind.SOFTMAX, ast.Constant(0), "F.softmax()")
+SIGMOID = Activation(ActivationKind.SIGMOID, ast.Constant(0), "torch.sigmoid()")
+
+
+def _ids(rows: list[tuple[Any, ...]]) -> list[str]:
+    return [row[0] for row in rows]
+
+
+# --- 1. each facet's join ---------------------------------------------------------------
+
+AUTOGRAD_JOINS = [
+    ("agreeing tracked", Autograd(Grad.TRACKED), Autograd(Grad.TRACKED), Autograd(Grad.TRACKED)),
+    ("tracked or cut is unknown", Autograd(Grad.TRACKED), Autograd(Grad.UNTRACKED, DETACH),
+     NO_AUTOGRAD),
+    ("the same cut stays", Autograd(Grad.UNTRACKED, DETACH), Autograd(Grad.UNTRACKED, DETACH),
+     Autograd(Grad.UNTRACKED, DETACH)),
+    ("a literal yields to a conversion", Autograd(Grad.UNTRACKED, LITERAL),
+     Autograd(Grad.UNTRACKED, CONVERSION), Autograd(Grad.UNTRACKED, CONVERSION)),
+    ("two different cuts give no reason", Autograd(Grad.UNTRACKED, DETACH),
+     Autograd(Grad.UNTRACKED, NO_GRAD), Autograd(Grad.UNTRACKED)),
+    ("a tracked rewrap root is dropped", Autograd(Grad.TRACKED, REWRAP),
+     Autograd(Grad.TRACKED, REWRAP), Autograd(Grad.TRACKED)),
+    ("a leaf on both paths", Autograd(Grad.TRACKED, leaf=True), Autograd(Grad.TRACKED, leaf=True),
+     Autograd(Grad.TRACKED, leaf=True)),
+    ("a leaf on one path", Autograd(Grad.TRACKED, leaf=True), Autograd(Grad.TRACKED),
+     Autograd(Grad.TRACKED)),
+    ("retain_grad on one path", Autograd(Grad.TRACKED, retains_grad=True),
+     Autograd(Grad.TRACKED), Autograd(Grad.TRACKED)),
+    ("inference tensors on both paths", Autograd(Grad.UNTRACKED, NO_GRAD, inference=True),
+     Autograd(Grad.UNTRACKED, NO_GRAD, inference=True),
+     Autograd(Grad.UNTRACKED, NO_GRAD, inference=True)),
+    ("an inference tensor on one path", Autograd(Grad.UNTRACKED, NO_GRAD, inference=True),
+     Autograd(Grad.UNTRACKED, NO_GRAD), Autograd(Grad.UNTRACKED, NO_GRAD)),
+    ("inert terms of both paths", Autograd(Grad.TRACKED, inert_terms=frozenset({INERT_A, INERT_B})),
+     Autograd(Grad.TRACKED, inert_terms=frozenset({INERT_B})),
+     Autograd(Grad.TRACKED, inert_terms=frozenset({INERT_B}))),
+    ("the same conditional grad mode", Autograd(unless=PHASE), Autograd(unless=PHASE),
+     Autograd(unless=PHASE)),
+    ("different conditional grad modes", Autograd(unless=PHASE), Autograd(unless=OTHER_PHASE),
+     NO_AUTOGRAD),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("case", "a", "b", "joined"), AUTOGRAD_JOINS, ids=_ids(AUTOGRAD_JOINS))
+def test_autograd_join(case: str, a: Autograd, b: Autograd, joined: Autograd) -> None:
+    assert a.join(b) == joined
+    assert b.join(a) == joined
+
+
+OBJECT_JOINS = [
+    ("the same module", ObjectFacts(LINEAR), ObjectFacts(LINEAR), ObjectFacts(LINEAR)),
+    ("one class built with other sizes", ObjectFacts(LINEAR), ObjectFacts(WIDER_LINEAR),
+     ObjectFacts(ModuleRef("torch.nn.Linear"))),
+    ("two torch.nn layers", ObjectFacts(LINEAR), ObjectFacts(RELU),
+     ObjectFacts(ModuleRef(kind=ModuleKind(False, "tensor")))),
+    ("a local module and a layer", ObjectFacts(LOCAL_NET), ObjectFacts(RELU), NO_OBJECT),
+    ("the same function", ObjectFacts(function=FUNCTION), ObjectFacts(function=FUNCTION),
+     ObjectFacts(function=FUNCTION)),
+    ("two functions", ObjectFacts(function=FUNCTION), ObjectFacts(function=OTHER_FUNCTION),
+     NO_OBJECT),
+    ("the same class", ObjectFacts(instance_of=NET), ObjectFacts(instance_of=NET),
+     ObjectFacts(instance_of=NET)),
+    ("two classes", ObjectFacts(instance_of=NET), ObjectFacts(instance_of=OTHER_NET), NO_OBJECT),
+    ("the same flag", ObjectFacts(const=True), ObjectFacts(const=True), ObjectFacts(const=True)),
+    ("1 is not True", ObjectFacts(const=1), ObjectFacts(const=True), NO_OBJECT),
+    ("two numbers", ObjectFacts(const=1), ObjectFacts(const=2), NO_OBJECT),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("case", "a", "b", "joined"), OBJECT_JOINS, ids=_ids(OBJECT_JOINS))
+def test_object_facts_join(case: str, a: ObjectFacts, b: ObjectFacts, joined: ObjectFacts) -> None:
+    assert a.join(b) == joined
+    assert b.join(a) == joined
+
+
+PARAMETER_JOINS = [
+    ("the same freeze", ParameterFacts(FREEZE), ParameterFacts(FREEZE), ParameterFacts(FREEZE)),
+    ("two freezes", ParameterFacts(FREEZE), ParameterFacts(OTHER_FREEZE), NO_PARAMETERS),
+    ("frozen on one path", ParameterFacts(FREEZE), NO_PARAMETERS, NO_PARAMETERS),
+    ("the same optimizer", ParameterFacts(optimizes=OPTIMIZES), ParameterFacts(optimizes=OPTIMIZES),
+     ParameterFacts(optimizes=OPTIMIZES)),
+    ("two optimizers", ParameterFacts(optimizes=OPTIMIZES),
+     ParameterFacts(optimizes=OTHER_OPTIMIZES), NO_PARAMETERS),
+    ("an optimizer on one path", ParameterFacts(optimizes=OPTIMIZES), NO_PARAMETERS,
+     NO_PARAMETERS),
+    ("each kept apart", ParameterFacts(FREEZE, OPTIMIZES), ParameterFacts(FREEZE),
+     ParameterFacts(FREEZE)),
+    ("nothing known", NO_PARAMETERS, NO_PARAMETERS, NO_PARAMETERS),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("case", "a", "b", "joined"), PARAMETER_JOINS, ids=_ids(PARAMETER_JOINS))
+def test_parameter_facts_join(
+    case: str, a: ParameterFacts, b: ParameterFacts, joined: ParameterFacts
+) -> None:
+    assert a.join(b) == joined
+    assert b.join(a) == joined
+
+
+JOINED = join(TRACKED, DETACHED)  # a tensor whose grad is unknown
+STRUCTURE_JOINS = [
+    ("elements joined one by one", Structure((TRACKED, DETACHED)), Structure((TRACKED, TRACKED)),
+     False, Structure((TRACKED, JOINED))),
+    ("tuples of other lengths", Structure((TRACKED,)), Structure((TRACKED, TRACKED)), False,
+     NO_STRUCTURE),
+    ("a named tuple's fields", Structure((TRACKED, DETACHED), ("values", "indices")),
+     Structure((TRACKED, DETACHED), ("values", "indices")), False,
+     Structure((TRACKED, DETACHED), ("values", "indices"))),
+    ("fields known on one path", Structure((TRACKED, DETACHED), ("values", "indices")),
+     Structure((TRACKED, DETACHED)), False, Structure((TRACKED, DETACHED))),
+    ("dicts with other keys", Structure((TRACKED,), ("loss",)), Structure((TRACKED,), ("acc",)),
+     True, NO_STRUCTURE),
+    ("dicts with the same keys", Structure((TRACKED,), ("loss",)),
+     Structure((DETACHED,), ("loss",)), True, Structure((JOINED,), ("loss",))),
+    ("items on both paths", Structure(items=TRACKED), Structure(items=DETACHED), False,
+     Structure(items=JOINED)),
+    ("items on one path", Structure(items=TRACKED), NO_STRUCTURE, False, NO_STRUCTURE),
+    ("fields without elements", Structure(fields=("a",)), Structure(fields=("a",)), False,
+     NO_STRUCTURE),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("case", "a", "b", "mapping", "joined"), STRUCTURE_JOINS, ids=_ids(STRUCTURE_JOINS)
+)
+def test_structure_join(
+    case: str, a: Structure, b: Structure, mapping: bool, joined: Structure
+) -> None:
+    assert a.join(b, join, mapping=mapping) == joined
+    assert b.join(a, join, mapping=mapping) == joined
+
+
+def test_the_list_rules_of_structure() -> None:
+    """An empty list absorbs into a list of items; known elements and known items mix into
+    items; two lists of elements do not mix."""
+    empty, appended = Structure(elements=()), Structure(items=TRACKED)
+    assert appended.absorbs(empty)
+    assert not empty.absorbs(appended)
+    assert not appended.absorbs(Structure(items=DETACHED))
+    mixed = Structure(elements=(TRACKED,)).mixed(Structure(items=DETACHED), join)
+    assert mixed == Structure(items=JOINED)
+    assert Structure(items=DETACHED).mixed(Structure(elements=(TRACKED,)), join) == mixed
+    assert Structure(elements=(TRACKED,)).mixed(Structure(elements=(DETACHED,)), join) is None
+
+
+def test_the_list_rules_decide_the_joined_value() -> None:
+    """`xs = []` before a loop appending to it: the join is the appended list, other facts
+    and all; a list of elements on one path and of items on the other: a list of items."""
+    empty = Value(Grad.UNTRACKED, Kind.SEQUENCE, LITERAL, elements=(), origin=STMT)
+    appended = Value(kind=Kind.SEQUENCE, items=TRACKED, origin=STMT)
+    assert join(empty, appended) == appended
+    assert join(appended, empty) == appended
+    listed = Value(Grad.UNTRACKED, Kind.SEQUENCE, LITERAL, elements=(DETACHED,))
+    assert join(listed, appended) == Value(kind=Kind.SEQUENCE, items=JOINED)
+
+
+GRAPH_JOINS = [
+    ("nodes of both paths", GraphFacts(frozenset({NODE_A, NODE_B})),
+     GraphFacts(frozenset({NODE_B})), GraphFacts(frozenset({NODE_B}))),
+    ("disjoint paths", GraphFacts(frozenset({NODE_A})), GraphFacts(frozenset({NODE_B})), NO_GRAPH),
+    ("saved on both paths", GraphFacts(saved_in=frozenset({NODE_C})),
+     GraphFacts(saved_in=frozenset({NODE_C, NODE_A})), GraphFacts(saved_in=frozenset({NODE_C}))),
+    ("each kept apart", GraphFacts(frozenset({NODE_A}), frozenset({NODE_C})),
+     GraphFacts(frozenset({NODE_A}), frozenset()), GraphFacts(frozenset({NODE_A}))),
+    ("a path with no graph", GraphFacts(frozenset({NODE_A})), NO_GRAPH, NO_GRAPH),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("case", "a", "b", "joined"), GRAPH_JOINS, ids=_ids(GRAPH_JOINS))
+def test_graph_facts_join(case: str, a: GraphFacts, b: GraphFacts, joined: GraphFacts) -> None:
+    assert a.join(b) == joined
+    assert b.join(a) == joined
+
+
+TENSOR_JOINS = [
+    ("the same shape", TensorFacts(Shape((4, 10), exact=True)),
+     TensorFacts(Shape((4, 10), exact=True)), TensorFacts(Shape((4, 10), exact=True))),
+    ("batches of other sizes", TensorFacts(Shape((4, 10), exact=True)),
+     TensorFacts(Shape((5, 10), exact=True)), TensorFacts(Shape((None, 10), exact=True))),
+    ("other ranks", TensorFacts(Shape((4, 10), exact=True)), TensorFacts(Shape((10,), exact=True)),
+     TensorFacts(Shape((10,)))),
+    ("a shape on one path", TensorFacts(Shape((4, 10), exact=True)), NO_TENSOR, NO_TENSOR),
+    ("the same activation", TensorFacts(activation=SOFTMAX), TensorFacts(activation=SOFTMAX),
+     TensorFacts(activation=SOFTMAX)),
+    ("two activations", TensorFacts(activation=SOFTMAX), TensorFacts(activation=SIGMOID),
+     NO_TENSOR),
+    ("an activation on one path", TensorFacts(activation=SOFTMAX), NO_TENSOR, NO_TENSOR),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("case", "a", "b", "joined"), TENSOR_JOINS, ids=_ids(TENSOR_JOINS))
+def test_tensor_facts_join(case: str, a: TensorFacts, b: TensorFacts, joined: TensorFacts) -> None:
+    assert a.join(b) == joined
+    assert b.join(a) == joined
+
+
+FACET_JOINS: list[tuple[str, Any, Any, Any]] = [
+    *AUTOGRAD_JOINS,
+    *OBJECT_JOINS,
+    *PARAMETER_JOINS,
+    *GRAPH_JOINS,
+    *TENSOR_JOINS,
+]
+
+
+@pytest.mark.parametrize(("case", "a", "b", "joined"), FACET_JOINS, ids=_ids(FACET_JOINS))
+def test_a_join_is_idempotent(case: str, a: Any, b: Any, joined: Any) -> None:
+    """Joining a path with itself keeps what it has, except a tracked value's rewrap root
+    (see `Autograd.join`)."""
+    expected = a
+    if isinstance(a, Autograd) and a.grad is not Grad.UNTRACKED:
+        expected = dataclasses.replace(a, loss=None)
+    assert a.join(a) == expected
+    assert joined.join(joined) == joined
+
+
+def _values() -> list[Value]:
+    return [
+        TRACKED,
+        DETACHED,
+        UNKNOWN_TENSOR,
+        Value(Grad.TRACKED, Kind.TENSOR, leaf=True, shape=Shape((3,), exact=True)),
+        Value(kind=Kind.MODULE, module=LINEAR, instance_of=NET, frozen=FREEZE),
+        Value(kind=Kind.OTHER, optimizes=OPTIMIZES, origin=STMT),
+        Value(Grad.UNTRACKED, Kind.SEQUENCE, LITERAL, elements=(TRACKED, DETACHED)),
+        Value(Grad.TRACKED, Kind.TENSOR, graph=frozenset({NODE_A}), activation=SOFTMAX),
+        Value(Grad.UNTRACKED, Kind.SCALAR, CONVERSION, const=3),
+    ]
+
+
+@pytest.mark.parametrize("a", _values())
+@pytest.mark.parametrize("b", _values())
+def test_the_value_join_is_the_composition_of_the_facet_joins(a: Value, b: Value) -> None:
+    joined = join(a, b)
+    if a == b:
+        assert joined is a
+        return
+    assert joined == Value.composed(
+        a.kind if a.kind is b.kind else Kind.UNKNOWN,
+        origin=a.origin if a.origin is b.origin else None,
+        carries=a.carries | b.carries,
+        autograd=a.autograd.join(b.autograd),
+        object_facts=a.object_facts.join(b.object_facts),
+        parameter_facts=a.parameter_facts.join(b.parameter_facts),
+        structure=a.structure.join(b.structure, join, mapping=False),
+        graph_facts=a.graph_facts.join(b.graph_facts),
+        tensor_facts=a.tensor_facts.join(b.tensor_facts),
+    )
+    assert join(b, a) == joined
+
+
+def test_a_missing_path_is_the_other_one() -> None:
+    assert join(None, TRACKED) is TRACKED
+    assert join(TRACKED, None) is TRACKED
+    assert join(None, None) is UNKNOWN
+
+
+# --- 2. building and evolving route each flat fact to its facet --------------------------
+
+# A non-default sample of every flat fact, and the facet holding it.
+FLAT_FACTS: list[tuple[str, str, object]] = [
+    ("grad", "autograd", Grad.TRACKED),
+    ("loss", "autograd", DETACH),
+    ("leaf", "autograd", True),
+    ("retains_grad", "autograd", True),
+    ("inference", "autograd", True),
+    ("unless", "autograd", PHASE),
+    ("inert_terms", "autograd", frozenset({INERT_A})),
+    ("module", "object_facts", LINEAR),
+    ("function", "object_facts", FUNCTION),
+    ("instance_of", "object_facts", NET),
+    ("const", "object_facts", 0),
+    ("frozen", "parameter_facts", FREEZE),
+    ("optimizes", "parameter_facts", OPTIMIZES),
+    ("elements", "structure", ()),
+    ("fields", "structure", ("loss",)),
+    ("items", "structure", TRACKED),
+    ("graph", "graph_facts", frozenset({NODE_A})),
+    ("saved_in", "graph_facts", frozenset({NODE_B})),
+    ("shape", "tensor_facts", Shape((2,), exact=True)),
+    ("activation", "tensor_facts", SIGMOID),
+]
+FACETS = {
+    "autograd": NO_AUTOGRAD,
+    "object_facts": NO_OBJECT,
+    "parameter_facts": NO_PARAMETERS,
+    "structure": NO_STRUCTURE,
+    "graph_facts": NO_GRAPH,
+    "tensor_facts": NO_TENSOR,
+}
+OWN = {"kind", "origin", "carries"}
+
+
+def test_every_flat_fact_has_one_facet_a_property_and_a_keyword() -> None:
+    """Adding a fact to a facet means adding its flat name everywhere it is routed."""
+    facet_fields = {
+        f.name: facet for facet, default in FACETS.items() for f in dataclasses.fields(default)
+    }
+    assert facet_fields == {name: facet for name, facet, _ in FLAT_FACTS}
+    assert {f.name for f in dataclasses.fields(Value)} == OWN | set(FACETS)
+    keywords = set(inspect.signature(Value.__init__).parameters) - {"self"}
+    assert keywords == OWN | set(facet_fields)
+    assert set(ValueChanges.__annotations__) == OWN | set(facet_fields) | set(FACETS)
+    for name in facet_fields:
+        assert isinstance(inspect.getattr_static(Value, name), property), name
+
+
+@pytest.mark.parametrize(("name", "facet", "sample"), FLAT_FACTS, ids=[f[0] for f in FLAT_FACTS])
+def test_building_and_evolving_route_a_flat_fact_to_its_facet(
+    name: str, facet: str, sample: object
+) -> None:
+    built = Value(kind=Kind.TENSOR, **{name: sample})
+    evolved = evolve(UNKNOWN_TENSOR, **{name: sample})  # type: ignore[misc]
+    for value in (built, evolved):
+        assert getattr(value, name) == sample
+        assert getattr(getattr(value, facet), name) == sample
+        for other, default in FACETS.items():
+            if other != facet:
+                assert getattr(value, other) is default
+    assert getattr(UNKNOWN_TENSOR, facet) is FACETS[facet]  # (not changed in place)
+
+
+def test_evolve_keeps_facets_it_does_not_change() -> None:
+    value = Value(Grad.TRACKED, Kind.TENSOR, module=LINEAR, shape=Shape((3,), exact=True))
+    moved = evolve(value, origin=STMT, carries=frozenset())
+    assert moved.origin is STMT and value.origin is None
+    assert all(getattr(moved, facet) is getattr(value, facet) for facet in FACETS)
+    reshaped = evolve(value, shape=UNKNOWN_SHAPE, grad=Grad.UNKNOWN, leaf=False)
+    assert reshaped.object_facts is value.object_facts
+    assert reshaped.autograd == NO_AUTOGRAD and reshaped.tensor_facts == NO_TENSOR
+    whole = evolve(value, structure=Structure(items=TRACKED), items=DETACHED)
+    assert whole.structure == Structure(items=DETACHED)
+
+
+def test_a_value_of_defaults_shares_the_default_facets() -> None:
+    assert all(getattr(Value(), facet) is default for facet, default in FACETS.items())
+    assert Value() == UNKNOWN and hash(Value()) == hash(UNKNOWN)
+
+
+# --- 3. the facts the interpreter binds to a name ----------------------------------------
+
+PRELUDE = (
+    "import torch\nfrom torch import nn\nimport torch.nn.functional as F\n"
+    "model = nn.Linear(2, 2)\nx = torch.randn(3, 2)\n"
+)
+_MARK = re.compile(r"#\s*<-\s*(\w+)")
+
+
+def fact_at(snippet: str, monkeypatch: pytest.MonkeyPatch) -> Value:
+    """The value bound to the name marked `# <- name` on one line of `snippet` (after a
+    prelude defining `model = nn.Linear(2, 2)` and `x`), once the interpreter has run the
+    statement starting on that line, the last time it ran it (loops run more than once)."""
+    source = PRELUDE + textwrap.dedent(snippet)
+    marks = [
+        (number, found.group(1))
+        for number, line in enumerate(source.splitlines(), 1)
+        if (found := _MARK.search(line))
+    ]
+    assert len(marks) == 1, marks
+    ((line, name),) = marks
+    seen: list[Value] = []
+    run_stmt = FunctionInterpreter.run_stmt
+
+    def recording(self: FunctionInterpreter, stmt: ast.stmt) -> None:
+        run_stmt(self, stmt)
+        if stmt.lineno == line and self.env is not None and name in self.env:
+            seen.append(self.env[name])
+
+    monkeypatch.setattr(FunctionInterpreter, "run_stmt", recording)
+    analyse_module(ast.parse(source), source)
+    assert seen, f"`{name}` is not bound after line {line}"
+    return seen[-1]
+
+
+def _read(facet: object, path: str) -> object:
+    """`loss.kind`, `elements.0.grad`: attributes and tuple indices from `facet`."""
+    found = facet
+    for part in path.split("."):
+        found = found[int(part)] if part.isdigit() else getattr(found, part)  # type: ignore[index]
+    return found
+
+
+def _check(value: Value, facet: str, kind: Kind, expected: dict[str, object]) -> None:
+    assert value.kind is kind
+    for path, want in expected.items():
+        got = _read(getattr(value, facet), path)
+        if callable(want) and not isinstance(want, type):
+            assert want(got), (path, got)
+        else:
+            assert got == want, (path, got)
+
+
+def _saves(*kinds: Saves) -> Callable[[frozenset[SavedNode]], bool]:
+    """The nodes are one per kind given, saving that."""
+    return lambda nodes: sorted(n.saves.value for n in nodes) == sorted(k.value for k in kinds)
+
+
+def _no_create_graph(terms: frozenset[Loss]) -> bool:
+    return [term.kind for term in terms] == [LossKind.NO_CREATE_GRAPH]
+
+
+T, U, N = Grad.TRACKED, Grad.UNTRACKED, Grad.UNKNOWN
+AUTOGRAD_FACTS = [
+    ("module output", "h = model(x)  # <- h", Kind.TENSOR,
+     {"grad": T, "leaf": False, "loss": None}),
+    ("detach", "h = model(x).detach()  # <- h", Kind.TENSOR,
+     {"grad": U, "loss.kind": LossKind.DETACH, "leaf": True}),
+    (".data", "h = model(x).data  # <- h", Kind.TENSOR,
+     {"grad": U, "loss.kind": LossKind.DETACH, "loss.description": ".data"}),
+    (".item()", "v = model(x).sum().item()  # <- v", Kind.SCALAR,
+     {"grad": U, "loss.kind": LossKind.CONVERSION, "loss.description": ".item()"}),
+    ("no_grad", "with torch.no_grad():\n    h = model(x)  # <- h", Kind.TENSOR,
+     {"grad": U, "loss.kind": LossKind.NO_GRAD, "loss.grad_off.description": "torch.no_grad()"}),
+    ("rewrap", "t = torch.tensor(model(x))  # <- t", Kind.TENSOR,
+     {"grad": U, "loss.kind": LossKind.REWRAP, "loss.wrapped_history": True}),
+    ("leaf parameter", "w = torch.zeros(3, requires_grad=True)  # <- w", Kind.TENSOR,
+     {"grad": T, "leaf": True}),
+    ("factory", "z = torch.zeros(3)  # <- z", Kind.TENSOR,
+     {"grad": U, "loss.kind": LossKind.FACTORY, "leaf": True}),
+    ("argmax", "i = model(x).argmax(1)  # <- i", Kind.TENSOR,
+     {"grad": U, "loss.kind": LossKind.NON_DIFFERENTIABLE}),
+    ("literal", "n = 0.0  # <- n", Kind.SCALAR, {"grad": U, "loss.kind": LossKind.LITERAL}),
+    ("inference_mode", "with torch.inference_mode():\n    e = torch.ones(2)  # <- e",
+     Kind.TENSOR, {"inference": True}),
+    ("retain_grad", "h = model(x)\nh.retain_grad()\ng = h  # <- g", Kind.TENSOR,
+     {"grad": T, "retains_grad": True}),
+    ("autograd.grad", "w = torch.ones(3, requires_grad=True)\n"
+     "g = torch.autograd.grad(w.sum(), w)[0]  # <- g", Kind.TENSOR,
+     {"grad": U, "loss.kind": LossKind.NO_CREATE_GRAPH}),
+    ("gradient penalty", "w = torch.ones(3, requires_grad=True)\n"
+     "g = torch.autograd.grad(w.sum(), w)[0]\nloss = w.sum() + g.sum()  # <- loss", Kind.TENSOR,
+     {"grad": T, "inert_terms": _no_create_graph}),
+    ("set_grad_enabled(test)", "def run(phase):\n"
+     "    with torch.set_grad_enabled(phase == 'train'):\n        h = model(x)  # <- h",
+     Kind.TENSOR, {"grad": N, "unless.condition.key": "phase",
+                   "unless.loss.kind": LossKind.NO_GRAD}),
+    ("detached on one path", "h = model(x)\nif input():\n    h = h.detach()\nk = h  # <- k",
+     Kind.TENSOR, {"grad": N, "loss": None, "leaf": False}),
+]  # fmt: skip
+
+
+OBJECT_FACTS = [
+    ("torch.nn layer", "m = nn.Linear(2, 1)  # <- m", Kind.MODULE,
+     {"module.qualified": "torch.nn.Linear", "module.self_contained": True}),
+    ("in-place layer", "m = nn.ReLU(inplace=True)  # <- m", Kind.MODULE,
+     {"module.qualified": "torch.nn.ReLU", "module.inplace": True}),
+    ("Sequential ending in softmax",
+     "m = nn.Sequential(nn.Linear(2, 3), nn.Softmax(dim=1))  # <- m", Kind.MODULE,
+     {"module.qualified": "torch.nn.Sequential", "module.applies.kind": ActivationKind.SOFTMAX,
+      "module.saves_input": True}),
+    ("module of the file", "class Net(nn.Module):\n    def forward(self, x):\n        return x\n"
+     "net = Net()  # <- net", Kind.MODULE,
+     {"module.local.node.name": "Net", "instance_of.node.name": "Net"}),
+    ("function of the file", "def f():\n    return 1\ng = f  # <- g", Kind.FUNCTION,
+     {"function.name": "f"}),
+    ("instance", "class C:\n    pass\nc = C()  # <- c", Kind.INSTANCE,
+     {"instance_of.node.name": "C", "module": None}),
+    ("class", "class C:\n    pass\nk = C  # <- k", Kind.CLASS, {"instance_of.node.name": "C"}),
+    ("flag", "flag = True  # <- flag", Kind.SCALAR, {"const": True}),
+    ("loop bound", "n = 3  # <- n", Kind.SCALAR, {"const": 3}),
+    ("one layer of other sizes", "if input():\n    m = nn.Linear(2, 3)\nelse:\n"
+     "    m = nn.Linear(4, 3)\nk = m  # <- k", Kind.MODULE,
+     {"module.qualified": "torch.nn.Linear", "module.layer": None}),
+    ("two layers", "if input():\n    m = nn.Linear(2, 3)\nelse:\n    m = nn.ReLU()\nk = m  # <- k",
+     Kind.MODULE, {"module.qualified": None, "module.kind": ModuleKind(False, "tensor")}),
+    ("1 or True", "if input():\n    n = 1\nelse:\n    n = True\nk = n  # <- k", Kind.SCALAR,
+     {"const": None}),
+]  # fmt: skip
+
+
+PARAMETER_FACTS = [
+    ("SGD on a model", "opt = torch.optim.SGD(model.parameters(), lr=0.1)  # <- opt", Kind.OTHER,
+     {"optimizes.key": "model", "optimizes.module.qualified": "torch.nn.Linear",
+      "optimizes.stale": None}),
+    ("Adam on a model", "opt = torch.optim.Adam(model.parameters())  # <- opt", Kind.OTHER,
+     {"optimizes.key": "model"}),
+    ("optimizer of unknown parameters", "opt = torch.optim.SGD(input(), lr=0.1)  # <- opt",
+     Kind.OTHER, {"optimizes": None}),
+    ("model replaced after", "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+     "model = nn.Linear(2, 2)\no = opt  # <- o", Kind.OTHER,
+     {"optimizes.key": "model", "optimizes.stale": lambda stale: stale is not None}),
+    ("optimizer by path", "if input():\n    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+     "else:\n    opt = torch.optim.Adam(model.parameters())\no = opt  # <- o", Kind.OTHER,
+     {"optimizes": None}),
+    ("frozen by a loop", "for p in model.parameters():\n    p.requires_grad = False\n"
+     "m = model  # <- m", Kind.MODULE,
+     {"frozen.key": "model", "frozen.description": "a loop over `model.parameters()`"}),
+    ("frozen by requires_grad_", "model.requires_grad_(False)\nm = model  # <- m", Kind.MODULE,
+     {"frozen.description": "`model.requires_grad_(False)`"}),
+    ("one parameter frozen", "model.weight.requires_grad = False\nm = model  # <- m",
+     Kind.MODULE, {"frozen": None}),
+    ("frozen on one path", "if input():\n    model.requires_grad_(False)\nm = model  # <- m",
+     Kind.MODULE, {"frozen": None}),
+    ("frozen then unfrozen", "model.requires_grad_(False)\nmodel.requires_grad_(True)\n"
+     "m = model  # <- m", Kind.MODULE, {"frozen": None}),
+]  # fmt: skip
+
+
+STRUCTURE_FACTS = [
+    ("tuple", "t = (model(x), 1)  # <- t", Kind.SEQUENCE,
+     {"elements.0.grad": T, "elements.1.const": 1, "items": None}),
+    ("empty list", "xs = []  # <- xs", Kind.SEQUENCE, {"elements": (), "items": None}),
+    ("appended outputs", "xs = []\nfor _ in range(3):  # <- xs\n    xs.append(model(x))",
+     Kind.SEQUENCE, {"elements": None, "items.grad": T}),
+    ("appended numbers", "xs = []\nfor _ in range(3):  # <- xs\n"
+     "    xs.append(model(x).sum().item())", Kind.SEQUENCE,
+     {"items.grad": U, "items.loss.kind": LossKind.CONVERSION}),
+    ("comprehension", "ys = [model(x) for _ in range(3)]  # <- ys", Kind.SEQUENCE,
+     {"items.grad": T}),
+    ("max along a dim", "r = torch.max(model(x), 1)  # <- r", Kind.SEQUENCE,
+     {"fields": ("values", "indices"), "elements.0.grad": T, "elements.1.grad": U}),
+    ("dict literal", "d = {'loss': model(x).sum(), 'n': 1}  # <- d", Kind.MAPPING,
+     {"fields": ("loss", "n"), "elements.0.grad": T}),
+    ("unpacked and repacked", "a, b = model(x), 2\nt = (b, a)  # <- t", Kind.SEQUENCE,
+     {"elements.0.const": 2, "elements.1.grad": T}),
+    ("tuples joined", "if input():\n    t = (model(x), 1)\nelse:\n    t = (model(x), 2)\n"
+     "k = t  # <- k", Kind.SEQUENCE, {"elements.0.grad": T, "elements.1.const": None}),
+    ("tuples of other lengths", "if input():\n    t = (model(x), 1)\nelse:\n"
+     "    t = (model(x),)\nk = t  # <- k", Kind.SEQUENCE, {"elements": None}),
+    ("dicts with other keys", "if input():\n    d = {'a': 1}\nelse:\n    d = {'b': 1}\n"
+     "k = d  # <- k", Kind.MAPPING, {"elements": None, "fields": None}),
+]  # fmt: skip
+
+
+LEAF = "w = torch.randn(3, requires_grad=True)\n"
+GRAPH_FACTS = [
+    ("exp saves its output", LEAF + "h = w.exp()  # <- h", Kind.TENSOR,
+     {"graph": _saves(Saves.OUTPUT), "saved_in": _saves(Saves.OUTPUT)}),
+    ("sigmoid saves its output", LEAF + "h = torch.sigmoid(w)  # <- h", Kind.TENSOR,
+     {"saved_in": _saves(Saves.OUTPUT)}),
+    ("mul saves its inputs", LEAF + "h = w * w  # <- h", Kind.TENSOR,
+     {"graph": _saves(Saves.INPUTS), "saved_in": frozenset()}),
+    ("a reduction keeps the graph", LEAF + "h = (w * w).sum()  # <- h", Kind.TENSOR,
+     {"graph": _saves(Saves.INPUTS)}),
+    ("a Linear layer saves its input", "h = model(x)  # <- h", Kind.TENSOR,
+     {"graph": _saves(Saves.INPUTS)}),
+    ("add saves nothing", LEAF + "h = w + 1  # <- h", Kind.TENSOR,
+     {"graph": frozenset(), "saved_in": frozenset()}),
+    ("detach leaves the graph", LEAF + "h = w.exp().detach()  # <- h", Kind.TENSOR,
+     {"graph": frozenset(), "saved_in": frozenset()}),
+    ("history through two nodes", LEAF + "h = torch.tanh(w)\nk = h * 2  # <- k", Kind.TENSOR,
+     {"graph": _saves(Saves.OUTPUT, Saves.INPUTS), "saved_in": frozenset()}),
+    ("one node per branch", LEAF + "if input():\n    h = w.exp()\nelse:\n    h = w.sigmoid()\n"
+     "k = h  # <- k", Kind.TENSOR, {"graph": _saves(Saves.OTHER), "saved_in": _saves(Saves.OTHER)}),
+    ("a node on every path", LEAF + "h = w.exp()\nif input():\n    h = h.exp()\nk = h  # <- k",
+     Kind.TENSOR, {"graph": _saves(Saves.OUTPUT), "saved_in": _saves(Saves.OTHER)}),
+]  # fmt: skip
+
+
+TENSOR_FACTS = [
+    ("factory with sizes", "a = torch.randn(4, 10)  # <- a", Kind.TENSOR,
+     {"shape": Shape((4, 10), exact=True), "activation": None}),
+    ("Linear with sizes", "y = nn.Linear(10, 2)(torch.randn(4, 10))  # <- y", Kind.TENSOR,
+     {"shape": Shape((4, 2), exact=True), "activation.kind": ActivationKind.LOGITS}),
+    ("Embedding with sizes", "e = nn.Embedding(100, 16)(torch.zeros(3, dtype=torch.long))  # <- e",
+     Kind.TENSOR, {"shape": Shape((3, 16), exact=True)}),
+    ("full reduction", "s = torch.randn(4, 10).sum()  # <- s", Kind.TENSOR,
+     {"shape": Shape((), exact=True)}),
+    ("flattened", "z = torch.randn(4, 10).view(40)  # <- z", Kind.TENSOR,
+     {"shape.not_single": True}),
+    ("batches of other sizes", "if input():\n    a = torch.randn(4, 10)\nelse:\n"
+     "    a = torch.randn(5, 10)\nk = a  # <- k", Kind.TENSOR,
+     {"shape": Shape((None, 10), exact=True)}),
+    ("softmax", "p = torch.softmax(x, dim=1)  # <- p", Kind.TENSOR,
+     {"activation.kind": ActivationKind.SOFTMAX, "activation.functional": True}),
+    ("sigmoid", "p = torch.sigmoid(x)  # <- p", Kind.TENSOR,
+     {"activation.kind": ActivationKind.SIGMOID}),
+    ("log_softmax", "q = F.log_softmax(x, 1)  # <- q", Kind.TENSOR,
+     {"activation.kind": ActivationKind.LOG_SOFTMAX}),
+    ("a view keeps the activation", "p = torch.softmax(x, 1).view(-1)  # <- p", Kind.TENSOR,
+     {"activation.kind": ActivationKind.SOFTMAX}),
+    ("arithmetic clears it", "q = torch.softmax(x, 1) * 2  # <- q", Kind.TENSOR,
+     {"activation": None, "shape": Shape((3, 2), exact=True)}),
+    ("Sequential ending in Sigmoid", "o = nn.Sequential(nn.Linear(2, 3), nn.Sigmoid())(x)  # <- o",
+     Kind.TENSOR, {"activation.kind": ActivationKind.SIGMOID, "activation.layer": True,
+                   "shape": Shape((3, 3), exact=True)}),
+]  # fmt: skip
+
+
+FACTS = [
+    *(("autograd", *row) for row in AUTOGRAD_FACTS),
+    *(("object_facts", *row) for row in OBJECT_FACTS),
+    *(("parameter_facts", *row) for row in PARAMETER_FACTS),
+    *(("structure", *row) for row in STRUCTURE_FACTS),
+    *(("graph_facts", *row) for row in GRAPH_FACTS),
+    *(("tensor_facts", *row) for row in TENSOR_FACTS),
+]
+
+
+@pytest.mark.parametrize(
+    ("facet", "case", "snippet", "kind", "expected"),
+    FACTS,
+    ids=[f"{row[0]}: {row[1]}" for row in FACTS],
+)
+def test_the_fact_at_a_marked_name(
+    facet: str,
+    case: str,
+    snippet: str,
+    kind: Kind,
+    expected: dict[str, object],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The kind and facet facts the interpreter binds to the marked name."""
+    _check(fact_at(snippet, monkeypatch), facet, kind, expected)

@@ -1,0 +1,43 @@
+"""Direct tests of `gradguard.analysis.walk`: the same nodes in the same order as `ast`."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import pytest
+
+from gradguard.analysis.walk import children, module_nodes, walk
+
+SOURCES = [
+    "x = 1",
+    "loss = model(x).sum()\nloss.backward()",
+    "for i, (a, b) in enumerate(zip(xs, ys)):\n    if a:\n        b += [c for c in a if c]\n",
+    "@torch.no_grad()\ndef f(x, *args, k=1, **kw):\n    return lambda y: {**kw, 'y': y}",
+    "class Net(nn.Module):\n    def forward(self, x):\n        with a as b, c:\n            pass",
+    "match x:\n    case [1, *rest] if rest:\n        y = f'{rest!r:>4}'",
+    "try:\n    pass\nexcept (A, B) as e:\n    raise\nfinally:\n    del a[1:2, ::3]",
+]
+
+
+@pytest.mark.parametrize("source", SOURCES)
+def test_walk_visits_what_ast_walk_visits_in_the_same_order(source: str) -> None:
+    tree = ast.parse(textwrap.dedent(source))
+    assert walk(tree) == list(ast.walk(tree))
+    for node in ast.walk(tree):
+        assert walk(node) == list(ast.walk(node))
+
+
+@pytest.mark.parametrize("source", SOURCES)
+def test_children_are_the_direct_children(source: str) -> None:
+    for node in ast.walk(ast.parse(source)):
+        assert children(node) == list(ast.iter_child_nodes(node))
+
+
+def test_a_module_is_walked_once() -> None:
+    tree = ast.parse(SOURCES[1])
+    first = module_nodes(tree)
+    assert first == tuple(ast.walk(tree))
+    assert module_nodes(tree) is first
+    other = ast.parse(SOURCES[1])
+    assert module_nodes(other) is not first
