@@ -189,6 +189,42 @@ class ModuleCalls(ExpressionEvaluator):
         """`model(x)`: outputs follow the module's kind and the grad mode."""
         if (site := self.site(call, call.func, Value(kind=Kind.MODULE, module=module))) is not None:
             self.emit(ModuleCall(module.qualified or "", **site))
+        if module.steps is not None and self.mode.enabled is True and len(args) == 1:
+            return self._steps_output(call, module.steps, args)
+        return self._module_output(call, module, args, frozen)
+
+    def _steps_output(self, call: ast.Call, steps: tuple[Value, ...], args: list[Value]) -> Value:
+        """An nn.Sequential holding module classes of this file (see `ModuleRef.steps`): each
+        layer's call in turn, seen at the container's call (one event, the container's), the
+        output of one the input of the next. A torch.nn layer after the first computes from
+        an output no name holds: only its autograd state and shape are followed."""
+        output = args[0]
+        for index, step in enumerate(steps):
+            ref = step.module
+            assert ref is not None
+            if index == 0 or ref.local is not None:
+                output = self._module_output(call, ref, [output], step.frozen)
+                continue
+            kind = ref.kind or api.nn_module_kind(ref.qualified or "")
+            assert kind is not None
+            result = self.tensor_op(call, [output])
+            if kind.has_parameters and not self.module.freezes_parameters:
+                result = evolve(result, grad=Grad.TRACKED, loss=None)
+            elif kind.has_parameters and result.grad is Grad.UNTRACKED:
+                result = evolve(UNKNOWN, kind=Kind.TENSOR)
+            if ref.layer is not None:
+                result = evolve(result, shape=ref.layer.output(shape_of(output)))
+            output = result
+        return output
+
+    def _module_output(
+        self,
+        call: ast.Call,
+        module: ModuleRef,
+        args: list[Value],
+        frozen: params.Freeze | None = None,
+    ) -> Value:
+        """What calling `module` at `call` with `args` returns (see `module_call`)."""
         if module.qualified is not None:
             loss_name = api.LOSS_MODULES.get(module.qualified.rsplit(".", 1)[-1])
             if loss_name is not None and module.qualified.startswith("torch.nn."):

@@ -65,6 +65,26 @@ def _sequential_kind(layers: list[Value]) -> api.ModuleKind | None:
     return api.ModuleKind(has_parameters, "tensor") if layers else None
 
 
+def _local_steps(call: ast.Call, layers: list[Value]) -> tuple[Value, ...] | None:
+    """The layers of `nn.Sequential(Block(8), nn.Linear(8, 1))` when one is a module class of
+    this file and every other is a torch.nn layer returning a tensor, not working in place
+    (calling the container runs them in order); None otherwise."""
+    if call.keywords or len(layers) != len(call.args) or not layers:
+        return None
+    local = False
+    for expr, layer in zip(call.args, layers, strict=True):
+        ref = layer.module
+        if isinstance(expr, ast.Starred) or layer.kind is not Kind.MODULE or ref is None:
+            return None
+        if ref.local is not None and ref.local.is_module:
+            local = True
+            continue
+        kind = ref.kind or (api.nn_module_kind(ref.qualified) if ref.qualified else None)
+        if kind is None or kind.output != "tensor" or ref.inplace or ref.steps is not None:
+            return None
+    return tuple(layers) if local else None
+
+
 def _layer_clashes(exprs: list[ast.expr], layers: list[Value]) -> tuple[LayerClash, ...]:
     """The pairs of consecutive layers of `nn.Sequential(*exprs)` where an in-place layer
     changes the output the layer before it keeps for backward."""
@@ -252,6 +272,7 @@ class TorchCalls(ModuleCalls):
                 saves_input=first_saves,
                 applies=activations.of_sequential(call, args),
                 clashes=_layer_clashes(call.args, args),
+                steps=_local_steps(call, args),
             )
             return Value(kind=Kind.MODULE, module=module)
         module_kind = api.nn_module_kind(qualified)

@@ -191,6 +191,9 @@ class ModuleRef:
     applies: Activation | None = None
     # An nn.Sequential's in-place layers that change what the layer before them saved.
     clashes: tuple[LayerClash, ...] = ()
+    # An nn.Sequential holding a module class of this file: its layers, each a module value
+    # (classes of this file, or torch.nn layers that do not work in place), run in order.
+    steps: tuple[Value, ...] | None = None
 
 
 def evolve_module(module: ModuleRef, layer: Layer | None) -> ModuleRef:
