@@ -338,6 +338,11 @@ def _inside(stmt: ast.stmt, loop: LoopNode) -> bool:
     return loop.lineno < stmt.lineno <= end
 
 
+def _holds(function: ast.FunctionDef | ast.AsyncFunctionDef, loop: LoopNode) -> bool:
+    """True when `loop` is in the body of `function`."""
+    return function.lineno < loop.lineno <= (function.end_lineno or function.lineno)
+
+
 def _may_clear(
     ctx: RuleContext,
     loop: LoopNode,
@@ -360,8 +365,9 @@ def _may_clear(
 
     texts = [code(first, last)]
     for function in (step.function, backward.function):
-        if function is not None and not _inside(function, loop):
-            # A step method called in the loop (`self.train_batch(x)`): its text too.
+        if function is not None and not _inside(function, loop) and not _holds(function, loop):
+            # A step method called in the loop (`self.train_batch(x)`): its text too (not
+            # the function holding the loop: a zero_grad() before the loop clears once).
             texts.append(code(function.lineno, function.end_lineno or function.lineno))
     seen: set[str] = set()
     pending = [name for call in loop_calls if (name := callee_name(call.func)) is not None]
