@@ -2,8 +2,10 @@
 
 ## What it does
 Finds `y.requires_grad = True` on a tensor that was computed from tensors requiring grad
-(a non-leaf: it has a `grad_fn`). (`y.requires_grad_()` on such a tensor is a harmless
-no-op and is not reported.)
+(a non-leaf: it has a `grad_fn`), also when that happens from a loop's second iteration on:
+`image.requires_grad = True` at the top of a loop whose body ends with `image = image + r`
+(an adversarial attack's steps) sets the flag on a leaf once, then on the computed image.
+(`y.requires_grad_()` on such a tensor is a harmless no-op and is not reported.)
 
 ## Why is this bad?
 Only leaves carry a user-settable `requires_grad` flag; a computed tensor already requires
@@ -25,9 +27,16 @@ y = x * 2
 y.retain_grad()  # y.grad is filled in by backward()
 ```
 
+In a loop that updates the tensor, start each iteration from a new leaf instead:
+`image = image.detach().requires_grad_()`.
+
 ## Fix safety
 "Use retain_grad()" replaces the statement with `y.retain_grad()`. `y` already requires
-grad, so the only effect left to keep is getting its gradient; the fix is safe.
+grad, so the only effect left to keep is getting its gradient; the fix is safe. In the loop
+case, "Start from a new leaf" replaces it with `y = y.detach().requires_grad_()`, which cuts
+the previous iterations' graph: what the loop means when it takes the gradient with respect
+to `y`, but a change of meaning if anything backpropagates through the earlier steps, so it
+is unsafe.
 """
 
 from __future__ import annotations
@@ -35,7 +44,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from gradguard.analysis.facts import AttributeSet
+from gradguard.analysis.facts import AttributeSet, Carry, dotted
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity, TextEdit
 from gradguard.core.messages import compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
@@ -87,17 +96,49 @@ print(y.grad)
 """,
             error=ERROR,
         ),
+        # An attack's steps: the second pass sets the flag on the stepped (computed) image.
+        Invalid(
+            """
+import torch
+from torch import nn
+model = nn.Linear(4, 3)
+x, y = torch.rand(2, 4), torch.tensor([0, 1])
+x_adv = x.clone()
+for _ in range(3):
+    x_adv.requires_grad = True
+    loss = nn.functional.cross_entropy(model(x_adv), y)
+    grad = torch.autograd.grad(loss, x_adv)[0]
+    x_adv = x_adv + 0.01 * grad.sign()
+""",
+            fixed="""
+import torch
+from torch import nn
+model = nn.Linear(4, 3)
+x, y = torch.rand(2, 4), torch.tensor([0, 1])
+x_adv = x.clone()
+for _ in range(3):
+    x_adv = x_adv.detach().requires_grad_()
+    loss = nn.functional.cross_entropy(model(x_adv), y)
+    grad = torch.autograd.grad(loss, x_adv)[0]
+    x_adv = x_adv + 0.01 * grad.sign()
+""",
+            unsafe_fix=True,
+            error=ERROR,
+        ),
     )
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         """One finding per requires_grad change on a tensor with history."""
         for use in ctx.analysis.events.of(AttributeSet):
-            if not use.value.has_history:
-                continue
             if use.attribute != "requires_grad":
                 continue
             statement = use.stmt
             if not (isinstance(statement, ast.Assign) and _is_true(statement.value)):
+                continue
+            if not use.value.has_history:
+                carried = _carried_history(use)
+                if carried is not None:
+                    yield self._second_pass(ctx, use, carried)
                 continue
             name = expr_text(ctx.source, use.target)
             message = compose(
@@ -120,6 +161,48 @@ print(y.grad)
                     )
                 )
             yield self.finding(message, ctx.node_range(statement), related, fixes)
+
+
+    def _second_pass(self, ctx: RuleContext, use: AttributeSet, carried: Carry) -> Finding:
+        """The flag set again on what the previous iteration computed."""
+        name = expr_text(ctx.source, use.target)
+        assert carried.stmt is not None and carried.loop is not None
+        message = compose(
+            f'`{name}` is not a leaf on later iterations: "{_SHORT_ERROR}"',
+            f"The loop at line {carried.loop.lineno} sets `{name}.requires_grad` again after "
+            f"line {carried.stmt.lineno} computed `{name}` from tensors that require grad; "
+            f"start each iteration from a new leaf with "
+            f"`{name} = {name}.detach().requires_grad_()`",
+            f'Full error: "{ERROR}"',
+        )
+        related = [Related(ctx.node_range(carried.stmt), f"`{name}` computed here")]
+        fixes = []
+        if isinstance(use.target, ast.Name) and stands_alone(ctx.source, use.stmt):
+            text = f"{name} = {name}.detach().requires_grad_()"
+            edit = TextEdit(ctx.node_range(use.stmt), text)
+            fixes.append(Fix("Start from a new leaf", Safety.UNSAFE, (edit,)))
+        return self.finding(message, ctx.node_range(use.stmt), related, fixes)
+
+
+_SHORT_ERROR = "can only change requires_grad flags of leaf variables"
+
+
+def _carried_history(use: AttributeSet) -> Carry | None:
+    """The value the previous iteration of a loop left in the target, when it certainly has
+    history: computed by a statement straight in the loop's body (so every iteration that
+    goes on to the next ran it; no `continue` skips it) of a loop that runs this one each
+    iteration."""
+    key = dotted(use.target)
+    for carry in use.value.carries:
+        loop, stmt = carry.loop, carry.stmt
+        if carry.key != key or loop is None or stmt is None or loop not in use.every_iteration:
+            continue
+        if not carry.value.has_history or not any(s is stmt for s in loop.body):
+            continue
+        if any(isinstance(node, ast.Continue) for node in ast.walk(loop)):
+            continue
+        return carry
+    return None
 
 
 def _is_true(node: ast.expr) -> bool:

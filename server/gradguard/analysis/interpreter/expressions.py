@@ -76,12 +76,17 @@ class ExpressionEvaluator(TrainingEffects):
             if base_key is not None and self.env is not None and base_key in self.env:
                 base = self.env[base_key]
                 if (
-                    base.kind is Kind.TENSOR
+                    _tensor_here(base)
                     and self.stmt is not None
                     and (site := self.site(self.stmt, target.value, base)) is not None
                 ):
                     self.emit(AttributeSet(target.attr, **site))
-                if base.kind is Kind.TENSOR and target.attr in ("requires_grad", "data"):
+                if base.kind is Kind.TENSOR and target.attr == "requires_grad" and _is_true(value):
+                    # It did not raise, so it is a leaf, and now it requires grad.
+                    self.env[base_key] = Value(
+                        grad=Grad.TRACKED, kind=Kind.TENSOR, leaf=True, origin=base.origin
+                    )
+                elif base.kind is Kind.TENSOR and target.attr in ("requires_grad", "data"):
                     self.env[base_key] = evolve(UNKNOWN, kind=Kind.TENSOR, origin=base.origin)
             if key is not None:
                 self.bind_key(key, value)
@@ -474,6 +479,22 @@ class ExpressionEvaluator(TrainingEffects):
                 unless = ConditionalLoss(self.mode.condition, loss)
             return evolve(result, grad=Grad.UNKNOWN, loss=None, graph=frozenset(), unless=unless)
         return result
+
+
+def _is_true(value: Value) -> bool:
+    """The literal `True` (a flag set on a tensor)."""
+    return value.const is True and value.kind is Kind.SCALAR
+
+
+def _tensor_here(value: Value) -> bool:
+    """A tensor, or what the first iteration of a loop binds joined with the tensor the
+    previous iteration left (`image = image.clone()` of an unknown, then `image = image + r`
+    at the end of the loop body)."""
+    if value.kind is Kind.TENSOR:
+        return True
+    return value.kind is Kind.UNKNOWN and any(
+        carry.loop is not None and carry.value.kind is Kind.TENSOR for carry in value.carries
+    )
 
 
 def _basic_index(index: ast.expr, value: Value) -> bool | None:
