@@ -162,7 +162,6 @@ for _ in range(3):
                 )
             yield self.finding(message, ctx.node_range(statement), related, fixes)
 
-
     def _second_pass(self, ctx: RuleContext, use: AttributeSet, carried: Carry) -> Finding:
         """The flag set again on what the previous iteration computed."""
         name = expr_text(ctx.source, use.target)
