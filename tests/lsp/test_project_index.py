@@ -9,6 +9,7 @@ indexes a large workspace in the background (with and without `window/workDonePr
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import shutil
 import subprocess
@@ -281,3 +282,32 @@ def _drain(pipe: JsonRpcPipe, quiet: float = 0.3) -> list[Message]:
             messages.append(pipe.receive(quiet))
         except AssertionError:
             return messages
+
+
+def _fixture_cases() -> list[Any]:
+    """The multi-file fixture projects (`tests/workspace/projects.py`, not a package)."""
+    spec = importlib.util.spec_from_file_location(
+        "fixture_projects", PROJECTS.parent / "projects.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("fixture_projects", module)
+    spec.loader.exec_module(module)
+    return list(module.CASES)
+
+
+@pytest.mark.parametrize("case", _fixture_cases(), ids=lambda c: c.name)
+def test_every_fixture_project_is_caught_by_the_server(case: Any, tmp_path: Path) -> None:
+    """The server reports each buggy project's finding in the file that fails, on the fact
+    of the other file, and nothing in the fixed copy's file: as `gradguard check` does."""
+    seen = {}
+    for variant in ("buggy", "fixed"):
+        root = tmp_path / variant
+        shutil.copytree(case.folder(variant), root)
+        pipe = _start(root)
+        try:
+            seen[variant] = _published(pipe, _open(pipe, root / case.reported))
+        finally:
+            pipe.close()
+    assert case.code in seen["buggy"], seen
+    assert case.code not in seen["fixed"], seen
