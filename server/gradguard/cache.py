@@ -184,8 +184,12 @@ def _dependencies_unchanged(depends: object) -> bool:
     if not depends:
         return True
     from gradguard.project.content import current_key
+    from gradguard.project.resolve import ABSENT
 
-    return all(isinstance(path, str) and current_key(path) == key for path, key in depends.items())
+    return all(
+        isinstance(path, str) and (current_key(path) or ABSENT) == key
+        for path, key in depends.items()
+    )
 
 
 _prepared: set[Path] = set()

@@ -130,6 +130,22 @@ def test_a_warm_cache_follows_the_other_file(tmp_path: Path) -> None:
     assert gradguard(project, *cache, ".")[:2] == (0, [])
 
 
+def test_a_warm_cache_follows_a_file_created_for_an_import(tmp_path: Path) -> None:
+    """Checked while `lib/losses.py` is missing, the script's import is unknown; creating
+    the file makes the cached result stale, and the report follows it."""
+    case = next(c for c in CASES if c.code == "GG101")
+    project = copy(case.folder("buggy"), tmp_path / "p")
+    helper = project / case.elsewhere
+    text = helper.read_text(encoding="utf-8")
+    helper.unlink()
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    assert gradguard(project, *cache, case.reported)[:2] == (0, [])
+    assert gradguard(project, *cache, case.reported)[:2] == (0, [])  # warm
+    helper.write_text(text, encoding="utf-8")
+    _, findings, _ = gradguard(project, *cache, case.reported)
+    assert located(findings) == {(case.reported, case.code)}
+
+
 def test_jobs_do_not_change_the_report(tmp_path: Path) -> None:
     root = tmp_path / "all"
     for case in CASES:

@@ -36,7 +36,7 @@ from gradguard.core.text import FOREIGN_LINE_BASE
 from gradguard.project.content import content_key, read_text
 from gradguard.project.facts import fingerprint
 from gradguard.project.graph import Components
-from gradguard.project.resolve import find_module
+from gradguard.project.resolve import ABSENT, candidate_files, find_module
 from gradguard.project.roots import project_folder, search_roots
 
 log = logging.getLogger(__name__)
@@ -274,7 +274,10 @@ class FileImports:
         if isinstance(stmt, ast.Import) or alias.name == "*":
             return None  # a module object: its attributes are not followed
         target = _target(self.path, stmt)
-        if target is None or self.index.cyclic(self.path, target):
+        if target is None:
+            self._absent(stmt)
+            return None
+        if self.index.cyclic(self.path, target):
             return None
         module = self.index.module(target)
         if module is None:
@@ -289,7 +292,10 @@ class FileImports:
         """What `from module import *` binds: the public names (those `__all__` lists, when
         it is a literal list) bound to classes, functions and module-level objects."""
         target = _target(self.path, stmt)
-        if target is None or self.index.cyclic(self.path, target):
+        if target is None:
+            self._absent(stmt)
+            return {}
+        if self.index.cyclic(self.path, target):
             return {}
         module = self.index.module(target)
         if module is None:
@@ -309,6 +315,15 @@ class FileImports:
     def owner(self, node: ast.AST) -> ModuleInterpreter | None:
         """The interpreter of the other file defining `node`."""
         return self.index.owner(node)
+
+    def _absent(self, stmt: ast.ImportFrom) -> None:
+        """An import no project file defines: the result rests on the files that would
+        define it not existing (a cached result is stale once one is created)."""
+        module = stmt.module or ""
+        if stmt.level == 0 and is_library(module.split(".")[0]):
+            return
+        for candidate in candidate_files(self.path, module, stmt.level):
+            self.depends.setdefault(candidate, ABSENT)
 
     def summary(self, owner: ModuleInterpreter, node: FunctionNode) -> FunctionSummary:
         """The function's summary as its own file computed it (never recomputed here, so

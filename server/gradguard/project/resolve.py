@@ -57,3 +57,31 @@ def find_module(importer: Path, module: str, level: int) -> Found | None:
         if found is not None and namespace is None:
             namespace = found
     return namespace
+
+
+def candidate_files(importer: Path, module: str, level: int) -> tuple[Path, ...]:
+    """The files that would define `module` as imported by `importer` if they existed: a
+    file created there later changes what the import means (see `ABSENT`)."""
+    parts = [p for p in module.split(".") if p] if module else []
+    if any(not part.isidentifier() for part in parts):
+        return ()
+    if level > 0:
+        folder = importer.parent
+        for _ in range(level - 1):
+            folder = folder.parent
+        folders: tuple[Path, ...] = (folder,)
+    elif parts:
+        folders = search_roots(importer.parent)
+    else:
+        return ()
+    found: list[Path] = []
+    for folder in folders:
+        base = folder.joinpath(*parts)
+        if parts:
+            found.append(base.parent / f"{parts[-1]}.py")
+        found.append(base / "__init__.py")
+    return tuple(found)
+
+
+# The content key recorded for a file that did not exist when a result was computed.
+ABSENT = ""
