@@ -45,42 +45,34 @@ def shutdown(ls: GradGuardServer, params: None) -> None:
 
 
 async def register_pyproject_watcher(ls: GradGuardServer) -> None:
-    """Ask the client to tell us about `pyproject.toml` changes (dynamic registration)."""
-    try:
-        await ls.client_register_capability_async(
-            types.RegistrationParams(
-                registrations=[
-                    types.Registration(
-                        id="gradguard-pyproject",
-                        method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
-                        register_options=types.DidChangeWatchedFilesRegistrationOptions(
-                            watchers=[types.FileSystemWatcher(glob_pattern="**/pyproject.toml")]
-                        ),
-                    )
-                ]
-            )
-        )
-    except Exception:  # the client refused: settings then apply on restart or config change
-        log.warning("could not register a pyproject.toml watcher", exc_info=True)
+    """Ask the client to tell us about `pyproject.toml` changes (if refused, settings apply
+    on restart or a configuration change)."""
+    await _register_watcher(ls, "gradguard-pyproject", "**/pyproject.toml", "pyproject.toml")
 
 
 async def register_python_watcher(ls: GradGuardServer) -> None:
     """Ask the client to tell us about Python files changed, created or deleted on disk
     (the project index follows them; a separate registration, so a client refusing it
-    still watches `pyproject.toml`)."""
+    still watches `pyproject.toml`; if refused, files changed on disk are seen on
+    reopening)."""
+    await _register_watcher(ls, "gradguard-python", "**/*.py", "Python file")
+
+
+async def _register_watcher(ls: GradGuardServer, key: str, pattern: str, what: str) -> None:
+    """Dynamic registration of one file watcher; a refusing client costs one warning."""
     try:
         await ls.client_register_capability_async(
             types.RegistrationParams(
                 registrations=[
                     types.Registration(
-                        id="gradguard-python",
+                        id=key,
                         method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
                         register_options=types.DidChangeWatchedFilesRegistrationOptions(
-                            watchers=[types.FileSystemWatcher(glob_pattern="**/*.py")]
+                            watchers=[types.FileSystemWatcher(glob_pattern=pattern)]
                         ),
                     )
                 ]
             )
         )
-    except Exception:  # the client refused: files changed on disk are seen on reopening
-        log.warning("could not register a Python file watcher", exc_info=True)
+    except Exception:
+        log.warning("could not register a %s watcher", what, exc_info=True)
