@@ -176,15 +176,23 @@ def _analyse(
     learns nothing new is the final one: a file whose calls say nothing costs one pass.
     """
     from gradguard.analysis.call_sites import CallSites, candidates
+    from gradguard.analysis.interpreter.file_syntax import FileSyntax
     from gradguard.analysis.interpreter.module import ModuleInterpreter
 
     facts: dict[int, CallerFacts] = {}
     found: dict[int, Candidate] | None = None
+    syntax = FileSyntax(tree, text)  # shared by the passes: none of it depends on facts
     for attempt in range(_CALL_SITE_PASSES + 1):
         analysis = ModuleAnalysis(tree)
         sites = CallSites()
         interpreter = ModuleInterpreter(
-            tree, analysis, text, call_sites=sites, parameter_facts=facts, imports=imports
+            tree,
+            analysis,
+            text,
+            call_sites=sites,
+            parameter_facts=facts,
+            imports=imports,
+            syntax=syntax,
         )
         interpreter.run()
         if found is None:

@@ -72,15 +72,16 @@ def _layers_replaced(tree: ast.Module, forward: FunctionNode) -> bool:
     return "*" in rebound or bool(rebound & self_attributes(forward))
 
 
-def self_attributes(method: FunctionNode) -> set[str]:
+@cached_by_node
+def self_attributes(method: FunctionNode) -> frozenset[str]:
     """Every `self.<attr>` a method mentions, read or written."""
-    return {
+    return frozenset(
         node.attr
-        for node in ast.walk(method)
+        for node in walk(method)
         if isinstance(node, ast.Attribute)
         and isinstance(node.value, ast.Name)
         and node.value.id == "self"
-    }
+    )
 
 
 # `restamp` with this mode keeps the base value for every tensor the forward returns.
