@@ -509,6 +509,7 @@ def render(rows: Sequence[Row], baseline: dict[str, Timing], args: argparse.Name
     """The whole markdown report."""
     out = ["# `gradguard check` speed", ""]
     out += machine_facts()
+    out += [f"* note: {args.note}"] if args.note else []
     out += [
         f"* runs: {args.in_runs} in-process, {args.fast_runs} per fast process "
         f"(gradguard, ruff), {args.slow_runs} per slow process (TorchFix, Fixit; 1 on large "
@@ -674,6 +675,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="one file per size, fewer runs")
     parser.add_argument("--no-peers", action="store_true", help="skip ruff, TorchFix and Fixit")
     parser.add_argument("--output", type=Path, default=RESULTS / "check.md")
+    parser.add_argument("--note", default="", help="a line for the report's header")
     parser.add_argument(
         "--profile",
         nargs="?",
