@@ -2,10 +2,11 @@
 the analysis's cost that counts work instead of timing it (the machines running the tests
 are shared, a timed assertion would be noise).
 
-A file whose calls teach nothing about parameters is interpreted once; a file whose calls
-do teach something is interpreted once more per call-site pass (`model._analyse`), and the
-syntactic facts of a file (scopes, callee order, text scans: `FileSyntax`) are computed
-once per check whatever the number of passes.
+A file whose calls teach nothing about parameters is interpreted once; when its calls do
+teach something, a call-site pass (`model._analyse`) interprets again only the functions
+that learnt something and what read their results; the syntactic facts of a file (scopes,
+callee order, text scans: `FileSyntax`) are computed once per check whatever the number of
+passes.
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ SILENT = textwrap.dedent(
 )
 
 # `train(net, data)` is called once with a module: the call-site pass binds it to `train`'s
-# parameter, a second pass.
+# parameter, a second pass, which interprets again only `train` and `main`, whose step reads
+# `train`'s summary; `helper`'s step is replayed (see `gradguard.analysis.interpreter.replay`).
 TEACHING = textwrap.dedent(
     """
     import torch
@@ -50,8 +52,11 @@ TEACHING = textwrap.dedent(
     def helper(x):
         return x + 1
 
-    net = nn.Linear(2, 1)
-    train(net, [])
+    def main():
+        net = nn.Linear(2, 1)
+        train(net, [])
+
+    main()
     """
 )
 
@@ -88,13 +93,19 @@ def test_a_file_whose_calls_teach_nothing_is_interpreted_once(
     assert set(scopes.values()) == {1}
 
 
-def test_a_pass_that_learns_reinterprets_each_body_once_and_shares_the_scopes(
+def test_a_pass_that_learns_reinterprets_only_what_depends_on_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     bodies, scopes = _count(TEACHING, monkeypatch)
-    # One interpretation per pass: the first learns `train`'s parameters, the second uses
-    # them and learns nothing new.
-    assert bodies == Counter({"train": 2, "helper": 2})
-    # Scopes (module, train, helper) are built once for both passes.
-    assert len(scopes) == 3
+    assert bodies == Counter({"train": 2, "main": 2, "helper": 1})
+    # Scopes (module, train, helper, main) are built once for both passes.
+    assert len(scopes) == 4
     assert set(scopes.values()) == {1}
+
+
+def test_without_replay_every_pass_interprets_every_body(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(model, "REPLAY_STEPS", False)
+    bodies, _ = _count(TEACHING, monkeypatch)
+    assert bodies == Counter({"train": 2, "main": 2, "helper": 2})

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
+from typing import Any
 
 from gradguard.analysis.libraries import PLOTTING_METHODS
 from gradguard.analysis.names import callee_name
@@ -83,6 +84,9 @@ class CallSites:
 
     # id(function) -> id(call) -> facts of that call (None: its arguments cannot be mapped)
     seen: dict[int, dict[int, CallerFacts | None]] = field(default_factory=dict)
+    # The arguments of every `note`, in order (what a replayed step notes again, see
+    # `gradguard.analysis.interpreter.replay`).
+    log: list[tuple[Any, ...]] = field(default_factory=list)
 
     def note(
         self,
@@ -96,6 +100,7 @@ class CallSites:
     ) -> None:
         """Record one interpretation of `call`, whose evaluated arguments are `args`
         (positional values first, then keyword values, as the interpreter evaluates them)."""
+        self.log.append((function, call, args, grad_enabled, grad_off, is_method))
         by_call = self.seen.setdefault(id(function), {})
         mapped = _map_arguments(function, call, args, skip_self=is_method)
         facts = None if mapped is None else CallerFacts(mapped, grad_enabled, grad_off)

@@ -178,12 +178,15 @@ def _analyse(
     from gradguard.analysis.call_sites import CallSites, candidates
     from gradguard.analysis.interpreter.file_syntax import FileSyntax
     from gradguard.analysis.interpreter.module import ModuleInterpreter
+    from gradguard.analysis.interpreter.replay import Journal
 
     facts: dict[int, CallerFacts] = {}
     found: dict[int, Candidate] | None = None
     syntax = FileSyntax(tree, text)  # shared by the passes: none of it depends on facts
+    journal = Journal()
     for attempt in range(_CALL_SITE_PASSES + 1):
         analysis = ModuleAnalysis(tree)
+        journal.watch(analysis)
         sites = CallSites()
         interpreter = ModuleInterpreter(
             tree,
@@ -193,6 +196,7 @@ def _analyse(
             parameter_facts=facts,
             imports=imports,
             syntax=syntax,
+            journal=journal,
         )
         interpreter.run()
         if found is None:
@@ -202,9 +206,19 @@ def _analyse(
         learnt = sites.facts(found)
         if learnt == facts or attempt == _CALL_SITE_PASSES:
             return analysis, facts
+        # The next pass replays the steps that would do the same again: every function whose
+        # facts are new objects counts as changed (their values are compared by identity in
+        # places, so equal-looking facts are not taken for the same).
+        journal = Journal(
+            journal.steps if REPLAY_STEPS else None, frozenset(facts) | frozenset(learnt)
+        )
         facts = learnt
     raise AssertionError("unreachable")  # pragma: no cover
 
+
+# Whether a call-site pass replays the steps of the previous pass that would do the same
+# (off: every pass interprets everything; the tests compare the two).
+REPLAY_STEPS = True
 
 # How many passes may learn parameter facts from call sites before the last one.
 _CALL_SITE_PASSES = 2

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from gradguard.analysis import appended_state, libraries
 from gradguard.analysis import parameters as params
@@ -17,6 +17,7 @@ from gradguard.analysis.interpreter.environment import Env, join_envs
 from gradguard.analysis.interpreter.expressions import with_field
 from gradguard.analysis.interpreter.file_syntax import FileSyntax
 from gradguard.analysis.interpreter.module_calls import self_attributes
+from gradguard.analysis.interpreter.replay import Journal
 from gradguard.analysis.interpreter.statements import FunctionInterpreter
 from gradguard.analysis.interpreter.summary import FunctionSummary
 from gradguard.analysis.interpreter.training_effects import is_optimizer
@@ -54,6 +55,7 @@ class ModuleInterpreter:
         parameter_facts: dict[int, CallerFacts] | None = None,
         imports: ProjectImports | None = None,
         syntax: FileSyntax | None = None,
+        journal: Journal | None = None,
     ) -> None:
         self.tree = tree
         self.text = text
@@ -64,6 +66,8 @@ class ModuleInterpreter:
         self.call_sites = call_sites if call_sites is not None else CallSites()
         self.parameter_facts = parameter_facts or {}
         self.syntax = syntax if syntax is not None else FileSyntax(tree, text)
+        # The steps of this pass, and the previous pass's it may replay (see `replay`).
+        self.journal = journal
         self.walrus = self.syntax.walrus
         # `from m import *` binds names the environment never sees.
         self.star_imports = self.syntax.star_imports
@@ -82,7 +86,7 @@ class ModuleInterpreter:
         self.freezes_parameters = self.syntax.freezes_parameters
         # Certain freezing facts only where nothing in the file may unfreeze a parameter.
         self.frozen_facts = self.syntax.frozen_facts
-        self._class_check: params.ClassCheck | None = None
+        self._class_check: _JournaledClassCheck | None = None
         # Nothing in the file may switch a module out of training mode (`.eval()`,
         # `.train(False)`, `.training = False`): dropout layers certainly run as in training.
         self.always_training = self.syntax.always_training
@@ -90,7 +94,7 @@ class ModuleInterpreter:
         self.defines_item = self.syntax.defines_item
 
     @property
-    def class_check(self) -> params.ClassCheck:
+    def class_check(self) -> _JournaledClassCheck:
         """Which local module classes own every parameter their outputs depend on."""
         if self._class_check is None:
             module_scope = self.scope_of(self.tree)
@@ -118,7 +122,13 @@ class ModuleInterpreter:
                     return "constant"
                 return ""
 
-            self._class_check = params.ClassCheck(module_name, resolve, self._local_class)
+            self._class_check = _JournaledClassCheck(
+                module_name, resolve, self._local_class, self.journal
+            )
+        return self._class_check
+
+    def current_class_check(self) -> _JournaledClassCheck | None:
+        """The class checker, if one was made since the module-level names were known."""
         return self._class_check
 
     # -- scopes ------------------------------------------------------------------------------
@@ -131,12 +141,25 @@ class ModuleInterpreter:
 
     def run(self) -> None:
         """Analyse module-level names, every function (callees first), then the module
-        body."""
-        module_scope = self.scope_of(self.tree)
-        self.globals = self._module_constants(module_scope)
+        body: one step each, replayed from the previous pass when it would do the same
+        (see `gradguard.analysis.interpreter.replay`)."""
+        journal = self.journal
+        if journal is None:
+            self._constants_step()
+            for node in self.syntax.order():
+                self.summary(node)
+            self._body_step()
+            return
+        journal.step(self, self._constants_step, first=True)
         for node in self.syntax.order():
-            self.summary(node)
-        body = FunctionInterpreter(self, module_scope, None, record=True)
+            journal.step(self, lambda node=node: self.summary(node))
+        journal.step(self, self._body_step)
+
+    def _constants_step(self) -> None:
+        self.globals = self._module_constants(self.scope_of(self.tree))
+
+    def _body_step(self) -> None:
+        body = FunctionInterpreter(self, self.scope_of(self.tree), None, record=True)
         body.env = dict(self.globals)
         body.run_block(self.tree.body)
 
@@ -234,8 +257,11 @@ class ModuleInterpreter:
     def class_info(self, node: ast.ClassDef) -> ClassInfo:
         """What the file says about a class: is it an nn.Module, which modules it owns."""
         key = id(node)
-        if key in self.classes:
-            return self.classes[key]
+        known = self.classes.get(key)
+        if self.journal is not None:
+            self.journal.read_class(key, known)
+        if known is not None:
+            return known
         scope = self.scope_of(self.parent_scope.get(key, self.tree))
         is_module = lightning = False
         for base in node.bases:
@@ -395,8 +421,11 @@ class ModuleInterpreter:
     def summary_of(self, node: FunctionNode) -> FunctionSummary:
         """What a function returns and how it reads and writes `self` state."""
         key = id(node)
-        if key in self.summaries:
-            return self.summaries[key]
+        known = self.summaries.get(key)
+        if self.journal is not None:
+            self.journal.read_summary(key, known)
+        if known is not None:
+            return known
         owner = self.owner_of(node)
         if owner is not self and self.imports is not None:
             return self.imports.summary(owner, node)
@@ -410,6 +439,8 @@ class ModuleInterpreter:
         self.depth += 1
         try:
             interpreter = FunctionInterpreter(self, self.scope_of(node), node, record=True)
+            if self.journal is not None:
+                self.journal.entered(key)
             interpreter.enter_function(node)
             interpreter.run_block(node.body)
             returned = join(interpreter.returned, NONE if interpreter.env is not None else None)
@@ -429,6 +460,32 @@ class ModuleInterpreter:
             self.depth -= 1
         self.summaries[key] = summary
         return summary
+
+
+class _JournaledClassCheck(params.ClassCheck):
+    """`ClassCheck` whose verdicts, read and made, a pass's journal can see: which verdicts
+    a check finds already made depends on the order classes were asked about."""
+
+    def __init__(
+        self,
+        module_names: Callable[[str], str],
+        resolve: Callable[[ast.ClassDef, ast.expr], str | None],
+        local_class: Callable[[str], ast.ClassDef | None],
+        journal: Journal | None,
+    ) -> None:
+        super().__init__(module_names, resolve, local_class)
+        self._journal = journal
+
+    @property
+    def verdicts(self) -> dict[int, bool]:
+        """The verdicts made so far, by id() of the class node (in the order made)."""
+        return self._verdicts
+
+    def self_contained(self, info: ClassInfo) -> bool:
+        """See `ClassCheck.self_contained`."""
+        if self._journal is not None:
+            self._journal.read_verdict(id(info.node), self._verdicts.get(id(info.node)))
+        return super().self_contained(info)
 
 
 # How deep summaries of called functions nest before the answer is simply "unknown".
