@@ -597,20 +597,23 @@ def _container_changes(tree: ast.Module) -> tuple[tuple[str, ast.AST], ...]:
     """Every place the file may change a container held in an attribute, by attribute name
     (a keyed store by a string constant is listed with its Subscript node)."""
     changes: list[tuple[str, ast.AST]] = []
+    # A node's kind is its exact type in a parsed tree; a context not Load is Store or Del.
     for node in module_nodes(tree):
-        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store | ast.Del):
-            if isinstance(node.value, ast.Attribute):
-                keyed = isinstance(node.ctx, ast.Store) and _constant_key(node)
+        if type(node) is ast.Subscript:
+            if type(node.ctx) is not ast.Load and type(node.value) is ast.Attribute:
+                keyed = type(node.ctx) is ast.Store and _constant_key(node)
                 changes.append((node.value.attr, node if keyed else tree))
-        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Attribute):
-            changes.append((node.target.attr, tree))
-        elif (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr in _CONTAINER_MUTATORS
-            and isinstance(node.func.value, ast.Attribute)
-        ):
-            changes.append((node.func.value.attr, tree))
+        elif type(node) is ast.AugAssign:
+            if type(node.target) is ast.Attribute:
+                changes.append((node.target.attr, tree))
+        elif type(node) is ast.Call:
+            func = node.func
+            if (
+                type(func) is ast.Attribute
+                and func.attr in _CONTAINER_MUTATORS
+                and type(func.value) is ast.Attribute
+            ):
+                changes.append((func.value.attr, tree))
     return tuple(changes)
 
 

@@ -49,20 +49,25 @@ def _rebound_attributes(tree: ast.Module) -> frozenset[str]:
     names: set[str] = set()
     nodes = module_nodes(tree)
     inits = [n for n in nodes if isinstance(n, ast.FunctionDef) and n.name == "__init__"]
+    # What `__init__` does is building the layers (`setattr(self, f"layer_{i}", ...)` too).
     in_init = {id(n) for init in inits for n in walk(init)}
+    # Parsed trees hold the ast classes themselves: a node's kind is its exact type, and a
+    # context that is not Load is Store or Del.
     for node in nodes:
-        if id(node) in in_init:
-            continue  # building the layers (`setattr(self, f"layer_{i}", ...)` included)
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-            names.update({"*"} if node.func.id == "setattr" else set())
-        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store | ast.Del):
-            names.add(node.attr)
-        elif (
-            isinstance(node, ast.Subscript)
-            and isinstance(node.ctx, ast.Store | ast.Del)
-            and isinstance(node.value, ast.Attribute)
-        ):
-            names.add(node.value.attr)
+        if type(node) is ast.Attribute:
+            if type(node.ctx) is not ast.Load and id(node) not in in_init:
+                names.add(node.attr)
+        elif type(node) is ast.Subscript:
+            if (
+                type(node.ctx) is not ast.Load
+                and type(node.value) is ast.Attribute
+                and id(node) not in in_init
+            ):
+                names.add(node.value.attr)
+        elif type(node) is ast.Call:
+            func = node.func
+            if type(func) is ast.Name and func.id == "setattr" and id(node) not in in_init:
+                names.add("*")
     return frozenset(names)
 
 
