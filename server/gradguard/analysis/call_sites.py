@@ -28,7 +28,7 @@ from gradguard.analysis.names import callee_name
 from gradguard.analysis.node_cache import cached_by_node
 from gradguard.analysis.torch_api import NUMPY_CONVERTS
 from gradguard.analysis.values import UNKNOWN, Grad, GradOff, Kind, Value, evolve, join, literal
-from gradguard.analysis.walk import children, module_nodes
+from gradguard.analysis.walk import children, module_nodes, walk
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -274,7 +274,7 @@ def _may_learn(node: FunctionNode, *, skip_self: bool) -> bool:
     parameters = set(names[1:] if skip_self else names)
     if not parameters:
         return False
-    for child in ast.walk(node):
+    for child in walk(node):
         if isinstance(child, ast.Call):
             func = child.func
             if isinstance(func, ast.Name) and func.id in parameters:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from gradguard.analysis.events import Events
 from gradguard.analysis.graph import SavedNode
 from gradguard.analysis.values import Carry, Grad, Loss, LossKind, Value
+from gradguard.analysis.walk import module_nodes
 
 if TYPE_CHECKING:
     from gradguard.analysis.call_sites import CallerFacts, Candidate
@@ -125,7 +126,7 @@ class ModuleAnalysis:
         return self._blocks[id(stmt)]
 
     def _index_blocks(self) -> None:
-        for node in ast.walk(self.tree):
+        for node in module_nodes(self.tree):
             for name in ("body", "orelse", "finalbody", "handlers"):
                 block = getattr(node, name, None)
                 if isinstance(block, list):

@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from gradguard.analysis.model import FunctionNode
 from gradguard.analysis.names import callee_name
 from gradguard.analysis.node_cache import cached_by_node
+from gradguard.analysis.walk import children
 
 
 def callees_first(functions: Iterable[FunctionNode], text: str | None) -> list[FunctionNode]:
@@ -66,7 +67,7 @@ def _called_names(node: FunctionNode) -> tuple[str, ...]:
             continue
         if isinstance(child, ast.Call) and (name := callee_name(child.func)) is not None:
             names.append(name)
-        stack.extend(reversed(list(ast.iter_child_nodes(child))))
+        stack.extend(reversed(children(child)))
     return tuple(names)
 
 

@@ -22,6 +22,7 @@ from gradguard.analysis.imports import COMPOUND, Scope, ScopeNode, build_scope, 
 from gradguard.analysis.interpreter.call_order import callees_first
 from gradguard.analysis.interpreter.statements import is_true
 from gradguard.analysis.model import FunctionNode
+from gradguard.analysis.walk import module_nodes
 
 
 class FileSyntax:
@@ -107,7 +108,7 @@ class FileSyntax:
         if self._star_count is None:
             self._star_count = sum(
                 1
-                for node in ast.walk(self.tree)
+                for node in module_nodes(self.tree)
                 if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names)
             )
         return self._star_count
@@ -150,7 +151,7 @@ _FREEZING = re.compile(
 def _mentions_freezing(tree: ast.Module) -> bool:
     """True when the file may freeze parameters (`requires_grad = False`,
     `requires_grad_(False)`): a module call's output is then tracked only if its input is."""
-    for node in ast.walk(tree):
+    for node in module_nodes(tree):
         if isinstance(node, ast.Assign) and any(
             isinstance(t, ast.Attribute) and t.attr == "requires_grad" for t in node.targets
         ):
@@ -170,7 +171,7 @@ def _mentions_freezing(tree: ast.Module) -> bool:
 def _walrus_targets(tree: ast.Module) -> frozenset[str]:
     return frozenset(
         node.target.id
-        for node in ast.walk(tree)
+        for node in module_nodes(tree)
         if isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name)
     )
 
@@ -182,5 +183,5 @@ _STAR_IMPORT = re.compile(r"import(?<!\wimport)\s+\*")
 def _has_star_import(tree: ast.Module) -> bool:
     return any(
         isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names)
-        for node in ast.walk(tree)
+        for node in module_nodes(tree)
     )

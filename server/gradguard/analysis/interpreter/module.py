@@ -39,7 +39,7 @@ from gradguard.analysis.values import (
     evolve,
     join,
 )
-from gradguard.analysis.walk import module_nodes
+from gradguard.analysis.walk import children, module_nodes, walk
 
 
 class ModuleInterpreter:
@@ -541,7 +541,7 @@ def _calls_on_self(method: FunctionNode) -> bool:
         and isinstance(node.func, ast.Attribute)
         and isinstance(node.func.value, ast.Name)
         and node.func.value.id == "self"
-        for node in ast.walk(method)
+        for node in walk(method)
     )
 
 
@@ -662,7 +662,7 @@ def _literal_names(tree: ast.Module) -> frozenset[str]:
             other.update((a.asname or a.name).split(".")[0] for a in node.names)
         elif isinstance(node, ast.Global | ast.Nonlocal):
             other.update(node.names)
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(children(node))
     return frozenset(literal - other)
 
 

@@ -108,7 +108,7 @@ def _may_enable_grad(function: FunctionNode) -> bool:
     `set_grad_enabled(...)`, `inference_mode(False)`; any mention counts). Code it calls is
     not searched: a helper run under no_grad that reaches such code through another call is
     a residual risk, documented in GG101."""
-    for node in ast.walk(function):
+    for node in walk(function):
         name = node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", None)
         if name in _ENABLES_GRAD:
             return True
@@ -155,7 +155,7 @@ def _shaped(spec: object, leaf: Value) -> Value:
 def _names_read(function: FunctionNode) -> frozenset[str]:
     """Every name the function (nested code included) reads."""
     return frozenset(
-        n.id for n in ast.walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+        n.id for n in walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
     )
 
 
