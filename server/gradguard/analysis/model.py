@@ -202,10 +202,12 @@ def _analyse(
         interpreter.run()
         if found is None:
             if not sites.informative():
+                journal.close()
                 return analysis, facts  # nothing to learn: no survey, no second pass
             found = candidates(tree)
         learnt = sites.facts(found)
         if learnt == facts or attempt == _CALL_SITE_PASSES:
+            journal.close()
             return analysis, facts
         # The next pass replays the steps that would do the same again: every function whose
         # facts are new objects counts as changed (their values are compared by identity in

@@ -163,6 +163,12 @@ class Journal:
         verdicts = _verdicts(interpreter)
         return all(verdicts.get(k) is v for k, v in old.verdict_reads.items())
 
+    def close(self) -> None:
+        """Forget the steps: the analysis kept after the last pass holds this journal
+        (through its watched lists), not what the passes computed on the way."""
+        self.previous = None
+        self.steps = []
+
     def watch(self, analysis: ModuleAnalysis) -> None:
         """Make `analysis` tell this journal when a step reads its recorded lists."""
         analysis.backward_calls = _Watched(self)
