@@ -396,9 +396,14 @@ def measure(
         lambda: ast.parse(text, filename=path), lambda: check_source(text, path=path), in_runs
     )
     phases = engine_phases(text, path, max(3, in_runs // 2))
-    # gradguard exits 1 when it has findings; 2 or a traceback is a failure.
+    # gradguard exits 1 when it has findings; 2 or a traceback is a failure. Without the
+    # results cache, like ruff below: with it, every run after the warm-up was a cache hit.
     process = time_process(
-        [*gradguard_command(), "check", path], fast_runs, frozenset({0, 1}), cwd=cwd, warmup=1
+        [*gradguard_command(), "check", "--no-cache", path],
+        fast_runs,
+        frozenset({0, 1}),
+        cwd=cwd,
+        warmup=1,
     )
     peer_bin = PEERS_VENV / "bin"
     ruff = torchfix = fixit = Timing(error="--no-peers")
