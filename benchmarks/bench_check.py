@@ -396,9 +396,14 @@ def measure(
         lambda: ast.parse(text, filename=path), lambda: check_source(text, path=path), in_runs
     )
     phases = engine_phases(text, path, max(3, in_runs // 2))
-    # gradguard exits 1 when it has findings; 2 or a traceback is a failure.
+    # gradguard exits 1 when it has findings; 2 or a traceback is a failure. Without the
+    # results cache, like ruff below: with it, every run after the warm-up was a cache hit.
     process = time_process(
-        [*gradguard_command(), "check", path], fast_runs, frozenset({0, 1}), cwd=cwd, warmup=1
+        [*gradguard_command(), "check", "--no-cache", path],
+        fast_runs,
+        frozenset({0, 1}),
+        cwd=cwd,
+        warmup=1,
     )
     peer_bin = PEERS_VENV / "bin"
     ruff = torchfix = fixit = Timing(error="--no-peers")
@@ -509,6 +514,7 @@ def render(rows: Sequence[Row], baseline: dict[str, Timing], args: argparse.Name
     """The whole markdown report."""
     out = ["# `gradguard check` speed", ""]
     out += machine_facts()
+    out += [f"* note: {args.note}"] if args.note else []
     out += [
         f"* runs: {args.in_runs} in-process, {args.fast_runs} per fast process "
         f"(gradguard, ruff), {args.slow_runs} per slow process (TorchFix, Fixit; 1 on large "
@@ -674,6 +680,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="one file per size, fewer runs")
     parser.add_argument("--no-peers", action="store_true", help="skip ruff, TorchFix and Fixit")
     parser.add_argument("--output", type=Path, default=RESULTS / "check.md")
+    parser.add_argument("--note", default="", help="a line for the report's header")
     parser.add_argument(
         "--profile",
         nargs="?",

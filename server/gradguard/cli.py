@@ -65,10 +65,44 @@ def _host_port(value: str) -> str:
     return value
 
 
+def _terminal_columns() -> int:
+    """The terminal's width as `shutil.get_terminal_size().columns` reads it ($COLUMNS, else
+    the width of standard output's terminal, else 80), without importing shutil (which
+    imports bz2, lzma and fnmatch, a few milliseconds of every start)."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns > 0:
+        return columns
+    try:
+        size = os.get_terminal_size(sys.__stdout__.fileno())  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):
+        return 80
+    return size.columns or 80
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's help layout, with the terminal width read by `_terminal_columns`:
+    argparse builds a formatter for every `add_argument`, so its own terminal query (through
+    shutil) ran on every start, help printed or not."""
+
+    def __init__(
+        self,
+        prog: str,
+        indent_increment: int = 2,
+        max_help_position: int = 24,
+        width: int | None = None,
+    ) -> None:
+        width = _terminal_columns() - 2 if width is None else width
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser for every subcommand."""
     parser = argparse.ArgumentParser(
         prog="gradguard",
+        formatter_class=_HelpFormatter,
         description="Find PyTorch autograd mistakes before they reach run time.",
     )
     parser.add_argument("--version", action="version", version=f"gradguard {__version__}")
@@ -76,6 +110,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     check = commands.add_parser(
         "check",
+        formatter_class=_HelpFormatter,
         help="check files or directories",
         description="Check Python files and Jupyter notebooks for autograd mistakes.",
     )
@@ -133,14 +168,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     rule = commands.add_parser(
-        "rule", help="explain a rule", description="Print a rule's documentation."
+        "rule",
+        help="explain a rule",
+        description="Print a rule's documentation.",
+        formatter_class=_HelpFormatter,
     )
     rule.add_argument("code", nargs="?", help="rule code (GG201) or name; omit to list all")
     rule.add_argument("--all", action="store_true", help="list every rule")
     rule.add_argument("--output-format", choices=("text", "json"), default="text")
 
     lsp = commands.add_parser(
-        "lsp", help="start the language server", description="Run the language server."
+        "lsp",
+        help="start the language server",
+        description="Run the language server.",
+        formatter_class=_HelpFormatter,
     )
     lsp.add_argument(
         "--tcp", type=_host_port, metavar="HOST:PORT", help="listen on TCP instead of stdio"

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from gradguard.analysis import libraries
 from gradguard.analysis.names import dotted
 from gradguard.analysis.node_cache import cached_by_node
-from gradguard.analysis.walk import children, module_nodes, walk
+from gradguard.analysis.walk import module_nodes, module_parents, walk
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -134,10 +134,8 @@ class _Index:
 @cached_by_node
 def _index(tree: ast.Module) -> _Index:
     mentions: dict[str, list[ast.Attribute | ast.Constant]] = {}
-    parents: dict[int, ast.AST] = {}
+    parents = module_parents(tree)  # shared: read only
     for node in module_nodes(tree):
-        for child in children(node):
-            parents[id(child)] = node
         if isinstance(node, ast.Attribute):
             mentions.setdefault(node.attr, []).append(node)
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):

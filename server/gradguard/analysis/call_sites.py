@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
+from typing import Any
 
 from gradguard.analysis.libraries import PLOTTING_METHODS
 from gradguard.analysis.names import callee_name
 from gradguard.analysis.node_cache import cached_by_node
 from gradguard.analysis.torch_api import NUMPY_CONVERTS
 from gradguard.analysis.values import UNKNOWN, Grad, GradOff, Kind, Value, evolve, join, literal
-from gradguard.analysis.walk import children, module_nodes
+from gradguard.analysis.walk import children, module_nodes, walk
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -83,6 +84,9 @@ class CallSites:
 
     # id(function) -> id(call) -> facts of that call (None: its arguments cannot be mapped)
     seen: dict[int, dict[int, CallerFacts | None]] = field(default_factory=dict)
+    # The arguments of every `note`, in order (what a replayed step notes again, see
+    # `gradguard.analysis.interpreter.replay`).
+    log: list[tuple[Any, ...]] = field(default_factory=list)
 
     def note(
         self,
@@ -96,6 +100,7 @@ class CallSites:
     ) -> None:
         """Record one interpretation of `call`, whose evaluated arguments are `args`
         (positional values first, then keyword values, as the interpreter evaluates them)."""
+        self.log.append((function, call, args, grad_enabled, grad_off, is_method))
         by_call = self.seen.setdefault(id(function), {})
         mapped = _map_arguments(function, call, args, skip_self=is_method)
         facts = None if mapped is None else CallerFacts(mapped, grad_enabled, grad_off)
@@ -190,36 +195,44 @@ class _Survey:
         a call's callee, when a name or an attribute, is a call and not another mention
         (what an attribute callee is built from still is).
         """
-        nodes = module_nodes(tree)
         owners: dict[int, ast.ClassDef] = {}
         callees: set[int] = set()
-        for node in nodes:
-            if isinstance(node, ast.ClassDef):
+        # Parsed trees hold the ast classes themselves (never subclasses), so a node's kind
+        # is its exact type. The walk is breadth-first: a call is seen before its callee,
+        # a class before its methods.
+        for node in module_nodes(tree):
+            kind = type(node)
+            if kind is ast.Name or kind is ast.Attribute or kind is ast.Call:
+                self._mention(node, callees)
+            elif type(node) is ast.arg:
+                self.names.other.add(node.arg)
+            elif type(node) is ast.FunctionDef or type(node) is ast.AsyncFunctionDef:
+                self.defs.setdefault(node.name, []).append((node, owners.get(id(node))))
+            elif type(node) is ast.ClassDef:
                 self.classes.append(node)
                 self._own_methods(node, owners)
-            elif isinstance(node, ast.Call):
-                callee = node.func
-                if isinstance(callee, ast.Name):
-                    self.names.calls.setdefault(callee.id, set()).add(id(node))
-                    callees.add(id(callee))
-                elif isinstance(callee, ast.Attribute):
-                    self.attributes.calls.setdefault(callee.attr, set()).add(id(node))
-                    callees.add(id(callee))
-        for node in nodes:
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                self.defs.setdefault(node.name, []).append((node, owners.get(id(node))))
-            elif isinstance(node, ast.Name):
-                if id(node) not in callees:
-                    self.names.other.add(node.id)
-            elif isinstance(node, ast.Attribute):
-                if id(node) not in callees:
-                    self.attributes.other.add(node.attr)
-            elif isinstance(node, ast.Import | ast.ImportFrom):
+            elif type(node) is ast.Import or type(node) is ast.ImportFrom:
                 self.names.other.update((a.asname or a.name).split(".")[0] for a in node.names)
-            elif isinstance(node, ast.Global | ast.Nonlocal):
+            elif type(node) is ast.Global or type(node) is ast.Nonlocal:
                 self.names.other.update(node.names)
-            elif isinstance(node, ast.arg):
-                self.names.other.add(node.arg)
+
+    def _mention(self, node: ast.AST, callees: set[int]) -> None:
+        """A name, an attribute or a call: a call records its callee (seen before the
+        callee itself), any other name or attribute is another mention."""
+        if type(node) is ast.Name:
+            if id(node) not in callees:
+                self.names.other.add(node.id)
+        elif type(node) is ast.Attribute:
+            if id(node) not in callees:
+                self.attributes.other.add(node.attr)
+        elif type(node) is ast.Call:
+            callee = node.func
+            if type(callee) is ast.Name:
+                self.names.calls.setdefault(callee.id, set()).add(id(node))
+                callees.add(id(callee))
+            elif type(callee) is ast.Attribute:
+                self.attributes.calls.setdefault(callee.attr, set()).add(id(node))
+                callees.add(id(callee))
 
     @staticmethod
     def _own_methods(cls: ast.ClassDef, owners: dict[int, ast.ClassDef]) -> None:
@@ -261,7 +274,7 @@ def _may_learn(node: FunctionNode, *, skip_self: bool) -> bool:
     parameters = set(names[1:] if skip_self else names)
     if not parameters:
         return False
-    for child in ast.walk(node):
+    for child in walk(node):
         if isinstance(child, ast.Call):
             func = child.func
             if isinstance(func, ast.Name) and func.id in parameters:

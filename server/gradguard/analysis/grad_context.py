@@ -16,7 +16,7 @@ import ast
 from collections.abc import Iterator
 
 from gradguard.analysis.model import FunctionNode
-from gradguard.analysis.walk import children, module_nodes
+from gradguard.analysis.walk import module_nodes, module_parents
 
 # Context managers and decorators that change the grad mode or inference mode (matched by
 # their last name, so an alias the import table cannot resolve still counts).
@@ -50,7 +50,7 @@ class GradContext:
 
     def __init__(self, tree: ast.Module) -> None:
         self.tree = tree
-        self.parents: dict[int, ast.AST] = {}
+        self.parents: dict[int, ast.AST] = module_parents(tree)  # shared: read only
         self.functions: dict[str, list[FunctionNode]] = {}
         self.classes: dict[str, ast.ClassDef] = {
             n.name: n for n in tree.body if isinstance(n, ast.ClassDef)
@@ -58,8 +58,6 @@ class GradContext:
         # Name -> the loaded `Name` / `Attribute` nodes that mention it.
         self.references: dict[str, list[ast.expr]] = {}
         for node in module_nodes(tree):
-            for child in children(node):
-                self.parents[id(child)] = node
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 self.functions.setdefault(node.name, []).append(node)
             elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):

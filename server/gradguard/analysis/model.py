@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from gradguard.analysis.events import Events
 from gradguard.analysis.graph import SavedNode
 from gradguard.analysis.values import Carry, Grad, Loss, LossKind, Value
+from gradguard.analysis.walk import module_nodes
 
 if TYPE_CHECKING:
     from gradguard.analysis.call_sites import CallerFacts, Candidate
@@ -125,7 +126,7 @@ class ModuleAnalysis:
         return self._blocks[id(stmt)]
 
     def _index_blocks(self) -> None:
-        for node in ast.walk(self.tree):
+        for node in module_nodes(self.tree):
             for name in ("body", "orelse", "finalbody", "handlers"):
                 block = getattr(node, name, None)
                 if isinstance(block, list):
@@ -176,27 +177,51 @@ def _analyse(
     learns nothing new is the final one: a file whose calls say nothing costs one pass.
     """
     from gradguard.analysis.call_sites import CallSites, candidates
+    from gradguard.analysis.interpreter.file_syntax import FileSyntax
     from gradguard.analysis.interpreter.module import ModuleInterpreter
+    from gradguard.analysis.interpreter.replay import Journal
 
     facts: dict[int, CallerFacts] = {}
     found: dict[int, Candidate] | None = None
+    syntax = FileSyntax(tree, text)  # shared by the passes: none of it depends on facts
+    journal = Journal()
     for attempt in range(_CALL_SITE_PASSES + 1):
         analysis = ModuleAnalysis(tree)
+        journal.watch(analysis)
         sites = CallSites()
         interpreter = ModuleInterpreter(
-            tree, analysis, text, call_sites=sites, parameter_facts=facts, imports=imports
+            tree,
+            analysis,
+            text,
+            call_sites=sites,
+            parameter_facts=facts,
+            imports=imports,
+            syntax=syntax,
+            journal=journal,
         )
         interpreter.run()
         if found is None:
             if not sites.informative():
+                journal.close()
                 return analysis, facts  # nothing to learn: no survey, no second pass
             found = candidates(tree)
         learnt = sites.facts(found)
         if learnt == facts or attempt == _CALL_SITE_PASSES:
+            journal.close()
             return analysis, facts
+        # The next pass replays the steps that would do the same again: every function whose
+        # facts are new objects counts as changed (their values are compared by identity in
+        # places, so equal-looking facts are not taken for the same).
+        journal = Journal(
+            journal.steps if REPLAY_STEPS else None, frozenset(facts) | frozenset(learnt)
+        )
         facts = learnt
     raise AssertionError("unreachable")  # pragma: no cover
 
+
+# Whether a call-site pass replays the steps of the previous pass that would do the same
+# (off: every pass interprets everything; the tests compare the two).
+REPLAY_STEPS = True
 
 # How many passes may learn parameter facts from call sites before the last one.
 _CALL_SITE_PASSES = 2

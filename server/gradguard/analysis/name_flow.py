@@ -31,6 +31,8 @@ import builtins
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from gradguard.analysis.walk import module_nodes, module_parents
+
 Key = tuple[int, str]  # (id of the scope node, name)
 UNKNOWN_KEY: Key = (0, "%unknown")
 
@@ -86,7 +88,6 @@ class NameFlow:
 
     def __init__(self, tree: ast.Module) -> None:
         self.tree = tree
-        self.parents: dict[int, ast.AST] = {}
         self._keys: dict[int, Key] = {}  # id(ast.Name) -> its key
         self.loads: dict[Key, list[ast.Name]] = {}
         self.bindings: dict[Key, list[NameBinding]] = {}
@@ -98,10 +99,9 @@ class NameFlow:
         self._classes: dict[Key, ast.ClassDef] = {}
         self._free: dict[int, set[Key]] = {}  # id(scope node) -> names read, bound outside
         self._counting = False
-        self._nodes = list(ast.walk(tree))
-        for parent in self._nodes:
-            for child in ast.iter_child_nodes(parent):
-                self.parents[id(child)] = parent
+        # The shared walk and parents of the module (same nodes and order as ast.walk).
+        self._nodes = list(module_nodes(tree))
+        self.parents: dict[int, ast.AST] = module_parents(tree)  # shared: read only
         self._collect_scopes(tree, None)
         self._resolve_names()
         self._collect_edges()

@@ -67,8 +67,12 @@ class OptimizedParameters:
 _MAY_UNFREEZE = re.compile(
     r"requires_grad\s*=(?!=)(?!\s*False\b)"
     r"|requires_grad_\(\s*(?!False\b|requires_grad\s*=\s*False\b)"
-    r"|\bParameter\b|\badd_module\b|\bregister_module\b|\bregister_parameter\b"
-    r"|\bsetattr\b|\bLazy|\bregister_forward_hook\b|\b__dict__\b"
+    # `\bName\b` spelt `Name\b(?<!\wName)`: a pattern whose branches all start with a literal
+    # is searched for at C speed, one starting with `\b` is tried at every offset.
+    r"|Parameter\b(?<!\wParameter)|add_module\b(?<!\wadd_module)"
+    r"|register_module\b(?<!\wregister_module)|register_parameter\b(?<!\wregister_parameter)"
+    r"|setattr\b(?<!\wsetattr)|Lazy(?<!\wLazy)"
+    r"|register_forward_hook\b(?<!\wregister_forward_hook)|__dict__\b(?<!\w__dict__)"
 )
 
 

@@ -5,7 +5,8 @@ on a 2,000-line module several whole-tree walks per check cost more than parsing
 `walk` visits the same nodes in the same order (breadth-first, fields in declaration
 order, exactly like `ast.walk`) with a plain list. `module_nodes` keeps the walk of a whole
 module per tree, so the analysis passes and rules that scan the whole module share one
-walk. Trees are never changed after parsing, so a kept walk stays right for its tree.
+walk, and `module_parents` the parent of every node, noted during that walk. Trees are
+never changed after parsing, so a kept walk stays right for its tree.
 """
 
 from __future__ import annotations
@@ -20,12 +21,15 @@ _AST = ast.AST
 def children(node: ast.AST) -> list[ast.AST]:
     """The direct children of `node`, in the order `ast.iter_child_nodes` gives them."""
     found: list[ast.AST] = []
+    append = found.append
     for name in node._fields:
         value = getattr(node, name, None)
         if isinstance(value, _AST):
-            found.append(value)
+            append(value)
         elif isinstance(value, list):
-            found.extend(item for item in value if isinstance(item, _AST))
+            for item in value:  # a plain loop: a generator per call cost more than the work
+                if isinstance(item, _AST):
+                    append(item)
     return found
 
 
@@ -43,7 +47,33 @@ def walk(node: ast.AST) -> list[ast.AST]:
     return nodes
 
 
-@cached_by_node
 def module_nodes(tree: ast.Module) -> tuple[ast.AST, ...]:
     """`walk(tree)` of a whole module, computed once per tree."""
-    return tuple(walk(tree))
+    return _module_walk(tree)[0]
+
+
+def module_parents(tree: ast.Module) -> dict[int, ast.AST]:
+    """id() of each node of the module -> the node whose child it is (for a node that is the
+    child of several, such as the shared `ast.Load()`, the last in walk order): the map
+    `for node in module_nodes(tree): for child in children(node): parents[id(child)] = node`
+    builds, made during the same walk, once per tree. Shared: never change it."""
+    return _module_walk(tree)[1]
+
+
+@cached_by_node
+def _module_walk(tree: ast.Module) -> tuple[tuple[ast.AST, ...], dict[int, ast.AST]]:
+    nodes: list[ast.AST] = [tree]
+    parents: dict[int, ast.AST] = {}
+    append = nodes.append
+    for current in nodes:  # as `walk`, noting each child's parent on the way
+        for name in current._fields:
+            value = getattr(current, name, None)
+            if isinstance(value, _AST):
+                append(value)
+                parents[id(value)] = current
+            elif isinstance(value, list):
+                for item in value:
+                    if isinstance(item, _AST):
+                        append(item)
+                        parents[id(item)] = current
+    return tuple(nodes), parents

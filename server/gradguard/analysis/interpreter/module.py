@@ -5,20 +5,20 @@ from __future__ import annotations
 
 import ast
 import re
-from bisect import bisect_left
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from gradguard.analysis import appended_state, libraries
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.call_sites import CallerFacts, CallSites
 from gradguard.analysis.graph import GRAPH_STATE_KEY
-from gradguard.analysis.imports import COMPOUND, Scope, ScopeNode, build_scope, walrus_names
-from gradguard.analysis.interpreter.call_order import callees_first
+from gradguard.analysis.imports import Scope, ScopeNode
 from gradguard.analysis.interpreter.environment import Env, join_envs
 from gradguard.analysis.interpreter.expressions import with_field
+from gradguard.analysis.interpreter.file_syntax import FileSyntax
 from gradguard.analysis.interpreter.module_calls import self_attributes
-from gradguard.analysis.interpreter.statements import FunctionInterpreter, is_true
+from gradguard.analysis.interpreter.replay import Journal
+from gradguard.analysis.interpreter.statements import FunctionInterpreter
 from gradguard.analysis.interpreter.summary import FunctionSummary
 from gradguard.analysis.interpreter.training_effects import is_optimizer
 from gradguard.analysis.model import (
@@ -39,7 +39,7 @@ from gradguard.analysis.values import (
     evolve,
     join,
 )
-from gradguard.analysis.walk import module_nodes
+from gradguard.analysis.walk import children, module_nodes, walk
 
 
 class ModuleInterpreter:
@@ -54,55 +54,47 @@ class ModuleInterpreter:
         call_sites: CallSites | None = None,
         parameter_facts: dict[int, CallerFacts] | None = None,
         imports: ProjectImports | None = None,
+        syntax: FileSyntax | None = None,
+        journal: Journal | None = None,
     ) -> None:
         self.tree = tree
         self.text = text
         # Names imported from other files of the project (None: every import is unknown).
         self.imports = imports
-        self._backward_lines: list[int] | None = None
         # Calls of the file's functions seen in this pass, and what earlier passes learnt
         # about parameters from them (see `gradguard.analysis.call_sites`).
         self.call_sites = call_sites if call_sites is not None else CallSites()
         self.parameter_facts = parameter_facts or {}
-        self.walrus = walrus_names(text) if text is not None else _walrus_targets(tree)
+        self.syntax = syntax if syntax is not None else FileSyntax(tree, text)
+        # The steps of this pass, and the previous pass's it may replay (see `replay`).
+        self.journal = journal
+        self.walrus = self.syntax.walrus
         # `from m import *` binds names the environment never sees.
-        if text is not None:
-            self.star_imports = _STAR_IMPORT.search(text) is not None
-        else:
-            self.star_imports = _has_star_import(tree)
-        self.functions: list[FunctionNode] = []
-        self.declared_global: set[str] = set()
+        self.star_imports = self.syntax.star_imports
+        self.functions = self.syntax.functions
+        self.declared_global = self.syntax.declared_global
         self.analysis = analysis
-        self.scopes: dict[int, Scope] = {}
-        self.parent_scope: dict[int, ScopeNode] = {}
+        self.scopes = self.syntax.scopes
+        self.parent_scope = self.syntax.parent_scope
         self.classes: dict[int, ClassInfo] = {}
         self.summaries: dict[int, FunctionSummary] = {}
-        self._method_facts: dict[int, tuple[bool, frozenset[str]]] = {}
-        self._appended_lists: dict[int, dict[str, tuple[FunctionNode, ...]]] = {}
         self.depth = 0  # how many summaries are being computed inside one another
         self.in_progress: set[int] = set()
         self.globals: Env = {}
         self.collecting_globals = False
         self._pending_attributes: list[ClassInfo] = []
-        if text is None:
-            self.freezes_parameters = _mentions_freezing(tree)
-        else:
-            self.freezes_parameters = _FREEZING.search(text) is not None
+        self.freezes_parameters = self.syntax.freezes_parameters
         # Certain freezing facts only where nothing in the file may unfreeze a parameter.
-        self.frozen_facts = self.freezes_parameters and not params.may_unfreeze(
-            text if text is not None else ast.unparse(tree)
-        )
-        self._index_scopes(tree)
-        self._class_check: params.ClassCheck | None = None
+        self.frozen_facts = self.syntax.frozen_facts
+        self._class_check: _JournaledClassCheck | None = None
         # Nothing in the file may switch a module out of training mode (`.eval()`,
         # `.train(False)`, `.training = False`): dropout layers certainly run as in training.
-        source = text if text is not None else ast.unparse(tree)
-        self.always_training = _MODE_CHANGE.search(source) is None
+        self.always_training = self.syntax.always_training
         # The file defines an `item` function or method, or imports names it cannot see.
-        self.defines_item = self.star_imports or _DEFINES_ITEM.search(source) is not None
+        self.defines_item = self.syntax.defines_item
 
     @property
-    def class_check(self) -> params.ClassCheck:
+    def class_check(self) -> _JournaledClassCheck:
         """Which local module classes own every parameter their outputs depend on."""
         if self._class_check is None:
             module_scope = self.scope_of(self.tree)
@@ -130,54 +122,44 @@ class ModuleInterpreter:
                     return "constant"
                 return ""
 
-            self._class_check = params.ClassCheck(module_name, resolve, self._local_class)
+            self._class_check = _JournaledClassCheck(
+                module_name, resolve, self._local_class, self.journal
+            )
+        return self._class_check
+
+    def current_class_check(self) -> _JournaledClassCheck | None:
+        """The class checker, if one was made since the module-level names were known."""
         return self._class_check
 
     # -- scopes ------------------------------------------------------------------------------
 
-    def _index_scopes(self, tree: ast.Module) -> None:
-        """Record each function's and class's enclosing scope, visiting statements only."""
-        stack: list[tuple[ast.stmt, ScopeNode]] = [(stmt, tree) for stmt in reversed(tree.body)]
-        while stack:
-            stmt, owner = stack.pop()
-            if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-                self.parent_scope[id(stmt)] = owner
-                if not isinstance(stmt, ast.ClassDef):
-                    self.functions.append(stmt)
-                stack.extend((child, stmt) for child in reversed(stmt.body))
-                continue
-            if isinstance(stmt, ast.Global):
-                self.declared_global.update(stmt.names)
-            if not isinstance(stmt, COMPOUND):
-                continue
-            for name in ("finalbody", "orelse", "body"):
-                block = getattr(stmt, name, None)
-                if block:
-                    stack.extend((child, owner) for child in reversed(block))
-            for handler in getattr(stmt, "handlers", ()):
-                stack.extend((child, owner) for child in reversed(handler.body))
-            for case in getattr(stmt, "cases", ()):
-                stack.extend((child, owner) for child in reversed(case.body))
-
     def scope_of(self, node: ScopeNode) -> Scope:
         """The name-resolution scope of a module, function or class node."""
-        key = id(node)
-        if key not in self.scopes:
-            parent_node = self.parent_scope.get(key)
-            parent = self.scope_of(parent_node) if parent_node is not None else None
-            self.scopes[key] = build_scope(node, parent, extra_bound=self.walrus)
-        return self.scopes[key]
+        return self.syntax.scope_of(node)
 
     # -- driver ------------------------------------------------------------------------------
 
     def run(self) -> None:
         """Analyse module-level names, every function (callees first), then the module
-        body."""
-        module_scope = self.scope_of(self.tree)
-        self.globals = self._module_constants(module_scope)
-        for node in callees_first(self.functions, self.text):
-            self.summary(node)
-        body = FunctionInterpreter(self, module_scope, None, record=True)
+        body: one step each, replayed from the previous pass when it would do the same
+        (see `gradguard.analysis.interpreter.replay`)."""
+        journal = self.journal
+        if journal is None:
+            self._constants_step()
+            for node in self.syntax.order():
+                self.summary(node)
+            self._body_step()
+            return
+        journal.step(self, self._constants_step, first=True)
+        for node in self.syntax.order():
+            journal.step(self, lambda node=node: self.summary(node))
+        journal.step(self, self._body_step)
+
+    def _constants_step(self) -> None:
+        self.globals = self._module_constants(self.scope_of(self.tree))
+
+    def _body_step(self) -> None:
+        body = FunctionInterpreter(self, self.scope_of(self.tree), None, record=True)
         body.env = dict(self.globals)
         body.run_block(self.tree.body)
 
@@ -185,7 +167,7 @@ class ModuleInterpreter:
         """Module-level names and every function's summary, without the module body: what
         other files importing this one need (see `gradguard.project`)."""
         self.globals = self._module_constants(self.scope_of(self.tree))
-        for node in callees_first(self.functions, self.text):
+        for node in self.syntax.order():
             self.summary(node)
 
     def owner_of(self, node: ast.AST) -> ModuleInterpreter:
@@ -205,29 +187,13 @@ class ModuleInterpreter:
     def star_imported(self, stmt: ast.ImportFrom) -> dict[str, Value]:
         """What `from m import *` binds of another project file, when it is the file's only
         star import (with two, which one binds a name is not known); nothing otherwise."""
-        if self.imports is None or self._star_count() != 1:
+        if self.imports is None or self.syntax.star_count() != 1:
             return {}
         return self.imports.star(stmt)
 
-    def _star_count(self) -> int:
-        return sum(
-            1
-            for node in ast.walk(self.tree)
-            if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names)
-        )
-
     def may_call_backward(self, node: FunctionNode | ast.Module) -> bool:
         """Whether `.backward(` may appear in the node's lines (True without the text)."""
-        if self.text is None:
-            return True
-        if self._backward_lines is None:
-            self._backward_lines = _lines_holding(self.text, ".backward(")
-        if isinstance(node, ast.Module):
-            return bool(self._backward_lines)
-        end = node.end_lineno or node.lineno
-        # The first line holding it at or after the function's start (the lines are sorted).
-        at = bisect_left(self._backward_lines, node.lineno)
-        return at < len(self._backward_lines) and self._backward_lines[at] <= end
+        return self.syntax.may_call_backward(node)
 
     def _module_constants(self, scope: Scope) -> Env:
         """Module-level names bound exactly once to a class, function, module or constructor
@@ -291,8 +257,11 @@ class ModuleInterpreter:
     def class_info(self, node: ast.ClassDef) -> ClassInfo:
         """What the file says about a class: is it an nn.Module, which modules it owns."""
         key = id(node)
-        if key in self.classes:
-            return self.classes[key]
+        known = self.classes.get(key)
+        if self.journal is not None:
+            self.journal.read_class(key, known)
+        if known is not None:
+            return known
         scope = self.scope_of(self.parent_scope.get(key, self.tree))
         is_module = lightning = False
         for base in node.bases:
@@ -343,12 +312,7 @@ class ModuleInterpreter:
         """`self.x = nn.Linear(...)` in `__init__`, for attributes assigned nowhere else; and
         plain dicts and lists of modules (`self.models = {"encoder": ...}`, or filled key by
         key in `__init__`) that no code of the file changes afterwards."""
-        stores: dict[str, int] = {}
-        for method in info.node.body:
-            if isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef):
-                for target in _assignment_targets(method.body):
-                    if isinstance(target, ast.Attribute) and dotted(target.value) == "self":
-                        stores[target.attr] = stores.get(target.attr, 0) + 1
+        stores = _self_stores(info.node)
         init = next(
             (s for s in info.node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"),
             None,
@@ -396,9 +360,9 @@ class ModuleInterpreter:
     def appended_items(self, info: ClassInfo, attr: str) -> Value | None:
         """At most what the list `self.<attr>` of an instance of `info` holds, when the file
         shows every change of it (see `gradguard.analysis.appended_state`); else None."""
-        if id(info.node) not in self._appended_lists:
-            self._appended_lists[id(info.node)] = self._find_appended_lists(info.node)
-        appenders = self._appended_lists[id(info.node)].get(attr)
+        if id(info.node) not in self.syntax.appended_lists:
+            self.syntax.appended_lists[id(info.node)] = self._find_appended_lists(info.node)
+        appenders = self.syntax.appended_lists[id(info.node)].get(attr)
         if appenders is None:
             return None
         items: Value | None = None
@@ -425,10 +389,10 @@ class ModuleInterpreter:
     def method_facts(self, method: FunctionNode) -> tuple[bool, frozenset[str]]:
         """Whether a method calls methods of `self`, and the `self` attributes it mentions."""
         key = id(method)
-        if key not in self._method_facts:
+        if key not in self.syntax.method_facts:
             attributes = frozenset(self_attributes(method))
-            self._method_facts[key] = (_calls_on_self(method), attributes)
-        return self._method_facts[key]
+            self.syntax.method_facts[key] = (_calls_on_self(method), attributes)
+        return self.syntax.method_facts[key]
 
     def _changed_in_returned_graph(
         self, node: FunctionNode, interpreter: FunctionInterpreter, returned: Value
@@ -457,8 +421,11 @@ class ModuleInterpreter:
     def summary_of(self, node: FunctionNode) -> FunctionSummary:
         """What a function returns and how it reads and writes `self` state."""
         key = id(node)
-        if key in self.summaries:
-            return self.summaries[key]
+        known = self.summaries.get(key)
+        if self.journal is not None:
+            self.journal.read_summary(key, known)
+        if known is not None:
+            return known
         owner = self.owner_of(node)
         if owner is not self and self.imports is not None:
             return self.imports.summary(owner, node)
@@ -472,6 +439,8 @@ class ModuleInterpreter:
         self.depth += 1
         try:
             interpreter = FunctionInterpreter(self, self.scope_of(node), node, record=True)
+            if self.journal is not None:
+                self.journal.entered(key)
             interpreter.enter_function(node)
             interpreter.run_block(node.body)
             returned = join(interpreter.returned, NONE if interpreter.env is not None else None)
@@ -493,46 +462,46 @@ class ModuleInterpreter:
         return summary
 
 
+class _JournaledClassCheck(params.ClassCheck):
+    """`ClassCheck` whose verdicts, read and made, a pass's journal can see: which verdicts
+    a check finds already made depends on the order classes were asked about."""
+
+    def __init__(
+        self,
+        module_names: Callable[[str], str],
+        resolve: Callable[[ast.ClassDef, ast.expr], str | None],
+        local_class: Callable[[str], ast.ClassDef | None],
+        journal: Journal | None,
+    ) -> None:
+        super().__init__(module_names, resolve, local_class)
+        self._journal = journal
+
+    @property
+    def verdicts(self) -> dict[int, bool]:
+        """The verdicts made so far, by id() of the class node (in the order made)."""
+        return self._verdicts
+
+    def self_contained(self, info: ClassInfo) -> bool:
+        """See `ClassCheck.self_contained`."""
+        if self._journal is not None:
+            self._journal.read_verdict(id(info.node), self._verdicts.get(id(info.node)))
+        return super().self_contained(info)
+
+
 # How deep summaries of called functions nest before the answer is simply "unknown".
 _SUMMARY_DEPTH = 3
 
 
-_DEFINES_ITEM = re.compile(r"\bdef\s+item\s*\(|\bitem\s*=")
-_MODE_CHANGE = re.compile(r"\.(?:eval|train)\s*\(|\.training\b")
-
-
-def _lines_holding(text: str, needle: str) -> list[int]:
-    """1-based numbers of the lines holding `needle` (a plain substring)."""
-    lines: list[int] = []
-    at = text.find(needle)
-    while at >= 0:
-        lines.append(text.count("\n", 0, at) + 1)
-        at = text.find(needle, at + len(needle))
-    return lines
-
-
-# `x.requires_grad = <anything but True>` or `x.requires_grad_(<anything but True>)`.
-_FREEZING = re.compile(r"\.requires_grad\s*=(?!=)(?!\s*True\b)|requires_grad_\((?!\s*\)|\s*True\b)")
-
-
-def _mentions_freezing(tree: ast.Module) -> bool:
-    """True when the file may freeze parameters (`requires_grad = False`,
-    `requires_grad_(False)`): a module call's output is then tracked only if its input is."""
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Assign) and any(
-            isinstance(t, ast.Attribute) and t.attr == "requires_grad" for t in node.targets
-        ):
-            if not is_true(node.value):
-                return True
-        elif (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr == "requires_grad_"
-            and node.args
-            and not is_true(node.args[0])
-        ):
-            return True
-    return False
+@cached_by_node
+def _self_stores(node: ast.ClassDef) -> dict[str, int]:
+    """How many assignments to each `self.<attr>` the methods of a class hold."""
+    stores: dict[str, int] = {}
+    for method in node.body:
+        if isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef):
+            for target in _assignment_targets(method.body):
+                if isinstance(target, ast.Attribute) and dotted(target.value) == "self":
+                    stores[target.attr] = stores.get(target.attr, 0) + 1
+    return stores
 
 
 def _assignment_targets(body: list[ast.stmt]) -> Iterator[ast.expr]:
@@ -565,24 +534,6 @@ def _assignment_targets(body: list[ast.stmt]) -> Iterator[ast.expr]:
             stack.extend(reversed(handler.body))
 
 
-def _walrus_targets(tree: ast.Module) -> frozenset[str]:
-    return frozenset(
-        node.target.id
-        for node in ast.walk(tree)
-        if isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name)
-    )
-
-
-_STAR_IMPORT = re.compile(r"\bimport\s+\*")
-
-
-def _has_star_import(tree: ast.Module) -> bool:
-    return any(
-        isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names)
-        for node in ast.walk(tree)
-    )
-
-
 def _calls_on_self(method: FunctionNode) -> bool:
     """True when a method calls methods of its own object (whose effects it may inherit)."""
     return any(
@@ -590,7 +541,7 @@ def _calls_on_self(method: FunctionNode) -> bool:
         and isinstance(node.func, ast.Attribute)
         and isinstance(node.func.value, ast.Name)
         and node.func.value.id == "self"
-        for node in ast.walk(method)
+        for node in walk(method)
     )
 
 
@@ -646,20 +597,23 @@ def _container_changes(tree: ast.Module) -> tuple[tuple[str, ast.AST], ...]:
     """Every place the file may change a container held in an attribute, by attribute name
     (a keyed store by a string constant is listed with its Subscript node)."""
     changes: list[tuple[str, ast.AST]] = []
+    # A node's kind is its exact type in a parsed tree; a context not Load is Store or Del.
     for node in module_nodes(tree):
-        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store | ast.Del):
-            if isinstance(node.value, ast.Attribute):
-                keyed = isinstance(node.ctx, ast.Store) and _constant_key(node)
+        if type(node) is ast.Subscript:
+            if type(node.ctx) is not ast.Load and type(node.value) is ast.Attribute:
+                keyed = type(node.ctx) is ast.Store and _constant_key(node)
                 changes.append((node.value.attr, node if keyed else tree))
-        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Attribute):
-            changes.append((node.target.attr, tree))
-        elif (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr in _CONTAINER_MUTATORS
-            and isinstance(node.func.value, ast.Attribute)
-        ):
-            changes.append((node.func.value.attr, tree))
+        elif type(node) is ast.AugAssign:
+            if type(node.target) is ast.Attribute:
+                changes.append((node.target.attr, tree))
+        elif type(node) is ast.Call:
+            func = node.func
+            if (
+                type(func) is ast.Attribute
+                and func.attr in _CONTAINER_MUTATORS
+                and type(func.value) is ast.Attribute
+            ):
+                changes.append((func.value.attr, tree))
     return tuple(changes)
 
 
@@ -667,6 +621,7 @@ def _constant_key(node: ast.Subscript) -> bool:
     return isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str)
 
 
+@cached_by_node
 def _literal_names(tree: ast.Module) -> frozenset[str]:
     """Module-level names every binding of which, on any branch, assigns a literal number,
     string, bool or None (`nc = 3` / `nc = 1` in an if/else, `nz, ngf = 100, 64`):
@@ -707,7 +662,7 @@ def _literal_names(tree: ast.Module) -> frozenset[str]:
             other.update((a.asname or a.name).split(".")[0] for a in node.names)
         elif isinstance(node, ast.Global | ast.Nonlocal):
             other.update(node.names)
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(children(node))
     return frozenset(literal - other)
 
 

@@ -49,20 +49,25 @@ def _rebound_attributes(tree: ast.Module) -> frozenset[str]:
     names: set[str] = set()
     nodes = module_nodes(tree)
     inits = [n for n in nodes if isinstance(n, ast.FunctionDef) and n.name == "__init__"]
+    # What `__init__` does is building the layers (`setattr(self, f"layer_{i}", ...)` too).
     in_init = {id(n) for init in inits for n in walk(init)}
+    # Parsed trees hold the ast classes themselves: a node's kind is its exact type, and a
+    # context that is not Load is Store or Del.
     for node in nodes:
-        if id(node) in in_init:
-            continue  # building the layers (`setattr(self, f"layer_{i}", ...)` included)
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-            names.update({"*"} if node.func.id == "setattr" else set())
-        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store | ast.Del):
-            names.add(node.attr)
-        elif (
-            isinstance(node, ast.Subscript)
-            and isinstance(node.ctx, ast.Store | ast.Del)
-            and isinstance(node.value, ast.Attribute)
-        ):
-            names.add(node.value.attr)
+        if type(node) is ast.Attribute:
+            if type(node.ctx) is not ast.Load and id(node) not in in_init:
+                names.add(node.attr)
+        elif type(node) is ast.Subscript:
+            if (
+                type(node.ctx) is not ast.Load
+                and type(node.value) is ast.Attribute
+                and id(node) not in in_init
+            ):
+                names.add(node.value.attr)
+        elif type(node) is ast.Call:
+            func = node.func
+            if type(func) is ast.Name and func.id == "setattr" and id(node) not in in_init:
+                names.add("*")
     return frozenset(names)
 
 
@@ -72,15 +77,16 @@ def _layers_replaced(tree: ast.Module, forward: FunctionNode) -> bool:
     return "*" in rebound or bool(rebound & self_attributes(forward))
 
 
-def self_attributes(method: FunctionNode) -> set[str]:
+@cached_by_node
+def self_attributes(method: FunctionNode) -> frozenset[str]:
     """Every `self.<attr>` a method mentions, read or written."""
-    return {
+    return frozenset(
         node.attr
-        for node in ast.walk(method)
+        for node in walk(method)
         if isinstance(node, ast.Attribute)
         and isinstance(node.value, ast.Name)
         and node.value.id == "self"
-    }
+    )
 
 
 # `restamp` with this mode keeps the base value for every tensor the forward returns.
@@ -102,7 +108,7 @@ def _may_enable_grad(function: FunctionNode) -> bool:
     `set_grad_enabled(...)`, `inference_mode(False)`; any mention counts). Code it calls is
     not searched: a helper run under no_grad that reaches such code through another call is
     a residual risk, documented in GG101."""
-    for node in ast.walk(function):
+    for node in walk(function):
         name = node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", None)
         if name in _ENABLES_GRAD:
             return True
@@ -149,7 +155,7 @@ def _shaped(spec: object, leaf: Value) -> Value:
 def _names_read(function: FunctionNode) -> frozenset[str]:
     """Every name the function (nested code included) reads."""
     return frozenset(
-        n.id for n in ast.walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+        n.id for n in walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
     )
 
 

@@ -1,0 +1,187 @@
+"""What one file's text and syntax tree say before anything is interpreted.
+
+Every analysis pass over a file (the call-site passes of `gradguard.analysis.model` run the
+interpreter up to three times) asks the same questions of the same tree and text: the
+scope of each function, the order its functions are analysed in, whether the text may
+freeze a parameter or switch a module's mode. None of the answers depends on what a pass
+learnt, so they are computed once per check in a `FileSyntax` that the passes share.
+
+The text scans use patterns that start with a literal (`Lazy(?<!\\wLazy)` rather than
+`\\bLazy`): a pattern starting with `\\b` makes `re` try a match at every offset of the
+text, which on a 5,000-line file cost more than a whole analysis pass.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from bisect import bisect_left
+
+from gradguard.analysis import parameters as params
+from gradguard.analysis.imports import COMPOUND, Scope, ScopeNode, build_scope, walrus_names
+from gradguard.analysis.interpreter.call_order import callees_first
+from gradguard.analysis.interpreter.statements import is_true
+from gradguard.analysis.model import FunctionNode
+from gradguard.analysis.walk import module_nodes
+
+
+class FileSyntax:
+    """The interpretation-independent facts of one file (tree and, when known, text)."""
+
+    def __init__(self, tree: ast.Module, text: str | None) -> None:
+        self.tree = tree
+        self.text = text
+        self.walrus = walrus_names(text) if text is not None else _walrus_targets(tree)
+        # `from m import *` binds names the environment never sees.
+        if text is not None:
+            self.star_imports = _STAR_IMPORT.search(text) is not None
+        else:
+            self.star_imports = _has_star_import(tree)
+        self.functions: list[FunctionNode] = []
+        self.declared_global: set[str] = set()
+        self.parent_scope: dict[int, ScopeNode] = {}
+        self.scopes: dict[int, Scope] = {}
+        # Caches of syntactic per-node answers (see `ModuleInterpreter.method_facts` and
+        # `ModuleInterpreter.appended_items`).
+        self.method_facts: dict[int, tuple[bool, frozenset[str]]] = {}
+        self.appended_lists: dict[int, dict[str, tuple[FunctionNode, ...]]] = {}
+        if text is None:
+            self.freezes_parameters = _mentions_freezing(tree)
+        else:
+            self.freezes_parameters = _FREEZING.search(text) is not None
+        # Certain freezing facts only where nothing in the file may unfreeze a parameter.
+        self.frozen_facts = self.freezes_parameters and not params.may_unfreeze(
+            text if text is not None else ast.unparse(tree)
+        )
+        source = text if text is not None else ast.unparse(tree)
+        # Nothing in the file may switch a module out of training mode (`.eval()`,
+        # `.train(False)`, `.training = False`): dropout layers certainly run as in training.
+        self.always_training = _MODE_CHANGE.search(source) is None
+        # The file defines an `item` function or method, or imports names it cannot see.
+        self.defines_item = self.star_imports or _DEFINES_ITEM.search(source) is not None
+        self._index_scopes(tree)
+        self._order: list[FunctionNode] | None = None
+        self._backward_lines: list[int] | None = None
+        self._star_count: int | None = None
+
+    def _index_scopes(self, tree: ast.Module) -> None:
+        """Record each function's and class's enclosing scope, visiting statements only."""
+        stack: list[tuple[ast.stmt, ScopeNode]] = [(stmt, tree) for stmt in reversed(tree.body)]
+        while stack:
+            stmt, owner = stack.pop()
+            if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                self.parent_scope[id(stmt)] = owner
+                if not isinstance(stmt, ast.ClassDef):
+                    self.functions.append(stmt)
+                stack.extend((child, stmt) for child in reversed(stmt.body))
+                continue
+            if isinstance(stmt, ast.Global):
+                self.declared_global.update(stmt.names)
+            if not isinstance(stmt, COMPOUND):
+                continue
+            for name in ("finalbody", "orelse", "body"):
+                block = getattr(stmt, name, None)
+                if block:
+                    stack.extend((child, owner) for child in reversed(block))
+            for handler in getattr(stmt, "handlers", ()):
+                stack.extend((child, owner) for child in reversed(handler.body))
+            for case in getattr(stmt, "cases", ()):
+                stack.extend((child, owner) for child in reversed(case.body))
+
+    def scope_of(self, node: ScopeNode) -> Scope:
+        """The name-resolution scope of a module, function or class node."""
+        key = id(node)
+        if key not in self.scopes:
+            parent_node = self.parent_scope.get(key)
+            parent = self.scope_of(parent_node) if parent_node is not None else None
+            self.scopes[key] = build_scope(node, parent, extra_bound=self.walrus)
+        return self.scopes[key]
+
+    def order(self) -> list[FunctionNode]:
+        """The file's functions, callees first (see `callees_first`)."""
+        if self._order is None:
+            self._order = callees_first(self.functions, self.text)
+        return self._order
+
+    def star_count(self) -> int:
+        """How many `from m import *` the file holds."""
+        if self._star_count is None:
+            self._star_count = sum(
+                1
+                for node in module_nodes(self.tree)
+                if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names)
+            )
+        return self._star_count
+
+    def may_call_backward(self, node: FunctionNode | ast.Module) -> bool:
+        """Whether `.backward(` may appear in the node's lines (True without the text)."""
+        if self.text is None:
+            return True
+        if self._backward_lines is None:
+            self._backward_lines = _lines_holding(self.text, ".backward(")
+        if isinstance(node, ast.Module):
+            return bool(self._backward_lines)
+        end = node.end_lineno or node.lineno
+        # The first line holding it at or after the function's start (the lines are sorted).
+        at = bisect_left(self._backward_lines, node.lineno)
+        return at < len(self._backward_lines) and self._backward_lines[at] <= end
+
+
+# `def item(` or `item =` (each starting at a word boundary).
+_DEFINES_ITEM = re.compile(r"def(?<!\wdef)\s+item\s*\(|item(?<!\witem)\s*=")
+_MODE_CHANGE = re.compile(r"\.(?:eval|train)\s*\(|\.training\b")
+
+
+def _lines_holding(text: str, needle: str) -> list[int]:
+    """1-based numbers of the lines holding `needle` (a plain substring)."""
+    lines: list[int] = []
+    at = text.find(needle)
+    while at >= 0:
+        lines.append(text.count("\n", 0, at) + 1)
+        at = text.find(needle, at + len(needle))
+    return lines
+
+
+# `x.requires_grad = <anything but True>` or `x.requires_grad_(<anything but True>)`.
+_FREEZING = re.compile(
+    r"requires_grad(?:(?<=\.requires_grad)\s*=(?!=)(?!\s*True\b)|_\((?!\s*\)|\s*True\b))"
+)
+
+
+def _mentions_freezing(tree: ast.Module) -> bool:
+    """True when the file may freeze parameters (`requires_grad = False`,
+    `requires_grad_(False)`): a module call's output is then tracked only if its input is."""
+    for node in module_nodes(tree):
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Attribute) and t.attr == "requires_grad" for t in node.targets
+        ):
+            if not is_true(node.value):
+                return True
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "requires_grad_"
+            and node.args
+            and not is_true(node.args[0])
+        ):
+            return True
+    return False
+
+
+def _walrus_targets(tree: ast.Module) -> frozenset[str]:
+    return frozenset(
+        node.target.id
+        for node in module_nodes(tree)
+        if isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name)
+    )
+
+
+# `import *` (at a word boundary).
+_STAR_IMPORT = re.compile(r"import(?<!\wimport)\s+\*")
+
+
+def _has_star_import(tree: ast.Module) -> bool:
+    return any(
+        isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names)
+        for node in module_nodes(tree)
+    )

@@ -1,0 +1,270 @@
+"""Replaying the steps of an analysis pass that a later call-site pass would repeat as is.
+
+A call-site pass (`gradguard.analysis.model`) interprets the whole module again because
+the calls of a few functions taught something about their parameters; most steps of that
+pass do exactly what they did in the previous one. A pass is a sequence of steps: the
+module-level names, each function's summary in callee-first order, the module body. What a
+step does depends only on what it reads of the state earlier steps left, and on the
+parameter facts of the functions whose bodies it interprets. So each step is journaled:
+
+* what it read of shared state, at its first read of each entry: the summary of a function
+  (or that there was none yet), the class info of a class, the verdict of
+  `ClassCheck.self_contained`, and whether it read the recorded analysis lists at all
+  (`ModuleAnalysis.backward_calls`, `inplace_on_saved`, `events.of`);
+* which function bodies it interpreted;
+* what it left: the summaries, class infos and verdicts it added, the entries it appended
+  to the analysis, the calls it noted (`CallSites.note`).
+
+In the next pass a step is replayed, its effects appended as they were, when every entry it
+read is the very same object now (or still absent), no function it interpreted has other
+parameter facts, and, if it read the analysis lists, every step before it was replayed too
+(the lists are then the same). Otherwise it runs, and is journaled afresh. By induction over
+the steps, the replayed pass ends in the state the full pass would reach: same analysis
+entries in the same order, same summaries, same call-site facts.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from gradguard.analysis.events import Event, Events
+
+if TYPE_CHECKING:
+    from gradguard.analysis.interpreter.environment import Env
+    from gradguard.analysis.interpreter.module import ModuleInterpreter
+    from gradguard.analysis.interpreter.summary import FunctionSummary
+    from gradguard.analysis.model import ModuleAnalysis
+    from gradguard.analysis.values import Carry, ClassInfo
+
+T = TypeVar("T")
+
+# The analysis lists a step appends to, by attribute of `ModuleAnalysis`.
+_LISTS = (
+    "backward_calls",
+    "backward_in_calls",
+    "torch_calls",
+    "inplace_on_saved",
+    "opaque_calls",
+)
+
+
+@dataclass
+class Step:
+    """The journal of one step of one pass (see the module docs)."""
+
+    entered: set[int] = field(default_factory=set)
+    summary_reads: dict[int, FunctionSummary | None] = field(default_factory=dict)
+    class_reads: dict[int, ClassInfo | None] = field(default_factory=dict)
+    verdict_reads: dict[int, bool | None] = field(default_factory=dict)
+    reads_analysis: bool = False
+    summaries: list[tuple[int, FunctionSummary]] = field(default_factory=list)
+    classes: list[tuple[int, ClassInfo]] = field(default_factory=list)
+    verdicts: list[tuple[int, bool]] = field(default_factory=list)
+    appended: dict[str, list[Any]] = field(default_factory=dict)
+    events: list[Event] = field(default_factory=list)
+    opaque_with_training_state: set[int] = field(default_factory=set)
+    carry_reads: list[tuple[Carry, list[ast.expr]]] = field(default_factory=list)
+    notes: list[tuple[Any, ...]] = field(default_factory=list)
+    globals: Env | None = None
+
+
+@dataclass
+class _Mark:
+    """The state a step started from, to tell its effects apart."""
+
+    lists: dict[str, int]
+    events: int
+    opaque: frozenset[int]
+    carry_reads: dict[Carry, int]
+    summaries: int
+    classes: int
+    verdicts: int
+    notes: int
+
+
+class Journal:
+    """The steps of one pass, and the previous pass's steps it may replay."""
+
+    def __init__(self, previous: list[Step] | None = None, changed: frozenset[int] = frozenset()):
+        self.previous = previous
+        # id() of the functions whose parameter facts differ from the previous pass's.
+        self.changed = changed
+        self.steps: list[Step] = []
+        self.current: Step | None = None
+        self.replayed_all = True  # every step so far was replayed
+        self.first_replayed = False  # the module-level names were replayed
+        self.replayed = 0  # how many steps were replayed (for tests)
+
+    # -- reads, noted by the interpreter ----------------------------------------------------
+
+    def read_summary(self, key: int, found: FunctionSummary | None) -> None:
+        """The first read, in this step, of a function's summary."""
+        if self.current is not None and key not in self.current.summary_reads:
+            self.current.summary_reads[key] = found
+
+    def read_class(self, key: int, found: ClassInfo | None) -> None:
+        """The first read, in this step, of a class's info."""
+        if self.current is not None and key not in self.current.class_reads:
+            self.current.class_reads[key] = found
+
+    def read_verdict(self, key: int, found: bool | None) -> None:
+        """The first read, in this step, of a `ClassCheck` verdict."""
+        if self.current is not None and key not in self.current.verdict_reads:
+            self.current.verdict_reads[key] = found
+
+    def read_analysis(self) -> None:
+        """The step reads the recorded analysis lists."""
+        if self.current is not None:
+            self.current.reads_analysis = True
+
+    def entered(self, key: int) -> None:
+        """The step interprets the body of a function."""
+        if self.current is not None:
+            self.current.entered.add(key)
+
+    # -- steps --------------------------------------------------------------------------------
+
+    def step(self, interpreter: ModuleInterpreter, run: Any, *, first: bool = False) -> None:
+        """Run the next step (`run()`), or replay it from the previous pass's journal."""
+        index = len(self.steps)
+        old = self.previous[index] if self.previous and index < len(self.previous) else None
+        if old is not None and self._replayable(old, interpreter, first=first):
+            _replay(old, interpreter)
+            self.steps.append(old)
+            self.replayed += 1
+            self.first_replayed = self.first_replayed or first
+            return
+        self.replayed_all = False
+        step = Step()
+        mark = _mark(interpreter)
+        self.current = step
+        try:
+            run()
+        finally:
+            self.current = None
+        _effects(step, mark, interpreter, first=first)
+        self.steps.append(step)
+
+    def _replayable(self, old: Step, interpreter: ModuleInterpreter, *, first: bool) -> bool:
+        if not first and not self.first_replayed:
+            return False  # the module-level names were computed again: every step reads them
+        if old.reads_analysis and not self.replayed_all:
+            return False
+        if old.entered & self.changed:
+            return False
+        summaries, classes = interpreter.summaries, interpreter.classes
+        if any(summaries.get(k) is not v for k, v in old.summary_reads.items()):
+            return False
+        if any(classes.get(k) is not v for k, v in old.class_reads.items()):
+            return False
+        verdicts = _verdicts(interpreter)
+        return all(verdicts.get(k) is v for k, v in old.verdict_reads.items())
+
+    def close(self) -> None:
+        """Forget the steps: the analysis kept after the last pass holds this journal
+        (through its watched lists), not what the passes computed on the way."""
+        self.previous = None
+        self.steps = []
+
+    def watch(self, analysis: ModuleAnalysis) -> None:
+        """Make `analysis` tell this journal when a step reads its recorded lists."""
+        analysis.backward_calls = _Watched(self)
+        analysis.inplace_on_saved = _Watched(self)
+        analysis.events = _WatchedEvents(self)
+
+
+class _Watched(list[T]):
+    """A list of the analysis whose reads (not appends) are noted in the journal."""
+
+    def __init__(self, journal: Journal) -> None:
+        super().__init__()
+        self._journal = journal
+
+    def __iter__(self) -> Iterator[T]:
+        self._journal.read_analysis()
+        return super().__iter__()
+
+    def __contains__(self, item: object) -> bool:
+        self._journal.read_analysis()
+        return super().__contains__(item)
+
+
+class _WatchedEvents(Events):
+    """The events of the analysis, whose reads are noted in the journal."""
+
+    def __init__(self, journal: Journal) -> None:
+        super().__init__()
+        self._journal = journal
+
+    def of(self, *kinds: type[Event]) -> list[Any]:
+        self._journal.read_analysis()
+        return super().of(*kinds)
+
+    def __iter__(self) -> Iterator[Event]:
+        self._journal.read_analysis()
+        return super().__iter__()
+
+
+def _verdicts(interpreter: ModuleInterpreter) -> dict[int, bool]:
+    checker = interpreter.current_class_check()
+    return checker.verdicts if checker is not None else {}
+
+
+def _mark(interpreter: ModuleInterpreter) -> _Mark:
+    analysis = interpreter.analysis
+    return _Mark(
+        {name: len(getattr(analysis, name)) for name in _LISTS},
+        len(analysis.events),
+        frozenset(analysis.opaque_with_training_state),
+        {carry: len(reads) for carry, reads in analysis.carry_reads.items()},
+        len(interpreter.summaries),
+        len(interpreter.classes),
+        len(_verdicts(interpreter)),
+        len(interpreter.call_sites.log),
+    )
+
+
+def _effects(step: Step, mark: _Mark, interpreter: ModuleInterpreter, *, first: bool) -> None:
+    """Record what the step just run added (everything past `mark`)."""
+    analysis: ModuleAnalysis = interpreter.analysis
+    for name in _LISTS:
+        step.appended[name] = getattr(analysis, name)[mark.lists[name] :]
+    if len(analysis.events) > mark.events:
+        step.events = list(analysis.events)[mark.events :]
+    if len(analysis.opaque_with_training_state) > len(mark.opaque):
+        step.opaque_with_training_state = analysis.opaque_with_training_state - mark.opaque
+    step.carry_reads = [
+        (carry, reads[mark.carry_reads.get(carry, 0) :])
+        for carry, reads in analysis.carry_reads.items()
+        if len(reads) > mark.carry_reads.get(carry, 0)
+    ]
+    step.summaries = list(interpreter.summaries.items())[mark.summaries :]
+    step.classes = list(interpreter.classes.items())[mark.classes :]
+    if first:
+        step.globals = interpreter.globals  # the checker of these names starts afresh after
+    else:
+        step.verdicts = list(_verdicts(interpreter).items())[mark.verdicts :]
+    step.notes = interpreter.call_sites.log[mark.notes :]
+
+
+def _replay(step: Step, interpreter: ModuleInterpreter) -> None:
+    """Append the effects of `step` as the step itself would."""
+    analysis = interpreter.analysis
+    for name in _LISTS:
+        getattr(analysis, name).extend(step.appended[name])
+    for event in step.events:
+        analysis.events.add(event)
+    analysis.opaque_with_training_state.update(step.opaque_with_training_state)
+    for carry, reads in step.carry_reads:
+        analysis.carry_reads.setdefault(carry, []).extend(reads)
+    interpreter.summaries.update(step.summaries)
+    interpreter.classes.update(step.classes)
+    if step.globals is not None:
+        interpreter.globals = step.globals
+    if step.verdicts:
+        interpreter.class_check.verdicts.update(step.verdicts)
+    for note in step.notes:
+        interpreter.call_sites.note(*note[:-1], is_method=note[-1])
