@@ -135,3 +135,21 @@ def test_a_parameter_plotted_or_given_to_numpy_is_learnt_from_callers() -> None:
     assert isinstance(show, ast.FunctionDef) and isinstance(log, ast.FunctionDef)
     assert may_learn(show)
     assert not may_learn(log)
+
+
+@pytest.mark.parametrize(
+    ("body", "learns"),
+    [
+        ("E[:, 0::2] = 0.0", True),  # an item store into the parameter
+        ("E[0] += 1.0", True),
+        ("w -= 0.1", True),  # an augmented assignment updates it in place
+        ("E = E[:, 0::2]", False),  # a rebinding, not a change of what was passed
+        ("local = []; local[0] = E", False),
+    ],
+)
+def test_a_parameter_changed_in_place_is_learnt_from_callers(body: str, learns: bool) -> None:
+    """Whether `E[:, 0::2] = ...` raises depends on what the callers pass (a leaf weight
+    that requires grad), so such a function is worth a second pass."""
+    (function,) = ast.parse(f"def fill(E, w):\n    {body}\n").body
+    assert isinstance(function, ast.FunctionDef)
+    assert may_learn(function) is learns

@@ -295,7 +295,24 @@ def _may_learn(node: FunctionNode, *, skip_self: bool) -> bool:
             isinstance(child, ast.AugAssign)
             and isinstance(child.value, ast.Name)
             and child.value.id in parameters
+        ) or (
+            isinstance(child, (ast.Assign, ast.AugAssign)) and _changes_in_place(child, parameters)
         ):
+            return True
+    return False
+
+
+def _changes_in_place(node: ast.Assign | ast.AugAssign, parameters: set[str]) -> bool:
+    """True when the statement stores into a parameter's items (`E[:, 0::2] = ...`) or
+    updates a parameter with an augmented assignment (`w -= lr * w.grad`): in-place changes
+    whose meaning depends on what the callers pass (a leaf that requires grad, a weight)."""
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+    for target in targets:
+        if isinstance(target, ast.Subscript):
+            target = target.value
+        elif not isinstance(node, ast.AugAssign):
+            continue
+        if isinstance(target, ast.Name) and target.id in parameters:
             return True
     return False
 

@@ -54,6 +54,8 @@ class InterpreterState:
         self.frames: list[tuple[str, ast.AST]] = []  # ("loop"|"cond", node), innermost last
         self.loops: list[LoopFrame] = []
         self.stmt: ast.stmt | None = None
+        # The statement run just before `stmt` in the same block (None at a block's start).
+        self.stmt_before: ast.stmt | None = None
         # The value each carried name has at the top of an iteration, by id(carry): a read of
         # exactly that value reads the previous iteration's state.
         self.heads: dict[int, Value] = {}

@@ -130,10 +130,14 @@ class FunctionInterpreter(CallEvaluator):
     def run_block(self, body: list[ast.stmt]) -> None:
         """Interpret statements in order; stops at unreachable code."""
         saved_mode = self.mode
+        outer_before, before = self.stmt_before, None
         for stmt in body:
             if self.env is None:
                 break
+            self.stmt_before = before
             self.run_stmt(stmt)
+            before = stmt
+        self.stmt_before = outer_before
         # set_grad_enabled(...) statements do not leak out of a function body.
         if self.function is not None and body is self.function.body:
             self.mode = saved_mode

@@ -33,6 +33,7 @@ from gradguard.analysis.values import (
     Value,
     evolve,
 )
+from gradguard.analysis.walk import walk
 
 
 def is_optimizer(value: Value) -> bool:
@@ -168,12 +169,16 @@ class TrainingEffects(GraphEffects):
             return False
         return not self.may_be_frozen(key, owner)
 
-    def may_be_frozen(self, key: str | None, value: Value) -> bool:
+    def may_be_frozen(self, key: str | None, value: Value, read: ast.expr | None = None) -> bool:
         """Whether some code may have turned off `requires_grad` on parameters of the module
         `value` held at `key`: only when the file freezes something at all, and not when the
         module was built right here (a torch.nn layer, a Sequential of them, a qualifying
-        local class) and never leaves this function (see `analysis.private_modules`)."""
+        local class) and never leaves this function (see `analysis.private_modules`), nor
+        when `read` (an expression reading the module) runs before any other code since the
+        module was built (`_built_just_before`)."""
         if not self.module.freezes_parameters:
+            return False
+        if read is not None and self._built_just_before(key, value, read):
             return False
         ref = value.module
         if key is None or self.function is None or ref is None or not ref.self_contained:
@@ -182,10 +187,28 @@ class TrainingEffects(GraphEffects):
             self._private = private_names(self.function, self.scope.resolve)
         return key.split(".", 1)[0] not in self._private or "." in key
 
-    def _owns_weight(self, key: str | None, module: Value) -> bool:
+    def _built_just_before(self, key: str | None, value: Value, read: ast.expr) -> bool:
+        """True when the statement right before this one in the same block built the module
+        at `key` (`self.emb = nn.Embedding(...)`, the value read is the one it bound) and no
+        call of this statement can run before `read` is evaluated (every call here contains
+        `read`, so its arguments are evaluated first): no code ran in between that could
+        have frozen the module's parameters."""
+        before, stmt = self.stmt_before, self.stmt
+        if (
+            key is None
+            or stmt is None
+            or not isinstance(before, ast.Assign)
+            or value.origin is not before
+            or not isinstance(before.value, ast.Call)
+            or [dotted(target) for target in before.targets] != [key]
+        ):
+            return False
+        return all(_contains(node, read) for node in walk(stmt) if isinstance(node, ast.Call))
+
+    def _owns_weight(self, key: str | None, module: Value, read: ast.expr | None = None) -> bool:
         """True when `module` (held at `key`) is a torch.nn layer with a `weight` parameter
         that certainly requires grad: built with its parameters here, and nothing may have
-        frozen them (`may_be_frozen`)."""
+        frozen them (`may_be_frozen`; `read` is the expression reading the weight)."""
         ref = module.module
         if module.kind is not Kind.MODULE or ref is None or ref.qualified is None:
             return False
@@ -195,7 +218,7 @@ class TrainingEffects(GraphEffects):
             kind is not None
             and kind.has_parameters
             and name in api.WEIGHTED_LAYERS
-            and not self.may_be_frozen(key, module)
+            and not self.may_be_frozen(key, module, read)
             and module.frozen is None
         )
 
@@ -467,3 +490,12 @@ class TrainingEffects(GraphEffects):
             self._unfreeze(value.module)
         if value.optimizes is not None:
             self.env[key] = evolve(value, optimizes=None)
+
+
+def _contains(outer: ast.AST, inner: ast.AST) -> bool:
+    """True when `inner`'s source span lies inside `outer`'s."""
+    start = (getattr(outer, "lineno", 0), getattr(outer, "col_offset", 0))
+    end = (getattr(outer, "end_lineno", 0) or 0, getattr(outer, "end_col_offset", 0) or 0)
+    inner_start = (getattr(inner, "lineno", 0), getattr(inner, "col_offset", 0))
+    inner_end = (getattr(inner, "end_lineno", 0) or 0, getattr(inner, "end_col_offset", 0) or 0)
+    return start <= inner_start and inner_end <= end

@@ -99,7 +99,7 @@ def merge_conv_bn(conv, bn):
 # Source: NYU-DLSP20#765: the helper gets the embedding weight from the module's __init__.
 def create_sinusoidal_embeddings(nb_p, dim, E):
     theta = np.array([[p / np.power(10000, 2 * (j // 2) / dim) for j in range(dim)] for p in range(nb_p)])
-    E[:, 0::2] = torch.FloatTensor(np.sin(theta[:, 0::2]))  # missed: GG301
+    E[:, 0::2] = torch.FloatTensor(np.sin(theta[:, 0::2]))  # expect: GG301
     E[:, 1::2] = torch.FloatTensor(np.cos(theta[:, 1::2]))  # missed: GG301
     E.detach_()
     E.requires_grad = False
