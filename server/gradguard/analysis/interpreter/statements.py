@@ -421,6 +421,41 @@ class FunctionInterpreter(CallEvaluator):
 
     _stmt_AsyncFor = _stmt_For
 
+    def _expr_ListComp(self, expr: ast.ListComp | ast.GeneratorExp | ast.SetComp) -> Value:
+        """A list comprehension whose element calls something (`[self.train_batch(b) for b
+        in batches]`) runs that call once per item, like a `for` loop: it is interpreted as
+        one, so state a call carries from one item to the next (a hidden state kept on
+        `self`) is seen. Other comprehensions (and lazy generator expressions, which may
+        never run) are evaluated once, see `ExpressionEvaluator._expr_ListComp`."""
+        loop = _as_loop(expr) if isinstance(expr, ast.ListComp) else None
+        if loop is None or self.env is None:
+            return super()._expr_ListComp(expr)
+        generator = expr.generators[0]
+        element = element_of(self.eval(generator.iter))
+        scoped = {
+            node.id: self.env.get(node.id)
+            for node in ast.walk(generator.target)
+            if isinstance(node, ast.Name)
+        }
+        items: list[Value] = []
+
+        def iteration() -> None:
+            self.bind(generator.target, element)
+            for condition in generator.ifs:
+                self.eval(condition)
+            if self.env is not None:
+                items.append(self.eval(expr.elt))
+
+        self._loop(loop, iteration)
+        if self.env is not None:
+            for name, value in scoped.items():  # the comprehension's names do not leak
+                if value is None:
+                    self.env.pop(name, None)
+                else:
+                    self.env[name] = value
+        item = items[-1] if items else UNKNOWN
+        return Value(kind=Kind.SEQUENCE, items=item.with_origin(None))
+
     def _elements_changed_in_place(self, stmt: ast.For | ast.AsyncFor) -> None:
         """`for h in hidden: h.detach_()` changes the elements of `hidden` themselves: what
         they carried from an earlier iteration may be cut, so it is no longer certain."""
@@ -581,3 +616,16 @@ def _may_be_backpropagated(value: Value) -> bool:
 
 
 _MAYBE_TENSOR = (Kind.UNKNOWN, Kind.TENSOR)
+
+
+def _as_loop(expr: ast.ListComp) -> ast.For | None:
+    """The `for` loop a list comprehension of one synchronous generator whose element makes
+    a call stands for (no body: the element is evaluated at the head of each iteration),
+    placed at the comprehension; None for any other comprehension."""
+    if len(expr.generators) != 1 or expr.generators[0].is_async:
+        return None
+    if not any(isinstance(node, ast.Call) for node in ast.walk(expr.elt)):
+        return None
+    generator = expr.generators[0]
+    loop = ast.For(target=generator.target, iter=generator.iter, body=[], orelse=[])
+    return ast.copy_location(loop, expr)
