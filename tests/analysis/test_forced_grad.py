@@ -6,6 +6,8 @@ from __future__ import annotations
 import ast
 import textwrap
 
+import pytest
+
 from gradguard.analysis.facts import LossKind, forced_grad_backprops
 from gradguard.analysis.model import analyse_module
 
@@ -79,3 +81,32 @@ def test_replaced_data_rebinding_and_backward_before_the_forcing() -> None:
     b.backward()
     """
     assert _forced(body) == []
+
+
+@pytest.mark.parametrize(
+    ("made", "root_kept"),
+    [
+        ("torch.as_tensor((a, b))", True),  # tensors with history, re-wrapped
+        ("torch.tensor([a, b])", True),
+        ("torch.tensor(a.item())", False),  # a number: GG109's forcing on a cut value
+        ("torch.as_tensor([[0.5, 1.0]])", False),  # plain numbers: a genuine input leaf
+    ],
+)
+def test_a_forced_leaf_keeps_a_rewrap_of_tensors_as_its_root(made: str, root_kept: bool) -> None:
+    """`t.requires_grad = True` on a re-wrapped list of tensors with history leaves a leaf
+    whose root is still that re-wrap (`values.forced_leaf`), as `requires_grad=True` in the
+    call would."""
+    source = textwrap.dedent(
+        f"""
+        import torch
+        net = torch.nn.Linear(3, 2)
+        out = net(torch.ones(4, 3))
+        a, b = out[:, 0].sum(), out[:, 1].sum()
+        ab = {made}
+        ab.requires_grad = True
+        ab.sum().backward()
+        """
+    )
+    (backward,) = analyse_module(ast.parse(source), source).backward_calls
+    loss = backward.value.loss
+    assert (loss is not None and loss.kind is LossKind.REWRAP) is root_kept

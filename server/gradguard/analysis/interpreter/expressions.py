@@ -24,6 +24,7 @@ from gradguard.analysis.values import (
     combine,
     element_of,
     evolve,
+    forced_leaf,
     join,
     literal,
 )
@@ -83,9 +84,7 @@ class ExpressionEvaluator(TrainingEffects):
                     self.emit(AttributeSet(target.attr, **site))
                 if base.kind is Kind.TENSOR and target.attr == "requires_grad" and _is_true(value):
                     # It did not raise, so it is a leaf, and now it requires grad.
-                    self.env[base_key] = Value(
-                        grad=Grad.TRACKED, kind=Kind.TENSOR, leaf=True, origin=base.origin
-                    )
+                    self.env[base_key] = evolve(forced_leaf(base), origin=base.origin)
                 elif base.kind is Kind.TENSOR and target.attr in ("requires_grad", "data"):
                     self.env[base_key] = evolve(UNKNOWN, kind=Kind.TENSOR, origin=base.origin)
             if key is not None:

@@ -30,6 +30,7 @@ from gradguard.analysis.values import (
     Value,
     combine,
     evolve,
+    forced_leaf,
 )
 
 
@@ -451,8 +452,10 @@ class TorchCalls(ModuleCalls):
             if (site := self.site(call, call.func.value, receiver)) is not None:
                 self.emit(RequiresGradCall(**site))
             flag = args[0].const if args else True
-            value = Value(
-                grad=Grad.TRACKED if flag is True else Grad.UNKNOWN, kind=Kind.TENSOR, leaf=True
+            value = (
+                forced_leaf(receiver)
+                if flag is True
+                else Value(grad=Grad.UNKNOWN, kind=Kind.TENSOR, leaf=True)
             )
             if key is not None:
                 self.bind_key(key, value)

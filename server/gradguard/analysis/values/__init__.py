@@ -25,6 +25,7 @@ from gradguard.analysis.values.value import (
     combine,
     element_of,
     evolve,
+    forced_leaf,
     join,
     literal,
 )
@@ -78,6 +79,7 @@ __all__ = [
     "evolve",
     "evolve_facet",
     "evolve_module",
+    "forced_leaf",
     "join",
     "join_loss",
     "literal",

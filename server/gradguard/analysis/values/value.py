@@ -518,6 +518,21 @@ def element_of(iterable: Value) -> Value:
     return UNKNOWN
 
 
+def forced_leaf(tensor: Value) -> Value:
+    """`t.requires_grad = True` (or `t.requires_grad_()`) that did not raise: `t` is a leaf
+    that now requires grad. A tensor made by re-wrapping a list or tuple of tensors with
+    history (`torch.as_tensor((a, b))`) keeps that creation as its root, as
+    `torch.tensor([a, b], requires_grad=True)` does: what grows from it still lost the
+    wrapped values' history (GG105). Any other forced leaf starts afresh (GG109 tells a
+    forcing on a value cut from its history)."""
+    loss = tensor.loss
+    if loss is None or not (
+        loss.kind is LossKind.REWRAP and loss.wrapped_sequence and loss.wrapped_history
+    ):
+        loss = None
+    return Value(grad=Grad.TRACKED, kind=Kind.TENSOR, loss=loss, leaf=True)
+
+
 def _rank(loss: Loss | None) -> int:
     """How much a reason explains a lost history: a cut (detach, no_grad, conversion) says
     more than a fresh factory tensor, which says more than a literal."""

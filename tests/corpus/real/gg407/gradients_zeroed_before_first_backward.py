@@ -77,7 +77,32 @@ def stacked_outputs_loss(inputs):
     out = net(inputs)
     a = out[:, 0].sum()
     b = out[:, 1].sum()
-    ab = torch.as_tensor((a, b))
+    ab = torch.as_tensor((a, b))  # expect: GG105
     ab.requires_grad = True
-    ab.sum().backward()  # missed: GG105
+    ab.sum().backward()
     return net.weight.grad
+
+
+# The fixed deepxde#1318 twin: torch.stack keeps both outputs' history.
+def stacked_outputs_loss_fixed(inputs):
+    net = nn.Linear(3, 2)
+    out = net(inputs)
+    ab = torch.stack((out[:, 0].sum(), out[:, 1].sum()))
+    ab.sum().backward()
+    return net.weight.grad
+
+
+# Look-alike: points given as plain numbers become a genuine input leaf.
+def gradient_wrt_points(points, model):
+    coords = torch.as_tensor(points, dtype=torch.float32)
+    coords.requires_grad = True
+    model(coords).sum().backward()
+    return coords.grad
+
+
+def gradient_wrt_literal_points():
+    net = nn.Linear(2, 1)
+    coords = torch.as_tensor([[0.5, 1.0], [2.0, -1.0]])
+    coords.requires_grad_()
+    net(coords).sum().backward()
+    return coords.grad
