@@ -430,12 +430,16 @@ class _Finder:
             ):
                 return _group_consumption(holder, name, f"{q.rsplit('.', 1)[-1]}()")
             return None
-        if isinstance(outer, ast.Call) and outer.args and outer.args[0] is group:
-            if any(
+        if (
+            isinstance(outer, ast.Call)
+            and outer.args
+            and outer.args[0] is group
+            and any(
                 u.method == "add_param_group" and u.node is outer
                 for u in self.analysis.events.of(OptimizerCall)
-            ):
-                return _group_consumption(outer, name, "add_param_group()")
+            )
+        ):
+            return _group_consumption(outer, name, "add_param_group()")
         return None
 
 
@@ -622,17 +626,20 @@ class _Scan:
         stored = _stored_in(loop)
         child = node
         for ancestor in _ancestors(self.flow, node, loop):
-            if isinstance(ancestor, ast.If) and child is not ancestor.test:
-                if not _configuration_test(ancestor.test, stored):
-                    return False
-            elif isinstance(ancestor, ast.Try) and not (
-                _in_list(ancestor.body, child) or _in_list(ancestor.finalbody, child)
-            ):
-                return False
-            elif isinstance(ancestor, ast.IfExp | ast.BoolOp | ast.Match):
+            if not _passes(ancestor, child, stored):
                 return False
             child = ancestor
         return True
+
+
+def _passes(ancestor: ast.AST, child: ast.AST, stored: set[str]) -> bool:
+    """Whether reaching `child` of `ancestor` takes only a configuration test, a `with` or
+    `try` body, an inner loop or a plain expression."""
+    if isinstance(ancestor, ast.If) and child is not ancestor.test:
+        return _configuration_test(ancestor.test, stored)
+    if isinstance(ancestor, ast.Try):
+        return _in_list(ancestor.body, child) or _in_list(ancestor.finalbody, child)
+    return not isinstance(ancestor, ast.IfExp | ast.BoolOp | ast.Match)
 
 
 def _flattened(stmt: ast.stmt) -> Iterator[ast.stmt]:

@@ -136,6 +136,7 @@ def clipped_once_then_stop(loader):
     params = model.parameters()
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     for x in loader:
+        optimizer.zero_grad()
         model(x).sum().backward()
         torch.nn.utils.clip_grad_norm_(params, 1.0)
         optimizer.step()
