@@ -68,6 +68,7 @@ MISBEHAVIOUR = {
     "GG607": ("dropout is off",),
     "GG608": ("never trains",),
     "GG609": ("still-scaled gradients",),
+    "GG610": ("already exhausted", "exhausted after one iteration"),
 }
 
 _QUOTED = re.compile(r'"([^"]+)"')

@@ -185,6 +185,19 @@ BUGGY = [
         symptom="matches-fp32 False",
         healed="matches-fp32 True",
     ),
+    # Runs, but clips no gradient: the optimizer exhausted the generator.
+    _case(
+        FIXTURES / "gg610_clip_exhausted_generator.py",
+        "GG610",
+        error=None,
+        symptom="clipped-every-step False",
+        healed="clipped-every-step True",
+    ),
+    _case(
+        FIXTURES / "gg610_count_then_optimizer.py",
+        "GG610",
+        error="optimizer got an empty parameter list",
+    ),
     # All three bugs in one file; torch stops at the first (the no_grad loss).
     _case(
         ROOT / "tests" / "corpus" / "mixed" / "lstm_classifier_zh.py",

@@ -60,6 +60,7 @@ from gradguard.analysis.names import (
     may_name_an_optimizer,
 )
 from gradguard.analysis.optimizer_reach import UnreachedOptimizer, unreached_optimizers
+from gradguard.analysis.parameter_iterators import Consumption, ReusedIterator, reused_iterators
 from gradguard.analysis.parameters import OptimizedParameters, Replacement
 from gradguard.analysis.saved_parameters import ParameterSaves, SavedParameter, bindings_of
 from gradguard.analysis.unfilled_grads import UnfilledRead, unfilled_grad_reads
@@ -86,6 +87,7 @@ __all__ = [
     "BackwardCall",
     "Carry",
     "CheckpointInput",
+    "Consumption",
     "Conversion",
     "Event",
     "Events",
@@ -118,6 +120,7 @@ __all__ = [
     "ParameterSaves",
     "Replacement",
     "RequiresGradCall",
+    "ReusedIterator",
     "SavedNode",
     "SavedParameter",
     "TorchCall",
@@ -141,6 +144,7 @@ __all__ = [
     "reads_key",
     "real_cut",
     "reentrant_keyword",
+    "reused_iterators",
     "scales_by",
     "sums_by_reduction",
     "torch_alias",

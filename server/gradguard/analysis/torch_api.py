@@ -557,3 +557,43 @@ CHECKPOINT_KEYWORDS = frozenset(
         "early_stop",
     }
 )
+# nn.Module methods that return a generator (GG610): iterated once, it yields nothing more.
+# Checked against torch 2.13.0: each is a generator function on `nn.Module`.
+MODULE_GENERATOR_METHODS = frozenset(
+    "parameters named_parameters buffers named_buffers children named_children modules "
+    "named_modules".split()
+)
+# torch functions that iterate an iterable of parameters to its end (GG610): the qualified
+# name, the position and keyword of that argument, and what an exhausted generator makes
+# them do: the error they raise, or None when they silently do nothing. Checked against
+# torch 2.13.0: clip_grad_norm_ warns "`parameters` is an empty generator" and returns
+# tensor(0.); clip_grad_value_ fails in `_group_tensors_by_device_and_dtype`;
+# parameters_to_vector concatenates nothing; vector_to_parameters copies nothing.
+ITERATING_FUNCTIONS: dict[str, tuple[int, str, str | None]] = {
+    "torch.nn.utils.clip_grad_norm_": (0, "parameters", None),
+    "torch.nn.utils.clip_grad.clip_grad_norm_": (0, "parameters", None),
+    "torch.nn.utils.clip_grad_value_": (
+        0,
+        "parameters",
+        "Expected !nested_tensorlist[0].empty() to be true, but got false",
+    ),
+    "torch.nn.utils.clip_grad.clip_grad_value_": (
+        0,
+        "parameters",
+        "Expected !nested_tensorlist[0].empty() to be true, but got false",
+    ),
+    "torch.nn.utils.parameters_to_vector": (
+        0,
+        "parameters",
+        "torch.cat(): expected a non-empty list of Tensors",
+    ),
+    "torch.nn.utils.convert_parameters.parameters_to_vector": (
+        0,
+        "parameters",
+        "torch.cat(): expected a non-empty list of Tensors",
+    ),
+    "torch.nn.utils.vector_to_parameters": (1, "parameters", None),
+    "torch.nn.utils.convert_parameters.vector_to_parameters": (1, "parameters", None),
+}
+# What a torch.optim optimizer built from an exhausted generator raises (torch 2.13.0).
+EMPTY_OPTIMIZER_ERROR = "optimizer got an empty parameter list"

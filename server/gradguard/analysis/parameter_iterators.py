@@ -1,0 +1,753 @@
+"""One-shot iterators of a model's parameters, bound to a name and iterated twice.
+
+`model.parameters()` (and `named_parameters()`, `buffers()`, `children()`, `modules()` and
+their `named_` forms) returns a generator; so do `filter(...)`, `map(...)`, `iter(...)`,
+`zip(...)`, `enumerate(...)`, `itertools.chain(...)` and generator expressions. Iterated to
+its end once, a generator yields nothing more: the second loop over it runs zero times, an
+optimizer built from it raises "optimizer got an empty parameter list", `clip_grad_norm_`
+clips nothing.
+
+The fact is certain only when all of this holds (anything else: silence):
+
+* the name is bound by `name = <one-shot>` in a function or module body, where the value is
+  `M.parameters()` (or another generator method of torch.nn.Module) on a module the file
+  certainly built (`self` of a module class of the file, a name bound only to constructions
+  of torch.nn layers, local module classes or library models, or a name the dataflow pass saw
+  called as a known module), or one of the one-shot wrappers above around an expression that
+  calls such a method (whatever its receiver: the wrapper itself is one-shot);
+* a later read iterates it to its end for certain: a `for` loop over it without `break`,
+  a list/set/dict comprehension, `list()`/`tuple()`/`set()`/`sorted()`/`sum()`/`dict()`
+  (builtins not shadowed), a torch.optim optimizer, `clip_grad_norm_`/`clip_grad_value_`
+  (torch's or an `accelerate.Accelerator`'s), `parameters_to_vector`, `*name` unpacking;
+  generator expressions over it count when such a consumer takes them;
+* the first consumption runs whenever the second does: it is a statement of the binding's
+  own block (or of a `with` body in it), not under `if`, `try` or a loop, nor in a
+  conditional expression; the second comes later (anywhere, even under `if`); or there is
+  no first one and the consumption sits in the body of a loop started after the binding,
+  which runs again: no unconditional `break`/`return`/`raise` in the loop body, not a loop
+  over a literal of one element, and only configuration tests (`if args.clip:`,
+  `if x is not None:`, `if max_norm > 0:`) between the loop and the consumption;
+* nothing re-binds or deletes the name (or an alias, `a = name`) in between, no function
+  declares it `global`/`nonlocal`, and no nested function or lambda reads it (it may run
+  at any time).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from gradguard.analysis import libraries
+from gradguard.analysis import torch_api as api
+from gradguard.analysis.events import ModuleCall, OptimizerCall
+from gradguard.analysis.model import LoopNode, ModuleAnalysis
+from gradguard.analysis.name_flow import Key, NameFlow
+from gradguard.analysis.walk import module_nodes
+
+# Builtins returning a one-shot iterator whatever they are given.
+_ONE_SHOT_BUILTINS = frozenset("filter map iter zip enumerate reversed".split())
+_ONE_SHOT_FUNCTIONS = frozenset(["itertools.chain", "itertools.chain.from_iterable"])
+# Builtins that iterate their only argument to its end, and what they make of nothing.
+_COLLECTING_BUILTINS = {
+    "list": "returns an empty list",
+    "tuple": "returns an empty tuple",
+    "set": "returns an empty set",
+    "frozenset": "returns an empty set",
+    "sorted": "returns an empty list",
+    "dict": "returns an empty dict",
+    "sum": "returns 0",
+}
+_COMPREHENSIONS = {
+    ast.ListComp: "builds an empty list",
+    ast.SetComp: "builds an empty set",
+    ast.DictComp: "builds an empty dict",
+}
+_ACCELERATORS = frozenset(["accelerate.Accelerator", "accelerate.accelerator.Accelerator"])
+_ACCELERATOR_CLIPS = frozenset(["clip_grad_norm_", "clip_grad_value_"])
+_NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+_EXITS = (ast.Break, ast.Return, ast.Raise)
+
+
+@dataclass(frozen=True, eq=False)
+class Consumption:
+    """A read that iterates the generator to its end.
+
+    `node` is the call, `for` statement or comprehension that iterates, `name` the variable
+    as read there. `consumer` names it for a message ("SGD()", "the loop at line 7");
+    given an exhausted generator it raises `error`, or (`error` None) it runs and does
+    what `silent` says ("clips no gradient", "runs zero times").
+    """
+
+    node: ast.AST
+    name: ast.Name
+    consumer: str
+    silent: str
+    error: str | None
+
+
+@dataclass(frozen=True, eq=False)
+class ReusedIterator:
+    """A one-shot iterator bound to a name whose `second` consumption certainly sees it
+    exhausted: by `first`, or (`first` None) by the same consumption on an earlier iteration
+    of `loop`. `adjacent` is True when the statement right after the binding is where the
+    generator is first iterated (so iterating it eagerly at the binding changes nothing)."""
+
+    binding: ast.Assign
+    name: str
+    source: ast.expr
+    second: Consumption
+    first: Consumption | None
+    loop: LoopNode | None
+    adjacent: bool
+
+
+def reused_iterators(analysis: ModuleAnalysis, flow: NameFlow) -> list[ReusedIterator]:
+    """Every one-shot iterator of the file iterated again once exhausted."""
+    finder = _Finder(analysis, flow)
+    found = []
+    for node in module_nodes(analysis.tree):
+        if isinstance(node, ast.Assign) and (reuse := finder.check(node)) is not None:
+            found.append(reuse)
+    return found
+
+
+class _Finder:
+    """Decides each binding (see the module docstring)."""
+
+    def __init__(self, analysis: ModuleAnalysis, flow: NameFlow) -> None:
+        self.analysis = analysis
+        self.flow = flow
+        self._declared: set[str] | None = None
+        self._called_modules: set[Key] | None = None
+
+    # -- the binding -----------------------------------------------------------------------
+
+    def check(self, stmt: ast.Assign) -> ReusedIterator | None:
+        if len(stmt.targets) != 1 or not isinstance(stmt.targets[0], ast.Name):
+            return None
+        target = stmt.targets[0]
+        key = self.flow.key_of(target)
+        if key is None or not self.one_shot(stmt.value) or not self._plain_scope(key):
+            return None
+        if target.id in self._globally_declared():
+            return None
+        keys = {key, *self._aliases(key)}
+        reads = [name for k in keys for name in self.flow.loads.get(k, [])]
+        if any(self._read_elsewhere(name, key) for name in reads):
+            return None
+        return _Scan(self, stmt, key, keys).run()
+
+    def _plain_scope(self, key: Key) -> bool:
+        """The name belongs to a function or the module (not a class body)."""
+        scope = next((n for n in self._scope_nodes() if id(n) == key[0]), None)
+        return isinstance(scope, ast.Module | ast.FunctionDef | ast.AsyncFunctionDef)
+
+    def _scope_nodes(self) -> Iterator[ast.AST]:
+        yield self.analysis.tree
+        for node in module_nodes(self.analysis.tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                yield node
+
+    def _globally_declared(self) -> set[str]:
+        if self._declared is None:
+            self._declared = {
+                name
+                for node in module_nodes(self.analysis.tree)
+                if isinstance(node, ast.Global | ast.Nonlocal)
+                for name in node.names
+            }
+        return self._declared
+
+    def _aliases(self, key: Key) -> list[Key]:
+        """Names of the same scope bound only to a copy of `key` (`params_to_clip = params`)."""
+        found = []
+        for other, bindings in self.flow.bindings.items():
+            if other == key or other[0] != key[0] or not bindings:
+                continue
+            if all(
+                isinstance(b.node, ast.Assign)
+                and isinstance(b.value, ast.Name)
+                and self.flow.key_of(b.value) == key
+                for b in bindings
+            ):
+                found.append(other)
+        return found
+
+    def _read_elsewhere(self, name: ast.Name, key: Key) -> bool:
+        """A read inside a nested function, lambda or class: it may run at any time."""
+        node: ast.AST = name
+        while (parent := self.flow.parents.get(id(node))) is not None:
+            if id(parent) == key[0]:
+                return False
+            if isinstance(parent, _NESTED_SCOPES):
+                return True
+            node = parent
+        return False
+
+    # -- one-shot values -------------------------------------------------------------------
+
+    def one_shot(self, value: ast.expr) -> bool:
+        """`M.parameters()` on a certain module, or a one-shot wrapper around a call of a
+        generator method (see the module docstring)."""
+        if isinstance(value, ast.GeneratorExp):
+            return _calls_generator_method(value)
+        if not isinstance(value, ast.Call):
+            return False
+        func = value.func
+        if isinstance(func, ast.Attribute) and func.attr in api.MODULE_GENERATOR_METHODS:
+            return self.certain_module(func.value)
+        if self._builtin(func, _ONE_SHOT_BUILTINS) or (
+            self.flow.qualified(func) in _ONE_SHOT_FUNCTIONS
+        ):
+            return any(_calls_generator_method(a) for a in [*value.args, *value.keywords])
+        return False
+
+    def _builtin(self, func: ast.expr, names: frozenset[str] | dict[str, str]) -> bool:
+        """`func` is one of the builtins `names`, not shadowed anywhere in the file."""
+        return (
+            isinstance(func, ast.Name)
+            and func.id in names
+            and self.flow.key_of(func) == (id(self.flow.tree), func.id)
+            and not self.flow.bound_in_module(func.id)
+        )
+
+    # -- modules ---------------------------------------------------------------------------
+
+    def certain_module(self, receiver: ast.expr) -> bool:
+        """`receiver` certainly holds a torch.nn.Module whose generator methods are torch's."""
+        if not isinstance(receiver, ast.Name):
+            return False
+        key = self.flow.key_of(receiver)
+        if key is None:
+            return False
+        if self._self_of_module(receiver, key):
+            return True
+        bindings = [b for b in self.flow.bindings.get(key, []) if not self._recast(b.value, key)]
+        if bindings and all(self._constructs_module(b.value) for b in bindings):
+            return True
+        plain = all(isinstance(b.node, ast.Assign) for b in bindings)
+        return len(bindings) <= 1 and plain and key in self._modules_called()
+
+    def _recast(self, value: ast.expr | None, key: Key) -> bool:
+        """`m = m.to(device)`: the same module again."""
+        return (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Attribute)
+            and value.func.attr in api.MODULE_SELF_METHODS
+            and isinstance(value.func.value, ast.Name)
+            and self.flow.key_of(value.func.value) == key
+        )
+
+    def _constructs_module(self, value: ast.expr | None) -> bool:
+        """`nn.Linear(...)`, `Net(...)` of a module class of the file, a library model,
+        maybe followed by `.to(device)` and the like."""
+        while (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Attribute)
+            and value.func.attr in api.MODULE_SELF_METHODS
+        ):
+            value = value.func.value
+        if not isinstance(value, ast.Call):
+            return False
+        qualified = self.flow.qualified(value.func)
+        if qualified is not None:
+            return _torch_layer(qualified) or libraries.library_model(qualified, value) is not None
+        local = self._local_class(value.func)
+        return local is not None and self._module_class(local, set())
+
+    def _local_class(self, expr: ast.expr) -> ast.ClassDef | None:
+        """The class of the file `expr` names, when that name is bound only to it."""
+        key = self.flow.key_of(expr) if isinstance(expr, ast.Name) else None
+        bindings = self.flow.bindings.get(key, []) if key is not None else []
+        if len(bindings) == 1 and isinstance(bindings[0].node, ast.ClassDef):
+            return bindings[0].node
+        return None
+
+    def _module_class(self, node: ast.ClassDef, seen: set[int]) -> bool:
+        """A class deriving only from torch.nn.Module (or LightningModule, or a torch.nn
+        layer, or such classes of the file) that redefines no generator method."""
+        if id(node) in seen or not node.bases or node.keywords:
+            return False
+        seen.add(id(node))
+        for stmt in node.body:
+            if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.Assign):
+                names = [stmt.name] if not isinstance(stmt, ast.Assign) else _assigned(stmt)
+                if any(name in api.MODULE_GENERATOR_METHODS for name in names):
+                    return False
+        for base in node.bases:
+            qualified = self.flow.qualified(base)
+            if qualified is not None:
+                if not (
+                    qualified in api.MODULE_BASES
+                    or qualified in libraries.LIGHTNING_MODULES
+                    or _torch_layer(qualified)
+                ):
+                    return False
+                continue
+            local = self._local_class(base)
+            if local is None or not self._module_class(local, seen):
+                return False
+        return True
+
+    def _self_of_module(self, receiver: ast.Name, key: Key) -> bool:
+        """`self` of a plain method of a module class of the file, never re-bound."""
+        method = next(
+            (
+                n
+                for n in module_nodes(self.analysis.tree)
+                if id(n) == key[0] and isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+            ),
+            None,
+        )
+        if method is None or self.flow.bindings.get(key):
+            return False
+        owner = self.flow.parents.get(id(method))
+        arguments = method.args.posonlyargs + method.args.args
+        return (
+            isinstance(owner, ast.ClassDef)
+            and not method.decorator_list
+            and bool(arguments)
+            and arguments[0].arg == receiver.id
+            and self._module_class(owner, set())
+        )
+
+    def _modules_called(self) -> set[Key]:
+        """Keys of names the dataflow pass saw called as a known module (`model(x)`)."""
+        if self._called_modules is None:
+            self._called_modules = set()
+            for call in self.analysis.events.of(ModuleCall):
+                if isinstance(call.target, ast.Name) and call.value.module is not None:
+                    key = self.flow.key_of(call.target)
+                    if key is not None:
+                        self._called_modules.add(key)
+        return self._called_modules
+
+    # -- consumptions ----------------------------------------------------------------------
+
+    def consumption(self, name: ast.Name) -> Consumption | None:
+        """How the read `name` iterates the generator to its end, if it certainly does."""
+        parent = self.flow.parents.get(id(name))
+        if isinstance(parent, ast.For | ast.AsyncFor) and parent.iter is name:
+            if any(isinstance(n, ast.Break) for n in _own_loop_nodes(parent.body)):
+                return None
+            where = f"the loop at line {parent.lineno}"
+            return Consumption(parent, name, where, "runs zero times", None)
+        if isinstance(parent, ast.comprehension) and parent.iter is name:
+            comprehension = self.flow.parents.get(id(parent))
+            if not isinstance(comprehension, _COMPREHENSION_NODES):
+                return None
+            if comprehension.generators[0] is not parent:
+                return None
+            effect = _COMPREHENSIONS.get(type(comprehension))
+            if effect is not None:
+                return Consumption(comprehension, name, "the comprehension", effect, None)
+            return self._argument(comprehension, name)
+        return self._argument(name, name)
+
+    def _argument(self, expr: ast.expr, name: ast.Name) -> Consumption | None:
+        """`expr` (the name, or a generator expression over it) handed to a consumer."""
+        parent = self.flow.parents.get(id(expr))
+        if isinstance(parent, ast.Starred) and expr is name:
+            outer = self.flow.parents.get(id(parent))
+            if isinstance(outer, ast.Call | ast.List | ast.Tuple | ast.Set):
+                text = f"`*{name.id}`"
+                return Consumption(parent, name, text, "unpacks nothing", None)
+            return None
+        if isinstance(parent, ast.Dict):
+            return self._parameter_group(parent, expr, name)
+        keyword: str | None = None
+        if isinstance(parent, ast.keyword):
+            keyword = parent.arg
+            parent = self.flow.parents.get(id(parent))
+        if not isinstance(parent, ast.Call) or parent.func is expr:
+            return None
+        position = next((i for i, a in enumerate(parent.args) if a is expr), None)
+        if position is None and keyword is None:
+            return None
+        return self._call(parent, position, keyword, name)
+
+    def _call(
+        self, call: ast.Call, position: int | None, keyword: str | None, name: ast.Name
+    ) -> Consumption | None:
+        func = call.func
+        if self._builtin(func, _COLLECTING_BUILTINS) and position == 0 and len(call.args) == 1:
+            assert isinstance(func, ast.Name)
+            return Consumption(call, name, f"{func.id}()", _COLLECTING_BUILTINS[func.id], None)
+        qualified = self.flow.qualified(func)
+        if qualified is not None and _optimizer_class(qualified):
+            if position == 0 or keyword == "params":
+                return _optimizer_consumption(call, name, qualified)
+            return None
+        if qualified in api.ITERATING_FUNCTIONS:
+            where, word, error = api.ITERATING_FUNCTIONS[qualified]
+            if position == where or keyword == word:
+                return _function_consumption(call, name, qualified.rsplit(".", 1)[-1], error)
+            return None
+        return self._accelerator_clip(call, position, keyword, name)
+
+    def _accelerator_clip(
+        self, call: ast.Call, position: int | None, keyword: str | None, name: ast.Name
+    ) -> Consumption | None:
+        """`accelerator.clip_grad_norm_(params, ...)` on an `accelerate.Accelerator`."""
+        func = call.func
+        if not (
+            isinstance(func, ast.Attribute)
+            and func.attr in _ACCELERATOR_CLIPS
+            and isinstance(func.value, ast.Name)
+            and (position == 0 or keyword == "parameters")
+        ):
+            return None
+        key = self.flow.key_of(func.value)
+        bindings = self.flow.bindings.get(key, []) if key is not None else []
+        if not bindings or not all(
+            isinstance(b.value, ast.Call) and self.flow.qualified(b.value.func) in _ACCELERATORS
+            for b in bindings
+        ):
+            return None
+        # Accelerator's clipping hands the parameters on to torch's.
+        error = api.ITERATING_FUNCTIONS[f"torch.nn.utils.{func.attr}"][2]
+        return _function_consumption(call, name, func.attr, error)
+
+    def _parameter_group(
+        self, group: ast.Dict, expr: ast.expr, name: ast.Name
+    ) -> Consumption | None:
+        """`{"params": name}` in the parameter groups of a torch.optim optimizer, or given
+        to `optimizer.add_param_group(...)`."""
+        if expr is not name or not any(
+            value is expr and isinstance(k, ast.Constant) and k.value == "params"
+            for k, value in zip(group.keys, group.values, strict=True)
+        ):
+            return None
+        outer = self.flow.parents.get(id(group))
+        if isinstance(outer, ast.List | ast.Tuple):
+            holder = self.flow.parents.get(id(outer))
+            if holder is not None and isinstance(holder, ast.keyword):
+                holder = self.flow.parents.get(id(holder))
+            if isinstance(holder, ast.Call) and (
+                (q := self.flow.qualified(holder.func)) is not None and _optimizer_class(q)
+            ):
+                return _group_consumption(holder, name, f"{q.rsplit('.', 1)[-1]}()")
+            return None
+        if (
+            isinstance(outer, ast.Call)
+            and outer.args
+            and outer.args[0] is group
+            and any(
+                u.method == "add_param_group" and u.node is outer
+                for u in self.analysis.events.of(OptimizerCall)
+            )
+        ):
+            return _group_consumption(outer, name, "add_param_group()")
+        return None
+
+
+_COMPREHENSION_NODES = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def _torch_layer(qualified: str) -> bool:
+    """A torch.nn layer or container class the tables know (`torch.nn.Linear`)."""
+    return api.nn_module_kind(qualified) is not None or (
+        qualified.startswith("torch.nn.") and qualified.rsplit(".", 1)[-1] in api.MODULE_CONTAINERS
+    )
+
+
+def _optimizer_class(qualified: str) -> bool:
+    """`torch.optim.SGD` and the like (not `torch.optim.lr_scheduler...`)."""
+    parts = qualified.split(".")
+    return len(parts) == 3 and parts[:2] == ["torch", "optim"] and parts[2][:1].isupper()
+
+
+def _optimizer_consumption(call: ast.Call, name: ast.Name, qualified: str) -> Consumption:
+    consumer = f"{qualified.rsplit('.', 1)[-1]}()"
+    return Consumption(call, name, consumer, "", api.EMPTY_OPTIMIZER_ERROR)
+
+
+def _function_consumption(
+    call: ast.Call, name: ast.Name, function: str, error: str | None
+) -> Consumption:
+    silent = "clips no gradient" if function.startswith("clip_grad") else "copies nothing"
+    return Consumption(call, name, f"{function}()", silent if error is None else "", error)
+
+
+def _group_consumption(call: ast.Call, name: ast.Name, consumer: str) -> Consumption:
+    return Consumption(call, name, consumer, "gets a parameter group with no parameters", None)
+
+
+def _calls_generator_method(node: ast.AST) -> bool:
+    """Whether `node` calls `x.parameters()` or another generator method of a module."""
+    return any(
+        isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Attribute)
+        and n.func.attr in api.MODULE_GENERATOR_METHODS
+        for n in ast.walk(node)
+    )
+
+
+def _assigned(stmt: ast.Assign) -> list[str]:
+    return [t.id for t in stmt.targets if isinstance(t, ast.Name)]
+
+
+def _own_loop_nodes(body: list[ast.stmt]) -> Iterator[ast.AST]:
+    """The nodes of a loop body outside nested loops and nested scopes (where a `break`
+    belongs to this loop)."""
+    stack: list[ast.AST] = list(body)
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, (*_LOOPS, *_NESTED_SCOPES)):
+            stack.extend(node.orelse if isinstance(node, _LOOPS) else [])
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+
+
+class _Scan:
+    """Walks the statements after one binding in run order (see the module docstring)."""
+
+    def __init__(self, finder: _Finder, binding: ast.Assign, key: Key, keys: set[Key]) -> None:
+        self.finder = finder
+        self.flow = finder.flow
+        self.binding = binding
+        self.key = key
+        self.keys = keys
+        self.first: Consumption | None = None
+        self.first_unit = 0
+
+    def run(self) -> ReusedIterator | None:
+        for index, unit in enumerate(self._units(self.binding)):
+            nodes = _unit_nodes(unit)
+            if self._rebinds(nodes):
+                return None
+            for name in self._reads(nodes):
+                found = self._visit(unit, name, index)
+                if found is not None:
+                    return found
+        return None
+
+    def _visit(self, unit: ast.stmt, name: ast.Name, index: int) -> ReusedIterator | None:
+        use = self.finder.consumption(name)
+        if use is None:
+            return None
+        if self.first is not None:
+            return self._found(use, self.first, None)
+        loop = self._repeating_loop(use.node, unit)
+        if loop is not None:
+            self.first_unit = index
+            return self._found(use, None, loop)
+        if self._certain(use.node, unit):
+            self.first = use
+            self.first_unit = index
+        return None
+
+    def _found(
+        self, second: Consumption, first: Consumption | None, loop: LoopNode | None
+    ) -> ReusedIterator | None:
+        if first is not None and (
+            _same_statement(self.flow, first.node, second.node)
+            or any(a is first.node for a in _ancestors(self.flow, second.node, self.binding))
+        ):
+            return None  # one statement, or a read while the first loop still iterates
+        target = self.binding.targets[0]
+        assert isinstance(target, ast.Name)
+        return ReusedIterator(
+            self.binding,
+            target.id,
+            self.binding.value,
+            second,
+            first,
+            loop,
+            self.first_unit == 0,
+        )
+
+    def _units(self, stmt: ast.stmt) -> Iterator[ast.stmt]:
+        """The statements after `stmt` in run order, `with` bodies flattened (a `with`
+        statement stands for its header), continuing after a `with` that holds `stmt`."""
+        owner, block = self.finder.analysis.block_of(stmt)
+        index = next(i for i, s in enumerate(block) if s is stmt)
+        for following in block[index + 1 :]:
+            yield from _flattened(following)
+        if isinstance(owner, ast.With | ast.AsyncWith) and block is owner.body:
+            yield from self._units(owner)
+
+    def _rebinds(self, nodes: list[ast.AST]) -> bool:
+        """The unit stores into or deletes the name or an alias of it (other than by a copy
+        of the name itself)."""
+        for node in nodes:
+            if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+                key = self.flow.key_of(node)
+                if key == self.key or (key in self.keys and not self._copy(node)):
+                    return True
+        return False
+
+    def _copy(self, target: ast.Name) -> bool:
+        parent = self.flow.parents.get(id(target))
+        return isinstance(parent, ast.Assign) and isinstance(parent.value, ast.Name)
+
+    def _reads(self, nodes: list[ast.AST]) -> list[ast.Name]:
+        reads = [
+            n
+            for n in nodes
+            if isinstance(n, ast.Name)
+            and isinstance(n.ctx, ast.Load)
+            and self.flow.key_of(n) in self.keys
+        ]
+        return sorted(reads, key=lambda n: (n.lineno, n.col_offset))
+
+    def _certain(self, node: ast.AST, unit: ast.stmt) -> bool:
+        """The consumption runs whenever the unit completes: the unit is a simple
+        statement (or the header of a `for` loop) and no conditional expression holds it."""
+        if isinstance(unit, ast.For | ast.AsyncFor):
+            return node is unit
+        if isinstance(unit, (*_LOOPS, ast.If, ast.Try, ast.Match, ast.With, ast.AsyncWith)):
+            return False
+        return not any(
+            isinstance(a, ast.IfExp | ast.BoolOp) for a in _ancestors(self.flow, node, unit)
+        )
+
+    def _repeating_loop(self, node: ast.AST, unit: ast.stmt) -> LoopNode | None:
+        """The innermost loop of the unit that holds the consumption in its body and runs
+        it again on a later iteration (see the module docstring)."""
+        child = node
+        for ancestor in [*_ancestors(self.flow, node, unit), unit]:
+            if (
+                isinstance(ancestor, _LOOPS)
+                and _in_body(ancestor, child)
+                and _repeats(ancestor)
+                and self._reached(node, ancestor)
+            ):
+                return ancestor
+            child = ancestor
+        return None
+
+    def _reached(self, node: ast.AST, loop: LoopNode) -> bool:
+        """Only configuration tests (and `with`, `try` bodies, inner loops) lie between the
+        loop's body and the consumption."""
+        stored = _stored_in(loop)
+        child = node
+        for ancestor in _ancestors(self.flow, node, loop):
+            if not _passes(ancestor, child, stored):
+                return False
+            child = ancestor
+        return True
+
+
+def _passes(ancestor: ast.AST, child: ast.AST, stored: set[str]) -> bool:
+    """Whether reaching `child` of `ancestor` takes only a configuration test, a `with` or
+    `try` body, an inner loop or a plain expression."""
+    if isinstance(ancestor, ast.If) and child is not ancestor.test:
+        return _configuration_test(ancestor.test, stored)
+    if isinstance(ancestor, ast.Try):
+        return _in_list(ancestor.body, child) or _in_list(ancestor.finalbody, child)
+    return not isinstance(ancestor, ast.IfExp | ast.BoolOp | ast.Match)
+
+
+def _flattened(stmt: ast.stmt) -> Iterator[ast.stmt]:
+    yield stmt
+    if isinstance(stmt, ast.With | ast.AsyncWith):
+        for inner in stmt.body:
+            yield from _flattened(inner)
+
+
+def _unit_nodes(unit: ast.stmt) -> list[ast.AST]:
+    """The nodes a unit runs (a `with` its items only), outside nested scopes."""
+    roots: list[ast.AST] = (
+        list(unit.items) if isinstance(unit, ast.With | ast.AsyncWith) else [unit]
+    )
+    found: list[ast.AST] = []
+    stack = roots
+    while stack:
+        node = stack.pop()
+        found.append(node)
+        if isinstance(node, _NESTED_SCOPES):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def _ancestors(flow: NameFlow, node: ast.AST, stop: ast.AST) -> list[ast.AST]:
+    """The nodes between `node` and `stop` (both excluded), innermost first; none when
+    `node` is `stop`."""
+    if node is stop:
+        return []
+    found = []
+    current = flow.parents.get(id(node))
+    while current is not None and current is not stop:
+        found.append(current)
+        current = flow.parents.get(id(current))
+    return found
+
+
+def _same_statement(flow: NameFlow, a: ast.AST, b: ast.AST) -> bool:
+    """Whether two consumptions are parts of one simple statement."""
+
+    def statement(node: ast.AST) -> ast.AST | None:
+        current: ast.AST | None = node
+        while current is not None and not isinstance(current, ast.stmt):
+            current = flow.parents.get(id(current))
+        return current
+
+    return statement(a) is statement(b) and not isinstance(a, ast.stmt | ast.comprehension)
+
+
+def _in_body(loop: LoopNode, child: ast.AST) -> bool:
+    return _in_list(loop.body, child)
+
+
+def _in_list(block: list[ast.stmt], child: ast.AST) -> bool:
+    return any(child is stmt for stmt in block)
+
+
+def _repeats(loop: LoopNode) -> bool:
+    """The loop may run its body more than once: no unconditional exit in its body, and not
+    a `for` over a literal of at most one element."""
+    if any(isinstance(stmt, _EXITS) for stmt in loop.body):
+        return False
+    if isinstance(loop, ast.For | ast.AsyncFor):
+        iterable = loop.iter
+        if isinstance(iterable, ast.List | ast.Tuple | ast.Set) and len(iterable.elts) <= 1:
+            return False
+        if (
+            isinstance(iterable, ast.Call)
+            and isinstance(iterable.func, ast.Name)
+            and iterable.func.id == "range"
+            and len(iterable.args) == 1
+            and isinstance(iterable.args[0], ast.Constant)
+            and isinstance(iterable.args[0].value, int)
+            and iterable.args[0].value <= 1
+        ):
+            return False
+    return True
+
+
+def _stored_in(loop: LoopNode) -> set[str]:
+    """The names and attribute chains the loop assigns (its target included)."""
+    found = set()
+    for node in ast.walk(loop):
+        if isinstance(node, ast.Name | ast.Attribute) and isinstance(node.ctx, ast.Store):
+            found.add(ast.unparse(node))
+    return found
+
+
+def _configuration_test(test: ast.expr, stored: set[str]) -> bool:
+    """A test that stays the same from one iteration to the next in training code: a flag
+    the loop never assigns (`args.clip`, `cfg["clip"]`, `not args.no_clip`), `x is not
+    None`, `x > 0`, `x != 0`, and `and`/`or` of those."""
+    if isinstance(test, ast.BoolOp):
+        return all(_configuration_test(v, stored) for v in test.values)
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _flag(test.operand, stored)
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and _flag(test.left, stored):
+        right = test.comparators[0]
+        if isinstance(test.ops[0], ast.IsNot):
+            return isinstance(right, ast.Constant) and right.value is None
+        if isinstance(test.ops[0], ast.Gt | ast.NotEq):
+            return isinstance(right, ast.Constant) and right.value in (0, 0.0, None)
+        return False
+    return _flag(test, stored)
+
+
+def _flag(expr: ast.expr, stored: set[str]) -> bool:
+    if isinstance(expr, ast.Subscript):
+        return _flag(expr.value, stored) and isinstance(expr.slice, ast.Constant)
+    return isinstance(expr, ast.Name | ast.Attribute) and ast.unparse(expr) not in stored
