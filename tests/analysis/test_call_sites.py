@@ -8,7 +8,7 @@ import textwrap
 
 import pytest
 
-from gradguard.analysis.call_sites import may_learn
+from gradguard.analysis.call_sites import candidates, may_learn
 from gradguard.analysis.events import Accumulation
 from gradguard.analysis.model import analyse_module, learn_caller_facts
 from gradguard.analysis.values import Grad, Kind
@@ -153,3 +153,32 @@ def test_a_parameter_changed_in_place_is_learnt_from_callers(body: str, learns: 
     (function,) = ast.parse(f"def fill(E, w):\n    {body}\n").body
     assert isinstance(function, ast.FunctionDef)
     assert may_learn(function) is learns
+
+
+_TRAINER = """
+class Trainer:
+    def __init__(self, model, lr):
+        self.model = model
+        self.lr = lr
+
+def main(net):
+    return Trainer(net, 0.1)
+"""
+
+
+@pytest.mark.parametrize(
+    ("extra", "learns"),
+    [
+        ("", True),
+        ("registry = {'t': Trainer}", False),  # handed on by name: other callers unseen
+        ("class Fancy(Trainer):\n    pass", False),  # a subclass calls __init__ too
+        ("Trainer = None", False),
+    ],
+)
+def test_a_constructor_learns_from_its_calls(extra: str, learns: bool) -> None:
+    """`Trainer(net, 0.1)` is the only way the file builds a Trainer: `__init__` learns
+    its parameters from those calls (and so do the attributes it keeps on `self`)."""
+    tree = ast.parse(_TRAINER + extra + "\n")
+    init = tree.body[0].body[0]
+    assert isinstance(init, ast.FunctionDef)
+    assert (id(init) in candidates(tree)) is learns

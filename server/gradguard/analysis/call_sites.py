@@ -168,7 +168,54 @@ def candidates(tree: ast.Module) -> dict[int, Candidate]:
         calls = frozenset(mentions.calls.get(name, set()))
         if calls and may_learn(node, skip_self=owner is not None):
             found[id(node)] = Candidate(node, owner is not None, calls)
+    for cls in survey.classes:
+        init = _constructor_candidate(cls, survey, subclassed)
+        if init is not None:
+            found[id(init.node)] = init
     return found
+
+
+def _constructor_candidate(
+    cls: ast.ClassDef, survey: _Survey, subclassed: set[str]
+) -> Candidate | None:
+    """The `__init__` of a class whose every mention in the file is a call (`Trainer(model,
+    opt)`), not subclassed, with plain bases and one definition, that keeps one of its
+    parameters on `self` (`self.model = model`): its parameters learn from the calls."""
+    name = cls.name
+    calls = frozenset(survey.names.calls.get(name, set()))
+    if not calls or name in survey.names.other or name in subclassed:
+        return None
+    if len(survey.defs.get(name, [])) != 0 or sum(c.name == name for c in survey.classes) != 1:
+        return None
+    if cls.decorator_list or not all(_base_name(base) in _PLAIN_BASES for base in cls.bases):
+        return None
+    inits = [
+        s
+        for s in cls.body
+        if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef) and s.name == "__init__"
+    ]
+    if len(inits) != 1 or inits[0].decorator_list or not _keeps_parameter_on_self(inits[0]):
+        return None
+    return Candidate(inits[0], True, calls)
+
+
+def _keeps_parameter_on_self(init: FunctionNode) -> bool:
+    """`self.model = model` in `__init__`'s own body (not under a branch)."""
+    spec = init.args
+    names = [a.arg for a in (*spec.posonlyargs, *spec.args, *spec.kwonlyargs)]
+    if len(names) < 2:
+        return False
+    me, parameters = names[0], set(names[1:])
+    return any(
+        isinstance(stmt, ast.Assign)
+        and len(stmt.targets) == 1
+        and isinstance(target := stmt.targets[0], ast.Attribute)
+        and isinstance(target.value, ast.Name)
+        and target.value.id == me
+        and isinstance(stmt.value, ast.Name)
+        and stmt.value.id in parameters
+        for stmt in init.body
+    )
 
 
 @dataclass

@@ -320,6 +320,14 @@ class ModuleInterpreter:
         if init is None:
             return
         scratch = FunctionInterpreter(self, self.scope_of(init), init, record=False)
+        if self.journal is not None:
+            self.journal.entered(id(init))  # what follows reads `__init__`'s caller facts
+        callers = self.parameter_facts.get(id(init))
+        if callers is not None and scratch.env is not None:
+            # What every construction of the class passes (`Trainer(model, ...)`).
+            for name, known in callers.parameters.items():
+                if known.kind is Kind.MODULE:
+                    scratch.env[name] = known
         changed = _containers_changed(self.tree, init)
         containers: dict[str, Value] = {}
         for stmt in init.body:
