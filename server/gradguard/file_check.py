@@ -138,20 +138,27 @@ def _read_notebook(data: bytes, decoded: DecodedSource) -> ReadFile | FileOutcom
 
 def check_file(task: FileTask) -> FileOutcome:
     """Check one file (fixing and writing it under `--fix`) and store a plain result in the
-    cache when the task has an entry."""
-    if task.notebook is not None:
-        from gradguard.notebook_check import check_notebook_file
-
-        return check_notebook_file(task, task.notebook)
+    cache when the task has an entry. A Python file or a notebook is checked as part of its
+    project: the names it imports from other project files are known, and a cached result
+    rests on those files' contents."""
     if not task.whole_project or task.trivial:
-        return _check_plain_file(task)
+        return _check_one(task)
     from gradguard.project import session
 
     with session.checking(task.path):
-        outcome = _check_plain_file(task, store=False)
+        outcome = _check_one(task, store=False)
     if task.cache_entry is not None and outcome.cacheable:
         task.cache_entry.store(outcome, session.dependencies(task.path))
     return outcome
+
+
+def _check_one(task: FileTask, *, store: bool = True) -> FileOutcome:
+    """Check a notebook or a Python file; store a plain result when `store` says so."""
+    if task.notebook is not None:
+        from gradguard.notebook_check import check_notebook_file
+
+        return check_notebook_file(task, task.notebook, store=store)
+    return _check_plain_file(task, store=store)
 
 
 def _check_plain_file(task: FileTask, *, store: bool = True) -> FileOutcome:

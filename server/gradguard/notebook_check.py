@@ -49,9 +49,9 @@ class NotebookFix:
     remaining: CheckResult
 
 
-def check_notebook_file(task: FileTask, notebook: Notebook) -> FileOutcome:
+def check_notebook_file(task: FileTask, notebook: Notebook, *, store: bool = True) -> FileOutcome:
     """Check one notebook (fixing and writing it under `--fix`); store a plain result in
-    the cache when the task has an entry."""
+    the cache when the task has an entry and `store` says so."""
     recorder = _Recorder(task.display, task.mode)
     if not task.writable and task.mode.writing:
         recorder.warn("not fixed: a symbolic link to a file outside the checked folder")
@@ -65,7 +65,7 @@ def check_notebook_file(task: FileTask, notebook: Notebook) -> FileOutcome:
             recorder.forget_fixes()
             _check(recorder, notebook, task.settings, fix=False)
     outcome = recorder.outcome()
-    if task.cache_entry is not None and outcome.cacheable:
+    if store and task.cache_entry is not None and outcome.cacheable:
         task.cache_entry.store(outcome)
     return outcome
 

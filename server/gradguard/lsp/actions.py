@@ -17,7 +17,7 @@ from urllib.parse import unquote
 from lsprotocol import types
 
 from gradguard.core.edits import compatible_fixes
-from gradguard.core.engine import applicable_fixes, fix_source
+from gradguard.core.engine import FixResult, applicable_fixes, fix_source
 from gradguard.core.findings import Range, TextEdit
 from gradguard.core.suppression import noqa_edit
 from gradguard.core.text import SourceText
@@ -357,16 +357,19 @@ async def _fix_all_edit(
     if snap.notebook is not None:
         return await _fix_all_notebook(server, key, wanted)
     loop = asyncio.get_running_loop()
-    result = await loop.run_in_executor(
-        server.executor,
-        lambda: fix_source(
-            snap.text,
-            path=snap.path,
-            settings=settings,
-            unsafe=settings.unsafe_fixes,
-            codes=wanted,
-        ),
-    )
+
+    def fix() -> FixResult:
+        # With the project's facts, as the diagnostics whose fixes this applies were made.
+        with server.project.checking(snap.path):
+            return fix_source(
+                snap.text,
+                path=snap.path,
+                settings=settings,
+                unsafe=settings.unsafe_fixes,
+                codes=wanted,
+            )
+
+    result = await loop.run_in_executor(server.executor, fix)
     if result.applied == 0 or result.text == snap.text:
         return None
     edit = minimal_edit(snap.text, result.text)

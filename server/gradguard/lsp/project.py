@@ -8,16 +8,22 @@
   `didClose` from disk, and on `workspace/didChangeWatchedFiles` (`files_changed`): when
   what a file shows its importers changed, the open documents that used it are analysed
   again and re-published (`GradGuardServer.facts_changed`). An edit that changes no
-  summary costs one content hash here and re-analyses nothing else.
+  summary costs one content hash here and re-analyses nothing else. Under the workspace
+  scope the closed files among them are reported again too, and so is a closed file that
+  changed on disk itself.
+* Used by every analysis of a document (`checking`): a Python file or a notebook, its
+  quick fixes and its fix-all alike, sees the names it imports from the project.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Callable, Coroutine, Iterable
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractContextManager
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -54,6 +60,14 @@ class ProjectIndexer:
     def enabled(self) -> bool:
         """The `workspaceIndex` setting (on unless the editor turns it off)."""
         return self.server.options.workspace_index
+
+    def checking(self, path: str | None) -> AbstractContextManager[None]:
+        """Analyse (or fix) the file or notebook at `path` as part of its project while the
+        block runs; enter it in the thread that analyses. Nothing happens when the index is
+        off or the document has no file of its own (an untitled buffer)."""
+        if path is None or not self.enabled or not path.endswith(_CHECKED_SUFFIXES):
+            return contextlib.nullcontext()
+        return self.live.checking(Path(path))
 
     def stop(self) -> None:
         """Stop background work (at shutdown): queued steps are dropped."""
@@ -106,7 +120,7 @@ class ProjectIndexer:
         if not self.enabled or self.stopped:
             return
         changed: list[tuple[Path, str | None]] = []
-        appeared = False
+        appeared = False  # created or deleted
         for change in changes:
             path = _python_path(change.uri)
             if path is None or self.server.is_open(change.uri):
@@ -118,14 +132,17 @@ class ProjectIndexer:
         if appeared:
             self._spawn(self._forget_all())
         elif changed:
-            self._spawn(self._revise(changed))
+            # A closed file changed on disk is stale itself, not only the files importing it.
+            self._spawn(self._revise(changed, itself=True))
 
-    async def _revise(self, changes: list[tuple[Path, str | None]], delay: float = 0) -> None:
+    async def _revise(
+        self, changes: list[tuple[Path, str | None]], delay: float = 0, *, itself: bool = False
+    ) -> None:
         if delay:
             await asyncio.sleep(delay)
 
         def work() -> frozenset[Path]:
-            stale: set[Path] = set()
+            stale: set[Path] = {path.resolve() for path, _ in changes} if itself else set()
             for path, text in changes:
                 stale |= self.live.revise(path, text)
             return frozenset(stale)
@@ -177,6 +194,10 @@ class ProjectIndexer:
             len(imported),
             time.monotonic() - started,
         )
+
+
+# What is analysed with the project: Python files and Jupyter notebooks.
+_CHECKED_SUFFIXES = (".py", ".ipynb")
 
 
 def _python_path(uri: str) -> Path | None:

@@ -329,29 +329,48 @@ class GradGuardServer(LanguageServer):
         settings: Settings,
         last_good: tuple[str, tuple[Finding, ...]] | None = None,
     ) -> RecoveredCheck:
-        """Check a snapshot (in a worker thread): a Python file as part of its project, with
-        the names it imports from other files known, unless `workspaceIndex` is off."""
+        """Check a snapshot (in a worker thread): a Python file or notebook as part of its
+        project, with the names it imports from other files known, unless `workspaceIndex`
+        is off."""
         path = snap.path
-        if path is None or not path.endswith(".py") or snap.notebook or not self.project.enabled:
-            return check_with_recovery(snap.text, path=path, settings=settings, last_good=last_good)
-        with self.project.live.checking(Path(path)):
+        with self.project.checking(path):
             return check_with_recovery(snap.text, path=path, settings=settings, last_good=last_good)
 
     def facts_changed(self, paths: frozenset[Path] | None) -> None:
         """Project facts of the files at `paths` (None: of every file) changed: analyse the
-        open documents among them again and publish (or ask a pulling client to pull)."""
+        open documents among them again and publish (or ask a pulling client to pull), and
+        so the closed ones whose diagnostics the workspace scope reported."""
         stale = [key for key in self._entries if paths is None or _document_path(key) in paths]
         for key in stale:
             self._entries[key].facts += 1
-        if not stale:
-            return
+        pulled = self.workspace_pulled and (
+            paths is None or any(not self.is_open(_uri(path)) for path in paths)
+        )
         if self.pull_mode:
-            if self.client_supports("workspace.diagnostics.refresh_support"):
+            if (stale or pulled) and self.client_supports("workspace.diagnostics.refresh_support"):
                 self.workspace_diagnostic_refresh(None)
+        else:
+            for key in stale:
+                if self.is_open(key):
+                    self.schedule(key, delay_ms=0)
+        if paths is None:  # files appeared or went: list the workspace again
+            self.refresh_workspace_scope()
             return
-        for key in stale:
-            if self.is_open(key):
-                self.schedule(key, delay_ms=0)
+        pushed = self._pushed_among(paths)
+        if pushed:
+            self._background.add(task := asyncio.ensure_future(self._push_closed(pushed)))
+            task.add_done_callback(self._background.discard)
+
+    def _pushed_among(self, paths: frozenset[Path]) -> list[Path]:
+        """The closed files among `paths` whose diagnostics the workspace scope pushed
+        (they are pushed again when their facts change)."""
+        if self.options.scope != "workspace" or self.workspace_pulled:
+            return []
+        found = []
+        for uri in sorted(self._pushed_closed):
+            if _document_path(uri) in paths and not self.is_open(uri):
+                found.append(Path(str(to_fs_path(uri))))  # as pushed (not resolved)
+        return found
 
     def convert(self, snap: Snapshot, generation: int, checked: RecoveredCheck) -> Analysis:
         """Turn engine findings into per-document LSP diagnostics."""
@@ -466,8 +485,20 @@ class GradGuardServer(LanguageServer):
 
     async def _push_workspace(self) -> None:
         try:
-            for path in await self.workspace_file_list():
-                uri = from_fs_path(str(path)) or path.as_uri()
+            files = await self.workspace_file_list()
+            listed = {_uri(path) for path in files}
+            gone = sorted(u for u in self._pushed_closed - listed if not self.is_open(u))
+            self._pushed_closed.difference_update(gone)
+            self.clear(gone)  # deleted, or no longer checked
+            await self._push_closed(files)
+        except Exception:
+            log.exception("GradGuard could not analyse the workspace")
+
+    async def _push_closed(self, paths: list[Path]) -> None:
+        """Analyse the closed files at `paths` from disk and push their diagnostics."""
+        try:
+            for path in paths:
+                uri = _uri(path)
                 if self.is_open(uri):
                     continue
                 analysis = await self.analyse_closed(path)
@@ -483,6 +514,10 @@ def _parsed_as_is(checked: RecoveredCheck) -> bool:
     """True when the text was analysed as it is (not half-typed code set aside): only such
     a text becomes what other files see of it."""
     return checked.result.parse_error is None and not checked.replaced and not checked.carried
+
+
+def _uri(path: Path) -> str:
+    return from_fs_path(str(path)) or path.as_uri()
 
 
 def _document_path(key: str) -> Path | None:
