@@ -181,17 +181,23 @@ class ProjectIndexer:
             progress.report(f"{number + 1}/{len(python)} files read", number / len(python) / 2)
         imported = imported_files(links)
         await self._off_loop(lambda: self.live.release(set(links) - set(imported)))
+        summarised = 0
         for number, path in enumerate(imported):
-            await self._off_loop(partial(self.live.summarise, path))
+            room = await self._off_loop(partial(self.live.summarise, path))
             if self.stopped:
                 return
-            message = f"{number + 1}/{len(imported)} files summarised"
+            summarised = number + 1
+            message = f"{summarised}/{len(imported)} files summarised"
             progress.report(message, 0.5 + number / len(imported) / 2)
-        progress.end(f"{len(python)} files, {len(imported)} summarised")
+            if room is False:
+                # The index's budget is full: checks summarise what they need.
+                await self._off_loop(partial(self.live.release, set(imported[summarised:])))
+                break
+        progress.end(f"{len(python)} files, {summarised} summarised")
         log.info(
             "GradGuard indexed %d files (%d summarised) in %.1f s",
             len(python),
-            len(imported),
+            summarised,
             time.monotonic() - started,
         )
 

@@ -41,6 +41,13 @@ from gradguard.project.roots import project_folder, search_roots
 
 log = logging.getLogger(__name__)
 
+# The summaries an index keeps, counted in lines of the summarised files: a summary holds
+# its file's syntax tree and interpreter, about 4.5 KiB per line (measured on transformers
+# 5.23.0's modeling files, see benchmarks/results/project_index.md). Beyond this the least
+# recently used ones are dropped, with every summary resting on them, and summarised again
+# when a check needs them: memory stays bounded on a huge tree, results do not change.
+SUMMARY_BUDGET_LINES = 20_000
+
 
 class SourceFile:
     """One project file as read: its text and content key, the project files its
@@ -92,6 +99,7 @@ class ProjectIndex:
         self._modules: dict[Path, ForeignModule | None] = {}
         self._owners: dict[int, ModuleInterpreter] = {}
         self._used: dict[Path, dict[Path, str]] = {}
+        self._lines: dict[Path, int] = {}  # lines of each summarised file
         self._components = Components(self._links)
 
     # -- files -------------------------------------------------------------------------------
@@ -101,6 +109,15 @@ class ProjectIndex:
         if path not in self._sources:
             self._sources[path] = _read_source(path, self._texts.get(path))
         return self._sources[path]
+
+    def links_of(self, path: Path) -> tuple[Path, ...]:
+        """The project files the file at `path` imports, read without keeping its text
+        (warming reads every file of the workspace; only those summarised are kept)."""
+        known = self._sources.get(path)
+        if known is not None:
+            return known.links
+        source = _read_source(path, self._texts.get(path))
+        return source.links if source is not None else ()
 
     def _links(self, path: Path) -> tuple[Path, ...]:
         source = self.source(path)
@@ -116,14 +133,46 @@ class ProjectIndex:
     def module(self, path: Path) -> ForeignModule | None:
         """The summarised file at `path`, built on first use (None: unknown)."""
         if path in self._modules:
-            return self._modules[path]
+            known = self._modules[path]
+            if known is not None:  # the most recently used last (see `trim`)
+                del self._modules[path]
+                self._modules[path] = known
+            return known
         self._modules[path] = None  # while it is being built, it is unknown to itself
         source = self.source(path)
         if source is None or source.tree is None:
             return None
         built = self._build(source, source.tree)
         self._modules[path] = built
+        if built is not None:
+            self._lines[path] = source.text.count("\n") + 1
         return built
+
+    def summarised_lines(self) -> int:
+        """The lines of the files summarised now (see `SUMMARY_BUDGET_LINES`)."""
+        return sum(self._lines.get(p, 0) for p, m in self._modules.items() if m is not None)
+
+    def trim(self, budget: int = SUMMARY_BUDGET_LINES) -> None:
+        """Drop the least recently used summaries, each with every summary resting on it,
+        until those kept total at most `budget` lines. Only between two checks: a dropped
+        file is summarised again, the same, when a check needs it."""
+        total = self.summarised_lines()
+        while total > budget:
+            oldest = next((p for p, m in self._modules.items() if m is not None), None)
+            if oldest is None:
+                return
+            self._drop_resting_on(oldest)
+            total = self.summarised_lines()
+
+    def _drop_resting_on(self, path: Path) -> None:
+        """Forget the summary of `path` and of every file whose facts rest on it."""
+        stale = [p for p, m in self._modules.items() if m is not None and path in m.depends]
+        for stale_path in stale:
+            module = self._modules.pop(stale_path)
+            assert module is not None
+            self._forget_owners(module)
+            self._sources.pop(stale_path, None)  # its tree was shifted: parse it again
+            self._lines.pop(stale_path, None)
 
     def _build(self, source: SourceFile, tree: ast.Module) -> ForeignModule | None:
         imports = FileImports(self, source.path)
@@ -153,6 +202,7 @@ class ProjectIndex:
 
     def imports_for(self, path: Path) -> FileImports:
         """The project as seen from the file at `path`, for analysing it now."""
+        self.trim()
         imports = FileImports(self, path)
         self._used[path] = imports.depends
         return imports
@@ -212,6 +262,7 @@ class ProjectIndex:
         may resolve differently); the editor's texts stay. Returns every analysed file."""
         self._sources.clear()
         self._modules.clear()
+        self._lines.clear()
         self._owners.clear()
         self._components = Components(self._links)
         search_roots.cache_clear()
@@ -250,6 +301,7 @@ class ProjectIndex:
             if module is not None:
                 self._forget_owners(module)
                 self._sources.pop(stale_path, None)  # its tree was shifted: parse it again
+            self._lines.pop(stale_path, None)
         self._components = Components(self._links)
         return frozenset(p for p, used in self._used.items() if path in used) | {path}
 

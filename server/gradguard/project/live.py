@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from gradguard.project import session
-from gradguard.project.index import ProjectIndex
+from gradguard.project.index import SUMMARY_BUDGET_LINES, ProjectIndex
 
 # Warming skips files larger than this (one imported by an open file is still summarised
 # when that file is checked): generated code is rarely imported for its facts.
@@ -52,20 +52,23 @@ class LiveIndex:
 
     def read(self, path: Path) -> tuple[Path, ...]:
         """Read the file at `path` (unless too large) and return the project files it
-        imports from."""
+        imports from; its text is not kept."""
         try:
             if path.stat().st_size > WARM_MAX_BYTES:
                 return ()
         except OSError:
             return ()
         with self._lock:
-            source = self._index.source(path.resolve())
-            return source.links if source is not None else ()
+            return self._index.links_of(path.resolve())
 
-    def summarise(self, path: Path) -> None:
-        """Summarise the file at `path` now (it is imported by another file)."""
+    def summarise(self, path: Path) -> bool:
+        """Summarise the file at `path` now (it is imported by another file); False once
+        the summaries fill the index's budget (`SUMMARY_BUDGET_LINES`): warming stops."""
         with self._lock:
             self._index.module(path.resolve())
+            full = self._index.summarised_lines() >= SUMMARY_BUDGET_LINES
+            self._index.trim()
+            return not full
 
     def release(self, paths: Iterable[Path]) -> None:
         """Forget the text of files read while warming that nothing imports (they are read
