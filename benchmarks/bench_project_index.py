@@ -131,11 +131,14 @@ def child_index(tree: Path) -> dict[str, Any]:
     read_s = time.perf_counter() - started
     imported = imported_files(links)
     live.release(set(links) - set(imported))
+    summarised = 0
     for path in imported:
-        live.summarise(path)
+        summarised += 1
+        if not live.summarise(path):
+            break  # the index's budget is full, as the server stops warming
     return {
         "files": len(python),
-        "summarised": len(imported),
+        "summarised": summarised,
         "read_s": read_s,
         "seconds": time.perf_counter() - started,
         "maxrss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,

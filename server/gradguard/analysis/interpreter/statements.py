@@ -28,6 +28,7 @@ from gradguard.analysis.model import (
     LoopNode,
 )
 from gradguard.analysis.names import dotted
+from gradguard.analysis.node_cache import cached_by_node
 from gradguard.analysis.values import (
     NONE,
     UNKNOWN,
@@ -618,10 +619,11 @@ def _may_be_backpropagated(value: Value) -> bool:
 _MAYBE_TENSOR = (Kind.UNKNOWN, Kind.TENSOR)
 
 
-def _as_loop(expr: ast.ListComp) -> ast.For | None:
+def _comprehension_loop(expr: ast.ListComp) -> ast.For | None:
     """The `for` loop a list comprehension of one synchronous generator whose element makes
     a call stands for (no body: the element is evaluated at the head of each iteration),
-    placed at the comprehension; None for any other comprehension."""
+    placed at the comprehension; None for any other comprehension. One loop node per
+    comprehension (`_as_loop`), so every interpretation of it names the same loop."""
     if len(expr.generators) != 1 or expr.generators[0].is_async:
         return None
     if not any(isinstance(node, ast.Call) for node in ast.walk(expr.elt)):
@@ -629,3 +631,6 @@ def _as_loop(expr: ast.ListComp) -> ast.For | None:
     generator = expr.generators[0]
     loop = ast.For(target=generator.target, iter=generator.iter, body=[], orelse=[])
     return ast.copy_location(loop, expr)
+
+
+_as_loop = cached_by_node(_comprehension_loop)
