@@ -13,18 +13,26 @@ pairing; `torch.log(F.softmax(...))` into `nll_loss`, which is log-probabilities
 log_softmax up to rounding, only fragile when a probability underflows to 0); softmax output
 used for metrics while the loss takes the logits.
 
-Reported cases this is modelled on: clvrai/ACGAN-PyTorch#3 (an `nn.Softmax` head trained
-with `nn.NLLLoss`), AnubhavGupta3377/Text-Classification-Models-Pytorch#9 (a model's forward
-ends with `nn.Softmax`, the loss is `NLLLoss`, "the loss is always negative"),
-midas-research/man-sf-emnlp#2 (`F.softmax` then `F.nll_loss`), jamesli1618/Obj-GAN#30
-(softmax into `NLLLoss`: the label loss is `-p` instead of `-log p`).
+Not seen yet (silent): the softmax output as one element of a tuple a `forward` returns
+(`return realfake, classes`), a row selection in between (`out[mask]`), a loss module kept on
+an attribute set from outside the class.
+
+Reported cases this is modelled on (`tests/corpus/real/gg113/`):
+https://github.com/clvrai/ACGAN-PyTorch/issues/3 (an `nn.Softmax` class head trained with
+`nn.NLLLoss`),
+https://github.com/AnubhavGupta3377/Text-Classification-Models-Pytorch/issues/9 (a model's
+`forward` ends with `nn.Softmax`, the loss is `NLLLoss`: "the loss is always negative"),
+https://github.com/midas-research/man-sf-emnlp/issues/2 (`F.softmax`, then `F.nll_loss`),
+https://github.com/jamesli1618/Obj-GAN/issues/30 (a decoder's softmax into `NLLLoss`: the
+label loss is `-p` instead of `-log p`).
 
 ## Why is this bad?
 `nll_loss` does no log itself: it returns `-input[y]`, and expects `input` to hold
 log-probabilities (`log_softmax`). Fed probabilities, it computes `-p[y]` instead of
-`-log p[y]`. Nothing raises; the loss is negative, its gradient for a confidently wrong
-prediction is about `p[y]` times the right one (it vanishes as `p[y] -> 0`, where it should
-be largest), and training silently converges slowly or to a worse model. Measured under
+`-log p[y]`. Nothing raises; the loss is negative, and its gradient is the right one times
+`p[y]` (the gradient of `-p[y]` is `p[y]` times that of `-log p[y]`): it vanishes for
+confidently wrong predictions, exactly where it should be largest, and training silently
+converges slowly or to a worse model. Measured under
 torch 2.13.0 (10 classes, an MLP, 200 full-batch SGD steps at lr 0.5, the same seed): with
 `softmax` the model reaches 54% training accuracy (cross-entropy 2.28), with `log_softmax`
 100% (0.07).
