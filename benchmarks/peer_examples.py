@@ -54,7 +54,10 @@ OVERLAP: dict[str, tuple[tuple[str, ...], str]] = {
         "evaluation without no_grad; GG204 only when the outputs are kept (memory grows)",
     ),
     "TG003": (("GG601",), "backward() and step() in a loop with no zero_grad(): same claim"),
-    "TG005": (("GG110",), "softmax output given to cross-entropy: same claim"),
+    "TG005": (
+        ("GG110", "GG113"),
+        "softmax output given to cross-entropy (GG110) or to nll_loss/NLLLoss (GG113): same claim",
+    ),
     "TG006": (("GG111",), "sigmoid before a with-logits BCE (and logits into BCELoss): same claim"),
     "TG011": (("GG607",), "eval() in the epoch loop with no train() back: same claim"),
     "TG014": (("GG606",), "accumulation over k steps without dividing the loss: same claim"),
@@ -171,14 +174,8 @@ JUDGED.update(
             _T + "test_tg005_still_flags_a_real_softmax_layer_reaching_nll_loss#2",
             "TG005",
             13,
-        ): "purpose: softmax into NLLLoss (a real bug, but GG110 claims cross-entropy only) "
-        "through `rnn`, a parameter",
-        (
-            _T + "test_tg005_flags_softmax_passed_to_nll#1",
-            "TG005",
-            5,
-        ): "purpose: softmax into nll_loss is a real bug outside GG110's claim (cross-entropy "
-        "only): no GradGuard rule claims it",
+        ): "purpose: softmax into NLLLoss (GG113's claim) through `rnn.softmax`, where `rnn` "
+        "is a parameter no call site in the snippet binds: what its attribute holds is unknown",
         (_T + "test_tg006_flags_raw_logits_into_plain_bce#1", "TG006", 7): _UNKNOWN_MODEL,
         (
             _T + "test_tg006_warns_on_the_numerically_fragile_but_correct_pairing#1",

@@ -54,6 +54,7 @@ MISBEHAVIOUR = {
     "GG110": ("softmax twice",),
     "GG111": ("sigmoid twice",),
     "GG112": ("no gradient",),
+    "GG113": ("expects log-probabilities",),
     "GG203": ("memory grows",),
     "GG204": ("memory grows",),
     "GG403": (".grad` is None",),

@@ -51,7 +51,7 @@ from gradguard.analysis.facts import ActivationKind, LossInput
 from gradguard.core.findings import Finding, Related, Severity
 from gradguard.core.messages import capitalized, compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
-from gradguard.rewrite.activations import remove_activation
+from gradguard.rewrite.activations import without_activation
 from gradguard.rewrite.expressions import expr_text
 
 SYMPTOM = "the loss sees softmax twice, so training silently converges worse"
@@ -253,16 +253,8 @@ loss.backward()
                 "it the logits",
             )
             related = [Related(ctx.node_range(activation.node), f"{activation.description} here")]
-            fixes = []
-            if not activation.layer:
-                fix = remove_activation(
-                    ctx.source,
-                    use.function or ctx.tree,
-                    activation.node,
-                    use.target,
-                    "Remove the softmax",
-                    method=activation.description.startswith("."),
-                )
-                if fix is not None:
-                    fixes.append(fix)
+            scope = use.function or ctx.tree
+            fixes = without_activation(
+                ctx.source, scope, activation, use.target, "Remove the softmax"
+            )
             yield self.finding(message, ctx.node_range(use.target), related, fixes)

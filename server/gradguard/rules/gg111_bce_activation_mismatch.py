@@ -64,7 +64,7 @@ from gradguard.analysis.facts import Activation, ActivationKind, LossInput
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
 from gradguard.core.messages import capitalized, compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
-from gradguard.rewrite.activations import remove_activation
+from gradguard.rewrite.activations import without_activation
 from gradguard.rewrite.expressions import expr_text, replace_expr
 
 ERROR = "all elements of input should be between 0 and 1"
@@ -288,18 +288,8 @@ loss.backward()
             "logits",
         )
         related = [Related(ctx.node_range(activation.node), f"{activation.description} here")]
-        fixes: list[Fix] = []
-        if not activation.layer:
-            fix = remove_activation(
-                ctx.source,
-                use.function or ctx.tree,
-                activation.node,
-                use.target,
-                "Remove the sigmoid",
-                method=activation.description.startswith("."),
-            )
-            if fix is not None:
-                fixes.append(fix)
+        scope = use.function or ctx.tree
+        fixes = without_activation(ctx.source, scope, activation, use.target, "Remove the sigmoid")
         return self.finding(message, ctx.node_range(use.target), related, fixes)
 
     def _logits(self, ctx: RuleContext, use: LossInput) -> Finding:
