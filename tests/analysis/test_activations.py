@@ -115,3 +115,33 @@ def test_producers_and_keepers(body: str, expected: ActivationKind) -> None:
 )
 def test_unknown_or_cleared(body: str) -> None:
     assert _activation(body) is None
+
+
+_TWO_HEADS = """
+class TwoHeads(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(3, 4)
+
+    def forward(self, x):
+        return torch.sigmoid(self.fc(x)), {second}
+
+a, b = TwoHeads()(x)
+F.nll_loss(b, y)
+"""
+
+
+@pytest.mark.parametrize(
+    ("second", "expected"),
+    [
+        ("torch.softmax(self.fc(x), 1)", SOFTMAX),
+        ("F.log_softmax(self.fc(x), dim=1)", LOG_SOFTMAX),
+        ("self.fc(x) * 2", None),
+    ],
+)
+def test_each_element_of_a_returned_tuple_keeps_its_activation(
+    second: str, expected: ActivationKind | None
+) -> None:
+    """A local forward returning a tuple: each element the caller unpacks ends with the
+    activation its own expression ended with."""
+    assert _activation(_TWO_HEADS.replace("{second}", second)) is expected

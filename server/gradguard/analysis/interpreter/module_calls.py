@@ -314,13 +314,7 @@ class ModuleCalls(ExpressionEvaluator):
             if output.kind is Kind.TENSOR and summary.returned.kind is Kind.TENSOR:
                 # Shape facts of `forward` hold for any input: its parameters are unknown there.
                 output = evolve(output, shape=summary.returned.shape)
-                ends_with = summary.returned.activation
-                if ends_with is not None and (
-                    ends_with.functional or not _layers_replaced(self.module.tree, forward)
-                ):
-                    # So does the activation it ends with, unless it is a layer's and a layer
-                    # it runs may be swapped from outside (`model.fc = nn.Identity()`).
-                    output = evolve(output, activation=ends_with)
+            output = self._forward_activations(output, summary.returned, forward)
             if summary.returned.kind is Kind.TENSOR and summary.returned.graph:
                 # Computed by operations that saved tensors: newly allocated on every call,
                 # so an inference tensor under torch.inference_mode().
@@ -363,6 +357,35 @@ class ModuleCalls(ExpressionEvaluator):
             and (site := self.site(call, target, value)) is not None
         ):
             self.emit(LossInput(loss, **site))
+
+    def _forward_activations(self, output: Value, returned: Value, forward: FunctionNode) -> Value:
+        """The activation a local module's `forward` ends with holds for its output, and
+        each element's for a returned tuple (`return validity, self.softmax(label)`); unless
+        it is a layer's and a layer it runs may be swapped from outside (`model.fc =
+        nn.Identity()`)."""
+        if output.kind is Kind.TENSOR and returned.kind is Kind.TENSOR:
+            ends_with = returned.activation
+            if ends_with is not None and (
+                ends_with.functional or not _layers_replaced(self.module.tree, forward)
+            ):
+                return evolve(output, activation=ends_with)
+            return output
+        elements, returned_elements = output.elements, returned.elements
+        if (
+            output.kind is not Kind.SEQUENCE
+            or returned.kind is not Kind.SEQUENCE
+            or elements is None
+            or returned_elements is None
+            or len(elements) != len(returned_elements)
+        ):
+            return output
+        marked = tuple(
+            self._forward_activations(element, known, forward)
+            for element, known in zip(elements, returned_elements, strict=True)
+        )
+        if all(a is b for a, b in zip(marked, elements, strict=True)):
+            return output
+        return evolve(output, elements=marked)
 
     def _forget_activation(self, target: ast.expr) -> None:
         """`target` was changed in place: whatever activation made it is no longer certain."""
