@@ -470,16 +470,6 @@ class CallEvaluator(TorchCalls):
             return True
         return isinstance(expr, ast.Name) and self.lookup(expr.id).kind is Kind.FUNCTION
 
-    def _note_constructor_call(self, cls: ast.ClassDef, call: ast.Call, args: list[Value]) -> None:
-        """`Trainer(model, optimizer)`: what `__init__`'s parameters receive (see
-        `call_sites.candidates`, which decides whether the class may learn from it)."""
-        for stmt in cls.body:
-            if isinstance(stmt, ast.FunctionDef) and stmt.name == "__init__":
-                self.module.call_sites.note(
-                    stmt, call, args, self.mode.enabled, self.mode.off, is_method=True
-                )
-                return
-
     def call_value(
         self, call: ast.Call, callee: Value, evaluated: list[Value] | None = None
     ) -> Value:
@@ -489,7 +479,13 @@ class CallEvaluator(TorchCalls):
             return self.module_call(call, callee.module, args, callee.frozen)
         if callee.kind is Kind.CLASS and callee.instance_of is not None:
             info = callee.instance_of
-            self._note_constructor_call(info.node, call, args)
+            init = _local_method(callee, "__init__")
+            if init is not None:
+                # What `__init__`'s parameters receive (`call_sites.candidates` decides
+                # whether the class may learn from it).
+                self.module.call_sites.note(
+                    init, call, args, self.mode.enabled, self.mode.off, is_method=True
+                )
             if info.is_module:
                 plain = (
                     all(_plain(v) for v in args)

@@ -203,7 +203,11 @@ class TrainingEffects(GraphEffects):
             or [dotted(target) for target in before.targets] != [key]
         ):
             return False
-        return all(_contains(node, read) for node in walk(stmt) if isinstance(node, ast.Call))
+        return all(
+            any(child is read for child in walk(node))
+            for node in walk(stmt)
+            if isinstance(node, ast.Call)
+        )
 
     def _owns_weight(self, key: str | None, module: Value, read: ast.expr | None = None) -> bool:
         """True when `module` (held at `key`) is a torch.nn layer with a `weight` parameter
@@ -490,12 +494,3 @@ class TrainingEffects(GraphEffects):
             self._unfreeze(value.module)
         if value.optimizes is not None:
             self.env[key] = evolve(value, optimizes=None)
-
-
-def _contains(outer: ast.AST, inner: ast.AST) -> bool:
-    """True when `inner`'s source span lies inside `outer`'s."""
-    start = (getattr(outer, "lineno", 0), getattr(outer, "col_offset", 0))
-    end = (getattr(outer, "end_lineno", 0) or 0, getattr(outer, "end_col_offset", 0) or 0)
-    inner_start = (getattr(inner, "lineno", 0), getattr(inner, "col_offset", 0))
-    inner_end = (getattr(inner, "end_lineno", 0) or 0, getattr(inner, "end_col_offset", 0) or 0)
-    return start <= inner_start and inner_end <= end
