@@ -17,7 +17,7 @@ HEADER = "import itertools\nimport torch\nfrom torch import nn\nmodel = nn.Linea
 def _found(body: str) -> list[ReusedIterator]:
     text = HEADER + textwrap.dedent(body)
     tree = ast.parse(text)
-    return reused_iterators(analyse_module(tree, text), NameFlow(tree))
+    return reused_iterators(analyse_module(tree, text), lambda: NameFlow(tree))
 
 
 @pytest.mark.parametrize(

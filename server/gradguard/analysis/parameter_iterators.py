@@ -35,7 +35,7 @@ The fact is certain only when all of this holds (anything else: silence):
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from gradguard.analysis import libraries
@@ -48,6 +48,8 @@ from gradguard.analysis.walk import module_nodes
 # Builtins returning a one-shot iterator whatever they are given.
 _ONE_SHOT_BUILTINS = frozenset("filter map iter zip enumerate reversed".split())
 _ONE_SHOT_FUNCTIONS = frozenset(["itertools.chain", "itertools.chain.from_iterable"])
+# Their last names, as any spelling of them ends (`chain`, `itertools.chain.from_iterable`).
+_ONE_SHOT_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in _ONE_SHOT_FUNCTIONS)
 # Builtins that iterate their only argument to its end, and what they make of nothing.
 _COLLECTING_BUILTINS = {
     "list": "returns an empty list",
@@ -103,14 +105,21 @@ class ReusedIterator:
     adjacent: bool
 
 
-def reused_iterators(analysis: ModuleAnalysis, flow: NameFlow) -> list[ReusedIterator]:
-    """Every one-shot iterator of the file iterated again once exhausted."""
-    finder = _Finder(analysis, flow)
-    found = []
-    for node in module_nodes(analysis.tree):
-        if isinstance(node, ast.Assign) and (reuse := finder.check(node)) is not None:
-            found.append(reuse)
-    return found
+def reused_iterators(
+    analysis: ModuleAnalysis, flow: Callable[[], NameFlow]
+) -> list[ReusedIterator]:
+    """Every one-shot iterator of the file iterated again once exhausted. `flow` gives the
+    file's name flow; it costs a pass over the file, taken only when some binding's value
+    calls a generator method at all."""
+    bindings = [
+        node
+        for node in module_nodes(analysis.tree)
+        if isinstance(node, ast.Assign) and _may_be_one_shot(node.value)
+    ]
+    if not bindings:
+        return []
+    finder = _Finder(analysis, flow())
+    return [reuse for node in bindings if (reuse := finder.check(node)) is not None]
 
 
 class _Finder:
@@ -473,6 +482,21 @@ def _function_consumption(
 
 def _group_consumption(call: ast.Call, name: ast.Name, consumer: str) -> Consumption:
     return Consumption(call, name, consumer, "gets a parameter group with no parameters", None)
+
+
+def _may_be_one_shot(value: ast.expr) -> bool:
+    """The shapes `_Finder.one_shot` may accept, told from the syntax alone: a generator
+    method called on a name, or a generator expression or call around such a call."""
+    if isinstance(value, ast.GeneratorExp):
+        return _calls_generator_method(value)
+    if not isinstance(value, ast.Call):
+        return False
+    func = value.func
+    if isinstance(func, ast.Attribute) and func.attr in api.MODULE_GENERATOR_METHODS:
+        return isinstance(func.value, ast.Name)
+    named = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+    wrapper = named in _ONE_SHOT_BUILTINS or named in _ONE_SHOT_NAMES
+    return wrapper and any(_calls_generator_method(a) for a in [*value.args, *value.keywords])
 
 
 def _calls_generator_method(node: ast.AST) -> bool:

@@ -276,7 +276,13 @@ for epoch in range(2):
             (f for same in ctx.grad_context.functions.values() for f in same),
             key=lambda f: (f.lineno, f.col_offset),
         )
-        scopes: list[ast.AST] = [ctx.tree, *functions]
+        # A switch matters only inside a loop of its own scope: the others are never walked.
+        looping = {
+            id(ctx.grad_context.enclosing_function(node) or ctx.tree)
+            for node in module_nodes(ctx.tree)
+            if isinstance(node, _LOOPS)
+        }
+        scopes = [scope for scope in (ctx.tree, *functions) if id(scope) in looping]
         optimized: dict[str, bool] = {}  # by model key: a walk of the file each
         for scope in scopes:
             for switch in switches.switches(scope):

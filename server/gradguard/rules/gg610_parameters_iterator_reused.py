@@ -236,7 +236,7 @@ for step in range(3):
         text = ctx.source.text
         if not any(f"{method}(" in text for method in api.MODULE_GENERATOR_METHODS):
             return
-        for reuse in reused_iterators(ctx.analysis, ctx.name_flow):
+        for reuse in reused_iterators(ctx.analysis, lambda: ctx.name_flow):
             yield self._finding(ctx, reuse)
 
     def _finding(self, ctx: RuleContext, reuse: ReusedIterator) -> Finding:
