@@ -42,6 +42,10 @@ def _activation(body: str) -> ActivationKind | None:
         ("p = torch.sigmoid(x)\nnn.BCELoss()(p.view(-1).float().squeeze(), y)", SIGMOID),
         ("F.binary_cross_entropy(torch.squeeze(nn.Linear(3, 1)(x), 1), y)", LOGITS),
         ("F.cross_entropy(input=F.softmax(x, 1).contiguous(), target=y)", SOFTMAX),
+        # Indexing only picks values: each is still what the activation made it.
+        ("F.cross_entropy(F.softmax(x, 1)[:, :3], y)", SOFTMAX),
+        ("p = F.softmax(x, 1)\nF.nll_loss(p[mask], y[mask])", SOFTMAX),
+        ("nn.BCELoss()(nn.Linear(3, 2)(x)[:, 0], y)", LOGITS),
         # The last layer of a Sequential, the return of a local forward.
         (
             "m = nn.Sequential(nn.Linear(3, 4), nn.Softmax(dim=1))\nF.cross_entropy(m(x), y)",
@@ -74,7 +78,6 @@ def test_producers_and_keepers(body: str, expected: ActivationKind) -> None:
     "body",
     [
         "F.cross_entropy(F.softmax(x, 1) * 2, y)",  # arithmetic
-        "F.cross_entropy(F.softmax(x, 1)[:, :3], y)",  # indexing
         "F.cross_entropy(F.softmax(x, 1).log(), y)",  # another op
         "nn.BCELoss()(nn.Linear(3, 1)(x).clamp(0, 1), y)",
         "nn.BCELoss()(F.dropout(torch.sigmoid(x)), y)",

@@ -73,6 +73,14 @@ def of_module_call(call: ast.Call, module: ModuleRef) -> Activation | None:
     return Activation(applies.kind, call, applies.description)
 
 
+def kept(result: Value, source: Value) -> Value:
+    """`result`, an op that only picks values of `source` (`probs[mask]`), with `source`'s
+    activation."""
+    if source.activation is None or result.activation == source.activation:
+        return result
+    return evolve(result, activation=source.activation)
+
+
 def cleared(value: Value) -> Value:
     """`value` after an in-place change: its values are no longer what the activation made."""
     if value.activation is None:

@@ -405,7 +405,9 @@ class ExpressionEvaluator(TrainingEffects):
             if isinstance(position, int) and -len(base.elements) <= position < len(base.elements):
                 return base.elements[position]
         if base.kind is Kind.TENSOR:
-            return self.view_op(expr, base, view=_basic_index(expr.slice, index), index=index)
+            selected = self.view_op(expr, base, view=_basic_index(expr.slice, index), index=index)
+            # Indexing only picks values: what an activation made them stays (`probs[mask]`).
+            return activations.kept(selected, base)
         if (
             base.kind is Kind.SEQUENCE
             and base.items is not None
