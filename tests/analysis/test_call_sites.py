@@ -104,6 +104,79 @@ def test_methods_learn_from_calls_on_self() -> None:
     assert facts.parameters["model"].kind is Kind.MODULE
 
 
+TWO_TRAINERS = """
+class Trainer:
+    def fit(self, batches):
+        for x in batches:
+            self.train_batch(net, x)
+
+    def train_batch(self, model, x):
+        loss = model(x).sum()
+        loss.backward()
+
+class Tuner:
+    def train_batch(self, model, x):
+        loss = model(x).sum()
+        loss.backward()
+"""
+
+SAME_NAME = [
+    ("every call resolved to one class", "Trainer().fit([1])\nTuner().train_batch(net, 2)", True),
+    ("no call of the other class's method", "Trainer().fit([1])", True),
+    ("a call on an unknown object", "Trainer().fit([1])\nload().train_batch(net, 2)", False),
+    ("the method passed around", "Trainer().fit([1])\nrun(Tuner().train_batch)", False),
+    ("the other class subclassed", "Trainer().fit([1])\nclass Sub(Tuner):\n    pass", True),
+    ("a module-level function of the name", "def train_batch(model, x):\n    pass", True),
+]
+
+
+@pytest.mark.parametrize(("title", "more", "learns"), SAME_NAME, ids=[c[0] for c in SAME_NAME])
+def test_methods_of_one_name_in_two_classes_learn_from_their_own_calls(
+    title: str, more: str, learns: bool
+) -> None:
+    """A call the interpreter resolved to one class's method is accounted for: the method
+    of the same name in another class does not make the first unknown."""
+    source = PRELUDE + TWO_TRAINERS + textwrap.dedent(more) + "\n"
+    tree = ast.parse(source)
+    method = next(
+        n
+        for cls in tree.body
+        if isinstance(cls, ast.ClassDef) and cls.name == "Trainer"
+        for n in cls.body
+        if isinstance(n, ast.FunctionDef) and n.name == "train_batch"
+    )
+    facts = learn_caller_facts(tree, source).get(id(method))
+    if not learns:
+        assert facts is None
+        return
+    assert facts is not None
+    assert facts.parameters["model"].kind is Kind.MODULE
+
+
+def test_functions_of_one_name_in_two_scopes_stay_unknown() -> None:
+    """Two nested functions named alike: which one a call runs is a matter of scopes the
+    survey does not follow, so neither learns."""
+    source = PRELUDE + textwrap.dedent(
+        """
+        def a():
+            def closure(model):
+                model(1).sum().backward()
+            closure(net)
+
+        def b():
+            def closure(model):
+                model(1).sum().backward()
+            closure(net)
+        a()
+        b()
+        """
+    )
+    tree = ast.parse(source)
+    closures = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "closure"]
+    facts = learn_caller_facts(tree, source)
+    assert all(id(c) not in facts for c in closures)
+
+
 def test_framework_hooks_stay_unknown() -> None:
     """A class with a base the file does not define: its methods are called by the
     framework too, so their parameters stay unknown even when the file calls them."""
@@ -135,6 +208,25 @@ def test_a_parameter_plotted_or_given_to_numpy_is_learnt_from_callers() -> None:
     assert isinstance(show, ast.FunctionDef) and isinstance(log, ast.FunctionDef)
     assert may_learn(show)
     assert not may_learn(log)
+
+
+@pytest.mark.parametrize(
+    ("body", "learns"),
+    [
+        ("return self.criterion(outputs, target)", True),  # given to a module kept on self
+        ("return F.nll_loss(outputs, target)", True),  # given to a library function
+        ("self.outputs = outputs", True),  # a setter: the attribute holds it
+        ("return self.a.b(outputs)", False),  # a callee too far to tell
+        ("self.outputs = outputs.clone()", False),  # not the parameter itself
+        ("return outputs", False),
+    ],
+)
+def test_a_method_handing_a_parameter_on_is_learnt_from_callers(body: str, learns: bool) -> None:
+    """A method giving its parameter to a loss kept on `self` (`self.criterion(outputs,
+    y)`) or keeping it on `self`: what the callers pass decides a finding there."""
+    method = ast.parse(f"def eval_batch(self, outputs, target):\n    {body}\n").body[0]
+    assert isinstance(method, ast.FunctionDef)
+    assert may_learn(method, skip_self=True) is learns
 
 
 @pytest.mark.parametrize(

@@ -44,6 +44,9 @@ class Candidate:
     node: FunctionNode
     is_method: bool
     calls: frozenset[int]  # id() of every ast.Call whose callee names it
+    # id() of the methods of the same name in other classes of the file: a call the
+    # interpreter resolved to one of them is accounted for, and not this method's.
+    siblings: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -122,7 +125,8 @@ class CallSites:
         found: dict[int, CallerFacts] = {}
         for key, candidate in candidates.items():
             by_call = self.seen.get(key, {})
-            if not candidate.calls or set(by_call) != set(candidate.calls):
+            accounted = set(by_call).union(*(self.seen.get(s, {}) for s in candidate.siblings))
+            if not by_call or accounted != set(candidate.calls):
                 continue
             merged = _joined(by_call)
             if merged is not None and merged.informative:
@@ -149,30 +153,45 @@ def candidates(tree: ast.Module) -> dict[int, Candidate]:
     subclassed = {_base_name(base) for cls in survey.classes for base in cls.bases}
     found: dict[int, Candidate] = {}
     for name, entries in survey.defs.items():
-        if len(entries) != 1 or name in class_names:
+        if name in class_names:
             continue
-        node, owner = entries[0]
-        mentions = attributes if owner is not None else names
-        if name in mentions.other or not _transparent_decorators(node):
-            continue
-        if owner is not None:
-            if name.startswith("__") or name == "forward" or owner.name in subclassed:
-                continue
-            if not all(_base_name(base) in _PLAIN_BASES for base in owner.bases):
-                continue
-            if any(
-                isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod")
-                for d in node.decorator_list
-            ):
-                continue
-        calls = frozenset(mentions.calls.get(name, set()))
-        if calls and may_learn(node, skip_self=owner is not None):
-            found[id(node)] = Candidate(node, owner is not None, calls)
+        functions = [node for node, owner in entries if owner is None]
+        if len(functions) == 1 and name not in names.other:
+            calls = frozenset(names.calls.get(name, set()))
+            if calls and _qualifies(functions[0], None, subclassed):
+                found[id(functions[0])] = Candidate(functions[0], False, calls)
+        methods = [(node, owner) for node, owner in entries if owner is not None]
+        if name in attributes.other or len({id(owner) for _, owner in methods}) != len(methods):
+            continue  # mentioned otherwise, or defined twice in one class
+        calls = frozenset(attributes.calls.get(name, set()))
+        for node, owner in methods:
+            if calls and _qualifies(node, owner, subclassed):
+                siblings = frozenset(id(other) for other, _ in methods if other is not node)
+                found[id(node)] = Candidate(node, True, calls, siblings)
     for cls in survey.classes:
         init = _constructor_candidate(cls, survey, subclassed)
         if init is not None:
             found[id(init.node)] = init
     return found
+
+
+def _qualifies(node: FunctionNode, owner: ast.ClassDef | None, subclassed: set[str]) -> bool:
+    """A function (`owner` None) or a method of `owner` whose every call the file may show
+    (see the module docs), and whose body may learn from them."""
+    if not _transparent_decorators(node):
+        return False
+    if owner is not None:
+        name = node.name
+        if name.startswith("__") or name == "forward" or owner.name in subclassed:
+            return False
+        if not all(_base_name(base) in _PLAIN_BASES for base in owner.bases):
+            return False
+        if any(
+            isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod")
+            for d in node.decorator_list
+        ):
+            return False
+    return may_learn(node, skip_self=owner is not None)
 
 
 def _constructor_candidate(
@@ -327,7 +346,7 @@ def _may_learn(node: FunctionNode, *, skip_self: bool) -> bool:
             if isinstance(func, ast.Name) and func.id in parameters:
                 return True
             hands_on = any(isinstance(arg, ast.Name) and arg.id in parameters for arg in child.args)
-            if hands_on and isinstance(func, ast.Name):
+            if hands_on and (isinstance(func, ast.Name) or _named_callee(func)):
                 return True  # handed on to another function, which may need it
             if hands_on and isinstance(func, ast.Attribute) and func.attr in _CONVERTING:
                 return True  # plotted or given to numpy (`plt.plot(history)`, `np.mean(x)`)
@@ -339,14 +358,40 @@ def _may_learn(node: FunctionNode, *, skip_self: bool) -> bool:
             ):
                 return True
         elif (
-            isinstance(child, ast.AugAssign)
-            and isinstance(child.value, ast.Name)
-            and child.value.id in parameters
-        ) or (
-            isinstance(child, (ast.Assign, ast.AugAssign)) and _changes_in_place(child, parameters)
+            (
+                isinstance(child, ast.AugAssign)
+                and isinstance(child.value, ast.Name)
+                and child.value.id in parameters
+            )
+            or (skip_self and _kept_on_self(child, names[0], parameters))
+            or (
+                isinstance(child, (ast.Assign, ast.AugAssign))
+                and _changes_in_place(child, parameters)
+            )
         ):
             return True
     return False
+
+
+def _named_callee(func: ast.expr) -> bool:
+    """`self.criterion`, `F.nll_loss`: a callee named through one attribute of a name (a
+    module kept on `self`, a function of an imported module), whose facts about what it is
+    given (a loss and its input's activation) depend on the argument."""
+    return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+
+
+def _kept_on_self(node: ast.AST, me: str, parameters: set[str]) -> bool:
+    """`self.loss_op = loss_op`: a setter, whose callers tell what the attribute holds
+    (see `ModuleInterpreter._collect_set_attributes`)."""
+    return (
+        isinstance(node, ast.Assign)
+        and len(node.targets) == 1
+        and isinstance(target := node.targets[0], ast.Attribute)
+        and isinstance(target.value, ast.Name)
+        and target.value.id == me
+        and isinstance(node.value, ast.Name)
+        and node.value.id in parameters
+    )
 
 
 def _changes_in_place(node: ast.Assign | ast.AugAssign, parameters: set[str]) -> bool:

@@ -63,6 +63,7 @@ class FileSyntax:
         self._order: list[FunctionNode] | None = None
         self._backward_lines: list[int] | None = None
         self._star_count: int | None = None
+        self._attribute_stores: dict[str, int] | None = None
 
     def _index_scopes(self, tree: ast.Module) -> None:
         """Record each function's and class's enclosing scope, visiting statements only."""
@@ -112,6 +113,21 @@ class FileSyntax:
                 if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names)
             )
         return self._star_count
+
+    def attribute_stores(self) -> dict[str, int]:
+        """How many times the file stores into or deletes each attribute name (`x.a = ...`,
+        `del x.a`, any receiver); every name counts twice when the file calls `setattr` or
+        `delattr`, which may bind any of them."""
+        if self._attribute_stores is None:
+            counts: dict[str, int] = {}
+            dynamic = False
+            for node in module_nodes(self.tree):
+                if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load):
+                    counts[node.attr] = counts.get(node.attr, 0) + 1
+                elif isinstance(node, ast.Name) and node.id in ("setattr", "delattr"):
+                    dynamic = True
+            self._attribute_stores = {a: 2 for a in counts} if dynamic else counts
+        return self._attribute_stores
 
     def may_call_backward(self, node: FunctionNode | ast.Module) -> bool:
         """Whether `.backward(` may appear in the node's lines (True without the text)."""

@@ -313,6 +313,7 @@ class ModuleInterpreter:
         plain dicts and lists of modules (`self.models = {"encoder": ...}`, or filled key by
         key in `__init__`) that no code of the file changes afterwards."""
         stores = _self_stores(info.node)
+        self._collect_set_attributes(info, stores)
         init = next(
             (s for s in info.node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"),
             None,
@@ -364,6 +365,35 @@ class ModuleInterpreter:
         for attr, value in containers.items():
             if value.elements and all(e.kind is Kind.MODULE for e in value.elements):
                 info.attributes[attr] = value
+
+    def _collect_set_attributes(self, info: ClassInfo, stores: dict[str, int]) -> None:
+        """`def add_loss_op(self, loss_op): self.loss_op = loss_op`: a module attribute set
+        only by a setter method whose every call the file shows (see
+        `gradguard.analysis.call_sites`) holds what those calls pass.
+
+        A method reading `self.loss_op` either raises AttributeError or runs after some call
+        of the setter, so the attribute is the join of what the calls passed, provided
+        nothing else binds it: one store of `.loss_op` in the whole file (no other
+        `model.loss_op = ...`), no class-level default, no `setattr`.
+        """
+        for method in info.node.body:
+            if not isinstance(method, ast.FunctionDef) or method.name == "__init__":
+                continue
+            for stmt in method.body:
+                setter = _parameter_kept_on_self(method, stmt)
+                if setter is None or stores.get(setter[0]) != 1:
+                    continue
+                attr, parameter = setter
+                if self.journal is not None:
+                    self.journal.entered(id(method))  # reads the setter's caller facts
+                callers = self.parameter_facts.get(id(method))
+                known = callers.parameters.get(parameter) if callers is not None else None
+                if known is None or known.kind is not Kind.MODULE:
+                    continue
+                if self.syntax.attribute_stores().get(attr) == 1 and not _class_level(
+                    info.node, attr
+                ):
+                    info.attributes.setdefault(attr, known)
 
     def appended_items(self, info: ClassInfo, attr: str) -> Value | None:
         """At most what the list `self.<attr>` of an instance of `info` holds, when the file
@@ -498,6 +528,32 @@ class _JournaledClassCheck(params.ClassCheck):
 
 # How deep summaries of called functions nest before the answer is simply "unknown".
 _SUMMARY_DEPTH = 3
+
+
+def _parameter_kept_on_self(method: ast.FunctionDef, stmt: ast.stmt) -> tuple[str, str] | None:
+    """(attribute, parameter) of `self.attribute = parameter`, a statement of the method's
+    own body, when the method binds that parameter nowhere else."""
+    spec = method.args
+    names = [a.arg for a in (*spec.posonlyargs, *spec.args, *spec.kwonlyargs)]
+    if len(names) < 2 or not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
+        return None
+    target, value = stmt.targets[0], stmt.value
+    if not (
+        isinstance(target, ast.Attribute)
+        and isinstance(target.value, ast.Name)
+        and target.value.id == names[0]
+        and isinstance(value, ast.Name)
+        and value.id in names[1:]
+    ):
+        return None
+    if any(isinstance(t, ast.Name) and t.id == value.id for t in _assignment_targets(method.body)):
+        return None
+    return target.attr, value.id
+
+
+def _class_level(node: ast.ClassDef, attr: str) -> bool:
+    """Whether the class body itself binds `attr` (a default the instances read)."""
+    return any(isinstance(t, ast.Name) and t.id == attr for t in _assignment_targets(node.body))
 
 
 @cached_by_node

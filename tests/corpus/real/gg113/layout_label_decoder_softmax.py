@@ -6,9 +6,9 @@ the paper only after correcting the label loss "from -P to -logP".
 Source (rewritten in our own words, structure kept): https://github.com/jamesli1618/Obj-GAN/issues/30
 - the decoder step applies `F.softmax` to its output layer and returns the probabilities
   (they also drive the greedy choice of the next label); the training step scores each step
-  with an `NLLLoss` built in the trainer. A loss wrapper object that receives the step
-  outputs through a method (`lloss.eval_batch(step_output, target)`, as in the original)
-  is not followed: that shape is missed.
+  with an `NLLLoss` built in the trainer, or (as in the original) through a loss wrapper
+  object whose method receives the step outputs (`lloss.eval_batch(step_output, target)`):
+  the method learns from its only call that `outputs` is softmax output.
 """
 
 import torch
@@ -34,7 +34,7 @@ class LabelLoss:
         self.acc_loss = 0
 
     def eval_batch(self, outputs, target):
-        self.acc_loss = self.acc_loss + self.criterion(outputs, target)  # missed: GG113
+        self.acc_loss = self.acc_loss + self.criterion(outputs, target)  # expect: GG113
 
 
 def train_batch(decoder, optimizer, targets, hidden=16):

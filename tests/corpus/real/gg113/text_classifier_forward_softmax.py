@@ -4,9 +4,9 @@ and that with plain softmax "the loss is always negative".
 
 Source (rewritten in our own words, structure kept): https://github.com/AnubhavGupta3377/Text-Classification-Models-Pytorch/issues/9
 - the model keeps its loss on itself (`model.add_loss_op(nn.NLLLoss())`) and its own
-  `run_epoch` calls `self.loss_op(y_pred, y)`: what `self.loss_op` holds is set from outside
-  the class, so that shape is missed; a training function that builds the criterion itself
-  is found.
+  `run_epoch` calls `self.loss_op(y_pred, y)`: `self.loss_op` is set only by that setter,
+  whose every call in the file passes an `nn.NLLLoss`; a training function that builds the
+  criterion itself is found too.
 """
 
 import torch
@@ -39,7 +39,7 @@ class TextClassifier(nn.Module):
         for tokens, label in batches:
             self.optimizer.zero_grad()
             y_pred = self(tokens)
-            loss = self.loss_op(y_pred, label)  # missed: GG113
+            loss = self.loss_op(y_pred, label)  # expect: GG113
             loss.backward()
             losses.append(loss.item())
             self.optimizer.step()
