@@ -184,7 +184,10 @@ class TrainingEffects(GraphEffects):
         if key is None or self.function is None or ref is None or not ref.self_contained:
             return True
         if self._private is None:
-            self._private = private_names(self.function, self.scope.resolve)
+            # A parameter's module comes from the callers, who may have frozen it.
+            spec = self.function.args
+            given = {a.arg for a in (*spec.posonlyargs, *spec.args, *spec.kwonlyargs)}
+            self._private = private_names(self.function, self.scope.resolve) - given
         return key.split(".", 1)[0] not in self._private or "." in key
 
     def _built_just_before(self, key: str | None, value: Value, read: ast.expr) -> bool:

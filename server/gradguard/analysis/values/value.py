@@ -30,6 +30,7 @@ import ast
 import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import reduce
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from gradguard.analysis.graph import SavedNode
@@ -509,12 +510,16 @@ def _join_lists(
 
 def element_of(iterable: Value) -> Value:
     """What one iteration over `iterable` binds: a slice of a tensor along its first
-    dimension, or an item of a list whose items are known (built by appends, a
-    comprehension, `zip` or `enumerate` of such lists); anything else is unknown."""
+    dimension, an item of a list whose items are known (built by appends, a
+    comprehension, `zip` or `enumerate` of such lists), or what every element of a list or
+    tuple of known elements (`[(x1, y1), (x2, y2)]`) agrees on; anything else is unknown."""
     if iterable.kind is Kind.TENSOR:
         return evolve(iterable, leaf=False, elements=None, shape=UNKNOWN_SHAPE)
     if iterable.kind is Kind.SEQUENCE and iterable.items is not None:
         return iterable.items
+    if iterable.kind is Kind.SEQUENCE and iterable.elements and iterable.fields is None:
+        first, *rest = iterable.elements
+        return reduce(join, rest, first)
     return UNKNOWN
 
 
