@@ -23,7 +23,9 @@ in place, backward fails with `one of the variables needed for gradient computat
 modified by an inplace operation`.
 
 A call to any helper or unknown function on the state (`h = repackage_hidden(h)`) counts as
-a possible detach, so it is never reported.
+a possible detach, so it is never reported. Nor is a hand-written step after the backward
+(`w = w - lr * w.grad`): a subtraction saves nothing a later backward could find freed, and
+the bug there is the next `w.grad` being None (GG403).
 
 ## Example
 ```python
@@ -233,7 +235,7 @@ for _ in range(3):
             for carry in event.value.all_carries():
                 if carry.loop not in event.every_iteration or carry.stmt is None:
                     continue
-                if not carry.value.holds_history():
+                if not carry.value.holds_history() or _steps_after_backward(carry, event):
                     continue
                 group = groups.setdefault(id(carry.stmt), _Group(carry.stmt, carry.loop))
                 if carry not in group.carries:
@@ -278,6 +280,26 @@ for _ in range(3):
         ]
         fix = _fix(ctx, group, retained)
         return self.finding(message, ctx.node_range(group.stmt), related, [fix] if fix else [])
+
+
+def _steps_after_backward(carry: Carry, event: BackwardCall) -> bool:
+    """`w = w - lr * w.grad` after `loss.backward()` in the loop's own body, where no op of
+    the new value is known to save a tensor: a hand-written update that rebinds a leaf.
+    A subtraction or addition saves nothing for backward, so the carried graph has nothing
+    a later backward could find freed; the bug there is `w.grad` being None on the next
+    iteration (`w` is no longer a leaf, GG403), not a second backward."""
+    stmt, value = carry.stmt, carry.value
+    if value.graph or not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
+        return False
+    update = stmt.value
+    if not (isinstance(update, ast.BinOp) and isinstance(update.op, ast.Add | ast.Sub)):
+        return False
+    if dotted(stmt.targets[0]) != carry.key or dotted(update.left) != carry.key:
+        return False
+    body = carry.loop.body if carry.loop is not None else []
+    after = [i for i, s in enumerate(body) if s is stmt]
+    before = [i for i, s in enumerate(body) if s is event.stmt]
+    return bool(after and before and before[0] < after[0])
 
 
 def _in_source_order(group: _Group) -> list[Carry]:
