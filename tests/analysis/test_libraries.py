@@ -6,6 +6,7 @@ import ast
 
 import pytest
 
+from gradguard.analysis import libraries
 from gradguard.analysis.libraries import TENSOR, ModelOutput, library_model
 
 
@@ -74,3 +75,23 @@ def test_the_lightning_backward_is_named_alike_in_analysis_and_messages() -> Non
 
     assert messages.LIGHTNING_BACKWARD == LIGHTNING_BACKWARD
     assert "Lightning" in messages.describe_backward("loss", LIGHTNING_BACKWARD)
+
+
+@pytest.mark.parametrize(
+    ("qualified", "attr", "runs"),
+    [
+        ("torchvision.models.resnet18", "fc", True),
+        ("torchvision.models.resnext50_32x4d", "fc", True),
+        ("torchvision.models.regnet_y_400mf", "fc", True),
+        ("torchvision.models.vgg16_bn", "classifier", True),
+        ("torchvision.models.efficientnet_b0", "classifier", True),
+        ("torchvision.models.vit_b_16", "heads", True),
+        ("torchvision.models.swin_t", "head", True),
+        ("torchvision.models.resnet18", "classifier", False),  # another family's name
+        ("torchvision.models.resnet18", "avgpool", False),  # not the head
+        ("torchvision.models.inception_v3", "fc", False),  # not a known classifier
+        ("timm.create_model", "fc", False),  # heads vary by architecture
+    ],
+)
+def test_the_head_a_torchvision_classifier_runs(qualified: str, attr: str, runs: bool) -> None:
+    assert libraries.runs_head(qualified, attr) is runs

@@ -51,6 +51,31 @@ _TORCHVISION_CLASSIFIERS = re.compile(
     r"|swin_(?:v2_)?[tsb]|vgg(?:11|13|16|19)(?:_bn)?|vit_(?:b_16|b_32|l_16|l_32|h_14)"
     r"|maxvit_t)"
 )
+# The classification head each torchvision family's forward ends with, the submodule
+# fine-tuning replaces (`model.fc = nn.Linear(...)`): ResNet-like families name it `fc`,
+# ViT `heads`, Swin `head`, the others `classifier` (from each family's `forward`).
+_TORCHVISION_HEADS = (
+    (re.compile(r"(?:resnet|resnext|wide_resnet|regnet_|shufflenet_v2)"), "fc"),
+    (re.compile(r"vit_"), "heads"),
+    (re.compile(r"swin_"), "head"),
+    (
+        re.compile(
+            r"(?:alexnet|vgg|densenet|mobilenet|efficientnet|mnasnet|squeezenet|convnext|maxvit)"
+        ),
+        "classifier",
+    ),
+)
+
+
+def runs_head(qualified: str, attr: str) -> bool:
+    """True when `attr` is the head the torchvision classifier built by `qualified` runs in
+    its forward (`fc` of `torchvision.models.resnet18`)."""
+    if not _TORCHVISION_CLASSIFIERS.fullmatch(qualified):
+        return False
+    builder = qualified.rsplit(".", 1)[-1]
+    return any(family.match(builder) and attr == head for family, head in _TORCHVISION_HEADS)
+
+
 # Building any torchvision model by name: a module with parameters, output unknown.
 _TORCHVISION_ANY = frozenset({"torchvision.models.get_model"})
 

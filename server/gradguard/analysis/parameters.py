@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from gradguard.analysis import libraries
 from gradguard.analysis import torch_api as api
 
 if TYPE_CHECKING:
@@ -195,8 +196,11 @@ def owns_parameters(ref: ModuleRef) -> bool:
 
 def runs_attribute(ref: ModuleRef, attr: str) -> bool:
     """True when the module's forward certainly involves submodule `attr` once assigned:
-    any child of an nn.Sequential, or `self.<attr>` read in a local class's `forward`."""
+    any child of an nn.Sequential, the head of a torchvision classifier, or `self.<attr>`
+    read in a local class's `forward`."""
     if ref.qualified in _RUNS_EVERY_CHILD:
+        return True
+    if ref.qualified is not None and libraries.runs_head(ref.qualified, attr):
         return True
     if ref.local is None:
         return False
