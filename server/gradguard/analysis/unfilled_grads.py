@@ -82,6 +82,8 @@ _OPERATOR_SYMBOLS = {
 _UNARY_SYMBOLS = {ast.USub: "-", ast.UAdd: "+", ast.Invert: "~"}
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module, ast.Lambda)
 _DEPTH = 3  # how deep calls of local helpers are followed before giving up
+# The attribute of a torch.nn layer the interpreter knows as a fresh parameter (`.weight`).
+_LAYER_PARAMETERS = frozenset({"weight"})
 
 
 @dataclass(frozen=True)
@@ -295,6 +297,8 @@ class _Paths:
         """The statement creating the tensor read (or the module owning it), if certain."""
         origin = use.value.origin
         key = dotted(use.target)
+        if origin is None and isinstance(use.target, ast.Attribute):
+            return self._layer_parameter(use.target, use.stmt)
         if origin is None or key is None:
             return None
         if isinstance(origin, ast.For) and isinstance(origin.target, ast.Name):
@@ -339,10 +343,30 @@ class _Paths:
             and isinstance(iterable.func.value, ast.Name)
         ):
             return None
-        name = iterable.func.value.id
-        nodes = list(_scope_nodes(self._scope_of(loop)))
+        return self._built_in_scope(iterable.func.value.id, loop)
+
+    def _layer_parameter(
+        self, target: ast.Attribute, read: ast.stmt
+    ) -> tuple[ast.stmt, str] | None:
+        """For `layer.weight.grad`: the statement building `layer` as a torch.nn layer in
+        this scope (its weight is a fresh parameter)."""
+        if target.attr not in _LAYER_PARAMETERS or not isinstance(target.value, ast.Name):
+            return None
+        found = self._built_in_scope(target.value.id, read)
+        if found is None:
+            return None
+        value = _assigned_expression(found[0], found[1])
+        layer = isinstance(value, ast.Call) and self.torch.get(id(value), "").startswith(
+            "torch.nn."
+        )
+        return found if layer else None
+
+    def _built_in_scope(self, name: str, stmt: ast.stmt) -> tuple[ast.stmt, str] | None:
+        """The statement binding `name` to a fresh module, when it is the only binding of
+        `name` in the scope of `stmt` (so the binding found is the one read)."""
+        nodes = list(_scope_nodes(self._scope_of(stmt)))
         if sum(1 for node in nodes if _binds(node, name)) != 1:
-            return None  # bound once in this scope, so the binding found is the one read
+            return None
         for node in nodes:
             if isinstance(node, ast.Assign) and _assigned_expression(node, name) is not None:
                 value = _assigned_expression(node, name)
