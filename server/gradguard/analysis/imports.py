@@ -32,8 +32,8 @@ class Binding:
 
 
 # Packages whose names resolve to qualified paths: torch, numpy (whose functions turn a
-# tensor that requires grad into an array, see `torch_api.NUMPY_CONVERTS`), and the model
-# libraries of `gradguard.analysis.libraries`.
+# tensor that requires grad into an array, see `torch_api.NUMPY_CONVERTS`), and the
+# libraries of `gradguard.analysis.libraries` (models, plotting, metrics).
 _LIBRARIES = frozenset(
     {
         "torch",
@@ -47,6 +47,7 @@ _LIBRARIES = frozenset(
         "accelerate",
         "lightning_fabric",
         "peft",
+        "sklearn",
     }
 )
 

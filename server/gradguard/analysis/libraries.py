@@ -219,6 +219,22 @@ AXES_FUNCTIONS = frozenset(
 AXES_METHODS = frozenset({"twinx", "twiny"})
 
 
+# scikit-learn metrics: each turns its inputs into NumPy arrays (`check_array` /
+# `np.asarray`, through `Tensor.__array__`), so a tensor that requires grad, or a list of
+# them, raises "Can't call numpy() on Tensor that requires grad" (checked with
+# scikit-learn 1.9.1 and torch 2.13.0, positional and keyword inputs alike).
+SKLEARN_METRICS = frozenset(
+    f"sklearn.metrics.{name}"
+    for name in (
+        "accuracy_score balanced_accuracy_score f1_score precision_score recall_score "
+        "roc_auc_score average_precision_score log_loss confusion_matrix mean_squared_error "
+        "mean_absolute_error r2_score"
+    ).split()
+)
+# Their keyword names for the arrays they convert.
+METRIC_INPUTS = frozenset({"y_true", "y_pred", "y_score", "y_prob"})
+
+
 # Objects whose `.backward(loss, **kwargs)` runs `loss.backward(**kwargs)` (after scaling it
 # for mixed precision or gradient accumulation, which changes no autograd fact):
 # accelerate's `Accelerator` and Lightning's `Fabric`.

@@ -5,7 +5,9 @@ Finds `.numpy()` called on a tensor that requires grad: a model output, a loss, 
 computed from parameters, or a leaf created with `requires_grad=True`. Also the numpy
 functions that convert their argument through `Tensor.numpy()` themselves:
 `np.array(out)`, `np.asarray(out)`, `np.stack(...)`, ..., and `np.mean(losses)` /
-`np.sum(losses)` on a list of such tensors (an epoch's losses collected without `.item()`).
+`np.sum(losses)` on a list of such tensors (an epoch's losses collected without `.item()`),
+matplotlib's plotting functions, and scikit-learn's metrics (`roc_auc_score(y, probs)`,
+`f1_score`, `mean_squared_error`...), which convert their inputs the same way.
 The index half of `torch.max(x, 1)`, `x.topk(k)`, `x.sort()` never requires grad.
 
 ## Why is this bad?
@@ -177,6 +179,9 @@ for step in range(2):
                     subject, pronoun = "holds tensors that require grad", "them"
                     name = "the list" if len(text) > 40 else name
                 converted = f"`{function}({text})`" if len(text) <= 40 else f"`{function}(...)`"
+                whole = expr_text(ctx.source, use.node)
+                if len(use.node.args) + len(use.node.keywords) > 1 and len(whole) <= 60:
+                    converted = f"`{whole}`"  # the argument converted among others
                 message = compose(
                     f'{converted} raises "{ERROR}"',
                     f"{capitalized(name)} {subject}, and `{function}(...)` converts {pronoun} "

@@ -135,6 +135,8 @@ class CallEvaluator(TorchCalls):
             return self.numpy_call(call, qualified)
         if qualified in libraries.PLOTTING_FUNCTIONS:
             return self.plot_call(call)
+        if qualified in libraries.SKLEARN_METRICS:
+            return self.metric_call(call)
         if qualified in libraries.BACKWARD_OWNERS:
             self.arguments(call)
             return Value(kind=Kind.OTHER, module=ModuleRef(qualified))

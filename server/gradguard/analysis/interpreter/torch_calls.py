@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 
-from gradguard.analysis import activations, shapes
+from gradguard.analysis import activations, libraries, shapes
 from gradguard.analysis import graph as graphs
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
@@ -133,6 +133,20 @@ class TorchCalls(ModuleCalls):
                 break
             self._converted(call, expr, value, tensors=True)
         return UNKNOWN
+
+    def metric_call(self, call: ast.Call) -> Value:
+        """`accuracy_score(labels, preds)`: scikit-learn turns each input, positional or named
+        (`y_pred=`), into an array through `Tensor.numpy()`; the result is a plain number
+        or array."""
+        args = self.arguments(call)
+        inputs = [*zip(call.args, args, strict=False)]
+        named = zip(call.keywords, args[len(call.args) :], strict=False)
+        inputs += [(kw.value, value) for kw, value in named if kw.arg in libraries.METRIC_INPUTS]
+        for expr, value in inputs:
+            if isinstance(expr, ast.Starred):
+                break
+            self._converted(call, expr, value, tensors=True)
+        return Value(kind=Kind.OTHER)
 
     def _converted(self, call: ast.Call, expr: ast.expr, value: Value, *, tensors: bool) -> None:
         """Record the conversion of `value` (the argument `expr`) into an array: of a tensor
