@@ -12,9 +12,10 @@ the optimizer, a parameter or `self`, or named like a training step). Another op
 `zero_grad()` does not count: it clears only its own parameters. An optimizer given as a
 parameter is known from its use: a name like `optimizer`, `opt_g` or `optimizerD` whose
 `step()` or `zero_grad()` is called. Gradient accumulation (backward every iteration, step
-and clearing every k steps) is not reported. A step guarded only against non-finite values
-(`if torch.isfinite(grad_norm): optimizer.step()`, no `%` in the test) counts as a step on
-every iteration: it skips a bad batch, it does not accumulate.
+and clearing every k steps) is not reported; a step every k steps with no clearing at all
+in the loop is (each step then applies everything since the start). A step guarded only
+against non-finite values (`if torch.isfinite(grad_norm): optimizer.step()`, no `%` in the
+test) counts as a step on every iteration: it skips a bad batch, it does not accumulate.
 
 ## Why is this bad?
 `backward()` adds into `.grad`. Without clearing, every step uses the sum of all gradients
@@ -300,6 +301,19 @@ def _training_loop(ctx: RuleContext, step: OptimizerCall) -> tuple[LoopNode, Bac
     for event in ctx.analysis.backward_calls:
         if id(event.stmt) in ids and event.stmt.lineno < step.stmt.lineno and event.loops:
             loop = event.loops[-1]
+            if event.function is step.function and _inside(step.stmt, loop):
+                return loop, event
+    return _accumulating_loop(ctx, step)
+
+
+def _accumulating_loop(
+    ctx: RuleContext, step: OptimizerCall
+) -> tuple[LoopNode, BackwardCall] | None:
+    """A loop whose every iteration runs a backward, with this step inside it on some of
+    them (`if i % k == 0: optimizer.step()`): gradient accumulation, which is fine only when
+    something in the loop clears the gradients (`_may_clear` decides, as for any loop)."""
+    for event in [*ctx.analysis.backward_calls, *ctx.analysis.backward_in_calls]:
+        for loop in event.every_iteration:
             if event.function is step.function and _inside(step.stmt, loop):
                 return loop, event
     return None
