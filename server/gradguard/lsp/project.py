@@ -103,6 +103,14 @@ class ProjectIndexer:
         self._pending[path] = task
         task.add_done_callback(lambda done: self._done(path, done))
 
+    def typing(self, path: str) -> None:
+        """The open document at `path` changed again: a revision waiting for the typing to
+        pause is for an older text, and would compete with the check of this one (the
+        check re-arms it through `edited`)."""
+        pending = self._pending.pop(path, None)
+        if pending is not None:
+            pending.cancel()
+
     def _done(self, path: str, task: asyncio.Future[None]) -> None:
         if self._pending.get(path) is task:
             del self._pending[path]

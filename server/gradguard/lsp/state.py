@@ -31,6 +31,7 @@ from gradguard.lsp.documents import (
     Snapshot,
     current_version,
     disk_snapshot,
+    fs_path,
     is_open,
     key_for,
     snapshot,
@@ -207,6 +208,9 @@ class GradGuardServer(LanguageServer):
         key = key_for(self.workspace, uri)
         if key != uri:
             self.notebook_versions.bump(key)
+        path = fs_path(key)
+        if path is not None:
+            self.project.typing(path)  # keyed as `edited` is, by the snapshot's path
 
     def entry(self, key: str) -> _Entry:
         """Bookkeeping for `key`, created on first use."""
