@@ -363,7 +363,7 @@ def _may_learn(node: FunctionNode, *, skip_self: bool) -> bool:
                 and isinstance(child.value, ast.Name)
                 and child.value.id in parameters
             )
-            or (skip_self and _kept_on_self(child, names[0], parameters))
+            or (skip_self and kept_on_self(child, names[0], parameters))
             or (
                 isinstance(child, (ast.Assign, ast.AugAssign))
                 and _changes_in_place(child, parameters)
@@ -380,9 +380,9 @@ def _named_callee(func: ast.expr) -> bool:
     return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
 
 
-def _kept_on_self(node: ast.AST, me: str, parameters: set[str]) -> bool:
-    """`self.loss_op = loss_op`: a setter, whose callers tell what the attribute holds
-    (see `ModuleInterpreter._collect_set_attributes`)."""
+def kept_on_self(node: ast.AST, me: str, parameters: set[str]) -> bool:
+    """`self.loss_op = loss_op` (`me` is the method's first parameter): a setter, whose
+    callers tell what the attribute holds (see `ModuleInterpreter._collect_set_attributes`)."""
     return (
         isinstance(node, ast.Assign)
         and len(node.targets) == 1

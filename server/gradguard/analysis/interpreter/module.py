@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from gradguard.analysis import appended_state, libraries
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
-from gradguard.analysis.call_sites import CallerFacts, CallSites
+from gradguard.analysis.call_sites import CallerFacts, CallSites, kept_on_self
 from gradguard.analysis.graph import GRAPH_STATE_KEY
 from gradguard.analysis.imports import Scope, ScopeNode
 from gradguard.analysis.interpreter.environment import Env, join_envs
@@ -313,7 +313,7 @@ class ModuleInterpreter:
         plain dicts and lists of modules (`self.models = {"encoder": ...}`, or filled key by
         key in `__init__`) that no code of the file changes afterwards."""
         stores = _self_stores(info.node)
-        self._collect_set_attributes(info, stores)
+        self._collect_set_attributes(info)
         init = next(
             (s for s in info.node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"),
             None,
@@ -366,7 +366,7 @@ class ModuleInterpreter:
             if value.elements and all(e.kind is Kind.MODULE for e in value.elements):
                 info.attributes[attr] = value
 
-    def _collect_set_attributes(self, info: ClassInfo, stores: dict[str, int]) -> None:
+    def _collect_set_attributes(self, info: ClassInfo) -> None:
         """`def add_loss_op(self, loss_op): self.loss_op = loss_op`: a module attribute set
         only by a setter method whose every call the file shows (see
         `gradguard.analysis.call_sites`) holds what those calls pass.
@@ -381,7 +381,7 @@ class ModuleInterpreter:
                 continue
             for stmt in method.body:
                 setter = _parameter_kept_on_self(method, stmt)
-                if setter is None or stores.get(setter[0]) != 1:
+                if setter is None or self.syntax.attribute_stores().get(setter[0]) != 1:
                     continue
                 attr, parameter = setter
                 if self.journal is not None:
@@ -390,9 +390,7 @@ class ModuleInterpreter:
                 known = callers.parameters.get(parameter) if callers is not None else None
                 if known is None or known.kind is not Kind.MODULE:
                     continue
-                if self.syntax.attribute_stores().get(attr) == 1 and not _class_level(
-                    info.node, attr
-                ):
+                if not _class_level(info.node, attr):
                     info.attributes.setdefault(attr, known)
 
     def appended_items(self, info: ClassInfo, attr: str) -> Value | None:
@@ -531,21 +529,16 @@ _SUMMARY_DEPTH = 3
 
 
 def _parameter_kept_on_self(method: ast.FunctionDef, stmt: ast.stmt) -> tuple[str, str] | None:
-    """(attribute, parameter) of `self.attribute = parameter`, a statement of the method's
-    own body, when the method binds that parameter nowhere else."""
+    """(attribute, parameter) of `self.attribute = parameter` (`call_sites.kept_on_self`),
+    a statement of the method's own body, when the method binds that parameter nowhere
+    else."""
     spec = method.args
     names = [a.arg for a in (*spec.posonlyargs, *spec.args, *spec.kwonlyargs)]
-    if len(names) < 2 or not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
+    if len(names) < 2 or not kept_on_self(stmt, names[0], set(names[1:])):
         return None
+    assert isinstance(stmt, ast.Assign)
     target, value = stmt.targets[0], stmt.value
-    if not (
-        isinstance(target, ast.Attribute)
-        and isinstance(target.value, ast.Name)
-        and target.value.id == names[0]
-        and isinstance(value, ast.Name)
-        and value.id in names[1:]
-    ):
-        return None
+    assert isinstance(target, ast.Attribute) and isinstance(value, ast.Name)
     if any(isinstance(t, ast.Name) and t.id == value.id for t in _assignment_targets(method.body)):
         return None
     return target.attr, value.id
