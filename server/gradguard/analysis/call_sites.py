@@ -224,17 +224,7 @@ def _keeps_parameter_on_self(init: FunctionNode) -> bool:
     names = [a.arg for a in (*spec.posonlyargs, *spec.args, *spec.kwonlyargs)]
     if len(names) < 2:
         return False
-    me, parameters = names[0], set(names[1:])
-    return any(
-        isinstance(stmt, ast.Assign)
-        and len(stmt.targets) == 1
-        and isinstance(target := stmt.targets[0], ast.Attribute)
-        and isinstance(target.value, ast.Name)
-        and target.value.id == me
-        and isinstance(stmt.value, ast.Name)
-        and stmt.value.id in parameters
-        for stmt in init.body
-    )
+    return any(kept_on_self(stmt, names[0], set(names[1:])) for stmt in init.body)
 
 
 @dataclass
