@@ -8,6 +8,7 @@ import ast
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.events import InferenceSaved
 from gradguard.analysis.graph import GRAPH_STATE_KEY, SavedNode, Saves
+from gradguard.analysis.graph_inputs import is_stand_in, own_nodes
 from gradguard.analysis.interpreter.state import InterpreterState
 from gradguard.analysis.model import (
     BackwardCall,
@@ -68,8 +69,10 @@ class GraphEffects(InterpreterState):
         """The result of an operation that saves tensors for backward: a new graph node on
         its history; the result itself is saved (`saves` OUTPUT), or each input that another
         input's requires_grad makes autograd keep (INPUTS; all of them with `inputs_saved`)."""
-        if saves is None or result.grad is not Grad.TRACKED or self.mode.enabled is not True:
+        if saves is None or self.mode.enabled is not True:
             return result
+        if result.grad is not Grad.TRACKED:
+            return self._saving_if_given(node, result, saves, inputs)
         saved = SavedNode(node, saves)
         if saves is Saves.INPUTS:
             for index, expr in enumerate(exprs):
@@ -78,6 +81,28 @@ class GraphEffects(InterpreterState):
                     self._mark_saved(expr, saved)
         own = frozenset({saved}) if saves is Saves.OUTPUT else frozenset()
         return evolve(result, graph=result.graph | {saved}, saved_in=own)
+
+    def shares_version(self, base: Value, view: Value) -> Value:
+        """A certain view of `base` shares its storage and version counter: an in-place change
+        through the view is a change of every tensor a graph node kept of the base (checked
+        against torch 2.13.0: `y = sigmoid(x); v = y.view(-1); v += 1` fails the backward)."""
+        if not base.saved_in or view.kind is not Kind.TENSOR or view.saved_in == base.saved_in:
+            return view
+        return evolve(view, saved_in=view.saved_in | base.saved_in)
+
+    def _saving_if_given(
+        self, node: ast.AST, result: Value, saves: Saves, inputs: list[Value]
+    ) -> Value:
+        """An op that keeps its own output, on inputs whose grad is not known here but that
+        are computed from the function's parameters: it saves when one of those parameters
+        requires grad, which a call can tell (see `graph_inputs.instantiate`)."""
+        if saves is not Saves.OUTPUT or result.grad is not Grad.UNKNOWN:
+            return result
+        given = frozenset(n for v in inputs for n in v.graph if is_stand_in(n))
+        if not given:
+            return result
+        saved = SavedNode(node, saves, given)
+        return evolve(result, graph=result.graph | {saved}, saved_in=frozenset({saved}))
 
     def _mark_saved(self, expr: ast.expr, saved: SavedNode) -> None:
         """Remember that `saved` keeps the tensor bound to `expr` (a name or attribute)."""
@@ -120,9 +145,11 @@ class GraphEffects(InterpreterState):
         tracked = value.grad is Grad.TRACKED
         frees = tracked and via != "torch.autograd.grad" and self._frees_graph(call, via)
         # (A forward's stand-in for its input is no graph of its own: see FunctionSummary.)
-        through = frozenset(n for n in value.graph if not isinstance(n.node, ast.arg))
+        through = own_nodes(value.graph)
+        # The recorded value keeps only the operations: a stand-in is no graph of its own.
+        recorded = evolve(value, graph=through) if through != value.graph else value
         through = through if tracked else frozenset()
-        self.record_backward(call, target, value, via, frees, through & freed, through & modified)
+        self.record_backward(call, target, recorded, via, frees, through & freed, through & modified)
         if frees and not value.graph <= freed:
             self._set_graph_state(freed | value.graph, modified)
 

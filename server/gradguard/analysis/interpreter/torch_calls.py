@@ -488,6 +488,8 @@ class TorchCalls(ModuleCalls):
             if name in ("mul", "div", "matmul", "mm", "bmm"):
                 self.note_saved_operands(call, f".{name}()", [call.func.value, *call.args], inputs)
             result = self.tensor_op(call, inputs)
+            if name in api.VIEW_METHODS and name not in api.MAYBE_VIEW_METHODS:
+                result = self.shares_version(receiver, result)
             saves = graphs.method_saves(name)
             result = self.saving_op(call, result, saves, inputs, [call.func.value, *call.args])
             positional = [shape_of(receiver), *(shape_of(a) for a in args[: len(call.args)])]
