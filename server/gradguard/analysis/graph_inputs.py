@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from gradguard.analysis.call_sites import passed_arguments
 from gradguard.analysis.graph import SavedNode, Saves
-from gradguard.analysis.values import Grad, Kind, Value, evolve
+from gradguard.analysis.values import Carry, Grad, Kind, Value, evolve
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -66,6 +66,8 @@ class CallInputs:
 
     graphs: dict[SavedNode, frozenset[SavedNode]] = field(default_factory=dict)
     tracked: frozenset[SavedNode] = frozenset()
+    # The loop-carried values each argument depends on (in the caller).
+    carries: dict[SavedNode, frozenset[Carry]] = field(default_factory=dict)
 
     def realised(self, node: SavedNode) -> bool:
         """Whether `node` of the function's analysis saved at this call: always, unless it
@@ -89,14 +91,16 @@ def call_inputs(
     passed = passed_arguments(function, call, args, skip_self=skip_self) or {}
     graphs: dict[SavedNode, frozenset[SavedNode]] = {}
     tracked: set[SavedNode] = set()
+    carries: dict[SavedNode, frozenset[Carry]] = {}
     for name, stand_in in input_nodes.items():
         value = passed.get(name)
         if value is None or value.kind not in _TENSOR_LIKE:
             continue
         graphs[stand_in] = own_nodes(value.graph)
+        carries[stand_in] = value.all_carries()
         if grad_on and value.kind is Kind.TENSOR and value.grad is Grad.TRACKED:
             tracked.add(stand_in)
-    return CallInputs(graphs, frozenset(tracked))
+    return CallInputs(graphs, frozenset(tracked), carries)
 
 
 def instantiate(
@@ -107,7 +111,8 @@ def instantiate(
 ) -> Value:
     """A function's returned value as one call sees it: its own graph nodes (those that
     saved at this call) stand for one fresh node of this call, and each parameter stand-in
-    for the graph of the argument the call passed for it. A result whose grad the function
+    for the graph of the argument the call passed for it (and the loop-carried values that
+    argument depends on: the result is computed from it). A result whose grad the function
     could not tell requires grad when it is computed from an argument that does."""
     if value.elements is not None:
         elements = tuple(instantiate(e, call, inputs, fresh) for e in value.elements)
@@ -117,9 +122,11 @@ def instantiate(
     graph: frozenset[SavedNode] = frozenset()
     if any(inputs.realised(n) for n in own_nodes(value.graph)):
         graph = frozenset({fresh if fresh is not None else SavedNode(call, Saves.OTHER)})
+    carries = value.carries
     for node in value.graph:
         graph |= inputs.graphs.get(node, frozenset())
-    result = evolve(value, graph=graph, saved_in=frozenset())
+        carries |= inputs.carries.get(node, frozenset())
+    result = evolve(value, graph=graph, saved_in=frozenset(), carries=carries)
     if value.grad is Grad.UNKNOWN and value.graph & inputs.tracked:
         result = evolve(result, grad=Grad.TRACKED, kind=Kind.TENSOR)
     return result

@@ -525,8 +525,9 @@ class CallEvaluator(TorchCalls):
         fresh = SavedNode(call, Saves.OTHER)
         result = graph_inputs.instantiate(summary.returned.without_carries(), call, inputs, fresh)
         if fresh in result.graph and result.grad is Grad.TRACKED:
+            # Recorded as this function's own change too: what it returns runs through it.
             changes = tuple(
-                change
+                dataclasses.replace(change, function=self.function)
                 for change in summary.changed_in_result
                 if any(inputs.realised(n) for n in change.saved_by)
             )
