@@ -6,11 +6,10 @@ from __future__ import annotations
 import ast
 import dataclasses
 
-from gradguard.analysis import activations, libraries
+from gradguard.analysis import activations, graph_inputs, libraries
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.events import Append, ForwardCall, ModuleModeCall, OptimizerCall
-from gradguard.analysis import graph_inputs
 from gradguard.analysis.graph import SavedNode, Saves
 from gradguard.analysis.imports import Scope, is_torch
 from gradguard.analysis.interpreter.expressions import with_field

@@ -453,7 +453,9 @@ class ExpressionEvaluator(TrainingEffects):
             # Arithmetic on values that certainly do not require grad cannot require grad.
             return combine(operands, result_kind=Kind.UNKNOWN)
         # An operand with graph nodes is a tensor with that history: so is the result.
-        return evolve(UNKNOWN, carries=carries, graph=frozenset().union(*(v.graph for v in operands)))
+        return evolve(
+            UNKNOWN, carries=carries, graph=frozenset().union(*(v.graph for v in operands))
+        )
 
     def view_op(
         self, node: ast.AST, base: Value, *, view: bool | None, index: Value | None = None

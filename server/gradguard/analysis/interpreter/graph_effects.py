@@ -149,7 +149,9 @@ class GraphEffects(InterpreterState):
         # The recorded value keeps only the operations: a stand-in is no graph of its own.
         recorded = evolve(value, graph=through) if through != value.graph else value
         through = through if tracked else frozenset()
-        self.record_backward(call, target, recorded, via, frees, through & freed, through & modified)
+        self.record_backward(
+            call, target, recorded, via, frees, through & freed, through & modified
+        )
         if frees and not value.graph <= freed:
             self._set_graph_state(freed | value.graph, modified)
 

@@ -13,7 +13,6 @@ from gradguard.analysis import torch_api as api
 from gradguard.analysis.events import Accumulation, InPlaceChange
 from gradguard.analysis.graph import GRAPH_STATE_KEY, SavedNode, Saves
 from gradguard.analysis.graph_inputs import bind_stand_ins
-from gradguard.analysis.loop_entry import certainly_entered
 from gradguard.analysis.interpreter.calls import CallEvaluator
 from gradguard.analysis.interpreter.environment import (
     GRAD_UNKNOWN,
@@ -24,6 +23,7 @@ from gradguard.analysis.interpreter.environment import (
     join_envs,
     merge_branch_graphs,
 )
+from gradguard.analysis.loop_entry import certainly_entered
 from gradguard.analysis.model import (
     LIGHTNING_BACKWARD,
     FunctionNode,
