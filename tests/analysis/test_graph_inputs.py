@@ -224,3 +224,34 @@ def test_statement_in_a_loop_over_a_known_dict_runs_every_outer_iteration() -> N
     known, unknown = sorted(by_line)
     assert len(by_line[known]) == 2  # the key loop and the batch loop
     assert len(by_line[unknown]) == 1  # `extra_keys` may be empty
+
+
+# What a layer with weights keeps: its input (a tensor, whatever it was known as before),
+# reached through certain views of a name; not a possible copy, not a frozen layer's input.
+@pytest.mark.parametrize(
+    ("body", "modified"),
+    [
+        ("h = fc(x)\n    x[:, 0] = 0", True),
+        ("h = fc(x.t().t())\n    x.add_(1)", True),
+        ("y = x * 2\n    h = fc(y)\n    y.add_(1)", True),
+        ("x[:, 0] = 0\n    h = fc(x)", False),
+        ("h = fc(x.reshape(3, 4))\n    x.add_(1)", False),  # a view or a copy: not known
+        ("h = fc(x.clone())\n    x.add_(1)", False),
+        ("fc.requires_grad_(False)\n    h = fc(x) * w\n    x.add_(1)", False),
+    ],
+)
+def test_a_layer_keeps_its_input(body: str, modified: bool) -> None:
+    source = textwrap.dedent(
+        """
+        from elsewhere import make
+        fc = nn.Linear(4, 4)
+        w = torch.randn(4, requires_grad=True)
+
+        def go():
+            x = make()
+            {body}
+            h.sum().backward()  # here
+        """
+    ).replace("{body}", body)
+    call = _backward(source, "# here")
+    assert bool(call.through_modified) is modified

@@ -78,7 +78,7 @@ class GraphEffects(InterpreterState):
             for index, expr in enumerate(exprs):
                 others = (v for i, v in enumerate(inputs) if i != index)
                 if inputs_saved or any(v.grad is Grad.TRACKED for v in others):
-                    self._mark_saved(expr, saved)
+                    self._mark_saved(expr, saved, layer_input=inputs_saved)
         own = frozenset({saved}) if saves is Saves.OUTPUT else frozenset()
         return evolve(result, graph=result.graph | {saved}, saved_in=own)
 
@@ -104,14 +104,23 @@ class GraphEffects(InterpreterState):
         saved = SavedNode(node, saves, given)
         return evolve(result, graph=result.graph | {saved}, saved_in=frozenset({saved}))
 
-    def _mark_saved(self, expr: ast.expr, saved: SavedNode) -> None:
-        """Remember that `saved` keeps the tensor bound to `expr` (a name or attribute)."""
-        key = dotted(expr)
+    def _mark_saved(self, expr: ast.expr, saved: SavedNode, *, layer_input: bool = False) -> None:
+        """Remember that `saved` keeps the tensor bound to `expr` (a name or attribute, or a
+        certain view of one: `x.transpose(1, 2)` shares `x`'s version counter). An input a
+        layer with parameters accepted (`layer_input`) is a tensor, whatever it was known as."""
+        key = dotted(_viewed(expr))
         if key is None or self.env is None:
             return
         value = self.env.get(key)
-        # Loop-carried values keep their identity: it is how their reads are recognised.
-        if value is not None and value.kind is Kind.TENSOR and not value.carries:
+        if value is not None and layer_input and value.kind is Kind.UNKNOWN:
+            value = evolve(value, kind=Kind.TENSOR)
+        # Loop-carried values keep their identity: it is how their reads are recognised (a
+        # parameter's tag is no loop's).
+        if (
+            value is not None
+            and value.kind is Kind.TENSOR
+            and all(carry.loop is None for carry in value.carries)
+        ):
             self.env[key] = evolve(value, saved_in=value.saved_in | {saved})
 
     def _graph_state(self) -> tuple[frozenset[SavedNode], frozenset[SavedNode]]:
@@ -201,3 +210,16 @@ class GraphEffects(InterpreterState):
                 through_modified=through_modified,
             )
         )
+
+
+def _viewed(expr: ast.expr) -> ast.expr:
+    """The tensor `expr` is a certain view of, through view methods (`x.transpose(1, 2)
+    .unsqueeze(0)` -> `x`); `expr` itself otherwise."""
+    while (
+        isinstance(expr, ast.Call)
+        and isinstance(expr.func, ast.Attribute)
+        and expr.func.attr in api.VIEW_METHODS
+        and expr.func.attr not in api.MAYBE_VIEW_METHODS
+    ):
+        expr = expr.func.value
+    return expr
