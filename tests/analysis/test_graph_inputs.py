@@ -255,3 +255,63 @@ def test_a_layer_keeps_its_input(body: str, modified: bool) -> None:
     ).replace("{body}", body)
     call = _backward(source, "# here")
     assert bool(call.through_modified) is modified
+
+
+# `chunk`/`split`/`unbind` return pieces with the receiver's history. Changing a piece in
+# place raises at once in torch 2.13.0 ("Output 0 of Split is a view and is being modified
+# inplace"), not in backward: it is not a change of what the receiver's node saved.
+@pytest.mark.parametrize(
+    ("body", "modified"),
+    [
+        ("a, b = y.chunk(2, dim=-1)\n    y.add_(1)", True),
+        ("a, b = y.chunk(2, dim=-1)\n    a.add_(1)", False),
+        ("a, b = y.split(2, dim=-1)\n    b.mul_(2)", False),
+        ("a, b, c, d = y.unbind(-1)\n    a += 1", False),
+        ("a, b = y.clone().chunk(2, dim=-1)\n    a.add_(1)", False),
+    ],
+)
+def test_pieces_of_a_split_are_views(body: str, modified: bool) -> None:
+    source = textwrap.dedent(
+        """
+        fc = nn.Linear(4, 4)
+
+        def go(x):
+            y = torch.sigmoid(fc(x))
+            {body}
+            y.sum().backward()  # here
+        """
+    ).replace("{body}", body)
+    call = _backward(source, "# here")
+    assert call.value.grad is Grad.TRACKED
+    assert bool(call.through_modified) is modified
+
+
+def test_pieces_of_a_split_require_grad_as_the_receiver() -> None:
+    analysis = _analysis(
+        """
+        fc = nn.Linear(4, 4)
+        x = torch.randn(2, 4)
+        q, k = fc(x).chunk(2, dim=-1)
+        (q * k).sum().backward()
+        a, b = x.chunk(2, dim=-1)
+        """
+    )
+    (call,) = analysis.backward_calls
+    assert call.value.grad is Grad.TRACKED and call.value.kind is Kind.TENSOR
+
+
+def test_an_expanded_view_is_not_a_change_of_the_saved_tensor() -> None:
+    """Changing an expanded view in place raises at once (overlapping elements)."""
+    call = _backward(
+        """
+        fc = nn.Linear(4, 4)
+
+        def go(x):
+            y = torch.sigmoid(fc(x))
+            v = y.expand(3, 2, 4)
+            v.add_(1)
+            y.sum().backward()  # here
+        """,
+        "# here",
+    )
+    assert not call.through_modified

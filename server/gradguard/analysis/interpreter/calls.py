@@ -388,6 +388,10 @@ class CallEvaluator(TorchCalls):
             # it runs through the receiver's (a forward's input, see FunctionSummary).
             self.taint_arguments(call)
             return Value(graph=receiver.graph)
+        if receiver.kind is Kind.UNKNOWN and receiver.graph and name in api.SPLITTING_METHODS:
+            # `qkv.chunk(3, -1)` of a parameter: pieces that run through it, as above.
+            self.taint_arguments(call)
+            return Value(kind=Kind.SEQUENCE, items=Value(graph=receiver.graph))
         # An unknown method may change its receiver's attributes and detach what it is given.
         if receiver_key is not None:
             self._forget_below(receiver_key)

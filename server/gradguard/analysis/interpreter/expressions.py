@@ -154,6 +154,9 @@ class ExpressionEvaluator(TrainingEffects):
             return
         if value.kind is Kind.TENSOR:
             element = evolve(value, elements=None, leaf=False, shape=shapes.UNKNOWN_SHAPE)
+        elif value.kind is Kind.SEQUENCE and value.items is not None and not has_star:
+            # `q, k, v = qkv.chunk(3, -1)`: each target is one of the items.
+            element = evolve(value.items, carries=value.all_carries() | value.items.carries)
         else:
             element = evolve(UNKNOWN, carries=value.all_carries())
         for target in targets:
