@@ -315,3 +315,50 @@ def test_an_expanded_view_is_not_a_change_of_the_saved_tensor() -> None:
         "# here",
     )
     assert not call.through_modified
+
+
+# A module's forward changing in place what an op on its input saved: a change only when
+# the input requires grad at the call. The output requires grad when the input does.
+@pytest.mark.parametrize(
+    ("scores", "tracked", "modified"),
+    [
+        ("fc(x)", True, True),
+        ("torch.randn(2, 3)", False, False),
+    ],
+)
+def test_forward_change_on_its_input_counts_when_the_input_requires_grad(
+    scores: str, tracked: bool, modified: bool
+) -> None:
+    body = textwrap.dedent(
+        """
+        class Crit(nn.Module):
+            def forward(self, score, ignore):
+                probs = torch.sigmoid(score)
+                probs[ignore] = 0.5
+                return probs.sum()
+
+        def go(x, ignore):
+            fc = nn.Linear(4, 3)
+            w = torch.randn((), requires_grad=True)
+            (Crit()({scores}, ignore) * w).backward()  # here
+        """
+    ).replace("{scores}", scores)
+    call = _backward(body, "# here")
+    assert bool(call.through_modified) is modified
+    if tracked:
+        assert call.value.grad is Grad.TRACKED
+
+
+def test_a_tensor_written_into_keeps_its_history() -> None:
+    call = _backward(
+        """
+        def go(x, ignore):
+            fc = nn.Linear(4, 3)
+            y = torch.sigmoid(fc(x))
+            y.sum().backward()
+            y[ignore] = 0.5
+            y.sum().backward()  # here
+        """,
+        "# here",
+    )
+    assert call.through_freed

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 from gradguard.analysis.call_sites import passed_arguments
 from gradguard.analysis.graph import SavedNode, Saves
+from gradguard.analysis.model import InPlaceOnSaved
 from gradguard.analysis.values import Carry, Grad, Kind, Value, evolve
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
@@ -130,3 +131,11 @@ def instantiate(
     if value.grad is Grad.UNKNOWN and value.graph & inputs.tracked:
         result = evolve(result, grad=Grad.TRACKED, kind=Kind.TENSOR)
     return result
+
+
+def realised_changes(
+    changes: tuple[InPlaceOnSaved, ...], inputs: CallInputs
+) -> tuple[InPlaceOnSaved, ...]:
+    """The in-place changes of a function's result that happen at this call: a change of a
+    tensor saved only when an argument requires grad counts when one does."""
+    return tuple(c for c in changes if any(inputs.realised(n) for n in c.saved_by))

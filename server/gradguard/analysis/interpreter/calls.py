@@ -531,10 +531,9 @@ class CallEvaluator(TorchCalls):
             # Recorded as this function's own change too: what it returns runs through it.
             changes = tuple(
                 dataclasses.replace(change, function=self.function)
-                for change in summary.changed_in_result
-                if any(inputs.realised(n) for n in change.saved_by)
+                for change in graph_inputs.realised_changes(summary.changed_in_result, inputs)
             )
             self._result_changed_in_place(
-                fresh, dataclasses.replace(summary, changed_in_result=changes)
+                fresh, dataclasses.replace(summary, changed_in_result=changes), realised=True
             )
         return result

@@ -118,7 +118,9 @@ class ExpressionEvaluator(TrainingEffects):
                     # `losses["total"] = loss` into a dict whose keys are known.
                     mutated = keyed
                 else:
-                    mutated = evolve(UNKNOWN, kind=base.kind, carries=carries)
+                    # A tensor written into keeps the history it had (CopySlices on top).
+                    graph = base.graph if base.kind is Kind.TENSOR else frozenset()
+                    mutated = evolve(UNKNOWN, kind=base.kind, carries=carries, graph=graph)
                 self.env[base_key] = mutated
         elif isinstance(target, ast.Starred):
             self.bind(target.value, UNKNOWN)
