@@ -40,6 +40,10 @@ class SavedNode:
 
     node: ast.AST
     saves: Saves
+    # Inside a function: the parameters' stand-ins (see `graph_inputs`) one of which must
+    # require grad for the operation to save anything (its inputs' grad was not known
+    # there); empty when the node certainly saved.
+    given: frozenset[SavedNode] = frozenset()
 
 
 # Key of the environment entry holding the graph state of a program point (see

@@ -82,6 +82,11 @@ _DIFFERENTIABLE_TOP = (
 )
 DIFFERENTIABLE = frozenset(f"torch.{name}" for name in _DIFFERENTIABLE_TOP.split())
 FUNCTIONAL_PREFIX = "torch.nn.functional."
+# Tensor methods that return a tuple of views of the receiver, as many as the sizes allow
+# (fewer than asked when the dimension is short): each piece has the receiver's history.
+# Checked against torch 2.13.0: changing a piece in place while the receiver requires grad
+# raises at once ("Output 0 of Split is a view and is being modified inplace").
+SPLITTING_METHODS = frozenset({"chunk", "split", "unbind", "tensor_split"})
 # torch.max/min/sort/topk/chunk/split return tuples or lists in some forms: structure unknown.
 TUPLE_RETURNING = frozenset(
     f"torch.{n}"
@@ -430,6 +435,9 @@ VIEW_METHODS = frozenset(
     "reshape reshape_as flatten".split()
 )
 MAYBE_VIEW_METHODS = frozenset({"reshape", "reshape_as", "flatten"})
+# Views whose elements may overlap: changing one in place raises at once ("more than one
+# element of the written-to tensor refers to a single memory location"; torch 2.13.0).
+OVERLAPPING_VIEW_METHODS = frozenset({"expand", "expand_as"})
 MAY_ALIAS_METHODS = frozenset(
     "contiguous cpu cuda double expand expand_as flatten float half bfloat16 permute reshape "
     "reshape_as squeeze t to transpose type_as unsqueeze view view_as narrow select".split()

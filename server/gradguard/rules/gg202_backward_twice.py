@@ -4,7 +4,9 @@
 Finds a second backward pass through a graph that an earlier `backward()` already freed:
 
 * two `backward()` calls on losses that share part of their graph (the same model output,
-  the generator's output in a GAN), the first without `retain_graph=True`;
+  the generator's output in a GAN), the first without `retain_graph=True`; the second loss
+  may come from a helper function of the file (`loss_div = diversity(feats)`), whose result
+  runs through the graph of the argument it is computed from;
 * a `backward()` that runs on every iteration of a loop on a loss (or model output)
   computed once, before the loop.
 

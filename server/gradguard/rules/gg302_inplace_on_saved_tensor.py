@@ -12,7 +12,11 @@ a backward pass that needs it:
 
 The change may sit inside `forward` (a residual `out += x` after a sigmoid gate, a
 `masked_fill_` on attention weights) while the backward runs in the training loop that
-calls the model: the model's output runs through the changed tensor on every call.
+calls the model: the model's output runs through the changed tensor on every call. It may
+sit in a helper the forward or the loop calls (`attend(q, k, v, mask)`), counted when the
+arguments that fed the saving op require grad at that call; and the changed tensor may be
+reached through a certain view (`conv(x.transpose(1, 2))` keeps `x`'s storage, so a later
+`x += ...` changes what the convolution saved).
 
 It may also sit between two layers of an `nn.Sequential`: a layer built with `inplace=True`
 (`nn.ReLU`, `nn.LeakyReLU`, `nn.ELU`, ... and `nn.Dropout` when no code of the file can

@@ -4,8 +4,9 @@ classes of the file (through their summaries)."""
 from __future__ import annotations
 
 import ast
+import dataclasses
 
-from gradguard.analysis import activations, libraries
+from gradguard.analysis import activations, graph_inputs, libraries
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.events import Append, ForwardCall, ModuleModeCall, OptimizerCall
@@ -108,18 +109,6 @@ def _plain(value: Value) -> bool:
         # values (imported names, `model.parameters()`, builtins' results) may hold anything.
         return value.loss is not None and value.module is None
     return value.kind in (Kind.SCALAR, Kind.NONE)
-
-
-def _instantiate(value: Value, call: ast.Call) -> Value:
-    """A function's returned value as one call sees it: the graph nodes of the function's
-    own analysis stand for one fresh node of this call (two calls build two graphs)."""
-    if value.elements is not None:
-        elements = tuple(_instantiate(e, call) for e in value.elements)
-        return evolve(value, elements=elements, graph=frozenset(), saved_in=frozenset())
-    if not value.graph and not value.saved_in:
-        return value
-    graph = frozenset({SavedNode(call, Saves.OTHER)}) if value.graph else frozenset()
-    return evolve(value, graph=graph, saved_in=frozenset())
 
 
 class CallEvaluator(TorchCalls):
@@ -379,7 +368,7 @@ class CallEvaluator(TorchCalls):
                         if self.env is not None:
                             self.env.pop(f"{receiver_key}.{attr}", None)
             self.taint_arguments(call)
-            result = _instantiate(returned.without_carries(), call)
+            result = self._instantiate(method, summary, call, args, skip_self=True)
             if state is not None:
                 result = self._with_state_written(summary, state, returned, result)
             return self._called_under_mode(method, call, result)
@@ -401,6 +390,10 @@ class CallEvaluator(TorchCalls):
             # it runs through the receiver's (a forward's input, see FunctionSummary).
             self.taint_arguments(call)
             return Value(graph=receiver.graph)
+        if receiver.kind is Kind.UNKNOWN and receiver.graph and name in api.SPLITTING_METHODS:
+            # `qkv.chunk(3, -1)` of a parameter: pieces that run through it, as above.
+            self.taint_arguments(call)
+            return Value(kind=Kind.SEQUENCE, items=Value(graph=receiver.graph))
         # An unknown method may change its receiver's attributes and detach what it is given.
         if receiver_key is not None:
             self._forget_below(receiver_key)
@@ -508,7 +501,41 @@ class CallEvaluator(TorchCalls):
             self._params_carried_across_calls(callee.function, summary, call, args)
             self.taint_arguments(call)
             return self._called_under_mode(
-                callee.function, call, _instantiate(summary.returned.without_carries(), call)
+                callee.function,
+                call,
+                self._instantiate(callee.function, summary, call, args, skip_self=False),
             )
         self.taint_arguments(call)
         return UNKNOWN
+
+    def _instantiate(
+        self,
+        function: FunctionNode,
+        summary: FunctionSummary,
+        call: ast.Call,
+        args: list[Value],
+        *,
+        skip_self: bool,
+    ) -> Value:
+        """The function's result as this call sees it (see `graph_inputs.instantiate`); a
+        change the function made in place to a tensor its result saved is this call's."""
+        inputs = graph_inputs.call_inputs(
+            function,
+            summary.input_nodes,
+            call,
+            args,
+            skip_self=skip_self,
+            grad_on=self.mode.enabled is True,
+        )
+        fresh = SavedNode(call, Saves.OTHER)
+        result = graph_inputs.instantiate(summary.returned.without_carries(), call, inputs, fresh)
+        if fresh in result.graph and result.grad is Grad.TRACKED:
+            # Recorded as this function's own change too: what it returns runs through it.
+            changes = tuple(
+                dataclasses.replace(change, function=self.function)
+                for change in graph_inputs.realised_changes(summary.changed_in_result, inputs)
+            )
+            self._result_changed_in_place(
+                fresh, dataclasses.replace(summary, changed_in_result=changes), realised=True
+            )
+        return result

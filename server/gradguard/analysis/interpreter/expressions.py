@@ -4,6 +4,7 @@ tuples, subscripts)."""
 from __future__ import annotations
 
 import ast
+from functools import reduce
 
 from gradguard.analysis import activations, narrowing, shapes
 from gradguard.analysis import graph as graphs
@@ -117,7 +118,9 @@ class ExpressionEvaluator(TrainingEffects):
                     # `losses["total"] = loss` into a dict whose keys are known.
                     mutated = keyed
                 else:
-                    mutated = evolve(UNKNOWN, kind=base.kind, carries=carries)
+                    # A tensor written into keeps the history it had (CopySlices on top).
+                    graph = base.graph if base.kind is Kind.TENSOR else frozenset()
+                    mutated = evolve(UNKNOWN, kind=base.kind, carries=carries, graph=graph)
                 self.env[base_key] = mutated
         elif isinstance(target, ast.Starred):
             self.bind(target.value, UNKNOWN)
@@ -153,6 +156,9 @@ class ExpressionEvaluator(TrainingEffects):
             return
         if value.kind is Kind.TENSOR:
             element = evolve(value, elements=None, leaf=False, shape=shapes.UNKNOWN_SHAPE)
+        elif value.kind is Kind.SEQUENCE and value.items is not None and not has_star:
+            # `q, k, v = qkv.chunk(3, -1)`: each target is one of the items.
+            element = evolve(value.items, carries=value.all_carries() | value.items.carries)
         else:
             element = evolve(UNKNOWN, carries=value.all_carries())
         for target in targets:
@@ -404,6 +410,10 @@ class ExpressionEvaluator(TrainingEffects):
                 return evolve(UNKNOWN, carries=base.all_carries())
             if isinstance(position, int) and -len(base.elements) <= position < len(base.elements):
                 return base.elements[position]
+        if base.kind is Kind.MAPPING and base.elements and not isinstance(expr.slice, ast.Slice):
+            # `losses[key]` with a key not known here: one of the values (or a KeyError).
+            joined = reduce(join, base.elements)
+            return evolve(joined, carries=base.all_carries() | joined.all_carries())
         if base.kind is Kind.TENSOR:
             selected = self.view_op(expr, base, view=_basic_index(expr.slice, index), index=index)
             # Indexing only picks values: what an activation made them stays (`probs[mask]`).
@@ -449,7 +459,10 @@ class ExpressionEvaluator(TrainingEffects):
         if all(v.grad is Grad.UNTRACKED for v in operands):
             # Arithmetic on values that certainly do not require grad cannot require grad.
             return combine(operands, result_kind=Kind.UNKNOWN)
-        return evolve(UNKNOWN, carries=carries)
+        # An operand with graph nodes is a tensor with that history: so is the result.
+        return evolve(
+            UNKNOWN, carries=carries, graph=frozenset().union(*(v.graph for v in operands))
+        )
 
     def view_op(
         self, node: ast.AST, base: Value, *, view: bool | None, index: Value | None = None
@@ -461,7 +474,8 @@ class ExpressionEvaluator(TrainingEffects):
         and `row.sum().backward()` runs); a copy does not."""
         inputs = [base] if index is None else [base, index]
         if self.mode.enabled is not False or base.grad is Grad.UNTRACKED or view is False:
-            return self.tensor_op(node, inputs)
+            result = self.tensor_op(node, inputs)
+            return self.shares_version(base, result) if view else result
         if view and base.grad is Grad.TRACKED:
             return Value(grad=Grad.TRACKED, kind=Kind.TENSOR, leaf=True)
         return Value(kind=Kind.TENSOR)

@@ -8,6 +8,7 @@ import ast
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.events import InferenceSaved
 from gradguard.analysis.graph import GRAPH_STATE_KEY, SavedNode, Saves
+from gradguard.analysis.graph_inputs import is_stand_in, own_nodes
 from gradguard.analysis.interpreter.state import InterpreterState
 from gradguard.analysis.model import (
     BackwardCall,
@@ -68,25 +69,58 @@ class GraphEffects(InterpreterState):
         """The result of an operation that saves tensors for backward: a new graph node on
         its history; the result itself is saved (`saves` OUTPUT), or each input that another
         input's requires_grad makes autograd keep (INPUTS; all of them with `inputs_saved`)."""
-        if saves is None or result.grad is not Grad.TRACKED or self.mode.enabled is not True:
+        if saves is None or self.mode.enabled is not True:
             return result
+        if result.grad is not Grad.TRACKED:
+            return self._saving_if_given(node, result, saves, inputs)
         saved = SavedNode(node, saves)
         if saves is Saves.INPUTS:
             for index, expr in enumerate(exprs):
                 others = (v for i, v in enumerate(inputs) if i != index)
                 if inputs_saved or any(v.grad is Grad.TRACKED for v in others):
-                    self._mark_saved(expr, saved)
+                    self._mark_saved(expr, saved, layer_input=inputs_saved)
         own = frozenset({saved}) if saves is Saves.OUTPUT else frozenset()
         return evolve(result, graph=result.graph | {saved}, saved_in=own)
 
-    def _mark_saved(self, expr: ast.expr, saved: SavedNode) -> None:
-        """Remember that `saved` keeps the tensor bound to `expr` (a name or attribute)."""
-        key = dotted(expr)
+    def shares_version(self, base: Value, view: Value) -> Value:
+        """A certain view of `base` shares its storage and version counter: an in-place change
+        through the view is a change of every tensor a graph node kept of the base (checked
+        against torch 2.13.0: `y = sigmoid(x); v = y.view(-1); v += 1` fails the backward)."""
+        if not base.saved_in or view.kind is not Kind.TENSOR or view.saved_in == base.saved_in:
+            return view
+        return evolve(view, saved_in=view.saved_in | base.saved_in)
+
+    def _saving_if_given(
+        self, node: ast.AST, result: Value, saves: Saves, inputs: list[Value]
+    ) -> Value:
+        """An op that keeps its own output, on inputs whose grad is not known here but that
+        are computed from the function's parameters: it saves when one of those parameters
+        requires grad, which a call can tell (see `graph_inputs.instantiate`)."""
+        if saves is not Saves.OUTPUT or result.grad is not Grad.UNKNOWN:
+            return result
+        given = frozenset(n for v in inputs for n in v.graph if is_stand_in(n))
+        if not given:
+            return result
+        saved = SavedNode(node, saves, given)
+        return evolve(result, graph=result.graph | {saved}, saved_in=frozenset({saved}))
+
+    def _mark_saved(self, expr: ast.expr, saved: SavedNode, *, layer_input: bool = False) -> None:
+        """Remember that `saved` keeps the tensor bound to `expr` (a name or attribute, or a
+        certain view of one: `x.transpose(1, 2)` shares `x`'s version counter). An input a
+        layer with parameters accepted (`layer_input`) is a tensor, whatever it was known as."""
+        key = dotted(_viewed(expr))
         if key is None or self.env is None:
             return
         value = self.env.get(key)
-        # Loop-carried values keep their identity: it is how their reads are recognised.
-        if value is not None and value.kind is Kind.TENSOR and not value.carries:
+        if value is not None and layer_input and value.kind is Kind.UNKNOWN:
+            value = evolve(value, kind=Kind.TENSOR)
+        # Loop-carried values keep their identity: it is how their reads are recognised (a
+        # parameter's tag is no loop's).
+        if (
+            value is not None
+            and value.kind is Kind.TENSOR
+            and all(carry.loop is None for carry in value.carries)
+        ):
             self.env[key] = evolve(value, saved_in=value.saved_in | {saved})
 
     def _graph_state(self) -> tuple[frozenset[SavedNode], frozenset[SavedNode]]:
@@ -120,9 +154,13 @@ class GraphEffects(InterpreterState):
         tracked = value.grad is Grad.TRACKED
         frees = tracked and via != "torch.autograd.grad" and self._frees_graph(call, via)
         # (A forward's stand-in for its input is no graph of its own: see FunctionSummary.)
-        through = frozenset(n for n in value.graph if not isinstance(n.node, ast.arg))
+        through = own_nodes(value.graph)
+        # The recorded value keeps only the operations: a stand-in is no graph of its own.
+        recorded = evolve(value, graph=through) if through != value.graph else value
         through = through if tracked else frozenset()
-        self.record_backward(call, target, value, via, frees, through & freed, through & modified)
+        self.record_backward(
+            call, target, recorded, via, frees, through & freed, through & modified
+        )
         if frees and not value.graph <= freed:
             self._set_graph_state(freed | value.graph, modified)
 
@@ -172,3 +210,16 @@ class GraphEffects(InterpreterState):
                 through_modified=through_modified,
             )
         )
+
+
+def _viewed(expr: ast.expr) -> ast.expr:
+    """The tensor `expr` is a certain view of, through view methods (`x.transpose(1, 2)
+    .unsqueeze(0)` -> `x`); `expr` itself otherwise."""
+    while (
+        isinstance(expr, ast.Call)
+        and isinstance(expr.func, ast.Attribute)
+        and expr.func.attr in api.VIEW_METHODS
+        and expr.func.attr not in api.MAYBE_VIEW_METHODS
+    ):
+        expr = expr.func.value
+    return expr

@@ -4,8 +4,9 @@ the modules of the file (through their `forward` summaries)."""
 from __future__ import annotations
 
 import ast
+import dataclasses
 
-from gradguard.analysis import activations, libraries, shapes
+from gradguard.analysis import activations, graph_inputs, libraries, shapes
 from gradguard.analysis import graph as graphs
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
@@ -319,10 +320,23 @@ class ModuleCalls(ExpressionEvaluator):
                 # Computed by operations that saved tensors: newly allocated on every call,
                 # so an inference tensor under torch.inference_mode().
                 output = self.inference_result(output)
+            given = graph_inputs.call_inputs(
+                forward,
+                summary.input_nodes,
+                call,
+                args,
+                skip_self=True,
+                grad_on=self.mode.enabled is True,
+            )
+            if output.grad is Grad.UNKNOWN and summary.returned.graph & given.tracked:
+                # Computed from an input that requires grad on every path: so does the output.
+                output = evolve(output, grad=Grad.TRACKED, kind=Kind.TENSOR)
             fresh = SavedNode(call, Saves.OTHER)
             output = _with_call_graph(output, summary.returned, fresh, summary, base.graph)
             if summary.returned.graph and output.grad is Grad.TRACKED:
-                self._result_changed_in_place(fresh, summary)
+                changes = graph_inputs.realised_changes(summary.changed_in_result, given)
+                realised = dataclasses.replace(summary, changed_in_result=changes)
+                self._result_changed_in_place(fresh, realised, realised=True)
             return output
         self.taint_arguments(call)
         return UNKNOWN

@@ -53,6 +53,8 @@ class InterpreterState:
         self.returned: Value | None = None
         self.frames: list[tuple[str, ast.AST]] = []  # ("loop"|"cond", node), innermost last
         self.loops: list[LoopFrame] = []
+        # `for` loops whose body certainly runs at least once (see `loop_entry`).
+        self.entered_loops: set[ast.AST] = set()
         self.stmt: ast.stmt | None = None
         # The statement run just before `stmt` in the same block (None at a block's start).
         self.stmt_before: ast.stmt | None = None
@@ -132,7 +134,8 @@ class InterpreterState:
                 break
             assert isinstance(node, ast.For | ast.AsyncFor | ast.While)
             loops.add(node)
-            break  # an inner loop may run zero times: outer loops are not guaranteed
+            if node not in self.entered_loops:
+                break  # an inner loop may run zero times: outer loops are not guaranteed
         return frozenset(loops)
 
     def _keyword(self, call: ast.Call, name: str) -> ast.keyword | None:

@@ -12,6 +12,7 @@ from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.events import Accumulation, InPlaceChange
 from gradguard.analysis.graph import GRAPH_STATE_KEY, SavedNode, Saves
+from gradguard.analysis.graph_inputs import bind_stand_ins
 from gradguard.analysis.interpreter.calls import CallEvaluator
 from gradguard.analysis.interpreter.environment import (
     GRAD_UNKNOWN,
@@ -22,6 +23,7 @@ from gradguard.analysis.interpreter.environment import (
     join_envs,
     merge_branch_graphs,
 )
+from gradguard.analysis.loop_entry import certainly_entered
 from gradguard.analysis.model import (
     LIGHTNING_BACKWARD,
     FunctionNode,
@@ -113,6 +115,7 @@ class FunctionInterpreter(CallEvaluator):
                 self.param_tags[param.arg] = tag
                 bound = self.env.get(param.arg, UNKNOWN)
                 self.env[param.arg] = evolve(bound, carries=bound.carries | {tag})
+            self.input_nodes.update(bind_stand_ins(self.env, node, first))
         for decorator in node.decorator_list:
             mode = self.grad_mode_of(decorator, node)
             if mode is not None:
@@ -409,7 +412,10 @@ class FunctionInterpreter(CallEvaluator):
         self.env = join_envs(outcomes)
 
     def _stmt_For(self, stmt: ast.For | ast.AsyncFor) -> None:
-        element = element_of(self.eval(stmt.iter))
+        iterated = self.eval(stmt.iter)
+        if certainly_entered(stmt.iter, iterated, self.lookup):
+            self.entered_loops.add(stmt)
+        element = element_of(iterated)
         if element is UNKNOWN and self._iterates_parameters(stmt.iter):
             element = Value(grad=Grad.TRACKED, kind=Kind.TENSOR, leaf=True)
         self._loop(stmt, lambda: self.bind(stmt.target, element))

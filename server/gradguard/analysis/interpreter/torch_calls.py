@@ -476,6 +476,12 @@ class TorchCalls(ModuleCalls):
             return value
         if name in api.NON_DIFFERENTIABLE_METHODS:
             return self.non_differentiable(call, f".{name}()")
+        if name in api.SPLITTING_METHODS and (receiver.kind is Kind.TENSOR or receiver.graph):
+            # (A value with graph nodes is a tensor, a parameter's stand-in included.)
+            # A piece shares the receiver's history; changing it in place raises at once
+            # ("Output 0 of Split is a view and is being modified inplace"), not in backward.
+            piece = self.tensor_op(call, [receiver])
+            return Value(kind=Kind.SEQUENCE, items=evolve(piece, shape=shapes.UNKNOWN_SHAPE))
         if name == "type" and not call.args and not call.keywords:
             return Value(kind=Kind.OTHER)  # the type's name, a string
         if name in api.DTYPE_CASTS and (dtype := self._integral_dtype(call)) is not None:
@@ -502,6 +508,12 @@ class TorchCalls(ModuleCalls):
             if name in ("mul", "div", "matmul", "mm", "bmm"):
                 self.note_saved_operands(call, f".{name}()", [call.func.value, *call.args], inputs)
             result = self.tensor_op(call, inputs)
+            if (
+                name in api.VIEW_METHODS
+                and name not in api.MAYBE_VIEW_METHODS
+                and name not in api.OVERLAPPING_VIEW_METHODS
+            ):
+                result = self.shares_version(receiver, result)
             saves = graphs.method_saves(name)
             result = self.saving_op(call, result, saves, inputs, [call.func.value, *call.args])
             positional = [shape_of(receiver), *(shape_of(a) for a in args[: len(call.args)])]

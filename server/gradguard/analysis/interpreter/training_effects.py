@@ -367,16 +367,25 @@ class TrainingEffects(GraphEffects):
             ):
                 analysis.events.add(dataclasses.replace(use, every_iteration=loops))
 
-    def _result_changed_in_place(self, fresh: SavedNode, summary: FunctionSummary) -> None:
+    def _result_changed_in_place(
+        self, fresh: SavedNode, summary: FunctionSummary, *, realised: bool = False
+    ) -> None:
         """The call's own graph node stands for the callee's: when the callee changed in place
         a tensor its result's graph saved, the node is changed here too, and each such
-        change is recorded again as saved by it (so a backward here is paired with it)."""
-        if not summary.changed_in_result:
+        change is recorded again as saved by it (so a backward here is paired with it).
+        Unless the caller checked them (`realised`), changes of tensors saved only if an
+        argument requires grad (`SavedNode.given`) are left out."""
+        changes = tuple(
+            change
+            for change in summary.changed_in_result
+            if realised or any(not node.given for node in change.saved_by)
+        )
+        if not changes:
             return
         freed, modified = self._graph_state()
         self._set_graph_state(freed, modified | {fresh})
         if self.record:
-            for change in summary.changed_in_result:
+            for change in changes:
                 self.module.analysis.inplace_on_saved.append(
                     dataclasses.replace(change, saved_by=change.saved_by | {fresh})
                 )

@@ -1,0 +1,141 @@
+"""The graph a function's result runs through, seen from one call: its own nodes and the
+graphs of the arguments it was certainly computed from.
+
+A helper such as `def diversity(feats): return (feats - feats.mean(0)).abs().mean()` saves
+tensors of its own *and* hands back a tensor whose history runs through whatever graph
+`feats` had at the call: `loss_div = diversity(feats)` after `loss_fake.backward()` (which
+freed `feats`'s graph) fails with "Trying to backward through the graph a second time",
+exactly as if the body were written inline.
+
+The function's analysis binds each tensor-like parameter to a stand-in graph node (an
+`ast.arg`, the same device a module's `forward` uses for its inputs). Graph nodes are
+must-facts, so a stand-in in the returned value means every path computes the result from
+that parameter with differentiable operations. At a call, the stand-in is replaced by the
+graph the argument has there; the function's own nodes become one fresh node of the call
+(two calls build two graphs). Stand-ins are never graphs of their own: they never make a
+result look like it saved anything, and backward calls ignore them.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Mapping, MutableMapping
+from dataclasses import dataclass, field
+
+from gradguard.analysis.call_sites import passed_arguments
+from gradguard.analysis.graph import SavedNode, Saves
+from gradguard.analysis.model import InPlaceOnSaved
+from gradguard.analysis.values import Carry, Grad, Kind, Value, evolve
+
+FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
+
+# Values a parameter may hold for its stand-in to mean anything: a tensor, or not known.
+_TENSOR_LIKE = (Kind.UNKNOWN, Kind.TENSOR)
+
+
+def is_stand_in(node: SavedNode) -> bool:
+    """A parameter's stand-in, not an operation that saved anything."""
+    return isinstance(node.node, ast.arg)
+
+
+def own_nodes(graph: frozenset[SavedNode]) -> frozenset[SavedNode]:
+    """The nodes of `graph` that are operations, not parameters' stand-ins."""
+    return frozenset(n for n in graph if not is_stand_in(n))
+
+
+def bind_stand_ins(
+    env: MutableMapping[str, Value], function: FunctionNode, skip: int
+) -> dict[str, SavedNode]:
+    """Give every named parameter of `function` (after the first `skip`, i.e. `self`) whose
+    bound value may be a tensor a stand-in graph node; return them by parameter name."""
+    spec = function.args
+    found: dict[str, SavedNode] = {}
+    for param in [*spec.posonlyargs, *spec.args, *spec.kwonlyargs][skip:]:
+        bound = env.get(param.arg)
+        if bound is None or bound.kind not in _TENSOR_LIKE or bound.elements is not None:
+            continue
+        stand_in = SavedNode(param, Saves.OTHER)
+        found[param.arg] = stand_in
+        env[param.arg] = evolve(bound, graph=bound.graph | {stand_in})
+    return found
+
+
+@dataclass(frozen=True)
+class CallInputs:
+    """What one call passes for a function's parameter stand-ins: the graph of each
+    argument, and the stand-ins whose argument requires grad (under grad mode)."""
+
+    graphs: dict[SavedNode, frozenset[SavedNode]] = field(default_factory=dict)
+    tracked: frozenset[SavedNode] = frozenset()
+    # The loop-carried values each argument depends on (in the caller).
+    carries: dict[SavedNode, frozenset[Carry]] = field(default_factory=dict)
+
+    def realised(self, node: SavedNode) -> bool:
+        """Whether `node` of the function's analysis saved at this call: always, unless it
+        saves only when a parameter requires grad and no such argument does here."""
+        return not node.given or bool(node.given & self.tracked)
+
+
+def call_inputs(
+    function: FunctionNode,
+    input_nodes: Mapping[str, SavedNode],
+    call: ast.Call,
+    args: list[Value],
+    *,
+    skip_self: bool,
+    grad_on: bool,
+) -> CallInputs:
+    """Each stand-in of `function` mapped to the graph its argument has at `call` (only the
+    parameters the call names; defaults have no graph)."""
+    if not input_nodes:
+        return CallInputs()
+    passed = passed_arguments(function, call, args, skip_self=skip_self) or {}
+    graphs: dict[SavedNode, frozenset[SavedNode]] = {}
+    tracked: set[SavedNode] = set()
+    carries: dict[SavedNode, frozenset[Carry]] = {}
+    for name, stand_in in input_nodes.items():
+        value = passed.get(name)
+        if value is None or value.kind not in _TENSOR_LIKE:
+            continue
+        graphs[stand_in] = own_nodes(value.graph)
+        carries[stand_in] = value.all_carries()
+        if grad_on and value.kind is Kind.TENSOR and value.grad is Grad.TRACKED:
+            tracked.add(stand_in)
+    return CallInputs(graphs, frozenset(tracked), carries)
+
+
+def instantiate(
+    value: Value,
+    call: ast.Call,
+    inputs: CallInputs,
+    fresh: SavedNode | None = None,
+) -> Value:
+    """A function's returned value as one call sees it: its own graph nodes (those that
+    saved at this call) stand for one fresh node of this call, and each parameter stand-in
+    for the graph of the argument the call passed for it (and the loop-carried values that
+    argument depends on: the result is computed from it). A result whose grad the function
+    could not tell requires grad when it is computed from an argument that does."""
+    if value.elements is not None:
+        elements = tuple(instantiate(e, call, inputs, fresh) for e in value.elements)
+        return evolve(value, elements=elements, graph=frozenset(), saved_in=frozenset())
+    if not value.graph and not value.saved_in:
+        return value
+    graph: frozenset[SavedNode] = frozenset()
+    if any(inputs.realised(n) for n in own_nodes(value.graph)):
+        graph = frozenset({fresh if fresh is not None else SavedNode(call, Saves.OTHER)})
+    carries = value.carries
+    for node in value.graph:
+        graph |= inputs.graphs.get(node, frozenset())
+        carries |= inputs.carries.get(node, frozenset())
+    result = evolve(value, graph=graph, saved_in=frozenset(), carries=carries)
+    if value.grad is Grad.UNKNOWN and value.graph & inputs.tracked:
+        result = evolve(result, grad=Grad.TRACKED, kind=Kind.TENSOR)
+    return result
+
+
+def realised_changes(
+    changes: tuple[InPlaceOnSaved, ...], inputs: CallInputs
+) -> tuple[InPlaceOnSaved, ...]:
+    """The in-place changes of a function's result that happen at this call: a change of a
+    tensor saved only when an argument requires grad counts when one does."""
+    return tuple(c for c in changes if any(inputs.realised(n) for n in c.saved_by))
