@@ -533,6 +533,16 @@ AUTOGRAD_FACTS = [
                    "unless.loss.kind": LossKind.NO_GRAD}),
     ("detached on one path", "h = model(x)\nif input():\n    h = h.detach()\nk = h  # <- k",
      Kind.TENSOR, {"grad": N, "loss": None, "leaf": False}),
+    # Iterating a list or tuple written out binds what all its elements have in common.
+    ("element of a written-out list", "for l in [model(x).sum(), model(x).mean()]:\n"
+     "    k = l  # <- k", Kind.TENSOR, {"grad": T}),
+    ("element of pairs zipped from written-out lists",
+     "for n, l in zip([4, 5], [model(x).sum(), model(x).mean()]):\n    k = n * l  # <- k",
+     Kind.TENSOR, {"grad": T}),
+    ("element of a list of a loss and a detached copy", "for l in [model(x).sum(), "
+     "model(x).sum().detach()]:\n    k = l  # <- k", Kind.TENSOR, {"grad": N}),
+    ("key of a dict written out (iteration yields keys)", "for l in {'a': model(x)}:\n"
+     "    k = l  # <- k", Kind.UNKNOWN, {"grad": N}),
 ]  # fmt: skip
 
 

@@ -510,11 +510,20 @@ def _join_lists(
 def element_of(iterable: Value) -> Value:
     """What one iteration over `iterable` binds: a slice of a tensor along its first
     dimension, or an item of a list whose items are known (built by appends, a
-    comprehension, `zip` or `enumerate` of such lists); anything else is unknown."""
+    comprehension, `zip` or `enumerate` of such lists), or what every element of a list or
+    tuple written out (`[loss_a, loss_b]`) has in common: each iteration binds one of them.
+    Anything else (a mapping, whose iteration yields its keys) is unknown."""
     if iterable.kind is Kind.TENSOR:
         return evolve(iterable, leaf=False, elements=None, shape=UNKNOWN_SHAPE)
-    if iterable.kind is Kind.SEQUENCE and iterable.items is not None:
+    if iterable.kind is not Kind.SEQUENCE:
+        return UNKNOWN
+    if iterable.items is not None:
         return iterable.items
+    if iterable.elements:
+        common = iterable.elements[0]
+        for element in iterable.elements[1:]:
+            common = join(common, element)
+        return common.with_origin(None)
     return UNKNOWN
 
 

@@ -62,7 +62,7 @@ def evaluate_users(models, inputs, targets):
     losses = []
     for model in models:
         losses.append(nn.functional.cross_entropy(model(inputs), targets))
-    return np.mean(np.array([loss.numpy() for loss in losses]))  # missed: GG502
+    return np.mean(np.array([loss.numpy() for loss in losses]))  # expect: GG502
 
 
 def evaluate_users_detached(models, inputs, targets):
