@@ -541,6 +541,18 @@ AUTOGRAD_FACTS = [
      Kind.TENSOR, {"grad": T}),
     ("element of a list of a loss and a detached copy", "for l in [model(x).sum(), "
      "model(x).sum().detach()]:\n    k = l  # <- k", Kind.TENSOR, {"grad": N}),
+    # Arrays converted from a tensor keep their conversion through numpy and arithmetic.
+    ("arithmetic on a converted array", "a = model(x).detach().numpy()\n"
+     "d = a * 2.0 - a  # <- d", Kind.UNKNOWN,
+     {"grad": U, "loss.kind": LossKind.CONVERSION, "loss.description": ".numpy()"}),
+    ("numpy function of a converted array", "import numpy as np\n"
+     "a = model(x).detach().numpy()\nb = np.abs(a - 1.0)  # <- b", Kind.OTHER,
+     {"grad": U, "loss.kind": LossKind.CONVERSION, "loss.description": ".numpy()"}),
+    ("re-wrap of a converted array", "a = model(x).detach().numpy()\n"
+     "t = torch.from_numpy(a * 2.0)  # <- t", Kind.TENSOR,
+     {"grad": U, "loss.kind": LossKind.REWRAP, "loss.inner.kind": LossKind.CONVERSION}),
+    ("a tensor times a converted array", "a = model(x).detach().numpy()\n"
+     "t = model(x) * torch.from_numpy(a)  # <- t", Kind.TENSOR, {"grad": T, "loss": None}),
     ("key of a dict written out (iteration yields keys)", "for l in {'a': model(x)}:\n"
      "    k = l  # <- k", Kind.UNKNOWN, {"grad": N}),
 ]  # fmt: skip

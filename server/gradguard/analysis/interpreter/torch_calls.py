@@ -122,6 +122,10 @@ class TorchCalls(ModuleCalls):
         if converts is not None and call.args and not isinstance(call.args[0], ast.Starred):
             self._converted(call, call.args[0], args[0], tensors=converts == "tensor")
         loss = Loss(LossKind.CONVERSION, call, f"{qualified}()")
+        data = args[0] if args and call.args else None
+        if data is not None and data.kind is not Kind.TENSOR and _converted(data.loss):
+            # `np.abs(out.detach().numpy() - y)`: still the data that conversion made.
+            loss = data.loss
         return Value(grad=Grad.UNTRACKED, kind=Kind.OTHER, loss=loss)
 
     def plot_call(self, call: ast.Call, evaluated: list[Value] | None = None) -> Value:
@@ -520,6 +524,11 @@ class TorchCalls(ModuleCalls):
             loss = Loss(LossKind.NO_GRAD, call, self.mode.off.description, self.mode.off)
             return Value(grad=Grad.UNTRACKED, kind=Kind.UNKNOWN, loss=loss)
         return Value(kind=Kind.UNKNOWN)
+
+
+def _converted(loss: Loss | None) -> bool:
+    """Data a conversion of a tensor made (`.numpy()`, `.tolist()`, `np.asarray(t)`)."""
+    return loss is not None and loss.kind is LossKind.CONVERSION
 
 
 def _tracked_item(sequence: Value, depth: int = 3) -> Value | None:

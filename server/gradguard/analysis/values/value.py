@@ -550,6 +550,12 @@ def _rank(loss: Loss | None) -> int:
     return {LossKind.LITERAL: 1, LossKind.FACTORY: 2}.get(loss.kind, 3)
 
 
+def _converted_array(loss: Loss | None) -> bool:
+    """An array (or Python data) that a conversion made of a tensor (`.numpy()`,
+    `.tolist()`, `np.asarray(t)`)."""
+    return loss is not None and loss.kind is LossKind.CONVERSION
+
+
 # Reasons for lost history that make a term of a tracked loss certainly useless.
 _INERT = frozenset({LossKind.NO_CREATE_GRAPH})
 
@@ -577,6 +583,10 @@ def combine(values: Iterable[Value], *, result_kind: Kind = Kind.TENSOR) -> Valu
         if grad is Grad.UNTRACKED and loss and loss.kind in _INERT:
             inert |= {loss}
         if kind in (Kind.SCALAR, Kind.NONE) or (kind is Kind.OTHER and loss):
+            if kind is Kind.OTHER and _converted_array(loss) and _rank(loss) > _rank(first_loss):
+                # `arr - y.numpy()`: an array converted from a tensor is data without
+                # history, and says why whatever is computed from it alone has none.
+                first_loss = loss
             continue
         structure = value.structure
         if kind is Kind.SEQUENCE and (structure.elements is not None or structure.items):
