@@ -553,6 +553,14 @@ AUTOGRAD_FACTS = [
      {"grad": U, "loss.kind": LossKind.REWRAP, "loss.inner.kind": LossKind.CONVERSION}),
     ("a tensor times a converted array", "a = model(x).detach().numpy()\n"
      "t = model(x) * torch.from_numpy(a)  # <- t", Kind.TENSOR, {"grad": T, "loss": None}),
+    # A value read back from a dict filled by keys that are not known strings.
+    ("one value of a dict filled in a loop", "cache = {}\nfor i in range(3):\n"
+     "    cache[i] = model(x).detach()\nv = cache[0]  # <- v", Kind.TENSOR,
+     {"grad": U, "loss.kind": LossKind.DETACH}),
+    ("known keys, then an unknown key", "d = {'a': model(x).detach()}\n"
+     "d[input()] = model(x)\nv = d['a']  # <- v", Kind.TENSOR, {"grad": N}),
+    ("a dict changed by a method", "cache = {}\ncache[input()] = model(x)\n"
+     "cache.update(b=3)\nv = cache['b']  # <- v", Kind.UNKNOWN, {"grad": N}),
     ("key of a dict written out (iteration yields keys)", "for l in {'a': model(x)}:\n"
      "    k = l  # <- k", Kind.UNKNOWN, {"grad": N}),
 ]  # fmt: skip
@@ -638,6 +646,10 @@ STRUCTURE_FACTS = [
      "    t = (model(x),)\nk = t  # <- k", Kind.SEQUENCE, {"elements": None}),
     ("dicts with other keys", "if input():\n    d = {'a': 1}\nelse:\n    d = {'b': 1}\n"
      "k = d  # <- k", Kind.MAPPING, {"elements": None, "fields": None}),
+    # A dict filled by keys that are not known strings: every value is at most the join.
+    ("dict filled in a loop", "cache = {}\nfor i in range(3):  # <- cache\n"
+     "    cache[i] = model(x)", Kind.MAPPING,
+     {"elements": None, "fields": None, "items.grad": T}),
 ]  # fmt: skip
 
 

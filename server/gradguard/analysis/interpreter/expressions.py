@@ -27,6 +27,7 @@ from gradguard.analysis.values import (
     forced_leaf,
     join,
     literal,
+    with_item,
 )
 
 _PLAIN_KINDS = frozenset([Kind.SCALAR, Kind.NONE, Kind.OTHER])
@@ -116,6 +117,9 @@ class ExpressionEvaluator(TrainingEffects):
                 elif (keyed := with_field(base, target.slice, value)) is not None:
                     # `losses["total"] = loss` into a dict whose keys are known.
                     mutated = keyed
+                elif (held := with_item(base, value)) is not None:
+                    # `cache[key] = emb` into a dict: every value is at most what it stored.
+                    mutated = held
                 else:
                     mutated = evolve(UNKNOWN, kind=base.kind, carries=carries)
                 self.env[base_key] = mutated
@@ -407,7 +411,7 @@ class ExpressionEvaluator(TrainingEffects):
         if base.kind is Kind.TENSOR:
             return self.view_op(expr, base, view=_basic_index(expr.slice, index), index=index)
         if (
-            base.kind is Kind.SEQUENCE
+            base.kind in (Kind.SEQUENCE, Kind.MAPPING)
             and base.items is not None
             and not isinstance(expr.slice, ast.Slice)
         ):

@@ -473,7 +473,7 @@ def join(a: Value | None, b: Value | None) -> Value:
         return a
     carries = a.carries | b.carries
     origin = a.origin if a.origin is b.origin else None
-    if a.kind is Kind.SEQUENCE and b.kind is Kind.SEQUENCE:
+    if a.kind is b.kind and a.kind in (Kind.SEQUENCE, Kind.MAPPING):
         listed = _join_lists(a, b, carries, origin)
         if listed is not None:
             return listed
@@ -525,6 +525,23 @@ def element_of(iterable: Value) -> Value:
             common = join(common, element)
         return common.with_origin(None)
     return UNKNOWN
+
+
+def with_item(container: Value, stored: Value) -> Value | None:
+    """A dict after `cache[key] = stored` with a key that is not a known string: a mapping
+    whose every value is at most what it held and `stored` (`Structure.items`); None for
+    anything else. Reading `cache[k]` then gives at most that (a missing key raises)."""
+    if container.kind is not Kind.MAPPING:
+        return None
+    parts = (*(container.elements or ()), container.items)
+    if container.elements is None and container.items is None:
+        return None
+    held = stored
+    for part in parts:
+        if part is not None:
+            held = join(part, held)
+    carries = container.carries | stored.all_carries()
+    return Value(kind=Kind.MAPPING, items=held.with_origin(None), carries=carries)
 
 
 def forced_leaf(tensor: Value) -> Value:
