@@ -131,6 +131,15 @@ NUMPY_CONVERTS = {
         "cumprod argsort sort unique histogram ravel".split(),
         "tensor",
     ),
+    # Checked the same way under torch 2.13.0 and numpy 2.4.6, each on a tensor computed from
+    # one that requires grad, as the first argument (and on a list of 0-d such tensors).
+    **dict.fromkeys(
+        "transpose reshape expand_dims copy where corrcoef cov isclose allclose around rint "
+        "trunc sign power multiply add subtract divide matmul outer tile repeat atleast_1d "
+        "atleast_2d diff gradient nan_to_num nanmax nanmin column_stack dstack polyfit interp "
+        "digitize histogram2d linalg.norm".split(),
+        "tensor",
+    ),
     **dict.fromkeys("mean sum std var max min amax amin prod any all".split(), "list"),
 }
 
