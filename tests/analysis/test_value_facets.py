@@ -561,6 +561,15 @@ AUTOGRAD_FACTS = [
      "d[input()] = model(x)\nv = d['a']  # <- v", Kind.TENSOR, {"grad": N}),
     ("a dict changed by a method", "cache = {}\ncache[input()] = model(x)\n"
      "cache.update(b=3)\nv = cache['b']  # <- v", Kind.UNKNOWN, {"grad": N}),
+    # The legacy Variable wrapper makes a new leaf of the data, without its history.
+    ("legacy Variable", "from torch.autograd import Variable\n"
+     "v = Variable(model(x))  # <- v", Kind.TENSOR,
+     {"grad": U, "leaf": True, "loss.kind": LossKind.REWRAP, "loss.wrapped_history": True}),
+    ("legacy Variable asked to require grad", "from torch.autograd import Variable\n"
+     "v = Variable(x, True)  # <- v", Kind.TENSOR, {"grad": T, "leaf": True}),
+    ("re-wrap of data cut by .data", "t = torch.tensor(model(x).data)  # <- t", Kind.TENSOR,
+     {"grad": U, "loss.kind": LossKind.REWRAP, "loss.inner.kind": LossKind.DETACH,
+      "loss.wrapped_history": False}),
     ("key of a dict written out (iteration yields keys)", "for l in {'a': model(x)}:\n"
      "    k = l  # <- k", Kind.UNKNOWN, {"grad": N}),
 ]  # fmt: skip

@@ -56,6 +56,14 @@ FACTORIES = frozenset(
 )
 # Re-wrapping copies data into a new leaf: the graph is cut.
 REWRAP = frozenset({"torch.tensor", "torch.as_tensor", "torch.from_numpy", "torch.asarray"})
+# The legacy `Variable(data, requires_grad=False)` wrapper: checked against torch 2.13.0, it
+# returns a new tensor sharing `data`'s storage, without history (`Variable(y).grad_fn` is
+# None even when `y` has one, and `Variable(y).backward()` raises "element 0 of tensors does
+# not require grad"), requiring grad only when asked (keyword or second positional
+# argument); under inference mode, `Variable(t)` of a normal tensor is not an inference
+# tensor.
+VARIABLE = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variable"})
+REWRAP = REWRAP | VARIABLE
 # Of those, the ones that return a tensor argument itself (or its `.to(dtype, device)`, a
 # differentiable copy), keeping its history: checked against torch 2.13.0.
 KEEPS_TENSOR_DATA = frozenset({"torch.as_tensor", "torch.asarray"})
@@ -430,7 +438,7 @@ MAY_ALIAS = frozenset(
     f"torch.{name}"
     for name in "flatten permute reshape select squeeze t transpose unsqueeze narrow dropout "
     "einsum as_tensor from_numpy asarray".split()
-)
+) | VARIABLE
 # Methods that return a view of the receiver (the last three: a view when its memory allows,
 # else a copy). With gradient recording off, a view of a tensor that requires grad still
 # requires grad (checked against torch 2.13.0).

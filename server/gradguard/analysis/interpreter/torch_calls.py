@@ -395,9 +395,13 @@ class TorchCalls(ModuleCalls):
         return shapes.op_shape(name, call, positional, keywords)
 
     def _leaf(self, call: ast.Call, qualified: str, inner: Value | None) -> Value:
-        requires = self._keyword(call, "requires_grad")
-        wants_grad = requires is not None and self.eval(requires.value).const is True
-        if requires is not None and not wants_grad and self.eval(requires.value).const is not False:
+        keyword = self._keyword(call, "requires_grad")
+        requires = keyword.value if keyword is not None else None
+        if requires is None and qualified in api.VARIABLE and len(call.args) > 1:
+            requires = call.args[1]  # `Variable(data, True)`
+        flag = self.eval(requires).const if requires is not None else False
+        wants_grad = flag is True
+        if flag is not True and flag is not False:
             return Value(kind=Kind.TENSOR, leaf=True)
         if inner is not None:
             wrapped = combine([inner]).grad
