@@ -519,6 +519,25 @@ AUTOGRAD_FACTS = [
     ("literal", "n = 0.0  # <- n", Kind.SCALAR, {"grad": U, "loss.kind": LossKind.LITERAL}),
     ("inference_mode", "with torch.inference_mode():\n    e = torch.ones(2)  # <- e",
      Kind.TENSOR, {"inference": True}),
+    # What a non-differentiable op allocates under inference mode is an inference tensor;
+    # an integer cast of an integer tensor is that tensor itself.
+    ("argmax under inference_mode", "with torch.inference_mode():\n"
+     "    i = model(x).argmax(1)  # <- i", Kind.TENSOR, {"inference": True, "grad": U}),
+    ("comparison under inference_mode", "with torch.inference_mode():\n"
+     "    m = model(x) > 0  # <- m", Kind.TENSOR, {"inference": True, "grad": U}),
+    ("indices of max under inference_mode", "with torch.inference_mode():\n"
+     "    _, i = torch.max(model(x), 1)  # <- i", Kind.TENSOR, {"inference": True}),
+    ("integer cast under inference_mode", "t = torch.zeros(3, dtype=torch.long)\n"
+     "with torch.inference_mode():\n    k = t.long()  # <- k", Kind.TENSOR,
+     {"inference": False}),
+    ("argmax outside inference_mode", "i = model(x).argmax(1)  # <- i", Kind.TENSOR,
+     {"inference": False}),
+    ("cast of an inference mask inside inference_mode", "with torch.inference_mode():\n"
+     "    m = (model(x) > 0).float()  # <- m", Kind.TENSOR, {"inference": True}),
+    ("view of an inference tensor outside", "with torch.inference_mode():\n"
+     "    e = torch.ones(2, 3)\nv = e.view(-1)  # <- v", Kind.TENSOR, {"inference": True}),
+    ("cast of an inference mask outside (a new tensor)", "with torch.inference_mode():\n"
+     "    m = model(x) > 0\nf = m.float()  # <- f", Kind.TENSOR, {"inference": False}),
     ("retain_grad", "h = model(x)\nh.retain_grad()\ng = h  # <- g", Kind.TENSOR,
      {"grad": T, "retains_grad": True}),
     ("autograd.grad", "w = torch.ones(3, requires_grad=True)\n"

@@ -210,6 +210,11 @@ NON_DIFFERENTIABLE_METHODS = frozenset(
     ]
 )
 
+# Of those methods, the casts: `t.long()` of an int64 tensor returns `t` itself (checked
+# against torch 2.13.0), so under inference mode it is an inference tensor only if `t` is;
+# every other one (argmax, comparisons...) allocates its result.
+INTEGRAL_CAST_METHODS = frozenset("long int short bool byte".split())
+
 # Tensor methods.
 # Integer and bool dtypes: a tensor cast to one (`x.to(torch.long)`, `x.type(torch.int64)`,
 # `x.to(device, dtype=torch.bool)`) never requires grad, whatever it was cast from (only
@@ -455,17 +460,31 @@ MAY_ALIAS_METHODS = frozenset(
 # require grad: an inference tensor given to them outside inference mode raises.
 SAVES_INPUT_MODULES = frozenset(
     "Linear Bilinear Conv1d Conv2d ConvTranspose1d Embedding LayerNorm GroupNorm BatchNorm1d "
-    "PReLU RNN GRU LSTM RNNCell GRUCell LSTMCell MultiheadAttention".split()
+    "PReLU RNN GRU LSTM RNNCell GRUCell LSTMCell MultiheadAttention "
+    # Checked against torch 2.13.0 (an inference tensor as the input raises; nn.RMSNorm
+    # does not):
+    "Conv3d ConvTranspose2d ConvTranspose3d BatchNorm2d BatchNorm3d EmbeddingBag "
+    "TransformerEncoderLayer LazyLinear LazyConv2d".split()
 )
 # Binary ops that save each of their two first operands for the other's gradient: when one
 # operand requires grad, the other must not be an inference tensor.
-_SAVING_FUNCTIONS = "matmul mm bmm mul div"
-_SAVING_FUNCTIONAL = "linear mse_loss nll_loss smooth_l1_loss huber_loss"
+_SAVING_FUNCTIONS = "matmul mm bmm mul div dot outer maximum cdist pow"
+_SAVING_FUNCTIONAL = "linear mse_loss nll_loss smooth_l1_loss huber_loss conv1d conv2d conv3d"
 SAVES_OPERANDS = frozenset(
     [f"torch.{n}" for n in _SAVING_FUNCTIONS.split()]
     + [f"{FUNCTIONAL_PREFIX}{n}" for n in _SAVING_FUNCTIONAL.split()]
 )
 SAVES_OPERANDS_MODULES = frozenset("MSELoss NLLLoss SmoothL1Loss HuberLoss".split())
+# Losses that save their target (second argument) for the gradient of their input (first
+# argument), but not the input for a target that requires grad: checked against torch
+# 2.13.0 (`F.cross_entropy(logits, inference_labels)` raises, `F.cross_entropy(inference,
+# probs_with_grad)` does not; `F.l1_loss` and `nn.L1Loss` save neither).
+_SAVING_TARGET = (
+    "cross_entropy binary_cross_entropy binary_cross_entropy_with_logits kl_div "
+    "soft_margin_loss poisson_nll_loss"
+)
+SAVES_TARGET = frozenset(f"{FUNCTIONAL_PREFIX}{n}" for n in _SAVING_TARGET.split())
+SAVES_TARGET_MODULES = frozenset("CrossEntropyLoss KLDivLoss BCEWithLogitsLoss BCELoss".split())
 
 # The last activation of a tensor (`values.Activation`), for the losses that expect logits
 # or probabilities (GG110, GG111). Checked against torch 2.13.0: `torch.softmax`,

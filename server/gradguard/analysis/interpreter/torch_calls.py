@@ -11,7 +11,13 @@ from gradguard.analysis import graph as graphs
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.checkpoints import reentrant_keyword
-from gradguard.analysis.events import CheckpointInput, Conversion, InPlaceChange, RequiresGradCall
+from gradguard.analysis.events import (
+    CheckpointInput,
+    Conversion,
+    InferenceSaved,
+    InPlaceChange,
+    RequiresGradCall,
+)
 from gradguard.analysis.graph import Saves
 from gradguard.analysis.interpreter.expressions import shape_of
 from gradguard.analysis.interpreter.module_calls import ModuleCalls
@@ -216,7 +222,7 @@ class TorchCalls(ModuleCalls):
                 return Value(grad=grad, kind=Kind.TENSOR, leaf=True, shape=like)
             return Value(grad=Grad.TRACKED, kind=Kind.TENSOR, leaf=True, shape=like)
         if qualified in api.NON_DIFFERENTIABLE:
-            return self.non_differentiable(call, f"{qualified}()")
+            return self.inference_result(self.non_differentiable(call, f"{qualified}()"))
         name = qualified.rsplit(".", 1)[-1]
         if qualified == f"torch.{name}" and name in api.INDEX_REDUCTIONS:
             positional = args[1 : len(call.args)]
@@ -231,6 +237,8 @@ class TorchCalls(ModuleCalls):
         if qualified in api.DIFFERENTIABLE or qualified.startswith(api.FUNCTIONAL_PREFIX):
             if qualified in api.SAVES_OPERANDS:
                 self.note_saved_operands(call, qualified, call.args, args)
+            elif qualified in api.SAVES_TARGET:
+                self._note_saved_target(call, qualified, args)
             result = self.tensor_op(call, args)
             saves = graphs.function_saves(qualified)
             result = self.saving_op(call, result, saves, args, list(call.args))
@@ -326,6 +334,46 @@ class TorchCalls(ModuleCalls):
             )
         return UNKNOWN
 
+    def _alias_of(self, name: str, receiver: Value, result: Value) -> Value:
+        """`t.view(-1)`, `t.float()` of an inference tensor `t`: a view of an inference
+        tensor is one anywhere; a method that may return `t` itself or a copy gives one
+        under inference mode either way (checked against torch 2.13.0)."""
+        if not receiver.inference:
+            return result
+        off = self.mode.off
+        inference_mode = self.mode.enabled is False and off is not None and off.inference
+        view = name in api.VIEW_METHODS and name not in api.MAYBE_VIEW_METHODS
+        return evolve(result, inference=True) if inference_mode or view else result
+
+    def _expr_Compare(self, expr: ast.Compare) -> Value:
+        """A comparison of tensors allocates a new bool tensor: an inference tensor when made
+        under inference mode."""
+        return self.inference_result(super()._expr_Compare(expr))
+
+    def _note_module_inputs(
+        self, call: ast.Call, module: ModuleRef, owns_graph: bool, args: list[Value]
+    ) -> None:
+        """A loss module that saves its target (`nn.CrossEntropyLoss()(logits, labels)`):
+        its target, else what `ModuleCalls` records."""
+        name = (module.qualified or "").rsplit(".", 1)[-1]
+        if name in api.SAVES_TARGET_MODULES and (module.qualified or "").startswith("torch.nn."):
+            self._note_saved_target(call, module.qualified or name, args)
+            return
+        super()._note_module_inputs(call, module, owns_graph, args)
+
+    def _note_saved_target(self, call: ast.Call, operation: str, args: list[Value]) -> None:
+        """`F.cross_entropy(logits, labels)`: the target is saved for the input's gradient;
+        an inference tensor there, with an input that requires grad, raises (GG106)."""
+        if self.mode.enabled is not True or len(call.args) < 2 or len(args) < 2:
+            return
+        if any(isinstance(a, ast.Starred) for a in call.args[:2]):
+            return
+        source, target = args[0], args[1]
+        requires_grad = source.kind is Kind.TENSOR and source.grad is Grad.TRACKED
+        if target.inference and requires_grad:
+            if (site := self.site(call, call.args[1], target)) is not None:
+                self.emit(InferenceSaved(operation, source, **site))
+
     def _checkpoint(self, call: ast.Call, qualified: str, args: list[Value]) -> Value:
         """`checkpoint(fn, x, y)`, `checkpoint_sequential(seq, n, x)`: one `CheckpointInput`
         event per argument passed on to the checkpointed code, each with what calling `fn`
@@ -377,6 +425,8 @@ class TorchCalls(ModuleCalls):
                 return None
         values = evolve(self.tensor_op(call, [source]), shape=shapes.UNKNOWN_SHAPE)
         indices = self.non_differentiable(call, f"the index output of {name}()")
+        # Both are new tensors: inference tensors when made under inference mode.
+        values, indices = self.inference_result(values), self.inference_result(indices)
         return Value(
             kind=Kind.SEQUENCE, elements=(values, indices), fields=api.INDEX_REDUCTION_FIELDS
         )
@@ -469,7 +519,9 @@ class TorchCalls(ModuleCalls):
                 self.bind_key(key, value)
             return value
         if name in api.NON_DIFFERENTIABLE_METHODS:
-            return self.non_differentiable(call, f".{name}()")
+            result = self.non_differentiable(call, f".{name}()")
+            # A cast may return the receiver itself; anything else is a new tensor.
+            return result if name in api.INTEGRAL_CAST_METHODS else self.inference_result(result)
         if name == "type" and not call.args and not call.keywords:
             return Value(kind=Kind.OTHER)  # the type's name, a string
         if name in api.DTYPE_CASTS and (dtype := self._integral_dtype(call)) is not None:
@@ -506,7 +558,7 @@ class TorchCalls(ModuleCalls):
                 activation=activations.of_method(call, name, receiver),
             )
             if name in api.MAY_ALIAS_METHODS:
-                return result
+                return self._alias_of(name, receiver, result)
             return self.inference_result(result)
         if name in api.SHAPE_METHODS:
             return Value(kind=Kind.OTHER)
