@@ -589,6 +589,15 @@ AUTOGRAD_FACTS = [
     ("re-wrap of data cut by .data", "t = torch.tensor(model(x).data)  # <- t", Kind.TENSOR,
      {"grad": U, "loss.kind": LossKind.REWRAP, "loss.inner.kind": LossKind.DETACH,
       "loss.wrapped_history": False}),
+    # Through an op whose gradient is zero (round, floor, sign...): tracked, zero gradients.
+    ("rounded output", "r = torch.round(model(x))  # <- r", Kind.TENSOR,
+     {"grad": T, "loss.kind": LossKind.ZERO_GRADIENT, "loss.description": "torch.round()"}),
+    ("loss of a rounded output", "l = F.mse_loss(model(x).round(), x)  # <- l", Kind.TENSOR,
+     {"grad": T, "loss.kind": LossKind.ZERO_GRADIENT, "loss.description": ".round()"}),
+    ("rounded plus a differentiable term", "l = model(x).round().sum() + model(x).sum()"
+     "  # <- l", Kind.TENSOR, {"grad": T, "loss": None}),
+    ("frac keeps a gradient", "f = torch.frac(model(x))  # <- f", Kind.TENSOR,
+     {"grad": T, "loss": None}),
     ("key of a dict written out (iteration yields keys)", "for l in {'a': model(x)}:\n"
      "    k = l  # <- k", Kind.UNKNOWN, {"grad": N}),
 ]  # fmt: skip

@@ -81,7 +81,7 @@ _DIFFERENTIABLE_TOP = (
     "baddbmm conv1d conv2d conv_transpose2d dropout erf lgamma mse_loss nll_loss "
     # Checked against torch 2.13.0: one tensor that requires grad when an input does.
     "sparse.mm conv3d tensordot kron addcmul addcdiv atan2 atan asin acos tan floor ceil "
-    "round trunc frac sign erfinv exp2 logit hypot trace diagonal repeat_interleave "
+    "round trunc frac sign sgn fix erfinv exp2 logit hypot trace diagonal repeat_interleave "
     "broadcast_to movedim swapaxes unflatten cross diff logcumsumexp renorm nan_to_num celu "
     "selu clamp_min clamp_max amax amin nansum nanmean quantile linalg.norm linalg.vector_norm "
     "linalg.matrix_norm linalg.inv det logdet cholesky bilinear cosine_similarity "
@@ -89,6 +89,12 @@ _DIFFERENTIABLE_TOP = (
     "scatter_add index_add masked_select ravel"
 )
 DIFFERENTIABLE = frozenset(f"torch.{name}" for name in _DIFFERENTIABLE_TOP.split())
+# Of those, the ones whose gradient is zero wherever it is defined: the result has a grad_fn,
+# and backward() through it sends back zeros (checked against torch 2.13.0, functions and
+# tensor methods alike, `round(x, decimals=1)` too). `frac` is not one (its gradient is 1).
+_ZERO_GRADIENT = "round floor ceil sign trunc sgn fix"
+ZERO_GRADIENT_FUNCTIONS = frozenset(f"torch.{name}" for name in _ZERO_GRADIENT.split())
+ZERO_GRADIENT_METHODS = frozenset(_ZERO_GRADIENT.split())
 FUNCTIONAL_PREFIX = "torch.nn.functional."
 # torch.max/min/sort/topk/chunk/split return tuples or lists in some forms: structure unknown.
 TUPLE_RETURNING = frozenset(
@@ -291,6 +297,14 @@ DIFFERENTIABLE_METHODS = frozenset(
         "tril",
         "triu",
         "type",
+        # Zero-gradient ops (`ZERO_GRADIENT_METHODS`): a grad_fn, zero gradients.
+        "round",
+        "floor",
+        "ceil",
+        "sign",
+        "trunc",
+        "sgn",
+        "fix",
         # Reductions (checked against torch 2.13.0: each returns a tensor with grad_fn).
         "amax",
         "amin",

@@ -247,6 +247,8 @@ class TorchCalls(ModuleCalls):
                 shape=self._call_shape(call, qualified, args),
                 activation=activations.of_function(call, qualified, args),
             )
+            if qualified in api.ZERO_GRADIENT_FUNCTIONS:
+                result = _zero_gradient(call, f"{qualified}()", result)
             if (
                 qualified in api.MAY_ALIAS
                 or "dropout" in qualified
@@ -557,6 +559,8 @@ class TorchCalls(ModuleCalls):
                 shape=shapes.op_shape(name, call, positional, keywords),
                 activation=activations.of_method(call, name, receiver),
             )
+            if name in api.ZERO_GRADIENT_METHODS:
+                result = _zero_gradient(call, f".{name}()", result)
             if name in api.MAY_ALIAS_METHODS:
                 return self._alias_of(name, receiver, result)
             return self.inference_result(result)
@@ -580,6 +584,14 @@ class TorchCalls(ModuleCalls):
             loss = Loss(LossKind.NO_GRAD, call, self.mode.off.description, self.mode.off)
             return Value(grad=Grad.UNTRACKED, kind=Kind.UNKNOWN, loss=loss)
         return Value(kind=Kind.UNKNOWN)
+
+
+def _zero_gradient(call: ast.Call, description: str, result: Value) -> Value:
+    """`torch.round(out)`: what requires grad now does so only through an op whose gradient
+    is zero (`LossKind.ZERO_GRADIENT`)."""
+    if result.grad is not Grad.TRACKED:
+        return result
+    return evolve(result, loss=Loss(LossKind.ZERO_GRADIENT, call, description))
 
 
 def _converted(loss: Loss | None) -> bool:

@@ -589,6 +589,7 @@ def combine(values: Iterable[Value], *, result_kind: Kind = Kind.TENSOR) -> Valu
     tracked = unknown = history = False
     first_loss: Loss | None = None
     rewrapped: Loss | None = None
+    flat: Loss | None = None  # a zero-gradient op a tracked input's history runs through
     for value in values:
         carries |= value.all_carries()
         autograd, kind = value.autograd, value.kind
@@ -617,6 +618,8 @@ def combine(values: Iterable[Value], *, result_kind: Kind = Kind.TENSOR) -> Valu
             tracked = True
             if loss is not None and loss.kind is LossKind.REWRAP and loss.wrapped_history:
                 rewrapped = rewrapped or loss
+            elif loss is not None and loss.kind is LossKind.ZERO_GRADIENT:
+                flat = flat or loss
             else:
                 history = True
         elif grad is Grad.UNKNOWN:
@@ -625,8 +628,9 @@ def combine(values: Iterable[Value], *, result_kind: Kind = Kind.TENSOR) -> Valu
             first_loss = loss
     if tracked:
         # Tracked only through leaves that `torch.tensor(..., requires_grad=True)` made of
-        # data with history: the result's history starts there, never reaching that data.
-        root = rewrapped if not history and not unknown else None
+        # data with history, or through ops whose gradient is zero (`torch.round`): the
+        # result's history starts there, and no gradient reaches what came before.
+        root = (rewrapped or flat) if not history and not unknown else None
         return Value(
             grad=Grad.TRACKED,
             kind=result_kind,
