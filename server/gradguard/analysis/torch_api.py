@@ -453,11 +453,14 @@ def nn_module_kind(qualified: str) -> ModuleKind | None:
 # Inference tensors (GG106). Under torch.inference_mode() every newly allocated tensor is an
 # inference tensor; these functions and methods may instead return a view of their input or
 # the input itself, which stays a normal tensor when the input is one (checked with torch).
-MAY_ALIAS = frozenset(
-    f"torch.{name}"
-    for name in "flatten permute reshape select squeeze t transpose unsqueeze narrow dropout "
-    "einsum as_tensor from_numpy asarray".split()
-) | VARIABLE
+MAY_ALIAS = (
+    frozenset(
+        f"torch.{name}"
+        for name in "flatten permute reshape select squeeze t transpose unsqueeze narrow dropout "
+        "einsum as_tensor from_numpy asarray".split()
+    )
+    | VARIABLE
+)
 # Methods that return a view of the receiver (the last three: a view when its memory allows,
 # else a copy). With gradient recording off, a view of a tensor that requires grad still
 # requires grad (checked against torch 2.13.0).

@@ -3,8 +3,9 @@
 ## What it does
 Finds `backward()` on a value built by `torch.tensor(...)` (or `torch.as_tensor`,
 `torch.from_numpy`, the legacy `torch.autograd.Variable`) from tensors that carry autograd
-history: `torch.tensor([loss_a, loss_b])`, `torch.tensor(out)`, `Variable(loss)`. Also when what was wrapped is not known, if the copy (made
-without `requires_grad`) is backpropagated: that backward raises whatever the data were.
+history: `torch.tensor([loss_a, loss_b])`, `torch.tensor(out)`, `Variable(loss)`. Also when
+what was wrapped is not known, if the copy (made without `requires_grad`) is
+backpropagated: that backward raises whatever the data were.
 `torch.as_tensor(t)` of a tensor returns `t` itself and keeps its history. And when the
 wrapped data had already been cut from its graph (`torch.tensor(out.data)`,
 `torch.tensor(out.detach())`, an output computed under `torch.no_grad()`): the copy is

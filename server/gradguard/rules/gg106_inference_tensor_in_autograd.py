@@ -24,7 +24,8 @@ keep one for the backward pass:
 A typical case is a frozen feature extractor or a teacher model run under
 `torch.inference_mode()` whose outputs then feed a trainable head or a distillation loss.
 Operations that do not save the tensor (`feats + bias`, `torch.cat`, `feats.sum() * w`,
-`F.l1_loss(out, target)`) work, and so does using it under `torch.no_grad()`: those are not reported.
+`F.l1_loss(out, target)`) work, and so does using it under `torch.no_grad()`: those are not
+reported.
 
 ## Example
 ```python

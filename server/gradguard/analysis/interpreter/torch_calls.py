@@ -129,9 +129,9 @@ class TorchCalls(ModuleCalls):
             self._converted(call, call.args[0], args[0], tensors=converts == "tensor")
         loss = Loss(LossKind.CONVERSION, call, f"{qualified}()")
         data = args[0] if args and call.args else None
-        if data is not None and data.kind is not Kind.TENSOR and _converted(data.loss):
+        if data is not None and data.kind is not Kind.TENSOR and data.loss is not None:
             # `np.abs(out.detach().numpy() - y)`: still the data that conversion made.
-            loss = data.loss
+            loss = data.loss if _converted(data.loss) else loss
         return Value(grad=Grad.UNTRACKED, kind=Kind.OTHER, loss=loss)
 
     def plot_call(self, call: ast.Call, evaluated: list[Value] | None = None) -> Value:
@@ -372,9 +372,12 @@ class TorchCalls(ModuleCalls):
             return
         source, target = args[0], args[1]
         requires_grad = source.kind is Kind.TENSOR and source.grad is Grad.TRACKED
-        if target.inference and requires_grad:
-            if (site := self.site(call, call.args[1], target)) is not None:
-                self.emit(InferenceSaved(operation, source, **site))
+        if (
+            target.inference
+            and requires_grad
+            and (site := self.site(call, call.args[1], target)) is not None
+        ):
+            self.emit(InferenceSaved(operation, source, **site))
 
     def _checkpoint(self, call: ast.Call, qualified: str, args: list[Value]) -> Value:
         """`checkpoint(fn, x, y)`, `checkpoint_sequential(seq, n, x)`: one `CheckpointInput`

@@ -24,11 +24,11 @@ from gradguard.analysis.values.value import (
     ValueChanges,
     combine,
     element_of,
-    with_item,
     evolve,
     forced_leaf,
     join,
     literal,
+    with_item,
 )
 from gradguard.analysis.values.vocabulary import (
     Activation,
@@ -77,7 +77,6 @@ __all__ = [
     "ValueChanges",
     "combine",
     "element_of",
-    "with_item",
     "evolve",
     "evolve_facet",
     "evolve_module",
@@ -85,4 +84,5 @@ __all__ = [
     "join",
     "join_loss",
     "literal",
+    "with_item",
 ]
