@@ -598,6 +598,11 @@ AUTOGRAD_FACTS = [
      "  # <- l", Kind.TENSOR, {"grad": T, "loss": None}),
     ("frac keeps a gradient", "f = torch.frac(model(x))  # <- f", Kind.TENSOR,
      {"grad": T, "loss": None}),
+    # `named_parameters()` of a known module yields (name, leaf that requires grad) pairs.
+    ("parameter from named_parameters", "for name, p in model.named_parameters():\n"
+     "    k = p  # <- k", Kind.TENSOR, {"grad": T, "leaf": True}),
+    ("name from named_parameters", "for name, p in model.named_parameters():\n"
+     "    k = name  # <- k", Kind.OTHER, {"grad": N}),
     ("key of a dict written out (iteration yields keys)", "for l in {'a': model(x)}:\n"
      "    k = l  # <- k", Kind.UNKNOWN, {"grad": N}),
 ]  # fmt: skip

@@ -410,8 +410,8 @@ class FunctionInterpreter(CallEvaluator):
 
     def _stmt_For(self, stmt: ast.For | ast.AsyncFor) -> None:
         element = element_of(self.eval(stmt.iter))
-        if element is UNKNOWN and self._iterates_parameters(stmt.iter):
-            element = Value(grad=Grad.TRACKED, kind=Kind.TENSOR, leaf=True)
+        if element is UNKNOWN:
+            element = self.parameters_element(stmt.iter) or element
         self._loop(stmt, lambda: self.bind(stmt.target, element))
         self._elements_changed_in_place(stmt)
         if self.module.frozen_facts:
