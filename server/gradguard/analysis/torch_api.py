@@ -154,6 +154,9 @@ NUMPY_CONVERTS = {
         "digitize histogram2d linalg.norm".split(),
         "tensor",
     ),
+    # The scalar types too, on 0-d and larger tensors alike (`np.float64(t)` of a 0-d
+    # tensor goes through `float()` and works: not listed).
+    **dict.fromkeys("float32 float16 int64 int32".split(), "tensor"),
     **dict.fromkeys("mean sum std var max min amax amin prod any all".split(), "list"),
 }
 

@@ -48,3 +48,11 @@ for epoch in range(2):
     all_scores.append(probs.detach().cpu().numpy())
     all_labels.append(y.numpy())
 print(auc_like(np.concatenate(all_scores), np.concatenate(all_labels)))
+# Logging the loss as a NumPy scalar converts the tensor too (`np.float64` of a 0-d tensor
+# goes through `float()` and works).
+try:
+    logged = np.float32(loss)  # expect: GG502
+    raise AssertionError("expected an error")
+except RuntimeError as error:
+    assert "Can't call numpy() on Tensor that requires grad" in str(error)
+print(np.float64(loss), np.float32(loss.item()))
