@@ -189,6 +189,42 @@ CASES: list[tuple[str, str, list[Row]]] = [
         [(InferenceSaved, "x", {"operation": "Mult", "grad_operand": "TRACKED"})],
     ),
     (
+        # A loss saves its target, not its input: an inference target raises, an inference
+        # input with a target that requires grad does not; F.l1_loss saves neither. A view
+        # of an inference tensor is one; a comparison made under inference mode is one.
+        "inference tensors a loss saves as its target",
+        """
+        w = torch.randn(2, 3, requires_grad=True)
+        ce = nn.CrossEntropyLoss()
+        with torch.inference_mode():
+            labels = torch.randint(0, 3, (2,))
+            target = torch.rand(2, 3)
+            mask = (target > 0.5).float()
+        a = F.cross_entropy(w, labels)
+        b = F.l1_loss(w, target)
+        c = F.cross_entropy(target, w.softmax(1))
+        d = ce(w, labels.view(-1))
+        e = w * mask
+        """,
+        [
+            (LossInput, "w", {"loss_function": "cross_entropy"}),
+            (
+                InferenceSaved,
+                "labels",
+                {"operation": "torch.nn.functional.cross_entropy", "grad_operand": "TRACKED"},
+            ),
+            (LossInput, "target", {"loss_function": "cross_entropy"}),
+            (ModuleCall, "ce", {"layer_class": "torch.nn.CrossEntropyLoss"}),
+            (LossInput, "w", {"loss_function": "cross_entropy"}),
+            (
+                InferenceSaved,
+                "labels.view(-1)",
+                {"operation": "torch.nn.CrossEntropyLoss", "grad_operand": "TRACKED"},
+            ),
+            (InferenceSaved, "mask", {"operation": "Mult", "grad_operand": "TRACKED"}),
+        ],
+    ),
+    (
         "checkpoint inputs",
         """
         from torch.utils.checkpoint import checkpoint, checkpoint_sequential

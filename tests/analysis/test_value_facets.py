@@ -519,6 +519,25 @@ AUTOGRAD_FACTS = [
     ("literal", "n = 0.0  # <- n", Kind.SCALAR, {"grad": U, "loss.kind": LossKind.LITERAL}),
     ("inference_mode", "with torch.inference_mode():\n    e = torch.ones(2)  # <- e",
      Kind.TENSOR, {"inference": True}),
+    # What a non-differentiable op allocates under inference mode is an inference tensor;
+    # an integer cast of an integer tensor is that tensor itself.
+    ("argmax under inference_mode", "with torch.inference_mode():\n"
+     "    i = model(x).argmax(1)  # <- i", Kind.TENSOR, {"inference": True, "grad": U}),
+    ("comparison under inference_mode", "with torch.inference_mode():\n"
+     "    m = model(x) > 0  # <- m", Kind.TENSOR, {"inference": True, "grad": U}),
+    ("indices of max under inference_mode", "with torch.inference_mode():\n"
+     "    _, i = torch.max(model(x), 1)  # <- i", Kind.TENSOR, {"inference": True}),
+    ("integer cast under inference_mode", "t = torch.zeros(3, dtype=torch.long)\n"
+     "with torch.inference_mode():\n    k = t.long()  # <- k", Kind.TENSOR,
+     {"inference": False}),
+    ("argmax outside inference_mode", "i = model(x).argmax(1)  # <- i", Kind.TENSOR,
+     {"inference": False}),
+    ("cast of an inference mask inside inference_mode", "with torch.inference_mode():\n"
+     "    m = (model(x) > 0).float()  # <- m", Kind.TENSOR, {"inference": True}),
+    ("view of an inference tensor outside", "with torch.inference_mode():\n"
+     "    e = torch.ones(2, 3)\nv = e.view(-1)  # <- v", Kind.TENSOR, {"inference": True}),
+    ("cast of an inference mask outside (a new tensor)", "with torch.inference_mode():\n"
+     "    m = model(x) > 0\nf = m.float()  # <- f", Kind.TENSOR, {"inference": False}),
     ("retain_grad", "h = model(x)\nh.retain_grad()\ng = h  # <- g", Kind.TENSOR,
      {"grad": T, "retains_grad": True}),
     ("autograd.grad", "w = torch.ones(3, requires_grad=True)\n"
@@ -533,6 +552,59 @@ AUTOGRAD_FACTS = [
                    "unless.loss.kind": LossKind.NO_GRAD}),
     ("detached on one path", "h = model(x)\nif input():\n    h = h.detach()\nk = h  # <- k",
      Kind.TENSOR, {"grad": N, "loss": None, "leaf": False}),
+    # Iterating a list or tuple written out binds what all its elements have in common.
+    ("element of a written-out list", "for l in [model(x).sum(), model(x).mean()]:\n"
+     "    k = l  # <- k", Kind.TENSOR, {"grad": T}),
+    ("element of pairs zipped from written-out lists",
+     "for n, l in zip([4, 5], [model(x).sum(), model(x).mean()]):\n    k = n * l  # <- k",
+     Kind.TENSOR, {"grad": T}),
+    ("element of a list of a loss and a detached copy", "for l in [model(x).sum(), "
+     "model(x).sum().detach()]:\n    k = l  # <- k", Kind.TENSOR, {"grad": N}),
+    # Arrays converted from a tensor keep their conversion through numpy and arithmetic.
+    ("arithmetic on a converted array", "a = model(x).detach().numpy()\n"
+     "d = a * 2.0 - a  # <- d", Kind.UNKNOWN,
+     {"grad": U, "loss.kind": LossKind.CONVERSION, "loss.description": ".numpy()"}),
+    ("numpy function of a converted array", "import numpy as np\n"
+     "a = model(x).detach().numpy()\nb = np.abs(a - 1.0)  # <- b", Kind.OTHER,
+     {"grad": U, "loss.kind": LossKind.CONVERSION, "loss.description": ".numpy()"}),
+    ("re-wrap of a converted array", "a = model(x).detach().numpy()\n"
+     "t = torch.from_numpy(a * 2.0)  # <- t", Kind.TENSOR,
+     {"grad": U, "loss.kind": LossKind.REWRAP, "loss.inner.kind": LossKind.CONVERSION}),
+    ("a tensor times a converted array", "a = model(x).detach().numpy()\n"
+     "t = model(x) * torch.from_numpy(a)  # <- t", Kind.TENSOR, {"grad": T, "loss": None}),
+    # A value read back from a dict filled by keys that are not known strings.
+    ("one value of a dict filled in a loop", "cache = {}\nfor i in range(3):\n"
+     "    cache[i] = model(x).detach()\nv = cache[0]  # <- v", Kind.TENSOR,
+     {"grad": U, "loss.kind": LossKind.DETACH}),
+    ("known keys, then an unknown key", "d = {'a': model(x).detach()}\n"
+     "d[input()] = model(x)\nv = d['a']  # <- v", Kind.TENSOR, {"grad": N}),
+    ("a dict changed by a method", "cache = {}\ncache[input()] = model(x)\n"
+     "cache.update(b=3)\nv = cache['b']  # <- v", Kind.UNKNOWN, {"grad": N}),
+    # The legacy Variable wrapper makes a new leaf of the data, without its history.
+    ("legacy Variable", "from torch.autograd import Variable\n"
+     "v = Variable(model(x))  # <- v", Kind.TENSOR,
+     {"grad": U, "leaf": True, "loss.kind": LossKind.REWRAP, "loss.wrapped_history": True}),
+    ("legacy Variable asked to require grad", "from torch.autograd import Variable\n"
+     "v = Variable(x, True)  # <- v", Kind.TENSOR, {"grad": T, "leaf": True}),
+    ("re-wrap of data cut by .data", "t = torch.tensor(model(x).data)  # <- t", Kind.TENSOR,
+     {"grad": U, "loss.kind": LossKind.REWRAP, "loss.inner.kind": LossKind.DETACH,
+      "loss.wrapped_history": False}),
+    # Through an op whose gradient is zero (round, floor, sign...): tracked, zero gradients.
+    ("rounded output", "r = torch.round(model(x))  # <- r", Kind.TENSOR,
+     {"grad": T, "loss.kind": LossKind.ZERO_GRADIENT, "loss.description": "torch.round()"}),
+    ("loss of a rounded output", "l = F.mse_loss(model(x).round(), x)  # <- l", Kind.TENSOR,
+     {"grad": T, "loss.kind": LossKind.ZERO_GRADIENT, "loss.description": ".round()"}),
+    ("rounded plus a differentiable term", "l = model(x).round().sum() + model(x).sum()"
+     "  # <- l", Kind.TENSOR, {"grad": T, "loss": None}),
+    ("frac keeps a gradient", "f = torch.frac(model(x))  # <- f", Kind.TENSOR,
+     {"grad": T, "loss": None}),
+    # `named_parameters()` of a known module yields (name, leaf that requires grad) pairs.
+    ("parameter from named_parameters", "for name, p in model.named_parameters():\n"
+     "    k = p  # <- k", Kind.TENSOR, {"grad": T, "leaf": True}),
+    ("name from named_parameters", "for name, p in model.named_parameters():\n"
+     "    k = name  # <- k", Kind.OTHER, {"grad": N}),
+    ("key of a dict written out (iteration yields keys)", "for l in {'a': model(x)}:\n"
+     "    k = l  # <- k", Kind.UNKNOWN, {"grad": N}),
 ]  # fmt: skip
 
 
@@ -616,6 +688,10 @@ STRUCTURE_FACTS = [
      "    t = (model(x),)\nk = t  # <- k", Kind.SEQUENCE, {"elements": None}),
     ("dicts with other keys", "if input():\n    d = {'a': 1}\nelse:\n    d = {'b': 1}\n"
      "k = d  # <- k", Kind.MAPPING, {"elements": None, "fields": None}),
+    # A dict filled by keys that are not known strings: every value is at most the join.
+    ("dict filled in a loop", "cache = {}\nfor i in range(3):  # <- cache\n"
+     "    cache[i] = model(x)", Kind.MAPPING,
+     {"elements": None, "fields": None, "items.grad": T}),
 ]  # fmt: skip
 
 

@@ -50,6 +50,7 @@ MISBEHAVIOUR = {
     "GG102": ("no gradient reaches the model",),
     "GG105": ("no gradient reaches the model",),
     "GG107": ("has no effect",),
+    "GG108": ("every gradient is zero",),
     "GG109": ("no gradient reaches the model",),
     "GG110": ("softmax twice",),
     "GG111": ("sigmoid twice",),

@@ -90,6 +90,13 @@ BUGGY = [
     _case(FIXTURES / "gg109_forced_no_grad_loss.py", "GG109", error=None),
     _case(FIXTURES / "gg109_detached_requires_grad.py", "GG109", error=None),
     _case(FIXTURES / "gg106_frozen_backbone.py", "GG106", error=INFERENCE_TENSOR),
+    # Runs, but `torch.round` sends back zero gradients: the weights never move.
+    _case(
+        FIXTURES / "gg108_rounded_predictions.py",
+        "GG108",
+        error=None,
+        twin=FIXTURES / "gg108_rounded_predictions_twin.py",
+    ),
     # matplotlib converts through Tensor.numpy() (see gradguard.analysis.libraries).
     _case(FIXTURES / "gg502_plot_fitted_line.py", "GG502", error=NUMPY_ON_GRAD),
     # Runs, but keeps every batch's graph alive; the script measures it.

@@ -56,6 +56,14 @@ FACTORIES = frozenset(
 )
 # Re-wrapping copies data into a new leaf: the graph is cut.
 REWRAP = frozenset({"torch.tensor", "torch.as_tensor", "torch.from_numpy", "torch.asarray"})
+# The legacy `Variable(data, requires_grad=False)` wrapper: checked against torch 2.13.0, it
+# returns a new tensor sharing `data`'s storage, without history (`Variable(y).grad_fn` is
+# None even when `y` has one, and `Variable(y).backward()` raises "element 0 of tensors does
+# not require grad"), requiring grad only when asked (keyword or second positional
+# argument); under inference mode, `Variable(t)` of a normal tensor is not an inference
+# tensor.
+VARIABLE = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variable"})
+REWRAP = REWRAP | VARIABLE
 # Of those, the ones that return a tensor argument itself (or its `.to(dtype, device)`, a
 # differentiable copy), keeping its history: checked against torch 2.13.0.
 KEEPS_TENSOR_DATA = frozenset({"torch.as_tensor", "torch.asarray"})
@@ -73,7 +81,7 @@ _DIFFERENTIABLE_TOP = (
     "baddbmm conv1d conv2d conv_transpose2d dropout erf lgamma mse_loss nll_loss "
     # Checked against torch 2.13.0: one tensor that requires grad when an input does.
     "sparse.mm conv3d tensordot kron addcmul addcdiv atan2 atan asin acos tan floor ceil "
-    "round trunc frac sign erfinv exp2 logit hypot trace diagonal repeat_interleave "
+    "round trunc frac sign sgn fix erfinv exp2 logit hypot trace diagonal repeat_interleave "
     "broadcast_to movedim swapaxes unflatten cross diff logcumsumexp renorm nan_to_num celu "
     "selu clamp_min clamp_max amax amin nansum nanmean quantile linalg.norm linalg.vector_norm "
     "linalg.matrix_norm linalg.inv det logdet cholesky bilinear cosine_similarity "
@@ -81,6 +89,12 @@ _DIFFERENTIABLE_TOP = (
     "scatter_add index_add masked_select ravel"
 )
 DIFFERENTIABLE = frozenset(f"torch.{name}" for name in _DIFFERENTIABLE_TOP.split())
+# Of those, the ones whose gradient is zero wherever it is defined: the result has a grad_fn,
+# and backward() through it sends back zeros (checked against torch 2.13.0, functions and
+# tensor methods alike, `round(x, decimals=1)` too). `frac` is not one (its gradient is 1).
+_ZERO_GRADIENT = "round floor ceil sign trunc sgn fix"
+ZERO_GRADIENT_FUNCTIONS = frozenset(f"torch.{name}" for name in _ZERO_GRADIENT.split())
+ZERO_GRADIENT_METHODS = frozenset(_ZERO_GRADIENT.split())
 FUNCTIONAL_PREFIX = "torch.nn.functional."
 # Tensor methods that return a tuple of views of the receiver, as many as the sizes allow
 # (fewer than asked when the dimension is short): each piece has the receiver's history.
@@ -136,6 +150,18 @@ NUMPY_CONVERTS = {
         "cumprod argsort sort unique histogram ravel".split(),
         "tensor",
     ),
+    # Checked the same way under torch 2.13.0 and numpy 2.4.6, each on a tensor computed from
+    # one that requires grad, as the first argument (and on a list of 0-d such tensors).
+    **dict.fromkeys(
+        "transpose reshape expand_dims copy where corrcoef cov isclose allclose around rint "
+        "trunc sign power multiply add subtract divide matmul outer tile repeat atleast_1d "
+        "atleast_2d diff gradient nan_to_num nanmax nanmin column_stack dstack polyfit interp "
+        "digitize histogram2d linalg.norm".split(),
+        "tensor",
+    ),
+    # The scalar types too, on 0-d and larger tensors alike (`np.float64(t)` of a 0-d
+    # tensor goes through `float()` and works: not listed).
+    **dict.fromkeys("float32 float16 int64 int32".split(), "tensor"),
     **dict.fromkeys("mean sum std var max min amax amin prod any all".split(), "list"),
 }
 
@@ -197,6 +223,11 @@ NON_DIFFERENTIABLE_METHODS = frozenset(
         "isinf",
     ]
 )
+
+# Of those methods, the casts: `t.long()` of an int64 tensor returns `t` itself (checked
+# against torch 2.13.0), so under inference mode it is an inference tensor only if `t` is;
+# every other one (argmax, comparisons...) allocates its result.
+INTEGRAL_CAST_METHODS = frozenset("long int short bool byte".split())
 
 # Tensor methods.
 # Integer and bool dtypes: a tensor cast to one (`x.to(torch.long)`, `x.type(torch.int64)`,
@@ -274,6 +305,14 @@ DIFFERENTIABLE_METHODS = frozenset(
         "tril",
         "triu",
         "type",
+        # Zero-gradient ops (`ZERO_GRADIENT_METHODS`): a grad_fn, zero gradients.
+        "round",
+        "floor",
+        "ceil",
+        "sign",
+        "trunc",
+        "sgn",
+        "fix",
         # Reductions (checked against torch 2.13.0: each returns a tensor with grad_fn).
         "amax",
         "amin",
@@ -422,10 +461,13 @@ def nn_module_kind(qualified: str) -> ModuleKind | None:
 # Inference tensors (GG106). Under torch.inference_mode() every newly allocated tensor is an
 # inference tensor; these functions and methods may instead return a view of their input or
 # the input itself, which stays a normal tensor when the input is one (checked with torch).
-MAY_ALIAS = frozenset(
-    f"torch.{name}"
-    for name in "flatten permute reshape select squeeze t transpose unsqueeze narrow dropout "
-    "einsum as_tensor from_numpy asarray".split()
+MAY_ALIAS = (
+    frozenset(
+        f"torch.{name}"
+        for name in "flatten permute reshape select squeeze t transpose unsqueeze narrow dropout "
+        "einsum as_tensor from_numpy asarray".split()
+    )
+    | VARIABLE
 )
 # Methods that return a view of the receiver (the last three: a view when its memory allows,
 # else a copy). With gradient recording off, a view of a tensor that requires grad still
@@ -446,17 +488,31 @@ MAY_ALIAS_METHODS = frozenset(
 # require grad: an inference tensor given to them outside inference mode raises.
 SAVES_INPUT_MODULES = frozenset(
     "Linear Bilinear Conv1d Conv2d ConvTranspose1d Embedding LayerNorm GroupNorm BatchNorm1d "
-    "PReLU RNN GRU LSTM RNNCell GRUCell LSTMCell MultiheadAttention".split()
+    "PReLU RNN GRU LSTM RNNCell GRUCell LSTMCell MultiheadAttention "
+    # Checked against torch 2.13.0 (an inference tensor as the input raises; nn.RMSNorm
+    # does not):
+    "Conv3d ConvTranspose2d ConvTranspose3d BatchNorm2d BatchNorm3d EmbeddingBag "
+    "TransformerEncoderLayer LazyLinear LazyConv2d".split()
 )
 # Binary ops that save each of their two first operands for the other's gradient: when one
 # operand requires grad, the other must not be an inference tensor.
-_SAVING_FUNCTIONS = "matmul mm bmm mul div"
-_SAVING_FUNCTIONAL = "linear mse_loss nll_loss smooth_l1_loss huber_loss"
+_SAVING_FUNCTIONS = "matmul mm bmm mul div dot outer maximum cdist pow"
+_SAVING_FUNCTIONAL = "linear mse_loss nll_loss smooth_l1_loss huber_loss conv1d conv2d conv3d"
 SAVES_OPERANDS = frozenset(
     [f"torch.{n}" for n in _SAVING_FUNCTIONS.split()]
     + [f"{FUNCTIONAL_PREFIX}{n}" for n in _SAVING_FUNCTIONAL.split()]
 )
 SAVES_OPERANDS_MODULES = frozenset("MSELoss NLLLoss SmoothL1Loss HuberLoss".split())
+# Losses that save their target (second argument) for the gradient of their input (first
+# argument), but not the input for a target that requires grad: checked against torch
+# 2.13.0 (`F.cross_entropy(logits, inference_labels)` raises, `F.cross_entropy(inference,
+# probs_with_grad)` does not; `F.l1_loss` and `nn.L1Loss` save neither).
+_SAVING_TARGET = (
+    "cross_entropy binary_cross_entropy binary_cross_entropy_with_logits kl_div "
+    "soft_margin_loss poisson_nll_loss"
+)
+SAVES_TARGET = frozenset(f"{FUNCTIONAL_PREFIX}{n}" for n in _SAVING_TARGET.split())
+SAVES_TARGET_MODULES = frozenset("CrossEntropyLoss KLDivLoss BCEWithLogitsLoss BCELoss".split())
 
 # The last activation of a tensor (`values.Activation`), for the losses that expect logits
 # or probabilities (GG110, GG111). Checked against torch 2.13.0: `torch.softmax`,

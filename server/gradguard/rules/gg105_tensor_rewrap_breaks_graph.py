@@ -2,11 +2,15 @@
 
 ## What it does
 Finds `backward()` on a value built by `torch.tensor(...)` (or `torch.as_tensor`,
-`torch.from_numpy`) from tensors that carry autograd history: `torch.tensor([loss_a,
-loss_b])`, `torch.tensor(out)`. Also when what was wrapped is not known, if the copy (made
-without `requires_grad`) is backpropagated: that backward raises whatever the data were.
-`torch.as_tensor(t)` of a tensor returns `t` itself and keeps its history. (Re-wrapping a
-number taken out with `.item()` is GG102.)
+`torch.from_numpy`, the legacy `torch.autograd.Variable`) from tensors that carry autograd
+history: `torch.tensor([loss_a, loss_b])`, `torch.tensor(out)`, `Variable(loss)`. Also when
+what was wrapped is not known, if the copy (made without `requires_grad`) is
+backpropagated: that backward raises whatever the data were.
+`torch.as_tensor(t)` of a tensor returns `t` itself and keeps its history. And when the
+wrapped data had already been cut from its graph (`torch.tensor(out.data)`,
+`torch.tensor(out.detach())`, an output computed under `torch.no_grad()`): the copy is
+backpropagated and raises just the same. (Re-wrapping a number taken out with `.item()` or
+an array from `.numpy()` is GG102.)
 
 ## Why is this bad?
 `torch.tensor` copies the *values* into a brand-new leaf tensor; the history of its inputs
@@ -41,7 +45,15 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from gradguard.analysis.facts import BackwardCall, Grad, GradRead, Loss, LossKind, module_nodes
+from gradguard.analysis.facts import (
+    BackwardCall,
+    Grad,
+    GradRead,
+    Loss,
+    LossKind,
+    module_nodes,
+    real_cut,
+)
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
 from gradguard.core.messages import NO_GRAD_FN, compose, no_graph_summary
 from gradguard.core.rule import Invalid, Rule, RuleContext
@@ -88,6 +100,33 @@ energy = (code**2).sum()
 energy.backward()
 print(code.grad)
 """,
+        # Detached data re-wrapped as a target, or as a leaf on purpose: the loss keeps the
+        # model's graph, the leaf gets its gradient.
+        """
+import torch
+import torch.nn.functional as F
+from torch import nn
+model, teacher = nn.Linear(3, 1), nn.Linear(3, 1)
+x = torch.randn(4, 3)
+target = torch.tensor(teacher(x).detach())
+loss = F.mse_loss(model(x), target)
+loss.backward()
+x_adv = torch.tensor(x.detach(), requires_grad=True)
+model(x_adv).sum().backward()
+print(x_adv.grad)
+""",
+        # Legacy code wrapping its inputs and targets in `Variable`: they never had history.
+        """
+import torch
+from torch import nn
+from torch.autograd import Variable
+model = nn.Linear(3, 1)
+inputs = Variable(torch.randn(4, 3), requires_grad=True)
+targets = Variable(torch.randn(4, 1))
+loss = nn.functional.mse_loss(model(inputs), targets)
+loss.backward()
+print(inputs.grad.shape)
+""",
     )
 
     invalid = (
@@ -133,6 +172,40 @@ loss = torch.stack([a, b]).sum()
 loss.backward()
 """,
         ),
+        # The legacy `Variable(t)` makes a new leaf without `t`'s history (torch 2.13.0).
+        Invalid(
+            """
+import torch
+from torch import nn
+from torch.autograd import Variable
+model = nn.Linear(3, 1)
+loss = Variable(model(torch.randn(4, 3)).pow(2).mean())
+loss.backward()
+""",
+            fixed="""
+import torch
+from torch import nn
+from torch.autograd import Variable
+model = nn.Linear(3, 1)
+loss = model(torch.randn(4, 3)).pow(2).mean()
+loss.backward()
+""",
+            error=ERROR,
+        ),
+        # The data were cut by `.data` before the copy: the copy has no graph either.
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+model = nn.Linear(3, 1)
+x, y = torch.randn(4, 3), torch.randn(4, 1)
+pred = torch.tensor(model(x).data)
+loss = F.mse_loss(pred, y)
+loss.backward()
+""",
+            error=ERROR,
+        ),
     )
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
@@ -160,9 +233,17 @@ loss.backward()
 
 
 def _raises_whatever_was_wrapped(event: BackwardCall, loss: Loss) -> bool:
-    """Data of unknown history re-wrapped without `requires_grad`: the new tensor never
-    requires grad, so the backward raises whether or not the data had history."""
-    return loss.wrapped_unknown and event.value.grad is Grad.UNTRACKED
+    """Data of unknown history, or data already cut from its graph (`out.data`, a detached
+    tensor, an output computed under no_grad), re-wrapped without `requires_grad`: the new
+    tensor never requires grad, so the backward raises whatever the data were."""
+    cut = _earlier_cut(loss)
+    return (loss.wrapped_unknown or cut is not None) and event.value.grad is Grad.UNTRACKED
+
+
+def _earlier_cut(loss: Loss) -> Loss | None:
+    """Where the re-wrapped data had already lost a history it had (`.data`, `.detach()`,
+    no_grad, argmax...); None for a fresh leaf, a literal or an unknown reason."""
+    return real_cut(loss.inner) if loss.inner is not None else None
 
 
 def _gradient_read(ctx: RuleContext, rewrap: ast.AST) -> bool:
@@ -178,13 +259,24 @@ def _gradient_read(ctx: RuleContext, rewrap: ast.AST) -> bool:
 
 def _message(name: str, rewrap: str, event: BackwardCall) -> str:
     """The summary depends on whether the new leaf requires grad (then backward runs)."""
-    detail = (
-        f"{rewrap} copies the values of tensors that carry autograd history into a new leaf, "
-        f"cutting the graph before `{name}.backward()` (line {event.call.lineno}); use "
-        "torch.stack to keep the graph"
-    )
     loss = event.value.loss
-    if loss is not None and not loss.wrapped_history:
+    keep = "torch.stack"
+    if loss is not None and loss.wrapped_tensor:
+        keep = "the tensor itself"
+    detail = (
+        f"{rewrap} puts the values of tensors that carry autograd history into a new leaf, "
+        f"cutting the graph before `{name}.backward()` (line {event.call.lineno}); use "
+        f"{keep} to keep the graph"
+    )
+    cut = _earlier_cut(loss) if loss is not None else None
+    if loss is not None and not loss.wrapped_history and cut is not None:
+        detail = (
+            f"{rewrap} copies values that had already lost their history at "
+            f"{cut.description} (line {_line(cut)}) into a new tensor that does not require "
+            f"grad, so `{name}.backward()` (line {event.call.lineno}) has no graph to run "
+            f"through; pass the tensor itself, from before {cut.description}"
+        )
+    elif loss is not None and not loss.wrapped_history:
         detail = (
             f"{rewrap} copies the values it is given into a new tensor that does not require "
             f"grad, so `{name}.backward()` (line {event.call.lineno}) has no graph to run "
@@ -197,12 +289,16 @@ def _message(name: str, rewrap: str, event: BackwardCall) -> str:
     return compose(no_graph_summary(name, event.via), detail, NO_GRAD_FN.in_full)
 
 
+def _line(loss: Loss) -> int:
+    return int(getattr(loss.node, "lineno", 0))
+
+
 def _fix(ctx: RuleContext, loss: Loss, alias: str | None) -> Fix | None:
     """Stack a list of tensors (`torch.stack(losses)`), or use a wrapped tensor as it is;
     nothing when what was wrapped is not known to be either."""
     node = loss.node
-    if not isinstance(node, ast.Call) or len(node.args) != 1:
-        return None
+    if not isinstance(node, ast.Call) or len(node.args) != 1 or _earlier_cut(loss) is not None:
+        return None  # (data cut earlier: unwrapping it would not bring the graph back)
     if any(kw.arg != "requires_grad" for kw in node.keywords):
         return None
     data = node.args[0]

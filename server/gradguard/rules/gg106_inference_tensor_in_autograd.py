@@ -7,7 +7,10 @@ on, to an operation that must save it for backward: the input of a `torch.nn` la
 parameters require grad (`nn.Linear`, convolutions, normalisation layers, embeddings,
 recurrent layers, or an `nn.Sequential` starting with one), an operand of `*`, `/`, `@`,
 `torch.matmul`, `torch.mul`, `F.linear` whose other operand requires grad, or the target of
-`F.mse_loss` / `F.nll_loss` / `F.smooth_l1_loss` / `F.huber_loss` (and their `nn` modules).
+`F.mse_loss` / `F.nll_loss` / `F.smooth_l1_loss` / `F.huber_loss` / `F.cross_entropy` /
+`F.kl_div` / `F.binary_cross_entropy(_with_logits)` (and their `nn` modules) whose input
+requires grad. Pseudo-labels (`argmax`), masks (comparisons) and views of an inference
+tensor are inference tensors too.
 
 ## Why is this bad?
 Every tensor allocated in inference mode is an *inference tensor*, and autograd refuses to
@@ -20,8 +23,9 @@ keep one for the backward pass:
 
 A typical case is a frozen feature extractor or a teacher model run under
 `torch.inference_mode()` whose outputs then feed a trainable head or a distillation loss.
-Operations that do not save the tensor (`feats + bias`, `torch.cat`, `feats.sum() * w`)
-work, and so does using it under `torch.no_grad()`: those are not reported.
+Operations that do not save the tensor (`feats + bias`, `torch.cat`, `feats.sum() * w`,
+`F.l1_loss(out, target)`) work, and so does using it under `torch.no_grad()`: those are not
+reported.
 
 ## Example
 ```python
@@ -71,6 +75,18 @@ class InferenceTensorInAutograd(Rule):
     summary = "inference tensor used in a computation autograd must save"
 
     valid = (
+        # An L1 loss saves neither operand; a loss's input (not its target) may be one.
+        """
+import torch
+import torch.nn.functional as F
+from torch import nn
+teacher, student = nn.Linear(4, 3), nn.Linear(4, 3)
+x = torch.randn(8, 4)
+with torch.inference_mode():
+    soft = teacher(x).softmax(dim=1)
+F.l1_loss(student(x), soft).backward()
+F.cross_entropy(soft, student(x).softmax(dim=1)).backward()
+""",
         # Inference outputs only logged and converted.
         """
 import torch
@@ -129,6 +145,32 @@ head(first).sum().backward()
     )
 
     invalid = (
+        # Pseudo-labels made under inference mode: cross_entropy saves its target.
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+teacher, student = nn.Linear(8, 3), nn.Linear(8, 3)
+x = torch.randn(4, 8)
+with torch.inference_mode():
+    pseudo = teacher(x).argmax(dim=1)
+loss = F.cross_entropy(student(x), pseudo)
+loss.backward()
+""",
+            fixed="""
+import torch
+import torch.nn.functional as F
+from torch import nn
+teacher, student = nn.Linear(8, 3), nn.Linear(8, 3)
+x = torch.randn(4, 8)
+with torch.inference_mode():
+    pseudo = teacher(x).argmax(dim=1)
+loss = F.cross_entropy(student(x), pseudo.clone())
+loss.backward()
+""",
+            error=ERROR,
+        ),
         Invalid(
             """
 import torch

@@ -28,6 +28,7 @@ from gradguard.analysis.values import (
     forced_leaf,
     join,
     literal,
+    with_item,
 )
 
 _PLAIN_KINDS = frozenset([Kind.SCALAR, Kind.NONE, Kind.OTHER])
@@ -117,6 +118,9 @@ class ExpressionEvaluator(TrainingEffects):
                 elif (keyed := with_field(base, target.slice, value)) is not None:
                     # `losses["total"] = loss` into a dict whose keys are known.
                     mutated = keyed
+                elif (held := with_item(base, value)) is not None:
+                    # `cache[key] = emb` into a dict: every value is at most what it stored.
+                    mutated = held
                 else:
                     # A tensor written into keeps the history it had (CopySlices on top).
                     graph = base.graph if base.kind is Kind.TENSOR else frozenset()
@@ -419,7 +423,7 @@ class ExpressionEvaluator(TrainingEffects):
             # Indexing only picks values: what an activation made them stays (`probs[mask]`).
             return activations.kept(selected, base)
         if (
-            base.kind is Kind.SEQUENCE
+            base.kind in (Kind.SEQUENCE, Kind.MAPPING)
             and base.items is not None
             and not isinstance(expr.slice, ast.Slice)
         ):

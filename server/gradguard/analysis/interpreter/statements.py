@@ -416,8 +416,8 @@ class FunctionInterpreter(CallEvaluator):
         if certainly_entered(stmt.iter, iterated, self.lookup):
             self.entered_loops.add(stmt)
         element = element_of(iterated)
-        if element is UNKNOWN and self._iterates_parameters(stmt.iter):
-            element = Value(grad=Grad.TRACKED, kind=Kind.TENSOR, leaf=True)
+        if element is UNKNOWN:
+            element = self.parameters_element(stmt.iter) or element
         self._loop(stmt, lambda: self.bind(stmt.target, element))
         self._elements_changed_in_place(stmt)
         if self.module.frozen_facts:

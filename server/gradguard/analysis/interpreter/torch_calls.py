@@ -11,7 +11,13 @@ from gradguard.analysis import graph as graphs
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.checkpoints import reentrant_keyword
-from gradguard.analysis.events import CheckpointInput, Conversion, InPlaceChange, RequiresGradCall
+from gradguard.analysis.events import (
+    CheckpointInput,
+    Conversion,
+    InferenceSaved,
+    InPlaceChange,
+    RequiresGradCall,
+)
 from gradguard.analysis.graph import Saves
 from gradguard.analysis.interpreter.expressions import shape_of
 from gradguard.analysis.interpreter.module_calls import ModuleCalls
@@ -122,6 +128,10 @@ class TorchCalls(ModuleCalls):
         if converts is not None and call.args and not isinstance(call.args[0], ast.Starred):
             self._converted(call, call.args[0], args[0], tensors=converts == "tensor")
         loss = Loss(LossKind.CONVERSION, call, f"{qualified}()")
+        data = args[0] if args and call.args else None
+        if data is not None and data.kind is not Kind.TENSOR and data.loss is not None:
+            # `np.abs(out.detach().numpy() - y)`: still the data that conversion made.
+            loss = data.loss if _converted(data.loss) else loss
         return Value(grad=Grad.UNTRACKED, kind=Kind.OTHER, loss=loss)
 
     def plot_call(self, call: ast.Call, evaluated: list[Value] | None = None) -> Value:
@@ -226,7 +236,7 @@ class TorchCalls(ModuleCalls):
                 return Value(grad=grad, kind=Kind.TENSOR, leaf=True, shape=like)
             return Value(grad=Grad.TRACKED, kind=Kind.TENSOR, leaf=True, shape=like)
         if qualified in api.NON_DIFFERENTIABLE:
-            return self.non_differentiable(call, f"{qualified}()")
+            return self.inference_result(self.non_differentiable(call, f"{qualified}()"))
         name = qualified.rsplit(".", 1)[-1]
         if qualified == f"torch.{name}" and name in api.INDEX_REDUCTIONS:
             positional = args[1 : len(call.args)]
@@ -241,6 +251,8 @@ class TorchCalls(ModuleCalls):
         if qualified in api.DIFFERENTIABLE or qualified.startswith(api.FUNCTIONAL_PREFIX):
             if qualified in api.SAVES_OPERANDS:
                 self.note_saved_operands(call, qualified, call.args, args)
+            elif qualified in api.SAVES_TARGET:
+                self._note_saved_target(call, qualified, args)
             result = self.tensor_op(call, args)
             saves = graphs.function_saves(qualified)
             result = self.saving_op(call, result, saves, args, list(call.args))
@@ -249,6 +261,8 @@ class TorchCalls(ModuleCalls):
                 shape=self._call_shape(call, qualified, args),
                 activation=activations.of_function(call, qualified, args),
             )
+            if qualified in api.ZERO_GRADIENT_FUNCTIONS:
+                result = _zero_gradient(call, f"{qualified}()", result)
             if (
                 qualified in api.MAY_ALIAS
                 or "dropout" in qualified
@@ -336,6 +350,49 @@ class TorchCalls(ModuleCalls):
             )
         return UNKNOWN
 
+    def _alias_of(self, name: str, receiver: Value, result: Value) -> Value:
+        """`t.view(-1)`, `t.float()` of an inference tensor `t`: a view of an inference
+        tensor is one anywhere; a method that may return `t` itself or a copy gives one
+        under inference mode either way (checked against torch 2.13.0)."""
+        if not receiver.inference:
+            return result
+        off = self.mode.off
+        inference_mode = self.mode.enabled is False and off is not None and off.inference
+        view = name in api.VIEW_METHODS and name not in api.MAYBE_VIEW_METHODS
+        return evolve(result, inference=True) if inference_mode or view else result
+
+    def _expr_Compare(self, expr: ast.Compare) -> Value:
+        """A comparison of tensors allocates a new bool tensor: an inference tensor when made
+        under inference mode."""
+        return self.inference_result(super()._expr_Compare(expr))
+
+    def _note_module_inputs(
+        self, call: ast.Call, module: ModuleRef, owns_graph: bool, args: list[Value]
+    ) -> None:
+        """A loss module that saves its target (`nn.CrossEntropyLoss()(logits, labels)`):
+        its target, else what `ModuleCalls` records."""
+        name = (module.qualified or "").rsplit(".", 1)[-1]
+        if name in api.SAVES_TARGET_MODULES and (module.qualified or "").startswith("torch.nn."):
+            self._note_saved_target(call, module.qualified or name, args)
+            return
+        super()._note_module_inputs(call, module, owns_graph, args)
+
+    def _note_saved_target(self, call: ast.Call, operation: str, args: list[Value]) -> None:
+        """`F.cross_entropy(logits, labels)`: the target is saved for the input's gradient;
+        an inference tensor there, with an input that requires grad, raises (GG106)."""
+        if self.mode.enabled is not True or len(call.args) < 2 or len(args) < 2:
+            return
+        if any(isinstance(a, ast.Starred) for a in call.args[:2]):
+            return
+        source, target = args[0], args[1]
+        requires_grad = source.kind is Kind.TENSOR and source.grad is Grad.TRACKED
+        if (
+            target.inference
+            and requires_grad
+            and (site := self.site(call, call.args[1], target)) is not None
+        ):
+            self.emit(InferenceSaved(operation, source, **site))
+
     def _checkpoint(self, call: ast.Call, qualified: str, args: list[Value]) -> Value:
         """`checkpoint(fn, x, y)`, `checkpoint_sequential(seq, n, x)`: one `CheckpointInput`
         event per argument passed on to the checkpointed code, each with what calling `fn`
@@ -387,6 +444,8 @@ class TorchCalls(ModuleCalls):
                 return None
         values = evolve(self.tensor_op(call, [source]), shape=shapes.UNKNOWN_SHAPE)
         indices = self.non_differentiable(call, f"the index output of {name}()")
+        # Both are new tensors: inference tensors when made under inference mode.
+        values, indices = self.inference_result(values), self.inference_result(indices)
         return Value(
             kind=Kind.SEQUENCE, elements=(values, indices), fields=api.INDEX_REDUCTION_FIELDS
         )
@@ -405,9 +464,13 @@ class TorchCalls(ModuleCalls):
         return shapes.op_shape(name, call, positional, keywords)
 
     def _leaf(self, call: ast.Call, qualified: str, inner: Value | None) -> Value:
-        requires = self._keyword(call, "requires_grad")
-        wants_grad = requires is not None and self.eval(requires.value).const is True
-        if requires is not None and not wants_grad and self.eval(requires.value).const is not False:
+        keyword = self._keyword(call, "requires_grad")
+        requires = keyword.value if keyword is not None else None
+        if requires is None and qualified in api.VARIABLE and len(call.args) > 1:
+            requires = call.args[1]  # `Variable(data, True)`
+        flag = self.eval(requires).const if requires is not None else False
+        wants_grad = flag is True
+        if flag is not True and flag is not False:
             return Value(kind=Kind.TENSOR, leaf=True)
         if inner is not None:
             wrapped = combine([inner]).grad
@@ -475,7 +538,9 @@ class TorchCalls(ModuleCalls):
                 self.bind_key(key, value)
             return value
         if name in api.NON_DIFFERENTIABLE_METHODS:
-            return self.non_differentiable(call, f".{name}()")
+            result = self.non_differentiable(call, f".{name}()")
+            # A cast may return the receiver itself; anything else is a new tensor.
+            return result if name in api.INTEGRAL_CAST_METHODS else self.inference_result(result)
         if name in api.SPLITTING_METHODS and (receiver.kind is Kind.TENSOR or receiver.graph):
             # (A value with graph nodes is a tensor, a parameter's stand-in included.)
             # A piece shares the receiver's history; changing it in place raises at once
@@ -523,8 +588,10 @@ class TorchCalls(ModuleCalls):
                 shape=shapes.op_shape(name, call, positional, keywords),
                 activation=activations.of_method(call, name, receiver),
             )
+            if name in api.ZERO_GRADIENT_METHODS:
+                result = _zero_gradient(call, f".{name}()", result)
             if name in api.MAY_ALIAS_METHODS:
-                return result
+                return self._alias_of(name, receiver, result)
             return self.inference_result(result)
         if name in api.SHAPE_METHODS:
             return Value(kind=Kind.OTHER)
@@ -546,6 +613,19 @@ class TorchCalls(ModuleCalls):
             loss = Loss(LossKind.NO_GRAD, call, self.mode.off.description, self.mode.off)
             return Value(grad=Grad.UNTRACKED, kind=Kind.UNKNOWN, loss=loss)
         return Value(kind=Kind.UNKNOWN)
+
+
+def _zero_gradient(call: ast.Call, description: str, result: Value) -> Value:
+    """`torch.round(out)`: what requires grad now does so only through an op whose gradient
+    is zero (`LossKind.ZERO_GRADIENT`)."""
+    if result.grad is not Grad.TRACKED:
+        return result
+    return evolve(result, loss=Loss(LossKind.ZERO_GRADIENT, call, description))
+
+
+def _converted(loss: Loss | None) -> bool:
+    """Data a conversion of a tensor made (`.numpy()`, `.tolist()`, `np.asarray(t)`)."""
+    return loss is not None and loss.kind is LossKind.CONVERSION
 
 
 def _tracked_item(sequence: Value, depth: int = 3) -> Value | None:

@@ -155,13 +155,29 @@ class TrainingEffects(GraphEffects):
             stale = dataclasses.replace(built, stale=replacement)
             self.env[name] = evolve(optimizer, optimizes=stale)
 
+    def parameters_element(self, expr: ast.expr) -> Value | None:
+        """What `for p in model.parameters()` binds over a known module: a leaf that
+        requires grad; `for name, p in model.named_parameters()`: a (name, leaf) pair; None
+        when `expr` is neither, or the parameters may be frozen (see `may_be_frozen`)."""
+        if not self._iterates_parameters(expr):
+            return None
+        leaf = Value(grad=Grad.TRACKED, kind=Kind.TENSOR, leaf=True)
+        assert isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute)
+        if expr.func.attr == "parameters":
+            return leaf
+        return Value(kind=Kind.SEQUENCE, elements=(Value(kind=Kind.OTHER), leaf))
+
     def _iterates_parameters(self, expr: ast.expr) -> bool:
-        """`for p in model.parameters()` over a known module: leaves that require grad
-        (unless something may have frozen them, see `may_be_frozen`)."""
+        """`for p in model.parameters()` (or `named_parameters()`) over a known module:
+        leaves that require grad (unless something may have frozen them, see
+        `may_be_frozen`)."""
         if not isinstance(expr, ast.Call) or expr.args:
             return False
         func = expr.func
-        if not isinstance(func, ast.Attribute) or func.attr != "parameters":
+        if not isinstance(func, ast.Attribute) or func.attr not in (
+            "parameters",
+            "named_parameters",
+        ):
             return False
         key = dotted(func.value)
         owner = self.lookup(key) if key is not None else UNKNOWN

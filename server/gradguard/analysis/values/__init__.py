@@ -28,6 +28,7 @@ from gradguard.analysis.values.value import (
     forced_leaf,
     join,
     literal,
+    with_item,
 )
 from gradguard.analysis.values.vocabulary import (
     Activation,
@@ -83,4 +84,5 @@ __all__ = [
     "join",
     "join_loss",
     "literal",
+    "with_item",
 ]

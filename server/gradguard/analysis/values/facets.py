@@ -71,8 +71,9 @@ class Autograd:
     was lost), UNKNOWN (anything the analysis cannot prove)."""
 
     grad: Grad = Grad.UNKNOWN
-    # Why and where history was lost (UNTRACKED); on a TRACKED value, the leaf a rewrap of
-    # data with history started from (see `combine`).
+    # Why and where history was lost (UNTRACKED); on a TRACKED value, where every path of
+    # its history starts without reaching what came before: the leaf a rewrap of data with
+    # history made, or an op whose gradient is zero (`LossKind.ZERO_GRADIENT`; see `combine`).
     loss: Loss | None = None
     leaf: bool = False  # a leaf tensor (no grad_fn); with TRACKED it requires grad
     retains_grad: bool = False  # `x.retain_grad()` was called on this tensor

@@ -30,7 +30,6 @@ import ast
 import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from functools import reduce
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from gradguard.analysis.graph import SavedNode
@@ -474,7 +473,7 @@ def join(a: Value | None, b: Value | None) -> Value:
         return a
     carries = a.carries | b.carries
     origin = a.origin if a.origin is b.origin else None
-    if a.kind is Kind.SEQUENCE and b.kind is Kind.SEQUENCE:
+    if a.kind is b.kind and a.kind in (Kind.SEQUENCE, Kind.MAPPING):
         listed = _join_lists(a, b, carries, origin)
         if listed is not None:
             return listed
@@ -510,17 +509,39 @@ def _join_lists(
 
 def element_of(iterable: Value) -> Value:
     """What one iteration over `iterable` binds: a slice of a tensor along its first
-    dimension, an item of a list whose items are known (built by appends, a
+    dimension, or an item of a list whose items are known (built by appends, a
     comprehension, `zip` or `enumerate` of such lists), or what every element of a list or
-    tuple of known elements (`[(x1, y1), (x2, y2)]`) agrees on; anything else is unknown."""
+    tuple written out (`[loss_a, loss_b]`) has in common: each iteration binds one of them.
+    Anything else (a mapping, whose iteration yields its keys) is unknown."""
     if iterable.kind is Kind.TENSOR:
         return evolve(iterable, leaf=False, elements=None, shape=UNKNOWN_SHAPE)
-    if iterable.kind is Kind.SEQUENCE and iterable.items is not None:
+    if iterable.kind is not Kind.SEQUENCE:
+        return UNKNOWN
+    if iterable.items is not None:
         return iterable.items
-    if iterable.kind is Kind.SEQUENCE and iterable.elements and iterable.fields is None:
-        first, *rest = iterable.elements
-        return reduce(join, rest, first)
+    if iterable.elements and iterable.fields is None:
+        common = iterable.elements[0]
+        for element in iterable.elements[1:]:
+            common = join(common, element)
+        return common.with_origin(None)
     return UNKNOWN
+
+
+def with_item(container: Value, stored: Value) -> Value | None:
+    """A dict after `cache[key] = stored` with a key that is not a known string: a mapping
+    whose every value is at most what it held and `stored` (`Structure.items`); None for
+    anything else. Reading `cache[k]` then gives at most that (a missing key raises)."""
+    if container.kind is not Kind.MAPPING:
+        return None
+    parts = (*(container.elements or ()), container.items)
+    if container.elements is None and container.items is None:
+        return None
+    held = stored
+    for part in parts:
+        if part is not None:
+            held = join(part, held)
+    carries = container.carries | stored.all_carries()
+    return Value(kind=Kind.MAPPING, items=held.with_origin(None), carries=carries)
 
 
 def forced_leaf(tensor: Value) -> Value:
@@ -546,6 +567,12 @@ def _rank(loss: Loss | None) -> int:
     return {LossKind.LITERAL: 1, LossKind.FACTORY: 2}.get(loss.kind, 3)
 
 
+def _converted_array(loss: Loss | None) -> bool:
+    """An array (or Python data) that a conversion made of a tensor (`.numpy()`,
+    `.tolist()`, `np.asarray(t)`)."""
+    return loss is not None and loss.kind is LossKind.CONVERSION
+
+
 # Reasons for lost history that make a term of a tracked loss certainly useless.
 _INERT = frozenset({LossKind.NO_CREATE_GRAPH})
 
@@ -562,6 +589,7 @@ def combine(values: Iterable[Value], *, result_kind: Kind = Kind.TENSOR) -> Valu
     tracked = unknown = history = False
     first_loss: Loss | None = None
     rewrapped: Loss | None = None
+    flat: Loss | None = None  # a zero-gradient op a tracked input's history runs through
     for value in values:
         carries |= value.all_carries()
         autograd, kind = value.autograd, value.kind
@@ -573,6 +601,10 @@ def combine(values: Iterable[Value], *, result_kind: Kind = Kind.TENSOR) -> Valu
         if grad is Grad.UNTRACKED and loss and loss.kind in _INERT:
             inert |= {loss}
         if kind in (Kind.SCALAR, Kind.NONE) or (kind is Kind.OTHER and loss):
+            if kind is Kind.OTHER and _converted_array(loss) and _rank(loss) > _rank(first_loss):
+                # `arr - y.numpy()`: an array converted from a tensor is data without
+                # history, and says why whatever is computed from it alone has none.
+                first_loss = loss
             continue
         structure = value.structure
         if kind is Kind.SEQUENCE and (structure.elements is not None or structure.items):
@@ -586,6 +618,8 @@ def combine(values: Iterable[Value], *, result_kind: Kind = Kind.TENSOR) -> Valu
             tracked = True
             if loss is not None and loss.kind is LossKind.REWRAP and loss.wrapped_history:
                 rewrapped = rewrapped or loss
+            elif loss is not None and loss.kind is LossKind.ZERO_GRADIENT:
+                flat = flat or loss
             else:
                 history = True
         elif grad is Grad.UNKNOWN:
@@ -594,8 +628,9 @@ def combine(values: Iterable[Value], *, result_kind: Kind = Kind.TENSOR) -> Valu
             first_loss = loss
     if tracked:
         # Tracked only through leaves that `torch.tensor(..., requires_grad=True)` made of
-        # data with history: the result's history starts there, never reaching that data.
-        root = rewrapped if not history and not unknown else None
+        # data with history, or through ops whose gradient is zero (`torch.round`): the
+        # result's history starts there, and no gradient reaches what came before.
+        root = (rewrapped or flat) if not history and not unknown else None
         return Value(
             grad=Grad.TRACKED,
             kind=result_kind,

@@ -58,6 +58,10 @@ class LossKind(enum.Enum):
     LITERAL = "literal"  # a Python literal
     FROZEN = "frozen"  # output of a module whose every parameter has requires_grad=False
     CHECKPOINT = "checkpoint"  # output of a reentrant checkpoint whose inputs lack grad
+    # On a TRACKED value: every path of its history runs through an op whose gradient is
+    # zero everywhere it is defined (round, floor, ceil, sign, trunc): backward() runs and
+    # every gradient it sends back is zero.
+    ZERO_GRADIENT = "zero_gradient"
 
 
 @dataclass(frozen=True)
