@@ -42,10 +42,11 @@ from gradguard.project.roots import project_folder, search_roots
 log = logging.getLogger(__name__)
 
 # The summaries an index keeps, counted in lines of the summarised files: a summary holds
-# its file's syntax tree and interpreter, about 4.5 KiB per line (measured on transformers
-# 5.23.0's modeling files, see benchmarks/results/project_index.md). Beyond this the least
-# recently used ones are dropped, with every summary resting on them, and summarised again
-# when a check needs them: memory stays bounded on a huge tree, results do not change.
+# its file's syntax tree and what importers read of its interpreter, about 1.1 KiB per line,
+# nine tenths of it the tree (traced on transformers 5.23.0's files, see
+# benchmarks/results/project_index.md). Beyond this the least recently used ones are
+# dropped, with every summary resting on them, and summarised again when a check needs
+# them: memory stays bounded on a huge tree, results do not change.
 SUMMARY_BUDGET_LINES = 20_000
 
 
