@@ -6,7 +6,9 @@ bases and attributes, which the analysis may read lazily, `__all__`). `fingerpri
 all of that as plain nested tuples: syntax nodes become their type, name and position (two
 parses of one text give equal renderings), other objects their fields. Two equal
 fingerprints mean importers would get the same answers, so an edit inside a function body
-that leaves its summary as it was re-analyses nothing else. The rendering is bounded: a fact
+that leaves its summary as it was re-analyses nothing else. The index keeps a fingerprint
+with every summary, so it is kept as a digest of the rendering's text, not the rendering
+(which weighed about a tenth of the syntax tree). The rendering is bounded: a fact
 structure too large to render compares unequal to everything, which only costs a
 re-analysis.
 """
@@ -16,6 +18,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import enum
+import hashlib
 from collections.abc import Hashable, Iterator
 from dataclasses import replace
 
@@ -104,9 +107,17 @@ def fingerprint(interpreter: ModuleInterpreter) -> Hashable:
             for key, summary in interpreter.summaries.items()
         )
         values = renderer.render({name: _unplaced(v) for name, v in interpreter.globals.items()})
+        rendering = (values, tuple(sorted(summaries, key=repr)), tuple(skeleton(interpreter.tree)))
+        return _digest(rendering)
     except (_TooLarge, RecursionError):
         return object()
-    return (values, tuple(sorted(summaries, key=repr)), tuple(skeleton(interpreter.tree)))
+
+
+def _digest(rendering: Hashable) -> str:
+    """The digest of a rendering's text: plain data (strings, numbers, tuples) whose `repr`
+    tells apart any two different renderings."""
+    text = repr(rendering).encode("utf-8", "surrogatepass")
+    return hashlib.blake2b(text, digest_size=20).hexdigest()
 
 
 def _unplaced(value: Value) -> Value:

@@ -42,10 +42,11 @@ from gradguard.project.roots import project_folder, search_roots
 log = logging.getLogger(__name__)
 
 # The summaries an index keeps, counted in lines of the summarised files: a summary holds
-# its file's syntax tree and interpreter, about 4.5 KiB per line (measured on transformers
-# 5.23.0's modeling files, see benchmarks/results/project_index.md). Beyond this the least
-# recently used ones are dropped, with every summary resting on them, and summarised again
-# when a check needs them: memory stays bounded on a huge tree, results do not change.
+# its file's syntax tree and what importers read of its interpreter, about 1.1 KiB per line,
+# nine tenths of it the tree (traced on transformers 5.23.0's files, see
+# benchmarks/results/project_index.md). Beyond this the least recently used ones are
+# dropped, with every summary resting on them, and summarised again when a check needs
+# them: memory stays bounded on a huge tree, results do not change.
 SUMMARY_BUDGET_LINES = 20_000
 
 
@@ -78,6 +79,20 @@ class SourceFile:
                 )
         return self._tree
 
+    def forget_text(self) -> None:
+        """Drop the text once the tree is parsed and summarised (only its key and links are
+        read afterwards; a file summarised again is read again)."""
+        self.text = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Outline:
+    """What the import graph needs of a file: its content key (None: unreadable) and the
+    project files it imports from, without its text."""
+
+    key: str | None
+    links: tuple[Path, ...]
+
 
 @dataclass(frozen=True)
 class ForeignModule:
@@ -96,6 +111,10 @@ class ProjectIndex:
         self.track_facts = track_facts  # keep each summary's fingerprint (for `revise`)
         self._texts: dict[Path, str] = {}  # the editor's text of open files
         self._sources: dict[Path, SourceFile | None] = {}
+        # The outline of every file the import graph reached (`_outline`): its text is not
+        # kept, as a whole tree's texts would outweigh all the summaries.
+        self._outlines: dict[Path, Outline] = {}
+        self._paths: dict[Path, Path] = {}  # one object per project path (links share it)
         self._modules: dict[Path, ForeignModule | None] = {}
         self._owners: dict[int, ModuleInterpreter] = {}
         self._used: dict[Path, dict[Path, str]] = {}
@@ -107,21 +126,40 @@ class ProjectIndex:
     def source(self, path: Path) -> SourceFile | None:
         """The file at `path` parsed (None when it cannot be read or parsed)."""
         if path not in self._sources:
-            self._sources[path] = _read_source(path, self._texts.get(path))
+            self._sources[path] = self._read(path)
         return self._sources[path]
 
     def links_of(self, path: Path) -> tuple[Path, ...]:
         """The project files the file at `path` imports, read without keeping its text
         (warming reads every file of the workspace; only those summarised are kept)."""
-        known = self._sources.get(path)
-        if known is not None:
-            return known.links
-        source = _read_source(path, self._texts.get(path))
-        return source.links if source is not None else ()
+        return self._outline(path).links
 
     def _links(self, path: Path) -> tuple[Path, ...]:
-        source = self.source(path)
-        return source.links if source is not None else ()
+        return self._outline(path).links
+
+    def _outline(self, path: Path) -> Outline:
+        """The file's content key and links: of its source when read, else read once and
+        kept without the text until the file changes (`_set_text`)."""
+        known = self._known_outline(path)
+        if known is None:
+            source = self._read(path)
+            known = Outline(source.key, source.links) if source is not None else Outline(None, ())
+            self._outlines[path] = known
+        return known
+
+    def _known_outline(self, path: Path) -> Outline | None:
+        """The outline of `path` as read before, without reading it (None: not read)."""
+        source = self._sources.get(path)
+        if source is not None:
+            return Outline(source.key, source.links)
+        return self._outlines.get(path)
+
+    def _read(self, path: Path) -> SourceFile | None:
+        """Read a project file (the editor's text when it has one), its links shared."""
+        source = _read_source(path, self._texts.get(path))
+        if source is not None:
+            source.links = tuple(self._paths.setdefault(link, link) for link in source.links)
+        return source
 
     def cyclic(self, importer: Path, target: Path) -> bool:
         """True when `target` (transitively) imports `importer`: facts between them are
@@ -142,10 +180,11 @@ class ProjectIndex:
         source = self.source(path)
         if source is None or source.tree is None:
             return None
+        lines = source.text.count("\n") + 1
         built = self._build(source, source.tree)
         self._modules[path] = built
         if built is not None:
-            self._lines[path] = source.text.count("\n") + 1
+            self._lines[path] = lines
         return built
 
     def summarised_lines(self) -> int:
@@ -190,6 +229,8 @@ class ProjectIndex:
         finally:
             # From now on no position of it can become one of the importing file's.
             _shift(tree)
+        interpreter.release_after_summary()  # what importers never read (see there)
+        source.forget_text()
         depends = {source.path: source.key, **imports.depends}
         facts = fingerprint(interpreter) if self.track_facts else None
         return ForeignModule(source.path, interpreter, depends, facts)
@@ -215,8 +256,9 @@ class ProjectIndex:
         """Forget what was read of `path` (use `text` as its content from now on, or the disk
         again with None); return the analysed files whose facts may have changed."""
         path = path.resolve()
+        old = self._known_outline(path)
         self._set_text(path, text)
-        old = self._sources.pop(path, None)
+        self._sources.pop(path, None)
         fresh = self.source(path)
         if old is not None and fresh is not None and old.key == fresh.key:
             return frozenset()
@@ -228,7 +270,7 @@ class ProjectIndex:
         compared (`facts.fingerprint`, kept when `track_facts`). A file nothing uses costs
         no summary at all."""
         path = path.resolve()
-        old_source, old_module = self._sources.get(path), self._modules.get(path)
+        old_source, old_module = self._known_outline(path), self._modules.get(path)
         self._set_text(path, text)
         self._sources.pop(path, None)
         fresh = self.source(path)
@@ -261,6 +303,7 @@ class ProjectIndex:
         """Forget every file read and summarised (files appeared or disappeared, so imports
         may resolve differently); the editor's texts stay. Returns every analysed file."""
         self._sources.clear()
+        self._outlines.clear()
         self._modules.clear()
         self._lines.clear()
         self._owners.clear()
@@ -276,6 +319,7 @@ class ProjectIndex:
                 self._sources.pop(path, None)
 
     def _set_text(self, path: Path, text: str | None) -> None:
+        self._outlines.pop(path, None)  # its key and links are read again
         if text is None:
             self._texts.pop(path, None)
         else:
@@ -463,10 +507,19 @@ def _links_in(importer: Path, text: str) -> Iterator[Path]:
 
 
 def _shift(tree: ast.Module) -> None:
-    """Move every node of a summarised file past `FOREIGN_LINE_BASE` (see `core.text`)."""
+    """Move every node of a summarised file past `FOREIGN_LINE_BASE` (see `core.text`).
+
+    Equal positions share one int object: each number above 256 is otherwise an object of
+    its own per node, and a kept tree holds about four nodes a line."""
+    shared: dict[int, int] = {}
     for node in ast.walk(tree):
-        if "lineno" in node._attributes:
-            node.lineno += FOREIGN_LINE_BASE  # type: ignore[attr-defined]
-            end = getattr(node, "end_lineno", None)
-            if end is not None:
-                node.end_lineno = end + FOREIGN_LINE_BASE  # type: ignore[attr-defined]
+        if "lineno" not in node._attributes:
+            continue
+        line = node.lineno + FOREIGN_LINE_BASE  # type: ignore[attr-defined]
+        node.lineno = shared.setdefault(line, line)  # type: ignore[attr-defined]
+        for name in ("end_lineno", "col_offset", "end_col_offset"):
+            value = getattr(node, name, None)
+            if value is not None:
+                if name == "end_lineno":
+                    value += FOREIGN_LINE_BASE
+                setattr(node, name, shared.setdefault(value, value))

@@ -170,6 +170,22 @@ class ModuleInterpreter:
         for node in self.syntax.order():
             self.summary(node)
 
+    def release_after_summary(self) -> None:
+        """After `summarise`, for a summary kept for importers: drop what only interpreting
+        this file's functions needed. Importers read its globals, function summaries, class
+        infos, tree, `analysis` and `class_check` (whose name scopes of the module and its
+        classes are kept; any other scope is rebuilt, the same, if ever asked for); no
+        function of it is interpreted again, so its text, call sites, per-method caches and
+        the scopes of its functions are never read again."""
+        self.text = self.syntax.text = None
+        self.call_sites = CallSites()
+        self.parameter_facts = {}
+        self.syntax.method_facts.clear()
+        self.syntax.appended_lists.clear()
+        kept = {id(self.tree)} | {id(node) for node in self.syntax.parent_scope.values()}
+        for key in [key for key in self.scopes if key not in kept]:
+            del self.scopes[key]
+
     def owner_of(self, node: ast.AST) -> ModuleInterpreter:
         """The analysis of the file defining `node`: this one, or another file's."""
         owner = self.imports.owner(node) if self.imports is not None else None
