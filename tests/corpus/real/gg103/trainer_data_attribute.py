@@ -31,7 +31,7 @@ class Trainer:
         self.recon = None
 
     def train_batch(self, x):
-        self.recon = self.model(x).data  # missed: GG103
+        self.recon = self.model(x).data  # expect: GG103
         loss = self.criterion(self.recon, x)
         self.optimizer.zero_grad()
         loss.backward()
