@@ -83,9 +83,10 @@ from torch import nn
 teacher, student = nn.Linear(4, 3), nn.Linear(4, 3)
 x = torch.randn(8, 4)
 with torch.inference_mode():
-    soft = teacher(x).softmax(dim=1)
+    logits = teacher(x)
+    soft = logits.softmax(dim=1)
 F.l1_loss(student(x), soft).backward()
-F.cross_entropy(soft, student(x).softmax(dim=1)).backward()
+F.cross_entropy(logits, student(x).softmax(dim=1)).backward()
 """,
         # Inference outputs only logged and converted.
         """
