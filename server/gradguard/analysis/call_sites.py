@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gradguard.analysis.libraries import PLOTTING_METHODS
-from gradguard.analysis.names import callee_name
+from gradguard.analysis.names import callee_name, parameter_names
 from gradguard.analysis.node_cache import cached_by_node
 from gradguard.analysis.torch_api import NUMPY_CONVERTS
 from gradguard.analysis.values import UNKNOWN, Grad, GradOff, Kind, Value, evolve, join, literal
@@ -220,8 +220,7 @@ def _constructor_candidate(
 
 def _keeps_parameter_on_self(init: FunctionNode) -> bool:
     """`self.model = model` in `__init__`'s own body (not under a branch)."""
-    spec = init.args
-    names = [a.arg for a in (*spec.posonlyargs, *spec.args, *spec.kwonlyargs)]
+    names = parameter_names(init)
     if len(names) < 2:
         return False
     return any(kept_on_self(stmt, names[0], set(names[1:])) for stmt in init.body)
@@ -325,8 +324,7 @@ def _may_learn(node: FunctionNode, *, skip_self: bool) -> bool:
     (`optimizer.step()`, `loss.backward()`), adds one to a total or hands one on to a
     function: only then can facts from its callers matter to a rule (learning them costs
     an extra pass)."""
-    spec = node.args
-    names = [a.arg for a in (*spec.posonlyargs, *spec.args, *spec.kwonlyargs)]
+    names = parameter_names(node)
     parameters = set(names[1:] if skip_self else names)
     if not parameters:
         return False

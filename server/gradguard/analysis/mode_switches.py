@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from gradguard.analysis.model import FunctionNode
-from gradguard.analysis.names import dotted, may_name_an_optimizer
+from gradguard.analysis.names import dotted, may_name_an_optimizer, parameter_names
 from gradguard.analysis.node_cache import cached_by_node
 from gradguard.analysis.walk import children
 
@@ -221,7 +221,7 @@ def _rebind(key: str, bound: dict[str, str], function: FunctionNode) -> str | No
     if head in bound:
         return f"{bound[head]}.{rest}" if rest else bound[head]
     arguments = function.args
-    params = {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}
+    params = set(parameter_names(function))
     if arguments.vararg is not None or arguments.kwarg is not None or head in params:
         return None
     return key if head not in _local_names(function) else None

@@ -17,6 +17,13 @@ def dotted(expr: ast.expr) -> str | None:
     return None
 
 
+def parameter_names(function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> list[str]:
+    """The names a function's callers can bind by position or keyword, in order (`self`
+    first for a method); not `*args` or `**kwargs`."""
+    spec = function.args
+    return [a.arg for a in (*spec.posonlyargs, *spec.args, *spec.kwonlyargs)]
+
+
 def callee_name(func: ast.expr) -> str | None:
     """`f` for the callee of `f(...)`, `m` for that of `x.m(...)`, else None."""
     if isinstance(func, ast.Name):

@@ -26,7 +26,7 @@ from gradguard.analysis.model import (
     InPlaceOnSaved,
     ModuleAnalysis,
 )
-from gradguard.analysis.names import dotted
+from gradguard.analysis.names import dotted, parameter_names
 from gradguard.analysis.node_cache import cached_by_node
 from gradguard.analysis.project_imports import ProjectImports
 from gradguard.analysis.values import (
@@ -548,8 +548,7 @@ def _parameter_kept_on_self(method: ast.FunctionDef, stmt: ast.stmt) -> tuple[st
     """(attribute, parameter) of `self.attribute = parameter` (`call_sites.kept_on_self`),
     a statement of the method's own body, when the method binds that parameter nowhere
     else."""
-    spec = method.args
-    names = [a.arg for a in (*spec.posonlyargs, *spec.args, *spec.kwonlyargs)]
+    names = parameter_names(method)
     if len(names) < 2 or not kept_on_self(stmt, names[0], set(names[1:])):
         return None
     assert isinstance(stmt, ast.Assign)

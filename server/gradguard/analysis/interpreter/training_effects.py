@@ -20,7 +20,7 @@ from gradguard.analysis.model import (
     LoopNode,
     ModuleAnalysis,
 )
-from gradguard.analysis.names import dotted
+from gradguard.analysis.names import dotted, parameter_names
 from gradguard.analysis.private_modules import private_names
 from gradguard.analysis.values import (
     UNKNOWN,
@@ -201,8 +201,7 @@ class TrainingEffects(GraphEffects):
             return True
         if self._private is None:
             # A parameter's module comes from the callers, who may have frozen it.
-            spec = self.function.args
-            given = {a.arg for a in (*spec.posonlyargs, *spec.args, *spec.kwonlyargs)}
+            given = set(parameter_names(self.function))
             self._private = private_names(self.function, self.scope.resolve) - given
         return key.split(".", 1)[0] not in self._private or "." in key
 
