@@ -477,6 +477,8 @@ VIEW_METHODS = frozenset(
     "reshape reshape_as flatten".split()
 )
 MAYBE_VIEW_METHODS = frozenset({"reshape", "reshape_as", "flatten"})
+# The methods that always return a view, sharing the receiver's storage and version counter.
+CERTAIN_VIEW_METHODS = VIEW_METHODS - MAYBE_VIEW_METHODS
 # Views whose elements may overlap: changing one in place raises at once ("more than one
 # element of the written-to tensor refers to a single memory location"; torch 2.13.0).
 OVERLAPPING_VIEW_METHODS = frozenset({"expand", "expand_as"})

@@ -218,8 +218,7 @@ def _viewed(expr: ast.expr) -> ast.expr:
     while (
         isinstance(expr, ast.Call)
         and isinstance(expr.func, ast.Attribute)
-        and expr.func.attr in api.VIEW_METHODS
-        and expr.func.attr not in api.MAYBE_VIEW_METHODS
+        and expr.func.attr in api.CERTAIN_VIEW_METHODS
     ):
         expr = expr.func.value
     return expr

@@ -138,10 +138,7 @@ class TorchCalls(ModuleCalls):
         """`plt.plot(steps, losses)`, `ax.imshow(fake[0])`: matplotlib turns each data
         argument into an array through `Tensor.numpy()`."""
         args = evaluated if evaluated is not None else self.arguments(call)
-        for expr, value in zip(call.args, args, strict=False):
-            if isinstance(expr, ast.Starred):
-                break
-            self._converted(call, expr, value, tensors=True)
+        self._converted_inputs(call, list(zip(call.args, args, strict=False)))
         return UNKNOWN
 
     def metric_call(self, call: ast.Call) -> Value:
@@ -152,11 +149,16 @@ class TorchCalls(ModuleCalls):
         inputs = [*zip(call.args, args, strict=False)]
         named = zip(call.keywords, args[len(call.args) :], strict=False)
         inputs += [(kw.value, value) for kw, value in named if kw.arg in libraries.METRIC_INPUTS]
+        self._converted_inputs(call, inputs)
+        return Value(kind=Kind.OTHER)
+
+    def _converted_inputs(self, call: ast.Call, inputs: list[tuple[ast.expr, Value]]) -> None:
+        """Record the conversion of each (argument, value) a library call turns into an
+        array, up to a `*unpacked` argument (what follows it is not known)."""
         for expr, value in inputs:
             if isinstance(expr, ast.Starred):
                 break
             self._converted(call, expr, value, tensors=True)
-        return Value(kind=Kind.OTHER)
 
     def _converted(self, call: ast.Call, expr: ast.expr, value: Value, *, tensors: bool) -> None:
         """Record the conversion of `value` (the argument `expr`) into an array: of a tensor
@@ -358,7 +360,7 @@ class TorchCalls(ModuleCalls):
             return result
         off = self.mode.off
         inference_mode = self.mode.enabled is False and off is not None and off.inference
-        view = name in api.VIEW_METHODS and name not in api.MAYBE_VIEW_METHODS
+        view = name in api.CERTAIN_VIEW_METHODS
         return evolve(result, inference=True) if inference_mode or view else result
 
     def _expr_Compare(self, expr: ast.Compare) -> Value:
@@ -573,11 +575,7 @@ class TorchCalls(ModuleCalls):
             if name in ("mul", "div", "matmul", "mm", "bmm"):
                 self.note_saved_operands(call, f".{name}()", [call.func.value, *call.args], inputs)
             result = self.tensor_op(call, inputs)
-            if (
-                name in api.VIEW_METHODS
-                and name not in api.MAYBE_VIEW_METHODS
-                and name not in api.OVERLAPPING_VIEW_METHODS
-            ):
+            if name in api.CERTAIN_VIEW_METHODS and name not in api.OVERLAPPING_VIEW_METHODS:
                 result = self.shares_version(receiver, result)
             saves = graphs.method_saves(name)
             result = self.saving_op(call, result, saves, inputs, [call.func.value, *call.args])

@@ -30,6 +30,7 @@ import ast
 import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import reduce
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from gradguard.analysis.graph import SavedNode
@@ -520,10 +521,7 @@ def element_of(iterable: Value) -> Value:
     if iterable.items is not None:
         return iterable.items
     if iterable.elements and iterable.fields is None:
-        common = iterable.elements[0]
-        for element in iterable.elements[1:]:
-            common = join(common, element)
-        return common.with_origin(None)
+        return reduce(join, iterable.elements).with_origin(None)
     return UNKNOWN
 
 
