@@ -41,8 +41,9 @@ for x, y in loader:
 
 ## Fix safety
 "Clear gradients before backward()" inserts `optimizer.zero_grad()` just before the
-statement that calls `backward()`. Stale gradients are never wanted across every step, so
-the fix is safe.
+statement that calls `backward()`; for a step every k batches it is "Clear gradients after
+each step", right after the step, which keeps the accumulation the loop intends. Stale
+gradients are never wanted across every step, so the fix is safe.
 """
 
 from __future__ import annotations
@@ -72,7 +73,7 @@ from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.core.suppression import comments
 from gradguard.core.text import SourceText
 from gradguard.rewrite.expressions import expr_text
-from gradguard.rewrite.statements import insert_before, stands_alone
+from gradguard.rewrite.statements import insert_after, insert_before, stands_alone
 
 _CLEARS = ("zero_grad", ".grad = None", ".grad=None", "grad.zero_", "set_to_none", "grad.fill_")
 
@@ -247,6 +248,10 @@ assert losses[-1] < 0.01, "gradients accumulated across steps"
             if step.method != "step":
                 continue
             found = _training_loop(ctx, step)
+            # Gradient accumulation never cleared: clear after each step, not before each
+            # backward (that would keep only the last batch's gradients).
+            after_step = found is None
+            found = found or _accumulating_loop(ctx, step)
             if found is None:
                 continue
             loop, backward = found
@@ -261,14 +266,18 @@ assert losses[-1] < 0.01, "gradients accumulated across steps"
                 "gradients so far",
                 f"The loop at line {loop.lineno} calls backward() and `{optimizer}.step()` but "
                 "never zero_grad()",
-                f"Call `{optimizer}.zero_grad()` before backward()",
+                f"Call `{optimizer}.zero_grad()` "
+                + ("after each step" if after_step else "before backward()"),
             )
             related = [
                 Related(ctx.node_range(backward.call), "gradients accumulate here"),
                 Related(ctx.node_range(step.stmt), "and are applied here, on every pass"),
             ]
             fixes = []
-            if stands_alone(ctx.source, backward.stmt):
+            if after_step and stands_alone(ctx.source, step.stmt):
+                edit = insert_after(ctx.source, step.stmt, f"{optimizer}.zero_grad()")
+                fixes.append(Fix("Clear gradients after each step", Safety.SAFE, (edit,)))
+            elif not after_step and stands_alone(ctx.source, backward.stmt):
                 edit = insert_before(ctx.source, backward.stmt, f"{optimizer}.zero_grad()")
                 fixes.append(Fix("Clear gradients before backward()", Safety.SAFE, (edit,)))
             yield self.finding(message, ctx.header_range(loop), related, fixes)
@@ -303,7 +312,7 @@ def _training_loop(ctx: RuleContext, step: OptimizerCall) -> tuple[LoopNode, Bac
             loop = event.loops[-1]
             if event.function is step.function and _inside(step.stmt, loop):
                 return loop, event
-    return _accumulating_loop(ctx, step)
+    return None
 
 
 def _accumulating_loop(
