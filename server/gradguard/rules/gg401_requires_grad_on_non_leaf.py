@@ -5,7 +5,9 @@ Finds `y.requires_grad = True` on a tensor that was computed from tensors requir
 (a non-leaf: it has a `grad_fn`), also when that happens from a loop's second iteration on:
 `image.requires_grad = True` at the top of a loop whose body ends with `image = image + r`
 (an adversarial attack's steps) sets the flag on a leaf once, then on the computed image.
-(`y.requires_grad_()` on such a tensor is a harmless no-op and is not reported.)
+(`y.requires_grad_()` on such a tensor is a harmless no-op and is not reported, nor is a
+loop that ends with a cast or move, `image = image.float()`: it returns the leaf itself when
+the dtype and device already match.)
 
 ## Why is this bad?
 Only leaves carry a user-settable `requires_grad` flag; a computed tensor already requires
@@ -45,6 +47,7 @@ import ast
 from collections.abc import Iterator
 
 from gradguard.analysis.facts import AttributeSet, Carry, dotted
+from gradguard.analysis.torch_api import MAYBE_IDENTITY_METHODS
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity, TextEdit
 from gradguard.core.messages import compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
@@ -198,10 +201,23 @@ def _carried_history(use: AttributeSet) -> Carry | None:
             continue
         if not carry.value.has_history or not any(s is stmt for s in loop.body):
             continue
+        if _may_return_itself(stmt):
+            continue  # `image = image.float()` of a float leaf is that same leaf
         if any(isinstance(node, ast.Continue) for node in ast.walk(loop)):
             continue
         return carry
     return None
+
+
+def _may_return_itself(stmt: ast.stmt) -> bool:
+    """`x = x.to(device)`, `x = x.float()`: a cast or move that returns its receiver when it
+    already has that dtype and device, so a leaf may stay the same leaf."""
+    value = stmt.value if isinstance(stmt, ast.Assign | ast.AnnAssign) else None
+    return (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Attribute)
+        and value.func.attr in MAYBE_IDENTITY_METHODS
+    )
 
 
 def _is_true(node: ast.expr) -> bool:

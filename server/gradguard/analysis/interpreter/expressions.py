@@ -84,8 +84,13 @@ class ExpressionEvaluator(TrainingEffects):
                     and (site := self.site(self.stmt, target.value, base)) is not None
                 ):
                     self.emit(AttributeSet(target.attr, **site))
-                if base.kind is Kind.TENSOR and target.attr == "requires_grad" and _is_true(value):
-                    # It did not raise, so it is a leaf, and now it requires grad.
+                if (
+                    base.kind in (Kind.TENSOR, Kind.UNKNOWN)
+                    and target.attr == "requires_grad"
+                    and _is_true(value)
+                ):
+                    # It did not raise, so it is a leaf, and now it requires grad. Of a value
+                    # not known yet, setting the flag is what one does to a tensor: it is one.
                     self.env[base_key] = evolve(forced_leaf(base), origin=base.origin)
                 elif base.kind is Kind.TENSOR and target.attr in ("requires_grad", "data"):
                     self.env[base_key] = evolve(UNKNOWN, kind=Kind.TENSOR, origin=base.origin)

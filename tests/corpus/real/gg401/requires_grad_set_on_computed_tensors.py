@@ -24,7 +24,7 @@ class DeepFool:
     def forward(self, image, label):
         image = image.clone()
         for _ in range(self.steps):
-            image.requires_grad = True  # missed: GG401
+            image.requires_grad = True  # expect: GG401
             fs = self.model(image)[0]
             if fs.argmax() != label:
                 break
@@ -39,7 +39,7 @@ def deepfool_linear(image, label, steps):
     model = nn.Linear(4, 3)
     image = image.clone()
     for _ in range(steps):
-        image.requires_grad = True  # missed: GG401
+        image.requires_grad = True  # expect: GG401
         fs = model(image)[0]
         grad = torch.autograd.grad(fs[label], image)[0]
         image = image + 0.02 * grad / grad.norm()
