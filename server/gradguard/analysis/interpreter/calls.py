@@ -262,6 +262,10 @@ class CallEvaluator(TorchCalls):
         args = self.arguments(call)
         if name == "append" and receiver_key is not None:
             self._note_self_append(receiver_key, call, args)
+        if receiver.kind is Kind.UNKNOWN and name in api.DETACH_METHODS and not call.args:
+            # Whatever has a `.detach()` (a tensor, a TensorDict, a graph batch) returns a
+            # copy cut from autograd: nothing computed from it backpropagates into its past.
+            return Value(Grad.UNTRACKED, Kind.UNKNOWN, Loss(LossKind.DETACH, call, ".detach()"))
         if (
             receiver.kind is Kind.UNKNOWN
             and receiver.grad is Grad.TRACKED
