@@ -12,9 +12,8 @@ import pytest
 from gradguard.analysis.events import Accumulation
 from gradguard.analysis.graph import SavedNode, Saves
 from gradguard.analysis.graph_inputs import CallInputs, is_stand_in
-from gradguard.analysis.loop_entry import certainly_entered
 from gradguard.analysis.model import BackwardCall, ModuleAnalysis, analyse_module
-from gradguard.analysis.values import UNKNOWN, Grad, Kind, Value
+from gradguard.analysis.values import Grad, Kind
 
 PRELUDE = "import torch\nfrom torch import nn\n"
 
@@ -178,30 +177,6 @@ def test_dict_changed_by_a_method_is_not_read_as_its_old_values() -> None:
             total += losses[key]
     """
     assert not _analysis(body).events.of(Accumulation)
-
-
-# Loops that certainly run at least once.
-@pytest.mark.parametrize(
-    ("iterable", "value", "entered"),
-    [
-        ("range(3)", UNKNOWN, True),
-        ("range(1, 4)", UNKNOWN, True),
-        ("range(0)", UNKNOWN, False),
-        ("range(n)", UNKNOWN, False),
-        ("range(4, 1)", UNKNOWN, False),
-        ("range(0, 9, 2)", UNKNOWN, False),
-        ("d", Value(kind=Kind.MAPPING, elements=(UNKNOWN,), fields=("a",)), True),
-        ("d", Value(kind=Kind.MAPPING), False),
-        ("t", Value(kind=Kind.SEQUENCE, elements=()), False),
-        ("d.items()", UNKNOWN, True),
-        ("e.items()", UNKNOWN, False),
-        ("d.items(x)", UNKNOWN, False),
-    ],
-)
-def test_certainly_entered(iterable: str, value: Value, entered: bool) -> None:
-    known = {"d": Value(kind=Kind.MAPPING, elements=(UNKNOWN,), fields=("a",))}
-    expr = ast.parse(iterable, mode="eval").body
-    assert certainly_entered(expr, value, lambda k: known.get(k)) is entered
 
 
 def test_statement_in_a_loop_over_a_known_dict_runs_every_outer_iteration() -> None:

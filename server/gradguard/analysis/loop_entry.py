@@ -1,13 +1,21 @@
 """Loops that certainly run their body at least once.
 
-`every_iteration` facts ("this statement runs on every iteration of that loop") stop at an
-inner loop, because an inner loop may run zero times. Some inner loops cannot: a loop over
-a dict or tuple whose entries the analysis knows (`for key in losses:` where `losses` is
-`{"ce": ..., "mse": ...}`, or over its `.items()`, `.keys()`, `.values()`), or over
-`range(n)` with literal bounds that leave at least one number. Their body runs on every
-iteration of the loop around them (checked against Python semantics: iterating a non-empty
-dict, tuple or range yields at least one item; changing a dict's size while iterating
-raises).
+One fact serves two uses. The interpreter leaves such a loop only through its body (the
+state from before the loop is not one of its exits), and `every_iteration` facts ("this
+statement runs on every iteration of that loop"), which stop at an inner loop because it
+may run zero times, go through an inner loop that cannot. A `for` loop certainly runs when
+it iterates over:
+
+* a written-out list or tuple with an element that is not starred (`for x in [a, b]`);
+* a dict, tuple or list whose entries the analysis knows and has at least one
+  (`for key in losses:` with `losses = {"ce": ..., "mse": ...}`), or a known dict's
+  `.items()`, `.keys()` or `.values()`;
+* the builtin `range(...)` (not a name the file rebinds) with bounds that are int literals,
+  their negations, or names bound to ints on every path, leaving at least one number
+  (`range(10)`, `range(1, n_steps)` with `n_steps = 5`, `range(5, 0, -1)`).
+
+Checked against Python semantics: iterating a non-empty dict, tuple, list or range yields at
+least one item; changing a dict's size while iterating raises.
 """
 
 from __future__ import annotations
@@ -22,16 +30,24 @@ _MAPPING_VIEWS = frozenset({"items", "keys", "values"})
 
 
 def certainly_entered(
-    iterable: ast.expr, value: Value, lookup: Callable[[str], Value | None]
+    iterable: ast.expr,
+    value: Value,
+    lookup: Callable[[str], Value],
+    *,
+    range_is_builtin: bool,
 ) -> bool:
-    """True when iterating `iterable` (evaluated to `value`) yields at least one item."""
+    """True when iterating `iterable` (evaluated to `value`) yields at least one item.
+    `lookup` gives the value bound to a name or dotted key here; `range_is_builtin` tells
+    whether `range` is the builtin in this scope."""
     if _known_entries(value):
         return True
+    if isinstance(iterable, ast.List | ast.Tuple):
+        return any(not isinstance(e, ast.Starred) for e in iterable.elts)
     if not isinstance(iterable, ast.Call) or iterable.keywords:
         return False
     func = iterable.func
     if isinstance(func, ast.Name) and func.id == "range":
-        return _nonempty_range(iterable.args)
+        return range_is_builtin and _nonempty_range(iterable.args, lookup)
     if isinstance(func, ast.Attribute) and func.attr in _MAPPING_VIEWS and not iterable.args:
         key = dotted(func.value)
         receiver = lookup(key) if key is not None else None
@@ -44,14 +60,31 @@ def _known_entries(value: Value) -> bool:
     return value.kind in (Kind.MAPPING, Kind.SEQUENCE) and bool(value.elements)
 
 
-def _nonempty_range(args: list[ast.expr]) -> bool:
-    """`range(3)`, `range(1, 4)`: integer literal bounds leaving at least one number (a step
-    other than the default is not judged)."""
-    bounds = [a.value for a in args if isinstance(a, ast.Constant) and type(a.value) is int]
-    if len(bounds) != len(args):
+def _nonempty_range(args: list[ast.expr], lookup: Callable[[str], Value]) -> bool:
+    """`range(...)` whose one to three bounds are known ints leaving at least one number."""
+    if not 1 <= len(args) <= 3:
+        return False
+    bounds = [_int_constant(arg, lookup) for arg in args]
+    if any(b is None for b in bounds):
         return False
     if len(bounds) == 1:
-        return bounds[0] >= 1
-    if len(bounds) == 2:
-        return bounds[1] > bounds[0]
-    return False
+        bounds = [0, *bounds]
+    start, stop, step = (*bounds, 1) if len(bounds) == 2 else bounds
+    assert start is not None and stop is not None and step is not None
+    # Compared, never built: `range(a, b, 0)` raises, and huge bounds overflow len().
+    return (step > 0 and start < stop) or (step < 0 and start > stop)
+
+
+def _int_constant(expr: ast.expr, lookup: Callable[[str], Value]) -> int | None:
+    """The int an expression certainly is: a literal, its negation, or a name bound to one
+    (whatever the path)."""
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub):
+        inner = _int_constant(expr.operand, lookup)
+        return -inner if inner is not None else None
+    if isinstance(expr, ast.Constant):
+        value: object = expr.value
+    elif isinstance(expr, ast.Name):
+        value = lookup(expr.id).const
+    else:
+        return None
+    return value if isinstance(value, int) and not isinstance(value, bool) else None

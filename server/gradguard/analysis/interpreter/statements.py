@@ -413,12 +413,15 @@ class FunctionInterpreter(CallEvaluator):
 
     def _stmt_For(self, stmt: ast.For | ast.AsyncFor) -> None:
         iterated = self.eval(stmt.iter)
-        if certainly_entered(stmt.iter, iterated, self.lookup):
+        runs = certainly_entered(
+            stmt.iter, iterated, self.lookup, range_is_builtin=self._is_builtin("range")
+        )
+        if runs:
             self.entered_loops.add(stmt)
         element = element_of(iterated)
         if element is UNKNOWN:
             element = self.parameters_element(stmt.iter) or element
-        self._loop(stmt, lambda: self.bind(stmt.target, element))
+        self._loop(stmt, lambda: self.bind(stmt.target, element), runs=runs)
         self._elements_changed_in_place(stmt)
         if self.module.frozen_facts:
             owner = params.freeze_loop_owner(stmt)
@@ -438,7 +441,11 @@ class FunctionInterpreter(CallEvaluator):
         if loop is None or self.env is None:
             return super()._expr_ListComp(expr)
         generator = expr.generators[0]
-        element = element_of(self.eval(generator.iter))
+        iterated = self.eval(generator.iter)
+        runs = certainly_entered(
+            generator.iter, iterated, self.lookup, range_is_builtin=self._is_builtin("range")
+        )
+        element = element_of(iterated)
         scoped = {
             node.id: self.env.get(node.id)
             for node in ast.walk(generator.target)
@@ -453,7 +460,7 @@ class FunctionInterpreter(CallEvaluator):
             if self.env is not None:
                 items.append(self.eval(expr.elt))
 
-        self._loop(loop, iteration)
+        self._loop(loop, iteration, runs=runs)
         if self.env is not None:
             for name, value in scoped.items():  # the comprehension's names do not leak
                 if value is None:
@@ -488,15 +495,16 @@ class FunctionInterpreter(CallEvaluator):
     def _stmt_While(self, stmt: ast.While) -> None:
         self._loop(stmt, lambda: self.eval(stmt.test))
 
-    def _loop(self, stmt: LoopNode, at_head: object) -> None:
-        """Probe one iteration, then run it again with loop-carried names tagged."""
+    def _loop(self, stmt: LoopNode, at_head: object, *, runs: bool = False) -> None:
+        """Probe one iteration, then run it again with loop-carried names tagged. `runs`:
+        the body certainly runs at least once (see `loop_entry`)."""
         head_action = at_head if callable(at_head) else (lambda: None)
         before = self.env
         if before is None:
             return
         infinite = isinstance(stmt, ast.While) and is_true(stmt.test)
         # A loop whose body certainly runs: nothing leaves it with the state from before it.
-        runs = infinite or (isinstance(stmt, ast.For) and self._runs_at_least_once(stmt.iter))
+        runs = runs or infinite
         record = self.record
         self.record = False
         try:
@@ -554,44 +562,6 @@ class FunctionInterpreter(CallEvaluator):
         ast.copy_location(call, target)
         ast.copy_location(call.func, target)
         self.backpropagate(call, target, loss, LIGHTNING_BACKWARD)
-
-    def _runs_at_least_once(self, iterable: ast.expr) -> bool:
-        """`range(10)`, `range(1, n_steps)` with `n_steps = 5`, `[a, b]`: an iterable that is
-        certainly not empty (bounds are int literals, or names bound to them)."""
-        if isinstance(iterable, ast.List | ast.Tuple):
-            return any(not isinstance(e, ast.Starred) for e in iterable.elts)
-        if not (
-            isinstance(iterable, ast.Call)
-            and isinstance(iterable.func, ast.Name)
-            and iterable.func.id == "range"
-            and self._is_builtin("range")
-            and not iterable.keywords
-            and 1 <= len(iterable.args) <= 3
-        ):
-            return False
-        bounds = [self._int_constant(arg) for arg in iterable.args]
-        if any(b is None for b in bounds):
-            return False
-        if len(bounds) == 1:
-            bounds = [0, *bounds]
-        start, stop, step = (*bounds, 1) if len(bounds) == 2 else bounds
-        assert start is not None and stop is not None and step is not None
-        # Compared, never built: `range(a, b, 0)` raises, and huge bounds overflow len().
-        return (step > 0 and start < stop) or (step < 0 and start > stop)
-
-    def _int_constant(self, expr: ast.expr) -> int | None:
-        """The int an expression certainly is: a literal, its negation, or a name bound to
-        one (whatever the path)."""
-        if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub):
-            inner = self._int_constant(expr.operand)
-            return -inner if inner is not None else None
-        if isinstance(expr, ast.Constant):
-            value: object = expr.value
-        elif isinstance(expr, ast.Name):
-            value = self.lookup(expr.id).const
-        else:
-            return None
-        return value if isinstance(value, int) and not isinstance(value, bool) else None
 
     def _iteration(
         self, stmt: LoopNode, head: Env, head_action: object

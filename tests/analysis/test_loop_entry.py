@@ -1,0 +1,128 @@
+"""`loop_entry.certainly_entered`: iterables that certainly yield at least one item, and the
+two uses of that one fact in the interpreter (a loop's exits; `every_iteration`)."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import pytest
+
+from gradguard.analysis.events import Accumulation
+from gradguard.analysis.loop_entry import certainly_entered
+from gradguard.analysis.model import analyse_module
+from gradguard.analysis.values import UNKNOWN, Kind, Value
+
+_KNOWN = {
+    "d": Value(kind=Kind.MAPPING, elements=(UNKNOWN,), fields=("a",)),
+    "five": Value(kind=Kind.SCALAR, const=5),
+    "flag": Value(kind=Kind.SCALAR, const=True),
+}
+
+
+@pytest.mark.parametrize(
+    ("iterable", "value", "entered"),
+    [
+        ("range(3)", UNKNOWN, True),
+        ("range(1, 4)", UNKNOWN, True),
+        ("range(0, 9, 2)", UNKNOWN, True),
+        ("range(5, 0, -1)", UNKNOWN, True),
+        ("range(five)", UNKNOWN, True),
+        ("range(1, five)", UNKNOWN, True),
+        ("range(0)", UNKNOWN, False),
+        ("range(-1)", UNKNOWN, False),
+        ("range(n)", UNKNOWN, False),
+        ("range(flag)", UNKNOWN, False),  # a bool is not taken for an int
+        ("range(4, 1)", UNKNOWN, False),
+        ("range(0, 9, -2)", UNKNOWN, False),
+        ("range(0, 9, 0)", UNKNOWN, False),  # raises
+        ("range(3, step=1)", UNKNOWN, False),
+        ("[a, b]", UNKNOWN, True),
+        ("(a,)", UNKNOWN, True),
+        ("[*rest]", UNKNOWN, False),
+        ("[]", UNKNOWN, False),
+        ("d", _KNOWN["d"], True),
+        ("d", Value(kind=Kind.MAPPING), False),
+        ("t", Value(kind=Kind.SEQUENCE, elements=()), False),
+        ("d.items()", UNKNOWN, True),
+        ("d.values()", UNKNOWN, True),
+        ("e.items()", UNKNOWN, False),
+        ("d.items(x)", UNKNOWN, False),
+        ("loader", UNKNOWN, False),
+    ],
+)
+def test_certainly_entered(iterable: str, value: Value, entered: bool) -> None:
+    expr = ast.parse(iterable, mode="eval").body
+    found = certainly_entered(expr, value, lambda k: _KNOWN.get(k, UNKNOWN), range_is_builtin=True)
+    assert found is entered
+
+
+def test_a_rebound_range_is_not_judged() -> None:
+    expr = ast.parse("range(3)", mode="eval").body
+    assert not certainly_entered(expr, UNKNOWN, lambda k: UNKNOWN, range_is_builtin=False)
+
+
+def _accumulations(body: str) -> dict[int, int]:
+    """Line of each accumulation -> how many loops it certainly runs on every iteration of."""
+    source = "import torch\nfrom torch import nn\n" + textwrap.dedent(body)
+    uses = analyse_module(ast.parse(source), source).events.of(Accumulation)
+    return {u.stmt.lineno - 2: len(u.every_iteration) for u in uses}
+
+
+@pytest.mark.parametrize(
+    ("inner", "through"),
+    [
+        ("for k in range(STEPS):", True),  # a name bound to an int
+        ("for k in range(STEPS, 0, -1):", True),
+        ("for k in [0, 1]:", True),
+        ("for k in range(n):", False),
+        ("for k in parts:", False),
+    ],
+)
+def test_every_iteration_goes_through_an_inner_loop_that_certainly_runs(
+    inner: str, through: bool
+) -> None:
+    body = f"""
+    STEPS = 3
+
+
+    def train(loader, n, parts):
+        m = nn.Linear(2, 1)
+        total = 0
+        for x in loader:
+            loss = m(x).mean()
+            loss.backward()
+            {inner}
+                total += loss
+    """
+    (depth,) = _accumulations(body).values()
+    assert depth == (2 if through else 1)
+
+
+def test_a_loop_that_certainly_runs_leaves_only_through_its_body() -> None:
+    source = textwrap.dedent(
+        """
+        import torch
+        from torch import nn
+
+
+        def train(x):
+            m = nn.Linear(2, 1)
+            out = None
+            for _ in range(3):
+                out = m(x)
+            out.sum().backward()
+
+
+        def maybe(x, n):
+            m = nn.Linear(2, 1)
+            out = None
+            for _ in range(n):
+                out = m(x)
+            out.sum().backward()
+        """
+    )
+    calls = analyse_module(ast.parse(source), source).backward_calls
+    kinds = {c.function.name: c.value.kind for c in calls if c.function is not None}
+    assert kinds["train"] is Kind.TENSOR
+    assert kinds["maybe"] is not Kind.TENSOR
