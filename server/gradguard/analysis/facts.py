@@ -58,6 +58,7 @@ from gradguard.analysis.names import (
     dotted,
     identifier_spelling,
     may_name_an_optimizer,
+    parameter_names,
 )
 from gradguard.analysis.optimizer_reach import UnreachedOptimizer, unreached_optimizers
 from gradguard.analysis.parameter_iterators import Consumption, ReusedIterator, reused_iterators
@@ -139,6 +140,7 @@ __all__ = [
     "may_name_an_optimizer",
     "module_nodes",
     "names_feeding",
+    "parameter_names",
     "periodic_divisor",
     "read_names",
     "reads_key",

@@ -12,9 +12,11 @@ the still-scaled gradients:
 It fires only when the scaler is certain: every binding of its name in the file is a
 `torch.amp.GradScaler(...)` (also `torch.GradScaler`, `torch.cuda.amp.GradScaler`, however
 imported) not switched off by a literal `enabled=False` (`enabled=args.amp` counts: the
-code is wrong whenever the scaler is on, which is what it is written for), and the calls
-follow one another in one block with nothing between them that reads the scaler or touches
-`.grad`.
+code is wrong whenever the scaler is on, which is what it is written for), or a parameter
+(`def train(..., scaler)`) or an attribute storing one (`self.scaler = scaler`) whose
+`.scale(loss)` is backpropagated, when the file builds no scaler that may be disabled. The
+calls follow one another in one block with nothing between them that reads the scaler or
+touches `.grad`.
 
 ## Why is this bad?
 `scaler.scale(loss)` multiplies the loss by the scale factor (65536 at first), so every
@@ -62,7 +64,14 @@ import ast
 from collections.abc import Iterator
 
 from gradguard.analysis import torch_api as api
-from gradguard.analysis.facts import BackwardCall, OptimizerCall, TorchCall, bindings_of, dotted
+from gradguard.analysis.facts import (
+    BackwardCall,
+    OptimizerCall,
+    TorchCall,
+    bindings_of,
+    dotted,
+    parameter_names,
+)
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
 from gradguard.core.messages import compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
@@ -248,8 +257,10 @@ scaler.update()
 
 def _certain_scalers(ctx: RuleContext) -> set[str]:
     """Names (or `self.x` chains) every binding of which in the file is an enabled
-    GradScaler construction."""
-    constructions: dict[str, list[ast.Call]] = {}
+    GradScaler construction, or, for one whose `.scale(loss)` is backpropagated, a
+    parameter (`def train(..., scaler)`) or an attribute storing one (`self.scaler =
+    scaler`), when the file builds no scaler that may be disabled."""
+    built: dict[str, set[int]] = {}
     for call in ctx.analysis.torch_calls:
         stmt = call.stmt
         if call.qualified not in api.GRAD_SCALERS or not isinstance(stmt, ast.Assign):
@@ -258,11 +269,66 @@ def _certain_scalers(ctx: RuleContext) -> set[str]:
             continue
         key = dotted(stmt.targets[0])
         if key is not None:
-            constructions.setdefault(key, []).append(call.call)
-    if not constructions:
+            built.setdefault(key, set()).add(id(stmt))
+    handed_in = _scaled_names(ctx) if not _disabled_scaler_built(ctx) else set()
+    if not built and not handed_in:
         return set()  # (the bindings cost a walk of the whole file)
     bound = bindings_of(ctx.tree)
-    return {key for key, calls in constructions.items() if len(bound.get(key, [])) == len(calls)}
+    given = _attributes_given(ctx.tree) if handed_in else set()
+
+    def certain(key: str) -> bool:
+        bindings = bound.get(key, [])
+        constructions = built.get(key, set())
+        if key not in handed_in:
+            return bool(bindings) and all(id(b) in constructions for b in bindings)
+        return bool(bindings) and all(
+            id(b) in constructions or isinstance(b, ast.arg) or id(b) in given for b in bindings
+        )
+
+    return {key for key in built.keys() | handed_in if certain(key)}
+
+
+def _scaled_names(ctx: RuleContext) -> set[str]:
+    """Names and `self.x` chains whose `.scale(loss)` is backpropagated."""
+    found = set()
+    for event in ctx.analysis.backward_calls:
+        target = event.target
+        if event.via == "backward" and isinstance(target, ast.Call):
+            func = target.func
+            if isinstance(func, ast.Attribute) and func.attr == "scale":
+                key = dotted(func.value)
+                if key is not None:
+                    found.add(key)
+    return found
+
+
+def _disabled_scaler_built(ctx: RuleContext) -> bool:
+    """Whether the file builds a GradScaler that is not certainly enabled (a literal
+    `enabled=False`, unpacked arguments): one might be what a parameter receives."""
+    return any(
+        call.qualified in api.GRAD_SCALERS and not _enabled(call.call)
+        for call in ctx.analysis.torch_calls
+    )
+
+
+def _attributes_given(tree: ast.Module) -> set[int]:
+    """id() of the statements `self.scaler = scaler` that store a parameter of their own
+    function, unchanged, on an attribute."""
+    found: set[int] = set()
+    for function in ast.walk(tree):
+        if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        names = set(parameter_names(function))
+        for stmt in ast.walk(function):
+            if (
+                isinstance(stmt, ast.Assign)
+                and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], ast.Attribute)
+                and isinstance(stmt.value, ast.Name)
+                and stmt.value.id in names
+            ):
+                found.add(id(stmt))
+    return found
 
 
 def _enabled(call: ast.Call) -> bool:
