@@ -2,7 +2,9 @@
 
 ## What it does
 Finds `optimizer.zero_grad()` placed after `loss.backward()` and before `optimizer.step()`
-in the same block, for an optimizer built from `torch.optim` in the file.
+in the same block, for an optimizer built from `torch.optim` in the file. `model.zero_grad()`
+counts too when the optimizer is built in the same function from `model.parameters()` (and
+neither name is bound again there): it clears the very gradients the optimizer holds.
 
 ## Why is this bad?
 `zero_grad()` clears the gradients that `backward()` just computed, so `step()` sees no
@@ -33,7 +35,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from gradguard.analysis.facts import OptimizerCall
+from gradguard.analysis.facts import OptimizerCall, bindings_of, dotted
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
 from gradguard.core.messages import compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
@@ -132,10 +134,11 @@ assert not torch.equal(before, model.weight), "the step changed nothing"
             _, block = ctx.analysis.block_of(step.stmt)
             index = next(i for i, s in enumerate(block) if s is step.stmt)
             receiver = expr_text(ctx.source, step.target)
-            zero = _previous_zero_grad(ctx, block, index, receiver, zero_grads)
+            owners = _modules_optimized(ctx, step)
+            zero = _previous_zero_grad(ctx, block, index, receiver, zero_grads, owners)
             if zero is None:
                 continue
-            zero_index = next(i for i, s in enumerate(block) if s is zero.stmt)
+            zero_index = next(i for i, s in enumerate(block) if s is zero)
             backward = next(
                 (
                     s
@@ -146,8 +149,10 @@ assert not torch.equal(before, model.weight), "the step changed nothing"
             )
             if backward is None:
                 continue
+            cleared_expr = _zero_grad_receiver(zero)
+            cleared = expr_text(ctx.source, cleared_expr) if cleared_expr else receiver
             message = compose(
-                f"`{receiver}.zero_grad()` discards the new gradients: `{receiver}.step()` "
+                f"`{cleared}.zero_grad()` discards the new gradients: `{receiver}.step()` "
                 "updates nothing",
                 f"It clears the gradients that backward() (line {backward.lineno}) just "
                 f"computed, before `{receiver}.step()` (line {step.stmt.lineno})",
@@ -158,15 +163,15 @@ assert not torch.equal(before, model.weight), "the step changed nothing"
                 Related(ctx.node_range(step.stmt), "the step that finds no gradients"),
             ]
             fixes = []
-            if stands_alone(ctx.source, zero.stmt) and stands_alone(ctx.source, backward):
-                text = ctx.source.slice(ctx.node_range(zero.stmt))
-                text += trailing_comment(ctx.source, zero.stmt)
+            if stands_alone(ctx.source, zero) and stands_alone(ctx.source, backward):
+                text = ctx.source.slice(ctx.node_range(zero))
+                text += trailing_comment(ctx.source, zero)
                 edits = (
-                    delete_statement(ctx.source, zero.stmt),
+                    delete_statement(ctx.source, zero),
                     insert_before(ctx.source, backward, text),
                 )
                 fixes.append(Fix("Move zero_grad() before backward()", Safety.SAFE, edits))
-            yield self.finding(message, ctx.node_range(zero.stmt), related, fixes)
+            yield self.finding(message, ctx.node_range(zero), related, fixes)
 
 
 def _is_call(use: OptimizerCall, name: str) -> bool:
@@ -181,13 +186,67 @@ def _previous_zero_grad(
     index: int,
     receiver: str,
     zero_grads: dict[int, OptimizerCall],
-) -> OptimizerCall | None:
-    """The `receiver.zero_grad()` statement before `block[index]`, if only call-free
-    statements stand between them."""
+    owners: frozenset[str],
+) -> ast.stmt | None:
+    """The `receiver.zero_grad()` statement before `block[index]`, or `model.zero_grad()` of
+    a module whose parameters the optimizer was built from, if only call-free statements
+    stand between them."""
     for stmt in reversed(block[:index]):
         use = zero_grads.get(id(stmt))
         if use is not None and expr_text(ctx.source, use.target) == receiver:
-            return use
+            return stmt
+        cleared = _zero_grad_receiver(stmt)
+        if cleared is not None and dotted(cleared) in owners:
+            return stmt
         if any(isinstance(node, ast.Call) for node in ast.walk(stmt)):
             return None
     return None
+
+
+def _zero_grad_receiver(stmt: ast.stmt) -> ast.expr | None:
+    """`x` of a statement `x.zero_grad()` (no arguments but `set_to_none`)."""
+    if not isinstance(stmt, ast.Expr) or not isinstance(stmt.value, ast.Call):
+        return None
+    call = stmt.value
+    if not (isinstance(call.func, ast.Attribute) and call.func.attr == "zero_grad"):
+        return None
+    if call.args or any(k.arg != "set_to_none" for k in call.keywords):
+        return None
+    return call.func.value
+
+
+def _modules_optimized(ctx: RuleContext, step: OptimizerCall) -> frozenset[str]:
+    """`model` when the stepped optimizer is built in the same function, once, as
+    `torch.optim.X(model.parameters(), ...)`, and `model` is bound at most once there:
+    `model.zero_grad()` then clears every gradient the step would use."""
+    key = dotted(step.target)
+    function = step.function
+    if key is None or function is None:
+        return frozenset()
+    bound = bindings_of(function)
+    built = [
+        t
+        for t in ctx.analysis.torch_calls
+        if t.function is function
+        and t.qualified.startswith("torch.optim.")
+        and isinstance(t.stmt, ast.Assign)
+        and t.stmt.value is t.call
+        and len(t.stmt.targets) == 1
+        and dotted(t.stmt.targets[0]) == key
+    ]
+    if len(built) != 1 or len(bound.get(key, [])) != 1:
+        return frozenset()
+    call = built[0].call
+    source = call.args[0] if call.args else None
+    if not (
+        isinstance(source, ast.Call)
+        and isinstance(source.func, ast.Attribute)
+        and source.func.attr == "parameters"
+        and not source.args
+        and not source.keywords
+    ):
+        return frozenset()
+    owner = dotted(source.func.value)
+    if owner is None or len(bound.get(owner, [])) > 1:
+        return frozenset()
+    return frozenset({owner})
