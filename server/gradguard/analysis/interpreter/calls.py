@@ -9,12 +9,13 @@ import dataclasses
 from gradguard.analysis import activations, graph_inputs, libraries
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
+from gradguard.analysis.call_sites import passed_arguments
 from gradguard.analysis.events import Append, ForwardCall, ModuleModeCall, OptimizerCall
 from gradguard.analysis.graph import SavedNode, Saves
 from gradguard.analysis.imports import Scope, is_torch
 from gradguard.analysis.interpreter.expressions import with_field
 from gradguard.analysis.interpreter.module_calls import MODULE_BY_USE, OPTIMIZER_BY_USE
-from gradguard.analysis.interpreter.summary import FunctionSummary
+from gradguard.analysis.interpreter.summary import FunctionSummary, with_rebound
 from gradguard.analysis.interpreter.torch_calls import TorchCalls
 from gradguard.analysis.interpreter.training_effects import is_optimizer
 from gradguard.analysis.model import (
@@ -529,6 +530,9 @@ class CallEvaluator(TorchCalls):
         )
         fresh = SavedNode(call, Saves.OTHER)
         result = graph_inputs.instantiate(summary.returned.without_carries(), call, inputs, fresh)
+        if summary.rebound and self.mode.enabled is True:
+            passed = passed_arguments(function, call, args, skip_self=skip_self) or {}
+            result = with_rebound(result, summary, set(passed))
         if fresh in result.graph and result.grad is Grad.TRACKED:
             # Recorded as this function's own change too: what it returns runs through it.
             changes = tuple(

@@ -13,7 +13,7 @@ from gradguard.analysis.events import Accumulation, OptimizedTensor, OptimizerCa
 from gradguard.analysis.graph import SavedNode
 from gradguard.analysis.interpreter.environment import GradMode
 from gradguard.analysis.interpreter.graph_effects import GraphEffects
-from gradguard.analysis.interpreter.summary import FunctionSummary
+from gradguard.analysis.interpreter.summary import FunctionSummary, rebound_tag, rebound_write
 from gradguard.analysis.model import (
     BackwardCall,
     FunctionNode,
@@ -318,9 +318,13 @@ class TrainingEffects(GraphEffects):
         self.training_step_seen_from_loops(method)
         for attr, (read, tag) in summary.state_reads.items():
             written = summary.state_writes.get(attr)
-            if written is None or tag not in written.all_carries():
+            rebound = summary.rebound_state.get(attr) if self.mode.enabled is True else None
+            if rebound is not None:
+                # Rebound in a loop of the method: unchanged, or with history built on it.
+                written = rebound_write(written, rebound, attr, tag)
+            if written is None or tag not in written.all_carries() or written.origin is None:
                 continue
-            if written.origin is None or not written.holds_history():
+            if rebound is None and not written.holds_history():
                 continue
             for loop in loops:
                 carry = Carry(f"self.{attr}", loop, written.origin, written, None)
@@ -446,8 +450,9 @@ class TrainingEffects(GraphEffects):
         for written in summary.state_writes.values():
             flowing |= written.all_carries()
         carries: frozenset[Carry] = frozenset()
+        kept = summary.state_writes.keys() | summary.rebound_state.keys()
         for attr, (node, tag) in summary.state_reads.items():
-            if attr in summary.state_writes and tag in flowing:
+            if attr in kept and tag in flowing:
                 carries |= self.lookup(f"{owner}.{attr}", node).all_carries()
         return carries
 
@@ -462,6 +467,16 @@ class TrainingEffects(GraphEffects):
             if self.env is not None:
                 self._note_attribute(key)
                 self.env[key] = evolve(stamped, origin=value.origin)
+        if self.mode.enabled is not True:
+            return
+        for attr, rebound in summary.rebound_state.items():
+            # Rebound in a loop of `forward`: unchanged, or with history built on it.
+            key = f"{owner}.{attr}"
+            if self.env is not None:
+                current = self.lookup(key) if attr in summary.state_writes else UNKNOWN
+                tags = current.carries | base.carries | {rebound_tag(f"self.{attr}", rebound)}
+                self._note_attribute(key)
+                self.env[key] = evolve(current, carries=tags, origin=rebound.stmt)
 
     def taint_arguments(self, call: ast.Call) -> None:
         """Arguments handed to code we cannot see may be detached in place: forget their
