@@ -209,6 +209,7 @@ class CallEvaluator(TorchCalls):
 
     def _with_state_written(
         self,
+        call: ast.Call,
         summary: FunctionSummary,
         mapping: dict[Carry, frozenset[Carry]],
         returned: Value,
@@ -218,7 +219,7 @@ class CallEvaluator(TorchCalls):
         and what it returns depends on the state it read."""
         if self.env is not None:
             for attr, written in summary.state_writes.items():
-                self.env[f"self.{attr}"] = written.retagged(mapping)
+                self.env[f"self.{attr}"] = _fresh_graph(written.retagged(mapping), call)
         depends = returned.retagged(mapping).all_carries()
         return evolve(result, carries=result.carries | depends) if depends else result
 
@@ -357,6 +358,7 @@ class CallEvaluator(TorchCalls):
             self._params_carried_across_calls(method, summary, call, args, skip_self=True)
             returned = summary.returned
             state = self._own_state_through(summary) if receiver_key == "self" else None
+            graphs = self.state_graphs(summary) if receiver_key == "self" else {}
             prefix = f"{receiver_key}."
             known_state = self.env is not None and any(k.startswith(prefix) for k in self.env)
             if receiver_key is not None and known_state:
@@ -371,7 +373,8 @@ class CallEvaluator(TorchCalls):
             self.taint_arguments(call)
             result = self._instantiate(method, summary, call, args, skip_self=True)
             if state is not None:
-                result = self._with_state_written(summary, state, returned, result)
+                result = self._with_state_written(call, summary, state, returned, result)
+            self.backward_across_methods(method, summary, graphs)
             return self._called_under_mode(method, call, result)
         if (
             receiver.kind is Kind.UNKNOWN
@@ -543,3 +546,13 @@ class CallEvaluator(TorchCalls):
                 fresh, dataclasses.replace(summary, changed_in_result=changes), realised=True
             )
         return result
+
+
+def _fresh_graph(value: Value, call: ast.Call) -> Value:
+    """State a method leaves on `self`, as this call of it left it: the method's own graph
+    nodes stand for one node of this call (two calls build two graphs, and a backward
+    through the first frees nothing of the second's), as for what it returns."""
+    own = graph_inputs.own_nodes(value.graph)
+    if not own:
+        return value
+    return evolve(value, graph=(value.graph - own) | {SavedNode(call, Saves.OTHER)})

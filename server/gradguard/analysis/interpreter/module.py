@@ -512,6 +512,8 @@ class ModuleInterpreter:
                 dict(interpreter.self_appends),
                 rebound_parameters(returned, interpreter.input_nodes),
                 rebound_state(node, interpreter.state_reads, interpreter.heads.values()),
+                tuple(interpreter.state_backwards),
+                interpreter.freed_state(),
             )
         finally:
             self.in_progress.discard(key)

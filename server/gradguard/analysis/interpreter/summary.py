@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from gradguard.analysis.graph import SavedNode
 from gradguard.analysis.model import (
+    BackwardCall,
     InPlaceOnSaved,
 )
 from gradguard.analysis.values import (
@@ -56,6 +57,11 @@ class FunctionSummary:
     # The same for state on `self` the previous call left (`self.h = cell(x[:, i], self.h)`
     # over the time steps in `forward`), by attribute (see `rebound_state`).
     rebound_state: dict[str, Carry] = field(default_factory=dict)
+    # The backward calls of a method whose graph runs through `self` state as the previous
+    # call (or the calling method) left it, with those attributes; and the attributes whose
+    # graph every call certainly frees (a backward through them, on every way out).
+    state_backwards: tuple[tuple[BackwardCall, frozenset[str]], ...] = ()
+    frees_state: frozenset[str] = frozenset()
 
 
 def rebound_parameters(returned: Value, input_nodes: dict[str, SavedNode]) -> dict[str, Carry]:
@@ -173,3 +179,23 @@ def _tagged(part: Value, source: Value, rebound: dict[str, Carry]) -> Value:
         rebound_tag(name, carry) for name, carry in rebound.items() if carry in source.carries
     )
     return evolve(part, carries=part.carries | tags) if tags else part
+
+
+def assigned_self_attributes(function: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
+    """The attributes of `self` that `function` assigns anywhere in its body."""
+    found: set[str] = set()
+    for node in ast.walk(function):
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = list(node.targets)
+        elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+            targets = [node.target]
+        for target in targets:
+            for part in ast.walk(target):
+                if (
+                    isinstance(part, ast.Attribute)
+                    and isinstance(part.value, ast.Name)
+                    and part.value.id == "self"
+                ):
+                    found.add(part.attr)
+    return frozenset(found)

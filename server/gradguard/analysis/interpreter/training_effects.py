@@ -11,9 +11,16 @@ from gradguard.analysis import torch_api as api
 from gradguard.analysis.call_sites import passed_arguments
 from gradguard.analysis.events import Accumulation, OptimizedTensor, OptimizerCall
 from gradguard.analysis.graph import SavedNode
+from gradguard.analysis.graph_inputs import own_nodes
 from gradguard.analysis.interpreter.environment import GradMode
 from gradguard.analysis.interpreter.graph_effects import GraphEffects
-from gradguard.analysis.interpreter.summary import FunctionSummary, rebound_tag, rebound_write
+from gradguard.analysis.interpreter.state import STATE_GRAPH_PREFIX
+from gradguard.analysis.interpreter.summary import (
+    FunctionSummary,
+    assigned_self_attributes,
+    rebound_tag,
+    rebound_write,
+)
 from gradguard.analysis.model import (
     BackwardCall,
     FunctionNode,
@@ -477,6 +484,67 @@ class TrainingEffects(GraphEffects):
                 tags = current.carries | base.carries | {rebound_tag(f"self.{attr}", rebound)}
                 self._note_attribute(key)
                 self.env[key] = evolve(current, carries=tags, origin=rebound.stmt)
+
+    def backpropagate(self, call: ast.Call, target: ast.expr, value: Value, via: str) -> None:
+        """A backward call (see `GraphEffects.backpropagate`), remembered with the `self`
+        state whose graph, as the method found it, it runs through (`state_graph`)."""
+        super().backpropagate(call, target, value, via)
+        attrs = frozenset(a for a, n in self.state_stand_ins.items() if n in value.graph)
+        recorded = self.module.analysis.backward_calls
+        if attrs and self.record and recorded and recorded[-1].call is call:
+            self.state_backwards.append((recorded[-1], attrs))
+
+    def state_graphs(self, summary: FunctionSummary) -> dict[str, frozenset[SavedNode]]:
+        """The graphs of the `self` state a method about to be called backpropagates
+        through, as this method knows them: what it bound, or kept under
+        `STATE_GRAPH_PREFIX` when an earlier call made the attribute unknown."""
+        graphs: dict[str, frozenset[SavedNode]] = {}
+        if self.env is None:
+            return graphs
+        for attr in {a for _, attrs in summary.state_backwards for a in attrs}:
+            value = self.env.get(f"self.{attr}") or self.env.get(f"{STATE_GRAPH_PREFIX}self.{attr}")
+            graph = own_nodes(value.graph) if value is not None else frozenset()
+            if graph:
+                graphs[attr] = graph
+        return graphs
+
+    def backward_across_methods(
+        self,
+        method: FunctionNode,
+        summary: FunctionSummary,
+        graphs: dict[str, frozenset[SavedNode]],
+    ) -> None:
+        """After `self.backward_D()` from another method: each backward call in it that runs
+        through `self` state whose graph is known here runs through that graph (recorded in
+        `ModuleAnalysis.backward_across_methods`, with what of it was already freed), and
+        the state whose graph every call frees is freed here too. The graphs are kept under
+        `STATE_GRAPH_PREFIX` for attributes the call made unknown but cannot have rebound."""
+        if self.env is None or not graphs:
+            return
+        freed, modified = self._graph_state()
+        newly: frozenset[SavedNode] = frozenset()
+        for event, attrs in summary.state_backwards:
+            graph = frozenset().union(*(graphs.get(a, frozenset()) for a in attrs))
+            if not graph or event.value.grad is not Grad.TRACKED:
+                continue
+            if self.record:
+                self.module.analysis.backward_across_methods.append(
+                    dataclasses.replace(
+                        event,
+                        value=evolve(event.value, graph=event.value.graph | graph),
+                        through_freed=event.through_freed | (graph & freed),
+                    )
+                )
+        for attr in summary.frees_state:
+            newly |= graphs.get(attr, frozenset())
+        if newly:
+            self._set_graph_state(freed | newly, modified)
+        if self.module.method_facts(method)[0]:
+            return  # it calls other methods, which may rebind any attribute
+        assigned = assigned_self_attributes(method)
+        for attr, graph in graphs.items():
+            if f"self.{attr}" not in self.env and attr not in assigned:
+                self.env[f"{STATE_GRAPH_PREFIX}self.{attr}"] = Value(kind=Kind.OTHER, graph=graph)
 
     def taint_arguments(self, call: ast.Call) -> None:
         """Arguments handed to code we cannot see may be detached in place: forget their
