@@ -9,8 +9,8 @@ without `.detach()`, in a loop that calls `backward()` every iteration: `out, h 
 a loop that backpropagates through state it left on `self` in its previous call. The state
 may cross the loop through a loop over time steps: nested in it (`for x_t in chunk:
 h = cell(x_t, h)`), in a helper that returns it, or in `forward` (returned, or kept on
-`self` as in fastbook's language model). A state detached in place (`h.detach_()`, also element by element) or guarded by
-`if h is not None:` is cut.
+`self` as in fastbook's language model). A state detached in place (`h.detach_()`, also
+element by element) or guarded by `if h is not None:` is cut.
 
 ## Why is this bad?
 The state produced in iteration *i* still points into iteration *i*'s graph. `backward()`
@@ -52,8 +52,8 @@ for x, y in batches:
 on the carry assignment (`h = h_next.detach()`) when the state is not used again in the same
 iteration, otherwise where the next iteration first reads it (each element of a tuple state;
 guarded with `is not None` when the state starts as `None`). No fix is offered when the
-state gets its history in a time-step loop where that detach would cut every step. This is truncated
-backpropagation through time, the standard fix, and the fix is safe. When
+state gets its history in a time-step loop where that detach would cut every step. This
+is truncated backpropagation through time, the standard fix, and the fix is safe. When
 `retain_graph=True` only served the carried state, the fix also removes it; that changes
 which gradients are computed, so that fix is unsafe.
 """
