@@ -7,6 +7,7 @@ import ast
 import dataclasses
 
 from gradguard.analysis import activations, graph_inputs, libraries
+from gradguard.analysis import backpropagated as backprop
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.call_sites import passed_arguments
@@ -510,7 +511,29 @@ class CallEvaluator(TorchCalls):
                 self._instantiate(callee.function, summary, call, args, skip_self=False),
             )
         self.taint_arguments(call)
-        return UNKNOWN
+        return self._opaque_loss(call, args)
+
+    def _opaque_loss(self, call: ast.Call, args: list[Value]) -> Value:
+        """An unknown callable's result: unknown, unless it is bound (`loss = criterion(out,
+        y)`) to a name `.backward()` is later called on (`backprop.backpropagated_names`).
+        Then it is the loss computed from what it is given, so it depends on the loop-carried
+        values they depend on (a helper such as `h = repackage_hidden(h)` is no loss: its
+        result stays free of them, a possible detach)."""
+        stmt = self.stmt
+        if not (
+            isinstance(stmt, ast.Assign)
+            and stmt.value is call
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+        ):
+            return UNKNOWN
+        node = self.function if self.function is not None else self.module.tree
+        if not self.module.may_call_backward(node):
+            return UNKNOWN
+        if stmt.targets[0].id not in backprop.backpropagated_names(node):
+            return UNKNOWN
+        carries = frozenset().union(*(a.all_carries() for a in args))
+        return Value(carries=carries) if carries else UNKNOWN
 
     def _instantiate(
         self,
