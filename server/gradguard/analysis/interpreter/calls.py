@@ -375,7 +375,10 @@ class CallEvaluator(TorchCalls):
             result = self._instantiate(method, summary, call, args, skip_self=True)
             if state is not None:
                 result = self._with_state_written(call, summary, state, returned, result)
-            self.backward_across_methods(method, summary, graphs)
+            if receiver_key == "self":
+                of = receiver.instance_of or (receiver.module.local if receiver.module else None)
+                cls = of.node if of is not None else None
+                self.backward_across_methods(method, cls, summary, graphs)
             return self._called_under_mode(method, call, result)
         if (
             receiver.kind is Kind.UNKNOWN

@@ -182,7 +182,9 @@ def _tagged(part: Value, source: Value, rebound: dict[str, Carry]) -> Value:
 
 
 def assigned_self_attributes(function: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
-    """The attributes of `self` that `function` assigns anywhere in its body."""
+    """The attributes of `self` that `function` assigns, or may change in place, anywhere in
+    its body: `self.x = ...`, `self.x += ...`, `self.x[i] = ...`, `self.x.data = ...`, or an
+    in-place method (`self.x.detach_()`, `self.x.mul_(2)`)."""
     found: set[str] = set()
     for node in ast.walk(function):
         targets: list[ast.expr] = []
@@ -190,6 +192,10 @@ def assigned_self_attributes(function: ast.FunctionDef | ast.AsyncFunctionDef) -
             targets = list(node.targets)
         elif isinstance(node, ast.AugAssign | ast.AnnAssign):
             targets = [node.target]
+        elif isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr.endswith("_"):
+                targets = [func.value]
         for target in targets:
             for part in ast.walk(target):
                 if (
@@ -199,3 +205,43 @@ def assigned_self_attributes(function: ast.FunctionDef | ast.AsyncFunctionDef) -
                 ):
                     found.add(part.attr)
     return frozenset(found)
+
+
+def changed_self_attributes(
+    method: ast.FunctionDef | ast.AsyncFunctionDef, owner: ast.ClassDef | None
+) -> frozenset[str] | None:
+    """The `self` attributes a call of `method` may rebind or change in place, through the
+    methods of its class `owner` it calls too (`assigned_self_attributes`); None when it
+    calls `self.<name>(...)` for a name that is neither a method of the class nor an
+    attribute the class assigns (an inherited method: anything may change). Calling an
+    attribute (`self.netD(x)`, a module) rebinds nothing of `self`."""
+    methods = {
+        f.name: f
+        for f in (owner.body if owner is not None else [])
+        if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)
+    }
+    attributes: set[str] = set()
+    for function in methods.values():
+        attributes |= assigned_self_attributes(function)
+    changed: set[str] = set()
+    seen: set[str] = set()
+    todo = [method]
+    while todo:
+        function = todo.pop()
+        changed |= assigned_self_attributes(function)
+        for node in ast.walk(function):
+            if not (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and isinstance(node.func.value, ast.Name)
+                and node.func.value.id == "self"
+            ):
+                continue
+            name = node.func.attr
+            if name in methods:
+                if name not in seen:
+                    seen.add(name)
+                    todo.append(methods[name])
+            elif name not in attributes:
+                return None
+    return frozenset(changed)

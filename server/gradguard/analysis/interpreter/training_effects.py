@@ -17,7 +17,7 @@ from gradguard.analysis.interpreter.graph_effects import GraphEffects
 from gradguard.analysis.interpreter.state import STATE_GRAPH_PREFIX
 from gradguard.analysis.interpreter.summary import (
     FunctionSummary,
-    assigned_self_attributes,
+    changed_self_attributes,
     rebound_tag,
     rebound_write,
 )
@@ -502,7 +502,8 @@ class TrainingEffects(GraphEffects):
         if self.env is None:
             return graphs
         for attr in {a for _, attrs in summary.state_backwards for a in attrs}:
-            value = self.env.get(f"self.{attr}") or self.env.get(f"{STATE_GRAPH_PREFIX}self.{attr}")
+            # What an earlier call left known (or unknown) wins over a stale binding.
+            value = self.env.get(f"{STATE_GRAPH_PREFIX}self.{attr}") or self.env.get(f"self.{attr}")
             graph = own_nodes(value.graph) if value is not None else frozenset()
             if graph:
                 graphs[attr] = graph
@@ -511,15 +512,17 @@ class TrainingEffects(GraphEffects):
     def backward_across_methods(
         self,
         method: FunctionNode,
+        owner: ast.ClassDef | None,
         summary: FunctionSummary,
         graphs: dict[str, frozenset[SavedNode]],
     ) -> None:
         """After `self.backward_D()` from another method: each backward call in it that runs
         through `self` state whose graph is known here runs through that graph (recorded in
         `ModuleAnalysis.backward_across_methods`, with what of it was already freed), and
-        the state whose graph every call frees is freed here too. The graphs are kept under
-        `STATE_GRAPH_PREFIX` for attributes the call made unknown but cannot have rebound."""
-        if self.env is None or not graphs:
+        the state whose graph every call frees is freed here too. Under `STATE_GRAPH_PREFIX`
+        this method keeps the graph of attributes the call cannot have changed, and an
+        empty graph for those it may have rebound or changed in place."""
+        if self.env is None:
             return
         freed, modified = self._graph_state()
         newly: frozenset[SavedNode] = frozenset()
@@ -539,11 +542,19 @@ class TrainingEffects(GraphEffects):
             newly |= graphs.get(attr, frozenset())
         if newly:
             self._set_graph_state(freed | newly, modified)
-        if self.module.method_facts(method)[0]:
-            return  # it calls other methods, which may rebind any attribute
-        assigned = assigned_self_attributes(method)
+        changes = changed_self_attributes(method, owner)
+        changed = set(changes) if changes is not None else set(graphs)
+        if changes is None:
+            # It calls methods of a base class, which may rebind or change any attribute.
+            changed |= {k[5:] for k in self.env if k.startswith("self.") and k.count(".") == 1}
+        for attr in summary.state_writes:
+            self.env.pop(f"{STATE_GRAPH_PREFIX}self.{attr}", None)  # bound afresh
+        for attr in changed - summary.state_writes.keys():
+            # Rebound on some path only, or changed in place (`self.fake_B.detach_()`):
+            # its graph is no longer known here (an empty graph says so).
+            self.env[f"{STATE_GRAPH_PREFIX}self.{attr}"] = Value(kind=Kind.OTHER)
         for attr, graph in graphs.items():
-            if f"self.{attr}" not in self.env and attr not in assigned:
+            if f"self.{attr}" not in self.env and attr not in changed:
                 self.env[f"{STATE_GRAPH_PREFIX}self.{attr}"] = Value(kind=Kind.OTHER, graph=graph)
 
     def taint_arguments(self, call: ast.Call) -> None:

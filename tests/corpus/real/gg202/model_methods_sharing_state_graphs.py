@@ -13,7 +13,7 @@ Sources (rewritten in our own words, structure kept):
   https://github.com/KupynOrest/DeblurGAN/issues/56 - the error when the detach is missing.
 
 The look-alikes keep the structure and cut or rebuild the graph the way real code does:
-the detach in `backward_D`, a fresh `forward()` before the generator's step, the generator
+the detach in `backward_D` (or an in-place `detach_()` after its backward), a fresh `forward()` before the generator's step, the generator
 step first and the discriminator on a detached batch, `retain_graph=True`, and the same
 steps written in one method that calls `forward()` between them. Every class runs (or
 raises) under torch 2.13.0 as `__main__` checks.
@@ -226,6 +226,44 @@ class CycleStyleBasic:
         self.optimizer_D.step()
 
 
+class Pix2PixDetachedInPlace:
+    """No detach where D scores the batch, but D's step detaches it in place afterwards."""
+
+    def __init__(self):
+        self.netG = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 4))
+        self.netD = nn.Sequential(nn.Linear(8, 6), nn.LeakyReLU(0.2), nn.Linear(6, 1))
+        self.optimizer_G = torch.optim.Adam(self.netG.parameters(), lr=2e-4)
+        self.optimizer_D = torch.optim.Adam(self.netD.parameters(), lr=2e-4)
+        self.criterion = nn.BCEWithLogitsLoss()
+
+    def set_input(self, real_A, real_B):
+        self.real_A = real_A
+        self.real_B = real_B
+
+    def forward(self):
+        self.fake_B = self.netG(self.real_A)
+
+    def backward_D(self):
+        pred_fake = self.netD(torch.cat((self.real_A, self.fake_B), 1))
+        self.loss_D = self.criterion(pred_fake, torch.zeros_like(pred_fake))
+        self.loss_D.backward()
+        self.fake_B.detach_()
+
+    def backward_G(self):
+        pred_fake = self.netD(torch.cat((self.real_A, self.fake_B), 1))
+        self.loss_G = self.criterion(pred_fake, torch.ones_like(pred_fake))
+        self.loss_G.backward()
+
+    def optimize_parameters(self):
+        self.forward()
+        self.optimizer_D.zero_grad()
+        self.backward_D()
+        self.optimizer_D.step()
+        self.optimizer_G.zero_grad()
+        self.backward_G()
+        self.optimizer_G.step()
+
+
 class DataOnlyState:
     """Two steps through state that has no graph: the real batch set by `set_input`."""
     def __init__(self):
@@ -268,7 +306,14 @@ if __name__ == "__main__":
         assert "backward through the graph a second time" in str(error)
     else:
         raise AssertionError("expected the second-backward error")
-    for cls in (Pix2PixDetached, Pix2PixReforward, Pix2PixRetained, CycleStyleBasic, DataOnlyState):
+    for cls in (
+        Pix2PixDetached,
+        Pix2PixReforward,
+        Pix2PixRetained,
+        CycleStyleBasic,
+        Pix2PixDetachedInPlace,
+        DataOnlyState,
+    ):
         model = cls()
         model.set_input(a, b)
         model.optimize_parameters()
