@@ -222,7 +222,7 @@ opt_g.step()
             yield self._second_pass(
                 ctx, first, second, fixable=first not in across and second not in across
             )
-        for event in calls:
+        for event in [*calls, *across]:
             loop = _repeating_loop(event)
             if loop is None or id(event.call) in reported:
                 continue

@@ -378,7 +378,7 @@ class CallEvaluator(TorchCalls):
             if receiver_key == "self":
                 of = receiver.instance_of or (receiver.module.local if receiver.module else None)
                 cls = of.node if of is not None else None
-                self.backward_across_methods(method, cls, summary, graphs)
+                self.backward_across_methods(call, method, cls, summary, graphs)
             return self._called_under_mode(method, call, result)
         if (
             receiver.kind is Kind.UNKNOWN

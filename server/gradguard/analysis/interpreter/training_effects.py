@@ -10,7 +10,7 @@ from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.call_sites import passed_arguments
 from gradguard.analysis.events import Accumulation, OptimizedTensor, OptimizerCall
-from gradguard.analysis.graph import SavedNode
+from gradguard.analysis.graph import SavedNode, Saves
 from gradguard.analysis.graph_inputs import own_nodes
 from gradguard.analysis.interpreter.environment import GradMode
 from gradguard.analysis.interpreter.graph_effects import GraphEffects
@@ -511,6 +511,7 @@ class TrainingEffects(GraphEffects):
 
     def backward_across_methods(
         self,
+        call: ast.Call,
         method: FunctionNode,
         owner: ast.ClassDef | None,
         summary: FunctionSummary,
@@ -532,11 +533,7 @@ class TrainingEffects(GraphEffects):
                 continue
             if self.record:
                 self.module.analysis.backward_across_methods.append(
-                    dataclasses.replace(
-                        event,
-                        value=evolve(event.value, graph=event.value.graph | graph),
-                        through_freed=event.through_freed | (graph & freed),
-                    )
+                    self._seen_from_caller(method, call, event, graph, freed)
                 )
         for attr in summary.frees_state:
             newly |= graphs.get(attr, frozenset())
@@ -556,6 +553,29 @@ class TrainingEffects(GraphEffects):
         for attr, graph in graphs.items():
             if f"self.{attr}" not in self.env and attr not in changed:
                 self.env[f"{STATE_GRAPH_PREFIX}self.{attr}"] = Value(kind=Kind.OTHER, graph=graph)
+
+    def _seen_from_caller(
+        self,
+        method: FunctionNode,
+        call: ast.Call,
+        event: BackwardCall,
+        graph: frozenset[SavedNode],
+        freed: frozenset[SavedNode],
+    ) -> BackwardCall:
+        """A backward call of `method` as this call of it runs it: through the graph of the
+        state (`graph`, known here) and one node standing for what the method builds itself
+        (built afresh on every call), in the loops around this call, on every iteration of
+        them when it runs on every call of the method."""
+        analysis = self.module.owner_of(method).analysis
+        every = _runs_on_every_call(analysis, event.stmt, method) and not event.loops
+        return dataclasses.replace(
+            event,
+            value=evolve(event.value, graph=graph | {SavedNode(call, Saves.OTHER)}),
+            through_freed=graph & freed,
+            through_modified=frozenset(),
+            loops=tuple(node for kind, node in self.frames if kind == "loop"),  # type: ignore[misc]
+            every_iteration=self.every_iteration() if every else frozenset(),
+        )
 
     def taint_arguments(self, call: ast.Call) -> None:
         """Arguments handed to code we cannot see may be detached in place: forget their
