@@ -43,6 +43,7 @@ from gradguard.analysis.grad_context import GradContext
 from gradguard.analysis.graph import SavedNode
 from gradguard.analysis.hooks import may_have_hooks
 from gradguard.analysis.imports import torch_alias
+from gradguard.analysis.interpreter.summary import REBOUND_PREFIX
 from gradguard.analysis.mode_switches import ModeSwitch, ModeSwitches, calls_in
 from gradguard.analysis.model import (
     BackwardCall,
@@ -80,6 +81,7 @@ from gradguard.analysis.values import (
 from gradguard.analysis.walk import module_nodes
 
 __all__ = [
+    "REBOUND_PREFIX",
     "Accumulation",
     "Activation",
     "ActivationKind",

@@ -38,6 +38,12 @@ def is_stand_in(node: SavedNode) -> bool:
     return isinstance(node.node, ast.arg)
 
 
+def is_state_stand_in(node: SavedNode) -> bool:
+    """A method's stand-in for the graph `self.<attr>` had when it was called (its `arg`
+    is dotted, which no parameter's can be): see `InterpreterState.state_graph`."""
+    return isinstance(node.node, ast.arg) and "." in node.node.arg
+
+
 def own_nodes(graph: frozenset[SavedNode]) -> frozenset[SavedNode]:
     """The nodes of `graph` that are operations, not parameters' stand-ins."""
     return frozenset(n for n in graph if not is_stand_in(n))

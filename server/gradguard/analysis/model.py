@@ -91,6 +91,11 @@ class ModuleAnalysis:
     # state the previous call left on `self` (their value's carries name that state and the
     # loop). Kept apart from `backward_calls`, which hold each call once.
     backward_in_calls: list[BackwardCall] = field(default_factory=list)
+    # Backward calls inside a method, as seen from another method of the same object that
+    # calls it (`self.backward_D()` then `self.backward_G()`): their value's graph includes
+    # the graph that state on `self` has in the caller, and `through_freed` what of it an
+    # earlier call freed (see `TrainingEffects.backward_across_methods`).
+    backward_across_methods: list[BackwardCall] = field(default_factory=list)
     # What happened to known values (conversions, in-place changes, optimizer and module
     # calls...), indexed by kind: `events.of(Conversion)` (see `gradguard.analysis.events`).
     events: Events = field(default_factory=Events)

@@ -6,9 +6,11 @@ without `.detach()`, in a loop that calls `backward()` every iteration: `out, h 
 `h = h_next`, `(h, c)` tuples of an LSTM, `self.hidden` kept on a module or trainer,
 `nn.LSTMCell` / `nn.GRUCell` loops, hand-written cells such as
 `h = torch.tanh(x @ W + h @ U)`, and a trainer's step method called on every iteration of
-a loop that backpropagates through state it left on `self` in its previous call. A state
-detached in place (`h.detach_()`, also element by element) or guarded by
-`if h is not None:` is cut.
+a loop that backpropagates through state it left on `self` in its previous call. The state
+may cross the loop through a loop over time steps: nested in it (`for x_t in chunk:
+h = cell(x_t, h)`), in a helper that returns it, or in `forward` (returned, or kept on
+`self` as in fastbook's language model). A state detached in place (`h.detach_()`, also
+element by element) or guarded by `if h is not None:` is cut.
 
 ## Why is this bad?
 The state produced in iteration *i* still points into iteration *i*'s graph. `backward()`
@@ -49,8 +51,9 @@ for x, y in batches:
 "Detach the hidden state" adds `.detach()` where the state crosses into the next iteration:
 on the carry assignment (`h = h_next.detach()`) when the state is not used again in the same
 iteration, otherwise where the next iteration first reads it (each element of a tuple state;
-guarded with `is not None` when the state starts as `None`). This is truncated
-backpropagation through time, the standard fix, and the fix is safe. When
+guarded with `is not None` when the state starts as `None`). No fix is offered when the
+state gets its history in a time-step loop where that detach would cut every step. This
+is truncated backpropagation through time, the standard fix, and the fix is safe. When
 `retain_graph=True` only served the carried state, the fix also removes it; that changes
 which gradients are computed, so that fix is unsafe.
 """
@@ -61,7 +64,15 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from gradguard.analysis.facts import BackwardCall, Carry, Kind, LoopNode, dotted, reads_key
+from gradguard.analysis.facts import (
+    REBOUND_PREFIX,
+    BackwardCall,
+    Carry,
+    Kind,
+    LoopNode,
+    dotted,
+    reads_key,
+)
 from gradguard.core.findings import (
     Finding,
     Fix,
@@ -98,6 +109,9 @@ class _Group:
     loop: LoopNode
     carries: list[Carry] = field(default_factory=list)
     events: list[BackwardCall] = field(default_factory=list)
+    # The state gets its history in a time-step loop nested in the carrying loop (here or
+    # in a helper): detaching where it is defined would cut every step, so no fix.
+    inner: bool = False
 
 
 class HiddenStateNotDetached(Rule):
@@ -233,11 +247,18 @@ for _ in range(3):
         groups: dict[int, _Group] = {}
         for event in [*ctx.analysis.backward_calls, *ctx.analysis.backward_in_calls]:
             for carry in event.value.all_carries():
-                if carry.loop not in event.every_iteration or carry.stmt is None:
+                if carry.loop not in event.every_iteration:
                     continue
-                if not carry.value.holds_history() or _steps_after_backward(carry, event):
+                stmt, inner = carry.stmt, None
+                if not carry.value.holds_history():
+                    inner = _rebound_with_history(carry, event)
+                    if inner is None:
+                        continue
+                    stmt = stmt or inner.stmt
+                if stmt is None or _steps_after_backward(carry, event):
                     continue
-                group = groups.setdefault(id(carry.stmt), _Group(carry.stmt, carry.loop))
+                group = groups.setdefault(id(stmt), _Group(stmt, carry.loop))
+                group.inner = group.inner or (inner is not None and _cut_inside(inner, carry))
                 if carry not in group.carries:
                     group.carries.append(carry)
                 if event not in group.events:
@@ -280,6 +301,42 @@ for _ in range(3):
         ]
         fix = _fix(ctx, group, retained)
         return self.finding(message, ctx.node_range(group.stmt), related, [fix] if fix else [])
+
+
+def _rebound_with_history(carry: Carry, event: BackwardCall) -> Carry | None:
+    """The carry of a time-step loop that rebinds `carry`'s state to a tensor with history,
+    when the state crosses the carrying loop through that inner loop: `h = cell(x_t, h)` in
+    a `for x_t in chunk:` nested in the batch loop, or in a helper the batch loop calls
+    (its result carries a `REBOUND_PREFIX` carry). The inner loop may run zero times, so
+    the state is either unchanged or a tensor with history built on it; once it has history
+    it keeps it into every later iteration until it is detached, so a backward through it
+    on the next iteration fails the same."""
+    seen = [*carry.value.all_carries(), *event.value.all_carries()]
+    for inner in carry.value.all_carries():
+        if inner.loop is None or inner.loop is carry.loop or inner.stmt is None:
+            continue
+        if not inner.value.holds_history():
+            continue
+        if inner.key.startswith(REBOUND_PREFIX):
+            return inner
+        if inner.key == carry.key and _inside_loop(inner.loop, carry.loop):
+            # Built on the state itself (not `cell(x_t, h.detach())`), on some pass.
+            same = [c for c in seen if c.key == inner.key and c.loop is inner.loop]
+            if any(d.key == inner.key for c in same for d in c.value.carries):
+                return inner
+    return None
+
+
+def _cut_inside(inner: Carry, carry: Carry) -> bool:
+    """Whether the state gets its history in a loop whose every step a detach where it is
+    defined or read would cut: a nested time-step loop, or one in a method keeping the
+    state on `self`."""
+    return inner.key == carry.key or inner.key.startswith(f"{REBOUND_PREFIX}self.")
+
+
+def _inside_loop(inner: LoopNode, outer: LoopNode | None) -> bool:
+    """Whether loop `inner` lies in the body of loop `outer`."""
+    return outer is not None and any(node is inner for node in ast.walk(outer) if node is not outer)
 
 
 def _steps_after_backward(carry: Carry, event: BackwardCall) -> bool:
@@ -340,6 +397,8 @@ def _fix(ctx: RuleContext, group: _Group, retained: list[BackwardCall]) -> Fix |
         # `h.backward()` on the carried state itself: detaching it elsewhere cannot help,
         # and detaching it there would leave nothing to backpropagate.
         return None
+    if group.inner:
+        return None
     edits = _detach_edits(ctx, group)
     if not edits:
         return None
@@ -383,9 +442,25 @@ def _detach_edits(ctx: RuleContext, group: _Group) -> list[TextEdit]:
             if id(read) in seen:
                 continue
             seen.add(id(read))
+            if _in_inner_loop(ctx, read, group.loop):
+                # A read in a time-step loop (`self.h` read by `forward`'s own loop over
+                # the sequence): detaching there would cut every step, not the batches.
+                return []
             edits.append(replace_expr(ctx.source, read, _detached(ctx, read, carry)))
     # The carries come from sets: put the edits in document order, the same on every run.
     return sorted(edits, key=lambda edit: (edit.range.start, edit.range.end))
+
+
+def _in_inner_loop(ctx: RuleContext, read: ast.expr, carrying: LoopNode) -> bool:
+    """Whether `read` lies in a loop other than the carrying one and the loops around it."""
+    for node in ast.walk(ctx.analysis.tree):
+        if not isinstance(node, ast.For | ast.AsyncFor | ast.While) or node is carrying:
+            continue
+        if any(inner is carrying for inner in ast.walk(node)):
+            continue  # a loop around the carrying one
+        if any(inner is read for inner in ast.walk(node)):
+            return True
+    return False
 
 
 def _parallel_assignment_edits(ctx: RuleContext, group: _Group) -> list[TextEdit]:

@@ -6,7 +6,10 @@ Finds a second backward pass through a graph that an earlier `backward()` alread
 * two `backward()` calls on losses that share part of their graph (the same model output,
   the generator's output in a GAN), the first without `retain_graph=True`; the second loss
   may come from a helper function of the file (`loss_div = diversity(feats)`), whose result
-  runs through the graph of the argument it is computed from;
+  runs through the graph of the argument it is computed from; the two backward calls may
+  sit in two methods of one object that a third calls in turn (`self.backward_D()` then
+  `self.backward_G()`, both through the `self.fake_B` that `self.forward()` left), the
+  finding then offering no fix;
 * a `backward()` that runs on every iteration of a loop on a loss (or model output)
   computed once, before the loop.
 
@@ -205,16 +208,21 @@ opt_g.step()
         """One finding per backward call that frees a graph a later call runs through, and
         per backward call in a loop that runs through a graph built before the loop."""
         calls = [c for c in ctx.analysis.backward_calls if c.via != "torch.autograd.grad"]
+        # Backward calls of methods seen from a method calling them one after the other
+        # (`self.backward_D()` then `self.backward_G()` through the same `self.fake_B`).
+        across = [c for c in ctx.analysis.backward_across_methods if c.via != "torch.autograd.grad"]
         reported: set[int] = set()
-        for second in calls:
+        for second in [*calls, *across]:
             if not second.through_freed:
                 continue
-            first = _freeing_call(calls, second)
+            first = _freeing_call([*calls, *across], second)
             if first is None or id(first.call) in reported:
                 continue
             reported.add(id(first.call))
-            yield self._second_pass(ctx, first, second)
-        for event in calls:
+            yield self._second_pass(
+                ctx, first, second, fixable=first not in across and second not in across
+            )
+        for event in [*calls, *across]:
             loop = _repeating_loop(event)
             if loop is None or id(event.call) in reported:
                 continue
@@ -223,7 +231,9 @@ opt_g.step()
                 reported.add(id(event.call))
                 yield self._stale_graph(ctx, event, loop, before)
 
-    def _second_pass(self, ctx: RuleContext, first: BackwardCall, second: BackwardCall) -> Finding:
+    def _second_pass(
+        self, ctx: RuleContext, first: BackwardCall, second: BackwardCall, *, fixable: bool
+    ) -> Finding:
         name = expr_text(ctx.source, first.target)
         other = expr_text(ctx.source, second.target)
         line = second.call.lineno
@@ -238,7 +248,8 @@ opt_g.step()
             related.append(Related(ctx.node_range(node.node), "the shared part of the graph"))
         fixes = []
         if (
-            first.via == "backward"
+            fixable
+            and first.via == "backward"
             and first.retain_graph is None
             and not _steps_between(ctx, first, second)
         ):

@@ -7,14 +7,16 @@ import ast
 import dataclasses
 
 from gradguard.analysis import activations, graph_inputs, libraries
+from gradguard.analysis import backpropagated as backprop
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
+from gradguard.analysis.call_sites import passed_arguments
 from gradguard.analysis.events import Append, ForwardCall, ModuleModeCall, OptimizerCall
 from gradguard.analysis.graph import SavedNode, Saves
 from gradguard.analysis.imports import Scope, is_torch
 from gradguard.analysis.interpreter.expressions import with_field
 from gradguard.analysis.interpreter.module_calls import MODULE_BY_USE, OPTIMIZER_BY_USE
-from gradguard.analysis.interpreter.summary import FunctionSummary
+from gradguard.analysis.interpreter.summary import FunctionSummary, with_rebound
 from gradguard.analysis.interpreter.torch_calls import TorchCalls
 from gradguard.analysis.interpreter.training_effects import is_optimizer
 from gradguard.analysis.model import (
@@ -208,6 +210,7 @@ class CallEvaluator(TorchCalls):
 
     def _with_state_written(
         self,
+        call: ast.Call,
         summary: FunctionSummary,
         mapping: dict[Carry, frozenset[Carry]],
         returned: Value,
@@ -217,7 +220,7 @@ class CallEvaluator(TorchCalls):
         and what it returns depends on the state it read."""
         if self.env is not None:
             for attr, written in summary.state_writes.items():
-                self.env[f"self.{attr}"] = written.retagged(mapping)
+                self.env[f"self.{attr}"] = _fresh_graph(written.retagged(mapping), call)
         depends = returned.retagged(mapping).all_carries()
         return evolve(result, carries=result.carries | depends) if depends else result
 
@@ -360,6 +363,7 @@ class CallEvaluator(TorchCalls):
             self._params_carried_across_calls(method, summary, call, args, skip_self=True)
             returned = summary.returned
             state = self._own_state_through(summary) if receiver_key == "self" else None
+            graphs = self.state_graphs(summary) if receiver_key == "self" else {}
             prefix = f"{receiver_key}."
             known_state = self.env is not None and any(k.startswith(prefix) for k in self.env)
             if receiver_key is not None and known_state:
@@ -374,7 +378,11 @@ class CallEvaluator(TorchCalls):
             self.taint_arguments(call)
             result = self._instantiate(method, summary, call, args, skip_self=True)
             if state is not None:
-                result = self._with_state_written(summary, state, returned, result)
+                result = self._with_state_written(call, summary, state, returned, result)
+            if receiver_key == "self":
+                of = receiver.instance_of or (receiver.module.local if receiver.module else None)
+                cls = of.node if of is not None else None
+                self.backward_across_methods(call, method, cls, summary, graphs)
             return self._called_under_mode(method, call, result)
         if (
             receiver.kind is Kind.UNKNOWN
@@ -510,7 +518,29 @@ class CallEvaluator(TorchCalls):
                 self._instantiate(callee.function, summary, call, args, skip_self=False),
             )
         self.taint_arguments(call)
-        return UNKNOWN
+        return self._opaque_loss(call, args)
+
+    def _opaque_loss(self, call: ast.Call, args: list[Value]) -> Value:
+        """An unknown callable's result: unknown, unless it is bound (`loss = criterion(out,
+        y)`) to a name `.backward()` is later called on (`backprop.backpropagated_names`).
+        Then it is the loss computed from what it is given, so it depends on the loop-carried
+        values they depend on (a helper such as `h = repackage_hidden(h)` is no loss: its
+        result stays free of them, a possible detach)."""
+        stmt = self.stmt
+        if not (
+            isinstance(stmt, ast.Assign)
+            and stmt.value is call
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+        ):
+            return UNKNOWN
+        node = self.function if self.function is not None else self.module.tree
+        if not self.module.may_call_backward(node):
+            return UNKNOWN
+        if stmt.targets[0].id not in backprop.backpropagated_names(node):
+            return UNKNOWN
+        carries = frozenset().union(*(a.all_carries() for a in args))
+        return Value(carries=carries) if carries else UNKNOWN
 
     def _instantiate(
         self,
@@ -533,6 +563,9 @@ class CallEvaluator(TorchCalls):
         )
         fresh = SavedNode(call, Saves.OTHER)
         result = graph_inputs.instantiate(summary.returned.without_carries(), call, inputs, fresh)
+        if summary.rebound and self.mode.enabled is True:
+            passed = passed_arguments(function, call, args, skip_self=skip_self) or {}
+            result = with_rebound(result, summary, set(passed))
         if fresh in result.graph and result.grad is Grad.TRACKED:
             # Recorded as this function's own change too: what it returns runs through it.
             changes = tuple(
@@ -543,3 +576,13 @@ class CallEvaluator(TorchCalls):
                 fresh, dataclasses.replace(summary, changed_in_result=changes), realised=True
             )
         return result
+
+
+def _fresh_graph(value: Value, call: ast.Call) -> Value:
+    """State a method leaves on `self`, as this call of it left it: the method's own graph
+    nodes stand for one node of this call (two calls build two graphs, and a backward
+    through the first frees nothing of the second's), as for what it returns."""
+    own = graph_inputs.own_nodes(value.graph)
+    if not own:
+        return value
+    return evolve(value, graph=(value.graph - own) | {SavedNode(call, Saves.OTHER)})

@@ -281,7 +281,7 @@ class ExpressionEvaluator(TrainingEffects):
             if items is not None:
                 # A list only ever grown by appends: it holds at most what they append.
                 return Value(kind=Kind.SEQUENCE, items=items, carries=frozenset({tag}))
-            return Value(carries=frozenset({tag}))
+            return Value(carries=frozenset({tag}), graph=self.state_graph(expr.attr))
         if base.kind is Kind.TENSOR:
             if expr.attr == "grad" and (site := self.site(expr, expr.value, base)) is not None:
                 self.emit(GradRead(False, **site))

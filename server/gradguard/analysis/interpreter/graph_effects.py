@@ -8,7 +8,7 @@ import ast
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.events import InferenceSaved
 from gradguard.analysis.graph import GRAPH_STATE_KEY, SavedNode, Saves
-from gradguard.analysis.graph_inputs import is_stand_in, own_nodes
+from gradguard.analysis.graph_inputs import is_stand_in, is_state_stand_in, own_nodes
 from gradguard.analysis.interpreter.state import InterpreterState
 from gradguard.analysis.model import (
     BackwardCall,
@@ -98,7 +98,9 @@ class GraphEffects(InterpreterState):
         requires grad, which a call can tell (see `graph_inputs.instantiate`)."""
         if saves is not Saves.OUTPUT or result.grad is not Grad.UNKNOWN:
             return result
-        given = frozenset(n for v in inputs for n in v.graph if is_stand_in(n))
+        given = frozenset(
+            n for v in inputs for n in v.graph if is_stand_in(n) and not is_state_stand_in(n)
+        )
         if not given:
             return result
         saved = SavedNode(node, saves, given)

@@ -19,7 +19,11 @@ from gradguard.analysis.interpreter.file_syntax import FileSyntax
 from gradguard.analysis.interpreter.module_calls import self_attributes
 from gradguard.analysis.interpreter.replay import Journal
 from gradguard.analysis.interpreter.statements import FunctionInterpreter
-from gradguard.analysis.interpreter.summary import FunctionSummary
+from gradguard.analysis.interpreter.summary import (
+    FunctionSummary,
+    rebound_parameters,
+    rebound_state,
+)
 from gradguard.analysis.interpreter.training_effects import is_optimizer
 from gradguard.analysis.model import (
     FunctionNode,
@@ -506,6 +510,10 @@ class ModuleInterpreter:
                 interpreter.param_tags,
                 self._changed_in_returned_graph(node, interpreter, returned),
                 dict(interpreter.self_appends),
+                rebound_parameters(returned, interpreter.input_nodes),
+                rebound_state(node, interpreter.state_reads, interpreter.heads.values()),
+                tuple(interpreter.state_backwards),
+                interpreter.freed_state(),
             )
         finally:
             self.in_progress.discard(key)

@@ -10,11 +10,12 @@ from gradguard.analysis import activations, graph_inputs, libraries, shapes
 from gradguard.analysis import graph as graphs
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
+from gradguard.analysis.call_sites import passed_arguments
 from gradguard.analysis.events import InferenceSaved, LossInput, ModuleCall
 from gradguard.analysis.graph import SavedNode, Saves
 from gradguard.analysis.interpreter.environment import GradMode
 from gradguard.analysis.interpreter.expressions import ExpressionEvaluator, shape_of
-from gradguard.analysis.interpreter.summary import FunctionSummary
+from gradguard.analysis.interpreter.summary import FunctionSummary, with_rebound
 from gradguard.analysis.interpreter.training_effects import restamp
 from gradguard.analysis.model import (
     FunctionNode,
@@ -333,6 +334,9 @@ class ModuleCalls(ExpressionEvaluator):
                 output = evolve(output, grad=Grad.TRACKED, kind=Kind.TENSOR)
             fresh = SavedNode(call, Saves.OTHER)
             output = _with_call_graph(output, summary.returned, fresh, summary, base.graph)
+            if summary.rebound and self.mode.enabled is True:
+                passed = passed_arguments(forward, call, args, skip_self=True) or {}
+                output = with_rebound(output, summary, set(passed))
             if summary.returned.graph and output.grad is Grad.TRACKED:
                 changes = graph_inputs.realised_changes(summary.changed_in_result, given)
                 realised = dataclasses.replace(summary, changed_in_result=changes)

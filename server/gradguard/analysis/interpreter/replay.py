@@ -45,6 +45,7 @@ T = TypeVar("T")
 _LISTS = (
     "backward_calls",
     "backward_in_calls",
+    "backward_across_methods",
     "torch_calls",
     "inplace_on_saved",
     "opaque_calls",

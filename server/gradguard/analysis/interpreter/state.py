@@ -7,10 +7,10 @@ import ast
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from gradguard.analysis.events import Event, Site
-from gradguard.analysis.graph import SavedNode
+from gradguard.analysis.graph import GRAPH_STATE_KEY, SavedNode, Saves
 from gradguard.analysis.imports import Scope
 from gradguard.analysis.interpreter.environment import GRAD_ON, Env, Frame, LoopFrame, join_envs
-from gradguard.analysis.model import FunctionNode, LoopNode
+from gradguard.analysis.model import BackwardCall, FunctionNode, LoopNode
 from gradguard.analysis.values import (
     UNKNOWN,
     Carry,
@@ -19,6 +19,10 @@ from gradguard.analysis.values import (
 
 if TYPE_CHECKING:
     from gradguard.analysis.interpreter.module import ModuleInterpreter
+
+# The environment key under which a method keeps the graph `self.<attr>` had before a call
+# of another method made the attribute unknown (`TrainingEffects.backward_across_methods`).
+STATE_GRAPH_PREFIX = "%state:"
 
 
 class InterpreterState:
@@ -66,6 +70,12 @@ class InterpreterState:
         # What this function appends to `self.<attr>` lists, by attribute (joined).
         self.self_appends: dict[str, Value] = {}
         self.attribute_roots: set[str] = set()
+        # A stand-in graph node per `self.<attr>` read as a previous call left it: the graph
+        # it had then (see `state_graph`).
+        self.state_stand_ins: dict[str, SavedNode] = {}
+        # This function's backward calls whose graph runs through such state, with the
+        # attributes (see `FunctionSummary.state_backwards`).
+        self.state_backwards: list[tuple[BackwardCall, frozenset[str]]] = []
         self.exits: list[Env | None] = []
         self._backpropagated: frozenset[str] | None = None
         self.input_nodes: dict[str, SavedNode] = {}
@@ -106,6 +116,15 @@ class InterpreterState:
             if key.startswith("self.") and key.count(".") == 1 and value.origin is not None
         }
 
+    def freed_state(self) -> frozenset[str]:
+        """`self` attributes whose graph, as this method found it, a backward certainly
+        freed on every way out of it (see `state_graph`)."""
+        exits = join_envs([*self.exits, self.env])
+        marker = exits.get(GRAPH_STATE_KEY) if exits is not None else None
+        if marker is None:
+            return frozenset()
+        return frozenset(a for a, n in self.state_stand_ins.items() if n in marker.graph)
+
     def _bound_here(self, name: str) -> bool:
         return self.function is not None and self.scope.is_bound_locally(name)
 
@@ -113,6 +132,7 @@ class InterpreterState:
         """Bind `key`, forgetting what was known about attributes below it."""
         if self.env is None:
             return
+        self.env.pop(STATE_GRAPH_PREFIX + key, None)
         self._forget_below(key)
         self._note_attribute(key)
         self.env[key] = value.with_origin(self.stmt)
@@ -164,6 +184,17 @@ class InterpreterState:
             attr, (read, Carry(f"self.{attr}", None, None, UNKNOWN, None))
         )
         return tag
+
+    def state_graph(self, attr: str) -> frozenset[SavedNode]:
+        """The stand-in for the graph `self.<attr>` had when this method was called. Like a
+        parameter's stand-in it is no graph of its own (nothing is known to have been
+        saved); a backward through it frees that graph, whatever it was, which a caller
+        that knows the graph can tell (`FunctionSummary.frees_state`)."""
+        node = self.state_stand_ins.get(attr)
+        if node is None:
+            node = SavedNode(ast.arg(arg=f"self.{attr}"), Saves.OTHER)
+            self.state_stand_ins[attr] = node
+        return frozenset({node})
 
     def site(self, node: ast.AST, target: ast.expr, value: Value) -> Site | None:
         """The shared fields of an event at `node` on `value` (the expression `target`), or

@@ -10,10 +10,17 @@ from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.call_sites import passed_arguments
 from gradguard.analysis.events import Accumulation, OptimizedTensor, OptimizerCall
-from gradguard.analysis.graph import SavedNode
+from gradguard.analysis.graph import SavedNode, Saves
+from gradguard.analysis.graph_inputs import own_nodes
 from gradguard.analysis.interpreter.environment import GradMode
 from gradguard.analysis.interpreter.graph_effects import GraphEffects
-from gradguard.analysis.interpreter.summary import FunctionSummary
+from gradguard.analysis.interpreter.state import STATE_GRAPH_PREFIX
+from gradguard.analysis.interpreter.summary import (
+    FunctionSummary,
+    changed_self_attributes,
+    rebound_tag,
+    rebound_write,
+)
 from gradguard.analysis.model import (
     BackwardCall,
     FunctionNode,
@@ -318,9 +325,13 @@ class TrainingEffects(GraphEffects):
         self.training_step_seen_from_loops(method)
         for attr, (read, tag) in summary.state_reads.items():
             written = summary.state_writes.get(attr)
-            if written is None or tag not in written.all_carries():
+            rebound = summary.rebound_state.get(attr) if self.mode.enabled is True else None
+            if rebound is not None:
+                # Rebound in a loop of the method: unchanged, or with history built on it.
+                written = rebound_write(written, rebound, attr, tag)
+            if written is None or tag not in written.all_carries() or written.origin is None:
                 continue
-            if written.origin is None or not written.holds_history():
+            if rebound is None and not written.holds_history():
                 continue
             for loop in loops:
                 carry = Carry(f"self.{attr}", loop, written.origin, written, None)
@@ -446,8 +457,9 @@ class TrainingEffects(GraphEffects):
         for written in summary.state_writes.values():
             flowing |= written.all_carries()
         carries: frozenset[Carry] = frozenset()
+        kept = summary.state_writes.keys() | summary.rebound_state.keys()
         for attr, (node, tag) in summary.state_reads.items():
-            if attr in summary.state_writes and tag in flowing:
+            if attr in kept and tag in flowing:
                 carries |= self.lookup(f"{owner}.{attr}", node).all_carries()
         return carries
 
@@ -462,6 +474,108 @@ class TrainingEffects(GraphEffects):
             if self.env is not None:
                 self._note_attribute(key)
                 self.env[key] = evolve(stamped, origin=value.origin)
+        if self.mode.enabled is not True:
+            return
+        for attr, rebound in summary.rebound_state.items():
+            # Rebound in a loop of `forward`: unchanged, or with history built on it.
+            key = f"{owner}.{attr}"
+            if self.env is not None:
+                current = self.lookup(key) if attr in summary.state_writes else UNKNOWN
+                tags = current.carries | base.carries | {rebound_tag(f"self.{attr}", rebound)}
+                self._note_attribute(key)
+                self.env[key] = evolve(current, carries=tags, origin=rebound.stmt)
+
+    def backpropagate(self, call: ast.Call, target: ast.expr, value: Value, via: str) -> None:
+        """A backward call (see `GraphEffects.backpropagate`), remembered with the `self`
+        state whose graph, as the method found it, it runs through (`state_graph`)."""
+        super().backpropagate(call, target, value, via)
+        attrs = frozenset(a for a, n in self.state_stand_ins.items() if n in value.graph)
+        recorded = self.module.analysis.backward_calls
+        if attrs and self.record and recorded and recorded[-1].call is call:
+            self.state_backwards.append((recorded[-1], attrs))
+
+    def state_graphs(self, summary: FunctionSummary) -> dict[str, frozenset[SavedNode]]:
+        """The graphs of the `self` state a method about to be called backpropagates
+        through, as this method knows them: what it bound, or kept under
+        `STATE_GRAPH_PREFIX` when an earlier call made the attribute unknown."""
+        graphs: dict[str, frozenset[SavedNode]] = {}
+        if self.env is None:
+            return graphs
+        for attr in {a for _, attrs in summary.state_backwards for a in attrs}:
+            # What an earlier call left known (or unknown) wins over a stale binding.
+            value = self.env.get(f"{STATE_GRAPH_PREFIX}self.{attr}") or self.env.get(f"self.{attr}")
+            graph = own_nodes(value.graph) if value is not None else frozenset()
+            if graph:
+                graphs[attr] = graph
+        return graphs
+
+    def backward_across_methods(
+        self,
+        call: ast.Call,
+        method: FunctionNode,
+        owner: ast.ClassDef | None,
+        summary: FunctionSummary,
+        graphs: dict[str, frozenset[SavedNode]],
+    ) -> None:
+        """After `self.backward_D()` from another method: each backward call in it that runs
+        through `self` state whose graph is known here runs through that graph (recorded in
+        `ModuleAnalysis.backward_across_methods`, with what of it was already freed), and
+        the state whose graph every call frees is freed here too. Under `STATE_GRAPH_PREFIX`
+        this method keeps the graph of attributes the call cannot have changed, and an
+        empty graph for those it may have rebound or changed in place."""
+        if self.env is None:
+            return
+        freed, modified = self._graph_state()
+        newly: frozenset[SavedNode] = frozenset()
+        for event, attrs in summary.state_backwards:
+            graph = frozenset().union(*(graphs.get(a, frozenset()) for a in attrs))
+            if not graph or event.value.grad is not Grad.TRACKED:
+                continue
+            if self.record:
+                self.module.analysis.backward_across_methods.append(
+                    self._seen_from_caller(method, call, event, graph, freed)
+                )
+        for attr in summary.frees_state:
+            newly |= graphs.get(attr, frozenset())
+        if newly:
+            self._set_graph_state(freed | newly, modified)
+        changes = changed_self_attributes(method, owner)
+        changed = set(changes) if changes is not None else set(graphs)
+        if changes is None:
+            # It calls methods of a base class, which may rebind or change any attribute.
+            changed |= {k[5:] for k in self.env if k.startswith("self.") and k.count(".") == 1}
+        for attr in summary.state_writes:
+            self.env.pop(f"{STATE_GRAPH_PREFIX}self.{attr}", None)  # bound afresh
+        for attr in changed - summary.state_writes.keys():
+            # Rebound on some path only, or changed in place (`self.fake_B.detach_()`):
+            # its graph is no longer known here (an empty graph says so).
+            self.env[f"{STATE_GRAPH_PREFIX}self.{attr}"] = Value(kind=Kind.OTHER)
+        for attr, graph in graphs.items():
+            if f"self.{attr}" not in self.env and attr not in changed:
+                self.env[f"{STATE_GRAPH_PREFIX}self.{attr}"] = Value(kind=Kind.OTHER, graph=graph)
+
+    def _seen_from_caller(
+        self,
+        method: FunctionNode,
+        call: ast.Call,
+        event: BackwardCall,
+        graph: frozenset[SavedNode],
+        freed: frozenset[SavedNode],
+    ) -> BackwardCall:
+        """A backward call of `method` as this call of it runs it: through the graph of the
+        state (`graph`, known here) and one node standing for what the method builds itself
+        (built afresh on every call), in the loops around this call, on every iteration of
+        them when it runs on every call of the method."""
+        analysis = self.module.owner_of(method).analysis
+        every = _runs_on_every_call(analysis, event.stmt, method) and not event.loops
+        return dataclasses.replace(
+            event,
+            value=evolve(event.value, graph=graph | {SavedNode(call, Saves.OTHER)}),
+            through_freed=graph & freed,
+            through_modified=frozenset(),
+            loops=tuple(node for kind, node in self.frames if kind == "loop"),  # type: ignore[misc]
+            every_iteration=self.every_iteration() if every else frozenset(),
+        )
 
     def taint_arguments(self, call: ast.Call) -> None:
         """Arguments handed to code we cannot see may be detached in place: forget their

@@ -8,9 +8,10 @@ https://lightning.ai/docs/pytorch/stable/_sources/common/tbptt.rst.txt (split th
 sequence into chunks, keep the hidden state between them, detach it: "Truncate") and
 https://github.com/dpressel/dliss-tutorial/issues/1
 
-Still missed: the loss is computed from `torch.stack(outputs)` of a list the helper builds
-in its own loop; that the stacked list is never empty (stack raises otherwise) is not a
-fact the analysis has, so the state is not certainly in the loss's history.
+Caught through a fact of the helper's summary: `unroll` rebinds its parameter `h` in its
+own loop to a tensor with history built on it (`FunctionSummary.rebound`), so whatever
+the call passes comes back unchanged (no time step) or with that history, and the batch
+loop carries it into the next backward.
 """
 
 import torch
@@ -28,8 +29,8 @@ def unroll(cell, chunk, h):
 def train_sequence(cell, head, optimizer, sequence, targets, chunk_len=3):
     h = torch.zeros(sequence.size(1), cell.hidden_size)
     for start in range(0, sequence.size(0), chunk_len):
-        outputs, h = unroll(cell, sequence[start:start + chunk_len], h)  # missed: GG201
-        loss = (head(outputs) - targets[start:start + chunk_len]).pow(2).mean()
+        outputs, h = unroll(cell, sequence[start : start + chunk_len], h)  # expect: GG201
+        loss = (head(outputs) - targets[start : start + chunk_len]).pow(2).mean()
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
@@ -38,8 +39,8 @@ def train_sequence(cell, head, optimizer, sequence, targets, chunk_len=3):
 def train_sequence_fixed(cell, head, optimizer, sequence, targets, chunk_len=3):
     h = torch.zeros(sequence.size(1), cell.hidden_size)
     for start in range(0, sequence.size(0), chunk_len):
-        outputs, h = unroll(cell, sequence[start:start + chunk_len], h.detach())
-        loss = (head(outputs) - targets[start:start + chunk_len]).pow(2).mean()
+        outputs, h = unroll(cell, sequence[start : start + chunk_len], h.detach())
+        loss = (head(outputs) - targets[start : start + chunk_len]).pow(2).mean()
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
