@@ -50,7 +50,13 @@ class SavedNode:
 # `interpreter.FunctionInterpreter`); not an identifier, so no program name collides with it.
 GRAPH_STATE_KEY = "%graph"
 
-_OUTPUT_SAVERS = frozenset("exp sigmoid tanh softmax log_softmax relu sqrt rsqrt".split())
+# Checked against torch 2.13.0: an in-place change of the result (not of the input) makes
+# the backward fail for every name in _OUTPUT_SAVERS; of the input (not of the result), for
+# the layers listed with INPUTS below (norm layers keep their input for the weight's
+# gradient even when the input itself does not require grad; `nn.RMSNorm` does not).
+_OUTPUT_SAVERS = frozenset(
+    "exp sigmoid tanh softmax log_softmax relu sqrt rsqrt exp2 expm1 reciprocal tan".split()
+)
 _INPUT_SAVERS = frozenset("mul div matmul mm bmm mv dot outer einsum".split())
 _OTHER_SAVERS = frozenset(
     "pow log log1p log2 log10 sin cos cosh sinh abs clamp clip norm prod std var cdist "
@@ -58,7 +64,7 @@ _OTHER_SAVERS = frozenset(
     "max min maximum minimum".split()
 )
 _FUNCTIONAL = {
-    **dict.fromkeys("relu sigmoid tanh softmax log_softmax".split(), Saves.OUTPUT),
+    **dict.fromkeys("relu sigmoid tanh softmax log_softmax softmin".split(), Saves.OUTPUT),
     **dict.fromkeys("linear bilinear conv1d conv2d conv3d".split(), Saves.INPUTS),
     **dict.fromkeys(
         "gelu silu elu leaky_relu softplus mish layer_norm batch_norm group_norm "
@@ -69,13 +75,16 @@ _FUNCTIONAL = {
     ),
 }
 _MODULES = {
-    **dict.fromkeys("ReLU Sigmoid Tanh Softmax LogSoftmax".split(), Saves.OUTPUT),
-    **dict.fromkeys("Linear Bilinear Conv1d Conv2d Conv3d".split(), Saves.INPUTS),
+    **dict.fromkeys("ReLU Sigmoid Tanh Softmax LogSoftmax Softmin Softmax2d".split(), Saves.OUTPUT),
+    **dict.fromkeys(
+        "Linear Bilinear Conv1d Conv2d Conv3d ConvTranspose1d ConvTranspose2d ConvTranspose3d "
+        "BatchNorm1d BatchNorm2d BatchNorm3d LayerNorm GroupNorm".split(),
+        Saves.INPUTS,
+    ),
     **dict.fromkeys(
         "GELU SiLU ELU LeakyReLU Softplus Mish MSELoss L1Loss "
         "SmoothL1Loss HuberLoss CrossEntropyLoss NLLLoss BCELoss BCEWithLogitsLoss KLDivLoss "
-        "ConvTranspose1d ConvTranspose2d Embedding BatchNorm1d BatchNorm2d LayerNorm GroupNorm "
-        "RNN GRU LSTM RNNCell GRUCell LSTMCell PReLU MultiheadAttention".split(),
+        "Embedding RNN GRU LSTM RNNCell GRUCell LSTMCell PReLU MultiheadAttention".split(),
         Saves.OTHER,
     ),
 }
@@ -97,8 +106,15 @@ def _by_name(name: str) -> Saves | None:
     return None
 
 
+# `torch.special` spellings of the functions above (checked against torch 2.13.0).
+_SPECIAL = {"expit": Saves.OUTPUT, "exp2": Saves.OUTPUT, "expm1": Saves.OUTPUT}
+
+
 def function_saves(qualified: str) -> Saves | None:
-    """What `torch.X(...)` or `torch.nn.functional.X(...)` keeps for backward, if known."""
+    """What `torch.X(...)`, `torch.nn.functional.X(...)` or `torch.special.X(...)` keeps for
+    backward, if known."""
+    if qualified.startswith("torch.special."):
+        return _SPECIAL.get(qualified[len("torch.special.") :])
     if qualified.startswith("torch.nn.functional."):
         return _FUNCTIONAL.get(qualified[len("torch.nn.functional.") :])
     if qualified.count(".") == 1:

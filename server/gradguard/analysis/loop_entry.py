@@ -4,7 +4,8 @@
 inner loop, because an inner loop may run zero times. Some inner loops cannot: a loop over
 a dict or tuple whose entries the analysis knows (`for key in losses:` where `losses` is
 `{"ce": ..., "mse": ...}`, or over its `.items()`, `.keys()`, `.values()`), or over
-`range(n)` with literal bounds that leave at least one number. Their body runs on every
+`range(n)` with literal bounds that leave at least one number, or over a tensor whose first
+dimension is known and not zero. Their body runs on every
 iteration of the loop around them (checked against Python semantics: iterating a non-empty
 dict, tuple or range yields at least one item; changing a dict's size while iterating
 raises).
@@ -25,7 +26,7 @@ def certainly_entered(
     iterable: ast.expr, value: Value, lookup: Callable[[str], Value | None]
 ) -> bool:
     """True when iterating `iterable` (evaluated to `value`) yields at least one item."""
-    if _known_entries(value):
+    if _known_entries(value) or _nonempty_tensor(value):
         return True
     if not isinstance(iterable, ast.Call) or iterable.keywords:
         return False
@@ -42,6 +43,17 @@ def certainly_entered(
 def _known_entries(value: Value) -> bool:
     """A dict or tuple/list value whose entries are known and at least one."""
     return value.kind in (Kind.MAPPING, Kind.SEQUENCE) and bool(value.elements)
+
+
+def _nonempty_tensor(value: Value) -> bool:
+    """A tensor whose whole shape is known, with a first dimension of at least one: iterating
+    it yields that many slices (checked against torch 2.13.0: `for x in torch.randn(4, 2)`
+    runs four times; a 0-dim tensor raises instead of yielding nothing)."""
+    shape = value.shape
+    if value.kind is not Kind.TENSOR or not shape.exact or not shape.dims:
+        return False
+    first = shape.dims[0]
+    return first is not None and first >= 1
 
 
 def _nonempty_range(args: list[ast.expr]) -> bool:

@@ -343,13 +343,15 @@ def _layers_finding(
 
 
 def _is_layer_of_sequential(tree: ast.Module, changer: ast.expr, saver: ast.expr) -> bool:
-    """`changer` and `saver` are two arguments of one call (the `nn.Sequential(...)`)."""
-    return any(
-        isinstance(node, ast.Call)
-        and any(a is changer for a in node.args)
-        and any(a is saver for a in node.args)
-        for node in module_nodes(tree)
-    )
+    """`changer` and `saver` are two arguments of one call (the `nn.Sequential(...)`), or
+    two elements of one list literal (`layers = [...]` unpacked into it)."""
+    for node in module_nodes(tree):
+        items = node.args if isinstance(node, ast.Call) else None
+        if isinstance(node, ast.List | ast.Tuple):
+            items = node.elts
+        if items is not None and any(a is changer for a in items):
+            return any(a is saver for a in items)
+    return False
 
 
 def _out_of_place(ctx: RuleContext, change: InPlaceOnSaved) -> Fix | None:

@@ -496,7 +496,10 @@ class FunctionInterpreter(CallEvaluator):
             return
         infinite = isinstance(stmt, ast.While) and is_true(stmt.test)
         # A loop whose body certainly runs: nothing leaves it with the state from before it.
-        runs = infinite or (isinstance(stmt, ast.For) and self._runs_at_least_once(stmt.iter))
+        runs = infinite or (
+            isinstance(stmt, ast.For)
+            and (self._runs_at_least_once(stmt.iter) or stmt in self.entered_loops)
+        )
         record = self.record
         self.record = False
         try:

@@ -100,7 +100,7 @@ def merge_conv_bn(conv, bn):
 def create_sinusoidal_embeddings(nb_p, dim, E):
     theta = np.array([[p / np.power(10000, 2 * (j // 2) / dim) for j in range(dim)] for p in range(nb_p)])
     E[:, 0::2] = torch.FloatTensor(np.sin(theta[:, 0::2]))  # expect: GG301
-    E[:, 1::2] = torch.FloatTensor(np.cos(theta[:, 1::2]))  # missed: GG301
+    E[:, 1::2] = torch.FloatTensor(np.cos(theta[:, 1::2]))  # expect: GG301
     E.detach_()
     E.requires_grad = False
 
