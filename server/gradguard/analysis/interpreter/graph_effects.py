@@ -90,6 +90,27 @@ class GraphEffects(InterpreterState):
             return view
         return evolve(view, saved_in=view.saved_in | base.saved_in)
 
+    def in_place_result(self, current: Value, result: Value) -> Value:
+        """The tensor `current` after an in-place op computing `result` from it: the same
+        tensor, still a leaf unless it did not require grad and now does (checked against
+        torch 2.13.0: after `x += layer(y)` or `x.add_(layer(y))` on a plain tensor,
+        `x.is_leaf` is False and a later `x *= 2` runs)."""
+        gains = current.grad is not Grad.TRACKED and result.grad is Grad.TRACKED
+        return evolve(result, leaf=current.leaf and not gains)
+
+    def saved_meanwhile(self, target: ast.expr, current: Value) -> Value:
+        """`current`, the value `x += f(x)` read of its target before evaluating `f(x)`, with
+        the graph nodes that evaluation made keep it (`x += attn(norm(x))`: `norm` kept
+        `x`, and the add then changes it in place). A layer with parameters that accepted
+        it shows it is a tensor, whatever it was known as."""
+        key = dotted(target)
+        now = self.env.get(key) if key is not None and self.env is not None else None
+        if now is None or now.kind is not Kind.TENSOR or now.saved_in <= current.saved_in:
+            return current
+        if current.kind not in (Kind.TENSOR, Kind.UNKNOWN):
+            return current
+        return evolve(current, kind=Kind.TENSOR, saved_in=current.saved_in | now.saved_in)
+
     def _saving_if_given(
         self, node: ast.AST, result: Value, saves: Saves, inputs: list[Value]
     ) -> Value:

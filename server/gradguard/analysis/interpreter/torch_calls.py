@@ -608,7 +608,7 @@ class TorchCalls(ModuleCalls):
             # In place: the receiver now also depends on the arguments.
             if key is not None and self.mode.enabled is not False:
                 self.bind_key(
-                    key, evolve(self.tensor_op(call, [receiver, *args]), leaf=receiver.leaf)
+                    key, self.in_place_result(receiver, self.tensor_op(call, [receiver, *args]))
                 )
             elif key is not None:
                 self._forget_activation(call.func.value)
