@@ -26,6 +26,7 @@ class Saves(enum.Enum):
 
     OUTPUT = "output"  # its own result (sigmoid, tanh, exp, softmax, relu...)
     INPUTS = "inputs"  # each input, when another input requires grad (mul, matmul, Linear...)
+    INPUT = "input"  # its (first) input, whenever it records history (log, sin, gelu, x ** 2)
     OTHER = "other"  # something the program cannot touch (a mask, indices, a copy)
 
 
@@ -58,16 +59,26 @@ _OUTPUT_SAVERS = frozenset(
     "exp sigmoid tanh softmax log_softmax relu sqrt rsqrt exp2 expm1 reciprocal tan".split()
 )
 _INPUT_SAVERS = frozenset("mul div matmul mm bmm mv dot outer einsum".split())
+# Checked against torch 2.13.0: an in-place change of the input (not of the result) makes
+# the backward fail for every name in _INPUT_KEEPERS (functions, tensor methods, layers).
+_INPUT_KEEPERS = frozenset(
+    "pow log log1p log2 log10 sin cos cosh sinh abs square erf lgamma atan".split()
+)
 _OTHER_SAVERS = frozenset(
-    "pow log log1p log2 log10 sin cos cosh sinh abs clamp clip norm prod std var cdist "
-    "logsumexp square erf lgamma gather index_select masked_fill where cumprod addmm baddbmm "
+    "clamp clip norm prod std var cdist "
+    "logsumexp gather index_select masked_fill where cumprod addmm baddbmm "
     "max min maximum minimum".split()
 )
 _FUNCTIONAL = {
     **dict.fromkeys("relu sigmoid tanh softmax log_softmax softmin".split(), Saves.OUTPUT),
     **dict.fromkeys("linear bilinear conv1d conv2d conv3d".split(), Saves.INPUTS),
     **dict.fromkeys(
-        "gelu silu elu leaky_relu softplus mish layer_norm batch_norm group_norm "
+        "gelu silu elu leaky_relu softplus mish selu celu hardtanh relu6 hardswish "
+        "hardsigmoid logsigmoid".split(),
+        Saves.INPUT,
+    ),
+    **dict.fromkeys(
+        "layer_norm batch_norm group_norm "
         "embedding mse_loss l1_loss smooth_l1_loss huber_loss cross_entropy nll_loss "
         "binary_cross_entropy binary_cross_entropy_with_logits kl_div normalize "
         "cosine_similarity".split(),
@@ -82,7 +93,11 @@ _MODULES = {
         Saves.INPUTS,
     ),
     **dict.fromkeys(
-        "GELU SiLU ELU LeakyReLU Softplus Mish MSELoss L1Loss "
+        "GELU SiLU ELU LeakyReLU Softplus Mish Hardtanh ReLU6 Hardswish SELU CELU".split(),
+        Saves.INPUT,
+    ),
+    **dict.fromkeys(
+        "MSELoss L1Loss "
         "SmoothL1Loss HuberLoss CrossEntropyLoss NLLLoss BCELoss BCEWithLogitsLoss KLDivLoss "
         "Embedding RNN GRU LSTM RNNCell GRUCell LSTMCell PReLU MultiheadAttention".split(),
         Saves.OTHER,
@@ -92,7 +107,7 @@ _BINARY = {
     ast.Mult: Saves.INPUTS,
     ast.Div: Saves.INPUTS,
     ast.MatMult: Saves.INPUTS,
-    ast.Pow: Saves.OTHER,
+    ast.Pow: Saves.INPUT,
 }
 
 
@@ -101,6 +116,8 @@ def _by_name(name: str) -> Saves | None:
         return Saves.OUTPUT
     if name in _INPUT_SAVERS:
         return Saves.INPUTS
+    if name in _INPUT_KEEPERS:
+        return Saves.INPUT
     if name in _OTHER_SAVERS:
         return Saves.OTHER
     return None
@@ -164,5 +181,6 @@ def changes_input_in_place(qualified: str | None, *, training: bool) -> bool:
 
 
 def binary_saves(op: ast.operator) -> Saves | None:
-    """What `a * b`, `a / b`, `a @ b`, `a ** b` keep for backward (`+` and `-` keep nothing)."""
+    """What `a * b`, `a / b`, `a @ b`, `a ** b` keep for backward (`+` and `-` keep nothing;
+    `a ** b` keeps `a`)."""
     return _BINARY.get(type(op))

@@ -363,7 +363,10 @@ def _out_of_place(ctx: RuleContext, change: InPlaceOnSaved) -> Fix | None:
     edit: TextEdit | None = None
     written = node.target if isinstance(node, ast.AugAssign) else None
     if isinstance(node, ast.Assign) or isinstance(written, ast.Subscript):
-        # `y[i] = v` / `y[i] += v`: change a copy instead.
+        # `y[i] = v` / `y[i] += v`: change a copy instead; not when the statement itself
+        # saved `y` (`b[:, 1] = F.softplus(b[:, 0])` would keep the copy, and change it).
+        if _saved_within(change, stmt):
+            return None
         edit = insert_before(ctx.source, stmt, f"{name} = {name}.clone()")
     elif isinstance(node, ast.AugAssign) and type(node.op) in _OPERATORS:
         value = expr_text(ctx.source, node.value)
@@ -376,6 +379,12 @@ def _out_of_place(ctx: RuleContext, change: InPlaceOnSaved) -> Fix | None:
     if edit is None:
         return None
     return Fix("Use the out-of-place form", Safety.UNSAFE, (edit,))
+
+
+def _saved_within(change: InPlaceOnSaved, stmt: ast.stmt) -> bool:
+    """Some graph node that kept the changed tensor is an expression of `stmt`."""
+    inside = {id(node) for node in ast.walk(stmt)}
+    return any(id(saver.node) in inside for saver in change.saved_by)
 
 
 def _call_out_of_place(ctx: RuleContext, call: ast.Call, name: str) -> TextEdit | None:
