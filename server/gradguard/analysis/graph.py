@@ -26,6 +26,7 @@ class Saves(enum.Enum):
 
     OUTPUT = "output"  # its own result (sigmoid, tanh, exp, softmax, relu...)
     INPUTS = "inputs"  # each input, when another input requires grad (mul, matmul, Linear...)
+    INPUT = "input"  # its (first) input, whenever it records history (log, sin, gelu, x ** 2)
     OTHER = "other"  # something the program cannot touch (a mask, indices, a copy)
 
 
@@ -50,18 +51,34 @@ class SavedNode:
 # `interpreter.FunctionInterpreter`); not an identifier, so no program name collides with it.
 GRAPH_STATE_KEY = "%graph"
 
-_OUTPUT_SAVERS = frozenset("exp sigmoid tanh softmax log_softmax relu sqrt rsqrt".split())
+# Checked against torch 2.13.0: an in-place change of the result (not of the input) makes
+# the backward fail for every name in _OUTPUT_SAVERS; of the input (not of the result), for
+# the layers listed with INPUTS below (norm layers keep their input for the weight's
+# gradient even when the input itself does not require grad; `nn.RMSNorm` does not).
+_OUTPUT_SAVERS = frozenset(
+    "exp sigmoid tanh softmax log_softmax relu sqrt rsqrt exp2 expm1 reciprocal tan".split()
+)
 _INPUT_SAVERS = frozenset("mul div matmul mm bmm mv dot outer einsum".split())
+# Checked against torch 2.13.0: an in-place change of the input (not of the result) makes
+# the backward fail for every name in _INPUT_KEEPERS (functions, tensor methods, layers).
+_INPUT_KEEPERS = frozenset(
+    "pow log log1p log2 log10 sin cos cosh sinh abs square erf lgamma atan".split()
+)
 _OTHER_SAVERS = frozenset(
-    "pow log log1p log2 log10 sin cos cosh sinh abs clamp clip norm prod std var cdist "
-    "logsumexp square erf lgamma gather index_select masked_fill where cumprod addmm baddbmm "
+    "clamp clip norm prod std var cdist "
+    "logsumexp gather index_select masked_fill where cumprod addmm baddbmm "
     "max min maximum minimum".split()
 )
 _FUNCTIONAL = {
-    **dict.fromkeys("relu sigmoid tanh softmax log_softmax".split(), Saves.OUTPUT),
+    **dict.fromkeys("relu sigmoid tanh softmax log_softmax softmin".split(), Saves.OUTPUT),
     **dict.fromkeys("linear bilinear conv1d conv2d conv3d".split(), Saves.INPUTS),
     **dict.fromkeys(
-        "gelu silu elu leaky_relu softplus mish layer_norm batch_norm group_norm "
+        "gelu silu elu leaky_relu softplus mish selu celu hardtanh relu6 hardswish "
+        "hardsigmoid logsigmoid".split(),
+        Saves.INPUT,
+    ),
+    **dict.fromkeys(
+        "layer_norm batch_norm group_norm "
         "embedding mse_loss l1_loss smooth_l1_loss huber_loss cross_entropy nll_loss "
         "binary_cross_entropy binary_cross_entropy_with_logits kl_div normalize "
         "cosine_similarity".split(),
@@ -69,13 +86,20 @@ _FUNCTIONAL = {
     ),
 }
 _MODULES = {
-    **dict.fromkeys("ReLU Sigmoid Tanh Softmax LogSoftmax".split(), Saves.OUTPUT),
-    **dict.fromkeys("Linear Bilinear Conv1d Conv2d Conv3d".split(), Saves.INPUTS),
+    **dict.fromkeys("ReLU Sigmoid Tanh Softmax LogSoftmax Softmin Softmax2d".split(), Saves.OUTPUT),
     **dict.fromkeys(
-        "GELU SiLU ELU LeakyReLU Softplus Mish MSELoss L1Loss "
+        "Linear Bilinear Conv1d Conv2d Conv3d ConvTranspose1d ConvTranspose2d ConvTranspose3d "
+        "BatchNorm1d BatchNorm2d BatchNorm3d LayerNorm GroupNorm".split(),
+        Saves.INPUTS,
+    ),
+    **dict.fromkeys(
+        "GELU SiLU ELU LeakyReLU Softplus Mish Hardtanh ReLU6 Hardswish SELU CELU".split(),
+        Saves.INPUT,
+    ),
+    **dict.fromkeys(
+        "MSELoss L1Loss "
         "SmoothL1Loss HuberLoss CrossEntropyLoss NLLLoss BCELoss BCEWithLogitsLoss KLDivLoss "
-        "ConvTranspose1d ConvTranspose2d Embedding BatchNorm1d BatchNorm2d LayerNorm GroupNorm "
-        "RNN GRU LSTM RNNCell GRUCell LSTMCell PReLU MultiheadAttention".split(),
+        "Embedding RNN GRU LSTM RNNCell GRUCell LSTMCell PReLU MultiheadAttention".split(),
         Saves.OTHER,
     ),
 }
@@ -83,7 +107,7 @@ _BINARY = {
     ast.Mult: Saves.INPUTS,
     ast.Div: Saves.INPUTS,
     ast.MatMult: Saves.INPUTS,
-    ast.Pow: Saves.OTHER,
+    ast.Pow: Saves.INPUT,
 }
 
 
@@ -92,13 +116,22 @@ def _by_name(name: str) -> Saves | None:
         return Saves.OUTPUT
     if name in _INPUT_SAVERS:
         return Saves.INPUTS
+    if name in _INPUT_KEEPERS:
+        return Saves.INPUT
     if name in _OTHER_SAVERS:
         return Saves.OTHER
     return None
 
 
+# `torch.special` spellings of the functions above (checked against torch 2.13.0).
+_SPECIAL = {"expit": Saves.OUTPUT, "exp2": Saves.OUTPUT, "expm1": Saves.OUTPUT}
+
+
 def function_saves(qualified: str) -> Saves | None:
-    """What `torch.X(...)` or `torch.nn.functional.X(...)` keeps for backward, if known."""
+    """What `torch.X(...)`, `torch.nn.functional.X(...)` or `torch.special.X(...)` keeps for
+    backward, if known."""
+    if qualified.startswith("torch.special."):
+        return _SPECIAL.get(qualified[len("torch.special.") :])
     if qualified.startswith("torch.nn.functional."):
         return _FUNCTIONAL.get(qualified[len("torch.nn.functional.") :])
     if qualified.count(".") == 1:
@@ -148,5 +181,6 @@ def changes_input_in_place(qualified: str | None, *, training: bool) -> bool:
 
 
 def binary_saves(op: ast.operator) -> Saves | None:
-    """What `a * b`, `a / b`, `a @ b`, `a ** b` keep for backward (`+` and `-` keep nothing)."""
+    """What `a * b`, `a / b`, `a @ b`, `a ** b` keep for backward (`+` and `-` keep nothing;
+    `a ** b` keeps `a`)."""
     return _BINARY.get(type(op))

@@ -12,10 +12,12 @@ it iterates over:
   `.items()`, `.keys()` or `.values()`;
 * the builtin `range(...)` (not a name the file rebinds) with bounds that are int literals,
   their negations, or names bound to ints on every path, leaving at least one number
-  (`range(10)`, `range(1, n_steps)` with `n_steps = 5`, `range(5, 0, -1)`).
+  (`range(10)`, `range(1, n_steps)` with `n_steps = 5`, `range(5, 0, -1)`);
+* a tensor whose whole shape is known, with a first dimension of at least one.
 
 Checked against Python semantics: iterating a non-empty dict, tuple, list or range yields at
-least one item; changing a dict's size while iterating raises.
+least one item; changing a dict's size while iterating raises; iterating a tensor yields its
+first dimension's slices.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ def certainly_entered(
     """True when iterating `iterable` (evaluated to `value`) yields at least one item.
     `lookup` gives the value bound to a name or dotted key here; `range_is_builtin` tells
     whether `range` is the builtin in this scope."""
-    if _known_entries(value):
+    if _known_entries(value) or _nonempty_tensor(value):
         return True
     if isinstance(iterable, ast.List | ast.Tuple):
         return any(not isinstance(e, ast.Starred) for e in iterable.elts)
@@ -58,6 +60,17 @@ def certainly_entered(
 def _known_entries(value: Value) -> bool:
     """A dict or tuple/list value whose entries are known and at least one."""
     return value.kind in (Kind.MAPPING, Kind.SEQUENCE) and bool(value.elements)
+
+
+def _nonempty_tensor(value: Value) -> bool:
+    """A tensor whose whole shape is known, with a first dimension of at least one: iterating
+    it yields that many slices (checked against torch 2.13.0: `for x in torch.randn(4, 2)`
+    runs four times; a 0-dim tensor raises instead of yielding nothing)."""
+    shape = value.shape
+    if value.kind is not Kind.TENSOR or not shape.exact or not shape.dims:
+        return False
+    first = shape.dims[0]
+    return first is not None and first >= 1
 
 
 def _nonempty_range(args: list[ast.expr], lookup: Callable[[str], Value]) -> bool:

@@ -59,7 +59,9 @@ class BackwardCall:
 class InPlaceOnSaved:
     """An in-place change of a tensor that graph nodes saved for backward (`y.add_(1)` after
     `y = torch.sigmoid(x)`). `node` is the operation, `target` the changed tensor, `value`
-    its value before the change and `saved_by` the nodes that saved it."""
+    its value before the change and `saved_by` the nodes that saved it. `function`: the
+    function whose analysis recorded it (a call of a function whose result runs through
+    the change records it again, in the caller, with the call's node added)."""
 
     node: ast.AST
     stmt: ast.stmt

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gradguard.analysis import libraries
+from gradguard.analysis import layer_lists, libraries
 from gradguard.analysis import torch_api as api
 
 if TYPE_CHECKING:
@@ -319,10 +319,12 @@ class ClassCheck:
                 and stmt.targets[0].value.id == "self"
             ):
                 continue
-            found |= self._registered_tree(owner, stmt.value)
+            found |= self._registered_tree(owner, stmt.value, init)
         return found
 
-    def _registered_tree(self, owner: ast.ClassDef, expr: ast.expr) -> set[int]:
+    def _registered_tree(
+        self, owner: ast.ClassDef, expr: ast.expr, init: ast.FunctionDef | None = None
+    ) -> set[int]:
         if not isinstance(expr, ast.Call) or not self._is_module_construction(owner, expr):
             return set()
         qualified = self._resolve(owner, expr.func)
@@ -332,7 +334,9 @@ class ClassCheck:
         last = qualified.rsplit(".", 1)[-1]
         found = {id(expr)}
         if last in _CONTAINERS:
-            for arg in [*expr.args, *(kw.value for kw in expr.keywords)]:
+            # `nn.Sequential(*layers)` of a list literal only unpacked there: its elements.
+            listed = layer_lists.literal_elements(init, expr) if init is not None else None
+            for arg in listed or [*expr.args, *(kw.value for kw in expr.keywords)]:
                 for element in _container_elements(arg):
                     found |= self._registered_tree(owner, element)
             return found

@@ -87,6 +87,8 @@ _DIFFERENTIABLE_TOP = (
     "linalg.matrix_norm linalg.inv det logdet cholesky bilinear cosine_similarity "
     "pairwise_distance dist chain_matmul block_diag rot90 take take_along_dim scatter "
     "scatter_add index_add masked_select ravel"
+    # Checked against torch 2.13.0 (each keeps its own result for backward, see graph.py).
+    " reciprocal special.expit special.exp2 special.expm1"
 )
 DIFFERENTIABLE = frozenset(f"torch.{name}" for name in _DIFFERENTIABLE_TOP.split())
 # Of those, the ones whose gradient is zero wherever it is defined: the result has a grad_fn,
@@ -319,6 +321,11 @@ DIFFERENTIABLE_METHODS = frozenset(
         "logsumexp",
         "nansum",
         "nanmean",
+        # Checked against torch 2.13.0: each keeps its own result for backward (graph.py).
+        "exp2",
+        "expm1",
+        "reciprocal",
+        "tan",
     ]
 )
 # Methods that may return the receiver itself (no copy, no new history).

@@ -4,11 +4,17 @@
 Finds an in-place change of a tensor that autograd saved for the backward pass, followed by
 a backward pass that needs it:
 
-* the output of `sigmoid`, `tanh`, `exp`, `softmax`, `log_softmax`, `relu`, `sqrt` (their
+* the output of `sigmoid`, `tanh`, `exp`, `softmax`, `log_softmax`, `relu`, `sqrt`,
+  `rsqrt`, `reciprocal`, `expm1`, `exp2`, `tan`, `torch.special.expit`, `softmin` (their
   backward formulas use their own result) changed by `+=`, `y[i] = ...`, `y.add_(...)`,
   `torch.relu_(y)`, `F.relu(y, inplace=True)` or a module built with `inplace=True`;
-* the input of `nn.Linear`/`nn.Conv*`/`F.linear`, or a factor of `*`, `/`, `@`, `matmul`
-  (kept to compute the other factor's gradient), changed in place before the backward.
+* the input of `nn.Linear`/`nn.Conv*`/`nn.ConvTranspose*`/`F.linear`, of a norm layer
+  (`nn.LayerNorm`, `nn.BatchNorm*`, `nn.GroupNorm`: `x += attn(norm(x))`), of an op whose
+  backward reads its input (`log`, `sin`, `abs`, `x ** 2`, `pow`, `gelu`, `silu`, `elu`,
+  `softplus`, `leaky_relu` and their layers), or a factor of `*`, `/`, `@`, `matmul` (kept
+  to compute the other factor's gradient), changed in place before the backward. A basic
+  slice is the tensor itself here: `out[:, 1] = F.softplus(out[:, 1])` changes what
+  softplus kept.
 
 The change may sit inside `forward` (a residual `out += x` after a sigmoid gate, a
 `masked_fill_` on attention weights) while the backward runs in the training loop that
@@ -18,7 +24,8 @@ arguments that fed the saving op require grad at that call; and the changed tens
 reached through a certain view (`conv(x.transpose(1, 2))` keeps `x`'s storage, so a later
 `x += ...` changes what the convolution saved).
 
-It may also sit between two layers of an `nn.Sequential`: a layer built with `inplace=True`
+It may also sit between two layers of an `nn.Sequential` (written as its arguments, or in a
+list literal only unpacked into it, `nn.Sequential(*layers)`): a layer built with `inplace=True`
 (`nn.ReLU`, `nn.LeakyReLU`, `nn.ELU`, ... and `nn.Dropout` when no code of the file can
 switch the model to evaluation mode) right after a layer that keeps its own output
 (`nn.Sigmoid`, `nn.Tanh`, `nn.Softmax`, `nn.LogSoftmax`, `nn.ReLU`, and `nn.LeakyReLU`,
@@ -54,13 +61,15 @@ loss.backward()
 
 ## Fix safety
 For two layers of an `nn.Sequential`, the fix drops `inplace=True` from the second
-layer's constructor, written inside the `nn.Sequential(...)` call (so no other code uses
-that layer object): the values computed are the same, only a copy is no longer saved. It is
-safe. "Use the out-of-place form" rewrites `y += v` as `y = y + v`, `y.add_(v)` as
-`y = y.add(v)`, `torch.relu_(y)` as `y = torch.relu(y)`, drops `inplace=True` from a
-functional call, and puts `y = y.clone()` before `y[i] = v`. The fix is unsafe: other
-names bound to the same tensor no longer see the change. A module built with `inplace=True`
-gets no fix (its constructor may serve other calls).
+layer's constructor, written inside the `nn.Sequential(...)` call or the list literal only
+unpacked into it (so no other code uses that layer object): the values computed are the
+same, only a copy is no longer saved. It is safe. "Use the out-of-place form" rewrites
+`y += v` as `y = y + v`, `y.add_(v)` as `y = y.add(v)`, `torch.relu_(y)` as
+`y = torch.relu(y)`, drops `inplace=True` from a functional call, and puts
+`y = y.clone()` before `y[i] = v` (not when `v` itself reads `y`, as in
+`y[:, 1] = F.softplus(y[:, 1])`: the copy would be kept and changed in turn). The fix is
+unsafe: other names bound to the same tensor no longer see the change. A module built
+with `inplace=True` gets no fix (its constructor may serve other calls).
 """
 
 from __future__ import annotations
@@ -149,6 +158,18 @@ net(torch.randn(4, 8)).mean().backward()
 gate = nn.Sequential(nn.Linear(8, 16), nn.Sigmoid(), nn.Dropout(0.3, inplace=True))
 gate.eval()
 gate(torch.randn(4, 8)).mean().backward()
+""",
+        # nn.RMSNorm keeps intermediate values, not an input that needs no grad; a norm
+        # layer's output (not its input) changed in place.
+        """
+import torch
+from torch import nn
+proj = nn.Linear(4, 4)
+x = torch.randn(3, 4)
+x += proj(nn.RMSNorm(4)(x))
+normed = nn.LayerNorm(4)(x)
+normed += 1.0
+(x.sum() + proj(normed).sum()).backward()
 """,
         # Residual added before the activation (as ResNet does).
         """
@@ -270,6 +291,28 @@ gate.sum().backward()
             unsafe_fix=True,
             error=_ERROR,
         ),
+        Invalid(
+            """
+import torch
+from torch import nn
+norm = nn.LayerNorm(4)
+proj = nn.Linear(4, 4)
+x = torch.randn(3, 4)
+x += proj(norm(x))
+x.sum().backward()
+""",
+            fixed="""
+import torch
+from torch import nn
+norm = nn.LayerNorm(4)
+proj = nn.Linear(4, 4)
+x = torch.randn(3, 4)
+x = x + proj(norm(x))
+x.sum().backward()
+""",
+            unsafe_fix=True,
+            error=_ERROR,
+        ),
     )
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
@@ -343,13 +386,15 @@ def _layers_finding(
 
 
 def _is_layer_of_sequential(tree: ast.Module, changer: ast.expr, saver: ast.expr) -> bool:
-    """`changer` and `saver` are two arguments of one call (the `nn.Sequential(...)`)."""
-    return any(
-        isinstance(node, ast.Call)
-        and any(a is changer for a in node.args)
-        and any(a is saver for a in node.args)
-        for node in module_nodes(tree)
-    )
+    """`changer` and `saver` are two arguments of one call (the `nn.Sequential(...)`), or
+    two elements of one list literal (`layers = [...]` unpacked into it)."""
+    for node in module_nodes(tree):
+        items = node.args if isinstance(node, ast.Call) else None
+        if isinstance(node, ast.List | ast.Tuple):
+            items = node.elts
+        if items is not None and any(a is changer for a in items):
+            return any(a is saver for a in items)
+    return False
 
 
 def _out_of_place(ctx: RuleContext, change: InPlaceOnSaved) -> Fix | None:
@@ -361,7 +406,10 @@ def _out_of_place(ctx: RuleContext, change: InPlaceOnSaved) -> Fix | None:
     edit: TextEdit | None = None
     written = node.target if isinstance(node, ast.AugAssign) else None
     if isinstance(node, ast.Assign) or isinstance(written, ast.Subscript):
-        # `y[i] = v` / `y[i] += v`: change a copy instead.
+        # `y[i] = v` / `y[i] += v`: change a copy instead; not when the statement itself
+        # saved `y` (`b[:, 1] = F.softplus(b[:, 0])` would keep the copy, and change it).
+        if _saved_within(change, stmt):
+            return None
         edit = insert_before(ctx.source, stmt, f"{name} = {name}.clone()")
     elif isinstance(node, ast.AugAssign) and type(node.op) in _OPERATORS:
         value = expr_text(ctx.source, node.value)
@@ -374,6 +422,12 @@ def _out_of_place(ctx: RuleContext, change: InPlaceOnSaved) -> Fix | None:
     if edit is None:
         return None
     return Fix("Use the out-of-place form", Safety.UNSAFE, (edit,))
+
+
+def _saved_within(change: InPlaceOnSaved, stmt: ast.stmt) -> bool:
+    """Some graph node that kept the changed tensor is an expression of `stmt`."""
+    inside = {id(node) for node in ast.walk(stmt)}
+    return any(id(saver.node) in inside for saver in change.saved_by)
 
 
 def _call_out_of_place(ctx: RuleContext, call: ast.Call, name: str) -> TextEdit | None:

@@ -107,8 +107,14 @@ class ExpressionEvaluator(TrainingEffects):
                 base = self.env[base_key]
                 carries = base.carries | value.all_carries()
                 if base.has_history and self.mode.enabled is True:
-                    # Writing into a tensor with history keeps its history (CopySlices).
-                    mutated = Value(Grad.TRACKED, Kind.TENSOR, carries=carries, graph=base.graph)
+                    # Writing into a tensor with history keeps its history (CopySlices),
+                    # and adds the written tensor's.
+                    graph = base.graph | (value.graph if value.kind is Kind.TENSOR else frozenset())
+                    mutated = Value(Grad.TRACKED, Kind.TENSOR, carries=carries, graph=graph)
+                elif base.kind is Kind.TENSOR and base.leaf and base.grad is Grad.TRACKED:
+                    # Into a leaf that requires grad: raises with grad on, changes only the
+                    # data under no_grad; either way it is still that leaf (GG301 facts).
+                    mutated = base
                 elif (
                     base.kind is Kind.TENSOR
                     and not (base.leaf and base.grad is not Grad.UNTRACKED)

@@ -68,7 +68,8 @@ class GraphEffects(InterpreterState):
     ) -> Value:
         """The result of an operation that saves tensors for backward: a new graph node on
         its history; the result itself is saved (`saves` OUTPUT), or each input that another
-        input's requires_grad makes autograd keep (INPUTS; all of them with `inputs_saved`)."""
+        input's requires_grad makes autograd keep (INPUTS; all of them with `inputs_saved`),
+        or the first input (INPUT)."""
         if saves is None or self.mode.enabled is not True:
             return result
         if result.grad is not Grad.TRACKED:
@@ -79,6 +80,8 @@ class GraphEffects(InterpreterState):
                 others = (v for i, v in enumerate(inputs) if i != index)
                 if inputs_saved or any(v.grad is Grad.TRACKED for v in others):
                     self._mark_saved(expr, saved, layer_input=inputs_saved)
+        elif saves is Saves.INPUT and exprs and not isinstance(exprs[0], ast.Starred):
+            self._mark_saved(exprs[0], saved)
         own = frozenset({saved}) if saves is Saves.OUTPUT else frozenset()
         return evolve(result, graph=result.graph | {saved}, saved_in=own)
 
@@ -89,6 +92,27 @@ class GraphEffects(InterpreterState):
         if not base.saved_in or view.kind is not Kind.TENSOR or view.saved_in == base.saved_in:
             return view
         return evolve(view, saved_in=view.saved_in | base.saved_in)
+
+    def in_place_result(self, current: Value, result: Value) -> Value:
+        """The tensor `current` after an in-place op computing `result` from it: the same
+        tensor, still a leaf unless it did not require grad and now does (checked against
+        torch 2.13.0: after `x += layer(y)` or `x.add_(layer(y))` on a plain tensor,
+        `x.is_leaf` is False and a later `x *= 2` runs)."""
+        gains = current.grad is not Grad.TRACKED and result.grad is Grad.TRACKED
+        return evolve(result, leaf=current.leaf and not gains)
+
+    def saved_meanwhile(self, target: ast.expr, current: Value) -> Value:
+        """`current`, the value `x += f(x)` read of its target before evaluating `f(x)`, with
+        the graph nodes that evaluation made keep it (`x += attn(norm(x))`: `norm` kept
+        `x`, and the add then changes it in place). A layer with parameters that accepted
+        it shows it is a tensor, whatever it was known as."""
+        key = dotted(target)
+        now = self.env.get(key) if key is not None and self.env is not None else None
+        if now is None or now.kind is not Kind.TENSOR or now.saved_in <= current.saved_in:
+            return current
+        if current.kind not in (Kind.TENSOR, Kind.UNKNOWN):
+            return current
+        return evolve(current, kind=Kind.TENSOR, saved_in=current.saved_in | now.saved_in)
 
     def _saving_if_given(
         self, node: ast.AST, result: Value, saves: Saves, inputs: list[Value]
@@ -216,11 +240,29 @@ class GraphEffects(InterpreterState):
 
 def _viewed(expr: ast.expr) -> ast.expr:
     """The tensor `expr` is a certain view of, through view methods (`x.transpose(1, 2)
-    .unsqueeze(0)` -> `x`); `expr` itself otherwise."""
-    while (
-        isinstance(expr, ast.Call)
-        and isinstance(expr.func, ast.Attribute)
-        and expr.func.attr in api.CERTAIN_VIEW_METHODS
-    ):
-        expr = expr.func.value
-    return expr
+    .unsqueeze(0)` -> `x`) and basic indexing (`x[:, 0]` -> `x`); `expr` itself otherwise."""
+    while True:
+        if (
+            isinstance(expr, ast.Call)
+            and isinstance(expr.func, ast.Attribute)
+            and expr.func.attr in api.CERTAIN_VIEW_METHODS
+        ):
+            expr = expr.func.value
+        elif isinstance(expr, ast.Subscript) and _basic_index(expr.slice):
+            expr = expr.value
+        else:
+            return expr
+
+
+def _basic_index(index: ast.expr) -> bool:
+    """An index made only of slices, int literals, `None` and `...`: indexing a tensor with
+    it returns a view sharing the tensor's version counter (checked against torch 2.13.0:
+    `b[:, 1] = F.softplus(b[:, 0])` fails the backward). A name may hold an index tensor,
+    which copies, so it does not count."""
+    parts = index.elts if isinstance(index, ast.Tuple) else [index]
+    return all(
+        isinstance(part, ast.Slice)
+        or (isinstance(part, ast.Constant) and (part.value is None or part.value is Ellipsis))
+        or (isinstance(part, ast.Constant) and type(part.value) is int)
+        for part in parts
+    )

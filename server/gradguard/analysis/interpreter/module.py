@@ -360,6 +360,10 @@ class ModuleInterpreter:
             if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
                 continue
             target = stmt.targets[0]
+            if isinstance(target, ast.Name) and isinstance(stmt.value, ast.List | ast.Tuple):
+                # `layers = [nn.Linear(...), ...]`, for `nn.Sequential(*layers)` below.
+                scratch.run_stmt(stmt)
+                continue
             if (
                 isinstance(target, ast.Subscript)
                 and isinstance(target.value, ast.Attribute)

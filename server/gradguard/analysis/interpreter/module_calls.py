@@ -272,7 +272,7 @@ class ModuleCalls(ExpressionEvaluator):
                 if (clash.params_before and owns_graph) or (
                     bool(args) and args[0].grad is Grad.TRACKED
                 ):
-                    base = self._layers_clash(clash, base, training=training)
+                    base = self._layers_clash(call, clash, base, training=training)
             if module.layer is not None and kind.output == "tensor" and call.args:
                 inputs = [shape_of(a) for a in args[: len(call.args)]] + [shapes.UNKNOWN_SHAPE]
                 base = evolve(base, shape=module.layer.output(inputs[0], inputs[1]))
@@ -345,16 +345,19 @@ class ModuleCalls(ExpressionEvaluator):
         self.taint_arguments(call)
         return UNKNOWN
 
-    def _layers_clash(self, clash: LayerClash, base: Value, *, training: bool) -> Value:
+    def _layers_clash(
+        self, call: ast.Call, clash: LayerClash, base: Value, *, training: bool
+    ) -> Value:
         """An nn.Sequential call whose in-place layer changes what the layer before it
-        saved: record the change, and let the output's history run through that layer."""
+        saved: record the change, and let the output's history run through that layer
+        (a node of this call: each call builds it afresh)."""
         if (
             base.grad is not Grad.TRACKED
             or self.mode.enabled is not True
             or not graphs.changes_input_in_place(clash.changer_class, training=training)
         ):
             return base
-        saved = SavedNode(clash.saver, Saves.OUTPUT)
+        saved = SavedNode(call, Saves.OUTPUT)
         kept = Value(Grad.TRACKED, Kind.TENSOR, saved_in=frozenset({saved}))
         self.modified_in_place(clash.changer, clash.saver, kept)
         return evolve(base, graph=base.graph | {saved})

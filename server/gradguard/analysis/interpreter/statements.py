@@ -226,6 +226,7 @@ class FunctionInterpreter(CallEvaluator):
     def _stmt_AugAssign(self, stmt: ast.AugAssign) -> None:
         current = self.eval(stmt.target) if not isinstance(stmt.target, ast.Subscript) else UNKNOWN
         value = self.eval(stmt.value)
+        current = self.saved_meanwhile(stmt.target, current)
         result = self.arithmetic(stmt, [current, value])
         if isinstance(stmt.op, ast.Add) and value.kind is Kind.TENSOR:
             total = current
@@ -245,7 +246,7 @@ class FunctionInterpreter(CallEvaluator):
                 # it keeps its requires_grad, leaf-ness and creation (as `w.add_()` does).
                 return
             # `x += y` on a tensor changes x in place: it stays the same (leaf) tensor.
-            result = evolve(result, leaf=current.leaf)
+            result = self.in_place_result(current, result)
         elif isinstance(stmt.target, ast.Subscript):
             self._subscript_store(stmt.target, stmt)
         self.bind(stmt.target, result)

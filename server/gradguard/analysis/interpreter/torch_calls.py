@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 
-from gradguard.analysis import activations, libraries, shapes
+from gradguard.analysis import activations, layer_lists, libraries, shapes
 from gradguard.analysis import graph as graphs
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
@@ -56,6 +56,14 @@ def _unpacked_layers(call: ast.Call, args: list[Value]) -> list[Value] | None:
         else:
             layers.append(UNKNOWN)
     return layers
+
+
+def _fresh_layers(exprs: list[ast.expr], layers: list[Value]) -> bool:
+    """Every layer of an nn.Sequential is built right here and self-contained."""
+    return bool(layers) and all(
+        params.constructed_here(a) and v.module is not None and v.module.self_contained
+        for a, v in zip(exprs, layers, strict=True)
+    )
 
 
 def _sequential_kind(layers: list[Value]) -> api.ModuleKind | None:
@@ -277,18 +285,17 @@ class TorchCalls(ModuleCalls):
         if qualified in api.SEQUENTIAL:
             layers_given = _unpacked_layers(call, args)
             if layers_given is not None:
-                return Value(
-                    kind=Kind.MODULE,
-                    module=ModuleRef(qualified, kind=_sequential_kind(layers_given)),
+                exprs = layer_lists.literal_elements(self.function or self.module.tree, call)
+                if exprs is None or len(exprs) != len(layers_given):
+                    exprs = []
+                module = ModuleRef(
+                    qualified,
+                    kind=_sequential_kind(layers_given),
+                    self_contained=bool(exprs) and _fresh_layers(exprs, layers_given),
+                    clashes=_layer_clashes(exprs, layers_given) if exprs else (),
                 )
-            fresh = (
-                bool(args)
-                and not call.keywords
-                and all(
-                    params.constructed_here(a) and v.module is not None and v.module.self_contained
-                    for a, v in zip(call.args, args, strict=True)
-                )
-            )
+                return Value(kind=Kind.MODULE, module=module)
+            fresh = not call.keywords and _fresh_layers(call.args, args)
             layers = shapes.sequence_of([a.module.layer if a.module else None for a in args])
             first = args[0].module if args and call.args else None
             first_saves = first is not None and (
@@ -601,7 +608,7 @@ class TorchCalls(ModuleCalls):
             # In place: the receiver now also depends on the arguments.
             if key is not None and self.mode.enabled is not False:
                 self.bind_key(
-                    key, evolve(self.tensor_op(call, [receiver, *args]), leaf=receiver.leaf)
+                    key, self.in_place_result(receiver, self.tensor_op(call, [receiver, *args]))
                 )
             elif key is not None:
                 self._forget_activation(call.func.value)

@@ -413,7 +413,10 @@ class TrainingEffects(GraphEffects):
         if self.record:
             for change in changes:
                 self.module.analysis.inplace_on_saved.append(
-                    dataclasses.replace(change, saved_by=change.saved_by | {fresh})
+                    # Recorded in this function too, so its own result can pass it on.
+                    dataclasses.replace(
+                        change, saved_by=change.saved_by | {fresh}, function=self.function
+                    )
                 )
 
     def _params_carried_across_calls(

@@ -14,6 +14,15 @@ Sources (rewritten in our own words, structure kept):
   is written into `nn.Embedding.weight` by a helper that receives the weight as a parameter.
 * https://github.com/Hunter-DDM/knowledge-neurons/issues/14 - a column of a BERT output
   projection is edited in place on a model the script received from a loader.
+
+Still missed (honestly unknown to the analysis, so it stays silent):
+* `s_batch -= ...` in `optimise_auxiliary`: `s[:, chunk].clone().float().requires_grad_(True)`
+  is a leaf only if `s` does not require grad, and `s` is a parameter no caller in the file
+  passes (if `s` required grad, `s_batch` would be a non-leaf, and the update would fail
+  with a TypeError on `s_batch.grad`, which is None, instead).
+* `dense.weight[:, pos] -= ...` in `edit_knowledge`: `dense` is reached through a model the
+  function receives; the `.weight` of an unknown object need not be a leaf (a layer under
+  `weight_norm` computes it).
 """
 
 import math
@@ -100,7 +109,7 @@ def merge_conv_bn(conv, bn):
 def create_sinusoidal_embeddings(nb_p, dim, E):
     theta = np.array([[p / np.power(10000, 2 * (j // 2) / dim) for j in range(dim)] for p in range(nb_p)])
     E[:, 0::2] = torch.FloatTensor(np.sin(theta[:, 0::2]))  # expect: GG301
-    E[:, 1::2] = torch.FloatTensor(np.cos(theta[:, 1::2]))  # missed: GG301
+    E[:, 1::2] = torch.FloatTensor(np.cos(theta[:, 1::2]))  # expect: GG301
     E.detach_()
     E.requires_grad = False
 

@@ -6,8 +6,8 @@ ReluBackward0". The answer in the thread: `nn.Dropout(dropout, inplace=False)`.
 Source (rewritten in our own words, structure kept):
 https://github.com/BierOne/bottom-up-attention-vqa/issues/6 (`model/classifier.py`)
 
-Still missed: the layers are listed in a local list unpacked into `nn.Sequential(*layers)`;
-the analysis reads consecutive layers only from the call's own arguments.
+The layers are listed in a local list that is only unpacked into `nn.Sequential(*layers)`:
+the container runs exactly those layers in that order (see `analysis/layer_lists.py`).
 """
 
 import torch
@@ -20,7 +20,7 @@ class SimpleClassifier(nn.Module):
         layers = [
             nn.Linear(in_dim, hid_dim),
             nn.ReLU(),
-            nn.Dropout(dropout, inplace=True),  # missed: GG302
+            nn.Dropout(dropout, inplace=True),  # expect: GG302
             nn.Linear(hid_dim, out_dim),
         ]
         self.main = nn.Sequential(*layers)

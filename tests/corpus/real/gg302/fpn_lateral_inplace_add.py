@@ -1,14 +1,22 @@
 """A crowd-counting FPN head that builds the lateral feature maps with convolution + ReLU
 and then merges them top-down with `laterals[i - 1] += F.interpolate(laterals[i], ...)`:
-the in-place add changes a ReLU output that autograd saved, and `loss.backward()` raises
-"one of the variables needed for gradient computation has been modified by an inplace
-operation: [...], which is output 0 of ReluBackward0, is at version 1; expected version 0
-instead" (checked with torch 2.13.0). Turning `inplace=True` off does not help; the answer
-in the thread: write `laterals[i - 1] = laterals[i - 1] + ...`.
+the in-place add changes a ReLU output that autograd saved (relu keeps its result for its
+backward), and `loss.backward()` raises "one of the variables needed for gradient
+computation has been modified by an inplace operation: [torch.FloatTensor [1, 6, 8, 8]],
+which is output 0 of Relu, is at version 1; expected version 0 instead" (checked with torch
+2.13.0: `FpnHead` fails, `FpnHeadFixed` trains). It is a real bug in this form: `+=` on a
+list item calls the tensor's in-place add. Building the ReLU without `inplace=True` does
+not help; the answer in the thread: write `laterals[i - 1] = laterals[i - 1] + ...`.
 
 Source (rewritten in our own words, structure kept): https://github.com/lyongo/NWPU-MOC/issues/4
 - `models/FPN/FPN_Head.py`: lateral convolutions in an `nn.ModuleList`, a list of laterals
 built by a comprehension, a reversed loop adding the upsampled coarser level.
+
+Still missed: the changed tensor is an item of a list built by a comprehension, read with a
+computed index. The analysis knows only what every item of such a list has in common (each
+is kept by "the" relu of the comprehension), so it cannot tell which item changed; marking
+them all would also flag a backward through an item nobody changed. Named tensors (as in
+`two_level_merge`) are caught.
 """
 
 import torch

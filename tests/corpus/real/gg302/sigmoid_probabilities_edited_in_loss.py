@@ -11,6 +11,11 @@ Sources (rewritten in our own words, structure kept):
   re-balanced loss module raising the same error on `output 0 of SigmoidBackward0` at
   `loss.backward()`; we model it as a loss module that clamps the probabilities of ignored
   labels in place (the thread does not show the line).
+
+Still missed: the `ResampleLoss` case. `train_step` receives the loss module as a parameter,
+and its callers pass two different classes (`ResampleLoss` and its fixed twin), so the
+analysis does not know which `forward` computed the loss there. With one caller passing
+`ResampleLoss()` it is found (see `loss_module_edits_its_probabilities.py`).
 """
 
 import torch

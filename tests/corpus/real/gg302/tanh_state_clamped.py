@@ -1,15 +1,17 @@
 """A hand-written recurrent cell whose new state is `torch.tanh(...)` and which then
 clips the state in place for numerical safety (`h.clamp_(-0.99, 0.99)`) before the output
 layer reads it. tanh saved its output, so `loss.backward()` raises "modified by an inplace
-operation [...] output 0 of TanhBackward0". The clip must be out of place.
+operation [...] output 0 of Tanh". The clip must be out of place.
 
 Source (rewritten in our own words, structure kept):
 https://github.com/pytorch/pytorch/issues/96265 (an in-place change inside a custom
 recurrent step, found with anomaly detection) and
 https://github.com/idiap/fast-transformers/pull/10 (recurrent state updated in place).
 
-Still missed: the cell runs in a loop over a tensor that may be empty, so the state after
-the loop is not certainly the cell's output (graph nodes are must-facts).
+The cell runs in a loop over `seq`; its only caller passes a tensor of 4 time steps, so
+the loop certainly runs and the state after it is the cell's (clamped) output. With a
+`seq` of unknown length the loop may run zero times and GradGuard stays silent (graph
+nodes are must-facts).
 """
 
 import torch
@@ -24,7 +26,7 @@ class ElmanCell(nn.Module):
 
     def forward(self, x, h):
         h = torch.tanh(self.ih(x) + self.hh(h))
-        h.clamp_(-0.99, 0.99)  # missed: GG302
+        h.clamp_(-0.99, 0.99)  # expect: GG302
         return h
 
 
