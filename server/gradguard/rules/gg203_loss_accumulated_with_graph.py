@@ -137,21 +137,41 @@ assert not torch.is_tensor(total), "total keeps every iteration's graph"
             ]
             if not carries or any(c in backpropagated for c in carries):
                 continue
-            stmt = use.stmt
-            assert isinstance(stmt, ast.AugAssign)
+            added_expr = _added_expression(use)
             total = expr_text(ctx.source, use.target)
-            added = expr_text(ctx.source, stmt.value)
+            added = expr_text(ctx.source, added_expr)
+            shown = (
+                f"{total} += {added}"
+                if isinstance(use.stmt, ast.AugAssign)
+                else f"{total} = {expr_text(ctx.source, _addition(use))}"
+            )
             loop = carries[0].loop
             assert loop is not None  # carries of training loops only
             message = compose(
                 f"`{total}` keeps every iteration's graph alive: memory grows each iteration",
-                f"`{total} += {added}` adds a tensor that still holds its autograd graph, on "
+                f"`{shown}` adds a tensor that still holds its autograd graph, on "
                 f"every iteration of the loop at line {loop.lineno}",
                 f"Add `{added}.item()` instead",
             )
             related = [Related(ctx.header_range(loop), "the training loop")]
             edit = replace_expr(
-                ctx.source, stmt.value, with_method(ctx.source, stmt.value, "item()")
+                ctx.source, added_expr, with_method(ctx.source, added_expr, "item()")
             )
             fix = Fix(f"Accumulate {added}.item()", Safety.UNSAFE, (edit,))
-            yield self.finding(message, ctx.node_range(stmt), related, [fix])
+            yield self.finding(message, ctx.node_range(use.stmt), related, [fix])
+
+
+def _added_expression(use: Accumulation) -> ast.expr:
+    """What is added to the total: the right side of `total += x`, or the operand of
+    `total = total + x` (`x + total`) that is not the total."""
+    if isinstance(use.stmt, ast.AugAssign):
+        return use.stmt.value
+    node = _addition(use)
+    return node.right if dotted(node.left) == dotted(use.target) else node.left
+
+
+def _addition(use: Accumulation) -> ast.BinOp:
+    """The `total + x` of an accumulation written `total = total + x`."""
+    node = use.node
+    assert isinstance(node, ast.BinOp)  # what the interpreter records for that spelling
+    return node

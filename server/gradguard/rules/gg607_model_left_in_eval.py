@@ -407,7 +407,11 @@ def _handed_to_unknown(
             continue
         if dotted(call.func) == switch.key or id(call) in torch_modules:
             continue
-        if root == "self" and _self_method(call):
+        if (
+            root == "self"
+            and _self_method(call)
+            and not switches.instance_attribute(call, switch.key)
+        ):
             return True  # a method the class inherits
         for arg in [*call.args, *(k.value for k in call.keywords)]:
             name = dotted(arg)
