@@ -1,8 +1,9 @@
 """GG203 `loss-accumulated-with-graph`
 
 ## What it does
-Finds a running total that adds the loss tensor itself (`total_loss += loss`) in a training
-loop that calls `backward()` every iteration, when the total is never backpropagated.
+Finds a running total that adds the loss tensor itself (`total_loss += loss`, or
+`total_loss = total_loss + loss`) in a training loop that calls `backward()` every
+iteration, when the total is never backpropagated.
 
 ## Why is this bad?
 `loss` still holds its autograd graph, so `total_loss` becomes a tensor whose graph links

@@ -4,13 +4,16 @@
 Finds an evaluation loop that runs with gradient recording on and keeps what it computes:
 after `model.eval()` (with no `.train()` in the same function), a loop calls the model and
 appends an output that carries autograd history to a list made before the loop
-(`preds.append(out)`), or adds it to a running total (`total_loss += criterion(out, y)`),
-and nothing in the function, in the functions calling it or in the functions it calls runs
+(`preds.append(out)`), or adds it to a running total (`total_loss += criterion(out, y)`,
+`total = total + loss`, `totals["loss"] += loss`), and nothing in the function, in the functions calling it or in the functions it calls runs
 a backward pass or an optimizer. The function must be entered with recording on: called in
 the file only from such places, or a plain module-level function that nothing in the file
 calls (an entry point for other code, which calls it with recording on unless it wraps the
 call in `torch.no_grad()` itself; the finding says so). A model that arrives as a parameter
-counts once `model.eval()` shows it is a module.
+(or is kept as `self.model`) counts once `model.eval()` shows it is a module. The model may
+also be switched and called inside a function of the file that the loop calls (a
+`validation_step` method returning the predictions the loop keeps), when that function
+switches every model it calls to eval mode before calling it.
 
 ## Why is this bad?
 `model.eval()` switches dropout and batch norm to inference behaviour; it does not stop
