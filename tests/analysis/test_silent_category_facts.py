@@ -1,6 +1,7 @@
 """Facts behind the silent categories (GG203, GG204, GG106, GG607), tested directly.
 
-* `total = total + x` is recorded as the same `Accumulation` as `total += x`.
+* `total = total + x` and `xs = torch.cat([xs, x])` are recorded as the same `Accumulation`
+  as `total += x`.
 * `m.eval()` on an attribute of unknown value (`self.model`) makes it a module, as on a name.
 * A module known only from `.eval()` returns inference tensors under `torch.inference_mode()`.
 * `ModeSwitches.instance_attribute`: `self.criterion(...)` is an object the instance holds,
@@ -47,6 +48,15 @@ def _accumulations(body: str) -> list[tuple[str, str, Grad]]:
         ("t = 0\nfor _ in range(3):\n    total = t + model(x).sum()\n", []),
         ("total = 0\nfor _ in range(3):\n    total = 0.9 * total + model(x).sum()\n", []),
         ("total = 0\nfor _ in range(3):\n    total = total - model(x).sum()\n", []),
+        # A tensor grown by concatenation keeps what it joins.
+        ("p = torch.empty(0, 2)\nfor _ in range(3):\n    p = torch.cat([p, model(x)])\n",
+         [("p", "Call", Grad.TRACKED)]),
+        ("p = None\nfor _ in range(3):\n    o = model(x)\n"
+         "    p = o if p is None else torch.cat((p, o), dim=0)\n",
+         [("p", "Call", Grad.TRACKED)]),
+        ("p = torch.empty(0, 2)\nfor _ in range(3):\n    p = torch.cat([p, model(x)]).detach()\n",
+         []),
+        ("a = torch.empty(0, 2)\nfor _ in range(3):\n    p = torch.cat([a, model(x)])\n", []),
     ],
 )  # fmt: skip
 def test_the_assignment_spelling_is_an_accumulation(

@@ -127,7 +127,9 @@ assert not torch.is_tensor(total), "total keeps every iteration's graph"
             for loop in event.every_iteration
         }
         for use in ctx.analysis.events.of(Accumulation):
-            if not use.added.has_history:
+            if not use.added.has_history or isinstance(use.node, ast.Call):
+                # A concatenation (`xs = torch.cat([xs, out])`) keeps outputs, not a number:
+                # `.item()` is no fix for it.
                 continue
             total_expr = use.target.value if isinstance(use.target, ast.Subscript) else use.target
             key = dotted(total_expr)

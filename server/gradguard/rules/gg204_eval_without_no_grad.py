@@ -5,11 +5,13 @@ Finds an evaluation loop that runs with gradient recording on and keeps what it 
 after `model.eval()` (with no `.train()` in the same function), a loop calls the model and
 appends an output that carries autograd history to a list made before the loop
 (`preds.append(out)`), or adds it to a running total (`total_loss += criterion(out, y)`,
-`total = total + loss`, `totals["loss"] += loss`), and nothing in the function, in the functions calling it or in the functions it calls runs
-a backward pass or an optimizer. The function must be entered with recording on: called in
-the file only from such places, or a plain module-level function that nothing in the file
-calls (an entry point for other code, which calls it with recording on unless it wraps the
-call in `torch.no_grad()` itself; the finding says so). A model that arrives as a parameter
+`total = total + loss`, `totals["loss"] += loss`) or a tensor of outputs (`preds =
+torch.cat([preds, out])`), and nothing in the function, in the functions calling it or in
+the functions it calls runs a backward pass or an optimizer. The function must be entered
+with recording on: called in the file only from such places, or a plain module-level
+function that nothing in the file calls (an entry point for other code, which calls it
+with recording on unless it wraps the call in `torch.no_grad()` itself; the finding says
+so). A model that arrives as a parameter
 (or is kept as `self.model`) counts once `model.eval()` shows it is a module. The model may
 also be switched and called inside a function of the file that the loop calls (a
 `validation_step` method returning the predictions the loop keeps), when that function
@@ -244,7 +246,7 @@ assert not preds[0].requires_grad, "the stored outputs still require grad"
         model = expr_text(ctx.source, evaluated.target)
         first = stores[0]
         target = expr_text(ctx.source, first.target)
-        stored = f"{target}.append(...)" if isinstance(first, Append) else f"{target} += ..."
+        stored = _stored_text(ctx, first, target)
         message = compose(
             f"Evaluation without torch.no_grad(): `{target}` keeps every batch's graph and "
             "memory grows",
@@ -268,6 +270,19 @@ assert not preds[0].requires_grad, "the stored outputs still require grad"
             )
         fix = _wrap_fix(ctx, loop, alias)
         return self.finding(message, ctx.header_range(loop), related, [fix] if fix else [])
+
+
+def _stored_text(ctx: RuleContext, store: _Store, target: str) -> str:
+    """How the store reads: `preds.append(...)`, `total += ...`, `total = total + ...`,
+    `preds = torch.cat(...)`."""
+    node = store.node
+    if isinstance(store, Append):
+        return f"{target}.append(...)"
+    if isinstance(node, ast.Call):
+        return f"{target} = {expr_text(ctx.source, node.func)}(...)"
+    if isinstance(node, ast.BinOp):
+        return f"{target} = {target} + ..."
+    return f"{target} += ..."
 
 
 def _stores_history(use: _Store) -> bool:

@@ -17,6 +17,9 @@ Sources (rewritten in our own words, structure kept):
 * https://github.com/skorch-dev/skorch/issues/218 and https://github.com/skorch-dev/skorch/pull/219
   - the step method switches to eval mode and returns the predictions the epoch keeps; the
   fix runs the step under `torch.no_grad()`.
+* https://github.com/ludwig-ai/ludwig/pull/1739 - batch prediction gathers every batch's
+  outputs; `torch.no_grad()` added around it to relieve memory pressure. Here the outputs
+  are gathered by concatenation (`preds = torch.cat([preds, out])`).
 """
 
 import torch
@@ -163,6 +166,42 @@ class Net:
         return losses
 
 
+def batch_predict(model, batches):
+    """ludwig#1739: the predictions grow by concatenation, each batch's graph with them."""
+    model.eval()
+    preds = None
+    for x in batches:  # expect: GG204
+        out = model(x)
+        preds = out if preds is None else torch.cat([preds, out])
+    return preds
+
+
+def batch_predict_empty_start(model, batches):
+    model.eval()
+    preds = torch.empty(0, 1)
+    for x in batches:  # expect: GG204
+        preds = torch.cat((preds, model(x)), dim=0)
+    return preds
+
+
+def batch_predict_detached(model, batches):
+    model.eval()
+    preds = torch.empty(0, 1)
+    for x in batches:
+        preds = torch.cat((preds, model(x).detach().cpu()), dim=0)
+    return preds
+
+
+def batch_predict_no_grad(model, batches):
+    model.eval()
+    preds = None
+    with torch.no_grad():
+        for x in batches:
+            out = model(x)
+            preds = out if preds is None else torch.cat([preds, out])
+    return preds
+
+
 regressor = Regressor()
 data = [(torch.randn(5, 4), torch.randn(5, 1)) for _ in range(3)]
 assert validate_named(regressor, data)["mse"].requires_grad
@@ -178,3 +217,8 @@ net = Net()
 net.fit_epoch(data)
 assert net.predict_proba([x for x, _ in data]).requires_grad
 assert not net.predict_proba_no_grad([x for x, _ in data]).requires_grad
+inputs = [x for x, _ in data]
+assert batch_predict(regressor, inputs).requires_grad
+assert batch_predict_empty_start(regressor, inputs).requires_grad
+assert not batch_predict_detached(regressor, inputs).requires_grad
+assert not batch_predict_no_grad(regressor, inputs).requires_grad
