@@ -114,6 +114,38 @@ class ModeSwitches:
             return self.methods.get(id(owner), {}).get(func.attr)
         return None
 
+    def instance_attribute(self, call: ast.Call, key: str) -> bool:
+        """`self.criterion(out, y)` where the class around the call stores `criterion` on
+        its instances (`self.criterion = ...` in its methods), defines no method of that
+        name, and builds it from nothing that holds the module `key` (no `self`, no name the
+        class stores as `key`): the callee is an object the instance holds, neither a method
+        handed `self` nor one built around the model (`Validator(model)`)."""
+        func = call.func
+        if not (
+            isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Name)
+            and func.value.id == "self"
+            and (owner := self._class_of(call)) is not None
+        ):
+            return False
+        if func.attr in self.methods.get(id(owner), {}):
+            return False
+        stored = _stored_on_self(owner)
+        values = stored.get(func.attr)
+        if not values:
+            return False
+        model_sources = {
+            n.id
+            for value in stored.get(key.removeprefix("self."), ())
+            for n in ast.walk(value)
+            if isinstance(n, ast.Name)
+        }
+        return not any(
+            isinstance(n, ast.Name) and (n.id == "self" or n.id in model_sources)
+            for value in values
+            for n in ast.walk(value)
+        )
+
     def _class_of(self, node: ast.AST) -> ast.ClassDef | None:
         parent = self.parents.get(id(node))
         while parent is not None and not isinstance(parent, ast.ClassDef):
@@ -237,3 +269,30 @@ def _local_names(function: FunctionNode) -> set[str]:
         if isinstance(node, ast.Global):
             found.difference_update(node.names)
     return found
+
+
+@cached_by_node
+def _stored_on_self(node: ast.ClassDef) -> dict[str, tuple[ast.expr, ...]]:
+    """The values the methods of a class assign to each attribute of `self` (`self.x =
+    v`, `self.x: T = v`); a value unpacked from a tuple (`self.a, self.x = ...`) counts as
+    the whole right-hand side."""
+    found: dict[str, list[ast.expr]] = {}
+    for child in ast.walk(node):
+        targets: list[ast.expr] = []
+        value: ast.expr | None = None
+        if isinstance(child, ast.Assign):
+            targets, value = list(child.targets), child.value
+        elif isinstance(child, ast.AnnAssign) and child.value is not None:
+            targets, value = [child.target], child.value
+        if value is None:
+            continue
+        for target in targets:
+            for part in ast.walk(target):
+                if (
+                    isinstance(part, ast.Attribute)
+                    and isinstance(part.value, ast.Name)
+                    and part.value.id == "self"
+                    and isinstance(part.ctx, ast.Store)
+                ):
+                    found.setdefault(part.attr, []).append(value)
+    return {name: tuple(values) for name, values in found.items()}

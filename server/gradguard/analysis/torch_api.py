@@ -670,3 +670,10 @@ ITERATING_FUNCTIONS: dict[str, tuple[int, str, str | None]] = {
 }
 # What a torch.optim optimizer built from an exhausted generator raises (torch 2.13.0).
 EMPTY_OPTIMIZER_ERROR = "optimizer got an empty parameter list"
+# Functions that join the tensors of the sequence they are given into one new tensor whose
+# history runs through each of them (checked against torch 2.13.0): `x = torch.cat([x, v])`
+# grows `x` by `v` and keeps `v`'s graph, as `x += v` does for a total.
+CONCATENATING = frozenset(
+    f"torch.{name}"
+    for name in "cat concat concatenate vstack hstack row_stack column_stack dstack".split()
+)

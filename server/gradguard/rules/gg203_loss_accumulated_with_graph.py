@@ -1,8 +1,9 @@
 """GG203 `loss-accumulated-with-graph`
 
 ## What it does
-Finds a running total that adds the loss tensor itself (`total_loss += loss`) in a training
-loop that calls `backward()` every iteration, when the total is never backpropagated.
+Finds a running total that adds the loss tensor itself (`total_loss += loss`, or
+`total_loss = total_loss + loss`) in a training loop that calls `backward()` every
+iteration, when the total is never backpropagated.
 
 ## Why is this bad?
 `loss` still holds its autograd graph, so `total_loss` becomes a tensor whose graph links
@@ -126,7 +127,9 @@ assert not torch.is_tensor(total), "total keeps every iteration's graph"
             for loop in event.every_iteration
         }
         for use in ctx.analysis.events.of(Accumulation):
-            if not use.added.has_history:
+            if not use.added.has_history or isinstance(use.node, ast.Call):
+                # A concatenation (`xs = torch.cat([xs, out])`) keeps outputs, not a number:
+                # `.item()` is no fix for it.
                 continue
             total_expr = use.target.value if isinstance(use.target, ast.Subscript) else use.target
             key = dotted(total_expr)
@@ -137,21 +140,41 @@ assert not torch.is_tensor(total), "total keeps every iteration's graph"
             ]
             if not carries or any(c in backpropagated for c in carries):
                 continue
-            stmt = use.stmt
-            assert isinstance(stmt, ast.AugAssign)
+            added_expr = _added_expression(use)
             total = expr_text(ctx.source, use.target)
-            added = expr_text(ctx.source, stmt.value)
+            added = expr_text(ctx.source, added_expr)
+            shown = (
+                f"{total} += {added}"
+                if isinstance(use.stmt, ast.AugAssign)
+                else f"{total} = {expr_text(ctx.source, _addition(use))}"
+            )
             loop = carries[0].loop
             assert loop is not None  # carries of training loops only
             message = compose(
                 f"`{total}` keeps every iteration's graph alive: memory grows each iteration",
-                f"`{total} += {added}` adds a tensor that still holds its autograd graph, on "
+                f"`{shown}` adds a tensor that still holds its autograd graph, on "
                 f"every iteration of the loop at line {loop.lineno}",
                 f"Add `{added}.item()` instead",
             )
             related = [Related(ctx.header_range(loop), "the training loop")]
             edit = replace_expr(
-                ctx.source, stmt.value, with_method(ctx.source, stmt.value, "item()")
+                ctx.source, added_expr, with_method(ctx.source, added_expr, "item()")
             )
             fix = Fix(f"Accumulate {added}.item()", Safety.UNSAFE, (edit,))
-            yield self.finding(message, ctx.node_range(stmt), related, [fix])
+            yield self.finding(message, ctx.node_range(use.stmt), related, [fix])
+
+
+def _added_expression(use: Accumulation) -> ast.expr:
+    """What is added to the total: the right side of `total += x`, or the operand of
+    `total = total + x` (`x + total`) that is not the total."""
+    if isinstance(use.stmt, ast.AugAssign):
+        return use.stmt.value
+    node = _addition(use)
+    return node.right if dotted(node.left) == dotted(use.target) else node.left
+
+
+def _addition(use: Accumulation) -> ast.BinOp:
+    """The `total + x` of an accumulation written `total = total + x`."""
+    node = use.node
+    assert isinstance(node, ast.BinOp)  # what the interpreter records for that spelling
+    return node

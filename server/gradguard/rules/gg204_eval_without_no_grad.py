@@ -4,13 +4,18 @@
 Finds an evaluation loop that runs with gradient recording on and keeps what it computes:
 after `model.eval()` (with no `.train()` in the same function), a loop calls the model and
 appends an output that carries autograd history to a list made before the loop
-(`preds.append(out)`), or adds it to a running total (`total_loss += criterion(out, y)`),
-and nothing in the function, in the functions calling it or in the functions it calls runs
-a backward pass or an optimizer. The function must be entered with recording on: called in
-the file only from such places, or a plain module-level function that nothing in the file
-calls (an entry point for other code, which calls it with recording on unless it wraps the
-call in `torch.no_grad()` itself; the finding says so). A model that arrives as a parameter
-counts once `model.eval()` shows it is a module.
+(`preds.append(out)`), or adds it to a running total (`total_loss += criterion(out, y)`,
+`total = total + loss`, `totals["loss"] += loss`) or a tensor of outputs (`preds =
+torch.cat([preds, out])`), and nothing in the function, in the functions calling it or in
+the functions it calls runs a backward pass or an optimizer. The function must be entered
+with recording on: called in the file only from such places, or a plain module-level
+function that nothing in the file calls (an entry point for other code, which calls it
+with recording on unless it wraps the call in `torch.no_grad()` itself; the finding says
+so). A model that arrives as a parameter
+(or is kept as `self.model`) counts once `model.eval()` shows it is a module. The model may
+also be switched and called inside a function of the file that the loop calls (a
+`validation_step` method returning the predictions the loop keeps), when that function
+switches every model it calls to eval mode before calling it.
 
 ## Why is this bad?
 `model.eval()` switches dropout and batch norm to inference behaviour; it does not stop
@@ -241,7 +246,7 @@ assert not preds[0].requires_grad, "the stored outputs still require grad"
         model = expr_text(ctx.source, evaluated.target)
         first = stores[0]
         target = expr_text(ctx.source, first.target)
-        stored = f"{target}.append(...)" if isinstance(first, Append) else f"{target} += ..."
+        stored = _stored_text(ctx, first, target)
         message = compose(
             f"Evaluation without torch.no_grad(): `{target}` keeps every batch's graph and "
             "memory grows",
@@ -267,10 +272,32 @@ assert not preds[0].requires_grad, "the stored outputs still require grad"
         return self.finding(message, ctx.header_range(loop), related, [fix] if fix else [])
 
 
+def _stored_text(ctx: RuleContext, store: _Store, target: str) -> str:
+    """How the store reads: `preds.append(...)`, `total += ...`, `total = total + ...`,
+    `preds = torch.cat(...)`."""
+    node = store.node
+    if isinstance(store, Append):
+        return f"{target}.append(...)"
+    if isinstance(node, ast.Call):
+        return f"{target} = {expr_text(ctx.source, node.func)}(...)"
+    if isinstance(node, ast.BinOp):
+        return f"{target} = {target} + ..."
+    return f"{target} += ..."
+
+
 def _stores_history(use: _Store) -> bool:
     """`xs.append(v)` or `total += v` of a value that certainly has autograd history."""
     stored = use.item if isinstance(use, Append) else use.added
-    return use.grad_enabled is True and stored.has_history and dotted(use.target) is not None
+    return use.grad_enabled is True and stored.has_history and dotted(_kept_in(use)) is not None
+
+
+def _kept_in(use: _Store) -> ast.expr:
+    """The list or total that keeps what is stored: the container of `totals["loss"] +=
+    x` (whose value the accumulation records), the target itself otherwise."""
+    target = use.target
+    if isinstance(use, Accumulation) and isinstance(target, ast.Subscript):
+        return target.value
+    return target
 
 
 def _outliving_loop(context: GradContext, store: _Store) -> LoopNode | None:
@@ -287,7 +314,7 @@ def _outliving_loop(context: GradContext, store: _Store) -> LoopNode | None:
     if not isinstance(loop, _LOOPS):
         return None
     if isinstance(store, Accumulation):
-        key = dotted(store.target)
+        key = dotted(_kept_in(store))
         carried = any(c.key == key and c.loop is loop for c in store.value.carries)
         return loop if carried else None
     origin = store.value.origin
@@ -301,44 +328,97 @@ def _evaluated_model(
 ) -> ModuleModeCall | None:
     """The `model.eval()` call that covers the loop: a model called in the loop, put in eval
     mode before it, never back in train mode in the function; every other model with
-    parameters called in the loop must be covered too. None when there is no such call."""
+    parameters called in the loop must be covered too. A model called instead inside a
+    function of the file that the loop calls (`step = self.validation_step(x, y)`) counts
+    when that function itself puts it in eval mode before calling it, and every model with
+    parameters it calls is covered so. None when there is no such call."""
+    calls = ctx.analysis.events.of(ModuleCall)
+    modes = ctx.analysis.events.of(ModuleModeCall)
     inside = [
         u
-        for u in ctx.analysis.events.of(ModuleCall)
+        for u in calls
         if u.function is function and any(a is loop for a in context.ancestors(u.node))
     ]
-    modes = [u for u in ctx.analysis.events.of(ModuleModeCall) if u.function is function]
+    own_modes = [m for m in modes if m.function is function]
+    covered, found = _covered(ctx, context, inside, own_modes, loop)
+    if not covered:
+        return None
+    return found if found is not None else _evaluated_in_callee(ctx, context, loop)
+
+
+def _covered(
+    ctx: RuleContext,
+    context: GradContext,
+    inside: list[ModuleCall],
+    modes: list[ModuleModeCall],
+    region: ast.stmt,
+) -> tuple[bool, ModuleModeCall | None]:
+    """Whether every model with parameters called `inside` is put in eval mode by one of
+    `modes` before `region` and never switched back, and the first such eval() call (None
+    when no model is called)."""
     found: ModuleModeCall | None = None
     for call in inside:
         key = dotted(call.target)
         kind = nn_module_kind(call.layer_class) if call.layer_class else None
         has_parameters = kind is None or kind.has_parameters
-        if key is None:
-            if has_parameters:
-                return None
-            continue
-        same = [m for m in modes if dotted(m.target) == key]
+        same = [m for m in modes if key is not None and dotted(m.target) == key]
         covering = next(
             (
                 m
                 for m in same
                 if m.method == "eval"
-                and _dominates(ctx, context, m.stmt, loop)
+                and _dominates(ctx, context, m.stmt, region)
                 and not any(
-                    _may_undo(context, t.stmt, m.stmt, loop) for t in same if t.method == "train"
+                    _may_undo(context, t.stmt, m.stmt, region) for t in same if t.method == "train"
                 )
             ),
             None,
         )
         if covering is None:
             if has_parameters:
-                return None
+                return False, None
             continue
         found = found or covering
+    return True, found
+
+
+def _evaluated_in_callee(
+    ctx: RuleContext, context: GradContext, loop: LoopNode
+) -> ModuleModeCall | None:
+    """The eval() that covers the models called inside the functions of the file that the
+    loop calls directly, each defined once (`step = self.validation_step(x, y)`): every
+    model with parameters such a function calls is put in eval mode by that function before
+    the statement calling it, and nothing there switches it back. None otherwise."""
+    found: ModuleModeCall | None = None
+    for callee in _called_in(context, loop):
+        calls = [u for u in ctx.analysis.events.of(ModuleCall) if u.function is callee]
+        modes = [u for u in ctx.analysis.events.of(ModuleModeCall) if u.function is callee]
+        if any(m.method == "train" for m in modes):
+            return None
+        for call in calls:
+            covered, covering = _covered(ctx, context, [call], modes, call.stmt)
+            if not covered:
+                return None
+            found = found or covering
     return found
 
 
-def _may_undo(context: GradContext, switch: ast.stmt, covering: ast.stmt, loop: LoopNode) -> bool:
+def _called_in(context: GradContext, loop: LoopNode) -> list[FunctionNode]:
+    """Functions of the file called by name in the loop (`f(x)`, `self.step(x)`), when the
+    name has one definition."""
+    found: list[FunctionNode] = []
+    for node in ast.walk(loop):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+        defined = context.functions.get(name or "", [])
+        if len(defined) == 1 and defined[0] not in found:
+            found.append(defined[0])
+    return found
+
+
+def _may_undo(context: GradContext, switch: ast.stmt, covering: ast.stmt, loop: ast.stmt) -> bool:
     """True when `switch` (a `train()` call) may run after `covering` (the `eval()`) and
     before an iteration of `loop`: between them in the text, or anywhere inside a loop that
     runs both `switch` and `loop` but not `covering` (`model.eval()` once, then
@@ -353,9 +433,9 @@ def _may_undo(context: GradContext, switch: ast.stmt, covering: ast.stmt, loop: 
     )
 
 
-def _dominates(ctx: RuleContext, context: GradContext, stmt: ast.stmt, loop: LoopNode) -> bool:
-    """True when `stmt` runs before `loop` on every path: it precedes, in the same block, the
-    loop itself or a statement enclosing it."""
+def _dominates(ctx: RuleContext, context: GradContext, stmt: ast.stmt, loop: ast.stmt) -> bool:
+    """True when `stmt` runs before `loop` (a loop or a statement) on every path: it
+    precedes, in the same block, `loop` itself or a statement enclosing it."""
     _, block = ctx.analysis.block_of(stmt)
     position = next(i for i, s in enumerate(block) if s is stmt)
     for node in (loop, *context.ancestors(loop)):
@@ -389,7 +469,8 @@ def _backward_may_reach(ctx: RuleContext, stores: list[_Store]) -> bool | None:
     flow = ctx.name_flow
     kept = set()
     for store in stores:
-        key = flow.key_of(store.target) if isinstance(store.target, ast.Name) else None
+        kept_in = _kept_in(store)
+        key = flow.key_of(kept_in) if isinstance(kept_in, ast.Name) else None
         if key is None:
             return None
         kept.add(key)

@@ -15,7 +15,9 @@ from their `.grad`, or the loop calls it outside `torch.no_grad()` and backpropa
 
 It stays silent when anything may switch the model back: a `.train()` call on any receiver
 in the loop or in a function it calls (the usual `def train(...): model.train()`), code the
-analysis cannot see that is given the model (`torch.save` and `copy.deepcopy` excepted), a
+analysis cannot see that is given the model (`torch.save` and `copy.deepcopy` excepted; an
+object the trainer holds, `self.criterion(out, y)`, counts as given the model only when the
+class built it from the model or from `self`, or defines no such attribute), a
 `break`/`return`/`raise` right after the switch (the loop ends there), a frozen teacher
 evaluated under `torch.no_grad()` beside the student that trains, and a model the analysis
 knows computes the same in both modes: an `nn.Linear`, an `nn.Sequential` or a class of the
@@ -407,7 +409,11 @@ def _handed_to_unknown(
             continue
         if dotted(call.func) == switch.key or id(call) in torch_modules:
             continue
-        if root == "self" and _self_method(call):
+        if (
+            root == "self"
+            and _self_method(call)
+            and not switches.instance_attribute(call, switch.key)
+        ):
             return True  # a method the class inherits
         for arg in [*call.args, *(k.value for k in call.keywords)]:
             name = dotted(arg)

@@ -421,10 +421,11 @@ class CallEvaluator(TorchCalls):
     def _module_by_use(
         self, call: ast.Call, receiver: Value, receiver_key: str | None
     ) -> Value | None:
-        """`model.eval()` on a name of unknown value (a parameter, most often) tells that it
-        is an `nn.Module`: no other object of training code has an `eval()` taking nothing
-        (pandas' takes an expression). From there on the name is that module. `train()` is
-        not used this way: `trainer.train()` starts a Hugging Face training run."""
+        """`model.eval()` on a name or attribute of unknown value (a parameter, most often;
+        `self.model` set from one) tells that it is an `nn.Module`: no other object of
+        training code has an `eval()` taking nothing (pandas' takes an expression). From
+        there on the name is that module. `train()` is not used this way: `trainer.train()`
+        starts a Hugging Face training run."""
         func = call.func
         if not (
             isinstance(func, ast.Attribute)
@@ -433,7 +434,6 @@ class CallEvaluator(TorchCalls):
             and not call.keywords
             and receiver.kind is Kind.UNKNOWN
             and receiver_key is not None
-            and "." not in receiver_key
             and self.env is not None
         ):
             return None

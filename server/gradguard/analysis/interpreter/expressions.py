@@ -9,7 +9,7 @@ from functools import reduce
 from gradguard.analysis import activations, narrowing, shapes
 from gradguard.analysis import graph as graphs
 from gradguard.analysis import torch_api as api
-from gradguard.analysis.events import AttributeSet, GradRead, InPlaceChange
+from gradguard.analysis.events import Accumulation, AttributeSet, GradRead, InPlaceChange
 from gradguard.analysis.interpreter.environment import GRAD_ON, GRAD_UNKNOWN, GradMode
 from gradguard.analysis.interpreter.training_effects import TrainingEffects
 from gradguard.analysis.names import dotted
@@ -400,11 +400,32 @@ class ExpressionEvaluator(TrainingEffects):
             self.note_saved_operands(
                 expr, type(expr.op).__name__, [expr.left, expr.right], operands
             )
+        if isinstance(expr.op, ast.Add):
+            self._note_rebound_total(expr, operands)
         result = self.inference_result(self.arithmetic(expr, operands))
         saves = graphs.binary_saves(expr.op)
         if saves is None or result.grad is not Grad.TRACKED:
             return result
         return self.saving_op(expr, result, saves, operands, [expr.left, expr.right])
+
+    def _note_rebound_total(self, expr: ast.BinOp, operands: list[Value]) -> None:
+        """`total = total + loss` (or `loss + total`): the assignment spelling of `total +=
+        loss`, recorded as the same accumulation of the added tensor into the total (`node`
+        is the addition, the total the operand named like the target)."""
+        stmt = self.stmt
+        if not (isinstance(stmt, ast.Assign) and stmt.value is expr and len(stmt.targets) == 1):
+            return
+        target = stmt.targets[0]
+        key = dotted(target) if isinstance(target, ast.Name | ast.Attribute) else None
+        if key is None:
+            return
+        for index, operand in enumerate((expr.left, expr.right)):
+            added = operands[1 - index]
+            if dotted(operand) != key or added.kind is not Kind.TENSOR:
+                continue
+            if (site := self.site(expr, target, operands[index])) is not None:
+                self.emit(Accumulation(added, **site))
+            return
 
     def _expr_UnaryOp(self, expr: ast.UnaryOp) -> Value:
         operand = self.eval(expr.operand)

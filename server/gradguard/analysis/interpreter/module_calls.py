@@ -287,7 +287,10 @@ class ModuleCalls(ExpressionEvaluator):
             # of them, so only the grad mode is known of it.
             self.taint_arguments(call)
             if self.mode.enabled is False:
-                return evolve(self.tensor_op(call, args), kind=Kind.UNKNOWN)
+                # Under inference_mode its outputs are computed with its parameters, so newly
+                # allocated: inference tensors (checked against torch 2.13.0).
+                inference = self.mode.off is not None and self.mode.off.inference
+                return evolve(self.tensor_op(call, args), kind=Kind.UNKNOWN, inference=inference)
             if self.mode.enabled is True and not self.module.freezes_parameters:
                 return Value(grad=Grad.TRACKED, kind=Kind.UNKNOWN)
             return UNKNOWN

@@ -12,6 +12,7 @@ from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.checkpoints import reentrant_keyword
 from gradguard.analysis.events import (
+    Accumulation,
     CheckpointInput,
     Conversion,
     InferenceSaved,
@@ -24,6 +25,7 @@ from gradguard.analysis.interpreter.module_calls import ModuleCalls
 from gradguard.analysis.model import (
     TorchCall,
 )
+from gradguard.analysis.names import dotted
 from gradguard.analysis.values import (
     NONE,
     UNKNOWN,
@@ -263,6 +265,8 @@ class TorchCalls(ModuleCalls):
                 self.note_saved_operands(call, qualified, call.args, args)
             elif qualified in api.SAVES_TARGET:
                 self._note_saved_target(call, qualified, args)
+            if qualified in api.CONCATENATING:
+                self._note_concatenated_total(call, args)
             result = self.tensor_op(call, args)
             saves = graphs.function_saves(qualified)
             result = self.saving_op(call, result, saves, args, list(call.args))
@@ -385,6 +389,34 @@ class TorchCalls(ModuleCalls):
             self._note_saved_target(call, module.qualified or name, args)
             return
         super()._note_module_inputs(call, module, owns_graph, args)
+
+    def _note_concatenated_total(self, call: ast.Call, args: list[Value]) -> None:
+        """`preds = torch.cat([preds, out])` (or a branch of `out if preds is None else
+        torch.cat(...)`): the tensor `preds` grows by `out` on every run, recorded as an
+        `Accumulation` of `out` into `preds` (`node` is the call)."""
+        stmt = self.stmt
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and call.args and args):
+            return
+        value = stmt.value
+        branch = isinstance(value, ast.IfExp) and call in (value.body, value.orelse)
+        if value is not call and not branch:
+            return
+        target = stmt.targets[0]
+        key = dotted(target) if isinstance(target, ast.Name | ast.Attribute) else None
+        joined, held = call.args[0], args[0].elements
+        if key is None or not isinstance(joined, ast.List | ast.Tuple) or held is None:
+            return
+        if len(joined.elts) != 2 or len(held) != 2:
+            return
+        for index, part in enumerate(joined.elts):
+            added = held[1 - index]
+            if dotted(part) != key or added.kind not in (Kind.TENSOR, Kind.UNKNOWN):
+                continue
+            # Whatever it joins is a tensor (anything else raises), a module's output too.
+            added = evolve(added, kind=Kind.TENSOR)
+            if (site := self.site(call, target, held[index])) is not None:
+                self.emit(Accumulation(added, **site))
+            return
 
     def _note_saved_target(self, call: ast.Call, operation: str, args: list[Value]) -> None:
         """`F.cross_entropy(logits, labels)`: the target is saved for the input's gradient;

@@ -42,7 +42,7 @@ class Probe:
 
     def train_step(self, images, labels):
         feats = self.features(images)
-        logits = self.head(feats)  # missed: GG106
+        logits = self.head(feats)  # expect: GG106
         loss = F.cross_entropy(logits, labels)
         self.opt.zero_grad()
         loss.backward()

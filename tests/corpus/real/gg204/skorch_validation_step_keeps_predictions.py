@@ -42,7 +42,7 @@ class NeuralNet:
 
     def run_valid_epoch(self, batches):
         y_preds = []
-        for Xi, yi in batches:  # missed: GG204
+        for Xi, yi in batches:  # expect: GG204
             step = self.validation_step(Xi, yi)
             y_preds.append(step["y_pred"])
         return torch.cat(y_preds)

@@ -31,7 +31,7 @@ class UNetTrainer:
             loss.backward()
             self.optimizer.step()
             if self.num_iterations % self.validate_after_iters == 0:
-                self.validate(val_loader)  # missed: GG607
+                self.validate(val_loader)  # expect: GG607
             self.num_iterations += 1
 
     def validate(self, val_loader):
