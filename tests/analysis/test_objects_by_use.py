@@ -131,3 +131,28 @@ def test_a_method_containers_also_have_says_nothing() -> None:
                 total += torch.nn.functional.relu(out.to("cpu")).sum()
         """
     ) == ["UNKNOWN"]
+
+
+@pytest.mark.parametrize(
+    ("listing", "known"),
+    [
+        ("optimizer = torch.optim.SGD(model.parameters(), lr=0.1)", True),
+        ("named = model.named_parameters()", True),
+        ("params = model.parameters(recurse=False)", True),
+        ("signature = model.parameters", False),  # an attribute read, not the method
+        ("chosen = model.parameters(0)", False),  # takes an argument: not Module.parameters
+        ("pass", False),
+    ],
+)
+def test_a_value_listing_its_parameters_is_a_module(listing: str, known: bool) -> None:
+    # A module's output has history (the file freezes nothing): the total keeps it.
+    assert _accumulated(
+        f"""
+        import torch
+        def f(model, xs):
+            {listing}
+            total = 0
+            for x in xs:
+                total += torch.relu(model(x)).sum()
+        """
+    ) == (["TRACKED"] if known else ["UNKNOWN"])

@@ -113,6 +113,10 @@ def _plain(value: Value) -> bool:
     return value.kind in (Kind.SCALAR, Kind.NONE)
 
 
+# Module methods listing parameters, by which an unknown value is known to be a module.
+_PARAMETER_LISTINGS = frozenset({"parameters", "named_parameters"})
+
+
 class CallEvaluator(TorchCalls):
     """Evaluates a call: routes it to torch, a builtin, a method of a known value, a module,
     or a function of the file; anything else is an opaque call."""
@@ -279,6 +283,16 @@ class CallEvaluator(TorchCalls):
             receiver = evolve(receiver, kind=Kind.TENSOR)
         if receiver.kind is Kind.TENSOR:
             return self.tensor_method(call, receiver, receiver_key, name, args)
+        if (
+            name in _PARAMETER_LISTINGS
+            and not call.args
+            and receiver.kind is Kind.UNKNOWN
+            and receiver_key is not None
+            and self.env is not None
+        ):
+            # `model.parameters()` of an unknown value: only an `nn.Module` has that method
+            # taking nothing (`optimizer = SGD(model.parameters())` in `train(model, ...)`).
+            receiver = self.env[receiver_key] = Value(kind=Kind.MODULE, module=MODULE_BY_USE)
         if receiver.kind is Kind.AXES:
             if name in libraries.PLOTTING_METHODS:
                 return self.plot_call(call, evaluated=args)

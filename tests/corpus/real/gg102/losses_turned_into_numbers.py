@@ -118,7 +118,7 @@ def train_balance_only(gate, tokens, steps):
     for _ in range(steps):
         probs = torch.softmax(gate(tokens), dim=-1)
         loss_list = [(p.mean() - 1.0 / probs.size(-1)) ** 2 for p in probs.T]
-        balance_loss = torch.tensor(loss_list, requires_grad=True).sum()  # missed: GG105
+        balance_loss = torch.tensor(loss_list, requires_grad=True).sum()  # expect: GG105
         optimizer.zero_grad()
         balance_loss.backward()
         optimizer.step()
