@@ -12,11 +12,13 @@ from gradguard.analysis.model import (
     BackwardCall,
     InPlaceOnSaved,
 )
+from gradguard.analysis.node_cache import cached_by_node
 from gradguard.analysis.values import (
     Carry,
     Value,
     evolve,
 )
+from gradguard.analysis.walk import walk
 
 if TYPE_CHECKING:
     pass
@@ -181,12 +183,14 @@ def _tagged(part: Value, source: Value, rebound: dict[str, Carry]) -> Value:
     return evolve(part, carries=part.carries | tags) if tags else part
 
 
+@cached_by_node
 def assigned_self_attributes(function: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
     """The attributes of `self` that `function` assigns, or may change in place, anywhere in
     its body: `self.x = ...`, `self.x += ...`, `self.x[i] = ...`, `self.x.data = ...`, or an
-    in-place method (`self.x.detach_()`, `self.x.mul_(2)`)."""
+    in-place method (`self.x.detach_()`, `self.x.mul_(2)`). Cached per function: every call
+    of a method of its class asks again."""
     found: set[str] = set()
-    for node in ast.walk(function):
+    for node in walk(function):
         targets: list[ast.expr] = []
         if isinstance(node, ast.Assign):
             targets = list(node.targets)
@@ -197,7 +201,7 @@ def assigned_self_attributes(function: ast.FunctionDef | ast.AsyncFunctionDef) -
             if isinstance(func, ast.Attribute) and func.attr.endswith("_"):
                 targets = [func.value]
         for target in targets:
-            for part in ast.walk(target):
+            for part in walk(target):
                 if (
                     isinstance(part, ast.Attribute)
                     and isinstance(part.value, ast.Name)
@@ -205,6 +209,31 @@ def assigned_self_attributes(function: ast.FunctionDef | ast.AsyncFunctionDef) -
                 ):
                     found.add(part.attr)
     return frozenset(found)
+
+
+@cached_by_node
+def _self_calls(function: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str, ...]:
+    """The names `function` calls as `self.<name>(...)`, in walk order."""
+    return tuple(
+        node.func.attr
+        for node in walk(function)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id == "self"
+    )
+
+
+@cached_by_node
+def _class_methods(owner: ast.ClassDef) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
+    """The methods defined in a class body, by name (the last definition wins)."""
+    return {f.name: f for f in owner.body if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)}
+
+
+@cached_by_node
+def _class_assigned(owner: ast.ClassDef) -> frozenset[str]:
+    """The `self` attributes any method of the class assigns or changes in place."""
+    return frozenset().union(*map(assigned_self_attributes, _class_methods(owner).values()))
 
 
 def changed_self_attributes(
@@ -215,29 +244,15 @@ def changed_self_attributes(
     calls `self.<name>(...)` for a name that is neither a method of the class nor an
     attribute the class assigns (an inherited method: anything may change). Calling an
     attribute (`self.netD(x)`, a module) rebinds nothing of `self`."""
-    methods = {
-        f.name: f
-        for f in (owner.body if owner is not None else [])
-        if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)
-    }
-    attributes: set[str] = set()
-    for function in methods.values():
-        attributes |= assigned_self_attributes(function)
+    methods = _class_methods(owner) if owner is not None else {}
+    attributes = _class_assigned(owner) if owner is not None else frozenset()
     changed: set[str] = set()
     seen: set[str] = set()
     todo = [method]
     while todo:
         function = todo.pop()
         changed |= assigned_self_attributes(function)
-        for node in ast.walk(function):
-            if not (
-                isinstance(node, ast.Call)
-                and isinstance(node.func, ast.Attribute)
-                and isinstance(node.func.value, ast.Name)
-                and node.func.value.id == "self"
-            ):
-                continue
-            name = node.func.attr
+        for name in _self_calls(function):
             if name in methods:
                 if name not in seen:
                     seen.add(name)
