@@ -179,6 +179,14 @@ BUGGY = [
     # Runs, but the reentrant checkpoint leaves its block without gradients.
     _case(FIXTURES / "gg112_frozen_features_checkpoint.py", "GG112", error=None),
     _case(FIXTURES / "gg205_multitask_step_between.py", "GG205", error=IN_PLACE),
+    _case(FIXTURES / "gg302_sigmoid_gate_edited.py", "GG302", error=IN_PLACE),
+    _case(
+        FIXTURES / "gg301_weight_edited_in_place.py",
+        "GG301",
+        error="a leaf Variable that requires grad is being used in an in-place operation",
+    ),
+    # Runs, but the step finds no gradients: the weights never move.
+    _case(FIXTURES / "gg605_module_zero_grad_before_step.py", "GG605", error=None),
     _case(
         FIXTURES / "gg205_gan_stale_output.py",
         "GG205",

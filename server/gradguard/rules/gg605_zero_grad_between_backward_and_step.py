@@ -216,14 +216,15 @@ def _zero_grad_receiver(stmt: ast.stmt) -> ast.expr | None:
 
 
 def _modules_optimized(ctx: RuleContext, step: OptimizerCall) -> frozenset[str]:
-    """`model` when the stepped optimizer is built in the same function, once, as
-    `torch.optim.X(model.parameters(), ...)`, and `model` is bound at most once there:
+    """`model` when the stepped optimizer is built in the same function (or both at module
+    level), once, as `torch.optim.X(model.parameters(), ...)`, and `model` is bound at most
+    once there:
     `model.zero_grad()` then clears every gradient the step would use."""
     key = dotted(step.target)
     function = step.function
-    if key is None or function is None:
+    if key is None:
         return frozenset()
-    bound = bindings_of(function)
+    bound = bindings_of(function if function is not None else ctx.tree)
     built = [
         t
         for t in ctx.analysis.torch_calls
