@@ -452,13 +452,14 @@ def _detach_edits(ctx: RuleContext, group: _Group) -> list[TextEdit]:
 
 
 def _in_inner_loop(ctx: RuleContext, read: ast.expr, carrying: LoopNode) -> bool:
-    """Whether `read` lies in a loop other than the carrying one and the loops around it."""
-    for node in ast.walk(ctx.analysis.tree):
-        if not isinstance(node, ast.For | ast.AsyncFor | ast.While) or node is carrying:
-            continue
-        if any(inner is carrying for inner in ast.walk(node)):
-            continue  # a loop around the carrying one
-        if any(inner is read for inner in ast.walk(node)):
+    """Whether `read` lies in a loop other than the carrying one and the loops around it
+    (found through `read`'s ancestors: every loop that contains it is one of them)."""
+    context = ctx.grad_context
+    around = {id(node) for node in context.ancestors(carrying)}
+    for node in context.ancestors(read):
+        if node is carrying:
+            return False  # everything further out is around the carrying loop
+        if isinstance(node, ast.For | ast.AsyncFor | ast.While) and id(node) not in around:
             return True
     return False
 
