@@ -33,7 +33,8 @@ optimizer.step()
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+import functools
+from collections.abc import Callable, Iterator
 
 from gradguard.analysis.facts import OptimizerCall, bindings_of, dotted
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
@@ -134,7 +135,7 @@ assert not torch.equal(before, model.weight), "the step changed nothing"
             _, block = ctx.analysis.block_of(step.stmt)
             index = next(i for i, s in enumerate(block) if s is step.stmt)
             receiver = expr_text(ctx.source, step.target)
-            owners = _modules_optimized(ctx, step)
+            owners = functools.partial(_modules_optimized, ctx, step)
             zero = _previous_zero_grad(ctx, block, index, receiver, zero_grads, owners)
             if zero is None:
                 continue
@@ -186,17 +187,17 @@ def _previous_zero_grad(
     index: int,
     receiver: str,
     zero_grads: dict[int, OptimizerCall],
-    owners: frozenset[str],
+    owners: Callable[[], frozenset[str]],
 ) -> ast.stmt | None:
     """The `receiver.zero_grad()` statement before `block[index]`, or `model.zero_grad()` of
     a module whose parameters the optimizer was built from, if only call-free statements
-    stand between them."""
+    stand between them (`owners()`, computed only when such a call is found)."""
     for stmt in reversed(block[:index]):
         use = zero_grads.get(id(stmt))
         if use is not None and expr_text(ctx.source, use.target) == receiver:
             return stmt
         cleared = _zero_grad_receiver(stmt)
-        if cleared is not None and dotted(cleared) in owners:
+        if cleared is not None and dotted(cleared) in owners():
             return stmt
         if any(isinstance(node, ast.Call) for node in ast.walk(stmt)):
             return None
