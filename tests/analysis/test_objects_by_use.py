@@ -156,3 +156,33 @@ def test_a_value_listing_its_parameters_is_a_module(listing: str, known: bool) -
                 total += torch.relu(model(x)).sum()
         """
     ) == (["TRACKED"] if known else ["UNKNOWN"])
+
+
+@pytest.mark.parametrize(
+    ("expression", "tensor"),
+    [
+        ("model(x) - y", True),
+        ("model(x) / 2", True),
+        ("model(x) ** 2", True),
+        ("-model(x)", True),
+        ("model(x) @ w", True),
+        ("model(x) + y", False),  # `+` also concatenates lists and tuples
+        ("model(x) * 2", False),  # `*` also repeats them
+    ],
+)
+def test_an_operator_only_tensors_have_shows_an_output_is_a_tensor(
+    expression: str, tensor: bool
+) -> None:
+    # The output of a module of unknown class has history but no known structure: only a
+    # tensor's `.mean()` is recorded as an accumulation with history.
+    found = _accumulated(
+        f"""
+        import torch
+        def f(model, xs, y, w):
+            model.eval()
+            total = 0
+            for x in xs:
+                total += ({expression}).mean()
+        """
+    )
+    assert (found == ["TRACKED"]) is tensor

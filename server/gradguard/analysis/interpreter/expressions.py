@@ -475,6 +475,10 @@ class ExpressionEvaluator(TrainingEffects):
 
     def arithmetic(self, node: ast.AST, operands: list[Value]) -> Value:
         """Arithmetic on tensors is a differentiable op; on Python numbers it is a number."""
+        if isinstance(getattr(node, "op", None), _TENSOR_ONLY_OPERATORS):
+            # A value with history of unknown structure (a module's output) that `-`, `/`,
+            # `**` or `@` applies to is a tensor: tuples, lists and dicts have none of them.
+            operands = [_as_tensor(v) for v in operands]
         if any(v.kind is Kind.TENSOR for v in operands):
             result = self.tensor_op(node, operands)
             op = getattr(node, "op", None)
@@ -535,6 +539,17 @@ class ExpressionEvaluator(TrainingEffects):
 def _is_true(value: Value) -> bool:
     """The literal `True` (a flag set on a tensor)."""
     return value.const is True and value.kind is Kind.SCALAR
+
+
+# Operators no container of tensors supports (`+` and `*` concatenate and repeat lists).
+_TENSOR_ONLY_OPERATORS = (ast.Sub, ast.Div, ast.FloorDiv, ast.Pow, ast.MatMult, ast.USub)
+
+
+def _as_tensor(value: Value) -> Value:
+    """A value with history whose structure is not known, taken for the tensor it is."""
+    if value.kind is Kind.UNKNOWN and value.grad is Grad.TRACKED:
+        return evolve(value, kind=Kind.TENSOR)
+    return value
 
 
 def _tensor_here(value: Value) -> bool:
