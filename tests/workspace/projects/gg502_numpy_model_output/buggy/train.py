@@ -2,11 +2,11 @@
 import torch
 import torch.nn.functional as F
 
-from models import MLP
+from models import MLP, make_optimizer
 
 torch.manual_seed(0)
 model = MLP()
-optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
+optimizer = make_optimizer(model)
 x = torch.linspace(-2, 2, 64).unsqueeze(1)
 y = torch.sin(x)
 for step in range(20):

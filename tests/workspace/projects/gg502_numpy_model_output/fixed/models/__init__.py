@@ -1,2 +1,2 @@
 """Models."""
-from .mlp import MLP
+from .mlp import MLP, make_optimizer

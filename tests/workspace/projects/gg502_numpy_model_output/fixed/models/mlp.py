@@ -11,3 +11,8 @@ class MLP(nn.Module):
 
     def forward(self, x):
         return self.out(torch.tanh(self.hidden(x)))
+
+
+def make_optimizer(model):
+    """The optimizer the project trains its models with."""
+    return torch.optim.Adam(model.parameters(), lr=0.01)
