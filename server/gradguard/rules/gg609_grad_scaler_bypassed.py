@@ -290,16 +290,7 @@ def _certain_scalers(ctx: RuleContext) -> set[str]:
 
 def _scaled_names(ctx: RuleContext) -> set[str]:
     """Names and `self.x` chains whose `.scale(loss)` is backpropagated."""
-    found = set()
-    for event in ctx.analysis.backward_calls:
-        target = event.target
-        if event.via == "backward" and isinstance(target, ast.Call):
-            func = target.func
-            if isinstance(func, ast.Attribute) and func.attr == "scale":
-                key = dotted(func.value)
-                if key is not None:
-                    found.add(key)
-    return found
+    return {key for e in ctx.analysis.backward_calls if (key := _scaling_receiver(e)) is not None}
 
 
 def _disabled_scaler_built(ctx: RuleContext) -> bool:
@@ -347,16 +338,21 @@ def _enabled(call: ast.Call) -> bool:
 
 def _scaled_by(event: BackwardCall, scalers: set[str]) -> str | None:
     """The scaler of `<scaler>.scale(loss).backward()`, if certain."""
+    key = _scaling_receiver(event)
+    if key not in scalers or not isinstance(event.stmt, ast.Expr):
+        return None
+    return key
+
+
+def _scaling_receiver(event: BackwardCall) -> str | None:
+    """`x` (a name or dotted chain) of a backward call `x.scale(loss).backward()`."""
     target = event.target
     if event.via != "backward" or not isinstance(target, ast.Call):
         return None
     func = target.func
     if not (isinstance(func, ast.Attribute) and func.attr == "scale"):
         return None
-    key = dotted(func.value)
-    if key not in scalers or not isinstance(event.stmt, ast.Expr):
-        return None
-    return key
+    return dotted(func.value)
 
 
 def _is_step_statement(use: OptimizerCall) -> bool:
