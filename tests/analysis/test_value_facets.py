@@ -131,6 +131,9 @@ AUTOGRAD_JOINS = [
     ("inert terms of both paths", Autograd(Grad.TRACKED, inert_terms=frozenset({INERT_A, INERT_B})),
      Autograd(Grad.TRACKED, inert_terms=frozenset({INERT_B})),
      Autograd(Grad.TRACKED, inert_terms=frozenset({INERT_B}))),
+    ("batch data on both paths", Autograd(batch=True), Autograd(batch=True),
+     Autograd(batch=True)),
+    ("batch data on one path", Autograd(batch=True), Autograd(), Autograd()),
     ("the same conditional grad mode", Autograd(unless=PHASE), Autograd(unless=PHASE),
      Autograd(unless=PHASE)),
     ("different conditional grad modes", Autograd(unless=PHASE), Autograd(unless=OTHER_PHASE),
@@ -363,6 +366,7 @@ FLAT_FACTS: list[tuple[str, str, object]] = [
     ("inference", "autograd", True),
     ("unless", "autograd", PHASE),
     ("inert_terms", "autograd", frozenset({INERT_A})),
+    ("batch", "autograd", True),
     ("module", "object_facts", LINEAR),
     ("function", "object_facts", FUNCTION),
     ("instance_of", "object_facts", NET),
@@ -497,6 +501,7 @@ def _no_create_graph(terms: frozenset[Loss]) -> bool:
 
 
 T, U, N = Grad.TRACKED, Grad.UNTRACKED, Grad.UNKNOWN
+_LOADER_LOOP = "def f(net, loader):\n    for xb, yb in loader:\n        out = net(xb)\n"
 AUTOGRAD_FACTS = [
     ("module output", "h = model(x)  # <- h", Kind.TENSOR,
      {"grad": T, "leaf": False, "loss": None}),
@@ -605,6 +610,31 @@ AUTOGRAD_FACTS = [
      "    k = name  # <- k", Kind.OTHER, {"grad": N}),
     ("key of a dict written out (iteration yields keys)", "for l in {'a': model(x)}:\n"
      "    k = l  # <- k", Kind.UNKNOWN, {"grad": N}),
+    # What a loop draws from a loader handed in and feeds to a model is batch data (see
+    # `gradguard.analysis.batches`): scored against a cut prediction, it adds no history.
+    ("target drawn from a loader", f"{_LOADER_LOOP}        k = yb  # <- k", Kind.UNKNOWN,
+     {"grad": N, "batch": True}),
+    ("moved and cast target", f"{_LOADER_LOOP}        k = yb.to('cpu').long() / 2  # <- k",
+     Kind.UNKNOWN, {"grad": N, "batch": True}),
+    ("cut prediction against a target", f"{_LOADER_LOOP}"
+     "        l = F.cross_entropy(out.detach(), yb)  # <- l", Kind.TENSOR,
+     {"grad": U, "loss.kind": LossKind.DETACH}),
+    ("prediction against a detached target", f"{_LOADER_LOOP}"
+     "        l = F.mse_loss(out, yb.detach())  # <- l", Kind.TENSOR, {"grad": N}),
+    ("cut prediction against another model's output", f"{_LOADER_LOOP}"
+     "        l = F.mse_loss(out.detach(), net(yb))  # <- l", Kind.TENSOR, {"grad": N}),
+    ("part of a batch", "def f(net, loader):\n    for i, batch in enumerate(loader):\n"
+     "        out = net(batch[0].cuda())\n        k = batch[1]  # <- k", Kind.UNKNOWN,
+     {"batch": True}),
+    ("pairs zipped from two values are not batches", "def f(net, p, q):\n"
+     "    for a, b in zip(p, q):\n        out = net(a)\n        k = b  # <- k", Kind.UNKNOWN,
+     {"batch": False}),
+    ("a loop feeding nothing unknown draws no batches", "def f(pairs):\n"
+     "    for a, b in pairs:\n        out = F.relu(a)\n        k = b  # <- k", Kind.UNKNOWN,
+     {"batch": False}),
+    ("a source known to the analysis is not a loader", "def f(net):\n"
+     "    for a, b in [(x, x)]:\n        out = net(a)\n        k = b  # <- k", Kind.UNKNOWN,
+     {"batch": False}),
 ]  # fmt: skip
 
 

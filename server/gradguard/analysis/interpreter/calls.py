@@ -115,6 +115,12 @@ def _plain(value: Value) -> bool:
 
 # Module methods listing parameters, by which an unknown value is known to be a module.
 _PARAMETER_LISTINGS = frozenset({"parameters", "named_parameters"})
+# Methods that move, cast or reshape what they are called on: of batch data, batch data.
+_BATCH_PRESERVING = (
+    (api.MAYBE_IDENTITY_METHODS - {"type"})
+    | api.VIEW_METHODS
+    | frozenset({"long", "int", "bool", "byte", "squeeze", "unsqueeze"})
+)
 
 
 class CallEvaluator(TorchCalls):
@@ -273,13 +279,17 @@ class CallEvaluator(TorchCalls):
             # Whatever has a `.detach()` (a tensor, a TensorDict, a graph batch) returns a
             # copy cut from autograd: nothing computed from it backpropagates into its past.
             return Value(Grad.UNTRACKED, Kind.UNKNOWN, Loss(LossKind.DETACH, call, ".detach()"))
+        if receiver.batch and receiver.kind is Kind.UNKNOWN and name in _BATCH_PRESERVING:
+            # `x.to(device)`, `y.long()`, `x.view(-1, 784)`: still batch data.
+            return Value(carries=receiver.all_carries(), batch=True)
         if (
             receiver.kind is Kind.UNKNOWN
-            and receiver.grad is Grad.TRACKED
+            and receiver.grad is not Grad.UNKNOWN
             and name in api.TENSOR_ONLY_METHODS
         ):
-            # A value with history of unknown structure (a module's output) whose method
-            # only tensors have (`out.reshape(...)`): it is a tensor.
+            # A value with history of unknown structure (a module's output), or certainly
+            # without (its output under no_grad), whose method only tensors have
+            # (`out.reshape(...)`): it is a tensor.
             receiver = evolve(receiver, kind=Kind.TENSOR)
         if receiver.kind is Kind.TENSOR:
             return self.tensor_method(call, receiver, receiver_key, name, args)

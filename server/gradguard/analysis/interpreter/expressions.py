@@ -175,7 +175,8 @@ class ExpressionEvaluator(TrainingEffects):
             # `q, k, v = qkv.chunk(3, -1)`: each target is one of the items.
             element = evolve(value.items, carries=value.all_carries() | value.items.carries)
         else:
-            element = evolve(UNKNOWN, carries=value.all_carries())
+            # (An unpacked batch, `x, y = batch`, is batch data.)
+            element = evolve(UNKNOWN, carries=value.all_carries(), batch=value.batch)
         for target in targets:
             self.bind(target, element)
 
@@ -463,7 +464,8 @@ class ExpressionEvaluator(TrainingEffects):
             return evolve(base.items, carries=base.all_carries() | base.items.all_carries())
         if base.kind is Kind.AXES:
             return base  # `axs[0, 1]` of a grid of Axes
-        return evolve(UNKNOWN, carries=base.all_carries())
+        # (A part of a batch, `batch[0]` or `batch["label"]`, is batch data.)
+        return evolve(UNKNOWN, carries=base.all_carries(), batch=base.batch)
 
     def _expr_Starred(self, expr: ast.Starred) -> Value:
         """`*layers` in a call: the unpacked value itself (callers check for Starred)."""
@@ -499,6 +501,10 @@ class ExpressionEvaluator(TrainingEffects):
         if all(v.grad is Grad.UNTRACKED for v in operands):
             # Arithmetic on values that certainly do not require grad cannot require grad.
             return combine(operands, result_kind=Kind.UNKNOWN)
+        if any(v.batch for v in operands) and all(
+            v.batch or v.kind in _PLAIN_KINDS for v in operands
+        ):
+            return Value(carries=carries, batch=True)  # `y.float() / 255`: batch data
         # An operand with graph nodes is a tensor with that history: so is the result.
         return evolve(
             UNKNOWN, carries=carries, graph=frozenset().union(*(v.graph for v in operands))

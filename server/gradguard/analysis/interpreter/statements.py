@@ -7,7 +7,7 @@ import ast
 import dataclasses
 
 from gradguard.analysis import backpropagated as backprop
-from gradguard.analysis import libraries, narrowing
+from gradguard.analysis import batches, libraries, narrowing
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.events import Accumulation, InPlaceChange
@@ -422,7 +422,17 @@ class FunctionInterpreter(CallEvaluator):
         element = element_of(iterated)
         if element is UNKNOWN:
             element = self.parameters_element(stmt.iter) or element
-        self._loop(stmt, lambda: self.bind(stmt.target, element), runs=runs)
+        drawn = self._batch_names(stmt)
+
+        def at_head() -> None:
+            self.bind(stmt.target, element)
+            if drawn and self.env is not None:
+                for name in drawn:
+                    bound = self.env.get(name)
+                    if bound is not None and _knows_nothing(bound):
+                        self.env[name] = evolve(bound, batch=True)
+
+        self._loop(stmt, at_head, runs=runs)
         self._elements_changed_in_place(stmt)
         if self.module.frozen_facts:
             owner = params.freeze_loop_owner(stmt)
@@ -431,6 +441,42 @@ class FunctionInterpreter(CallEvaluator):
                 self._freeze(owner, stmt, f"a loop over `{ast.unparse(owner)}.{method}()`")
 
     _stmt_AsyncFor = _stmt_For
+
+    def _batch_names(self, stmt: ast.For | ast.AsyncFor) -> frozenset[str]:
+        """The names the loop binds to batches of data (see `gradguard.analysis.batches`):
+        none unless the source's value is unknown."""
+        drawn = batches.drawn_from(stmt)
+        if drawn is None:
+            return frozenset()
+        source, target = drawn
+        value = self._bound_value(source)
+        if value is not None and not _knows_nothing(value):
+            return frozenset()
+        names = batches.bound_names(target)
+        return names if batches.feeds_a_call(stmt, names, self._unknown_callee) else frozenset()
+
+    def _unknown_callee(self, func: ast.expr) -> bool:
+        """A callee the analysis knows nothing of: not torch, not a builtin, not a function
+        or class of this file (a model handed in, `self.net`)."""
+        if isinstance(func, ast.Name) and self._is_builtin(func.id):
+            return False
+        if dotted(func) is None or self.scope.resolve(func) is not None:
+            return False
+        value = self._bound_value(func)
+        return value is None or (
+            value.kind in (Kind.UNKNOWN, Kind.MODULE) and value.function is None
+        )
+
+    def _bound_value(self, expr: ast.expr) -> Value | None:
+        """What the name or dotted attribute `expr` is bound to here (or at module level),
+        None when nothing binds it; read without noting a read of loop-carried state."""
+        key = dotted(expr)
+        if key is None or self.env is None:
+            return None
+        value = self.env.get(key)
+        if value is None and "." not in key:
+            value = self.module.globals.get(key)
+        return value
 
     def _expr_ListComp(self, expr: ast.ListComp | ast.GeneratorExp | ast.SetComp) -> Value:
         """A list comprehension whose element calls something (`[self.train_batch(b) for b
@@ -611,3 +657,9 @@ def _comprehension_loop(expr: ast.ListComp) -> ast.For | None:
 
 
 _as_loop = cached_by_node(_comprehension_loop)
+
+
+def _knows_nothing(value: Value) -> bool:
+    """Nothing is known of `value` but where it was bound, the loop state it carries and
+    the stand-in a parameter's history is traced by (see `graph_inputs`)."""
+    return evolve(value, origin=None, carries=frozenset(), graph=frozenset()) == UNKNOWN

@@ -85,6 +85,11 @@ class Autograd:
     # Terms without history that certainly feed this tracked value and so contribute no
     # gradient: gradients from autograd.grad without create_graph (a gradient penalty).
     inert_terms: frozenset[Loss] = frozenset()
+    # An element of the batches a training loop draws from a data source (`for x, y in
+    # loader:` over an unknown iterable whose elements feed a model call), or a move, cast
+    # or view of one: data, which a DataLoader never hands out requiring grad. Its `grad`
+    # stays UNKNOWN; only `combine` reads it (see there).
+    batch: bool = False
 
     def join(self, other: Autograd) -> Autograd:
         """What holds on both paths.
@@ -107,6 +112,7 @@ class Autograd:
             inference=self.inference and other.inference,
             unless=self.unless if self.unless == other.unless else None,
             inert_terms=self.inert_terms & other.inert_terms,
+            batch=self.batch and other.batch,
         )
 
 

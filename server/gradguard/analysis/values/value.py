@@ -89,6 +89,7 @@ class ValueChanges(TypedDict, total=False):
     inference: bool
     unless: ConditionalLoss | None
     inert_terms: frozenset[Loss]
+    batch: bool
     # ObjectFacts
     module: ModuleRef | None
     function: ast.FunctionDef | ast.AsyncFunctionDef | None
@@ -137,6 +138,7 @@ class Value:
         inference: bool = False,
         unless: ConditionalLoss | None = None,
         inert_terms: frozenset[Loss] = frozenset(),
+        batch: bool = False,
         # ObjectFacts
         module: ModuleRef | None = None,
         function: ast.FunctionDef | ast.AsyncFunctionDef | None = None,
@@ -160,9 +162,11 @@ class Value:
         facts is the shared default."""
         autograd = NO_AUTOGRAD
         if grad is not Grad.UNKNOWN or loss is not None or leaf or retains_grad or inference:
-            autograd = Autograd(grad, loss, leaf, retains_grad, inference, unless, inert_terms)
-        elif unless is not None or inert_terms:
-            autograd = Autograd(unless=unless, inert_terms=inert_terms)
+            autograd = Autograd(
+                grad, loss, leaf, retains_grad, inference, unless, inert_terms, batch
+            )
+        elif unless is not None or inert_terms or batch:
+            autograd = Autograd(unless=unless, inert_terms=inert_terms, batch=batch)
         object_facts = NO_OBJECT
         if module is not None or function is not None or instance_of is not None:
             object_facts = ObjectFacts(module, function, instance_of, const)
@@ -254,6 +258,12 @@ class Value:
     def inert_terms(self) -> frozenset[Loss]:
         """Terms without history that certainly feed it (`autograd.inert_terms`)."""
         return self.autograd.inert_terms
+
+    @property
+    def batch(self) -> bool:
+        """An element of a training loop's batches, or a move, cast or view of one
+        (`autograd.batch`)."""
+        return self.autograd.batch
 
     # --- object_facts (flat, read-only) ---
     @property
@@ -562,7 +572,10 @@ def _rank(loss: Loss | None) -> int:
     more than a fresh factory tensor, which says more than a literal."""
     if loss is None:
         return 0
-    return {LossKind.LITERAL: 1, LossKind.FACTORY: 2}.get(loss.kind, 3)
+    return {LossKind.LITERAL: 1, LossKind.FACTORY: 2}.get(loss.kind, _CUT)
+
+
+_CUT = 3  # the rank of a reason that cut a history (see `_rank`)
 
 
 def _converted_array(loss: Loss | None) -> bool:
@@ -580,11 +593,17 @@ def combine(values: Iterable[Value], *, result_kind: Kind = Kind.TENSOR) -> Valu
 
     Python scalars and literals never require grad; any tracked input makes the result
     tracked; otherwise an unknown input makes it unknown; all-untracked stays untracked.
+
+    Unknown inputs that are all batch data (`Autograd.batch`) are the exception: the result
+    of batch data alone is batch data, and with a cut input (`F.cross_entropy(out.detach(),
+    y)`) it has no history, for the reason of the cut. Were a batch to require grad, the
+    backward pass would still not reach what the cut cut off.
     """
     carries: frozenset[Carry] = frozenset()
     graph: frozenset[SavedNode] = frozenset()
     inert: frozenset[Loss] = frozenset()
     tracked = unknown = history = False
+    batch = True  # every unknown input is batch data
     first_loss: Loss | None = None
     rewrapped: Loss | None = None
     flat: Loss | None = None  # a zero-gradient op a tracked input's history runs through
@@ -622,6 +641,7 @@ def combine(values: Iterable[Value], *, result_kind: Kind = Kind.TENSOR) -> Valu
                 history = True
         elif grad is Grad.UNKNOWN:
             unknown = True
+            batch = batch and autograd.batch and kind is not Kind.SEQUENCE
         elif first_loss is None or _rank(loss) > _rank(first_loss):
             first_loss = loss
     if tracked:
@@ -637,6 +657,10 @@ def combine(values: Iterable[Value], *, result_kind: Kind = Kind.TENSOR) -> Valu
             graph=graph,
             inert_terms=inert,
         )
+    if unknown and batch:
+        if first_loss is not None and _rank(first_loss) == _CUT:
+            return Value(grad=Grad.UNTRACKED, kind=result_kind, loss=first_loss)
+        return Value(kind=result_kind, carries=carries, graph=graph, batch=True)
     if unknown:
         # (The graph nodes stay: if the result has history, it runs through them.)
         return Value(grad=Grad.UNKNOWN, kind=result_kind, carries=carries, graph=graph)

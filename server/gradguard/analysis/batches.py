@@ -1,0 +1,112 @@
+"""Batches of a training loop: the names a `for` loop binds to the data it draws.
+
+`for x, y in loader:` (also through `enumerate(...)`, `tqdm(...)` or `iter(...)`) over a
+value the analysis knows nothing of (a `loader` handed in, `self.train_loader`), whose body
+hands one of those names, or a move of it (`x.to(device)`), to a call of something not known
+(the model, `model(x)`, `self.net(x)`), draws batches of data. A `DataLoader` never yields
+tensors that require grad, so these names hold data: `Autograd.batch`, which lets a loss
+computed from a cut prediction and the batch's targets (`F.cross_entropy(out.detach(), y)`)
+be known to have no history. Everything here is syntactic; the interpreter checks that the
+source's value is unknown and marks only names bound to unknown values.
+
+Left out on purpose: `zip(...)` (pairs of outputs and targets are zipped, not loaded), calls
+other than the wrappers above (`model.named_parameters()`, `dict.items()`), and loops whose
+body calls nothing unknown with a drawn name.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterator
+
+from gradguard.analysis.names import dotted
+
+# Calls that hand over the batches of what they wrap, by their last name.
+_WRAPPERS = frozenset({"enumerate", "tqdm", "iter"})
+
+
+def _last_name(expr: ast.expr) -> str | None:
+    if isinstance(expr, ast.Attribute):
+        return expr.attr
+    if isinstance(expr, ast.Name):
+        return expr.id
+    return None
+
+
+def drawn_from(loop: ast.For | ast.AsyncFor) -> tuple[ast.expr, ast.expr] | None:
+    """The data source of a loop and the target its batches are bound to (inside
+    `enumerate`'s pair), or None when the loop iterates something else."""
+    source, target = loop.iter, loop.target
+    while isinstance(source, ast.Call) and source.args and _last_name(source.func) in _WRAPPERS:
+        if _last_name(source.func) == "enumerate":
+            if not (isinstance(target, ast.Tuple) and len(target.elts) == 2):
+                return None
+            target = target.elts[1]
+        source = source.args[0]
+    if dotted(source) is None:
+        return None
+    return source, target
+
+
+def bound_names(target: ast.expr) -> frozenset[str]:
+    """The plain names a loop target binds (`x`, `(x, y)`, `(x, (y, z))`)."""
+    if isinstance(target, ast.Name):
+        return frozenset({target.id})
+    if isinstance(target, ast.Tuple | ast.List):
+        return frozenset().union(*(bound_names(e) for e in target.elts))
+    return frozenset()
+
+
+def feeds_a_call(
+    loop: ast.For | ast.AsyncFor, names: frozenset[str], unknown_callee: Callable[[ast.expr], bool]
+) -> bool:
+    """True when the loop body passes one of `names` (or a method call's result on one,
+    `x.to(device)`, or a part of one, `batch[0]`) to a call whose callee `unknown_callee`
+    accepts. Names the body binds from the drawn ones (`images, labels = batch[0],
+    batch[1]`) count as drawn."""
+    names = names | _derived(loop, names)
+    for node in _body_nodes(loop):
+        if not isinstance(node, ast.Call) or not unknown_callee(node.func):
+            continue
+        arguments = [*node.args, *(k.value for k in node.keywords)]
+        if any(_root_name(a) in names for a in arguments):
+            return True
+    return False
+
+
+def _derived(loop: ast.For | ast.AsyncFor, names: frozenset[str]) -> frozenset[str]:
+    """Names assigned in the loop body from one of `names` (in order, so chains count)."""
+    derived: set[str] = set()
+    for node in _body_nodes(loop):
+        if not isinstance(node, ast.Assign):
+            continue
+        sources = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
+        if any(_root_name(source) in names | derived for source in sources):
+            for target in node.targets:
+                derived |= bound_names(target)
+    return frozenset(derived)
+
+
+def _root_name(expr: ast.expr) -> str | None:
+    """`x` of `x`, `*x`, `x.to(device)`, `x[0]`, `x["ids"].cuda()`."""
+    while True:
+        if isinstance(expr, ast.Starred):
+            expr = expr.value
+        elif isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute):
+            expr = expr.func.value
+        elif isinstance(expr, ast.Subscript):
+            expr = expr.value
+        else:
+            break
+    return expr.id if isinstance(expr, ast.Name) else None
+
+
+def _body_nodes(loop: ast.For | ast.AsyncFor) -> Iterator[ast.AST]:
+    """The nodes of the loop body, not entering nested functions, classes or lambdas."""
+    stack: list[ast.AST] = list(reversed(loop.body))
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
