@@ -83,6 +83,7 @@ BUGGY = [
     _case(FIXTURES / "gg101_decorated_loss.py", "GG101", error=NO_GRAD_FN),
     _case(FIXTURES / "gg101_autograd_grad_multi_with.py", "GG101", error=NO_GRAD_FN),
     _case(FIXTURES / "gg102_float_loss.py", "GG102", error=FLOAT_BACKWARD),
+    _case(FIXTURES / "gg103_detached_logits_from_loader.py", "GG103", error=NO_GRAD_FN),
     _case(FIXTURES / "gg102_tolist.py", "GG102", error=FLOAT_BACKWARD),
     _case(FIXTURES / "gg102_rewrapped_item.py", "GG102", error=None),
     # Runs, but the forced leaf stops the gradient: the weights never move. The fix removes
