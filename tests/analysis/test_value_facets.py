@@ -626,6 +626,13 @@ AUTOGRAD_FACTS = [
     ("part of a batch", "def f(net, loader):\n    for i, batch in enumerate(loader):\n"
      "        out = net(batch[0].cuda())\n        k = batch[1]  # <- k", Kind.UNKNOWN,
      {"batch": True}),
+    ("batch handed to a step function by its every call", "def step(net, xb, yb):\n"
+     "    out = net(xb)\n    k = yb  # <- k\ndef fit(net, loader):\n    for xb, yb in loader:\n"
+     "        step(net, xb, yb)\n", Kind.UNKNOWN, {"batch": True}),
+    ("a step function also handed a model's output", "def step(net, xb, yb):\n"
+     "    out = net(xb)\n    k = yb  # <- k\ndef fit(net, loader):\n    for xb, yb in loader:\n"
+     "        step(net, xb, yb)\n        step(net, xb, net(xb))\n", Kind.UNKNOWN,
+     {"batch": False}),
     ("pairs zipped from two values are not batches", "def f(net, p, q):\n"
      "    for a, b in zip(p, q):\n        out = net(a)\n        k = b  # <- k", Kind.UNKNOWN,
      {"batch": False}),

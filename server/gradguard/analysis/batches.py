@@ -2,8 +2,10 @@
 
 `for x, y in loader:` (also through `enumerate(...)`, `tqdm(...)` or `iter(...)`) over a
 value the analysis knows nothing of (a `loader` handed in, `self.train_loader`), whose body
-hands one of those names, or a move of it (`x.to(device)`), to a call of something not known
-(the model, `model(x)`, `self.net(x)`), draws batches of data. A `DataLoader` never yields
+hands one of those names, or a move of it (`x.to(device)`), to a call of something that is
+not torch nor a builtin (the model, `model(x)`, `self.net(x)`, or a step function of the
+file, `train_step(model, x, y)`, whose parameters then hold batch data when every call
+passes it, see `call_sites`), draws batches of data. A `DataLoader` never yields
 tensors that require grad, so these names hold data: `Autograd.batch`, which lets a loss
 computed from a cut prediction and the batch's targets (`F.cross_entropy(out.detach(), y)`)
 be known to have no history. Everything here is syntactic; the interpreter checks that the
@@ -11,7 +13,7 @@ source's value is unknown and marks only names bound to unknown values.
 
 Left out on purpose: `zip(...)` (pairs of outputs and targets are zipped, not loaded), calls
 other than the wrappers above (`model.named_parameters()`, `dict.items()`), and loops whose
-body calls nothing unknown with a drawn name.
+body hands a drawn name only to torch functions, builtins or methods of the drawn values.
 """
 
 from __future__ import annotations
@@ -58,15 +60,15 @@ def bound_names(target: ast.expr) -> frozenset[str]:
 
 
 def feeds_a_call(
-    loop: ast.For | ast.AsyncFor, names: frozenset[str], unknown_callee: Callable[[ast.expr], bool]
+    loop: ast.For | ast.AsyncFor, names: frozenset[str], consumer: Callable[[ast.expr], bool]
 ) -> bool:
     """True when the loop body passes one of `names` (or a method call's result on one,
-    `x.to(device)`, or a part of one, `batch[0]`) to a call whose callee `unknown_callee`
+    `x.to(device)`, or a part of one, `batch[0]`) to a call whose callee `consumer`
     accepts. Names the body binds from the drawn ones (`images, labels = batch[0],
     batch[1]`) count as drawn."""
     names = names | _derived(loop, names)
     for node in _body_nodes(loop):
-        if not isinstance(node, ast.Call) or not unknown_callee(node.func):
+        if not isinstance(node, ast.Call) or not consumer(node.func):
             continue
         arguments = [*node.args, *(k.value for k in node.keywords)]
         if any(_root_name(a) in names for a in arguments):

@@ -71,7 +71,7 @@ class CallerFacts:
     def informative(self) -> bool:
         """True when the facts say anything a fresh analysis would not assume."""
         return self.grad_enabled is not True or any(
-            v.kind is not Kind.UNKNOWN or v.grad is not Grad.UNKNOWN
+            v.kind is not Kind.UNKNOWN or v.grad is not Grad.UNKNOWN or v.batch
             for v in self.parameters.values()
         )
 

@@ -8,10 +8,16 @@ targets did require grad, the backward pass could not reach the model through th
 The shape is the common one of forum threads on that error: a `.detach()` added to compute
 a metric, or an evaluation-style `no_grad` block, moved into the training step.
 
+The same holds for the model's output computed under `torch.no_grad()` (GG101), and for a
+step function of the file that every call hands a batch (`classifier_step(model, opt, x,
+y)` inside the loop).
+
 The look-alikes: a DQN target that detaches only the bootstrapped target (the prediction
-keeps its graph), a linear probe on detached features (the head is trained), distillation
-from a no_grad teacher, pairs zipped from outputs and targets (not a loader), a loop that
-calls nothing unknown with what it draws, and adversarial inputs given requires_grad.
+keeps its graph), a linear probe on detached features and one on features a frozen
+backbone computed under no_grad (the head is trained), distillation from a no_grad
+teacher, adversarial inputs made under no_grad, pairs zipped from outputs and targets (not
+a loader), a loop that calls nothing unknown with what it draws, adversarial inputs given
+requires_grad, and a step function one of whose calls passes a target with history.
 """
 
 import torch
@@ -56,7 +62,65 @@ class Regressor:
             self.optimizer.step()
 
 
+def train_scored_without_grad(model, loader, optimizer):
+    for x, y in loader:
+        optimizer.zero_grad()
+        with torch.no_grad():  # expect: GG101
+            out = model(x)
+        loss = F.mse_loss(out, y)
+        loss.backward()
+        optimizer.step()
+
+
+def classifier_step(model, optimizer, inputs, labels):
+    optimizer.zero_grad()
+    probs = model(inputs).softmax(dim=1).detach()  # expect: GG103
+    loss = F.nll_loss(probs.log(), labels)
+    loss.backward()
+    optimizer.step()
+
+
+def fit(model, optimizer, loader, epochs):
+    for _ in range(epochs):
+        for inputs, labels in loader:
+            classifier_step(model, optimizer, inputs, labels)
+
+
 # --- look-alikes ---------------------------------------------------------------------------
+
+
+def regression_step(model, optimizer, inputs, targets):
+    optimizer.zero_grad()
+    loss = F.mse_loss(model(inputs).detach(), targets)
+    loss.backward()
+    optimizer.step()
+
+
+def fit_and_match(model, teacher, optimizer, loader):
+    # The second call passes a target with history: the targets are not always batch data.
+    for inputs, targets in loader:
+        regression_step(model, optimizer, inputs, targets)
+        regression_step(model, optimizer, inputs, teacher(inputs))
+
+
+def probe_on_frozen_features(backbone, head, loader, optimizer):
+    for x, y in loader:
+        with torch.no_grad():
+            features = backbone(x)
+        loss = F.cross_entropy(head(features), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+
+
+def adversarial_batch_then_train(model, attack, loader, optimizer):
+    for x, y in loader:
+        with torch.no_grad():
+            x_adv = attack(x)
+        loss = F.cross_entropy(model(x_adv), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
 
 
 def dqn_update(policy_net, target_net, replay, optimizer, gamma):

@@ -542,6 +542,16 @@ class CallEvaluator(TorchCalls):
                 self._instantiate(callee.function, summary, call, args, skip_self=False),
             )
         self.taint_arguments(call)
+        if (
+            callee.kind is Kind.UNKNOWN
+            and self.mode.enabled is False
+            and self.mode.off is not None
+            and any(a.batch for a in args[: len(call.args)])
+        ):
+            # An unknown callable given batch data with recording off (the model of a
+            # loop, `model(x)`) computes from that data without recording.
+            loss = Loss(LossKind.NO_GRAD, call, self.mode.off.description, self.mode.off)
+            return Value(grad=Grad.UNTRACKED, kind=Kind.UNKNOWN, loss=loss)
         return self._opaque_loss(call, args)
 
     def _opaque_loss(self, call: ast.Call, args: list[Value]) -> Value:

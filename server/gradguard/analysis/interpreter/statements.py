@@ -99,7 +99,7 @@ class FunctionInterpreter(CallEvaluator):
         callers = self.module.parameter_facts.get(id(node))
         if callers is not None:
             for name, known in callers.parameters.items():
-                if known.kind is not Kind.UNKNOWN or known.grad is not Grad.UNKNOWN:
+                if known.kind is not Kind.UNKNOWN or known.grad is not Grad.UNKNOWN or known.batch:
                     self.env[name] = known
             # The grad mode every call runs it under (a decorator below still wins).
             if callers.grad_enabled is False and callers.grad_off is not None:
@@ -453,19 +453,17 @@ class FunctionInterpreter(CallEvaluator):
         if value is not None and not _knows_nothing(value):
             return frozenset()
         names = batches.bound_names(target)
-        return names if batches.feeds_a_call(stmt, names, self._unknown_callee) else frozenset()
+        return names if batches.feeds_a_call(stmt, names, self._batch_consumer) else frozenset()
 
-    def _unknown_callee(self, func: ast.expr) -> bool:
-        """A callee the analysis knows nothing of: not torch, not a builtin, not a function
-        or class of this file (a model handed in, `self.net`)."""
+    def _batch_consumer(self, func: ast.expr) -> bool:
+        """A callee that may consume batches: not torch, not a builtin (a model handed in,
+        `self.net`, a module or a function of this file, `train_step(model, x, y)`)."""
         if isinstance(func, ast.Name) and self._is_builtin(func.id):
             return False
         if dotted(func) is None or self.scope.resolve(func) is not None:
             return False
         value = self._bound_value(func)
-        return value is None or (
-            value.kind in (Kind.UNKNOWN, Kind.MODULE) and value.function is None
-        )
+        return value is None or value.kind in (Kind.UNKNOWN, Kind.MODULE, Kind.FUNCTION)
 
     def _bound_value(self, expr: ast.expr) -> Value | None:
         """What the name or dotted attribute `expr` is bound to here (or at module level),
