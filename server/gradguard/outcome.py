@@ -15,7 +15,6 @@ cache entry is recognised, never half-trusted.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
 
 from gradguard.core.findings import (
     Finding,
@@ -28,7 +27,10 @@ from gradguard.core.findings import (
     TextEdit,
 )
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up)
 if TYPE_CHECKING:
+    from typing import Any
+
     from gradguard.ipynb import CellLayout
 
 WARNING = "warning"

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from gradguard.core.findings import Finding, Fix, Position, Range, Safety
 from gradguard.core.text import SourceText
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up)
 if TYPE_CHECKING:
     from gradguard.ipynb import CellLayout
 

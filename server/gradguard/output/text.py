@@ -17,7 +17,6 @@ wide CJK characters) so they line up in a terminal.
 
 from __future__ import annotations
 
-import unicodedata
 from dataclasses import dataclass
 
 from gradguard.core.findings import Finding, Range, Safety
@@ -194,6 +193,8 @@ def _expand(text: str) -> str:
 
 def _width(text: str) -> int:
     """Terminal columns taken by `text` (tabs expanded, wide characters count twice)."""
+    import unicodedata  # here: a run without findings never needs it (start-up)
+
     total = 0
     for char in text:
         if char == "\t":
