@@ -421,15 +421,16 @@ class CheckRun:
         return data if new_raw is None else decoded.encode(new_raw)
 
     def record(self, display: str, text: str, settings: Settings, outcome: FileOutcome) -> None:
-        """Add one file's outcome: its messages to stderr now, its findings to the report."""
-        from gradguard.core.text import SourceText
-
+        """Add one file's outcome: its messages to stderr now, its findings to the report
+        (a file without findings adds nothing a report shows, and needs no `SourceText`)."""
         for message in outcome.messages:
             if message.kind == WARNING:
                 self.warn(display, message.text)
             else:
                 self.fail(display, message.text, message.line, message.column, message.cell)
-        if outcome.findings is not None:
+        if outcome.findings:
+            from gradguard.core.text import SourceText  # here: most files have no findings
+
             source = SourceText(outcome.new_text if outcome.new_text is not None else text)
             report = FileReport(
                 display, source, outcome.findings, settings.unsafe_fixes, outcome.cells
