@@ -26,9 +26,9 @@ print("EXIT", code)
 print("MODULES", " ".join(sorted(sys.modules)))
 """
 
-# Never on the text report of a file without torch: the language server, fixes, the other
-# output formats, the analysis (the file is skipped before parsing), the worker pool, the cache.
-HEAVY = (
+# Never on a plain text report: the language server, fixes' libcst (for a file without
+# findings), the other output formats.
+NOT_FOR_TEXT = (
     "pygls",
     "lsprotocol",
     "libcst",
@@ -36,12 +36,20 @@ HEAVY = (
     "gradguard.output.sarif",
     "gradguard.output.json",
     "gradguard.output.github",
+)
+
+# Nor, for a file without torch, the analysis (the file is skipped before parsing), the
+# worker pool, the cache, the findings data model or the line table (no findings).
+HEAVY = (
+    *NOT_FOR_TEXT,
     "gradguard.analysis",
     "gradguard.rules",
     "gradguard.core.engine",
     "gradguard.project",
     "gradguard.parallel",
     "gradguard.cache",
+    "gradguard.core.findings",
+    "gradguard.core.text",
 )
 
 # Standard-library modules that path does not need either (a few ms each at start-up):
@@ -107,7 +115,7 @@ def test_the_guard_sees_a_file_that_is_analysed(tmp_path: Path) -> None:
     assert {"gradguard.core.engine", "gradguard.analysis", "gradguard.rules"} <= modules
     # Still no server, no fix machinery, no other format, nothing logged or hashed: the
     # file imports no other project file, so no content key is computed.
-    assert _under(modules, HEAVY[:7]) == []
+    assert _under(modules, NOT_FOR_TEXT) == []
     assert _under(modules, ("logging", "hashlib", "traceback", "json")) == []
 
 
