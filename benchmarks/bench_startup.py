@@ -34,6 +34,7 @@ import argparse
 import io
 import os
 import platform
+import re
 import resource
 import shutil
 import statistics
@@ -45,8 +46,12 @@ import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from machine import cpu_model, load_average, short_commit
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -54,6 +59,11 @@ RESULTS = HERE / "results" / "startup.md"
 TRAINING = ROOT / "examples" / "clean_training_loop.py"
 LARGE = HERE / ".cache" / "corpus" / "transformers-5.23.0" / "transformers" / "modeling_utils.py"
 BASELINE = "python -c pass"
+FLOORS = (
+    ("python -c 'import argparse, pathlib' (stdlib floor)", "argparse, pathlib"),
+    ("python -c 'import argparse, pathlib, dataclasses'", "argparse, pathlib, dataclasses"),
+)
+IMPORTTIME = re.compile(r"^import time:\s+(\d+) \|\s+(\d+) \| ( *)(\S+)$", re.M)
 
 
 @dataclass(frozen=True)
@@ -117,6 +127,9 @@ def build_cases(work: Path, large: Path | None) -> list[Case]:
     gg = (*gradguard_command(), "check")
     tree = ROOT / "server"
     cases = [Case(BASELINE, (sys.executable, "-c", "pass"))]
+    # What any CLI built on argparse, pathlib and dataclasses pays before its own code runs.
+    for label, modules in FLOORS:
+        cases.append(Case(label, (sys.executable, "-c", f"import {modules}")))
     for name, what in (
         ("empty.py", "empty file"),
         ("import_torch.py", "`import torch` only"),
@@ -169,6 +182,32 @@ def measure(cases: list[Case], work: Path, runs: int) -> dict[str, Timing]:
     return timings
 
 
+def import_breakdown(case: Case, work: Path, runs: int) -> str:
+    """`python -X importtime` of a case: median self time per module over `runs` runs, as
+    totals (gradguard's modules, the others) and the slowest modules."""
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPATH")
+    }
+    env["PYTHONPATH"] = str(case.tree or ROOT / "server")
+    command = case.argv[1:] if case.argv[0] == sys.executable else case.argv  # -m gradguard
+    argv = (sys.executable, "-X", "importtime", *command)
+    selfs: dict[str, list[int]] = {}
+    for _ in range(runs):
+        stderr = subprocess.run(argv, cwd=work, env=env, capture_output=True, text=True).stderr
+        for match in IMPORTTIME.finditer(stderr):
+            selfs.setdefault(match.group(4), []).append(int(match.group(1)))
+    median = {name: statistics.median(times) for name, times in selfs.items()}
+    ours = sum(t for name, t in median.items() if name.split(".")[0] == "gradguard")
+    total = sum(median.values())
+    top = sorted(median.items(), key=lambda item: -item[1])[:12]
+    listed = ", ".join(f"{name} {t / 1000:.1f}" for name, t in top)
+    return (
+        f"* {case.label}: {len(median)} modules, {total / 1000:.1f} ms of import (self times"
+        f" summed), {ours / 1000:.1f} ms of it in gradguard's own modules. Slowest (ms):"
+        f" {listed}."
+    )
+
+
 def _ms(values: list[float]) -> str:
     return f"{statistics.median(values) * 1000:.1f} ({min(values) * 1000:.1f})"
 
@@ -177,7 +216,9 @@ def _ratio(values: list[float], reference: list[float]) -> str:
     return f"{statistics.median(a / b for a, b in zip(values, reference, strict=True)):.2f}x"
 
 
-def report(timings: dict[str, Timing], runs: int, rev: str | None = None) -> str:
+def report(
+    timings: dict[str, Timing], runs: int, rev: str | None = None, imports: Sequence[str] = ()
+) -> str:
     """The markdown report: the machine, then one row per case."""
     base = timings[BASELINE]
     before = {
@@ -209,6 +250,13 @@ def report(timings: dict[str, Timing], runs: int, rev: str | None = None) -> str
             f"| {label} | {_ms(timing.wall)} | {_ms(timing.cpu)} "
             f"| {_ratio(timing.wall, base.wall)} | {vs_ruff} | {vs_before} |"
         )
+    if imports:
+        lines += [
+            "",
+            "Where the time goes: `python -X importtime` (median of 7 runs, this tree):",
+            "",
+            *imports,
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -228,7 +276,13 @@ def main() -> int:
         if args.baseline:
             baseline = export_tree(args.baseline, work / "baseline")
             cases = with_baseline(cases, baseline, args.baseline)
-        text = report(measure(cases, work / "files", args.runs), args.runs, args.baseline)
+        timings = measure(cases, work / "files", args.runs)
+        imports = [
+            import_breakdown(case, work / "files", 7)
+            for case in cases
+            if case.tree == ROOT / "server" and "--no-cache" in case.argv
+        ]
+        text = report(timings, args.runs, args.baseline, imports)
     sys.stdout.write(text)
     if not args.no_write:
         args.output.write_text(text)
