@@ -63,6 +63,24 @@ FLOORS = (
     ("python -c 'import argparse, pathlib' (stdlib floor)", "argparse, pathlib"),
     ("python -c 'import argparse, pathlib, dataclasses'", "argparse, pathlib, dataclasses"),
 )
+# Runs `gradguard check ARGS` in process with dataclass creation timed (a diagnostic only:
+# on Python 3.11 each generated method of a dataclass is compiled on its own at import).
+DATACLASS_PROBE = """
+import dataclasses, sys, time
+spent = [0, 0.0]
+process = dataclasses._process_class
+def timed(*args, **kwargs):
+    start = time.perf_counter()
+    try:
+        return process(*args, **kwargs)
+    finally:
+        spent[0] += 1
+        spent[1] += time.perf_counter() - start
+dataclasses._process_class = timed
+from gradguard.cli import main
+main(sys.argv[1:])
+sys.stderr.write(f"\\nDATACLASSES {spent[0]} {spent[1]}\\n")
+"""
 IMPORTTIME = re.compile(r"^import time:\s+(\d+) \|\s+(\d+) \| ( *)(\S+)$", re.M)
 
 
@@ -197,15 +215,35 @@ def import_breakdown(case: Case, work: Path, runs: int) -> str:
         for match in IMPORTTIME.finditer(stderr):
             selfs.setdefault(match.group(4), []).append(int(match.group(1)))
     median = {name: statistics.median(times) for name, times in selfs.items()}
+    count, spent = dataclass_cost(case, work, env, runs)
     ours = sum(t for name, t in median.items() if name.split(".")[0] == "gradguard")
     total = sum(median.values())
     top = sorted(median.items(), key=lambda item: -item[1])[:12]
     listed = ", ".join(f"{name} {t / 1000:.1f}" for name, t in top)
     return (
         f"* {case.label}: {len(median)} modules, {total / 1000:.1f} ms of import (self times"
-        f" summed), {ours / 1000:.1f} ms of it in gradguard's own modules. Slowest (ms):"
-        f" {listed}."
+        f" summed), {ours / 1000:.1f} ms of it in gradguard's own modules, of which"
+        f" {spent * 1000:.1f} ms creating {count} dataclasses. Slowest (ms): {listed}."
     )
+
+
+def dataclass_cost(case: Case, work: Path, env: dict[str, str], runs: int) -> tuple[int, float]:
+    """How many dataclasses a case creates and the median time spent creating them (s)."""
+    args = case.argv[case.argv.index("check") :]
+    counts, spent = [], []
+    for _ in range(runs):
+        stderr = subprocess.run(
+            [sys.executable, "-c", DATACLASS_PROBE, *args],
+            cwd=work,
+            env=env,
+            capture_output=True,
+            text=True,
+        ).stderr
+        found = re.search(r"^DATACLASSES (\d+) (\S+)$", stderr, re.M)
+        if found:
+            counts.append(int(found.group(1)))
+            spent.append(float(found.group(2)))
+    return (max(counts), statistics.median(spent)) if counts else (0, 0.0)
 
 
 def _ms(values: list[float]) -> str:
@@ -238,6 +276,11 @@ def report(
         f"* commit: {short_commit(ROOT) or '?'}",
         f"* machine: {cpu_model()}, {os.cpu_count()} cores (nproc), load average at the end {load}",
         f"* python: {platform.python_version()} ({sys.executable})",
+        "",
+        "Targets (issue 13): an empty file in <= 2x `python -c pass`; the whole process on"
+        " transformers' modeling_utils.py in <= 2x ruff. The floor rows are what merely"
+        " importing argparse and pathlib (and dataclasses, which imports inspect) costs here."
+        " `[REV]` rows run another commit's tree in the same rounds.",
         "",
         "| command | wall ms | CPU ms | wall / `python -c pass` | wall / ruff "
         f"| wall / same at {rev or '-'} |",
