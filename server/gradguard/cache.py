@@ -34,12 +34,12 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from gradguard import __version__
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up)
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Iterator, Mapping
 
     from gradguard.core.settings import Settings
     from gradguard.outcome import FileOutcome
@@ -87,19 +87,40 @@ def implementation_fingerprint() -> str:
     package = Path(__file__).resolve().parent
     digest = hashlib.sha256()
     digest.update(f"{_FORMAT}\0{__version__}\0{sys.version}\0".encode())
-    for folder, dirnames, filenames in os.walk(package):
-        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
-        for name in sorted(filenames):
-            if not name.endswith(".py"):
-                continue
-            module = os.path.join(folder, name)
-            try:
-                info = os.stat(module)
-            except OSError:
-                continue
-            relative = os.path.relpath(module, package)
-            digest.update(f"{relative}\0{info.st_size}\0{info.st_mtime_ns}\0".encode())
+    for relative, size, mtime_ns in _module_stamps(str(package), ""):
+        digest.update(f"{relative}\0{size}\0{mtime_ns}\0".encode())
     return digest.hexdigest()
+
+
+def _module_stamps(folder: str, prefix: str) -> Iterator[tuple[str, int, int]]:
+    """The `.py` files under `folder` as (path relative to the package, size, mtime in ns):
+    each folder's files sorted by name, then its subfolders (but `__pycache__`) in name
+    order, depth first, as `os.walk` lists them. Run on every cached check, so it uses
+    `os.scandir` directly: cheaper than `os.walk` with `os.path.relpath` (start-up)."""
+    try:
+        with os.scandir(folder) as scan:
+            entries = sorted(scan, key=lambda entry: entry.name)
+    except OSError:
+        return
+    subfolders = []
+    for entry in entries:
+        try:
+            is_folder = entry.is_dir()
+        except OSError:
+            is_folder = False
+        if is_folder:
+            if entry.name != "__pycache__" and not entry.is_symlink():
+                subfolders.append(entry)
+            continue
+        if not entry.name.endswith(".py"):
+            continue
+        try:
+            info = entry.stat()
+        except OSError:
+            continue
+        yield prefix + entry.name, info.st_size, info.st_mtime_ns
+    for entry in subfolders:
+        yield from _module_stamps(entry.path, prefix + entry.name + os.sep)
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,6 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
 
 from gradguard import __version__
 from gradguard.core.settings import Settings, SettingsError
@@ -30,22 +29,27 @@ from gradguard.outcome import WARNING, FileOutcome
 from gradguard.output import FORMATS, Failure, FileReport, Report, printable, render
 from gradguard.workspace import Overrides, ProjectSettings, source_files
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up)
 if TYPE_CHECKING:
+    from typing import TextIO
+
     from gradguard.cache import Cache
+    from gradguard.file_check import FileTask
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
 EXIT_ERROR = 2
 STDIN = "-"
 
-_SELECTOR = re.compile(r"^(ALL|[A-Z]+[0-9]*)$")
+# A pattern, not a compiled regex: compiled on the first `--select`/`--ignore` (start-up).
+_SELECTOR = r"ALL|[A-Z]+[0-9]*"
 
 
 def _codes(value: str) -> tuple[str, ...]:
     """argparse type for `--select`/`--ignore`: comma-separated codes or prefixes."""
     codes = tuple(c.strip().upper() for c in value.split(",") if c.strip())
     for code in codes:
-        if not _SELECTOR.match(code):
+        if not re.fullmatch(_SELECTOR, code):
             raise argparse.ArgumentTypeError(f"invalid rule code or prefix: {code!r}")
     return codes
 
@@ -339,7 +343,6 @@ class CheckRun:
     def check_files(self, discovery: Discovery, settings: Sequence[Settings]) -> None:
         """Check the discovered files (`settings[i]` applies to `discovery.files[i]`)."""
         from gradguard.file_check import FileTask, check_file, read
-        from gradguard.parallel import check_all, usable_cores
 
         cache: Cache | None = None
         cache_opened = False  # opened at the first file to analyse, not before
@@ -370,7 +373,7 @@ class CheckRun:
                 task = replace(task, cache_entry=entry)
             done.append((display, text, file_settings, len(pending)))
             pending.append(task)
-        checked = check_all(pending, self.options.jobs or usable_cores())
+        checked = _check_pending(pending, self.options.jobs) if pending else []
         for display, text, file_settings, result in done:
             outcome = checked[result] if isinstance(result, int) else result
             self.record(display, text, file_settings, outcome)
@@ -418,15 +421,16 @@ class CheckRun:
         return data if new_raw is None else decoded.encode(new_raw)
 
     def record(self, display: str, text: str, settings: Settings, outcome: FileOutcome) -> None:
-        """Add one file's outcome: its messages to stderr now, its findings to the report."""
-        from gradguard.core.text import SourceText
-
+        """Add one file's outcome: its messages to stderr now, its findings to the report
+        (a file without findings adds nothing a report shows, and needs no `SourceText`)."""
         for message in outcome.messages:
             if message.kind == WARNING:
                 self.warn(display, message.text)
             else:
                 self.fail(display, message.text, message.line, message.column, message.cell)
-        if outcome.findings is not None:
+        if outcome.findings:
+            from gradguard.core.text import SourceText  # here: most files have no findings
+
             source = SourceText(outcome.new_text if outcome.new_text is not None else text)
             report = FileReport(
                 display, source, outcome.findings, settings.unsafe_fixes, outcome.cells
@@ -524,6 +528,14 @@ def run_check(
     if run.failures:
         return EXIT_ERROR
     return EXIT_FINDINGS if report.finding_count else EXIT_OK
+
+
+def _check_pending(tasks: Sequence[FileTask], jobs: int | None) -> list[FileOutcome]:
+    """Analyse `tasks` (in worker processes when there are enough of them)."""
+    # Imported here: a run whose files are all trivial needs no pool code (start-up).
+    from gradguard.parallel import check_all, usable_cores
+
+    return check_all(tasks, jobs or usable_cores())
 
 
 def _unknown_selectors(selectors: Sequence[str]) -> list[str]:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from gradguard.core.limits import size_problem
 from gradguard.core.prefilter import mentions_torch
@@ -30,6 +29,7 @@ from gradguard.files import (
 )
 from gradguard.outcome import ERROR, WARNING, FileOutcome, Message
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up)
 if TYPE_CHECKING:
     from gradguard.cache import CacheEntry
     from gradguard.core.findings import Finding

@@ -15,20 +15,12 @@ cache entry is recognised, never half-trusted.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
 
-from gradguard.core.findings import (
-    Finding,
-    Fix,
-    Position,
-    Range,
-    Related,
-    Safety,
-    Severity,
-    TextEdit,
-)
-
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up)
 if TYPE_CHECKING:
+    from typing import Any
+
+    from gradguard.core.findings import Finding, Fix, Range, Related, TextEdit
     from gradguard.ipynb import CellLayout
 
 WARNING = "warning"
@@ -162,6 +154,10 @@ def _message(data: object) -> Message:
 
 
 def _from_finding(data: object) -> Finding:
+    # The findings classes are imported by the functions that build them: a run that
+    # neither reads the cache nor uses workers never does (start-up).
+    from gradguard.core.findings import Finding, Severity
+
     code, name, severity, message, rng, related, fixes, url, tags = _items(data, 9)
     return Finding(
         code=_str(code),
@@ -177,22 +173,30 @@ def _from_finding(data: object) -> Finding:
 
 
 def _from_related(data: object) -> Related:
+    from gradguard.core.findings import Related
+
     rng, message = _items(data, 2)
     return Related(_from_range(rng), _str(message))
 
 
 def _from_fix(data: object) -> Fix:
+    from gradguard.core.findings import Fix, Safety
+
     title, safety, edits = _items(data, 3)
     built = tuple(_from_edit(e) for e in _list(edits))
     return Fix(_str(title), Safety(_str(safety)), built)
 
 
 def _from_edit(data: object) -> TextEdit:
+    from gradguard.core.findings import TextEdit
+
     rng, new_text = _items(data, 2)
     return TextEdit(_from_range(rng), _str(new_text))
 
 
 def _from_range(data: object) -> Range:
+    from gradguard.core.findings import Position, Range
+
     start_line, start_char, end_line, end_char = (_int(v) for v in _items(data, 4))
     return Range(Position(start_line, start_char), Position(end_line, end_char))
 

@@ -21,7 +21,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from gradguard.core.findings import Severity
 from gradguard.core.settings import (
     Settings,
     SettingsError,
@@ -29,6 +28,10 @@ from gradguard.core.settings import (
     nearest_settings_file,
 )
 from gradguard.files import Discovery, discover
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up)
+if TYPE_CHECKING:
+    from gradguard.core.findings import Severity
 
 
 def source_files(paths: Sequence[str]) -> Discovery:

@@ -12,13 +12,12 @@ from __future__ import annotations
 import ast
 import contextlib
 import gc
-import logging
 import re
 import sys
-import traceback
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from gradguard.analysis.node_cache import tree_scope
 from gradguard.core.edits import apply_edits, compatible_fixes
@@ -31,7 +30,16 @@ from gradguard.core.settings import Settings
 from gradguard.core.suppression import Suppressions
 from gradguard.core.text import FOREIGN_LINE_BASE, SourceText
 
-log = logging.getLogger(__name__)
+if TYPE_CHECKING:
+    import logging
+
+
+def _log() -> logging.Logger:
+    """This module's logger: logging is imported when something is logged (start-up)."""
+    import logging
+
+    return logging.getLogger(__name__)
+
 
 # Recursive `ast` walks on pathological nesting are caught, not allowed to escape.
 _PARSE_FAILURES = (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError)
@@ -161,7 +169,9 @@ def check_tree(
         try:
             produced = list(_checked_here(rule, context))
         except Exception as exc:  # a rule bug must not take the other rules down
-            log.error("rule %s crashed on %s:\n%s", rule.code, path, traceback.format_exc())
+            import traceback  # only when a rule crashed (start-up)
+
+            _log().error("rule %s crashed on %s:\n%s", rule.code, path, traceback.format_exc())
             errors.append(RuleError(rule.code, f"{type(exc).__name__}: {exc}"))
             continue
         for finding in _in_this_file(produced):
@@ -275,7 +285,7 @@ def _apply_parsable(source: SourceText, fixes: list[Fix]) -> tuple[str, list[Fix
     for fix in fixes:
         attempt = apply_edits(source, [edit for f in [*kept, fix] for edit in f.edits])
         if isinstance(parse(SourceText(attempt)), ParseError):
-            log.error("fix %r produced unparsable code together with others; dropped", fix.title)
+            _log().error("fix %r produced unparsable code together with others; dropped", fix.title)
             continue
         kept.append(fix)
         candidate = attempt

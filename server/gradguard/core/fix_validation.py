@@ -21,17 +21,26 @@ import ast
 import bisect
 import io
 import itertools
-import logging
 import re
 import tokenize
 import warnings
 from collections import Counter
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from gradguard.core.findings import Fix, Position, TextEdit
 from gradguard.core.text import SourceText
 
-log = logging.getLogger(__name__)
+if TYPE_CHECKING:
+    import logging
+
+
+def _log() -> logging.Logger:
+    """This module's logger: logging is imported when something is logged (start-up)."""
+    import logging
+
+    return logging.getLogger(__name__)
+
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
@@ -63,7 +72,7 @@ class FixValidator:
             try:
                 edits = fix.edits
             except Exception:  # a builder bug costs this fix, not the finding
-                log.exception("building the fix %r failed", fix.title)
+                _log().exception("building the fix %r failed", fix.title)
                 return None
             if self._source.foreign_reads != foreign:
                 return None  # built from another project file's code: not an edit of this one
@@ -71,7 +80,7 @@ class FixValidator:
                 return None
             problem = self.problem(edits)
             if problem is not None:
-                log.info("fix %r not offered: %s", fix.title, problem)
+                _log().info("fix %r not offered: %s", fix.title, problem)
                 return None
             return edits
 

@@ -14,9 +14,12 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePath
-from typing import Any
 
-from gradguard.core.findings import Severity
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up)
+if TYPE_CHECKING:
+    from typing import Any
+
+    from gradguard.core.findings import Severity
 
 
 class SettingsError(ValueError):
@@ -90,6 +93,9 @@ def _codes(key: str, value: Any) -> tuple[str, ...]:
 
 
 def _severity(key: str, value: Any) -> Severity:
+    # Imported here: only a `severity` table needs it (start-up).
+    from gradguard.core.findings import Severity
+
     try:
         return Severity(str(value).lower())
     except ValueError:

@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from gradguard.core.findings import Finding, Fix, Position, Range, Safety
-from gradguard.core.text import SourceText
-
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up)
 if TYPE_CHECKING:
+    from gradguard.core.findings import Finding, Fix, Position, Range
+    from gradguard.core.text import SourceText
     from gradguard.ipynb import CellLayout
 
 FORMATS = ("text", "json", "github", "sarif")
@@ -53,6 +52,10 @@ class FileReport:
 
     def place(self, position: Position) -> tuple[int | None, Position]:
         """The cell number (None outside a notebook) and the position within the cell."""
+        # The findings and text classes are imported where used: a report without findings
+        # (the common case at start-up) never needs them.
+        from gradguard.core.findings import Position
+
         cell = self.cell_at(position.line)
         if cell is None:
             return None, position
@@ -60,6 +63,8 @@ class FileReport:
 
     def place_range(self, rng: Range) -> tuple[int | None, Range]:
         """The cell of `rng`'s start and the range within it (cut at the cell's end)."""
+        from gradguard.core.findings import Position, Range
+
         cell = self.cell_at(rng.start.line)
         if cell is None:
             return None, rng
@@ -76,6 +81,8 @@ class FileReport:
 
     def cell_source(self, cell_number: int | None) -> SourceText:
         """The text of one notebook cell as analysed (all of `source` for a Python file)."""
+        from gradguard.core.text import SourceText
+
         for cell in self.cells or ():
             if cell.number == cell_number:
                 lines = range(cell.first_line, cell.first_line + cell.line_count)
@@ -99,6 +106,8 @@ class FileReport:
     def file_span(self, rng: Range) -> tuple[int, int]:
         """The first and last 1-based lines of the file that `rng` covers (in a notebook,
         lines of its JSON text, the range cut at the end of its cell)."""
+        from gradguard.core.findings import Position
+
         cell = self.cell_at(rng.start.line)
         if cell is None:
             return rng.start.line + 1, rng.end.line + 1
@@ -110,6 +119,8 @@ class FileReport:
     def applicable(self, fix: Fix | None) -> bool:
         """True when `--fix` would apply `fix` under this file's fix policy (a fix the engine
         refused to offer, see `gradguard.core.fix_validation`, has no edits)."""
+        from gradguard.core.findings import Safety
+
         return (
             fix is not None and (fix.safety is Safety.SAFE or self.unsafe_fixes) and bool(fix.edits)
         )

@@ -17,12 +17,14 @@ wide CJK characters) so they line up in a terminal.
 
 from __future__ import annotations
 
-import unicodedata
 from dataclasses import dataclass
 
-from gradguard.core.findings import Finding, Range, Safety
-from gradguard.core.text import SourceText
 from gradguard.output import FileReport, Report, printable
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up)
+if TYPE_CHECKING:
+    from gradguard.core.findings import Finding, Range
+    from gradguard.core.text import SourceText
 
 CONTEXT_LINES = 2
 MAX_RANGE_LINES = 8
@@ -59,6 +61,9 @@ def render_finding(file: FileReport, finding: Finding, p: Palette = PLAIN) -> st
     In a notebook the position reads `path:cell N:line:column` and the frame shows the
     cell alone, numbered from its first line.
     """
+    # Imported here: a report without findings never needs it (start-up).
+    from gradguard.core.findings import Safety
+
     cell, shown = file.place_range(finding.range)
     in_cell = f"cell {cell}:" if cell is not None else ""
     header = (
@@ -90,6 +95,8 @@ def summary(report: Report, p: Palette = PLAIN) -> str:
     lines: list[str] = []
     if remaining == 0 and not report.failures and report.fixed == 0:
         return f"{p.bold}All checks passed!{p.reset}\n"
+    from gradguard.core.findings import Safety  # only now: `All checks passed!` needs none
+
     if report.fix_mode and report.fixed:
         total = report.fixed + remaining
         lines.append(
@@ -194,6 +201,8 @@ def _expand(text: str) -> str:
 
 def _width(text: str) -> int:
     """Terminal columns taken by `text` (tabs expanded, wide characters count twice)."""
+    import unicodedata  # here: a run without findings never needs it (start-up)
+
     total = 0
     for char in text:
         if char == "\t":

@@ -6,7 +6,6 @@ whether anything needs analysing at all.
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 from gradguard import __version__
@@ -14,6 +13,8 @@ from gradguard import __version__
 
 def content_key(text: str) -> str:
     """The key of a file's text under this GradGuard version."""
+    import hashlib  # here: a check that reads no other project file never needs it (start-up)
+
     return hashlib.sha256(f"{__version__}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()
 
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 import ast
 import dataclasses
 import enum
-import hashlib
 from collections.abc import Hashable, Iterator
 from dataclasses import replace
 
@@ -116,6 +115,8 @@ def fingerprint(interpreter: ModuleInterpreter) -> Hashable:
 def _digest(rendering: Hashable) -> str:
     """The digest of a rendering's text: plain data (strings, numbers, tuples) whose `repr`
     tells apart any two different renderings."""
+    import hashlib  # here: only a check that summarises another project file needs it (start-up)
+
     text = repr(rendering).encode("utf-8", "surrogatepass")
     return hashlib.blake2b(text, digest_size=20).hexdigest()
 

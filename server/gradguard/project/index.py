@@ -19,12 +19,12 @@ thread-safe: a caller with threads holds one lock around every use (`project.liv
 from __future__ import annotations
 
 import ast
-import logging
 import re
 import warnings
 from collections.abc import Hashable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gradguard.analysis.imports import is_library
 from gradguard.analysis.interpreter.module import ModuleInterpreter
@@ -39,7 +39,16 @@ from gradguard.project.graph import Components
 from gradguard.project.resolve import ABSENT, candidate_files, find_module
 from gradguard.project.roots import project_folder, search_roots
 
-log = logging.getLogger(__name__)
+if TYPE_CHECKING:
+    import logging
+
+
+def _log() -> logging.Logger:
+    """This module's logger: logging is imported when something is logged (start-up)."""
+    import logging
+
+    return logging.getLogger(__name__)
+
 
 # The summaries an index keeps, counted in lines of the summarised files: a summary holds
 # its file's syntax tree and what importers read of its interpreter, about 1.1 KiB per line,
@@ -222,7 +231,7 @@ class ProjectIndex:
             interpreter.summarise()
         except Exception:
             # An analysis bug on another file costs its facts, never the importing file.
-            log.debug("cannot summarise %s", source.path, exc_info=True)
+            _log().debug("cannot summarise %s", source.path, exc_info=True)
             for node in source.defined:
                 self._owners.pop(id(node), None)
             return None
