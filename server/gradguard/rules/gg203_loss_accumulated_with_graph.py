@@ -3,7 +3,10 @@
 ## What it does
 Finds a running total that adds the loss tensor itself (`total_loss += loss`, or
 `total_loss = total_loss + loss`) in a training loop that calls `backward()` every
-iteration, when the total is never backpropagated.
+iteration, when the total is never backpropagated. A loss history that stores the loss
+tensor itself (`losses.append(loss)`, the list bound before the loop) keeps the graphs the
+same way, when the appended name is what `backward()` runs on every iteration and no other
+`backward()` of the function may run through the list.
 
 ## Why is this bad?
 `loss` still holds its autograd graph, so `total_loss` becomes a tensor whose graph links
@@ -29,7 +32,8 @@ for x, y in loader:
 tensors that require grad.)
 
 ## Fix safety
-"Accumulate loss.item()" adds the Python number instead of the tensor. `.item()` requires a
+"Accumulate loss.item()" adds the Python number instead of the tensor ("Append
+loss.item()" stores it). `.item()` requires a
 one-element tensor and turns the total into a float, which later code may not expect, so
 the fix is unsafe.
 """
@@ -39,7 +43,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from gradguard.analysis.facts import Accumulation, dotted
+from gradguard.analysis.facts import Accumulation, Append, Carry, Grad, LoopNode, dotted
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
 from gradguard.core.messages import compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
@@ -114,6 +118,38 @@ assert not torch.is_tensor(total), "total keeps every iteration's graph"
             unsafe_fix=True,
             error="total keeps every iteration's graph",
         ),
+        Invalid(
+            """
+import torch
+from torch import nn
+model = nn.Linear(2, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+losses = []
+for _ in range(3):
+    loss = model(torch.randn(4, 2)).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    losses.append(loss)
+assert not any(torch.is_tensor(v) for v in losses), "losses keep every iteration's graph"
+""",
+            fixed="""
+import torch
+from torch import nn
+model = nn.Linear(2, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+losses = []
+for _ in range(3):
+    loss = model(torch.randn(4, 2)).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    losses.append(loss.item())
+assert not any(torch.is_tensor(v) for v in losses), "losses keep every iteration's graph"
+""",
+            unsafe_fix=True,
+            error="losses keep every iteration's graph",
+        ),
     )
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
@@ -162,6 +198,66 @@ assert not torch.is_tensor(total), "total keeps every iteration's graph"
             )
             fix = Fix(f"Accumulate {added}.item()", Safety.UNSAFE, (edit,))
             yield self.finding(message, ctx.node_range(use.stmt), related, [fix])
+        yield from self._appended(ctx, backpropagated)
+
+    def _appended(self, ctx: RuleContext, backpropagated: set[Carry]) -> Iterator[Finding]:
+        """`losses.append(loss)` of the very loss each iteration backpropagates, on a list
+        bound before the loop, in a function whose every backward() is that one (so none
+        backpropagates through the list)."""
+        for use in ctx.analysis.events.of(Append):
+            call = use.node
+            # (What backward() runs on every iteration has history, or backward raises.)
+            if not (isinstance(call, ast.Call) and len(call.args) == 1):
+                continue
+            if use.item.grad is Grad.UNTRACKED:
+                continue
+            item = dotted(call.args[0])
+            loop = _backpropagated_every_iteration(ctx, use, item)
+            key = dotted(use.target)
+            if loop is None or key is None:
+                continue
+            bound = use.value.origin
+            if (
+                bound is None
+                or _inside(bound, loop)
+                or any(c.key == key and c in backpropagated for c in use.value.all_carries())
+            ):
+                continue
+            message = compose(
+                f"`{key}` keeps every iteration's graph alive: memory grows each iteration",
+                f"`{key}.append({item})` stores the loss tensor, which still holds its "
+                f"autograd graph, on every iteration of the loop at line {loop.lineno}",
+                f"Append `{item}.item()` instead",
+            )
+            related = [Related(ctx.header_range(loop), "the training loop")]
+            argument = call.args[0]
+            edit = replace_expr(ctx.source, argument, with_method(ctx.source, argument, "item()"))
+            fix = Fix(f"Append {item}.item()", Safety.UNSAFE, (edit,))
+            yield self.finding(message, ctx.node_range(use.stmt), related, [fix])
+
+
+def _backpropagated_every_iteration(
+    ctx: RuleContext, use: Append, item: str | None
+) -> LoopNode | None:
+    """The loop, of the append's function, on whose every iteration both the append and a
+    backward() of the appended name run."""
+    if item is None:
+        return None
+    found: LoopNode | None = None
+    for event in [*ctx.analysis.backward_calls, *ctx.analysis.backward_in_calls]:
+        if event.function is not use.function:
+            continue
+        if dotted(event.target) != item:
+            return None  # another backward, which may run through the list
+        shared = event.every_iteration & use.every_iteration
+        if shared:
+            found = max(shared, key=lambda loop: loop.lineno)  # the innermost
+    return found
+
+
+def _inside(stmt: ast.stmt, loop: LoopNode) -> bool:
+    end = loop.end_lineno or loop.lineno
+    return loop.lineno <= stmt.lineno <= end
 
 
 def _added_expression(use: Accumulation) -> ast.expr:

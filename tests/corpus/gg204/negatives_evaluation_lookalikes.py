@@ -51,7 +51,7 @@ def test_time_adaptation(loader):
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
-        losses.append(loss)
+        losses.append(loss.item())
     return losses
 
 

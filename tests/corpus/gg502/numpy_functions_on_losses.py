@@ -23,7 +23,7 @@ def epoch_mean_of_losses(batches):
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
-        losses.append(loss)
+        losses.append(loss)  # expect: GG203
     return np.mean(losses)  # expect: GG502
 
 

@@ -36,7 +36,7 @@ def sweep(steps):
                 weight -= lr * weight.grad
             run_norms.append(weight.grad.norm().item())
             weight.grad.zero_()
-            run_losses.append(loss)
+            run_losses.append(loss)  # expect: GG203
         grad_norms.append(run_norms)
         losses.append(run_losses)
     return grad_norms, losses
@@ -53,7 +53,7 @@ def plot_sweep(steps):
             with torch.no_grad():
                 weight -= lr * weight.grad
             weight.grad.zero_()
-            run_losses.append(loss)
+            run_losses.append(loss)  # expect: GG203
         losses.append(run_losses)
     fig, ax = plt.subplots(1, 2)
     for j, lr in enumerate(LEARNING_RATES):
@@ -130,7 +130,7 @@ def fit_and_show(steps):
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
-        history.append(loss)
+        history.append(loss)  # expect: GG203
         numbers.append(loss.item())
     show_numbers(numbers)
     show_curve(history)

@@ -68,7 +68,7 @@ def fit_and_plot(model, dataloader, optimizer, loss_fn, epochs):
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
-            history.append(loss)
+            history.append(loss)  # expect: GG203
     plt.plot(history)  # expect: GG502
     plt.close()
 

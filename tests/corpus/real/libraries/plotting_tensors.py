@@ -32,7 +32,7 @@ def two_layer_mnist(images, labels, epochs=100, lr=1e-4):
     for _ in range(epochs):
         pred = torch.relu(images @ w1) @ w2
         loss = lossfn(pred, labels)
-        losses.append(loss)
+        losses.append(loss)  # expect: GG203
         loss.backward()
         with torch.no_grad():
             w1 -= lr * w1.grad
@@ -54,7 +54,7 @@ def fit_line(x, y, num_epochs=50):
         loss = ((w * x + b - y) ** 2).mean()
         loss.backward()
         optimizer.step()
-        losses.append(loss)
+        losses.append(loss)  # expect: GG203
     plt.subplot(1, 2, 1)
     pyplot.plot(range(num_epochs), losses)  # expect: GG502
     plt.subplot(1, 2, 2)
@@ -79,7 +79,7 @@ def report(model, batches, optimizer, epochs=3):
             loss = torch.nn.functional.mse_loss(model(x), y)
             loss.backward()
             optimizer.step()
-            train_losses.append(loss)
+            train_losses.append(loss)  # expect: GG203
             grad_norms.append(torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0))
     fig, axs = plt.subplots(2, 2, figsize=(10, 8))
     axs[0, 0].plot(range(len(train_losses)), train_losses, label="Train")  # expect: GG502
