@@ -11,11 +11,17 @@ message with `time.perf_counter()` the moment it is decoded, so a latency is "by
 notification written" to "publishDiagnostics for that version decoded". Debounce is turned off
 (`initializationOptions: {"debounceMs": 0}`). `ruff server` from the peers venv (see
 bench_check.py) runs the same script as a reference. Results go to `benchmarks/results/lsp.md`.
+
+Three edit series per file: the whole text with a trailing comment one character longer each
+time, the same as one-character incremental changes, and one-character incremental changes
+to code inside a function (a local name, assigned nearest the file's middle, grows by a
+letter: the syntax tree changes on every edit, as when a user types code).
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import math
 import os
@@ -262,6 +268,8 @@ class FileResult:
     # Server CPU time per full-text edit (steadier than latency when the machine is busy).
     cpu_per_edit_ms: float | None = None
     note: str = ""
+    # One character typed at a time into a name inside a function (code, not a comment).
+    in_function: Latencies = field(default_factory=Latencies)
 
     @property
     def label(self) -> str:
@@ -429,7 +437,49 @@ def bench_file(
             if i >= warmup:
                 partial.samples.append(latency)
                 partial.diagnostics = diagnostics_count(received)
-    return FileResult(f, lines, opened, full, partial, cpu_per_edit)
+    in_function = Latencies()
+    site = code_edit_site(text) if incremental else None
+    if site is not None:
+        line, column = site
+        for i in range(warmup + edits):
+            position = {"line": line, "character": column}
+            column += 1
+            latency, received = change({"range": {"start": position, "end": position}, "text": "z"})
+            if i >= warmup:
+                in_function.samples.append(latency)
+                in_function.diagnostics = diagnostics_count(received)
+    return FileResult(f, lines, opened, full, partial, cpu_per_edit, in_function=in_function)
+
+
+def code_edit_site(text: str) -> tuple[int, int] | None:
+    """Where typing changes code inside a function: the end of the name an assignment in a
+    function binds (`hidden_states = ...` becomes `hidden_statesz = ...`, still valid code),
+    the one nearest the middle of the file; (0-based line, column). None when the file has
+    none, or the line is not ASCII up to there (columns are then UTF-16 units)."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return None
+    middle = text.count("\n") // 2
+    best: tuple[int, int] | None = None
+    for function in ast.walk(tree):
+        if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        for stmt in function.body:
+            if not (
+                isinstance(stmt, ast.Assign)
+                and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], ast.Name)
+            ):
+                continue
+            target = stmt.targets[0]
+            line = text.splitlines()[target.lineno - 1]
+            if target.end_col_offset is None or not line[: target.end_col_offset].isascii():
+                continue
+            site = (target.lineno - 1, target.end_col_offset)
+            if best is None or abs(site[0] - middle) < abs(best[0] - middle):
+                best = site
+    return best
 
 
 def run_server(
@@ -569,18 +619,20 @@ def render(results: Sequence[ServerResult], args: argparse.Namespace) -> str:
         "## Latency",
         "",
         "| server | file | lines | didOpen | didChange (full text) "
-        "| didChange (1 char, incremental) | server CPU ms per full edit | diagnostics |",
-        "|---|---|---:|---:|---:|---:|---:|---:|",
+        "| didChange (1 char, incremental) | didChange (1 char in a function's code) "
+        "| server CPU ms per full edit | diagnostics |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for s in results:
         if s.error is not None:
-            out.append(f"| {s.name} | n/a ({s.error}) | | | | | | |")
+            out.append(f"| {s.name} | n/a ({s.error}) | | | | | | | |")
             continue
         for r in s.files:
             count = r.full_change.diagnostics
             out.append(
                 f"| {s.name} | {r.label} | {r.lines:,} | {r.open.cell()} "
                 f"| {r.full_change.cell()} | {r.incremental_change.cell()} "
+                f"| {r.in_function.cell()} "
                 f"| {'-' if r.cpu_per_edit_ms is None else f'{r.cpu_per_edit_ms:,.1f}'} "
                 f"| {'-' if count is None else count} |"
             )
@@ -607,7 +659,11 @@ def render(results: Sequence[ServerResult], args: argparse.Namespace) -> str:
         for r in s.files:
             if r.file.size != "medium" or r.note or not r.full_change.samples:
                 continue
-            for label, lat in (("full", r.full_change), ("incremental", r.incremental_change)):
+            for label, lat in (
+                ("full", r.full_change),
+                ("incremental", r.incremental_change),
+                ("1 char in a function", r.in_function),
+            ):
                 if not lat.samples:
                     continue
                 p95 = percentile(lat.samples, 95)
