@@ -623,6 +623,8 @@ AUTOGRAD_FACTS = [
      "        l = F.mse_loss(out, yb.detach())  # <- l", Kind.TENSOR, {"grad": N}),
     ("cut prediction against another model's output", f"{_LOADER_LOOP}"
      "        l = F.mse_loss(out.detach(), net(yb))  # <- l", Kind.TENSOR, {"grad": N}),
+    ("output of a module of unknown class moved to the cpu", "def f(m, xb):\n    m.eval()\n"
+     "    k = m(xb).cpu()  # <- k", Kind.TENSOR, {"grad": T}),
     ("part of a batch", "def f(net, loader):\n    for i, batch in enumerate(loader):\n"
      "        out = net(batch[0].cuda())\n        k = batch[1]  # <- k", Kind.UNKNOWN,
      {"batch": True}),
@@ -671,6 +673,11 @@ OBJECT_FACTS = [
      Kind.MODULE, {"module.qualified": None, "module.kind": ModuleKind(False, "tensor")}),
     ("1 or True", "if input():\n    n = 1\nelse:\n    n = True\nk = n  # <- k", Kind.SCALAR,
      {"const": None}),
+    # Only an nn.Module has an `eval()` taking nothing (a module of unknown class).
+    ("eval() of a value handed in", "def f(m):\n    m.eval()\n    k = m  # <- k", Kind.MODULE,
+     {"module.qualified": None}),
+    ("eval(data) is not a module's", "def f(m, d):\n    m.eval(d)\n    k = m  # <- k",
+     Kind.UNKNOWN, {"module": None}),
 ]  # fmt: skip
 
 

@@ -113,8 +113,12 @@ def _plain(value: Value) -> bool:
     return value.kind in (Kind.SCALAR, Kind.NONE)
 
 
-# Module methods listing parameters, by which an unknown value is known to be a module.
-_PARAMETER_LISTINGS = frozenset({"parameters", "named_parameters"})
+# Methods that, taking nothing, only an `nn.Module` has: an unknown value they are called on
+# is a module (listing its parameters, or switching it to evaluation mode).
+_MODULE_ONLY_METHODS = frozenset({"parameters", "named_parameters", "eval"})
+# Moves to a device that, among the values with history a module returns (tensors, tuples,
+# lists, dicts, Hugging Face `ModelOutput`s), only tensors have (`model(x).cpu().numpy()`).
+_DEVICE_MOVES = frozenset({"cpu", "cuda"})
 # Methods that move, cast or reshape what they are called on: of batch data, batch data.
 _BATCH_PRESERVING = (
     (api.MAYBE_IDENTITY_METHODS - {"type"})
@@ -282,10 +286,9 @@ class CallEvaluator(TorchCalls):
         if receiver.batch and receiver.kind is Kind.UNKNOWN and name in _BATCH_PRESERVING:
             # `x.to(device)`, `y.long()`, `x.view(-1, 784)`: still batch data.
             return Value(carries=receiver.all_carries(), batch=True)
-        if (
-            receiver.kind is Kind.UNKNOWN
-            and receiver.grad is not Grad.UNKNOWN
-            and name in api.TENSOR_ONLY_METHODS
+        if receiver.kind is Kind.UNKNOWN and (
+            (receiver.grad is not Grad.UNKNOWN and name in api.TENSOR_ONLY_METHODS)
+            or (receiver.grad is Grad.TRACKED and name in _DEVICE_MOVES)
         ):
             # A value with history of unknown structure (a module's output), or certainly
             # without (its output under no_grad), whose method only tensors have
@@ -294,14 +297,15 @@ class CallEvaluator(TorchCalls):
         if receiver.kind is Kind.TENSOR:
             return self.tensor_method(call, receiver, receiver_key, name, args)
         if (
-            name in _PARAMETER_LISTINGS
+            name in _MODULE_ONLY_METHODS
             and not call.args
             and receiver.kind is Kind.UNKNOWN
             and receiver_key is not None
             and self.env is not None
         ):
-            # `model.parameters()` of an unknown value: only an `nn.Module` has that method
-            # taking nothing (`optimizer = SGD(model.parameters())` in `train(model, ...)`).
+            # `model.parameters()` or `model.eval()` of an unknown value: only an `nn.Module`
+            # has that method taking nothing (`optimizer = SGD(model.parameters())` in
+            # `train(model, ...)`, `model.eval()` in `predict(model, loader)`).
             receiver = self.env[receiver_key] = Value(kind=Kind.MODULE, module=MODULE_BY_USE)
         if receiver.kind is Kind.AXES:
             if name in libraries.PLOTTING_METHODS:
