@@ -72,3 +72,16 @@ def test_counts_follow_the_markers(tmp_path: Path) -> None:
     assert f"{(tmp_path / 'known.py').as_posix()}:3" in tally.missed
     page = precision.render(report, (rule,))
     assert "| GG102 | `item-before-backward` |" in page
+
+
+def test_valid_examples_draw_no_finding_of_any_rule() -> None:
+    """A VALID example of one rule is a negative for every rule: a rule that starts to
+    report on another rule's VALID example (a true finding there or not) must make the
+    example say what it is about, not leave a false positive in the table."""
+    from gradguard.core.rule import all_rules
+
+    rules = all_rules()
+    report = precision.Report(tallies={rule.code: precision.Tally() for rule in rules})
+    precision._score_examples(report, rules)
+    flagged = {code: t.false_positives for code, t in report.tallies.items() if t.fp}
+    assert not flagged

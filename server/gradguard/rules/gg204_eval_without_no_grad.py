@@ -149,7 +149,7 @@ for _ in range(3):
     opt.zero_grad()
     loss.backward()
     opt.step()
-    losses.append(loss)
+    losses.append(loss.item())
 """,
         # eval() on another model than the one called in the loop.
         """
