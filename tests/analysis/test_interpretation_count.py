@@ -109,3 +109,37 @@ def test_without_replay_every_pass_interprets_every_body(
     monkeypatch.setattr(model, "REPLAY_STEPS", False)
     bodies, _ = _count(TEACHING, monkeypatch)
     assert bodies == Counter({"train": 2, "main": 2, "helper": 2})
+
+
+def _nested_loops(depth: int) -> str:
+    """A function of `depth` nested loops with one statement in the innermost."""
+    lines = ["import torch", "def f(w):"]
+    for level in range(depth):
+        lines.append("    " * (level + 1) + f"for i{level} in range(2):")
+    lines.append("    " * (depth + 1) + "w = w * 2")
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("depth", [12, 30])
+def test_deeply_nested_loops_cost_linear_work_past_the_probed_depth(
+    depth: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each probed loop runs its body twice; past `_PROBED_DEPTH` levels a loop runs once,
+    so 30 nested loops (which parse, though Python refuses to compile them) cost what 6 do,
+    plus one run per deeper level, instead of 2**30 runs of the innermost statement."""
+    from gradguard.analysis.interpreter import statements
+
+    runs = Counter[int]()
+    run_stmt = FunctionInterpreter.run_stmt
+
+    def counting(self: FunctionInterpreter, stmt: ast.stmt) -> None:
+        if isinstance(stmt, ast.Assign):
+            runs[stmt.lineno] += 1
+        run_stmt(self, stmt)
+
+    monkeypatch.setattr(FunctionInterpreter, "run_stmt", counting)
+    source = _nested_loops(depth)
+    tree = ast.parse(source)
+    with tree_scope():
+        model.analyse_module(tree, source)
+    assert sum(runs.values()) == 2**statements._PROBED_DEPTH

@@ -177,8 +177,11 @@ def test_pathological_nesting_is_a_clear_error_not_a_crash(snippet: str) -> None
         "y = " + " + ".join(["a"] * 300),
         "y = x" + ".detach()" * 300,
         "if a:\n    pass\n" + "".join(f"elif b{i}:\n    pass\n" for i in range(300)),
+        # Parses, though Python refuses to compile more than 20 nested blocks: analysed in
+        # linear work past a few levels (each probed level doubles it).
+        "".join("    " * i + f"for i{i} in range(2):\n" for i in range(40)) + "    " * 40 + "pass",
     ],
-    ids=["parens", "lambdas", "ifs", "sum", "method-chain", "elif-chain"],
+    ids=["parens", "lambdas", "ifs", "sum", "method-chain", "elif-chain", "loops"],
 )
 def test_deep_but_ordinary_nesting_is_analysed(snippet: str) -> None:
     finding = _only(_check(HEADER + snippet + "\n" + NO_GRAD_BUG))

@@ -550,6 +550,25 @@ class FunctionInterpreter(CallEvaluator):
         infinite = isinstance(stmt, ast.While) and is_true(stmt.test)
         # A loop whose body certainly runs: nothing leaves it with the state from before it.
         runs = runs or infinite
+        if len(self.loops) >= _PROBED_DEPTH:
+            head = _unknown_at_head(before, stmt)
+        else:
+            head = self._probed_head(stmt, before, head_action)
+        mode = self.mode
+        end, breaks = self._iteration(stmt, head, head_action)
+        if self.mode != mode:
+            self.mode = GRAD_UNKNOWN
+        exits: list[Env | None] = [end, *breaks]
+        if not runs:
+            exits.insert(0, before)
+        self.env = join_envs(exits, absent_is_unbound=self.absent_is_unbound)
+        if stmt.orelse and not infinite:
+            self.run_block(stmt.orelse)
+
+    def _probed_head(self, stmt: LoopNode, before: Env, head_action: object) -> Env:
+        """The state at the top of every iteration: one probe iteration tells which names
+        the body rebinds; each is joined with its value before the loop and tagged as
+        loop-carried (a `Carry`)."""
         record = self.record
         self.record = False
         try:
@@ -573,16 +592,7 @@ class FunctionInterpreter(CallEvaluator):
                 merged = join(previous, value) if previous is not None else evolve(value)
                 head[key] = evolve(merged, carries=merged.carries | {carry})
                 self.heads[id(carry)] = head[key]
-        mode = self.mode
-        end, breaks = self._iteration(stmt, head, head_action)
-        if self.mode != mode:
-            self.mode = GRAD_UNKNOWN
-        exits: list[Env | None] = [end, *breaks]
-        if not runs:
-            exits.insert(0, before)
-        self.env = join_envs(exits, absent_is_unbound=self.absent_is_unbound)
-        if stmt.orelse and not infinite:
-            self.run_block(stmt.orelse)
+        return head
 
     def _lightning_backward(self, returned: ast.expr, value: Value) -> None:
         """`return loss` (or `return {"loss": loss, ...}`) from a LightningModule's
@@ -655,6 +665,31 @@ def _comprehension_loop(expr: ast.ListComp) -> ast.For | None:
 
 
 _as_loop = cached_by_node(_comprehension_loop)
+
+
+# Loops nested deeper than this (in one function) are not probed: each probed level runs its
+# body twice, so the work doubles per level, and a file of 30 nested loops (it parses, though
+# Python refuses to compile more than 20 nested blocks) would take days. Such a loop runs
+# once, from a head where every name the loop mentions is unknown: no carries are tagged
+# there, and nothing is claimed of what an iteration may have changed.
+_PROBED_DEPTH = 6
+
+
+def _unknown_at_head(before: Env, stmt: LoopNode) -> Env:
+    """`before` with every entry of a name the loop mentions (and its attributes) unknown."""
+    mentioned = _mentioned_names(stmt)
+    head = dict(before)
+    for key in before:
+        if key.split(".", 1)[0] in mentioned:
+            head[key] = UNKNOWN
+    return head
+
+
+def _loop_names(stmt: LoopNode) -> frozenset[str]:
+    return frozenset(node.id for node in ast.walk(stmt) if isinstance(node, ast.Name))
+
+
+_mentioned_names = cached_by_node(_loop_names)
 
 
 def _knows_nothing(value: Value) -> bool:
