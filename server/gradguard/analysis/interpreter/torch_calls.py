@@ -520,7 +520,7 @@ class TorchCalls(ModuleCalls):
                 LossKind.REWRAP,
                 call,
                 f"{qualified}(...)",
-                inner=inner.loss,
+                inner=_inner_reason(inner),
                 wrapped_history=history,
                 wrapped_unknown=wrapped is Grad.UNKNOWN,
                 wrapped_tensor=inner.kind is Kind.TENSOR,
@@ -683,3 +683,20 @@ def _tracked_item(sequence: Value, depth: int = 3) -> Value | None:
 
 # Data `torch.as_tensor` copies into a new tensor: never a tensor argument of its own.
 _NOT_TENSORS = (Kind.SEQUENCE, Kind.SCALAR, Kind.OTHER, Kind.NONE)
+
+
+def _inner_reason(wrapped: Value) -> Loss | None:
+    """Why what a constructor wraps has no history: its own reason, or for a list written
+    out of numbers (`torch.Tensor([loss.item()])`) the first element's that is not a mere
+    literal (the `.item()` that made the number)."""
+    if wrapped.loss is not None or wrapped.kind is not Kind.SEQUENCE or not wrapped.elements:
+        return wrapped.loss
+    for element in wrapped.elements:
+        reason = element.loss
+        if (
+            element.grad is Grad.UNTRACKED
+            and reason is not None
+            and reason.kind is not LossKind.LITERAL
+        ):
+            return reason
+    return None
