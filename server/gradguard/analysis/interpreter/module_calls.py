@@ -292,7 +292,11 @@ class ModuleCalls(ExpressionEvaluator):
                 inference = self.mode.off is not None and self.mode.off.inference
                 return evolve(self.tensor_op(call, args), kind=Kind.UNKNOWN, inference=inference)
             if self.mode.enabled is True and not self.module.freezes_parameters:
-                return Value(grad=Grad.TRACKED, kind=Kind.UNKNOWN)
+                # Its parameters take part in ops that keep tensors for backward (a layer
+                # keeps its input to compute its weight's gradient): one graph node of this
+                # call stands for them, which a backward() frees.
+                node = SavedNode(call, Saves.OTHER)
+                return Value(grad=Grad.TRACKED, kind=Kind.UNKNOWN, graph=frozenset({node}))
             return UNKNOWN
         if module.local is not None:
             forward = next(
