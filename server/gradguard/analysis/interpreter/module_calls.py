@@ -295,8 +295,10 @@ class ModuleCalls(ExpressionEvaluator):
                 # Its parameters take part in ops that keep tensors for backward (a layer
                 # keeps its input to compute its weight's gradient): one graph node of this
                 # call stands for them, which a backward() frees.
+                # What it is given flows into its output: so do their graphs.
                 node = SavedNode(call, Saves.OTHER)
-                return Value(grad=Grad.TRACKED, kind=Kind.UNKNOWN, graph=frozenset({node}))
+                inputs_graph = frozenset().union(*(a.graph for a in args))
+                return Value(grad=Grad.TRACKED, kind=Kind.UNKNOWN, graph=inputs_graph | {node})
             return UNKNOWN
         if module.local is not None:
             forward = next(
