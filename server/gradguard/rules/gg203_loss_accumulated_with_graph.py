@@ -206,10 +206,11 @@ assert not any(torch.is_tensor(v) for v in losses), "losses keep every iteration
         backpropagates through the list)."""
         for use in ctx.analysis.events.of(Append):
             call = use.node
-            # (What backward() runs on every iteration has history, or backward raises.)
             if not (isinstance(call, ast.Call) and len(call.args) == 1):
                 continue
             if use.item.grad is Grad.UNTRACKED:
+                # Unknown is enough, certainly without history is not: what backward() runs
+                # on every iteration has history, or that backward raises (another rule).
                 continue
             item = dotted(call.args[0])
             loop = _backpropagated_every_iteration(ctx, use, item)
@@ -256,6 +257,7 @@ def _backpropagated_every_iteration(
 
 
 def _inside(stmt: ast.stmt, loop: LoopNode) -> bool:
+    """`stmt` is written inside `loop` (a list bound there is made fresh every iteration)."""
     end = loop.end_lineno or loop.lineno
     return loop.lineno <= stmt.lineno <= end
 
