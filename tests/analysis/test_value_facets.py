@@ -673,6 +673,17 @@ OBJECT_FACTS = [
      Kind.MODULE, {"module.qualified": None, "module.kind": ModuleKind(False, "tensor")}),
     ("1 or True", "if input():\n    n = 1\nelse:\n    n = True\nk = n  # <- k", Kind.SCALAR,
      {"const": None}),
+    # InstanceNorm layers own parameters only with affine=True (default False).
+    ("InstanceNorm", "m = nn.InstanceNorm2d(3)  # <- m", Kind.MODULE,
+     {"module.kind.has_parameters": False}),
+    ("affine InstanceNorm", "m = nn.InstanceNorm2d(3, affine=True)  # <- m", Kind.MODULE,
+     {"module.kind.has_parameters": True}),
+    ("affine InstanceNorm, flag in position", "m = nn.InstanceNorm1d(3, 1e-5, 0.1, True)"
+     "  # <- m", Kind.MODULE, {"module.kind.has_parameters": True}),
+    ("affine lazy InstanceNorm, flag in position", "m = nn.LazyInstanceNorm2d(1e-5, 0.1, True)"
+     "  # <- m", Kind.MODULE, {"module.kind.has_parameters": True}),
+    ("InstanceNorm with a flag not known", "def f(flag):\n"
+     "    m = nn.InstanceNorm2d(3, affine=flag)  # <- m", Kind.MODULE, {"module.kind": None}),
     # Only an nn.Module has an `eval()` taking nothing (a module of unknown class).
     ("eval() of a value handed in", "def f(m):\n    m.eval()\n    k = m  # <- k", Kind.MODULE,
      {"module.qualified": None}),

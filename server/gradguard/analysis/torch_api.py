@@ -361,7 +361,7 @@ _TENSOR = "tensor"
 # Every torch.nn layer of torch 2.13.0, by whether an instance built with its defaults owns
 # parameters (checked by building each one). Containers and wrappers (Sequential,
 # ModuleList, DataParallel...) hold modules built elsewhere and are handled apart;
-# InstanceNorm* is left out (its parameters depend on `affine=`).
+# InstanceNorm* is known from its `affine=` flag (`INSTANCE_NORMS`).
 _PARAM_FREE = (
     "ReLU LeakyReLU GELU SiLU ELU Tanh Sigmoid Softmax LogSoftmax Softplus Mish Hardtanh Identity "
     "Dropout Dropout1d Dropout2d Flatten Unflatten MaxPool1d MaxPool2d AvgPool1d AvgPool2d "
@@ -396,6 +396,12 @@ WEIGHTED_LAYERS = frozenset(
 )
 # Keywords that, given a literal False, leave a layer without parameters.
 AFFINE_KEYWORDS = frozenset({"affine", "elementwise_affine"})
+# Normalisation layers that own parameters only when built with `affine=True` (default
+# False), by the position of `affine` among their positional parameters.
+INSTANCE_NORMS = {
+    **{f"InstanceNorm{d}d": 3 for d in (1, 2, 3)},
+    **{f"LazyInstanceNorm{d}d": 2 for d in (1, 2, 3)},
+}
 NN_MODULES: dict[str, ModuleKind] = {
     **{name: ModuleKind(False, _TENSOR) for name in _PARAM_FREE.split()},
     **{name: ModuleKind(True, _TENSOR) for name in _WITH_PARAMS.split()},

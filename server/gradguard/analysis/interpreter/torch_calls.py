@@ -319,6 +319,8 @@ class TorchCalls(ModuleCalls):
             return Value(kind=Kind.MODULE, module=module)
         module_kind = api.nn_module_kind(qualified)
         last = qualified.rsplit(".", 1)[-1]
+        if module_kind is None and qualified.startswith("torch.nn.") and last in api.INSTANCE_NORMS:
+            module_kind = _instance_norm_kind(call, api.INSTANCE_NORMS[last])
         if module_kind is not None or (qualified.startswith("torch.nn.") and last[:1].isupper()):
             inplace = self._keyword(call, "inplace")
             in_place = inplace is not None and not (
@@ -340,6 +342,8 @@ class TorchCalls(ModuleCalls):
                 self_contained=own,
                 applies=activations.of_layer(call, qualified),
             )
+            if last in api.INSTANCE_NORMS:
+                ref = dataclasses.replace(ref, kind=module_kind)
             if module_kind is not None and self._flag_keyword(call, "return_indices"):
                 # `nn.MaxPool2d(2, return_indices=True)` returns (values, indices).
                 ref = dataclasses.replace(ref, kind=api.ModuleKind(False, None))
@@ -699,4 +703,23 @@ def _inner_reason(wrapped: Value) -> Loss | None:
             and reason.kind is not LossKind.LITERAL
         ):
             return reason
+    return None
+
+
+def _instance_norm_kind(call: ast.Call, position: int) -> api.ModuleKind | None:
+    """An InstanceNorm layer owns parameters with a literal `affine=True` and none when the
+    flag is not given (its default is False); a flag not written as a literal leaves it
+    unknown (None)."""
+    flag: ast.expr | None = call.args[position] if len(call.args) > position else None
+    for keyword in call.keywords:
+        if keyword.arg == "affine":
+            flag = keyword.value
+        elif keyword.arg is None:
+            return None  # `**options` may hold it
+    if any(isinstance(a, ast.Starred) for a in call.args[: position + 1]):
+        return None
+    if flag is None:
+        return api.ModuleKind(False, "tensor")
+    if isinstance(flag, ast.Constant) and isinstance(flag.value, bool):
+        return api.ModuleKind(flag.value, "tensor")
     return None
