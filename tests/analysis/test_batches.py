@@ -63,6 +63,7 @@ def test_bound_names_of_nested_targets() -> None:
         ("out = model(x.to(device))", True),
         ("out = model(**batch)", True),
         ("images = batch[0].cuda()\nout = net(images)", True),  # a name derived in the body
+        ("if flag:\n    images = batch[0]\n    feats = images.cuda()\nout = net(feats)", True),
         ("out = F.relu(x)", False),  # the consumer below accepts only `model` and `net`
         ("print(x)", False),
         ("out = model(other)", False),

@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from gradguard.analysis.walk import children, module_nodes, walk
+from gradguard.analysis.walk import children, module_nodes, own_nodes, walk
 
 SOURCES = [
     "x = 1",
@@ -41,3 +41,18 @@ def test_a_module_is_walked_once() -> None:
     assert module_nodes(tree) is first
     other = ast.parse(SOURCES[1])
     assert module_nodes(other) is not first
+
+
+def test_own_nodes_are_in_source_order_and_skip_nested_definitions() -> None:
+    body = ast.parse(
+        "a = 1\nif c:\n    b = a\n    d = b\ndef f():\n    e = 2\nclass K:\n    g = 3\n"
+        "h = lambda: i\n"
+    ).body
+    assigned = [
+        n.targets[0].id  # type: ignore[attr-defined]
+        for n in own_nodes(body)
+        if isinstance(n, ast.Assign)
+    ]
+    assert assigned == ["a", "b", "d", "h"]
+    names = {n.id for n in own_nodes(body) if isinstance(n, ast.Name)}
+    assert "i" not in names and "e" not in names

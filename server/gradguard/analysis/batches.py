@@ -19,28 +19,21 @@ body hands a drawn name only to torch functions, builtins or methods of the draw
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
-from gradguard.analysis.names import dotted
+from gradguard.analysis.names import callee_name, dotted
+from gradguard.analysis.walk import own_nodes
 
 # Calls that hand over the batches of what they wrap, by their last name.
 _WRAPPERS = frozenset({"enumerate", "tqdm", "iter"})
-
-
-def _last_name(expr: ast.expr) -> str | None:
-    if isinstance(expr, ast.Attribute):
-        return expr.attr
-    if isinstance(expr, ast.Name):
-        return expr.id
-    return None
 
 
 def drawn_from(loop: ast.For | ast.AsyncFor) -> tuple[ast.expr, ast.expr] | None:
     """The data source of a loop and the target its batches are bound to (inside
     `enumerate`'s pair), or None when the loop iterates something else."""
     source, target = loop.iter, loop.target
-    while isinstance(source, ast.Call) and source.args and _last_name(source.func) in _WRAPPERS:
-        if _last_name(source.func) == "enumerate":
+    while isinstance(source, ast.Call) and source.args and callee_name(source.func) in _WRAPPERS:
+        if callee_name(source.func) == "enumerate":
             if not (isinstance(target, ast.Tuple) and len(target.elts) == 2):
                 return None
             target = target.elts[1]
@@ -67,7 +60,7 @@ def feeds_a_call(
     accepts. Names the body binds from the drawn ones (`images, labels = batch[0],
     batch[1]`) count as drawn."""
     names = names | _derived(loop, names)
-    for node in _body_nodes(loop):
+    for node in own_nodes(loop.body):
         if not isinstance(node, ast.Call) or not consumer(node.func):
             continue
         arguments = [*node.args, *(k.value for k in node.keywords)]
@@ -79,7 +72,7 @@ def feeds_a_call(
 def _derived(loop: ast.For | ast.AsyncFor, names: frozenset[str]) -> frozenset[str]:
     """Names assigned in the loop body from one of `names` (in order, so chains count)."""
     derived: set[str] = set()
-    for node in _body_nodes(loop):
+    for node in own_nodes(loop.body):
         if not isinstance(node, ast.Assign):
             continue
         sources = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
@@ -101,14 +94,3 @@ def _root_name(expr: ast.expr) -> str | None:
         else:
             break
     return expr.id if isinstance(expr, ast.Name) else None
-
-
-def _body_nodes(loop: ast.For | ast.AsyncFor) -> Iterator[ast.AST]:
-    """The nodes of the loop body, not entering nested functions, classes or lambdas."""
-    stack: list[ast.AST] = list(reversed(loop.body))
-    while stack:
-        node = stack.pop()
-        yield node
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
-            continue
-        stack.extend(ast.iter_child_nodes(node))

@@ -16,7 +16,7 @@ import ast
 from collections.abc import Iterator
 
 from gradguard.analysis.model import FunctionNode
-from gradguard.analysis.walk import module_nodes, module_parents
+from gradguard.analysis.walk import module_nodes, module_parents, own_nodes
 
 # Context managers and decorators that change the grad mode or inference mode (matched by
 # their last name, so an alias the import table cannot resolve still counts).
@@ -96,7 +96,7 @@ class GradContext:
             _switches_mode(d) for d in scope.decorator_list
         ):
             return True
-        for node in _walk_own(scope):
+        for node in own_nodes(scope.body):
             if isinstance(node, ast.Call) and _last_name(node.func) == "set_grad_enabled":
                 return True
         return False
@@ -203,7 +203,7 @@ class GradContext:
         `function` returned: called with an argument that mentions the call or a name bound
         from it (flow-insensitively, through any chain of assignments). None when a result
         may reach shared state (an attribute, a subscript, a global), where anything reads it."""
-        body = list(_walk_own(scope if scope is not None else self.tree))
+        body = list(own_nodes((scope if scope is not None else self.tree).body))
         tainted: set[str] = set()
 
         def carries(expr: ast.AST) -> bool:
@@ -250,7 +250,7 @@ class GradContext:
         pending: list[FunctionNode | ast.Module] = [function if function is not None else self.tree]
         while pending:
             current = pending.pop()
-            for node in _walk_own(current):
+            for node in own_nodes(current.body):
                 if isinstance(node, ast.Call):
                     name = _last_name(node.func)
                     for callee in self.functions.get(name or "", []):
@@ -258,15 +258,3 @@ class GradContext:
                             found.add(callee)
                             pending.append(callee)
         return found
-
-
-def _walk_own(scope: FunctionNode | ast.Module) -> Iterator[ast.AST]:
-    """The nodes of a function or module body, not descending into nested functions or
-    classes (whose code runs only when they are called)."""
-    stack: list[ast.AST] = list(reversed(scope.body))
-    while stack:
-        node = stack.pop()
-        yield node
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
-            continue
-        stack.extend(reversed(list(ast.iter_child_nodes(node))))

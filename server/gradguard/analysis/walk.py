@@ -12,6 +12,7 @@ never changed after parsing, so a kept walk stays right for its tree.
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 
 from gradguard.analysis.node_cache import cached_by_node
 
@@ -77,3 +78,15 @@ def _module_walk(tree: ast.Module) -> tuple[tuple[ast.AST, ...], dict[int, ast.A
                         append(item)
                         parents[id(item)] = current
     return tuple(nodes), parents
+
+
+def own_nodes(body: list[ast.stmt]) -> Iterator[ast.AST]:
+    """The nodes of a block of statements in source order (depth first), not descending into
+    the nested functions, classes and lambdas it defines (whose code runs only when called)."""
+    stack: list[ast.AST] = list(reversed(body))
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+            continue
+        stack.extend(reversed(children(node)))
