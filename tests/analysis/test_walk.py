@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from gradguard.analysis.walk import children, module_nodes, own_nodes, walk
+from gradguard.analysis.walk import children, module_nodes, own_nodes, walk, within
 
 SOURCES = [
     "x = 1",
@@ -56,3 +56,11 @@ def test_own_nodes_are_in_source_order_and_skip_nested_definitions() -> None:
     assert assigned == ["a", "b", "d", "h"]
     names = {n.id for n in own_nodes(body) if isinstance(n, ast.Name)}
     assert "i" not in names and "e" not in names
+
+
+def test_within_is_the_source_span() -> None:
+    tree = ast.parse("a = 1\nfor x in y:\n    b = 2\n    c = 3\nd = 4\n")
+    loop = tree.body[1]
+    inside = [s for s in (tree.body[0], *loop.body, tree.body[2]) if within(s, loop)]  # type: ignore[attr-defined]
+    assert inside == loop.body  # type: ignore[attr-defined]
+    assert within(loop, loop)

@@ -78,7 +78,7 @@ from gradguard.analysis.values import (
     ModuleRef,
     Value,
 )
-from gradguard.analysis.walk import module_nodes
+from gradguard.analysis.walk import module_nodes, within
 
 __all__ = [
     "REBOUND_PREFIX",
@@ -154,4 +154,5 @@ __all__ = [
     "torch_alias",
     "unfilled_grad_reads",
     "unreached_optimizers",
+    "within",
 ]

@@ -90,3 +90,14 @@ def own_nodes(body: list[ast.stmt]) -> Iterator[ast.AST]:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
             continue
         stack.extend(reversed(children(node)))
+
+
+def within(node: ast.AST, outer: ast.AST) -> bool:
+    """Whether `node` starts within the source span of `outer` (a loop, a function)."""
+    start = (getattr(outer, "lineno", 0), getattr(outer, "col_offset", 0))
+    end = (
+        getattr(outer, "end_lineno", None) or start[0],
+        getattr(outer, "end_col_offset", None) or 0,
+    )
+    where = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+    return start <= where <= end

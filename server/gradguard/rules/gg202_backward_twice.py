@@ -63,7 +63,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from gradguard.analysis.facts import BackwardCall, LoopNode, OptimizerCall, SavedNode
+from gradguard.analysis.facts import BackwardCall, LoopNode, OptimizerCall, SavedNode, within
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
 from gradguard.core.messages import compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
@@ -226,7 +226,7 @@ opt_g.step()
             loop = _repeating_loop(event)
             if loop is None or id(event.call) in reported:
                 continue
-            before = [n for n in event.value.graph if not _inside(n.node, loop)]
+            before = [n for n in event.value.graph if not within(n.node, loop)]
             if before:
                 reported.add(id(event.call))
                 yield self._stale_graph(ctx, event, loop, before)
@@ -312,14 +312,6 @@ def _runs_at_most_once(loop: LoopNode) -> bool:
                 and (count.value <= 1)
             )
     return False
-
-
-def _inside(node: ast.AST, loop: LoopNode) -> bool:
-    """Whether `node` lies within the source span of `loop`."""
-    start = (loop.lineno, loop.col_offset)
-    end = (loop.end_lineno or loop.lineno, loop.end_col_offset or 0)
-    where = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
-    return start <= where <= end
 
 
 def _position(node: SavedNode) -> tuple[int, int]:

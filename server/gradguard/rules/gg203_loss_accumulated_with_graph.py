@@ -43,7 +43,15 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from gradguard.analysis.facts import Accumulation, Append, Carry, Grad, LoopNode, dotted
+from gradguard.analysis.facts import (
+    Accumulation,
+    Append,
+    Carry,
+    Grad,
+    LoopNode,
+    dotted,
+    within,
+)
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
 from gradguard.core.messages import compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
@@ -220,7 +228,7 @@ assert not any(torch.is_tensor(v) for v in losses), "losses keep every iteration
             bound = use.value.origin
             if (
                 bound is None
-                or _inside(bound, loop)
+                or within(bound, loop)  # a list bound in the loop is fresh every iteration
                 or any(c.key == key and c in backpropagated for c in use.value.all_carries())
             ):
                 continue
@@ -254,12 +262,6 @@ def _backpropagated_every_iteration(
         if shared:
             found = max(shared, key=lambda loop: loop.lineno)  # the innermost
     return found
-
-
-def _inside(stmt: ast.stmt, loop: LoopNode) -> bool:
-    """`stmt` is written inside `loop` (a list bound there is made fresh every iteration)."""
-    end = loop.end_lineno or loop.lineno
-    return loop.lineno <= stmt.lineno <= end
 
 
 def _added_expression(use: Accumulation) -> ast.expr:
