@@ -460,7 +460,8 @@ def code_edit_site(text: str) -> tuple[int, int] | None:
         tree = ast.parse(text)
     except SyntaxError:
         return None
-    middle = text.count("\n") // 2
+    lines = text.splitlines()
+    middle = len(lines) // 2
     best: tuple[int, int] | None = None
     for function in ast.walk(tree):
         if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
@@ -473,7 +474,7 @@ def code_edit_site(text: str) -> tuple[int, int] | None:
             ):
                 continue
             target = stmt.targets[0]
-            line = text.splitlines()[target.lineno - 1]
+            line = lines[target.lineno - 1]
             if target.end_col_offset is None or not line[: target.end_col_offset].isascii():
                 continue
             site = (target.lineno - 1, target.end_col_offset)
