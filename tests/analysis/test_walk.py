@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from gradguard.analysis.walk import children, module_nodes, own_nodes, walk, within
+from gradguard.analysis.walk import children, innermost_first, module_nodes, own_nodes, walk, within
 
 SOURCES = [
     "x = 1",
@@ -64,3 +64,12 @@ def test_within_is_the_source_span() -> None:
     inside = [s for s in (tree.body[0], *loop.body, tree.body[2]) if within(s, loop)]  # type: ignore[attr-defined]
     assert inside == loop.body  # type: ignore[attr-defined]
     assert within(loop, loop)
+
+
+def test_innermost_first_orders_enclosing_loops_by_nesting() -> None:
+    tree = ast.parse("while a:\n    for b in c:\n        for d in e:\n            f()\n")
+    outer = tree.body[0]
+    middle = outer.body[0]  # type: ignore[attr-defined]
+    inner = middle.body[0]
+    for order in ([outer, middle, inner], [inner, outer, middle], [middle, inner, outer]):
+        assert innermost_first(frozenset(order)) == [inner, middle, outer]

@@ -78,7 +78,7 @@ from gradguard.analysis.values import (
     ModuleRef,
     Value,
 )
-from gradguard.analysis.walk import module_nodes, within
+from gradguard.analysis.walk import innermost_first, module_nodes, within
 
 __all__ = [
     "REBOUND_PREFIX",
@@ -137,6 +137,7 @@ __all__ = [
     "dotted",
     "forced_grad_backprops",
     "identifier_spelling",
+    "innermost_first",
     "local_callables",
     "may_have_hooks",
     "may_name_an_optimizer",

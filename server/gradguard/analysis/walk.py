@@ -12,11 +12,13 @@ never changed after parsing, so a kept walk stays right for its tree.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from typing import TypeVar
 
 from gradguard.analysis.node_cache import cached_by_node
 
 _AST = ast.AST
+_Stmt = TypeVar("_Stmt", bound=ast.stmt)
 
 
 def children(node: ast.AST) -> list[ast.AST]:
@@ -101,3 +103,10 @@ def within(node: ast.AST, outer: ast.AST) -> bool:
     )
     where = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
     return start <= where <= end
+
+
+def innermost_first(enclosing: Iterable[_Stmt]) -> list[_Stmt]:
+    """Statements that all enclose one place (the loops of `every_iteration`, a frozenset),
+    innermost first: a nested statement starts after the one around it. Iterating the set
+    itself would follow the objects' addresses, which differ from run to run."""
+    return sorted(enclosing, key=lambda node: (node.lineno, node.col_offset), reverse=True)

@@ -66,6 +66,7 @@ from gradguard.analysis.facts import (
     callee_name,
     dotted,
     identifier_spelling,
+    innermost_first,
 )
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
 from gradguard.core.messages import compose
@@ -288,7 +289,7 @@ def _training_loop(ctx: RuleContext, step: OptimizerCall) -> tuple[LoopNode, Bac
     iteration, or both in the same block of it (`if i % k == 0: loss.backward();
     opt.step()` still adds each update's gradients to the last one's). A backward on every
     iteration with the step every k-th is gradient accumulation, which is fine."""
-    for loop in step.every_iteration:
+    for loop in innermost_first(step.every_iteration):
         backward = next(
             (
                 e
@@ -322,7 +323,7 @@ def _accumulating_loop(
     them (`if i % k == 0: optimizer.step()`): gradient accumulation, which is fine only when
     something in the loop clears the gradients (`_may_clear` decides, as for any loop)."""
     for event in [*ctx.analysis.backward_calls, *ctx.analysis.backward_in_calls]:
-        for loop in event.every_iteration:
+        for loop in innermost_first(event.every_iteration):
             if event.function is step.function and _inside(step.stmt, loop):
                 return loop, event
     return None
@@ -349,7 +350,7 @@ def _guarded_step_loop(ctx: RuleContext, guard: ast.If) -> tuple[LoopNode, Backw
     """The loop whose every iteration runs a backward and then `guard` (an `if` statement
     directly in its body)."""
     for event in [*ctx.analysis.backward_calls, *ctx.analysis.backward_in_calls]:
-        for loop in event.every_iteration:
+        for loop in innermost_first(event.every_iteration):
             in_body = any(stmt is guard for stmt in loop.body)
             if in_body and event.stmt.lineno < guard.lineno and _inside(guard, loop):
                 return loop, event
