@@ -50,6 +50,7 @@ from gradguard.analysis.facts import (
     Grad,
     LoopNode,
     dotted,
+    innermost_first,
     within,
 )
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
@@ -192,8 +193,9 @@ assert not any(torch.is_tensor(v) for v in losses), "losses keep every iteration
                 if isinstance(use.stmt, ast.AugAssign)
                 else f"{total} = {expr_text(ctx.source, _addition(use))}"
             )
-            loop = carries[0].loop
-            assert loop is not None  # carries of training loops only
+            # The innermost loop carrying the total (`carries` comes from a frozenset, whose
+            # order follows addresses).
+            loop = innermost_first([c.loop for c in carries if c.loop is not None])[0]
             message = compose(
                 f"`{total}` keeps every iteration's graph alive: memory grows each iteration",
                 f"`{shown}` adds a tensor that still holds its autograd graph, on "
