@@ -183,6 +183,19 @@ def test_bad_code_on_the_command_line_is_a_usage_error(
     assert "invalid rule code or prefix: 'NOT A CODE'" in capsys.readouterr().err
 
 
+def test_concise_output_is_one_line_per_finding(
+    gradguard: Runner, tmp_path: Path, write: Write
+) -> None:
+    write(tmp_path / "a.py", HIDDEN_STATE)
+    result = gradguard("check", "--output-format", "concise", "a.py")
+    assert result.code == 1
+    [line, *summary] = result.stdout.splitlines()
+    [finding] = json.loads(gradguard("check", "--output-format", "json", "a.py").stdout)
+    where = f"a.py:{finding['location']['row']}:{finding['location']['column']}: GG201 "
+    assert line.startswith(where) and line.endswith(finding["message"])
+    assert summary[0] == "Found 1 error."
+
+
 def test_unknown_output_format_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", "--output-format", "xml"]) == 2
     assert "invalid choice: 'xml'" in capsys.readouterr().err

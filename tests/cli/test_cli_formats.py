@@ -230,6 +230,31 @@ def test_text_colour_only_when_asked() -> None:
     assert "\x1b[" in render(report(finding()), "text", color=True)
 
 
+def test_concise_one_line_per_finding_then_the_summary() -> None:
+    out = render(report(finding()), "concise")
+    assert out == (
+        "src/train.py:6:21: GG201 [*] `h` carries the graph of the previous iteration "
+        "into this one\n"
+        "Found 1 error.\n"
+        "[*] 1 fixable with the --fix option.\n"
+    )
+    # No `[*]` for a fix --fix would not apply; the summary says how to enable it.
+    unsafe = render(report(finding(safety=Safety.UNSAFE)), "concise")
+    assert unsafe.startswith("src/train.py:6:21: GG201 `h` carries")
+    assert unsafe.endswith("1 hidden fix can be enabled with the --unsafe-fixes option.\n")
+    assert render(report(), "concise") == "All checks passed!\n"
+    assert "\x1b[" in render(report(finding()), "concise", color=True)
+
+
+def test_concise_names_the_notebook_cell() -> None:
+    from gradguard.ipynb import CellLayout
+
+    cells = (CellLayout(1, 0, 3, (5, 6, 7)), CellLayout(2, 3, 4, (12, 13, 14, 15)))
+    file = FileReport("nb.ipynb", SourceText(SOURCE), (finding(),), cells=cells)
+    first = render(Report((file,)), "concise").splitlines()[0]
+    assert first.startswith("nb.ipynb:cell 2:3:21: GG201 [*] ")
+
+
 def test_failure_rendering() -> None:
     assert Failure("a.py", "boom").render() == "a.py: error: boom"
     assert Failure("a.py", "boom", Position(2, 4)).render() == "a.py:3:5: error: boom"

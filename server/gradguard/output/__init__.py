@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from gradguard.core.text import SourceText
     from gradguard.ipynb import CellLayout
 
-FORMATS = ("text", "json", "github", "sarif")
+FORMATS = ("text", "concise", "json", "github", "sarif")
 
 
 def printable(path: str) -> str:
