@@ -505,6 +505,17 @@ _LOADER_LOOP = "def f(net, loader):\n    for xb, yb in loader:\n        out = ne
 AUTOGRAD_FACTS = [
     ("module output", "h = model(x)  # <- h", Kind.TENSOR,
      {"grad": T, "leaf": False, "loss": None}),
+    # In a file that freezes parameters, a module built in the function by a constructor
+    # (through casts) is not the frozen one; one a helper returned may be (the helper may
+    # freeze it before returning it).
+    ("module built here, file freezes",
+     "def build():\n    net = nn.Linear(2, 2)\n    net.requires_grad_(False)\n    return net\n"
+     "def g(x):\n    own = nn.Linear(2, 2).to('cpu')\n    h = own(x)  # <- h\n    return h",
+     Kind.TENSOR, {"grad": T}),
+    ("module a helper returned, file freezes",
+     "def build():\n    net = nn.Linear(2, 2)\n    net.requires_grad_(False)\n    return net\n"
+     "def g(x):\n    got = build()\n    h = got(x)  # <- h\n    return h",
+     Kind.TENSOR, {"grad": Grad.UNKNOWN}),
     ("detach", "h = model(x).detach()  # <- h", Kind.TENSOR,
      {"grad": U, "loss.kind": LossKind.DETACH, "leaf": True}),
     (".data", "h = model(x).data  # <- h", Kind.TENSOR,

@@ -210,7 +210,33 @@ class TrainingEffects(GraphEffects):
             # A parameter's module comes from the callers, who may have frozen it.
             given = set(parameter_names(self.function))
             self._private = private_names(self.function, self.scope.resolve) - given
-        return key.split(".", 1)[0] not in self._private or "." in key
+        if key.split(".", 1)[0] not in self._private or "." in key:
+            return True
+        return not self._constructed_here(key)
+
+    def _constructed_here(self, key: str) -> bool:
+        """True when this function bound `key` to a constructor call: a torch.nn class or a
+        class of the file, through casts and mode switches (`Net().to(device)`). Not what a
+        function returned (`extractor = build_extractor()`): that function may have frozen
+        the module before handing it over."""
+        value = self.env.get(key) if self.env is not None else None
+        origin = value.origin if value is not None else None
+        if not isinstance(origin, ast.Assign | ast.AnnAssign) or origin.value is None:
+            return False
+        built = origin.value
+        while (
+            isinstance(built, ast.Call)
+            and isinstance(built.func, ast.Attribute)
+            and built.func.attr in api.MODULE_CASTS_AND_MODES
+        ):
+            built = built.func.value
+        if not isinstance(built, ast.Call):
+            return False
+        qualified = self.scope.resolve(built.func)
+        if qualified is not None:
+            return qualified.startswith("torch.nn.")
+        callee = dotted(built.func)
+        return callee is not None and self.lookup(callee).kind is Kind.CLASS
 
     def _built_just_before(self, key: str | None, value: Value, read: ast.expr) -> bool:
         """True when the statement right before this one in the same block built the module
