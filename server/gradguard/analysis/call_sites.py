@@ -26,7 +26,7 @@ from typing import Any
 from gradguard.analysis.libraries import PLOTTING_METHODS
 from gradguard.analysis.names import callee_name, parameter_names
 from gradguard.analysis.node_cache import cached_by_node
-from gradguard.analysis.torch_api import NUMPY_CONVERTS
+from gradguard.analysis.torch_api import MODULE_CASTS_AND_MODES, NUMPY_CONVERTS
 from gradguard.analysis.values import UNKNOWN, Grad, GradOff, Kind, Value, evolve, join, literal
 from gradguard.analysis.walk import children, module_nodes, walk
 
@@ -219,11 +219,30 @@ def _constructor_candidate(
 
 
 def _keeps_parameter_on_self(init: FunctionNode) -> bool:
-    """`self.model = model` in `__init__`'s own body (not under a branch)."""
+    """`self.model = model` in `__init__`'s own body (not under a branch), also through a
+    module's casts and mode switches (`self.model = model.to(device)`)."""
     names = parameter_names(init)
     if len(names) < 2:
         return False
-    return any(kept_on_self(stmt, names[0], set(names[1:])) for stmt in init.body)
+    return any(
+        kept_on_self(_uncast_assignment(stmt), names[0], set(names[1:])) for stmt in init.body
+    )
+
+
+def _uncast_assignment(stmt: ast.stmt) -> ast.stmt:
+    """`self.model = model.to(device).train()` as `self.model = model` (an nn.Module's
+    `.to/.cuda/.cpu/.float/.double/.half/.train/.eval` return the module itself); any other
+    statement as it is."""
+    if not isinstance(stmt, ast.Assign):
+        return stmt
+    value = stmt.value
+    while (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Attribute)
+        and value.func.attr in MODULE_CASTS_AND_MODES
+    ):
+        value = value.func.value
+    return stmt if value is stmt.value else ast.Assign(targets=stmt.targets, value=value)
 
 
 @dataclass

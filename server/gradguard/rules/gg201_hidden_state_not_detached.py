@@ -442,6 +442,8 @@ def _detach_edits(ctx: RuleContext, group: _Group) -> list[TextEdit]:
             if id(read) in seen:
                 continue
             seen.add(id(read))
+            if _tested_for_none(ctx, read):
+                continue  # `if self.hidden is None:`: nothing flows from there
             if _in_inner_loop(ctx, read, group.loop):
                 # A read in a time-step loop (`self.h` read by `forward`'s own loop over
                 # the sequence): detaching there would cut every step, not the batches.
@@ -449,6 +451,14 @@ def _detach_edits(ctx: RuleContext, group: _Group) -> list[TextEdit]:
             edits.append(replace_expr(ctx.source, read, _detached(ctx, read, carry)))
     # The carries come from sets: put the edits in document order, the same on every run.
     return sorted(edits, key=lambda edit: (edit.range.start, edit.range.end))
+
+
+def _tested_for_none(ctx: RuleContext, read: ast.expr) -> bool:
+    """`read` is the operand of an identity test (`h is None`, `h is not None`)."""
+    parent = next(iter(ctx.grad_context.ancestors(read)), None)
+    return isinstance(parent, ast.Compare) and all(
+        isinstance(op, ast.Is | ast.IsNot) for op in parent.ops
+    )
 
 
 def _in_inner_loop(ctx: RuleContext, read: ast.expr, carrying: LoopNode) -> bool:
@@ -496,10 +506,16 @@ def _detached_definition(ctx: RuleContext, expr: ast.expr, carry: Carry) -> str:
 
 
 def _read_later(ctx: RuleContext, stmt: ast.stmt, loop: LoopNode, key: str) -> bool:
-    """True when `key` is read after `stmt` before the iteration ends."""
+    """True when `key` is read after `stmt` before the iteration ends. For `stmt` in a method
+    the loop calls (`self.hidden = new_hidden` in `train_step`): read after it in that
+    method (what the loop does after the call returns reads the attribute through another
+    name)."""
     current: ast.AST = stmt
     while current is not loop:
-        assert isinstance(current, ast.stmt)
+        if isinstance(current, ast.FunctionDef | ast.AsyncFunctionDef) or not isinstance(
+            current, ast.stmt
+        ):
+            return False
         if any(reads_key(s, key) for s in ctx.analysis.statements_after(current)):
             return True
         owner, _ = ctx.analysis.block_of(current)

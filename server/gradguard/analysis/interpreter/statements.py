@@ -323,6 +323,7 @@ class FunctionInterpreter(CallEvaluator):
             self.mode = else_start = start_mode.on_branch(when_false)
             self.run_block(stmt.orelse)
         after_else = self.env
+        self._state_left_as_found(start, after_body, after_else)
         self.env = join_env(after_body, after_else, absent_is_unbound=self.absent_is_unbound)
         if after_body is not None and after_else is not None and self.env is not None:
             merge_branch_graphs(stmt, after_body, after_else, self.env)
@@ -331,13 +332,43 @@ class FunctionInterpreter(CallEvaluator):
         elif self.mode != body_mode:
             self.mode = GRAD_UNKNOWN
 
+    def _state_left_as_found(self, start: Env | None, *branches: Env | None) -> None:
+        """`if self.hidden is None: self.hidden = init()` in a method: on the branch that does
+        not bind `self.hidden`, it still holds what the previous call left, as a read of it
+        there would say (tagged; see `_expr_Attribute`). Filled in before the join, which
+        would otherwise forget it, for attributes this method read before the `if` (the
+        state's first read is where a fix detaches it)."""
+        if start is None:
+            return
+        bound = {key for env in branches if env is not None for key in env}
+        for key in bound - start.keys():
+            if not self._read_state(key):
+                continue
+            attr = key[5:]
+            _, tag = self.state_reads[attr]
+            found = Value(carries=frozenset({tag}), graph=self.state_graph(attr))
+            for env in branches:
+                if env is not None and key not in env:
+                    env[key] = found
+
+    def _read_state(self, key: str) -> bool:
+        """`key` is `self.<attr>` of a method that read it as the previous call left it (see
+        `state_read`)."""
+        attr = key[5:]
+        return (
+            self.function is not None
+            and key.startswith("self.")
+            and "." not in attr
+            and attr in self.state_reads
+        )
+
     def _narrowed(self, env: Env | None, facts: narrowing.Facts) -> Env | None:
         """A copy of `env` on a branch where the test's `facts` hold (`h is None` there)."""
         if env is None:
             return None
         branch = dict(env)
         for key in facts.none:
-            if key in branch:
+            if key in branch or self._read_state(key):
                 branch[key] = NONE
         if facts.equal or facts.unequal or facts.truthy or facts.falsy:
             for key, value in env.items():
