@@ -512,6 +512,23 @@ AUTOGRAD_FACTS = [
      "def build():\n    net = nn.Linear(2, 2)\n    net.requires_grad_(False)\n    return net\n"
      "def g(x):\n    own = nn.Linear(2, 2).to('cpu')\n    h = own(x)  # <- h\n    return h",
      Kind.TENSOR, {"grad": T}),
+    # Integer class indices in, integers out: no history, whatever it was given.
+    ("one_hot", "def f(t):\n    h = F.one_hot(t, 3)  # <- h\n    return h", Kind.TENSOR,
+     {"grad": U, "loss.kind": LossKind.NON_DIFFERENTIABLE}),
+    # A number kept on the module by its constructor (a tuple store too), every
+    # construction leaving the default: reading it gives that number.
+    ("number kept on self",
+     "class Dice(nn.Module):\n    def __init__(self, k, smooth=1.0):\n        super().__init__()\n"
+     "        self.k, self.smooth = k, smooth\n    def forward(self, a):\n"
+     "        s = self.smooth  # <- s\n        return a * s\n"
+     "dice = Dice(3)\nout = dice(x)",
+     Kind.SCALAR, {"grad": U}),
+    ("number kept on self, set from outside",
+     "class Dice(nn.Module):\n    def __init__(self, k, smooth=1.0):\n        super().__init__()\n"
+     "        self.k, self.smooth = k, smooth\n    def forward(self, a):\n"
+     "        s = self.smooth  # <- s\n        return a * s\n"
+     "dice = Dice(3)\ndice.smooth = torch.ones(1, requires_grad=True)\nout = dice(x)",
+     Kind.UNKNOWN, {"grad": Grad.UNKNOWN}),
     ("module a helper returned, file freezes",
      "def build():\n    net = nn.Linear(2, 2)\n    net.requires_grad_(False)\n    return net\n"
      "def g(x):\n    got = build()\n    h = got(x)  # <- h\n    return h",

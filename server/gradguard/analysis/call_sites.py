@@ -225,8 +225,26 @@ def _keeps_parameter_on_self(init: FunctionNode) -> bool:
     if len(names) < 2:
         return False
     return any(
-        kept_on_self(_uncast_assignment(stmt), names[0], set(names[1:])) for stmt in init.body
+        kept_on_self(_uncast_assignment(single), names[0], set(names[1:]))
+        for stmt in init.body
+        for single in _single_assignments(stmt)
     )
+
+
+def _single_assignments(stmt: ast.stmt) -> list[ast.stmt]:
+    """`self.a, self.b = a, b` as `self.a = a` and `self.b = b`; any other statement as is."""
+    if not (
+        isinstance(stmt, ast.Assign)
+        and len(stmt.targets) == 1
+        and isinstance(stmt.targets[0], ast.Tuple | ast.List)
+        and isinstance(stmt.value, ast.Tuple | ast.List)
+        and len(stmt.targets[0].elts) == len(stmt.value.elts)
+    ):
+        return [stmt]
+    return [
+        ast.Assign(targets=[target], value=value)
+        for target, value in zip(stmt.targets[0].elts, stmt.value.elts, strict=True)
+    ]
 
 
 def _uncast_assignment(stmt: ast.stmt) -> ast.stmt:

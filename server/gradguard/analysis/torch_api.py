@@ -203,6 +203,17 @@ NON_DIFFERENTIABLE = frozenset(
         "isinf",
         "searchsorted",
         "bucketize",
+        # Integer or bool results (checked against torch 2.13.0).
+        "nn.functional.one_hot",
+        "nonzero",
+        "argwhere",
+        "count_nonzero",
+        "isfinite",
+        "isclose",
+        "logical_not",
+        "logical_and",
+        "logical_or",
+        "logical_xor",
     ]
 )
 NON_DIFFERENTIABLE_METHODS = frozenset(
@@ -210,6 +221,15 @@ NON_DIFFERENTIABLE_METHODS = frozenset(
         "argmax",
         "argmin",
         "argsort",
+        "nonzero",
+        "argwhere",
+        "count_nonzero",
+        "isfinite",
+        "isclose",
+        "logical_not",
+        "logical_and",
+        "logical_or",
+        "logical_xor",
         "long",
         "int",
         "short",

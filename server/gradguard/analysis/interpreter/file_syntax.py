@@ -64,6 +64,7 @@ class FileSyntax:
         self._backward_lines: list[int] | None = None
         self._star_count: int | None = None
         self._attribute_stores: dict[str, int] | None = None
+        self._foreign_stores: dict[str, int] | None = None
 
     def _index_scopes(self, tree: ast.Module) -> None:
         """Record each function's and class's enclosing scope, visiting statements only."""
@@ -119,15 +120,31 @@ class FileSyntax:
         `del x.a`, any receiver); every name counts twice when the file calls `setattr` or
         `delattr`, which may bind any of them."""
         if self._attribute_stores is None:
-            counts: dict[str, int] = {}
-            dynamic = False
-            for node in module_nodes(self.tree):
-                if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load):
-                    counts[node.attr] = counts.get(node.attr, 0) + 1
-                elif isinstance(node, ast.Name) and node.id in ("setattr", "delattr"):
-                    dynamic = True
-            self._attribute_stores = {a: 2 for a in counts} if dynamic else counts
+            self._count_attribute_stores()
+        assert self._attribute_stores is not None
         return self._attribute_stores
+
+    def foreign_attribute_stores(self) -> dict[str, int]:
+        """The same count (see `attribute_stores`) without the stores into `self.<attr>`:
+        how often code may set an attribute of an object from outside its methods."""
+        if self._foreign_stores is None:
+            self._count_attribute_stores()
+        assert self._foreign_stores is not None
+        return self._foreign_stores
+
+    def _count_attribute_stores(self) -> None:
+        counts: dict[str, int] = {}
+        foreign: dict[str, int] = {}
+        dynamic = False
+        for node in module_nodes(self.tree):
+            if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load):
+                counts[node.attr] = counts.get(node.attr, 0) + 1
+                if not (isinstance(node.value, ast.Name) and node.value.id == "self"):
+                    foreign[node.attr] = foreign.get(node.attr, 0) + 1
+            elif isinstance(node, ast.Name) and node.id in ("setattr", "delattr"):
+                dynamic = True
+        self._attribute_stores = {a: 2 for a in counts} if dynamic else counts
+        self._foreign_stores = {a: 2 for a in counts} if dynamic else foreign
 
     def may_call_backward(self, node: FunctionNode | ast.Module) -> bool:
         """Whether `.backward(` may appear in the node's lines (True without the text)."""

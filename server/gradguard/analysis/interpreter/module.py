@@ -347,7 +347,9 @@ class ModuleInterpreter:
         if callers is not None and scratch.env is not None:
             # What every construction of the class passes (`Trainer(model, ...)`).
             for name, known in callers.parameters.items():
-                if known.kind is Kind.MODULE:
+                if known.kind is Kind.MODULE or (
+                    known.kind is Kind.SCALAR and known.grad is Grad.UNTRACKED
+                ):
                     scratch.env[name] = known
         changed = _containers_changed(self.tree, init)
         containers: dict[str, Value] = {}
@@ -375,17 +377,22 @@ class ModuleInterpreter:
                 item = with_field(containers[attr], target.slice, scratch.eval(stmt.value))
                 containers[attr] = item if item is not None else UNKNOWN
                 continue
-            if (
-                isinstance(target, ast.Attribute)
-                and isinstance(target.value, ast.Name)
-                and target.value.id == "self"
-                and stores.get(target.attr) == 1
-            ):
-                value = scratch.eval(stmt.value)
+            for attr, expr in _self_pairs(target, stmt.value):
+                if stores.get(attr) != 1:
+                    continue
+                value = scratch.eval(expr)
                 if value.kind is Kind.MODULE or (value.kind is Kind.TENSOR and value.leaf):
-                    info.attributes[target.attr] = value
-                elif value.kind in (Kind.MAPPING, Kind.SEQUENCE) and target.attr not in changed:
-                    containers[target.attr] = value
+                    info.attributes[attr] = value
+                elif value.kind in (Kind.MAPPING, Kind.SEQUENCE) and attr not in changed:
+                    containers[attr] = value
+                elif (
+                    value.kind is Kind.SCALAR
+                    and value.grad is Grad.UNTRACKED
+                    and not self.syntax.foreign_attribute_stores().get(attr)
+                ):
+                    # `self.smooth = smooth` of a Python number (a default every call
+                    # keeps, or what every call passes), never set from outside a method.
+                    info.attributes[attr] = value
         for attr, value in containers.items():
             if value.elements and all(e.kind is Kind.MODULE for e in value.elements):
                 info.attributes[attr] = value
@@ -574,6 +581,26 @@ def _parameter_kept_on_self(method: ast.FunctionDef, stmt: ast.stmt) -> tuple[st
 def _class_level(node: ast.ClassDef, attr: str) -> bool:
     """Whether the class body itself binds `attr` (a default the instances read)."""
     return any(isinstance(t, ast.Name) and t.id == attr for t in _assignment_targets(node.body))
+
+
+def _self_pairs(target: ast.expr, value: ast.expr) -> list[tuple[str, ast.expr]]:
+    """`self.a = v` as [("a", v)]; `self.a, self.b = v, w` as [("a", v), ("b", w)]; other
+    targets' `self` attributes are not paired (their values are not known apart)."""
+    if isinstance(target, ast.Attribute) and dotted(target.value) == "self":
+        return [(target.attr, value)]
+    if (
+        isinstance(target, ast.Tuple | ast.List)
+        and isinstance(value, ast.Tuple | ast.List)
+        and len(target.elts) == len(value.elts)
+        and not any(isinstance(e, ast.Starred) for e in (*target.elts, *value.elts))
+    ):
+        return [
+            pair
+            for element, item in zip(target.elts, value.elts, strict=True)
+            for pair in _self_pairs(element, item)
+            if isinstance(element, ast.Attribute)
+        ]
+    return []
 
 
 @cached_by_node
