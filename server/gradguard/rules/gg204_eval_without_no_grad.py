@@ -15,7 +15,9 @@ so). A model that arrives as a parameter
 (or is kept as `self.model`) counts once `model.eval()` shows it is a module. The model may
 also be switched and called inside a function of the file that the loop calls (a
 `validation_step` method returning the predictions the loop keeps), when that function
-switches every model it calls to eval mode before calling it.
+switches every model it calls to eval mode before calling it, or, for a method of the same
+class running `self.model`, when the loop's own method switched `self.model` before the
+loop (`self.model.eval()`, then `out = self._forward(batch)` on every batch).
 
 ## Why is this bad?
 `model.eval()` switches dropout and batch norm to inference behaviour; it does not stop
@@ -343,7 +345,7 @@ def _evaluated_model(
     covered, found = _covered(ctx, context, inside, own_modes, loop)
     if not covered:
         return None
-    return found if found is not None else _evaluated_in_callee(ctx, context, loop)
+    return found if found is not None else _evaluated_in_callee(ctx, context, loop, own_modes)
 
 
 def _covered(
@@ -383,24 +385,43 @@ def _covered(
 
 
 def _evaluated_in_callee(
-    ctx: RuleContext, context: GradContext, loop: LoopNode
+    ctx: RuleContext, context: GradContext, loop: LoopNode, own_modes: list[ModuleModeCall]
 ) -> ModuleModeCall | None:
     """The eval() that covers the models called inside the functions of the file that the
     loop calls directly, each defined once (`step = self.validation_step(x, y)`): every
     model with parameters such a function calls is put in eval mode by that function before
-    the statement calling it, and nothing there switches it back. None otherwise."""
+    the statement calling it, and nothing there switches it back. A model the callee reads
+    from `self` may also be covered by the loop's own function (`own_modes`), when both are
+    methods of one class: `self.model.eval()` in `validate`, then `out =
+    self._forward(batch)` in its loop calling `self.model(x)`. None otherwise."""
     found: ModuleModeCall | None = None
+    owner = _class_of(context, loop)
     for callee in _called_in(context, loop):
         calls = [u for u in ctx.analysis.events.of(ModuleCall) if u.function is callee]
         modes = [u for u in ctx.analysis.events.of(ModuleModeCall) if u.function is callee]
         if any(m.method == "train" for m in modes):
             return None
+        shares_self = owner is not None and _class_of(context, callee) is owner
         for call in calls:
             covered, covering = _covered(ctx, context, [call], modes, call.stmt)
+            key = dotted(call.target) or ""
+            if not covered and shares_self and key.startswith("self."):
+                covered, covering = _covered(ctx, context, [call], own_modes, loop)
             if not covered:
                 return None
             found = found or covering
     return found
+
+
+def _class_of(context: GradContext, node: ast.AST) -> ast.ClassDef | None:
+    """The class whose method holds `node` (directly, not in a nested function)."""
+    for parent in context.ancestors(node):
+        if isinstance(parent, ast.ClassDef):
+            return parent
+        if isinstance(parent, ast.FunctionDef | ast.AsyncFunctionDef) and parent is not node:
+            inner = next(iter(context.ancestors(parent)), None)
+            return inner if isinstance(inner, ast.ClassDef) else None
+    return None
 
 
 def _called_in(context: GradContext, loop: LoopNode) -> list[FunctionNode]:
