@@ -181,11 +181,28 @@ class ModeSwitches:
             if function is None or self.may_switch_on(function):
                 continue
             bound = self.bindings(call, function)
-            for inner in calls_in(function):
-                inner_key = switches_off(inner)
-                outer = _rebind(inner_key, bound, function) if inner_key is not None else None
+            for inner_key in self._switched_in(function, _DEPTH - 1):
+                outer = _rebind(inner_key, bound, function)
                 if outer is not None:
                     yield ModeSwitch(call, outer, function)
+
+    def _switched_in(self, function: FunctionNode, depth: int) -> Iterator[str]:
+        """The modules `function` switches to evaluation mode, as it names them: by its own
+        calls, or (`depth` calls deep) by a function of the file it calls that cannot switch
+        anything back (`self._maybe_evaluate()` calling `self.evaluate()`)."""
+        for inner in calls_in(function):
+            key = switches_off(inner)
+            if key is not None:
+                yield key
+                continue
+            callee = self.resolve(inner) if depth > 0 else None
+            if callee is None or callee is function or self.may_switch_on(callee):
+                continue
+            bound = self.bindings(inner, callee)
+            for deeper in self._switched_in(callee, depth - 1):
+                outer = _rebind(deeper, bound, callee)
+                if outer is not None:
+                    yield outer
 
     def hands_over(self, call: ast.Call, key: str) -> bool:
         """True when `call` runs a function of the file that works on the module `key`: given

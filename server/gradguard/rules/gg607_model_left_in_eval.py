@@ -5,12 +5,15 @@ Finds a training loop (typically the epoch loop, or a batch loop that validates 
 iterations) that switches a model to evaluation mode, `model.eval()` or
 `model.train(False)`, directly or by calling a function of the file that does it to the
 model it is given, to the same global, or to `self.model` (`validate(val_loader, model)`,
-`self.validate()`), and never switches it back: no `.train()` anywhere in the loop, nor in
-the functions of the file the loop calls. The loop must train again after the switch: a
-statement of the loop body (other than the one switching) runs or hands over the model, and
+`self.validate()`), also a few calls deep (`self._maybe_evaluate()` calling
+`self.evaluate()` every N steps), and never switches it back: no `.train()` anywhere in
+the loop, nor in the functions of the file the loop calls. The loop must train again after
+the switch: a statement of the loop body (other than the one switching) runs or hands over
+the model, and
 one runs a backward pass or an optimizer step (directly or in a function of the file). And
 the model must be the one that trains: an optimizer of the file is built from its
-parameters (or by its own `configure_optimizers`), the file updates its parameters by hand
+parameters (or by its own `configure_optimizers`; for `self.model`, also from the argument
+`__init__` keeps as `self.model`), the file updates its parameters by hand
 from their `.grad`, or the loop calls it outside `torch.no_grad()` and backpropagates.
 
 It stays silent when anything may switch the model back: a `.train()` call on any receiver
@@ -84,6 +87,7 @@ from gradguard.analysis.facts import (
     dotted,
     identifier_spelling,
     module_nodes,
+    parameter_names,
 )
 from gradguard.analysis.torch_api import MODULE_CONTAINERS, mode_free_layer
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
@@ -477,19 +481,61 @@ def _optimized(tree: ast.Module, key: str) -> bool:
     for node in module_nodes(tree):
         if isinstance(node, ast.For) and _updated_by_hand(node, key):
             return True
-        if not isinstance(node, ast.Call):
-            continue
-        callee = dotted(node.func)
-        if callee is None or "optim" not in callee.lower():
-            continue
-        if callee.startswith(f"{key}."):
-            return True  # `model.configure_optimizers(...)` (nanoGPT)
-        for arg in [*node.args, *(k.value for k in node.keywords)]:
-            if dotted(arg) == key:
-                return True
-            if any(_parameters_of(inner, key) for inner in ast.walk(arg)):
-                return True
+        if isinstance(node, ast.Call) and _optimizes(node, key):
+            return True
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and key.startswith("self."):
+            # `self.model = model` then `SGD(model.parameters())` in one method (a trainer's
+            # `__init__`): the optimizer holds the parameters of `self.model`.
+            for alias in _aliases_on_self(node, key):
+                if any(isinstance(c, ast.Call) and _optimizes(c, alias) for c in ast.walk(node)):
+                    return True
     return False
+
+
+def _optimizes(call: ast.Call, key: str) -> bool:
+    """`call` builds an optimizer from `key`'s parameters (or hands it `key`)."""
+    callee = dotted(call.func)
+    if callee is None or "optim" not in callee.lower():
+        return False
+    if callee.startswith(f"{key}."):
+        return True  # `model.configure_optimizers(...)` (nanoGPT)
+    for arg in [*call.args, *(k.value for k in call.keywords)]:
+        if dotted(arg) == key:
+            return True
+        if any(_parameters_of(inner, key) for inner in ast.walk(arg)):
+            return True
+    return False
+
+
+def _aliases_on_self(function: FunctionNode, key: str) -> list[str]:
+    """Names `function` binds to `key` in its own body: `self.model = model` (also through
+    `model.to(device)`) gives `model`, when `model` is bound nowhere else in it."""
+    found: list[str] = []
+    for stmt in function.body:
+        if not (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and dotted(stmt.targets[0]) == key
+        ):
+            continue
+        value = stmt.value
+        while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
+            if value.func.attr not in ("to", "cuda", "cpu", "float", "double", "half", "train"):
+                break
+            value = value.func.value
+        if isinstance(value, ast.Name) and _bound_once(function, value.id):
+            found.append(value.id)
+    return found
+
+
+def _bound_once(function: FunctionNode, name: str) -> bool:
+    """`name` is a parameter of `function` never re-bound in it."""
+    if name not in parameter_names(function):
+        return False
+    return not any(
+        isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)
+        for n in ast.walk(function)
+    )
 
 
 def _updated_by_hand(loop: ast.For, key: str) -> bool:
