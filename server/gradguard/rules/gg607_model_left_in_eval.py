@@ -9,8 +9,8 @@ model it is given, to the same global, or to `self.model` (`validate(val_loader,
 `self.evaluate()` every N steps), and never switches it back: no `.train()` anywhere in
 the loop, nor in the functions of the file the loop calls. The loop must train again after
 the switch: a statement of the loop body (other than the one switching) runs or hands over
-the model, and
-one runs a backward pass or an optimizer step (directly or in a function of the file). And
+the model, and one runs a backward pass or an optimizer step (directly or in a function of
+the file). And
 the model must be the one that trains: an optimizer of the file is built from its
 parameters (or by its own `configure_optimizers`; for `self.model`, also from the argument
 `__init__` keeps as `self.model`), the file updates its parameters by hand
