@@ -454,11 +454,18 @@ def _detach_edits(ctx: RuleContext, group: _Group) -> list[TextEdit]:
 
 
 def _tested_for_none(ctx: RuleContext, read: ast.expr) -> bool:
-    """`read` is the operand of an identity test (`h is None`, `h is not None`)."""
+    """`read` is the operand of an identity test (`h is None`, `h is not None`) or the
+    owner of metadata (`h.shape`, `h.size(0)`): nothing of its graph flows from there, so a
+    detach there would cut nothing."""
     parent = next(iter(ctx.grad_context.ancestors(read)), None)
+    if isinstance(parent, ast.Attribute) and parent.attr in _METADATA:
+        return True
     return isinstance(parent, ast.Compare) and all(
         isinstance(op, ast.Is | ast.IsNot) for op in parent.ops
     )
+
+
+_METADATA = frozenset({"shape", "dtype", "device", "size", "dim", "ndim", "numel"})
 
 
 def _in_inner_loop(ctx: RuleContext, read: ast.expr, carrying: LoopNode) -> bool:

@@ -318,12 +318,16 @@ x.sum().backward()
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         """One finding per in-place change that a later backward pass trips over."""
         reported: set[int] = set()
+        changes = ctx.analysis.inplace_on_saved
         for event in ctx.analysis.backward_calls:
             if not event.through_modified or event.via == "torch.autograd.grad":
                 continue
-            for change in ctx.analysis.inplace_on_saved:
+            changed_here = {id(c.node) for c in changes if c.saved_by & event.through_modified}
+            for change in changes:
                 if id(change.node) in reported or not change.saved_by & event.through_modified:
                     continue
+                if id(change.target) in changed_here:
+                    continue  # `std.mul_(eps).add_(mu)`: one tensor, reported at `std.mul_`
                 if change.value.grad is Grad.TRACKED and change.value.leaf:
                     continue  # in place on a leaf that requires grad: GG301's finding
                 reported.add(id(change.node))

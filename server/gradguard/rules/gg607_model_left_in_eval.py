@@ -346,7 +346,7 @@ def _left_in_eval(
             return None
         if switches.may_switch_on(loop) or _handed_to_unknown(ctx, switches, loop, switch):
             return None
-        if _mode_free(ctx, switch.key, ctx.grad_context.enclosing_function(switch.call)):
+        if _mode_free(ctx, switch.key, ctx.grad_context.enclosing_function(switch.call), loop):
             return None
         return loop, first
     return None
@@ -555,13 +555,16 @@ def _parameters_of(node: ast.AST, key: str) -> bool:
     )
 
 
-def _mode_free(ctx: RuleContext, key: str, function: FunctionNode | None) -> bool:
-    """True when the analysis knows the model computes the same in both modes (every call
-    and mode switch of it in the function sees the same module)."""
+def _mode_free(ctx: RuleContext, key: str, function: FunctionNode | None, loop: LoopNode) -> bool:
+    """True when the analysis knows the model computes the same in both modes: every call
+    and mode switch of it in the loop (what trains in eval mode) sees the same module."""
+    context = ctx.grad_context
     uses = [
         u
         for u in ctx.analysis.events.of(ModuleCall, ModuleModeCall)
-        if u.function is function and dotted(u.target) == key
+        if u.function is function
+        and dotted(u.target) == key
+        and any(a is loop for a in context.ancestors(u.node))
     ]
     refs = {id(u.value.module): u.value for u in uses if u.value.module is not None}
     if not uses or len(refs) != 1:

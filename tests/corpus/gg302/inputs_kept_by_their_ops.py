@@ -18,8 +18,10 @@ Sources (rewritten in our own words, structure kept):
   `var_b = var_a ** 2; var_c = var_b ** 2; var_b[1:2] = 3.3` failing the backward; the same
   holds in torch.
 
-Still missed: `SparseAutoencoder` changes `z` inside a `forward` that returns a tuple; the
-changes a function passes on to its callers are followed through a returned tensor only.
+`SparseAutoencoder` changes `z` inside a `forward` that returns a tuple: the change reaches
+the caller through the element whose graph saved `z` (the penalty), while
+`ProbeAutoencoder`'s caller backpropagates only through an element the change does not
+reach (no finding).
 """
 
 import torch
@@ -49,8 +51,32 @@ class SparseAutoencoder(nn.Module):
     def forward(self, x):
         z = self.encoder(x)
         penalty = z.pow(2).mean()
-        z.clamp_(-3.0, 3.0)  # missed: GG302
+        z.clamp_(-3.0, 3.0)  # expect: GG302
         return self.decoder(z), penalty
+
+
+class ProbeAutoencoder(nn.Module):
+    """`pow` saves `z`, then `z` is clamped: only `energy` runs through what `pow` saved."""
+
+    def __init__(self, d: int = 8, k: int = 4) -> None:
+        super().__init__()
+        self.encoder = nn.Linear(d, k)
+        self.probe = nn.Linear(d, 1)
+
+    def forward(self, x):
+        z = self.encoder(x)
+        energy = z.pow(2).mean()
+        z.clamp_(-3.0, 3.0)
+        return energy, self.probe(x)
+
+
+def train_probe(model, loader):
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    for x in loader:
+        optimizer.zero_grad()
+        _, score = model(x)
+        score.mean().backward()
+        optimizer.step()
 
 
 def gaussian_nll(head, x, y):
@@ -98,6 +124,7 @@ if __name__ == "__main__":
         assert "modified by an inplace operation" in str(error)
     else:
         raise AssertionError("expected the in-place error")
+    train_probe(ProbeAutoencoder(), [torch.randn(4, 8)])
     try:
         energy_then_patch(nn.Linear(8, 4), torch.randn(3, 8))
     except RuntimeError as error:

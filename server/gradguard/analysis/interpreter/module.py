@@ -467,12 +467,15 @@ class ModuleInterpreter:
         """In-place changes, inside the function, of tensors saved by graph nodes that what it
         returns certainly runs through, still changed on every way out: any backward through
         the result trips over them."""
-        if not returned.graph:
+        graph = returned.graph.union(
+            *(element.graph for element in returned.elements or ())
+        )  # a returned tuple: the changes reaching any of its tensors (see `module_call`)
+        if not graph:
             return ()
         state = join_envs([*interpreter.exits, interpreter.env])
         marker = state.get(GRAPH_STATE_KEY) if state is not None else None
         modified = marker.saved_in if marker is not None else frozenset()
-        reaching = modified & returned.graph
+        reaching = modified & graph
         if not reaching:
             return ()
         return tuple(

@@ -350,9 +350,41 @@ class ModuleCalls(ExpressionEvaluator):
                 changes = graph_inputs.realised_changes(summary.changed_in_result, given)
                 realised = dataclasses.replace(summary, changed_in_result=changes)
                 self._result_changed_in_place(fresh, realised, realised=True)
+            elif summary.changed_in_result:
+                output = self._tuple_changed_in_place(call, output, summary, given)
             return output
         self.taint_arguments(call)
         return UNKNOWN
+
+    def _tuple_changed_in_place(
+        self,
+        call: ast.Call,
+        output: Value,
+        summary: FunctionSummary,
+        given: graph_inputs.CallInputs,
+    ) -> Value:
+        """`recon, mu, logvar = model(x)` where `forward` changed in place a tensor saved by
+        the graph of one returned element (`std.mul_(eps)` after `std = exp(...)`, behind
+        `recon`): that element gets a node of its own standing for those changes, so a
+        backward through it (and not one through `mu` alone) trips over them."""
+        returned = summary.returned
+        if (
+            returned.elements is None
+            or output.elements is None
+            or len(returned.elements) != len(output.elements)
+        ):
+            return output
+        elements: list[Value] = []
+        for out, ret in zip(output.elements, returned.elements, strict=True):
+            reaching = tuple(c for c in summary.changed_in_result if c.saved_by & ret.graph)
+            if reaching and out.grad is Grad.TRACKED:
+                own = SavedNode(call, Saves.OTHER)
+                changes = graph_inputs.realised_changes(reaching, given)
+                realised = dataclasses.replace(summary, changed_in_result=changes)
+                self._result_changed_in_place(own, realised, realised=True)
+                out = evolve(out, graph=out.graph | {own})
+            elements.append(out)
+        return evolve(output, elements=tuple(elements))
 
     def _layers_clash(
         self, call: ast.Call, clash: LayerClash, base: Value, *, training: bool
