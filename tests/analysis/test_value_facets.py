@@ -512,6 +512,11 @@ AUTOGRAD_FACTS = [
      "def build():\n    net = nn.Linear(2, 2)\n    net.requires_grad_(False)\n    return net\n"
      "def g(x):\n    own = nn.Linear(2, 2).to('cpu')\n    h = own(x)  # <- h\n    return h",
      Kind.TENSOR, {"grad": T}),
+    # Iterating a dict whose values are known binds each of them in turn.
+    ("dict items", "losses = {'a': model(x).sum(), 'b': model(x).mean()}\n"
+     "for name, loss in losses.items():\n    v = loss  # <- v", Kind.TENSOR, {"grad": T}),
+    ("dict values", "losses = {'a': model(x).sum(), 'b': model(x).mean()}\n"
+     "for loss in losses.values():\n    v = loss  # <- v", Kind.TENSOR, {"grad": T}),
     # Integer class indices in, integers out: no history, whatever it was given.
     ("one_hot", "def f(t):\n    h = F.one_hot(t, 3)  # <- h\n    return h", Kind.TENSOR,
      {"grad": U, "loss.kind": LossKind.NON_DIFFERENTIABLE}),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+from functools import reduce
 
 from gradguard.analysis import activations, graph_inputs, libraries
 from gradguard.analysis import backpropagated as backprop
@@ -356,6 +357,12 @@ class CallEvaluator(TorchCalls):
             fields, elements = receiver.fields, receiver.elements
             if name == "get" and fields is not None and elements is not None and key in fields:
                 return elements[fields.index(key)]
+            if name in ("values", "items") and not args and not call.keywords:
+                held = _mapping_values(receiver)
+                if held is not None:
+                    # `for name, loss in losses.items():` binds each value in turn.
+                    pair = Value(kind=Kind.SEQUENCE, elements=(Value(kind=Kind.OTHER), held))
+                    return Value(kind=Kind.SEQUENCE, items=held if name == "values" else pair)
             if name not in _READ_ONLY_MAPPING_METHODS and receiver_key is not None and self.env:
                 # update / pop / setdefault / clear...: the keys are no longer known.
                 changed = Value(kind=Kind.MAPPING, carries=receiver.all_carries())
@@ -624,3 +631,12 @@ def _fresh_graph(value: Value, call: ast.Call) -> Value:
     if not own:
         return value
     return evolve(value, graph=(value.graph - own) | {SavedNode(call, Saves.OTHER)})
+
+
+def _mapping_values(mapping: Value) -> Value | None:
+    """At most what any value of a dict holds: the join of its known values (a literal
+    with string keys, or keyed stores), None when they are not all known."""
+    parts = [*(mapping.elements or ()), *([mapping.items] if mapping.items is not None else [])]
+    if not parts or (mapping.elements is None and mapping.items is None):
+        return None
+    return reduce(join, parts).with_origin(None)
