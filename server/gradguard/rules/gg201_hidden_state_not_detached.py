@@ -433,8 +433,13 @@ def _detach_edits(ctx: RuleContext, group: _Group) -> list[TextEdit]:
                 replace_expr(ctx.source, element, with_method(ctx.source, element, "detach()"))
                 for element in value.elts
             ]
+        if carry.value.kind is Kind.MAPPING:
+            return _dict_value_edits(ctx, value, carry)
         return [replace_expr(ctx.source, value, _detached_definition(ctx, value, carry))]
-    # Otherwise detach where the next iteration first reads it.
+    # Otherwise detach where the next iteration first reads it (not a dict: which of its
+    # values to detach is decided where it is built).
+    if any(carry.value.kind is Kind.MAPPING for carry in group.carries):
+        return []
     edits: list[TextEdit] = []
     seen: set[int] = set()
     for carry in group.carries:
@@ -504,6 +509,24 @@ def _parallel_assignment_edits(ctx: RuleContext, group: _Group) -> list[TextEdit
             return []
         edits.append(replace_expr(ctx.source, value, _detached_definition(ctx, value, carry)))
     return [] if by_key else edits
+
+
+def _dict_value_edits(ctx: RuleContext, value: ast.expr, carry: Carry) -> list[TextEdit]:
+    """`state = {"h": h_n, "seen": n}` becomes `{"h": h_n.detach(), "seen": n}`: each value
+    of a dict literal that holds history is detached (none for a dict built otherwise)."""
+    elements = carry.value.elements
+    if (
+        not isinstance(value, ast.Dict)
+        or elements is None
+        or len(elements) != len(value.values)
+        or any(key is None for key in value.keys)
+    ):
+        return []
+    return [
+        replace_expr(ctx.source, item, with_method(ctx.source, item, "detach()"))
+        for item, element in zip(value.values, elements, strict=True)
+        if element.holds_history()
+    ]
 
 
 def _detached_definition(ctx: RuleContext, expr: ast.expr, carry: Carry) -> str:

@@ -443,10 +443,10 @@ class ExpressionEvaluator(TrainingEffects):
             position = expr.slice.value
             if base.kind is Kind.MAPPING and base.fields is not None:
                 if position in base.fields:
-                    return base.elements[base.fields.index(position)]
+                    return _part(base, base.elements[base.fields.index(position)])
                 return evolve(UNKNOWN, carries=base.all_carries())
             if isinstance(position, int) and -len(base.elements) <= position < len(base.elements):
-                return base.elements[position]
+                return _part(base, base.elements[position])
         if base.kind is Kind.MAPPING and base.elements and not isinstance(expr.slice, ast.Slice):
             # `losses[key]` with a key not known here: one of the values (or a KeyError).
             joined = reduce(join, base.elements)
@@ -590,3 +590,11 @@ def _basic_index(index: ast.expr, value: Value) -> bool | None:
     if value.kind is Kind.SCALAR and type(value.const) is int:
         return True
     return None
+
+
+def _part(container: Value, element: Value) -> Value:
+    """An element read from a container: carried from an earlier iteration whenever the
+    container is (`state["h"]` of a `state` dict rebuilt at the end of every iteration)."""
+    if container.carries <= element.carries:
+        return element
+    return evolve(element, carries=element.carries | container.carries)
