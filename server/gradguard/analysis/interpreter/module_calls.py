@@ -422,7 +422,8 @@ class ModuleCalls(ExpressionEvaluator):
 
     def _forward_activations(self, output: Value, returned: Value, forward: FunctionNode) -> Value:
         """The activation a local module's `forward` ends with holds for its output, and
-        each element's for a returned tuple (`return validity, self.softmax(label)`); unless
+        each element's for a returned tuple (`return validity, self.softmax(label)`) or dict
+        (`return {"logits": logits, "probs": F.softmax(logits, -1)}`); unless
         it is a layer's and a layer it runs may be swapped from outside (`model.fc =
         nn.Identity()`)."""
         if output.kind is Kind.TENSOR and returned.kind is Kind.TENSOR:
@@ -434,8 +435,9 @@ class ModuleCalls(ExpressionEvaluator):
             return output
         elements, returned_elements = output.elements, returned.elements
         if (
-            output.kind is not Kind.SEQUENCE
-            or returned.kind is not Kind.SEQUENCE
+            output.kind not in (Kind.SEQUENCE, Kind.MAPPING)
+            or returned.kind is not output.kind
+            or output.fields != returned.fields
             or elements is None
             or returned_elements is None
             or len(elements) != len(returned_elements)
