@@ -394,7 +394,45 @@ class _Finder:
             if position == where or keyword == word:
                 return _function_consumption(call, name, qualified.rsplit(".", 1)[-1], error)
             return None
+        helper = self._helper_consumption(call, position, keyword, name)
+        if helper is not None:
+            return helper
         return self._accelerator_clip(call, position, keyword, name)
+
+    def _helper_consumption(
+        self, call: ast.Call, position: int | None, keyword: str | None, name: ast.Name
+    ) -> Consumption | None:
+        """`describe(params)` where `describe` is a function of the file (defined once at
+        module level, never re-bound or decorated) whose every call iterates that parameter
+        to its end (see `_iterates_parameter`)."""
+        func = call.func
+        if not isinstance(func, ast.Name) or self.flow.key_of(func) != (
+            id(self.flow.tree),
+            func.id,
+        ):
+            return None
+        tree = self.analysis.tree
+        defined = [
+            node
+            for node in tree.body
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == func.id
+        ]
+        stores = [
+            node
+            for node in module_nodes(tree)
+            if isinstance(node, ast.Name)
+            and node.id == func.id
+            and not isinstance(node.ctx, ast.Load)
+        ]
+        if len(defined) != 1 or stores or func.id in self._globally_declared():
+            return None
+        function = defined[0]
+        if not isinstance(function, ast.FunctionDef) or function.decorator_list:
+            return None
+        parameter = _parameter_at(function, position, keyword)
+        if parameter is None or not _iterates_parameter(function, parameter):
+            return None
+        return Consumption(call, name, f"`{func.id}()`", "iterates nothing", None)
 
     def _accelerator_clip(
         self, call: ast.Call, position: int | None, keyword: str | None, name: ast.Name
@@ -466,6 +504,77 @@ def _optimizer_class(qualified: str) -> bool:
     """`torch.optim.SGD` and the like (not `torch.optim.lr_scheduler...`)."""
     parts = qualified.split(".")
     return len(parts) == 3 and parts[:2] == ["torch", "optim"] and parts[2][:1].isupper()
+
+
+def _parameter_at(
+    function: ast.FunctionDef, position: int | None, keyword: str | None
+) -> str | None:
+    """The plain parameter a call's argument at `position` (or `keyword`) binds."""
+    arguments = function.args
+    positional = [*arguments.posonlyargs, *arguments.args]
+    if position is not None:
+        return positional[position].arg if position < len(positional) else None
+    names = [a.arg for a in (*arguments.args, *arguments.kwonlyargs)]
+    return keyword if keyword in names else None
+
+
+def _iterates_parameter(function: ast.FunctionDef, parameter: str) -> bool:
+    """Every call of `function` iterates `parameter` to its end: a statement of its own
+    body that nothing before it can skip (no `return`, `raise`, `yield` or re-binding of
+    the parameter earlier) is a `for` loop over it without `break`, or evaluates
+    `sum(...)`, `list(...)`, `tuple(...)`, `sorted(...)` of it or of a generator expression
+    whose first loop runs over it."""
+    for stmt in function.body:
+        if isinstance(stmt, ast.For) and _is_name(stmt.iter, parameter):
+            # (A `return` or `raise` in its body may stop it early, as a `break` does.)
+            return not stmt.orelse and not any(
+                isinstance(n, (*_EXITS, ast.Yield, ast.YieldFrom)) for n in _own_nodes(stmt)
+            )
+        if isinstance(stmt, ast.Expr | ast.Assign | ast.AnnAssign | ast.Return) and any(
+            _collects(node, parameter) for node in _own_nodes(stmt)
+        ):
+            return True
+        for node in _own_nodes(stmt):
+            if isinstance(node, (*_EXITS, ast.Yield, ast.YieldFrom)):
+                return False
+            if _rebinds(node, parameter):
+                return False
+    return False
+
+
+def _collects(node: ast.AST, parameter: str) -> bool:
+    """`sum(p.numel() for p in params)`, `list(params)`: a collecting builtin of it."""
+    if not (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in ("sum", "list", "tuple", "sorted")
+        and len(node.args) == 1
+        and not node.keywords
+    ):
+        return False
+    arg = node.args[0]
+    if isinstance(arg, ast.GeneratorExp | ast.ListComp):
+        return _is_name(arg.generators[0].iter, parameter)
+    return _is_name(arg, parameter)
+
+
+def _rebinds(node: ast.AST, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load)
+
+
+def _is_name(node: ast.expr, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
+
+
+def _own_nodes(stmt: ast.stmt) -> Iterator[ast.AST]:
+    """The nodes of `stmt`, not entering nested functions, lambdas or classes."""
+    stack: list[ast.AST] = [stmt]
+    while stack:
+        node = stack.pop()
+        yield node
+        for child in ast.iter_child_nodes(node):
+            if not isinstance(child, _NESTED_SCOPES):
+                stack.append(child)
 
 
 def _optimizer_consumption(call: ast.Call, name: ast.Name, qualified: str) -> Consumption:

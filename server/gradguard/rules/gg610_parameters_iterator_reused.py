@@ -5,9 +5,10 @@ Finds a generator of a model's parameters bound to a name and iterated a second 
 `params = model.parameters()` (also `named_parameters()`, `buffers()`, `children()`,
 `modules()`), or a `filter(...)`, `map(...)`, `itertools.chain(...)` or generator expression
 over them, first handed to an optimizer, a `for` loop, `list()`, `sum()` or
-`clip_grad_norm_`, and then again to one of them. It also finds one created before a
-training loop and iterated inside it (`clip_grad_norm_(params, 1.0)` every step): every
-iteration after the first gets it exhausted.
+`clip_grad_norm_` (or to a function of the file whose every call iterates that argument
+to its end, `describe(params)` summing the sizes), and then again to one of them. It also
+finds one created before a training loop and iterated inside it (`clip_grad_norm_(params,
+1.0)` every step): every iteration after the first gets it exhausted.
 
 It fires only when the analysis is certain: the value is a generator (`M.parameters()` on a
 module built in the file or a module class of the file, or one of the wrappers above), both
