@@ -3,7 +3,11 @@
 ## What it does
 Finds, inside `forward` of an `nn.Module` defined in the file, a layer or functional op
 called as a statement of its own, its result thrown away: `self.dropout(x)`, `F.relu(x)`,
-`torch.tanh(h)`. In-place variants (`nn.ReLU(inplace=True)`, `F.relu_(x)`,
+`torch.tanh(h)`; a functional op so discarded in any other function too (a `features`
+helper of the model, a plain function building a block): it computes nothing anyone sees
+(at module level a notebook displays a cell's last expression, so that is left alone). A layer
+called elsewhere may be run for its side effects (a first call that sizes `Lazy*`
+layers), so only `forward`'s count. In-place variants (`nn.ReLU(inplace=True)`, `F.relu_(x)`,
 `F.relu(x, inplace=True)`) are left alone, and so are discarded module calls in a file that
 may register module hooks (a `register_*hook` call, or modules handed to other code with
 `named_modules()`): a forward hook may be what collects the result (timm runs
@@ -156,10 +160,9 @@ with torch.no_grad():
                 if not _inplace_module(use.value):
                     candidates.append((call, use.stmt))
         for torch_call in ctx.analysis.torch_calls:
-            function = torch_call.function
             stmt = torch_call.stmt
-            if not _in_forward(function):
-                continue
+            if torch_call.function is None:
+                continue  # module level: a notebook shows a cell's last expression
             if not (isinstance(stmt, ast.Expr) and stmt.value is torch_call.call):
                 continue
             if _is_layer_op(torch_call.qualified, torch_call.call):
@@ -197,8 +200,8 @@ def _is_layer_op(qualified: str, call: ast.Call) -> bool:
     """An out-of-place differentiable torch op (functional or top-level)."""
     if qualified.endswith("_"):
         return False
-    if any(kw.arg == "inplace" for kw in call.keywords):
-        return False
+    if any(kw.arg in ("inplace", "out") or kw.arg is None for kw in call.keywords):
+        return False  # in place, or written into `out=` (or a `**kwargs` that may say so)
     return qualified in api.DIFFERENTIABLE or qualified.startswith(api.FUNCTIONAL_PREFIX)
 
 

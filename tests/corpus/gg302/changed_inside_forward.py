@@ -89,7 +89,7 @@ def train(batches):
         plain(x, mask).sum().backward()
         early(x).sum().backward()
         side(x).sum().backward()
-        F.mse_loss(residual(x), x)
+        F.mse_loss(residual(x), x)  # expect: GG602
 
 
 train([torch.randn(4, 8)])
