@@ -1,0 +1,76 @@
+"""GG302 - in-place change of a tensor saved for backward, before backward().
+
+The VAE's reparameterisation helper computes std = exp(0.5 * logvar) and
+then turns it into the noise sample in place (std.mul_(eps).add_(mu)) to
+"save memory".  exp() saved its output for the backward pass, so the loss
+backward fails with:
+RuntimeError: one of the variables needed for gradient computation has been
+modified by an inplace operation: ...
+"""
+import os
+import sys
+import tempfile
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.utils.data import DataLoader, TensorDataset
+
+
+def reparameterize(mu, logvar):
+    std = torch.exp(0.5 * logvar)
+    eps = torch.randn_like(std)
+    z = std.mul_(eps).add_(mu)  # bug: GG302
+    return z
+
+
+class VAE(nn.Module):
+    def __init__(self, d_in=20, d_h=32, d_z=4):
+        super().__init__()
+        self.enc = nn.Sequential(nn.Linear(d_in, d_h), nn.ReLU())
+        self.mu = nn.Linear(d_h, d_z)
+        self.logvar = nn.Linear(d_h, d_z)
+        self.dec = nn.Sequential(nn.Linear(d_z, d_h), nn.ReLU(), nn.Linear(d_h, d_in))
+
+    def forward(self, x):
+        h = self.enc(x)
+        mu, logvar = self.mu(h), self.logvar(h)
+        z = reparameterize(mu, logvar)
+        return self.dec(z), mu, logvar
+
+
+def vae_loss(recon, x, mu, logvar, beta=1.0):
+    rec = F.mse_loss(recon, x, reduction="sum") / x.size(0)
+    kld = -0.5 * torch.sum(1 + logvar - mu.pow(2) - logvar.exp()) / x.size(0)
+    return {"rec": rec, "kld": kld, "total": rec + beta * kld}
+
+
+def train(model, loader, optimizer, epochs, ckpt_dir):
+    for epoch in range(epochs):
+        for i, (xb,) in enumerate(loader):
+            recon, mu, logvar = model(xb)
+            losses = vae_loss(recon, xb, mu, logvar)
+            optimizer.zero_grad()
+            losses["total"].backward()
+            optimizer.step()
+        print(f"epoch {epoch}: " + ", ".join(f"{k}={v.item():.3f}" for k, v in losses.items()))
+        torch.save(model.state_dict(), os.path.join(ckpt_dir, f"vae_{epoch}.pt"))
+
+
+def main():
+    torch.manual_seed(0)
+    data = torch.randn(64, 20)
+    loader = DataLoader(TensorDataset(data), batch_size=16, shuffle=True)
+    model = VAE()
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    with tempfile.TemporaryDirectory() as tmp:
+        train(model, loader, opt, epochs=2, ckpt_dir=tmp)
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except RuntimeError as e:
+        print(f"BUGGY: {str(e).splitlines()[0]}")
+        sys.exit(0)
+    raise SystemExit("NO BUG")
