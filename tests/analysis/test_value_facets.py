@@ -512,6 +512,14 @@ AUTOGRAD_FACTS = [
      "def build():\n    net = nn.Linear(2, 2)\n    net.requires_grad_(False)\n    return net\n"
      "def g(x):\n    own = nn.Linear(2, 2).to('cpu')\n    h = own(x)  # <- h\n    return h",
      Kind.TENSOR, {"grad": T}),
+    # A frozen model given batch data (never requiring grad) computes without history.
+    ("frozen model on batch data",
+     "class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+     "        self.fc = nn.Linear(2, 2)\n    def forward(self, a):\n        return self.fc(a)\n"
+     "def f(loader):\n    net = Net()\n    for p in net.parameters():\n"
+     "        p.requires_grad = False\n    for a, b in loader:\n"
+     "        out = net(a)  # <- out\n        out.sum().backward()",
+     Kind.TENSOR, {"grad": U, "loss.kind": LossKind.FROZEN}),
     # Iterating a dict whose values are known binds each of them in turn.
     ("dict items", "losses = {'a': model(x).sum(), 'b': model(x).mean()}\n"
      "for name, loss in losses.items():\n    v = loss  # <- v", Kind.TENSOR, {"grad": T}),

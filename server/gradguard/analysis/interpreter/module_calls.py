@@ -143,6 +143,13 @@ def _with_call_graph(
     return evolve(output, graph=graph)
 
 
+def _without_grad(inputs: Value) -> bool:
+    """What a module is given certainly does not require grad: no history, or batch data
+    drawn from a data source (a DataLoader never yields tensors that require grad; see
+    `gradguard.analysis.batches`). Through a frozen module such inputs give no history."""
+    return inputs.grad is Grad.UNTRACKED or (inputs.batch and inputs.grad is Grad.UNKNOWN)
+
+
 def _shaped(spec: object, leaf: Value) -> Value:
     """Build a value with the nested tuple structure `spec` whose leaves are `leaf`; a
     library `ModelOutput` is a mapping whose known fields are `leaf`."""
@@ -251,7 +258,7 @@ class ModuleCalls(ExpressionEvaluator):
             base = self.tensor_op(call, args)
             if owns_graph and self.mode.enabled is True:
                 base = evolve(base, grad=Grad.TRACKED, loss=None)
-            elif kind.has_parameters and self.mode.enabled is True and base.grad is Grad.UNTRACKED:
+            elif kind.has_parameters and self.mode.enabled is True and _without_grad(base):
                 # The file freezes something: this module's output requires grad unless its
                 # parameters are the frozen ones, which only a certain freeze tells.
                 base = _frozen_output(base, frozen) if frozen else evolve(UNKNOWN, kind=base.kind)
@@ -319,7 +326,7 @@ class ModuleCalls(ExpressionEvaluator):
             if state:
                 base = evolve(base, carries=base.carries | state)
             self._module_state_out(call, summary, base)
-            if frozen is not None and self.mode.enabled is True and base.grad is Grad.UNTRACKED:
+            if frozen is not None and self.mode.enabled is True and _without_grad(base):
                 return restamp(summary.returned, _frozen_output(base, frozen), GRAD_OFF_FROZEN)
             output = restamp(summary.returned, base, self.mode)
             if output.kind is Kind.TENSOR and summary.returned.kind is Kind.TENSOR:
