@@ -520,6 +520,13 @@ AUTOGRAD_FACTS = [
      "        p.requires_grad = False\n    for a, b in loader:\n"
      "        out = net(a)  # <- out\n        out.sum().backward()",
      Kind.TENSOR, {"grad": U, "loss.kind": LossKind.FROZEN}),
+    # A dict of leaf tensors handed to a constructor and kept on self stays what it was.
+    ("leaf tensors kept on self",
+     "class Trainer:\n    def __init__(self, params):\n        self.params = params\n"
+     "    def step(self):\n        for p in self.params.values():\n"
+     "            q = p  # <- q\n"
+     "t = Trainer({'w': torch.zeros(2, requires_grad=True)})\nt.step()",
+     Kind.TENSOR, {"grad": T, "leaf": True}),
     # Iterating a dict whose values are known binds each of them in turn.
     ("dict items", "losses = {'a': model(x).sum(), 'b': model(x).mean()}\n"
      "for name, loss in losses.items():\n    v = loss  # <- v", Kind.TENSOR, {"grad": T}),

@@ -347,7 +347,7 @@ class ModuleInterpreter:
         if callers is not None and scratch.env is not None:
             # What every construction of the class passes (`Trainer(model, ...)`).
             for name, known in callers.parameters.items():
-                if known.kind is Kind.MODULE or (
+                if _kept_whole(known) or (
                     known.kind is Kind.SCALAR and known.grad is Grad.UNTRACKED
                 ):
                     scratch.env[name] = known
@@ -394,7 +394,7 @@ class ModuleInterpreter:
                     # keeps, or what every call passes), never set from outside a method.
                     info.attributes[attr] = value
         for attr, value in containers.items():
-            if value.elements and all(e.kind is Kind.MODULE for e in value.elements):
+            if _kept_whole(value):
                 info.attributes[attr] = value
 
     def _collect_set_attributes(self, info: ClassInfo) -> None:
@@ -584,6 +584,19 @@ def _parameter_kept_on_self(method: ast.FunctionDef, stmt: ast.stmt) -> tuple[st
 def _class_level(node: ast.ClassDef, attr: str) -> bool:
     """Whether the class body itself binds `attr` (a default the instances read)."""
     return any(isinstance(t, ast.Name) and t.id == attr for t in _assignment_targets(node.body))
+
+
+def _kept_whole(value: Value) -> bool:
+    """A module, or a dict or list literal of modules or of leaf tensors (`{"w1": w1, ...}`
+    of hand-made parameters): what an object keeps of it stays what it was given, as long
+    as no code of the file changes the container (see `_containers_changed`)."""
+    if value.kind is Kind.MODULE:
+        return True
+    if value.kind not in (Kind.MAPPING, Kind.SEQUENCE) or not value.elements:
+        return False
+    return all(e.kind is Kind.MODULE for e in value.elements) or all(
+        e.kind is Kind.TENSOR and e.leaf for e in value.elements
+    )
 
 
 def _self_pairs(target: ast.expr, value: ast.expr) -> list[tuple[str, ast.expr]]:
