@@ -1,9 +1,10 @@
 """GG401 `requires-grad-on-non-leaf`
 
 ## What it does
-Finds `y.requires_grad = True` on a tensor that was computed from tensors requiring grad
-(a non-leaf: it has a `grad_fn`), also when that happens from a loop's second iteration on:
-`image.requires_grad = True` at the top of a loop whose body ends with `image = image + r`
+Finds `y.requires_grad = True` (or `= False`, meant as a detach) on a tensor that was
+computed from tensors requiring grad (a non-leaf: it has a `grad_fn`), also when that
+happens from a loop's second iteration on: `image.requires_grad = True` at the top of a
+loop whose body ends with `image = image + r`
 (an adversarial attack's steps) sets the flag on a leaf once, then on the computed image.
 (`y.requires_grad_()` on such a tensor is a harmless no-op and is not reported, nor is a
 loop that ends with a cast or move, `image = image.float()`: it returns the leaf itself when
@@ -38,7 +39,9 @@ grad, so the only effect left to keep is getting its gradient; the fix is safe. 
 case, "Start from a new leaf" replaces it with `y = y.detach().requires_grad_()`, which cuts
 the previous iterations' graph: what the loop means when it takes the gradient with respect
 to `y`, but a change of meaning if anything backpropagates through the earlier steps, so it
-is unsafe.
+is unsafe. For `y.requires_grad = False`, "Detach instead" replaces the statement with
+`y = y.detach()`: what the line meant, but other names bound to the same tensor keep its
+graph, so it is unsafe.
 """
 
 from __future__ import annotations
@@ -136,7 +139,13 @@ for _ in range(3):
             if use.attribute != "requires_grad":
                 continue
             statement = use.stmt
-            if not (isinstance(statement, ast.Assign) and _is_true(statement.value)):
+            if not isinstance(statement, ast.Assign):
+                continue
+            if _is_false(statement.value):
+                if use.value.has_history:
+                    yield self._switched_off(ctx, use, statement)
+                continue
+            if not _is_true(statement.value):
                 continue
             if not use.value.has_history:
                 carried = _carried_history(use)
@@ -164,6 +173,24 @@ for _ in range(3):
                     )
                 )
             yield self.finding(message, ctx.node_range(statement), related, fixes)
+
+    def _switched_off(self, ctx: RuleContext, use: AttributeSet, statement: ast.Assign) -> Finding:
+        """`target.requires_grad = False` on a tensor with history: meant as a detach."""
+        name = expr_text(ctx.source, use.target)
+        message = compose(
+            f'`{name}` is not a leaf: this raises "{ERROR}"',
+            f"`{name}` is computed from tensors that require grad (it has a grad_fn), so its "
+            f"requires_grad cannot be turned off; to stop gradients flowing through it, use "
+            f"`{name} = {name}.detach()`",
+        )
+        related = []
+        if use.value.origin is not None:
+            related.append(Related(ctx.node_range(use.value.origin), f"`{name}` computed here"))
+        fixes = []
+        if stands_alone(ctx.source, statement) and dotted(use.target) is not None:
+            edit = TextEdit(ctx.node_range(statement), f"{name} = {name}.detach()")
+            fixes.append(Fix("Detach instead", Safety.UNSAFE, (edit,)))
+        return self.finding(message, ctx.node_range(statement), related, fixes)
 
     def _second_pass(self, ctx: RuleContext, use: AttributeSet, carried: Carry) -> Finding:
         """The flag set again on what the previous iteration computed."""
@@ -222,3 +249,7 @@ def _may_return_itself(stmt: ast.stmt) -> bool:
 
 def _is_true(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and node.value is True
+
+
+def _is_false(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is False
