@@ -531,7 +531,7 @@ def _iterates_parameter(function: ast.FunctionDef, parameter: str) -> bool:
                 isinstance(n, (*_EXITS, ast.Yield, ast.YieldFrom)) for n in _own_nodes(stmt)
             )
         if isinstance(stmt, ast.Expr | ast.Assign | ast.AnnAssign | ast.Return) and any(
-            _collects(node, parameter) for node in _own_nodes(stmt)
+            _collects(node, parameter) for node in _evaluated(stmt)
         ):
             return True
         for node in _own_nodes(stmt):
@@ -564,6 +564,24 @@ def _rebinds(node: ast.AST, name: str) -> bool:
 
 def _is_name(node: ast.expr, name: str) -> bool:
     return isinstance(node, ast.Name) and node.id == name
+
+
+def _evaluated(stmt: ast.stmt) -> Iterator[ast.AST]:
+    """The nodes of a simple statement that every execution of it evaluates: not the
+    branches of `a if c else b`, not what `and`/`or` may skip, not lambdas or the bodies
+    of comprehensions (which may run zero times)."""
+    stack: list[ast.AST] = [stmt]
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, ast.IfExp):
+            stack.append(node.test)
+        elif isinstance(node, ast.BoolOp):
+            stack.append(node.values[0])
+        elif isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
+            stack.append(node.generators[0].iter)
+        elif not isinstance(node, _NESTED_SCOPES):
+            stack.extend(ast.iter_child_nodes(node))
 
 
 def _own_nodes(stmt: ast.stmt) -> Iterator[ast.AST]:

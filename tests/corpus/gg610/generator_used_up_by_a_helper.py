@@ -30,6 +30,10 @@ def maybe_describe(params, verbose):
     return sum(p.numel() for p in params)
 
 
+def count_if(params, verbose):
+    return sum(p.numel() for p in params) if verbose else 0
+
+
 def setup(hidden):
     model = nn.Linear(4, hidden)
     params = model.parameters()
@@ -51,6 +55,13 @@ def setup_quiet(hidden):
     return torch.optim.Adam(params, lr=1e-3)
 
 
+def setup_counting_if(hidden):
+    model = nn.Linear(4, hidden)
+    params = model.parameters()
+    count_if(params, verbose=False)
+    return torch.optim.Adam(params, lr=1e-3)
+
+
 if __name__ == "__main__":
     try:
         setup(2)
@@ -60,3 +71,4 @@ if __name__ == "__main__":
         raise AssertionError("expected the optimizer to get no parameters")
     setup_peeking(2)
     setup_quiet(2)
+    setup_counting_if(2)

@@ -637,6 +637,6 @@ def _mapping_values(mapping: Value) -> Value | None:
     """At most what any value of a dict holds: the join of its known values (a literal
     with string keys, or keyed stores), None when they are not all known."""
     parts = [*(mapping.elements or ()), *([mapping.items] if mapping.items is not None else [])]
-    if not parts or (mapping.elements is None and mapping.items is None):
+    if not parts:
         return None
     return reduce(join, parts).with_origin(None)
