@@ -26,7 +26,7 @@ from typing import Any
 from gradguard.analysis.libraries import PLOTTING_METHODS
 from gradguard.analysis.names import callee_name, parameter_names
 from gradguard.analysis.node_cache import cached_by_node
-from gradguard.analysis.torch_api import MODULE_CASTS_AND_MODES, NUMPY_CONVERTS
+from gradguard.analysis.torch_api import NUMPY_CONVERTS, uncast
 from gradguard.analysis.values import UNKNOWN, Grad, GradOff, Kind, Value, evolve, join, literal
 from gradguard.analysis.walk import children, module_nodes, walk
 
@@ -253,13 +253,7 @@ def _uncast_assignment(stmt: ast.stmt) -> ast.stmt:
     statement as it is."""
     if not isinstance(stmt, ast.Assign):
         return stmt
-    value = stmt.value
-    while (
-        isinstance(value, ast.Call)
-        and isinstance(value.func, ast.Attribute)
-        and value.func.attr in MODULE_CASTS_AND_MODES
-    ):
-        value = value.func.value
+    value = uncast(stmt.value)
     return stmt if value is stmt.value else ast.Assign(targets=stmt.targets, value=value)
 
 

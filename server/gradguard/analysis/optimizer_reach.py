@@ -167,13 +167,8 @@ class _Check:
         primary = [b for b in self.flow.bindings.get(module_key, []) if not self._recast(b)]
         if len(primary) != 1 or not isinstance(primary[0].node, ast.Assign):
             return None
-        value = primary[0].value
-        while (
-            isinstance(value, ast.Call)
-            and isinstance(value.func, ast.Attribute)
-            and value.func.attr in api.MODULE_CASTS_AND_MODES
-        ):
-            value = value.func.value
+        bound = primary[0].value
+        value = api.uncast(bound) if bound is not None else None
         if not isinstance(value, ast.Call):
             return None
         optimized = [u.value.optimizes for u in self.steps if u.value.optimizes is not None]

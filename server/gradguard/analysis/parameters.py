@@ -163,13 +163,7 @@ _RUNS_EVERY_CHILD = api.SEQUENTIAL
 def constructed_here(expr: ast.expr) -> bool:
     """True when `expr` is a constructor call, possibly followed by `.to(...)`-style calls
     that return their receiver: `nn.Linear(3, 1).to(device)`, not `model.to(device)`."""
-    while (
-        isinstance(expr, ast.Call)
-        and isinstance(expr.func, ast.Attribute)
-        and expr.func.attr in api.MODULE_CASTS_AND_MODES
-    ):
-        expr = expr.func.value
-    return isinstance(expr, ast.Call)
+    return isinstance(api.uncast(expr), ast.Call)
 
 
 def owns_parameters(ref: ModuleRef) -> bool:

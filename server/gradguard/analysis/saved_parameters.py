@@ -206,13 +206,8 @@ def _has_parameters_somewhere(construction: ast.Call, resolve: Resolver) -> bool
 
 def _constructor(expr: ast.expr) -> ast.Call | None:
     """`nn.Sequential(...)` out of `nn.Sequential(...).to(device)` and the like."""
-    while (
-        isinstance(expr, ast.Call)
-        and isinstance(expr.func, ast.Attribute)
-        and expr.func.attr in api.MODULE_CASTS_AND_MODES
-    ):
-        expr = expr.func.value
-    return expr if isinstance(expr, ast.Call) else None
+    built = api.uncast(expr)
+    return built if isinstance(built, ast.Call) else None
 
 
 def _targets(node: ast.AST) -> Iterator[ast.expr]:

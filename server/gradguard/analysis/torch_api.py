@@ -3,6 +3,7 @@ functions and `torch.nn` modules. Anything not listed here is unknown to the ana
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
 
 # Context managers / decorators that turn gradient recording off.
@@ -446,6 +447,18 @@ MODE_DEPENDENT_LAYERS = frozenset(
     "TransformerDecoderLayer".split()
 )
 MODULE_CONTAINERS = frozenset({"Sequential", "ModuleList", "ModuleDict"})
+
+
+def uncast(expr: ast.expr) -> ast.expr:
+    """`model.to(device).train()` as `model`: an nn.Module's casts and mode switches
+    (`MODULE_CASTS_AND_MODES`) return the module itself; any other expression as it is."""
+    while (
+        isinstance(expr, ast.Call)
+        and isinstance(expr.func, ast.Attribute)
+        and expr.func.attr in MODULE_CASTS_AND_MODES
+    ):
+        expr = expr.func.value
+    return expr
 
 
 def mode_free_layer(name: str) -> bool:

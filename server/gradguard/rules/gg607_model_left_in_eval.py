@@ -89,7 +89,7 @@ from gradguard.analysis.facts import (
     module_nodes,
     parameter_names,
 )
-from gradguard.analysis.torch_api import MODULE_CONTAINERS, mode_free_layer
+from gradguard.analysis.torch_api import MODULE_CONTAINERS, mode_free_layer, uncast
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
 from gradguard.core.messages import compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
@@ -518,11 +518,7 @@ def _aliases_on_self(function: FunctionNode, key: str) -> list[str]:
             and dotted(stmt.targets[0]) == key
         ):
             continue
-        value = stmt.value
-        while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
-            if value.func.attr not in ("to", "cuda", "cpu", "float", "double", "half", "train"):
-                break
-            value = value.func.value
+        value = uncast(stmt.value)
         if isinstance(value, ast.Name) and _bound_once(function, value.id):
             found.append(value.id)
     return found

@@ -223,13 +223,7 @@ class TrainingEffects(GraphEffects):
         origin = value.origin if value is not None else None
         if not isinstance(origin, ast.Assign | ast.AnnAssign) or origin.value is None:
             return False
-        built = origin.value
-        while (
-            isinstance(built, ast.Call)
-            and isinstance(built.func, ast.Attribute)
-            and built.func.attr in api.MODULE_CASTS_AND_MODES
-        ):
-            built = built.func.value
+        built = api.uncast(origin.value)
         if not isinstance(built, ast.Call):
             return False
         qualified = self.scope.resolve(built.func)
