@@ -447,7 +447,7 @@ def _detach_edits(ctx: RuleContext, group: _Group) -> list[TextEdit]:
             if id(read) in seen:
                 continue
             seen.add(id(read))
-            if _tested_for_none(ctx, read):
+            if _cuts_nothing(ctx, read):
                 continue  # `if self.hidden is None:`: nothing flows from there
             if _in_inner_loop(ctx, read, group.loop):
                 # A read in a time-step loop (`self.h` read by `forward`'s own loop over
@@ -458,7 +458,7 @@ def _detach_edits(ctx: RuleContext, group: _Group) -> list[TextEdit]:
     return sorted(edits, key=lambda edit: (edit.range.start, edit.range.end))
 
 
-def _tested_for_none(ctx: RuleContext, read: ast.expr) -> bool:
+def _cuts_nothing(ctx: RuleContext, read: ast.expr) -> bool:
     """`read` is the operand of an identity test (`h is None`, `h is not None`) or the
     owner of metadata (`h.shape`, `h.size(0)`): nothing of its graph flows from there, so a
     detach there would cut nothing."""
