@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gradguard.analysis.libraries import PLOTTING_METHODS
-from gradguard.analysis.names import callee_name, parameter_names
+from gradguard.analysis.names import callee_name, paired, parameter_names
 from gradguard.analysis.node_cache import cached_by_node
 from gradguard.analysis.torch_api import NUMPY_CONVERTS, uncast
 from gradguard.analysis.values import UNKNOWN, Grad, GradOff, Kind, Value, evolve, join, literal
@@ -225,36 +225,22 @@ def _keeps_parameter_on_self(init: FunctionNode) -> bool:
     if len(names) < 2:
         return False
     return any(
-        kept_on_self(_uncast_assignment(single), names[0], set(names[1:]))
+        kept_on_self(single, names[0], set(names[1:]))
         for stmt in init.body
         for single in _single_assignments(stmt)
     )
 
 
 def _single_assignments(stmt: ast.stmt) -> list[ast.stmt]:
-    """`self.a, self.b = a, b` as `self.a = a` and `self.b = b`; any other statement as is."""
-    if not (
-        isinstance(stmt, ast.Assign)
-        and len(stmt.targets) == 1
-        and isinstance(stmt.targets[0], ast.Tuple | ast.List)
-        and isinstance(stmt.value, ast.Tuple | ast.List)
-        and len(stmt.targets[0].elts) == len(stmt.value.elts)
-    ):
+    """`self.a, self.b = a, b` as `self.a = a` and `self.b = b`, each value without a
+    module's casts and mode switches (`self.model = model.to(device)` as `self.model =
+    model`); any other statement as it is."""
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
         return [stmt]
     return [
-        ast.Assign(targets=[target], value=value)
-        for target, value in zip(stmt.targets[0].elts, stmt.value.elts, strict=True)
+        ast.Assign(targets=[target], value=uncast(value))
+        for target, value in paired(stmt.targets[0], stmt.value)
     ]
-
-
-def _uncast_assignment(stmt: ast.stmt) -> ast.stmt:
-    """`self.model = model.to(device).train()` as `self.model = model` (an nn.Module's
-    `.to/.cuda/.cpu/.float/.double/.half/.train/.eval` return the module itself); any other
-    statement as it is."""
-    if not isinstance(stmt, ast.Assign):
-        return stmt
-    value = uncast(stmt.value)
-    return stmt if value is stmt.value else ast.Assign(targets=stmt.targets, value=value)
 
 
 @dataclass

@@ -17,6 +17,26 @@ def dotted(expr: ast.expr) -> str | None:
     return None
 
 
+def paired(target: ast.expr, value: ast.expr) -> list[tuple[ast.expr, ast.expr]]:
+    """What each target of an assignment gets: `a, (b, c) = x, (y, z)` gives `(a, x)`,
+    `(b, y)`, `(c, z)`; a single target gets the whole value. Nothing when the sides of an
+    unpacking cannot be matched (a starred element, a value that is not a tuple or list
+    literal of the same length)."""
+    if not isinstance(target, ast.Tuple | ast.List):
+        return [(target, value)]
+    if (
+        not isinstance(value, ast.Tuple | ast.List)
+        or len(target.elts) != len(value.elts)
+        or any(isinstance(e, ast.Starred) for e in (*target.elts, *value.elts))
+    ):
+        return []
+    return [
+        pair
+        for element, item in zip(target.elts, value.elts, strict=True)
+        for pair in paired(element, item)
+    ]
+
+
 def parameter_names(function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> list[str]:
     """The names a function's callers can bind by position or keyword, in order (`self`
     first for a method); not `*args` or `**kwargs`."""

@@ -43,7 +43,7 @@ from gradguard.analysis import torch_api as api
 from gradguard.analysis.events import ModuleCall, OptimizerCall
 from gradguard.analysis.model import LoopNode, ModuleAnalysis
 from gradguard.analysis.name_flow import Key, NameFlow
-from gradguard.analysis.walk import module_nodes
+from gradguard.analysis.walk import module_nodes, own_nodes
 
 # Builtins returning a one-shot iterator whatever they are given.
 _ONE_SHOT_BUILTINS = frozenset("filter map iter zip enumerate reversed".split())
@@ -528,13 +528,13 @@ def _iterates_parameter(function: ast.FunctionDef, parameter: str) -> bool:
         if isinstance(stmt, ast.For) and _is_name(stmt.iter, parameter):
             # (A `return` or `raise` in its body may stop it early, as a `break` does.)
             return not stmt.orelse and not any(
-                isinstance(n, (*_EXITS, ast.Yield, ast.YieldFrom)) for n in _own_nodes(stmt)
+                isinstance(n, (*_EXITS, ast.Yield, ast.YieldFrom)) for n in own_nodes([stmt])
             )
         if isinstance(stmt, ast.Expr | ast.Assign | ast.AnnAssign | ast.Return) and any(
             _collects(node, parameter) for node in _evaluated(stmt)
         ):
             return True
-        for node in _own_nodes(stmt):
+        for node in own_nodes([stmt]):
             if isinstance(node, (*_EXITS, ast.Yield, ast.YieldFrom)):
                 return False
             if _rebinds(node, parameter):
@@ -582,17 +582,6 @@ def _evaluated(stmt: ast.stmt) -> Iterator[ast.AST]:
             stack.append(node.generators[0].iter)
         elif not isinstance(node, _NESTED_SCOPES):
             stack.extend(ast.iter_child_nodes(node))
-
-
-def _own_nodes(stmt: ast.stmt) -> Iterator[ast.AST]:
-    """The nodes of `stmt`, not entering nested functions, lambdas or classes."""
-    stack: list[ast.AST] = [stmt]
-    while stack:
-        node = stack.pop()
-        yield node
-        for child in ast.iter_child_nodes(node):
-            if not isinstance(child, _NESTED_SCOPES):
-                stack.append(child)
 
 
 def _optimizer_consumption(call: ast.Call, name: ast.Name, qualified: str) -> Consumption:

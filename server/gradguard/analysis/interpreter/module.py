@@ -30,7 +30,7 @@ from gradguard.analysis.model import (
     InPlaceOnSaved,
     ModuleAnalysis,
 )
-from gradguard.analysis.names import dotted, parameter_names
+from gradguard.analysis.names import dotted, paired, parameter_names
 from gradguard.analysis.node_cache import cached_by_node
 from gradguard.analysis.project_imports import ProjectImports
 from gradguard.analysis.values import (
@@ -600,23 +600,13 @@ def _kept_whole(value: Value) -> bool:
 
 
 def _self_pairs(target: ast.expr, value: ast.expr) -> list[tuple[str, ast.expr]]:
-    """`self.a = v` as [("a", v)]; `self.a, self.b = v, w` as [("a", v), ("b", w)]; other
-    targets' `self` attributes are not paired (their values are not known apart)."""
-    if isinstance(target, ast.Attribute) and dotted(target.value) == "self":
-        return [(target.attr, value)]
-    if (
-        isinstance(target, ast.Tuple | ast.List)
-        and isinstance(value, ast.Tuple | ast.List)
-        and len(target.elts) == len(value.elts)
-        and not any(isinstance(e, ast.Starred) for e in (*target.elts, *value.elts))
-    ):
-        return [
-            pair
-            for element, item in zip(target.elts, value.elts, strict=True)
-            for pair in _self_pairs(element, item)
-            if isinstance(element, ast.Attribute)
-        ]
-    return []
+    """`self.a = v` as [("a", v)]; `self.a, self.b = v, w` as [("a", v), ("b", w)] (see
+    `names.paired`)."""
+    return [
+        (part.attr, item)
+        for part, item in paired(target, value)
+        if isinstance(part, ast.Attribute) and dotted(part.value) == "self"
+    ]
 
 
 @cached_by_node
