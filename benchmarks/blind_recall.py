@@ -63,8 +63,10 @@ def findings(files: list[Path]) -> dict[str, list[tuple[str, int]]]:
     return found
 
 
-def score(corpus: Path) -> Score:
-    files = sorted(p for p in corpus.rglob("*.py") if _KIND.search(p.name))
+def score(corpus: Path, sets: list[str] | None = None) -> Score:
+    """Score every case of `corpus`, or only those of the named sets (`h1`, `h5`...)."""
+    roots = [corpus / name for name in sets] if sets else [corpus]
+    files = sorted(p for root in roots for p in root.rglob("*.py") if _KIND.search(p.name))
     found = findings(files)
     result = Score()
     for path in files:
@@ -116,8 +118,9 @@ def report(result: Score) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", type=Path, help="also write the report to this file")
+    parser.add_argument("sets", nargs="*", help="score only these sets (default: all)")
     args = parser.parse_args()
-    text = report(score(CORPUS))
+    text = report(score(CORPUS, args.sets))
     print(text, end="")
     if args.write:
         args.write.write_text(text, encoding="utf-8")

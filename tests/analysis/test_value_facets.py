@@ -512,6 +512,17 @@ AUTOGRAD_FACTS = [
      "def build():\n    net = nn.Linear(2, 2)\n    net.requires_grad_(False)\n    return net\n"
      "def g(x):\n    own = nn.Linear(2, 2).to('cpu')\n    h = own(x)  # <- h\n    return h",
      Kind.TENSOR, {"grad": T}),
+    # Turning off `requires_grad` of a tensor the function computed itself freezes no
+    # parameter: the file's modules still compute with history.
+    ("file freezes only a computed tensor",
+     "def g(a):\n    t = a * 2.0\n    t.requires_grad = False\n"
+     "def f(a):\n    h = model(a)  # <- h\n    return h", Kind.TENSOR, {"grad": T}),
+    ("file freezes a tensor handed in",
+     "def g(a):\n    a.requires_grad = False\n"
+     "def f(a):\n    h = model(a)  # <- h\n    return h", Kind.TENSOR, {"grad": N}),
+    ("file freezes a name bound twice",
+     "def g(a):\n    t = a * 2.0\n    t = model.weight\n    t.requires_grad = False\n"
+     "def f(a):\n    h = model(a)  # <- h\n    return h", Kind.TENSOR, {"grad": N}),
     # A frozen model given batch data (never requiring grad) computes without history.
     ("frozen model on batch data",
      "class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
@@ -732,6 +743,16 @@ OBJECT_FACTS = [
      "  # <- m", Kind.MODULE, {"module.kind.has_parameters": True}),
     ("InstanceNorm with a flag not known", "def f(flag):\n"
      "    m = nn.InstanceNorm2d(3, affine=flag)  # <- m", Kind.MODULE, {"module.kind": None}),
+    # A deep copy of a module is a module of the same kind (a target network, an EMA copy).
+    ("deep copy of a module", "import copy\nk = copy.deepcopy(model)  # <- k", Kind.MODULE,
+     {"module.qualified": "torch.nn.Linear"}),
+    ("deep copy of something else", "import copy\nk = copy.deepcopy([x])  # <- k",
+     Kind.UNKNOWN, {"module": None}),
+    # `__init__` reads what it kept on `self` before (`self.target = deepcopy(self.online)`).
+    ("attribute copied from an attribute",
+     "import copy\nclass Agent:\n    def __init__(self):\n        self.online = nn.Linear(2, 2)\n"
+     "        self.target = copy.deepcopy(self.online)\n    def act(self, s):\n"
+     "        k = self.target  # <- k", Kind.MODULE, {"module.qualified": "torch.nn.Linear"}),
     # Only an nn.Module has an `eval()` taking nothing (a module of unknown class).
     ("eval() of a value handed in", "def f(m):\n    m.eval()\n    k = m  # <- k", Kind.MODULE,
      {"module.qualified": None}),

@@ -47,6 +47,7 @@ _LIBRARIES = frozenset(
         "accelerate",
         "lightning_fabric",
         "peft",
+        "copy",
         "sklearn",
     }
 )

@@ -160,6 +160,8 @@ class CallEvaluator(TorchCalls):
             if qualified == libraries.SUBPLOTS:
                 return Value(kind=Kind.SEQUENCE, elements=(Value(kind=Kind.OTHER), axes))
             return axes
+        if qualified == "copy.deepcopy":
+            return self._deep_copy(call)
         if qualified is not None and (built := libraries.library_model(qualified, call)):
             self.arguments(call)
             return Value(kind=Kind.MODULE, module=ModuleRef(built.builder, kind=built.kind))
@@ -176,6 +178,19 @@ class CallEvaluator(TorchCalls):
                     return self.method_call(call, receiver, func)
                 return self.call_value(call, attribute)
         return self.call_value(call, self.eval(func))
+
+    def _deep_copy(self, call: ast.Call) -> Value:
+        """`copy.deepcopy(model)`: another module of the same kind, whose parameters are
+        frozen exactly when the original's are (a copy keeps each `requires_grad` flag);
+        a target network or an EMA copy computes like the model it copies. Anything else
+        copied is unknown."""
+        args = self.arguments(call)
+        if len(args) != 1 or call.keywords or isinstance(call.args[0], ast.Starred):
+            return UNKNOWN
+        original = args[0]
+        if original.kind is not Kind.MODULE or original.module is None:
+            return UNKNOWN
+        return Value(kind=Kind.MODULE, module=original.module, frozen=original.frozen)
 
     def _is_builtin(self, name: str) -> bool:
         if self.env is not None and name in self.env:

@@ -18,11 +18,13 @@ import re
 from bisect import bisect_left
 
 from gradguard.analysis import parameters as params
+from gradguard.analysis import torch_api as api
 from gradguard.analysis.imports import COMPOUND, Scope, ScopeNode, build_scope, walrus_names
 from gradguard.analysis.interpreter.call_order import callees_first
 from gradguard.analysis.interpreter.statements import is_true
 from gradguard.analysis.model import FunctionNode
-from gradguard.analysis.walk import module_nodes
+from gradguard.analysis.names import dotted
+from gradguard.analysis.walk import module_nodes, module_parents, own_nodes
 
 
 class FileSyntax:
@@ -45,10 +47,10 @@ class FileSyntax:
         # `ModuleInterpreter.appended_items`).
         self.method_facts: dict[int, tuple[bool, frozenset[str]]] = {}
         self.appended_lists: dict[int, dict[str, tuple[FunctionNode, ...]]] = {}
-        if text is None:
-            self.freezes_parameters = _mentions_freezing(tree)
-        else:
-            self.freezes_parameters = _FREEZING.search(text) is not None
+        # The text scan is cheap and rules most files out; the tree says which mentions
+        # may reach a parameter.
+        mentioned = text is None or _FREEZING.search(text) is not None
+        self.freezes_parameters = mentioned and _mentions_freezing(tree)
         # Certain freezing facts only where nothing in the file may unfreeze a parameter.
         self.frozen_facts = self.freezes_parameters and not params.may_unfreeze(
             text if text is not None else ast.unparse(tree)
@@ -183,22 +185,92 @@ _FREEZING = re.compile(
 
 def _mentions_freezing(tree: ast.Module) -> bool:
     """True when the file may freeze parameters (`requires_grad = False`,
-    `requires_grad_(False)`): a module call's output is then tracked only if its input is."""
+    `requires_grad_(False)`): a module call's output is then tracked only if its input is.
+    A freeze of a tensor its function made itself (`_fresh_tensors`) reaches no parameter."""
+    parents = module_parents(tree)
+    fresh: dict[int, frozenset[str]] = {}
     for node in module_nodes(tree):
-        if isinstance(node, ast.Assign) and any(
-            isinstance(t, ast.Attribute) and t.attr == "requires_grad" for t in node.targets
-        ):
-            if not is_true(node.value):
-                return True
-        elif (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr == "requires_grad_"
-            and node.args
-            and not is_true(node.args[0])
-        ):
+        frozen = _frozen_object(node)
+        if frozen is None:
+            continue
+        if not isinstance(frozen, ast.Name):
+            return True
+        scope = parents.get(id(node))
+        while scope is not None and not isinstance(scope, _SCOPES):
+            scope = parents.get(id(scope))
+        if not isinstance(scope, ast.Module | ast.FunctionDef | ast.AsyncFunctionDef):
+            return True  # a lambda's or a class body's name: not followed
+        if id(scope) not in fresh:
+            fresh[id(scope)] = _fresh_tensors(list(own_nodes(scope.body)))
+        if frozen.id not in fresh[id(scope)]:
             return True
     return False
+
+
+_SCOPES = (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
+def _frozen_object(node: ast.AST) -> ast.expr | None:
+    """The object whose `requires_grad` `node` may turn off (`x` of `x.requires_grad =
+    False` or `x.requires_grad_(flag)`), or None when `node` turns nothing off."""
+    if isinstance(node, ast.Assign) and not is_true(node.value):
+        for target in node.targets:
+            if isinstance(target, ast.Attribute) and target.attr == "requires_grad":
+                return target.value
+    elif (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "requires_grad_"
+        and node.args
+        and not is_true(node.args[0])
+    ):
+        return node.func.value
+    return None
+
+
+def _fresh_tensors(nodes: list[ast.AST]) -> frozenset[str]:
+    """Names a block binds exactly once, to a tensor its own code creates: arithmetic
+    (`target = r + gamma * next_q`) or a torch factory (`mask = torch.zeros(n)`). Such a
+    tensor is never a module's parameter, so turning off its `requires_grad` freezes
+    nothing a module computes with."""
+    bound: dict[str, int] = {}
+    fresh: set[str] = set()
+    for node in nodes:
+        for name in _bound_names(node):
+            bound[name] = bound.get(name, 0) + 1
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and _creates_tensor(node.value)
+        ):
+            fresh.add(node.targets[0].id)
+    return frozenset(name for name in fresh if bound.get(name) == 1)
+
+
+def _bound_names(node: ast.AST) -> list[str]:
+    """Names `node` binds, as far as the freeze question needs: stores, deletions and
+    `global`/`nonlocal` declarations (a declared name may be bound elsewhere)."""
+    if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+        return [node.id]
+    if isinstance(node, ast.Global | ast.Nonlocal):
+        return [*node.names, *node.names]  # counted twice: never "bound exactly once"
+    if isinstance(node, ast.arg):
+        return [node.arg]
+    return []
+
+
+def _creates_tensor(value: ast.expr) -> bool:
+    """Arithmetic, a call of a `torch.<factory>` by its plain dotted name, or a tensor's
+    `.detach()` / `.clone()` (a new tensor object even when it shares a parameter's data)."""
+    if isinstance(value, ast.BinOp | ast.UnaryOp):
+        return True
+    if not isinstance(value, ast.Call):
+        return False
+    func = value.func
+    if isinstance(func, ast.Attribute) and func.attr in ("detach", "clone"):
+        return not value.args and not value.keywords
+    return dotted(func) in api.FACTORIES
 
 
 def _walrus_targets(tree: ast.Module) -> frozenset[str]:

@@ -39,6 +39,7 @@ from gradguard.analysis.values import (
     ClassInfo,
     Grad,
     Kind,
+    ModuleRef,
     Value,
     evolve,
     join,
@@ -343,6 +344,12 @@ class ModuleInterpreter:
         scratch = FunctionInterpreter(self, self.scope_of(init), init, record=False)
         if self.journal is not None:
             self.journal.entered(id(init))  # what follows reads `__init__`'s caller facts
+        if scratch.env is not None and init.args.args:
+            # `self` as the methods see it: what `__init__` kept so far is readable
+            # (`self.target = copy.deepcopy(self.online)`).
+            kind = Kind.MODULE if info.is_module else Kind.INSTANCE
+            first = init.args.args[0].arg
+            scratch.env[first] = Value(kind=kind, module=ModuleRef(local=info), instance_of=info)
         callers = self.parameter_facts.get(id(init))
         if callers is not None and scratch.env is not None:
             # What every construction of the class passes (`Trainer(model, ...)`).
