@@ -274,3 +274,46 @@ def test_a_constructor_learns_from_its_calls(extra: str, learns: bool) -> None:
     init = tree.body[0].body[0]
     assert isinstance(init, ast.FunctionDef)
     assert (id(init) in candidates(tree)) is learns
+
+
+RESOLVED = """
+import torch
+from torch import nn
+def log(model):
+    print(model.weight.grad)
+def other(model):
+    pass
+def fit(model, hook):
+    for _ in range(2):
+        hook(model)
+def main():
+    fit(nn.Linear(2, 1), log)
+main()
+"""
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("", "log"),
+        # Two callers hand over two callbacks: no one function is known for the call.
+        ("def again():\n    fit(nn.Linear(2, 1), other)\nagain()\n", None),
+        # A caller the analysis cannot map (argument unpacking): nothing is learnt.
+        ("fit(*args)\n", None),
+    ],
+)
+def test_a_callback_every_caller_passes_is_the_function_a_call_runs(
+    source: str, expected: str | None
+) -> None:
+    """`resolved_callees`: the function of the file a call through a parameter runs, when
+    every interpretation of the call ran the same one."""
+    text = RESOLVED + source
+    tree = ast.parse(text)
+    analysis = analyse_module(tree, text)
+    (call,) = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and ast.unparse(node.func) == "hook"
+    ]
+    found = analysis.resolved_callees().get(id(call))
+    assert (found.name if found is not None else None) == expected

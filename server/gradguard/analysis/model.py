@@ -106,6 +106,9 @@ class ModuleAnalysis:
     # Calls of code the analysis cannot see into (unknown callables, helpers): any of them
     # may do anything to what it is given.
     opaque_calls: list[ast.Call] = field(default_factory=list)
+    # Calls of a function of this file (not another project file's) the analysis knew as a
+    # value (a callback passed in, `hook(model)`), with that function, per interpretation.
+    resolved_calls: list[tuple[ast.Call, FunctionNode]] = field(default_factory=list)
     # id() of the opaque calls given a model, an optimizer, a parameter, `self` or a
     # function: the ones that can reach gradients through what they are given.
     opaque_with_training_state: set[int] = field(default_factory=set)
@@ -125,6 +128,16 @@ class ModuleAnalysis:
             if id(loss.node) not in seen:
                 seen.add(id(loss.node))
                 yield event, loss
+
+    def resolved_callees(self) -> dict[int, FunctionNode]:
+        """id() of each call -> the one function of the file every interpretation of it
+        called through a value (`resolved_calls`; calls that reached two are left out)."""
+        found: dict[int, FunctionNode] = {}
+        ambiguous: set[int] = set()
+        for call, function in self.resolved_calls:
+            if found.setdefault(id(call), function) is not function:
+                ambiguous.add(id(call))
+        return {key: function for key, function in found.items() if key not in ambiguous}
 
     def block_of(self, stmt: ast.stmt) -> tuple[ast.AST, list[ast.stmt]]:
         """The node owning the statement list that contains `stmt`, and that list."""

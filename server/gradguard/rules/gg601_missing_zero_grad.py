@@ -8,9 +8,11 @@ loader: self.train_step(batch)`), but never clears that optimizer's gradients: n
 `zero_grad()` (on the optimizer or a model, with or without `set_to_none`), no
 `p.grad = None`, no `p.grad.zero_()` anywhere in the loop or in the functions of the file it
 calls, and no call to code the analysis cannot see that might do it (code given the model,
-the optimizer, a parameter or `self`, or named like a training step). Another optimizer's
-`zero_grad()` does not count: it clears only its own parameters. An optimizer given as a
-parameter is known from its use: a name like `optimizer`, `opt_g` or `optimizerD` whose
+the optimizer, a parameter or `self`, or named like a training step). Code in view is read
+like any helper: a callback every caller of the function passes (`after_backward(model)`),
+and for `self.hook()` every method of that name when only classes of the file define it (a
+base trainer's hook and its overrides). Another optimizer's `zero_grad()` does not count:
+it clears only its own parameters. An optimizer given as a parameter is known from its use: a name like `optimizer`, `opt_g` or `optimizerD` whose
 `step()` or `zero_grad()` is called. Gradient accumulation (backward every iteration, step
 and clearing every k steps) is not reported; a step every k steps with no clearing at all
 in the loop is (each step then applies everything since the start). A step guarded only
@@ -67,6 +69,7 @@ from gradguard.analysis.facts import (
     dotted,
     identifier_spelling,
     innermost_first,
+    module_nodes,
 )
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
 from gradguard.core.messages import compose
@@ -379,7 +382,7 @@ def _may_clear(
     when the loop calls code the analysis cannot see that might."""
     first, last = loop.lineno, loop.end_lineno or loop.lineno
 
-    local, cuts = facts.local, facts.cuts
+    cuts = facts.cuts
     loop_calls = facts.opaque_calls_in(first, last)
 
     # Code only (`cuts`: where comments start): a comment saying "nothing calls zero_grad()"
@@ -393,19 +396,19 @@ def _may_clear(
             # A step method called in the loop (`self.train_batch(x)`): its text too (not
             # the function holding the loop: a zero_grad() before the loop clears once).
             texts.append(code(function.lineno, function.end_lineno or function.lineno))
-    seen: set[str] = set()
-    pending = [name for call in loop_calls if (name := callee_name(call.func)) is not None]
+    seen: set[int] = set()
+    pending = [function for call in loop_calls for function in facts.callees(call)]
     while pending:
-        name = pending.pop()
-        function = local.get(name)
-        if name in seen or function is None:
+        function = pending.pop()
+        if id(function) in seen:
             continue
-        seen.add(name)
+        seen.add(id(function))
         texts.append(code(function.lineno, function.end_lineno or function.lineno))
         pending.extend(
-            name
+            callee
             for node in ast.walk(function)
-            if isinstance(node, ast.Call) and (name := callee_name(node.func)) is not None
+            if isinstance(node, ast.Call)
+            for callee in facts.callees(node)
         )
     text = identifier_spelling("\n".join(texts))
     optimizer = expr_text(ctx.source, step.target)
@@ -414,10 +417,7 @@ def _may_clear(
         text = re.sub(rf"(?<![\w.]){re.escape(other)}\s*\.\s*zero_grad\(", "", text)
     if any(marker in text for marker in _CLEARS):
         return True
-    return any(
-        callee_name(call.func) not in local and _may_clear_gradients(ctx, call)
-        for call in loop_calls
-    )
+    return any(not facts.callees(call) and _may_clear_gradients(ctx, call) for call in loop_calls)
 
 
 @dataclass(frozen=True)
@@ -432,6 +432,8 @@ class _FileFacts:
     modules: tuple[tuple[ModuleRef, str, str], ...]
     opaque_lines: tuple[int, ...]  # sorted, with `opaque` in the same order
     opaque: tuple[ast.Call, ...]
+    resolved: dict[int, FunctionNode]  # calls of a function the analysis knew as a value
+    methods: dict[str, tuple[FunctionNode, ...]]  # names only methods define, several times
 
     @classmethod
     def of(cls, ctx: RuleContext) -> _FileFacts:
@@ -457,7 +459,25 @@ class _FileFacts:
             tuple(modules.values()),
             tuple(c.lineno for c in calls),
             tuple(calls),
+            ctx.analysis.resolved_callees(),
+            _overridden_methods(ctx.tree),
         )
+
+    def callees(self, call: ast.Call) -> tuple[FunctionNode, ...]:
+        """The functions of the file `call` may run: one defined once under its name, the
+        one the analysis knew it called (a callback handed in: `on_step(model)`), or for
+        `self.name(...)` every method of that name when only classes define it (a base
+        class's hook and its override). Empty when the code run is not in view."""
+        name = callee_name(call.func)
+        found = self.local.get(name) if name is not None else None
+        if found is not None:
+            return (found,)
+        if id(call) in self.resolved:
+            return (self.resolved[id(call)],)
+        func = call.func
+        if isinstance(func, ast.Attribute) and dotted(func.value) == "self":
+            return self.methods.get(func.attr, ())
+        return ()
 
     def opaque_calls_in(self, first: int, last: int) -> tuple[ast.Call, ...]:
         """Calls of code the analysis cannot see on lines `first`..`last`."""
@@ -498,6 +518,22 @@ def _local_functions(tree: ast.Module) -> dict[str, FunctionNode]:
                 twice.add(node.name)
             found[node.name] = node
     return {name: node for name, node in found.items() if name not in twice}
+
+
+def _overridden_methods(tree: ast.Module) -> dict[str, tuple[FunctionNode, ...]]:
+    """Names defined more than once, every time as a method in a class body (a hook and its
+    overrides), with all those definitions."""
+    found: dict[str, list[FunctionNode]] = {}
+    for node in module_nodes(tree):
+        if isinstance(node, ast.ClassDef):
+            for stmt in node.body:
+                if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+                    found.setdefault(stmt.name, []).append(stmt)
+    methods = {id(f) for functions in found.values() for f in functions}
+    for node in module_nodes(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and id(node) not in methods:
+            found.pop(node.name, None)
+    return {name: tuple(fs) for name, fs in found.items() if len(fs) > 1}
 
 
 def _may_clear_gradients(ctx: RuleContext, call: ast.Call) -> bool:

@@ -555,6 +555,8 @@ class CallEvaluator(TorchCalls):
                 return Value(kind=Kind.MODULE, module=ref, instance_of=info)
             return Value(kind=Kind.INSTANCE, instance_of=info)
         if callee.kind is Kind.FUNCTION and callee.function is not None:
+            if self.record and self.module.owner_of(callee.function) is self.module:
+                self.module.analysis.resolved_calls.append((call, callee.function))
             self.module.call_sites.note(
                 callee.function, call, args, self.mode.enabled, self.mode.off, is_method=False
             )

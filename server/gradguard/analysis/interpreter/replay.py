@@ -49,6 +49,7 @@ _LISTS = (
     "torch_calls",
     "inplace_on_saved",
     "opaque_calls",
+    "resolved_calls",
 )
 
 
