@@ -12,12 +12,13 @@ the optimizer, a parameter or `self`, or named like a training step). Code in vi
 like any helper: a callback every caller of the function passes (`after_backward(model)`),
 and for `self.hook()` every method of that name when only classes of the file define it (a
 base trainer's hook and its overrides). Another optimizer's `zero_grad()` does not count:
-it clears only its own parameters. An optimizer given as a parameter is known from its use: a name like `optimizer`, `opt_g` or `optimizerD` whose
-`step()` or `zero_grad()` is called. Gradient accumulation (backward every iteration, step
-and clearing every k steps) is not reported; a step every k steps with no clearing at all
-in the loop is (each step then applies everything since the start). A step guarded only
-against non-finite values (`if torch.isfinite(grad_norm): optimizer.step()`, no `%` in the
-test) counts as a step on every iteration: it skips a bad batch, it does not accumulate.
+it clears only its own parameters. An optimizer given as a parameter is known from its
+use: a name like `optimizer`, `opt_g` or `optimizerD` whose `step()` or `zero_grad()` is
+called. Gradient accumulation (backward every iteration, step and clearing every k steps) is
+not reported; a step every k steps with no clearing at all in the loop is (each step then
+applies everything since the start). A step guarded only against non-finite values (`if
+torch.isfinite(grad_norm): optimizer.step()`, no `%` in the test) counts as a step on every
+iteration: it skips a bad batch, it does not accumulate.
 
 ## Why is this bad?
 `backward()` adds into `.grad`. Without clearing, every step uses the sum of all gradients

@@ -4,7 +4,9 @@
 Finds an optimizer built from `model.parameters()` that keeps stepping after the model got
 parameters it does not hold: a new layer assigned onto the model (`model.fc = nn.Linear(...)`,
 `model[-1] = nn.Linear(...)` on an `nn.Sequential`), or the name re-bound to a new model
-(`model = Net()`), followed by `optimizer.step()` on the old optimizer and a call of the model.
+(`model = Net()`), followed by `optimizer.step()` on the old optimizer and a call of the model,
+there or in a function every caller hands the stale optimizer and the model to
+(`train(model, loader, optimizer)` after the replacement).
 
 It fires only when the analysis is certain: the model is built in the file, the new module is
 built right there and has parameters, the model's forward runs it (any child of an
@@ -56,7 +58,13 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from gradguard.analysis.facts import ModuleCall, OptimizedParameters, OptimizerCall, Replacement
+from gradguard.analysis.facts import (
+    ModuleCall,
+    OptimizedParameters,
+    OptimizerCall,
+    Replacement,
+    within,
+)
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
 from gradguard.core.messages import compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
@@ -292,7 +300,10 @@ for step in range(3):
                 continue
             if replacement.rebound and id(replacement.module) not in called:
                 continue  # the new model is never called: maybe not the one trained
-            if not replacement.rebound and not _called_after(ctx, use, built.key, replacement):
+            if not replacement.rebound and not (
+                _called_after(ctx, use, built.key, replacement)
+                or _runs_replaced(ctx, use, replacement)
+            ):
                 continue
             key = (id(built.stmt), id(replacement.stmt))
             if key in seen or _extended_elsewhere(ctx, use):
@@ -338,6 +349,25 @@ def _called_after(ctx: RuleContext, step: OptimizerCall, key: str, new: Replacem
         and node.lineno > (new.stmt.end_lineno or new.stmt.lineno)
         and expr_text(ctx.source, node.func) == key
         for node in ast.walk(scope)
+    )
+
+
+def _runs_replaced(ctx: RuleContext, step: OptimizerCall, new: Replacement) -> bool:
+    """True when the step is in a function the optimizer was handed to after the
+    replacement (`train(model, loader, optimizer)`, every caller passing it stale), and that
+    function calls the very module whose forward runs the new layer."""
+    function = step.function
+    if function is None or within(new.stmt, function):
+        return False
+    replacing = ctx.grad_context.enclosing_function(new.stmt)
+    if any(
+        isinstance(node, ast.Attribute) and node.attr in ("param_groups", "add_param_group")
+        for node in ast.walk(replacing if replacing is not None else ctx.tree)
+    ):
+        return False  # the optimizer may be given the new parameters on the way
+    return any(
+        use.function is function and use.value.module is new.module
+        for use in ctx.analysis.events.of(ModuleCall)
     )
 
 
