@@ -173,3 +173,50 @@ def test_results_stored_in_shared_state_reach_anything() -> None:
         """
     )
     assert context.handed_results(functions["fit"], functions["evaluate"]) is None
+
+
+def test_methods_sharing_a_name_are_entered_as_their_calls_are() -> None:
+    """`step` of two classes (and an optimizer's `step()` inside one of them): every call of
+    the name may run either, so each is entered with grad on when all those calls are."""
+    code = """
+        import torch
+        class A:
+            def step(self):
+                self.optimizer.step()
+        class B:
+            def step(self):
+                pass
+        def main():
+            A().step()
+            B().step()
+        main()
+        """
+    tree = ast.parse(textwrap.dedent(code))
+    steps = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "step"]
+    context = GradContext(tree)
+    assert all(context.entered_with_grad_on(step) for step in steps)
+    under = textwrap.dedent(code).replace(
+        "    B().step()", "    with torch.no_grad():\n        B().step()"
+    )
+    tree = ast.parse(under)
+    steps = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "step"]
+    context = GradContext(tree)
+    assert not any(context.entered_with_grad_on(step) for step in steps)
+
+
+def test_a_recursive_call_keeps_the_mode_the_function_was_entered_with() -> None:
+    context, functions = _context(
+        """
+        import torch
+        def visit(node):
+            for child in node.children:
+                visit(child)
+        def switching(node):
+            with torch.no_grad():
+                switching(node.left)
+        visit(root)
+        switching(root)
+        """
+    )
+    assert context.entered_with_grad_on(functions["visit"])
+    assert not context.entered_with_grad_on(functions["switching"])

@@ -585,6 +585,17 @@ AUTOGRAD_FACTS = [
      Kind.TENSOR, {"inference": True}),
     # What a non-differentiable op allocates under inference mode is an inference tensor;
     # an integer cast of an integer tensor is that tensor itself.
+    # A view of an inference tensor is one too; a copy made outside inference mode is not.
+    ("view of an inference tensor", "with torch.inference_mode():\n    e = torch.ones(4, 2)\n"
+     "v = e[0:2]  # <- v", Kind.TENSOR, {"inference": True}),
+    ("copy of an inference tensor", "with torch.inference_mode():\n    e = torch.ones(4, 2)\n"
+     "c = e * 2  # <- c", Kind.TENSOR, {"inference": False}),
+    # What `__init__` keeps from a method computing under inference mode stays one.
+    ("inference tensor kept on self", "class Probe:\n    def __init__(self, data):\n"
+     "        self.features = self._encode(data)\n    def _encode(self, data):\n"
+     "        with torch.inference_mode():\n            return model(data)\n"
+     "    def step(self):\n        k = self.features  # <- k\n"
+     "Probe(x).step()", Kind.TENSOR, {"inference": True}),
     ("argmax under inference_mode", "with torch.inference_mode():\n"
      "    i = model(x).argmax(1)  # <- i", Kind.TENSOR, {"inference": True, "grad": U}),
     ("comparison under inference_mode", "with torch.inference_mode():\n"

@@ -102,11 +102,11 @@ class GradContext:
         return False
 
     def call_sites(self, function: FunctionNode) -> list[ast.Call] | None:
-        """Every call of `function` in the file (by name), or None when the name is also used
-        another way (passed as a callback, rebound) or defined more than once."""
+        """Every call in the file that may run `function`: the calls of its name (a method's
+        calls by attribute name, so the calls of other functions or methods of the same name
+        are among them), or None when the name is also used another way (passed as a
+        callback, rebound)."""
         name = function.name
-        if len(self.functions.get(name, [])) != 1:
-            return None
         calls: list[ast.Call] = []
         for reference in self.references.get(name, []):
             parent = self.parents.get(id(reference))
@@ -133,7 +133,9 @@ class GradContext:
             if self.in_mode_region(call):
                 return False
             caller = self.enclosing_function(call)
-            if caller is function or not self.entered_with_grad_on(caller, depth + 1):
+            if caller is function:
+                continue  # a call from inside (recursion, or another `step`): the same mode
+            if not self.entered_with_grad_on(caller, depth + 1):
                 return False
         return True
 

@@ -521,6 +521,10 @@ class ExpressionEvaluator(TrainingEffects):
         inputs = [base] if index is None else [base, index]
         if self.mode.enabled is not False or base.grad is Grad.UNTRACKED or view is False:
             result = self.tensor_op(node, inputs)
+            if view and base.inference:
+                # A view of an inference tensor is one too (`features[start:end]`, checked
+                # against torch 2.13.0); a copy (`features * 2`, `features[idx]`) is not.
+                result = evolve(result, inference=True)
             return self.shares_version(base, result) if view else result
         if view and base.grad is Grad.TRACKED:
             return Value(grad=Grad.TRACKED, kind=Kind.TENSOR, leaf=True)

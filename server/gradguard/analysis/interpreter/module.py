@@ -388,7 +388,11 @@ class ModuleInterpreter:
                 if stores.get(attr) != 1:
                     continue
                 value = scratch.eval(expr)
-                if value.kind is Kind.MODULE or (value.kind is Kind.TENSOR and value.leaf):
+                if value.kind is Kind.MODULE or (
+                    value.kind is Kind.TENSOR and (value.leaf or value.inference)
+                ):
+                    # A module, a leaf, or an inference tensor (`self.features =
+                    # self._encode_all(data)` under inference_mode: it stays one).
                     info.attributes[attr] = value
                 elif value.kind in (Kind.MAPPING, Kind.SEQUENCE) and attr not in changed:
                     containers[attr] = value
