@@ -585,6 +585,34 @@ AUTOGRAD_FACTS = [
      Kind.TENSOR, {"inference": True}),
     # What a non-differentiable op allocates under inference mode is an inference tensor;
     # an integer cast of an integer tensor is that tensor itself.
+    # A function of the file is run again with one call's arguments when its summary left
+    # the history of its result unknown (a loss module given cut logits and integer labels).
+    ("loss module given cut logits and labels",
+     "class Crit(nn.Module):\n    def forward(self, logits, target):\n"
+     "        return F.cross_entropy(logits, target)\n"
+     "def f():\n    y = torch.randint(0, 2, (3,))\n    l = Crit()(model(x).detach(), y)  # <- l\n",
+     Kind.TENSOR, {"grad": U, "loss.kind": LossKind.DETACH}),
+    ("helper given a cut tensor", "def scale(t, s):\n    return t * s\n"
+     "k = scale(model(x).detach(), torch.ones(1))  # <- k", Kind.TENSOR, {"grad": U}),
+    ("helper given a tensor with history", "def scale(t, s):\n    return t * s\n"
+     "k = scale(model(x), torch.ones(1))  # <- k", Kind.TENSOR, {"grad": T}),
+    # All the autograd facts of the run in context: a leaf made by requires_grad_() is one.
+    ("helper making a leaf", "def fresh(t):\n    return (t * 2).requires_grad_()\n"
+     "k = fresh(torch.ones(2))  # <- k", Kind.TENSOR, {"grad": T, "leaf": True}),
+    # Sizes and indices add no history: only the indexed or reshaped tensor has any.
+    ("indexed by a value not known", "def f(i):\n    y = torch.randint(0, 3, (4, 5))\n"
+     "    t = y[:, i]  # <- t\n", Kind.TENSOR, {"grad": U}),
+    ("reshaped by its own size", "d = model(x).detach()\nr = d.reshape(-1, d.size(-1))  # <- r",
+     Kind.TENSOR, {"grad": U}),
+    # `sum()` of a list or dict view with known items is arithmetic on them.
+    ("sum of a dict's losses", "d = {'a': model(x).sum(), 'b': model(x).mean()}\n"
+     "s = sum(d.values())  # <- s", Kind.TENSOR, {"grad": T}),
+    ("sum of cut losses", "d = [model(x).sum().detach(), model(x).mean().detach()]\n"
+     "s = sum(d)  # <- s", Kind.TENSOR, {"grad": U}),
+    ("sum of a generator", "s = sum(v for v in [model(x).sum()])  # <- s", Kind.TENSOR,
+     {"grad": T}),
+    ("sum of a list not known", "def f(losses):\n    s = sum(losses)  # <- s\n", Kind.UNKNOWN,
+     {"grad": N}),
     # A view of an inference tensor is one too; a copy made outside inference mode is not.
     ("view of an inference tensor", "with torch.inference_mode():\n    e = torch.ones(4, 2)\n"
      "v = e[0:2]  # <- v", Kind.TENSOR, {"inference": True}),

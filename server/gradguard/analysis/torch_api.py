@@ -354,6 +354,13 @@ MAYBE_IDENTITY_METHODS = frozenset(
     "to cpu cuda float double half bfloat16 contiguous type_as type".split()
 )
 SHAPE_METHODS = frozenset({"size", "dim", "numel", "is_contiguous", "data_ptr", "element_size"})
+# Methods whose arguments are only sizes, dims, a tensor giving a shape, or integer indices:
+# gradients flow to the receiver only (checked against torch 2.13.0's signatures).
+RECEIVER_ONLY_METHODS = frozenset(
+    "reshape view view_as reshape_as expand expand_as permute transpose squeeze unsqueeze "
+    "flatten unflatten repeat narrow select roll flip movedim swapaxes sum mean softmax "
+    "log_softmax logsumexp cumsum gather index_select".split()
+)
 # Methods that, among values with autograd history (tensors and structures of them: tuples,
 # lists, dicts, Hugging Face `ModelOutput`s), only a tensor has: calling one on such a value
 # shows it is a tensor. Left out: what containers or modules also have (`to`, `float`,

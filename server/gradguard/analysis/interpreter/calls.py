@@ -202,7 +202,11 @@ class CallEvaluator(TorchCalls):
             if scope.is_bound_locally(name):
                 return False
             scope = scope.parent
-        return name in _CONVERSION_BUILTINS or name in _PLAIN_BUILTINS or name in ("tuple", "list")
+        return (
+            name in _CONVERSION_BUILTINS
+            or name in _PLAIN_BUILTINS
+            or name in ("tuple", "list", "sum")
+        )
 
     def builtin_call(self, call: ast.Call, name: str) -> Value:
         """`float(x)`, `int(x)`, `tuple(x)`, `len(x)`...: builtins not shadowed in this file."""
@@ -212,6 +216,9 @@ class CallEvaluator(TorchCalls):
             return Value(grad=Grad.UNTRACKED, kind=Kind.SCALAR, loss=loss)
         if name in ("tuple", "list") and len(args) == 1 and args[0].elements is not None:
             return args[0]
+        if name == "sum":
+            summed = self._summed(call, args)
+            return summed if summed is not None else self.call_value(call, UNKNOWN, args)
         if name in ("zip", "enumerate") and args and not call.keywords:
             if any(isinstance(a, ast.Starred) for a in call.args):
                 return Value(kind=Kind.OTHER)
@@ -223,6 +230,25 @@ class CallEvaluator(TorchCalls):
             pair = Value(kind=Kind.SEQUENCE, elements=tuple(parts))
             return Value(kind=Kind.SEQUENCE, items=pair)
         return Value(kind=Kind.OTHER) if name in _PLAIN_BUILTINS else UNKNOWN
+
+    def _summed(self, call: ast.Call, args: list[Value]) -> Value | None:
+        """`sum(losses)` / `sum(losses.values(), start)` over a list, tuple or dict view
+        whose items are known: `start + item + item...`, arithmetic on what it holds. None
+        when what is summed is not known item by item."""
+        if call.keywords or not 1 <= len(call.args) <= 2:
+            return None
+        if any(isinstance(a, ast.Starred) for a in call.args):
+            return None
+        summed = args[0]
+        if summed.kind is not Kind.SEQUENCE:
+            return None
+        parts = summed.elements if summed.elements is not None else None
+        if parts is None and summed.items is not None:
+            parts = (summed.items,)
+        if not parts:
+            return None
+        start = args[1] if len(args) > 1 else Value(grad=Grad.UNTRACKED, kind=Kind.SCALAR)
+        return self.arithmetic(call, [start, *parts])
 
     def _own_state_through(self, summary: FunctionSummary) -> dict[Carry, frozenset[Carry]]:
         """`self.helper(...)` from a method: the `self` state the helper reads, as this
@@ -427,6 +453,7 @@ class CallEvaluator(TorchCalls):
                             self.env.pop(f"{receiver_key}.{attr}", None)
             self.taint_arguments(call)
             result = self._instantiate(method, summary, call, args, skip_self=True)
+            result = self.in_context(method, call, args, result, skip_self=True)
             if state is not None:
                 result = self._with_state_written(call, summary, state, returned, result)
             if receiver_key == "self":
@@ -564,11 +591,9 @@ class CallEvaluator(TorchCalls):
             self.training_step_seen_from_loops(callee.function)
             self._params_carried_across_calls(callee.function, summary, call, args)
             self.taint_arguments(call)
-            return self._called_under_mode(
-                callee.function,
-                call,
-                self._instantiate(callee.function, summary, call, args, skip_self=False),
-            )
+            result = self._instantiate(callee.function, summary, call, args, skip_self=False)
+            result = self.in_context(callee.function, call, args, result, skip_self=False)
+            return self._called_under_mode(callee.function, call, result)
         self.taint_arguments(call)
         if (
             callee.kind is Kind.UNKNOWN

@@ -518,7 +518,11 @@ class ExpressionEvaluator(TrainingEffects):
         requires grad, as a leaf without grad_fn (checked against torch 2.13.0:
         `with torch.no_grad(): row = emb.weight[3]` requires grad, so `row.numpy()` raises
         and `row.sum().backward()` runs); a copy does not."""
-        inputs = [base] if index is None else [base, index]
+        # An index adds no history: integers, slices, masks and integer tensors cannot
+        # require grad (only the loop-carried values it depends on are kept).
+        inputs = [base]
+        if index is not None:
+            inputs.append(Value(grad=Grad.UNTRACKED, kind=Kind.OTHER, carries=index.all_carries()))
         if self.mode.enabled is not False or base.grad is Grad.UNTRACKED or view is False:
             result = self.tensor_op(node, inputs)
             if view and base.inference:

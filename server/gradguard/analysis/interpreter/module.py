@@ -69,6 +69,8 @@ class ModuleInterpreter:
         # Calls of the file's functions seen in this pass, and what earlier passes learnt
         # about parameters from them (see `gradguard.analysis.call_sites`).
         self.call_sites = call_sites if call_sites is not None else CallSites()
+        # The calls this pass notes (`call_sites` is another while a function runs in context).
+        self.file_call_sites = self.call_sites
         self.parameter_facts = parameter_facts or {}
         self.syntax = syntax if syntax is not None else FileSyntax(tree, text)
         # The steps of this pass, and the previous pass's it may replay (see `replay`).
@@ -85,6 +87,9 @@ class ModuleInterpreter:
         self.summaries: dict[int, FunctionSummary] = {}
         self.depth = 0  # how many summaries are being computed inside one another
         self.in_progress: set[int] = set()
+        # Results of functions run with one call's arguments (see `result_in_context`).
+        self.in_context = False
+        self.context_results: dict[object, Value] = {}
         self.globals: Env = {}
         self.collecting_globals = False
         self._pending_attributes: list[ClassInfo] = []
@@ -183,8 +188,9 @@ class ModuleInterpreter:
         function of it is interpreted again, so its text, call sites, per-method caches and
         the scopes of its functions are never read again."""
         self.text = self.syntax.text = None
-        self.call_sites = CallSites()
+        self.call_sites = self.file_call_sites = CallSites()
         self.parameter_facts = {}
+        self.context_results = {}
         self.syntax.method_facts.clear()
         self.syntax.appended_lists.clear()
         kept = {id(self.tree)} | {id(node) for node in self.syntax.parent_scope.values()}
@@ -518,6 +524,10 @@ class ModuleInterpreter:
             return FunctionSummary(UNKNOWN)
         self.in_progress.add(key)
         self.depth += 1
+        # A summary is the same whoever asks first: one asked for inside a run in context
+        # is computed as outside it (its own calls noted, its callees run in context).
+        context, self.in_context = self.in_context, False
+        context_sites, self.call_sites = self.call_sites, self.file_call_sites
         try:
             interpreter = FunctionInterpreter(self, self.scope_of(node), node, record=True)
             if self.journal is not None:
@@ -543,8 +553,58 @@ class ModuleInterpreter:
         finally:
             self.in_progress.discard(key)
             self.depth -= 1
+            self.in_context, self.call_sites = context, context_sites
         self.summaries[key] = summary
         return summary
+
+    def result_in_context(
+        self, node: FunctionNode, call: ast.Call, passed: dict[str, Value]
+    ) -> Value | None:
+        """What `node` returns when run with the arguments `call` passes (`passed`, by
+        parameter name), nothing recorded (see `gradguard.analysis.interpreter.contextual`);
+        None when it may not run now (inside another such run or the function itself, or
+        a function of another file)."""
+        if (
+            self.in_context
+            or self.collecting_globals
+            or id(node) in self.in_progress
+            or self.depth >= _SUMMARY_DEPTH
+            or self.owner_of(node) is not self
+        ):
+            return None
+        key: object = (id(call), id(node), tuple(passed.items()))
+        try:
+            known = self.context_results.get(key)
+        except TypeError:  # an argument's facts cannot be hashed: run without keeping it
+            key, known = None, None
+        if known is not None:
+            return known
+        self.in_context = True
+        self.in_progress.add(id(node))
+        # What this run passes to the functions it calls is one context's, not a call every
+        # run of the caller makes: the call-site facts must not learn from it.
+        self.call_sites = CallSites()
+        try:
+            interpreter = FunctionInterpreter(self, self.scope_of(node), node, record=False)
+            if self.journal is not None:
+                self.journal.entered(id(node))  # the run reads the callers' facts too
+            interpreter.enter_function(node)
+            env = interpreter.env
+            if env is not None:
+                for name, value in passed.items():
+                    if name in env:
+                        env[name] = value
+            interpreter.run_block(node.body)
+            returned = join(interpreter.returned, NONE if interpreter.env is not None else None)
+            if interpreter.returned is None and interpreter.env is None:
+                returned = UNKNOWN
+        finally:
+            self.in_context = False
+            self.in_progress.discard(id(node))
+            self.call_sites = self.file_call_sites
+        if key is not None:
+            self.context_results[key] = returned
+        return returned
 
 
 class _JournaledClassCheck(params.ClassCheck):

@@ -13,6 +13,7 @@ from gradguard.analysis import torch_api as api
 from gradguard.analysis.call_sites import passed_arguments
 from gradguard.analysis.events import InferenceSaved, LossInput, ModuleCall
 from gradguard.analysis.graph import SavedNode, Saves
+from gradguard.analysis.interpreter import contextual
 from gradguard.analysis.interpreter.environment import GradMode
 from gradguard.analysis.interpreter.expressions import ExpressionEvaluator, shape_of
 from gradguard.analysis.interpreter.summary import FunctionSummary, with_rebound
@@ -359,9 +360,28 @@ class ModuleCalls(ExpressionEvaluator):
                 self._result_changed_in_place(fresh, realised, realised=True)
             elif summary.changed_in_result:
                 output = self._tuple_changed_in_place(call, output, summary, given)
-            return output
+            return self.in_context(forward, call, args, output, skip_self=True)
         self.taint_arguments(call)
         return UNKNOWN
+
+    def in_context(
+        self,
+        function: FunctionNode,
+        call: ast.Call,
+        args: list[Value],
+        result: Value,
+        *,
+        skip_self: bool,
+    ) -> Value:
+        """`result` of calling a function of the file, with the history its summary left
+        unknown taken from a run with this call's arguments (see `contextual`)."""
+        if self.mode.enabled is not True:
+            return result
+        passed = passed_arguments(function, call, args, skip_self=skip_self)
+        if passed is None or not contextual.wants_context(result, passed):
+            return result
+        found = self.module.result_in_context(function, call, passed)
+        return contextual.refined(result, found) if found is not None else result
 
     def _tuple_changed_in_place(
         self,

@@ -614,7 +614,9 @@ class TorchCalls(ModuleCalls):
             assert isinstance(call.func, ast.Attribute)
             # A cast's arguments (a device, a dtype, a tensor whose dtype to take) add no
             # history: gradients flow to the receiver only.
-            inputs = [receiver] if name in api.MAYBE_IDENTITY_METHODS else [receiver, *args]
+            # Nor do sizes, dims and integer indices (`x.reshape(-1, x.size(-1))`).
+            only = name in api.MAYBE_IDENTITY_METHODS or name in api.RECEIVER_ONLY_METHODS
+            inputs = [receiver] if only else [receiver, *args]
             if name in ("mul", "div", "matmul", "mm", "bmm"):
                 self.note_saved_operands(call, f".{name}()", [call.func.value, *call.args], inputs)
             result = self.tensor_op(call, inputs)

@@ -1,0 +1,84 @@
+"""What a function of the file returns at one call, given that call's arguments.
+
+A function's summary is computed once for every caller, so a parameter it cannot know
+stays unknown, and so may what it returns: a loss module's `forward` computing
+`self.crit(logits, targets)` cannot tell whether `targets` carry history (soft targets
+could), so its loss has unknown history even when the caller passes integer labels and
+logits cut by `.data`. When a call passes arguments whose facts are known and the summary's
+result leaves its grad facts unknown, the function is interpreted once more for that call,
+with those arguments bound and nothing recorded (its events are the summary's), and the
+unknown autograd facts of the result are taken from that run
+(`ModuleInterpreter.result_in_context`). Only autograd facts are refined: the graph, carries
+and activations of the result stay those the summary gives the call.
+
+A run in context never starts another (one level), only functions of this file qualify, and
+only calls made with gradient recording on (the summary assumes it).
+"""
+
+from __future__ import annotations
+
+from gradguard.analysis.values import Grad, Kind, Value, evolve
+
+# How deep a result's tuples and dicts are looked into.
+_DEPTH = 3
+
+
+def wants_context(result: Value, passed: dict[str, Value] | None) -> bool:
+    """Whether a run with the call's arguments may tell more than the summary: some part
+    of the result has unknown history, and some argument is a known tensor or module."""
+    if not passed or not any(_informative(v) for v in passed.values()):
+        return False
+    return _unknown_grad(result, _DEPTH)
+
+
+def refined(result: Value, found: Value) -> Value:
+    """`result` with each part of unknown history given the history `found` (the run in
+    context) certainly has, part by part (elements of tuples and dicts of the same shape)."""
+    return _refined(result, found, _DEPTH)
+
+
+def _informative(value: Value, depth: int = _DEPTH) -> bool:
+    """A tensor or module (or a tuple, list or dict holding one): what autograd facts are
+    made of. Strings, numbers and unknown objects tell a summary nothing it lacked."""
+    if value.kind in (Kind.TENSOR, Kind.MODULE):
+        return True
+    if depth == 0:
+        return False
+    parts = [*(value.elements or ()), *([value.items] if value.items is not None else [])]
+    return any(_informative(part, depth - 1) for part in parts)
+
+
+def _unknown_grad(value: Value, depth: int) -> bool:
+    if value.kind in (Kind.TENSOR, Kind.UNKNOWN) and value.grad is Grad.UNKNOWN:
+        return True
+    if depth == 0 or value.elements is None:
+        return False
+    return any(_unknown_grad(element, depth - 1) for element in value.elements)
+
+
+def _refined(result: Value, found: Value, depth: int) -> Value:
+    if (
+        result.grad is Grad.UNKNOWN
+        and found.grad is not Grad.UNKNOWN
+        and result.kind in (Kind.TENSOR, Kind.UNKNOWN)
+        and found.kind in (Kind.TENSOR, Kind.SCALAR)
+        and result.kind in (found.kind, Kind.UNKNOWN)
+    ):
+        # All its autograd facts at once: they hold together (a leaf made by
+        # `requires_grad_()` is TRACKED *and* a leaf).
+        result = evolve(result, autograd=found.autograd, kind=found.kind)
+    if (
+        depth == 0
+        or result.elements is None
+        or found.elements is None
+        or len(result.elements) != len(found.elements)
+        or result.fields != found.fields
+    ):
+        return result
+    parts = tuple(
+        _refined(mine, theirs, depth - 1)
+        for mine, theirs in zip(result.elements, found.elements, strict=True)
+    )
+    if all(a is b for a, b in zip(parts, result.elements, strict=True)):
+        return result
+    return evolve(result, elements=parts)
