@@ -11,6 +11,7 @@ import pytest
 from gradguard.analysis.appended_state import appended_lists
 from gradguard.analysis.events import Conversion
 from gradguard.analysis.imports import build_scope
+from gradguard.analysis.interpreter.statements import FunctionInterpreter
 from gradguard.analysis.model import analyse_module
 from gradguard.analysis.values import Grad, Kind
 
@@ -111,3 +112,49 @@ def test_a_read_holds_what_the_appends_append(
     appended: str, bases: str, converted: list[tuple[Grad, Kind]]
 ) -> None:
     assert _items_converted(appended, bases) == converted
+
+
+BUFFER = """
+import torch
+from torch import nn
+
+class Buffer:
+    def __init__(self):
+        self.log_probs, self.values = [], {init}
+
+    def add(self, log_prob, value):
+        self.log_probs.append(log_prob)
+        self.values.append(value.detach())
+
+buffer = Buffer()
+buffer.add(torch.zeros(()), nn.Linear(2, 1)(torch.ones(2)))
+stacked = torch.stack(buffer.values)
+"""
+
+
+@pytest.mark.parametrize(("init", "qualifies"), [("[]", True), ("[0]", False)])
+def test_lists_reset_by_an_unpacking_qualify(init: str, qualifies: bool) -> None:
+    """`self.log_probs, self.values = [], []` resets both lists, as two statements would."""
+    tree = ast.parse(BUFFER.format(init=init))
+    cls = next(n for n in tree.body if isinstance(n, ast.ClassDef))
+    found = set(appended_lists(tree, cls, build_scope(tree, None).resolve))
+    assert found == ({"log_probs", "values"} if qualifies else {"log_probs"})
+
+
+@pytest.mark.parametrize(("init", "grad"), [("[]", Grad.UNTRACKED), ("[0]", Grad.UNKNOWN)])
+def test_a_list_read_through_an_instance_holds_what_is_appended(
+    init: str, grad: Grad, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`buffer.values` outside the class holds at most what `add` appends (detached)."""
+    source = BUFFER.format(init=init)
+    seen: list[Grad] = []
+    original = FunctionInterpreter.run_stmt
+
+    def recording(self: FunctionInterpreter, stmt: ast.stmt) -> None:
+        original(self, stmt)
+        if self.env is not None and "stacked" in self.env:
+            seen.append(self.env["stacked"].grad)
+
+    monkeypatch.setattr(FunctionInterpreter, "run_stmt", recording)
+    analyse_module(ast.parse(source), source)
+    assert seen and seen[-1] is grad

@@ -8,7 +8,8 @@ only true when the file shows every change of the list, so an attribute qualifie
 every mention of its name in the file (on any receiver, since receivers' types are not
 known everywhere) is one of:
 
-* `self.<attr> = []` (or `list()`) in a method of the class, one of them in `__init__`;
+* `self.<attr> = []` (or `list()`, or one target of `self.a, self.b = [], []`) in a method
+  of the class, one of them in `__init__`;
 * `self.<attr>.append(x)` in a method of the class (one argument, no keywords), or a method
   that adds nothing (`pop`, `clear`, `count`, `index`, `copy`);
 * a read that cannot change or keep the list: an item (`self.<attr>[-1]`), the iterable of a
@@ -27,7 +28,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from gradguard.analysis import libraries
-from gradguard.analysis.names import dotted
+from gradguard.analysis.names import dotted, paired
 from gradguard.analysis.node_cache import cached_by_node
 from gradguard.analysis.walk import module_nodes, module_parents, walk
 
@@ -68,14 +69,25 @@ def appended_lists(
 
 
 def _empty_list_stores(init: FunctionNode) -> frozenset[str]:
-    """Attributes `__init__` sets to an empty list with a plain statement of its body."""
+    """Attributes `__init__` sets to an empty list with a plain statement of its body (also
+    through unpacking: `self.log_probs, self.values = [], []`)."""
     names: set[str] = set()
     for stmt in init.body:
-        if isinstance(stmt, ast.Assign) and _is_empty_list(stmt.value):
-            for target in stmt.targets:
-                if isinstance(target, ast.Attribute) and dotted(target.value) == "self":
+        if isinstance(stmt, ast.Assign):
+            for target in _given_empty_lists(stmt):
+                if dotted(target.value) == "self":
                     names.add(target.attr)
     return frozenset(names)
+
+
+def _given_empty_lists(stmt: ast.Assign) -> list[ast.Attribute]:
+    """The attribute targets of `stmt` given an empty list."""
+    return [
+        target
+        for whole in stmt.targets
+        for target, value in paired(whole, stmt.value)
+        if isinstance(target, ast.Attribute) and _is_empty_list(value)
+    ]
 
 
 def _is_empty_list(expr: ast.expr | None) -> bool:
@@ -105,7 +117,7 @@ def _appenders(
         method = owner.get(id(node)) if dotted(node.value) == "self" else None
         parent = parents.get(id(node))
         if isinstance(node.ctx, ast.Store):
-            if method is None or not _stores_empty_list(node, parent):
+            if method is None or not _stores_empty_list(node, parent, parents):
                 return None
             continue
         if isinstance(node.ctx, ast.Del) or parent is None:
@@ -143,12 +155,15 @@ def _index(tree: ast.Module) -> _Index:
     return _Index(mentions, parents)
 
 
-def _stores_empty_list(node: ast.Attribute, parent: ast.AST | None) -> bool:
-    return (
-        isinstance(parent, ast.Assign)
-        and all(isinstance(t, ast.Attribute) for t in parent.targets)
-        and _is_empty_list(parent.value)
-    )
+def _stores_empty_list(
+    node: ast.Attribute, parent: ast.AST | None, parents: dict[int, ast.AST]
+) -> bool:
+    """`self.<attr> = []`, alone or as one target of an unpacking of empty lists."""
+    while isinstance(parent, ast.Tuple | ast.List):
+        parent = parents.get(id(parent))
+    if not isinstance(parent, ast.Assign):
+        return False
+    return any(target is node for target in _given_empty_lists(parent))
 
 
 def _use(

@@ -289,6 +289,11 @@ class ExpressionEvaluator(TrainingEffects):
                 # A list only ever grown by appends: it holds at most what they append.
                 return Value(kind=Kind.SEQUENCE, items=items, carries=frozenset({tag}))
             return Value(carries=frozenset({tag}), graph=self.state_graph(expr.attr))
+        if info is not None and base.kind in (Kind.INSTANCE, Kind.MODULE):
+            # The same list read through an instance (`buf.values` of a rollout buffer).
+            items = self.module.appended_items(info, expr.attr)
+            if items is not None:
+                return Value(kind=Kind.SEQUENCE, items=items, carries=base.all_carries())
         if base.kind is Kind.TENSOR:
             if expr.attr == "grad" and (site := self.site(expr, expr.value, base)) is not None:
                 self.emit(GradRead(False, **site))
