@@ -792,6 +792,11 @@ OBJECT_FACTS = [
      "import copy\nclass Agent:\n    def __init__(self):\n        self.online = nn.Linear(2, 2)\n"
      "        self.target = copy.deepcopy(self.online)\n    def act(self, s):\n"
      "        k = self.target  # <- k", Kind.MODULE, {"module.qualified": "torch.nn.Linear"}),
+    # A helper that always returns a parameter as passed returns the caller's argument.
+    ("helper returning its parameter",
+     "class Net(nn.Module):\n    def forward(self, a):\n        return a\n"
+     "def load(m, path):\n    m.load_state_dict(torch.load(path))\n    return m\n"
+     "k = load(Net(), 'w.pt')  # <- k", Kind.MODULE, {"module.local.node.name": "Net"}),
     # Only an nn.Module has an `eval()` taking nothing (a module of unknown class).
     ("eval() of a value handed in", "def f(m):\n    m.eval()\n    k = m  # <- k", Kind.MODULE,
      {"module.qualified": None}),

@@ -17,7 +17,11 @@ from gradguard.analysis.graph import SavedNode, Saves
 from gradguard.analysis.imports import Scope, is_torch
 from gradguard.analysis.interpreter.expressions import with_field
 from gradguard.analysis.interpreter.module_calls import MODULE_BY_USE, OPTIMIZER_BY_USE
-from gradguard.analysis.interpreter.summary import FunctionSummary, with_rebound
+from gradguard.analysis.interpreter.summary import (
+    FunctionSummary,
+    returned_parameter,
+    with_rebound,
+)
 from gradguard.analysis.interpreter.torch_calls import TorchCalls
 from gradguard.analysis.interpreter.training_effects import is_optimizer
 from gradguard.analysis.model import (
@@ -230,6 +234,25 @@ class CallEvaluator(TorchCalls):
             pair = Value(kind=Kind.SEQUENCE, elements=tuple(parts))
             return Value(kind=Kind.SEQUENCE, items=pair)
         return Value(kind=Kind.OTHER) if name in _PLAIN_BUILTINS else UNKNOWN
+
+    def _returned_argument(
+        self, function: FunctionNode, call: ast.Call, args: list[Value]
+    ) -> Value | None:
+        """What a call of a function that always returns one of its parameters as passed
+        returns (`model = load_weights(Net(), path)`): the argument itself, as the call left
+        it (a name's value after the call forgot what code given it may change). None for
+        any other function."""
+        name = returned_parameter(function)
+        if name is None:
+            return None
+        passed = passed_arguments(function, call, args, skip_self=False)
+        if passed is None or name not in passed:
+            return None
+        expr = _argument_expr(function, call, name)
+        key = dotted(expr) if expr is not None else None
+        if key is not None and self.env is not None and key in self.env:
+            return self.env[key]
+        return passed[name]
 
     def _summed(self, call: ast.Call, args: list[Value]) -> Value | None:
         """`sum(losses)` / `sum(losses.values(), start)` over a list, tuple or dict view
@@ -593,6 +616,9 @@ class CallEvaluator(TorchCalls):
             self.taint_arguments(call)
             result = self._instantiate(callee.function, summary, call, args, skip_self=False)
             result = self.in_context(callee.function, call, args, result, skip_self=False)
+            given = self._returned_argument(callee.function, call, args)
+            if given is not None:
+                return given
             return self._called_under_mode(callee.function, call, result)
         self.taint_arguments(call)
         if (
@@ -663,6 +689,15 @@ class CallEvaluator(TorchCalls):
                 fresh, dataclasses.replace(summary, changed_in_result=changes), realised=True
             )
         return result
+
+
+def _argument_expr(function: FunctionNode, call: ast.Call, name: str) -> ast.expr | None:
+    """The expression `call` passes for the parameter `name` of `function` (no unpacking)."""
+    positional = [*function.args.posonlyargs, *function.args.args]
+    for param, arg in zip(positional, call.args, strict=False):
+        if param.arg == name:
+            return arg
+    return next((kw.value for kw in call.keywords if kw.arg == name), None)
 
 
 def _fresh_graph(value: Value, call: ast.Call) -> Value:

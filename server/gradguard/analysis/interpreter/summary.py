@@ -12,13 +12,14 @@ from gradguard.analysis.model import (
     BackwardCall,
     InPlaceOnSaved,
 )
+from gradguard.analysis.names import parameter_names
 from gradguard.analysis.node_cache import cached_by_node
 from gradguard.analysis.values import (
     Carry,
     Value,
     evolve,
 )
-from gradguard.analysis.walk import walk
+from gradguard.analysis.walk import own_nodes, walk
 
 if TYPE_CHECKING:
     pass
@@ -260,3 +261,37 @@ def changed_self_attributes(
             elif name not in attributes:
                 return None
     return frozenset(changed)
+
+
+@cached_by_node
+def returned_parameter(function: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
+    """The parameter a function always returns as it was passed (`def load(model, path):
+    model.load_state_dict(...); return model`): every `return` of its own code returns that
+    name, its last statement is one of them (it cannot fall off the end), and nothing
+    rebinds the name. A call returns the very object it passed then. None otherwise."""
+    if not function.body or not isinstance(function.body[-1], ast.Return):
+        return None
+    last = function.body[-1].value
+    if not isinstance(last, ast.Name) or last.id not in parameter_names(function):
+        return None
+    name = last.id
+    for node in own_nodes(function.body):
+        if isinstance(node, ast.Return) and not (
+            isinstance(node.value, ast.Name) and node.value.id == name
+        ):
+            return None
+        if isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load):
+            return None
+        if isinstance(node, ast.Global | ast.Nonlocal) and name in node.names:
+            return None
+        nested = isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+        if nested and name in _bound_inside(node):
+            return None
+    return name
+
+
+def _bound_inside(node: ast.AST) -> frozenset[str]:
+    """Names a nested function or class declares `nonlocal` (it could rebind them)."""
+    return frozenset(
+        name for inner in walk(node) if isinstance(inner, ast.Nonlocal) for name in inner.names
+    )

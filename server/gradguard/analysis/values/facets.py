@@ -198,8 +198,25 @@ class ParameterFacts:
             return self
         return ParameterFacts(
             frozen=self.frozen if self.frozen is other.frozen else None,
-            optimizes=self.optimizes if self.optimizes is other.optimizes else None,
+            optimizes=_joined_optimizer(self.optimizes, other.optimizes),
         )
+
+
+def _joined_optimizer(
+    a: OptimizedParameters | None, b: OptimizedParameters | None
+) -> OptimizedParameters | None:
+    """The same optimizer on both paths, stale on one of them (`if num_classes != ...:
+    model.fc = nn.Linear(...)`): stale, with that replacement. Whenever the replacing
+    statement runs, the optimizer does not hold what it made; that is the statement GG604
+    reports. Any other difference: nothing is known."""
+    if a is b:
+        return a
+    if a is None or b is None or (a.stale is None) == (b.stale is None):
+        return None
+    same = a.call is b.call and a.stmt is b.stmt and a.key == b.key and a.module is b.module
+    if not same:
+        return None
+    return a if a.stale is not None else b
 
 
 @dataclass(frozen=True)
