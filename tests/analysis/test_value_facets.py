@@ -604,6 +604,13 @@ AUTOGRAD_FACTS = [
      "    t = y[:, i]  # <- t\n", Kind.TENSOR, {"grad": U}),
     ("reshaped by its own size", "d = model(x).detach()\nr = d.reshape(-1, d.size(-1))  # <- r",
      Kind.TENSOR, {"grad": U}),
+    # Of two re-wrapped operands, the one that cut a history is the reason given.
+    ("weights times re-wrapped losses", "def f(cfg):\n    w = torch.tensor(cfg['weights'])\n"
+     "    s = torch.tensor([model(x).sum(), model(x).mean()])\n    k = (w * s).sum()  # <- k\n",
+     Kind.TENSOR, {"grad": U, "loss.kind": LossKind.REWRAP, "loss.wrapped_history": True}),
+    ("re-wrapped losses times weights", "w = torch.tensor([1.0, 0.5])\n"
+     "s = torch.tensor([model(x).sum(), model(x).mean()])\nk = (w * s).sum()  # <- k",
+     Kind.TENSOR, {"grad": U, "loss.kind": LossKind.REWRAP, "loss.wrapped_history": True}),
     # `sum()` of a list or dict view with known items is arithmetic on them.
     ("sum of a dict's losses", "d = {'a': model(x).sum(), 'b': model(x).mean()}\n"
      "s = sum(d.values())  # <- s", Kind.TENSOR, {"grad": T}),

@@ -569,10 +569,21 @@ def forced_leaf(tensor: Value) -> Value:
 
 def _rank(loss: Loss | None) -> int:
     """How much a reason explains a lost history: a cut (detach, no_grad, conversion) says
-    more than a fresh factory tensor, which says more than a literal."""
+    more than a fresh factory tensor, which says more than a literal. Re-wrapping data that
+    never had a history (`torch.tensor([1.0, 0.5])`) makes a fresh tensor too; re-wrapping
+    values that had one (`torch.tensor([loss_a, loss_b])`) says the most."""
     if loss is None:
         return 0
+    if loss.kind is LossKind.REWRAP and loss.wrapped_history:
+        return _CUT + 1  # a history certainly cut right there
+    if loss.kind is LossKind.REWRAP and _fresh_data(loss):
+        return 2
     return {LossKind.LITERAL: 1, LossKind.FACTORY: 2}.get(loss.kind, _CUT)
+
+
+def _fresh_data(rewrap: Loss) -> bool:
+    """A re-wrap of data known to have had no history and not to have been cut."""
+    return not rewrap.wrapped_history and not rewrap.wrapped_unknown and rewrap.inner is None
 
 
 _CUT = 3  # the rank of a reason that cut a history (see `_rank`)
@@ -658,7 +669,7 @@ def combine(values: Iterable[Value], *, result_kind: Kind = Kind.TENSOR) -> Valu
             inert_terms=inert,
         )
     if unknown and batch:
-        if first_loss is not None and _rank(first_loss) == _CUT:
+        if first_loss is not None and _rank(first_loss) >= _CUT:
             return Value(grad=Grad.UNTRACKED, kind=result_kind, loss=first_loss)
         return Value(kind=result_kind, carries=carries, graph=graph, batch=True)
     if unknown:
