@@ -217,7 +217,8 @@ def test_a_parameter_plotted_or_given_to_numpy_is_learnt_from_callers() -> None:
         ("return F.nll_loss(outputs, target)", True),  # given to a library function
         ("self.outputs = outputs", True),  # a setter: the attribute holds it
         ("return self.a.b(outputs)", False),  # a callee too far to tell
-        ("self.outputs = outputs.clone()", False),  # not the parameter itself
+        ("self.outputs = outputs.title()", False),  # not the parameter, and nothing telling
+        ("self.outputs = outputs.clone()", True),  # a tensor's copy keeps its history
         ("return outputs", False),
     ],
 )
@@ -243,6 +244,25 @@ def test_a_parameter_changed_in_place_is_learnt_from_callers(body: str, learns: 
     """Whether `E[:, 0::2] = ...` raises depends on what the callers pass (a leaf weight
     that requires grad), so such a function is worth a second pass."""
     (function,) = ast.parse(f"def fill(E, w):\n    {body}\n").body
+    assert isinstance(function, ast.FunctionDef)
+    assert may_learn(function) is learns
+
+
+@pytest.mark.parametrize(
+    ("body", "learns"),
+    [
+        ("_, pred = logits.max(dim=1)", True),  # a tensor method of a parameter
+        ("groups = model.backbone.parameters()", True),  # through an attribute chain
+        ("build([model, logits])", True),  # handed on inside a list literal
+        ("opt = make({'params': logits})", True),  # or a dict literal
+        ("name = logits.title()", False),  # a method that tells nothing
+        ("build([1, 2])", False),
+    ],
+)
+def test_what_a_function_does_with_a_parameter_makes_it_learn(body: str, learns: bool) -> None:
+    """A function learns from its callers when what it does with a parameter depends on
+    what they pass: a tensor's methods, a module's parameters, a helper given it."""
+    (function,) = ast.parse(f"def f(model, logits):\n    {body}\n").body
     assert isinstance(function, ast.FunctionDef)
     assert may_learn(function) is learns
 

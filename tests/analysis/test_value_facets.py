@@ -611,6 +611,16 @@ AUTOGRAD_FACTS = [
     ("re-wrapped losses times weights", "w = torch.tensor([1.0, 0.5])\n"
      "s = torch.tensor([model(x).sum(), model(x).mean()])\nk = (w * s).sum()  # <- k",
      Kind.TENSOR, {"grad": U, "loss.kind": LossKind.REWRAP, "loss.wrapped_history": True}),
+    # Writing a number into a tensor without history leaves it without any.
+    ("number written into indices", "p = model(x).argmax(1)\np[p == 3] = 0\nk = p  # <- k",
+     Kind.TENSOR, {"grad": U}),
+    ("tensor with history written into indices", "p = model(x).argmax(1).float()\n"
+     "p[0] = model(x)[0, 0]\nk = p  # <- k", Kind.TENSOR, {"grad": T}),
+    # A tensor's sizes are Python ints.
+    ("sizes unpacked", "n, c = model(x).shape[:2]  # <- c", Kind.SCALAR, {"grad": U}),
+    ("one size", "c = model(x).size(-1)  # <- c", Kind.SCALAR, {"grad": U}),
+    ("divided by its batch size", "d = model(x).detach()\nk = d.sum() / d.size(0)  # <- k",
+     Kind.TENSOR, {"grad": U}),
     # `sum()` of a list or dict view with known items is arithmetic on them.
     ("sum of a dict's losses", "d = {'a': model(x).sum(), 'b': model(x).mean()}\n"
      "s = sum(d.values())  # <- s", Kind.TENSOR, {"grad": T}),

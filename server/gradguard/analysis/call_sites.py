@@ -322,8 +322,10 @@ class _Survey:
 # Methods whose call on a parameter shows it is a model, optimizer or tensor whose facts
 # the rules need (calling the parameter itself, `model(x)`, counts too).
 _TELLING_METHODS = frozenset(
-    "backward step zero_grad eval train parameters forward item numpy detach append "
-    "requires_grad_ cpu cuda to".split()
+    "backward step zero_grad eval train parameters named_parameters forward item numpy "
+    "detach append requires_grad_ cpu cuda to max min argmax argmin sort topk float long "
+    "int sum mean view reshape squeeze unsqueeze softmax log_softmax masked_fill "
+    "masked_fill_ clone gather".split()
 )
 
 
@@ -350,7 +352,7 @@ def _may_learn(node: FunctionNode, *, skip_self: bool) -> bool:
             func = child.func
             if isinstance(func, ast.Name) and func.id in parameters:
                 return True
-            hands_on = any(isinstance(arg, ast.Name) and arg.id in parameters for arg in child.args)
+            hands_on = any(_mentions_parameter(arg, parameters) for arg in child.args)
             if hands_on and (isinstance(func, ast.Name) or _named_callee(func)):
                 return True  # handed on to another function, which may need it
             if hands_on and isinstance(func, ast.Attribute) and func.attr in _CONVERTING:
@@ -358,10 +360,9 @@ def _may_learn(node: FunctionNode, *, skip_self: bool) -> bool:
             if (
                 isinstance(func, ast.Attribute)
                 and func.attr in _TELLING_METHODS
-                and isinstance(func.value, ast.Name)
-                and func.value.id in parameters
+                and _root_name(func.value) in parameters
             ):
-                return True
+                return True  # `logits.max(1)`, `model.backbone.parameters()`
         elif (
             (
                 isinstance(child, ast.AugAssign)
@@ -376,6 +377,25 @@ def _may_learn(node: FunctionNode, *, skip_self: bool) -> bool:
         ):
             return True
     return False
+
+
+def _mentions_parameter(arg: ast.expr, parameters: set[str]) -> bool:
+    """A parameter given as it is, or as an item of a tuple, list or dict literal
+    (`optimizer_groups([model.alpha, model])`, `{"params": params}`)."""
+    if isinstance(arg, ast.Name):
+        return arg.id in parameters
+    if isinstance(arg, ast.Tuple | ast.List):
+        return any(_mentions_parameter(item, parameters) for item in arg.elts)
+    if isinstance(arg, ast.Dict):
+        return any(_mentions_parameter(item, parameters) for item in arg.values)
+    return False
+
+
+def _root_name(expr: ast.expr) -> str | None:
+    """`model` of `model.backbone.head`: the name an attribute chain starts from."""
+    while isinstance(expr, ast.Attribute):
+        expr = expr.value
+    return expr.id if isinstance(expr, ast.Name) else None
 
 
 def _named_callee(func: ast.expr) -> bool:

@@ -329,7 +329,8 @@ class _Paths:
             return False
         if func.attr in _SELF_RETURNING or func.attr.endswith("_"):
             return self._fresh_tensor(func.value)
-        return func.attr in api.DETACH_METHODS
+        # `.clone()` always allocates a new tensor, as `.detach()` makes a new object.
+        return func.attr in api.DETACH_METHODS or (func.attr == "clone" and not expr.args)
 
     def _module_creation(self, loop: ast.For) -> tuple[ast.stmt, str] | None:
         """For `for p in model.parameters()`: the statement building `model` in this scope."""

@@ -126,6 +126,15 @@ class ExpressionEvaluator(TrainingEffects):
                     # stored value's history (CopySlices) and keeps its graph alive.
                     graph = base.graph | value.graph
                     mutated = Value(Grad.TRACKED, Kind.TENSOR, carries=carries, graph=graph)
+                elif (
+                    base.kind is Kind.TENSOR
+                    and base.grad is Grad.UNTRACKED
+                    and value.grad is Grad.UNTRACKED
+                    and value.kind in (Kind.SCALAR, Kind.TENSOR)
+                ):
+                    # A number or a tensor without history written into a tensor without
+                    # history (`pred[pred == k] = 0`): it still has none, for its reason.
+                    mutated = evolve(base, carries=carries)
                 elif (keyed := with_field(base, target.slice, value)) is not None:
                     # `losses["total"] = loss` into a dict whose keys are known.
                     mutated = keyed
@@ -303,9 +312,9 @@ class ExpressionEvaluator(TrainingEffects):
                 )
             if expr.attr in api.TENSOR_VIEWS:
                 return self.view_op(expr, base, view=True)
-            return Value(
-                kind=Kind.OTHER if expr.attr in ("shape", "dtype", "device") else Kind.UNKNOWN
-            )
+            if expr.attr == "shape":
+                return SIZES  # a torch.Size: a tuple of ints
+            return Value(kind=Kind.OTHER if expr.attr in ("dtype", "device") else Kind.UNKNOWN)
         return UNKNOWN
 
     def _record_bound_grad(self, expr: ast.Attribute) -> None:
@@ -461,6 +470,12 @@ class ExpressionEvaluator(TrainingEffects):
             # Indexing only picks values: what an activation made them stays (`probs[mask]`).
             return activations.kept(selected, base)
         if (
+            base.kind is Kind.SEQUENCE
+            and base.items is not None
+            and isinstance(expr.slice, ast.Slice)
+        ):
+            return base  # a slice of a list of like items (`x.shape[:2]`) holds such items
+        if (
             base.kind in (Kind.SEQUENCE, Kind.MAPPING)
             and base.items is not None
             and not isinstance(expr.slice, ast.Slice)
@@ -559,6 +574,9 @@ def _is_true(value: Value) -> bool:
     """The literal `True` (a flag set on a tensor)."""
     return value.const is True and value.kind is Kind.SCALAR
 
+
+# A tensor's sizes (`x.shape`, `x.size()`): a tuple of Python ints.
+SIZES = Value(kind=Kind.SEQUENCE, items=Value(grad=Grad.UNTRACKED, kind=Kind.SCALAR))
 
 # Operators no container of tensors supports (`+` and `*` concatenate and repeat lists).
 _TENSOR_ONLY_OPERATORS = (ast.Sub, ast.Div, ast.FloorDiv, ast.Pow, ast.MatMult, ast.USub)

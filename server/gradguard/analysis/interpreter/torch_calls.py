@@ -20,7 +20,7 @@ from gradguard.analysis.events import (
     RequiresGradCall,
 )
 from gradguard.analysis.graph import Saves
-from gradguard.analysis.interpreter.expressions import shape_of
+from gradguard.analysis.interpreter.expressions import SIZES, shape_of
 from gradguard.analysis.interpreter.module_calls import ModuleCalls
 from gradguard.analysis.model import (
     TorchCall,
@@ -637,7 +637,9 @@ class TorchCalls(ModuleCalls):
                 return self._alias_of(name, receiver, result)
             return self.inference_result(result)
         if name in api.SHAPE_METHODS:
-            return Value(kind=Kind.OTHER)
+            if name == "size" and not call.args and not call.keywords:
+                return SIZES
+            return Value(grad=Grad.UNTRACKED, kind=Kind.SCALAR)  # an int (or a bool)
         if name.endswith("_") and not name.startswith("_"):
             assert isinstance(call.func, ast.Attribute)
             if (site := self.site(call, call.func.value, receiver)) is not None:

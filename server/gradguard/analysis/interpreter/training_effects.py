@@ -187,10 +187,26 @@ class TrainingEffects(GraphEffects):
         ):
             return False
         key = dotted(func.value)
-        owner = self.lookup(key) if key is not None else UNKNOWN
+        owner = self._bound_or_kept(key) if key is not None else UNKNOWN
         if owner.kind is not Kind.MODULE or owner.module is None:
             return False
         return not self.may_be_frozen(key, owner)
+
+    def _bound_or_kept(self, key: str) -> Value:
+        """The value at `key`: bound here, or `self.<attr>` as the class keeps it (what
+        `__init__` stored once, see `ModuleInterpreter.class_info`), read without the
+        effects of evaluating it again."""
+        if self.env is not None and key in self.env:
+            return self.lookup(key)
+        base, _, attr = key.partition(".")
+        if base != "self" or not attr or "." in attr or self.env is None:
+            return self.lookup(key)
+        owner = self.env.get("self")
+        info = None
+        if owner is not None and owner.kind is not Kind.CLASS:
+            info = owner.instance_of or (owner.module.local if owner.module else None)
+        kept = info.attributes.get(attr) if info is not None else None
+        return kept if kept is not None else self.lookup(key)
 
     def may_be_frozen(self, key: str | None, value: Value, read: ast.expr | None = None) -> bool:
         """Whether some code may have turned off `requires_grad` on parameters of the module
