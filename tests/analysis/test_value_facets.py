@@ -630,6 +630,13 @@ AUTOGRAD_FACTS = [
      {"grad": T}),
     ("sum of a list not known", "def f(losses):\n    s = sum(losses)  # <- s\n", Kind.UNKNOWN,
      {"grad": N}),
+    # A helper called under inference_mode returns inference tensors where it allocated
+    # them (a run in that mode tells), not what it only hands back.
+    ("helper computing in inference mode", "def enc(a):\n    return model(a) * 2\n"
+     "with torch.inference_mode():\n    k = enc(x)  # <- k", Kind.TENSOR, {"inference": True}),
+    ("helper handing back in inference mode", "def pick(a):\n    return a\n"
+     "with torch.inference_mode():\n    k = pick(x)  # <- k", Kind.TENSOR,
+     {"inference": False}),
     # A view of an inference tensor is one too; a copy made outside inference mode is not.
     ("view of an inference tensor", "with torch.inference_mode():\n    e = torch.ones(4, 2)\n"
      "v = e[0:2]  # <- v", Kind.TENSOR, {"inference": True}),

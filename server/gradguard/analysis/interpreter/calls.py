@@ -483,7 +483,7 @@ class CallEvaluator(TorchCalls):
                 of = receiver.instance_of or (receiver.module.local if receiver.module else None)
                 cls = of.node if of is not None else None
                 self.backward_across_methods(call, method, cls, summary, graphs)
-            return self._called_under_mode(method, call, result)
+            return self._called_under_mode(method, call, result, args, skip_self=True)
         if (
             receiver.kind is Kind.UNKNOWN
             and name == "item"
@@ -619,7 +619,7 @@ class CallEvaluator(TorchCalls):
             given = self._returned_argument(callee.function, call, args)
             if given is not None:
                 return given
-            return self._called_under_mode(callee.function, call, result)
+            return self._called_under_mode(callee.function, call, result, args, skip_self=False)
         self.taint_arguments(call)
         if (
             callee.kind is Kind.UNKNOWN

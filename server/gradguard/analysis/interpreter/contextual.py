@@ -82,3 +82,26 @@ def _refined(result: Value, found: Value, depth: int) -> Value:
     if all(a is b for a, b in zip(parts, result.elements, strict=True)):
         return result
     return evolve(result, elements=parts)
+
+
+def with_inference(result: Value, found: Value) -> Value:
+    """`result` of a call under inference_mode, each tensor part an inference tensor when
+    the run in this mode (`found`) allocated it there (part by part, as `refined`)."""
+    return _with_inference(result, found, _DEPTH)
+
+
+def _with_inference(result: Value, found: Value, depth: int) -> Value:
+    if result.kind is Kind.TENSOR and found.kind is Kind.TENSOR and found.inference:
+        result = evolve(result, inference=True)
+    if (
+        depth == 0
+        or result.elements is None
+        or found.elements is None
+        or len(result.elements) != len(found.elements)
+    ):
+        return result
+    parts = tuple(
+        _with_inference(mine, theirs, depth - 1)
+        for mine, theirs in zip(result.elements, found.elements, strict=True)
+    )
+    return evolve(result, elements=parts)

@@ -13,7 +13,7 @@ from gradguard.analysis import torch_api as api
 from gradguard.analysis.call_sites import CallerFacts, CallSites, kept_on_self
 from gradguard.analysis.graph import GRAPH_STATE_KEY
 from gradguard.analysis.imports import Scope, ScopeNode
-from gradguard.analysis.interpreter.environment import Env, join_envs
+from gradguard.analysis.interpreter.environment import Env, GradMode, join_envs
 from gradguard.analysis.interpreter.expressions import with_field
 from gradguard.analysis.interpreter.file_syntax import FileSyntax
 from gradguard.analysis.interpreter.module_calls import self_attributes
@@ -558,12 +558,12 @@ class ModuleInterpreter:
         return summary
 
     def result_in_context(
-        self, node: FunctionNode, call: ast.Call, passed: dict[str, Value]
+        self, node: FunctionNode, call: ast.Call, passed: dict[str, Value], mode: GradMode
     ) -> Value | None:
         """What `node` returns when run with the arguments `call` passes (`passed`, by
-        parameter name), nothing recorded (see `gradguard.analysis.interpreter.contextual`);
-        None when it may not run now (inside another such run or the function itself, or
-        a function of another file)."""
+        parameter name) under the caller's grad `mode`, nothing recorded (see
+        `gradguard.analysis.interpreter.contextual`); None when it may not run now (inside
+        another such run or the function itself, or a function of another file)."""
         if (
             self.in_context
             or self.collecting_globals
@@ -572,7 +572,7 @@ class ModuleInterpreter:
             or self.owner_of(node) is not self
         ):
             return None
-        key: object = (id(call), id(node), tuple(passed.items()))
+        key: object = (id(call), id(node), mode, tuple(passed.items()))
         try:
             known = self.context_results.get(key)
         except TypeError:  # an argument's facts cannot be hashed: run without keeping it
@@ -589,6 +589,8 @@ class ModuleInterpreter:
             if self.journal is not None:
                 self.journal.entered(id(node))  # the run reads the callers' facts too
             interpreter.enter_function(node)
+            if not any(interpreter.grad_mode_of(d, node) for d in node.decorator_list):
+                interpreter.mode = mode  # a decorator's mode wins, as in any call
             env = interpreter.env
             if env is not None:
                 for name, value in passed.items():

@@ -380,7 +380,7 @@ class ModuleCalls(ExpressionEvaluator):
         passed = passed_arguments(function, call, args, skip_self=skip_self)
         if passed is None or not contextual.wants_context(result, passed):
             return result
-        found = self.module.result_in_context(function, call, passed)
+        found = self.module.result_in_context(function, call, passed, self.mode)
         return contextual.refined(result, found) if found is not None else result
 
     def _tuple_changed_in_place(
@@ -501,10 +501,27 @@ class ModuleCalls(ExpressionEvaluator):
             if (site := self.site(call, first, args[0])) is not None:
                 self.emit(InferenceSaved(module.qualified or name, parameters, **site))
 
-    def _called_under_mode(self, function: FunctionNode, call: ast.Call, result: Value) -> Value:
+    def _called_under_mode(
+        self,
+        function: FunctionNode,
+        call: ast.Call,
+        result: Value,
+        args: list[Value],
+        *,
+        skip_self: bool,
+    ) -> Value:
         """A function of the file called with gradient recording certainly off computes
-        without recording too, unless it switches recording back on itself."""
+        without recording too, unless it switches recording back on itself. Under
+        inference_mode, which of the tensors it returns it allocated (inference tensors) and
+        which it was given is told by a run of it in this mode (see `contextual`)."""
         off = self.mode.off
         if self.mode.enabled is not False or off is None or _may_enable_grad(function):
             return result
-        return restamp(result, self.tensor_op(call, []), self.mode)
+        stamped = restamp(result, self.tensor_op(call, []), self.mode)
+        if not off.inference:
+            return stamped
+        passed = passed_arguments(function, call, args, skip_self=skip_self)
+        found = None
+        if passed is not None:
+            found = self.module.result_in_context(function, call, passed, self.mode)
+        return contextual.with_inference(stamped, found) if found is not None else stamped
