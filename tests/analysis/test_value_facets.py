@@ -816,6 +816,14 @@ OBJECT_FACTS = [
      "import copy\nclass Agent:\n    def __init__(self):\n        self.online = nn.Linear(2, 2)\n"
      "        self.target = copy.deepcopy(self.online)\n    def act(self, s):\n"
      "        k = self.target  # <- k", Kind.MODULE, {"module.qualified": "torch.nn.Linear"}),
+    # A module built in a method other than `__init__` (`setup()`), stored nowhere else.
+    ("module built in setup", "class Op:\n    def setup(self, n):\n"
+     "        self.net = nn.Linear(n, 1)\n    def step(self, a):\n        k = self.net  # <- k\n",
+     Kind.MODULE, {"module.qualified": "torch.nn.Linear"}),
+    ("module built in setup and elsewhere", "class Op:\n    def setup(self, n):\n"
+     "        self.net = nn.Linear(n, 1)\n    def reset(self, other):\n"
+     "        self.net = other\n    def step(self, a):\n        k = self.net  # <- k\n",
+     Kind.UNKNOWN, {"module": None}),
     # A helper that always returns a parameter as passed returns the caller's argument.
     ("helper returning its parameter",
      "class Net(nn.Module):\n    def forward(self, a):\n        return a\n"

@@ -341,6 +341,7 @@ class ModuleInterpreter:
         key in `__init__`) that no code of the file changes afterwards."""
         stores = _self_stores(info.node)
         self._collect_set_attributes(info)
+        self._collect_built_in_methods(info)
         init = next(
             (s for s in info.node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"),
             None,
@@ -440,6 +441,50 @@ class ModuleInterpreter:
                     continue
                 if not _class_level(info.node, attr):
                     info.attributes.setdefault(attr, known)
+
+    def _collect_built_in_methods(self, info: ClassInfo) -> None:
+        """`def setup(self): self.model = nn.Linear(1, 1)`: a module built by a statement
+        of a method's own body other than `__init__` (a Ray or Lightning `setup()`, a
+        `build_model()`), when nothing else in the file stores that attribute (one store on
+        any receiver, no class-level default). A method reading it either raises
+        AttributeError or runs after the store, so it holds a module of that kind (the
+        constructor's arguments aside, which may come from the method's parameters)."""
+        for method in info.node.body:
+            if not isinstance(method, ast.FunctionDef) or method.name == "__init__":
+                continue
+            if method.decorator_list or not method.args.args:
+                continue
+            me = method.args.args[0].arg
+            for stmt in method.body:
+                if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
+                    continue
+                target = stmt.targets[0]
+                if not (isinstance(target, ast.Attribute) and dotted(target.value) == me):
+                    continue
+                attr = target.attr
+                if attr in info.attributes or _class_level(info.node, attr):
+                    continue
+                if self.syntax.attribute_stores().get(attr) != 1:
+                    continue
+                if not isinstance(api.uncast(stmt.value), ast.Call):
+                    continue
+                value = self._scratch_value(info, method, stmt.value)
+                if value.kind is Kind.MODULE:
+                    info.attributes[attr] = value
+
+    def _scratch_value(self, info: ClassInfo, method: FunctionNode, expr: ast.expr) -> Value:
+        """`expr` of `method` evaluated on its own, `self` bound, nothing recorded and no
+        call noted (its arguments are not what the method's own run passes)."""
+        scratch = FunctionInterpreter(self, self.scope_of(method), method, record=False)
+        if scratch.env is not None and method.args.args:
+            kind = Kind.MODULE if info.is_module else Kind.INSTANCE
+            me = method.args.args[0].arg
+            scratch.env[me] = Value(kind=kind, module=ModuleRef(local=info), instance_of=info)
+        sites, self.call_sites = self.call_sites, CallSites()
+        try:
+            return scratch.eval(expr)
+        finally:
+            self.call_sites = sites
 
     def appended_items(self, info: ClassInfo, attr: str) -> Value | None:
         """At most what the list `self.<attr>` of an instance of `info` holds, when the file
