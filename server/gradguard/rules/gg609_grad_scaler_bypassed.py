@@ -7,7 +7,9 @@ the still-scaled gradients:
 * `optimizer.step()` called directly after `scaler.scale(loss).backward()`, instead of
   `scaler.step(optimizer)`;
 * `clip_grad_norm_` / `clip_grad_value_` after `scaler.scale(loss).backward()` and before
-  `scaler.unscale_(optimizer)`, followed by `scaler.step(optimizer)`.
+  `scaler.unscale_(optimizer)`, followed by `scaler.step(optimizer)`; also a clip that is
+  the first thing a helper of the file does (`self._clip_gradients()`, defined once),
+  reported in the helper.
 
 It fires only when the scaler is certain: every binding of its name in the file is a
 `torch.amp.GradScaler(...)` (also `torch.GradScaler`, `torch.cuda.amp.GradScaler`, however
@@ -69,6 +71,7 @@ from gradguard.analysis.facts import (
     OptimizerCall,
     TorchCall,
     bindings_of,
+    callee_name,
     dotted,
     parameter_names,
 )
@@ -198,7 +201,11 @@ scaler.update()
                     yield from self._direct_step(ctx, scaler, event, steps[id(stmt)], block)
                     break
                 if id(stmt) in clips:
-                    yield from self._early_clip(ctx, scaler, event, clips[id(stmt)], block)
+                    yield from self._early_clip(ctx, scaler, event, clips[id(stmt)], block, stmt)
+                    break
+                clip = _clip_in_helper(ctx, stmt, clips, scaler)
+                if clip is not None:
+                    yield from self._early_clip(ctx, scaler, event, clip, block, stmt)
                     break
                 if _reads_scaler_or_grad(stmt, scaler):
                     break
@@ -233,8 +240,11 @@ scaler.update()
         event: BackwardCall,
         clip: TorchCall,
         block: list[ast.stmt],
+        anchor: ast.stmt,
     ) -> Iterator[Finding]:
-        at = _index(block, clip.stmt)
+        """`anchor`: the statement of `block` that clips (the clip, or a call of a helper
+        of the file clipping first thing)."""
+        at = _index(block, anchor)
         later = [s for s in block[at + 1 :] if _scaler_call(s, scaler, "step", None)]
         if not later:
             return  # the scaler is not used to step here: GG609's first case or unknown
@@ -251,8 +261,33 @@ scaler.update()
             Related(ctx.node_range(event.call), "the gradients are scaled here"),
             Related(ctx.node_range(later[0]), "unscaled only here"),
         ]
-        fixes = _unscale_fix(ctx, scaler, clip, later, block)
+        if anchor is not clip.stmt:
+            related.insert(1, Related(ctx.node_range(anchor), "the clipping helper runs here"))
+        fixes = _unscale_fix(ctx, scaler, anchor, later, block)
         yield self.finding(message, ctx.node_range(clip.call), related, fixes)
+
+
+def _clip_in_helper(
+    ctx: RuleContext, stmt: ast.stmt, clips: dict[int, TorchCall], scaler: str
+) -> TorchCall | None:
+    """The clip a statement runs through a helper of the file (`self._clip_gradients()`):
+    a function defined once in the file, called as the whole statement, whose own body
+    clips in a statement of its own before anything there may touch the scaler or the
+    gradients (no `unscale_` first)."""
+    if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
+        return None
+    name = callee_name(stmt.value.func)
+    defined = ctx.grad_context.functions.get(name, []) if name is not None else []
+    if len(defined) != 1:
+        return None
+    for inner in defined[0].body:
+        if id(inner) in clips:
+            return clips[id(inner)]
+        if _reads_scaler_or_grad(inner, scaler) or any(
+            isinstance(node, ast.Attribute) and node.attr == "unscale_" for node in ast.walk(inner)
+        ):
+            return None
+    return None
 
 
 def _certain_scalers(ctx: RuleContext) -> set[str]:
@@ -421,10 +456,11 @@ def _step_fix(
 
 
 def _unscale_fix(
-    ctx: RuleContext, scaler: str, clip: TorchCall, later: list[ast.stmt], block: list[ast.stmt]
+    ctx: RuleContext, scaler: str, clip: ast.stmt, later: list[ast.stmt], block: list[ast.stmt]
 ) -> list[Fix]:
-    """`scaler.unscale_(optimizer)` before the clip, for the one optimizer stepped after."""
-    if len(later) != 1 or not stands_alone(ctx.source, clip.stmt):
+    """`scaler.unscale_(optimizer)` before the statement that clips (`clip`), for the one
+    optimizer stepped after."""
+    if len(later) != 1 or not stands_alone(ctx.source, clip):
         return []
     step = later[0]
     assert isinstance(step, ast.Expr) and isinstance(step.value, ast.Call)
@@ -434,5 +470,5 @@ def _unscale_fix(
     if not any(_scaler_call(s, scaler, "update", None) for s in block[at + 1 :]):
         return []
     optimizer = expr_text(ctx.source, step.value.args[0])
-    edit = insert_before(ctx.source, clip.stmt, f"{scaler}.unscale_({optimizer})")
+    edit = insert_before(ctx.source, clip, f"{scaler}.unscale_({optimizer})")
     return [Fix("Unscale before clipping", Safety.UNSAFE, (edit,))]
