@@ -19,7 +19,10 @@ or clears gradients outside the guard (a WGAN critic updated every iteration, a 
 every `n_critic`; gradients cleared every iteration do not accumulate), when the guarded
 block runs a backward of its own, for a modulo guard around logging only, for `% 1`, and
 for accumulation inside a helper the analysis cannot see (`accelerator.backward(loss)`
-included: accelerate divides by itself). Mixed precision is followed: `scaler.scale(loss)`
+included: accelerate divides by itself), or for code it cannot see given the model in the
+guarded block (it may rescale); a helper of the file that only reads (`self._grad_norm()`
+for a log line: builtins, torch functions and reading methods, nothing stored or changed in
+place) is not such code. Mixed precision is followed: `scaler.scale(loss)`
 does not average (the factor is divided out before the step) and `scaler.step(optimizer)`
 is the step.
 
@@ -407,11 +410,52 @@ def _may_rescale(ctx: RuleContext, guard: ast.If) -> bool:
         first <= call.lineno <= last
         and id(call) in ctx.analysis.opaque_with_training_state
         and callee_name(call.func) not in _STEP_CALLS
+        and not _reads_only(ctx, call)
         for call in ctx.analysis.opaque_calls
     )
 
 
 _STEP_CALLS = frozenset({"step", "update", "unscale_", "zero_grad"})
+
+
+def _reads_only(ctx: RuleContext, call: ast.Call) -> bool:
+    """A call of a helper of the file (defined once) that certainly changes no gradient:
+    it stores nothing into an attribute or an item, changes nothing in place (no method or
+    torch function ending in `_`) and calls only builtins, torch functions and methods
+    (`self._grad_norm()` measuring the norm for a log line)."""
+    name = callee_name(call.func)
+    defined = ctx.grad_context.functions.get(name, []) if name is not None else []
+    if len(defined) != 1:
+        return False
+    for node in ast.walk(defined[0]):
+        if isinstance(node, ast.Attribute | ast.Subscript) and not isinstance(node.ctx, ast.Load):
+            return False
+        if isinstance(node, ast.Call) and not _reading_call(ctx, node.func):
+            return False
+    return True
+
+
+def _reading_call(ctx: RuleContext, func: ast.expr) -> bool:
+    """A builtin, torch function or tensor/container method that only reads."""
+    called = callee_name(func)
+    if called is None or called.endswith("_") or called in ctx.grad_context.functions:
+        return False  # in place, or more code of the file
+    if isinstance(func, ast.Name):
+        return func.id in _READING_BUILTINS
+    spelled = dotted(func)
+    return (spelled is not None and spelled.startswith("torch.")) or called in _READING_METHODS
+
+
+# Methods that read a tensor, a module's parameters or a container without changing them.
+_READING_METHODS = frozenset(
+    "norm item abs sum mean max min detach clone cpu numel tolist float pow sqrt parameters "
+    "named_parameters items values keys get append size dim".split()
+)
+# Builtins that compute from what they are given without changing it.
+_READING_BUILTINS = frozenset(
+    "sum max min len list tuple float int abs round sorted print str repr zip enumerate any "
+    "all".split()
+)
 
 
 def _guard_condition(loop: ast.AST, guard: ast.If) -> ast.expr:
