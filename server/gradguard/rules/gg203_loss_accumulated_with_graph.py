@@ -6,7 +6,9 @@ Finds a running total that adds the loss tensor itself (`total_loss += loss`, or
 iteration, when the total is never backpropagated. A loss history that stores the loss
 tensor itself (`losses.append(loss)`, the list bound before the loop) keeps the graphs the
 same way, when the appended name is what `backward()` runs on every iteration and no other
-`backward()` of the function may run through the list.
+`backward()` of the function may run through the list; so does appending the dict or tuple
+the loss is read from (`output["loss"].backward()`, then `outputs.append(output)`; no fix is
+offered then: what to keep of it is the author's call).
 
 ## Why is this bad?
 `loss` still holds its autograd graph, so `total_loss` becomes a tensor whose graph links
@@ -223,10 +225,11 @@ assert not any(torch.is_tensor(v) for v in losses), "losses keep every iteration
                 # on every iteration has history, or that backward raises (another rule).
                 continue
             item = dotted(call.args[0])
-            loop = _backpropagated_every_iteration(ctx, use, item)
+            found = _backpropagated_every_iteration(ctx, use, item)
             key = dotted(use.target)
-            if loop is None or key is None:
+            if found is None or key is None:
                 continue
+            loop, part = found
             bound = use.value.origin
             if (
                 bound is None
@@ -234,13 +237,24 @@ assert not any(torch.is_tensor(v) for v in losses), "losses keep every iteration
                 or any(c.key == key and c in backpropagated for c in use.value.all_carries())
             ):
                 continue
+            related = [Related(ctx.header_range(loop), "the training loop")]
+            if part is not None:
+                # A dict or tuple holding the loss: the number is what to keep in it.
+                message = compose(
+                    f"`{key}` keeps every iteration's graph alive: memory grows each iteration",
+                    f"`{key}.append({item})` stores `{item}`, which holds the loss tensor "
+                    f"`{part}` and its autograd graph, on every iteration of the loop at line "
+                    f"{loop.lineno}",
+                    f"Keep `{part}.item()` (or `{part}.detach()`) in what is appended instead",
+                )
+                yield self.finding(message, ctx.node_range(use.stmt), related, [])
+                continue
             message = compose(
                 f"`{key}` keeps every iteration's graph alive: memory grows each iteration",
                 f"`{key}.append({item})` stores the loss tensor, which still holds its "
                 f"autograd graph, on every iteration of the loop at line {loop.lineno}",
                 f"Append `{item}.item()` instead",
             )
-            related = [Related(ctx.header_range(loop), "the training loop")]
             argument = call.args[0]
             edit = replace_expr(ctx.source, argument, with_method(ctx.source, argument, "item()"))
             fix = Fix(f"Append {item}.item()", Safety.UNSAFE, (edit,))
@@ -249,21 +263,35 @@ assert not any(torch.is_tensor(v) for v in losses), "losses keep every iteration
 
 def _backpropagated_every_iteration(
     ctx: RuleContext, use: Append, item: str | None
-) -> LoopNode | None:
+) -> tuple[LoopNode, str | None] | None:
     """The loop, of the append's function, on whose every iteration both the append and a
-    backward() of the appended name run."""
+    backward() of the appended name run; with the loss's spelling when the appended value
+    only holds it (`output["loss"].backward()`, then `outputs.append(output)`)."""
     if item is None:
         return None
     found: LoopNode | None = None
+    parts: set[str | None] = set()
     for event in [*ctx.analysis.backward_calls, *ctx.analysis.backward_in_calls]:
         if event.function is not use.function:
             continue
-        if dotted(event.target) != item:
+        spelled = dotted(event.target)
+        if spelled != item and _holder(event.target) != item:
             return None  # another backward, which may run through the list
+        parts.add(None if spelled == item else expr_text(ctx.source, event.target))
         shared = event.every_iteration & use.every_iteration
         if shared:
             found = max(shared, key=lambda loop: loop.lineno)  # the innermost
-    return found
+    if found is None or len(parts) != 1:
+        return None
+    return found, parts.pop()
+
+
+def _holder(target: ast.expr) -> str | None:
+    """The dict or tuple a backpropagated loss is read from by a constant key or index
+    (`output` of `output["loss"].backward()`): appending it keeps the loss."""
+    if isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant):
+        return dotted(target.value)
+    return None
 
 
 def _added_expression(use: Accumulation) -> ast.expr:
