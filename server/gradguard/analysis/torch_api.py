@@ -354,6 +354,9 @@ MAYBE_IDENTITY_METHODS = frozenset(
     "to cpu cuda float double half bfloat16 contiguous type_as type".split()
 )
 SHAPE_METHODS = frozenset({"size", "dim", "numel", "is_contiguous", "data_ptr", "element_size"})
+# Functions whose operands must be tensors (a number raises TypeError): what they keep for
+# backward is a tensor (checked against torch 2.13.0).
+TENSOR_OPERAND_FUNCTIONS = frozenset({"torch.bmm", "torch.mm", "torch.matmul"})
 # Methods whose arguments are only sizes, dims, a tensor giving a shape, or integer indices:
 # gradients flow to the receiver only (checked against torch 2.13.0's signatures).
 RECEIVER_ONLY_METHODS = frozenset(

@@ -65,11 +65,13 @@ class GraphEffects(InterpreterState):
         exprs: list[ast.expr],
         *,
         inputs_saved: bool = False,
+        tensor_operands: bool = False,
     ) -> Value:
         """The result of an operation that saves tensors for backward: a new graph node on
         its history; the result itself is saved (`saves` OUTPUT), or each input that another
         input's requires_grad makes autograd keep (INPUTS; all of them with `inputs_saved`),
-        or the first input (INPUT)."""
+        or the first input (INPUT). `tensor_operands`: the op accepts only tensors
+        (`torch.bmm`), so an operand it kept is a tensor, whatever it was known as."""
         if saves is None or self.mode.enabled is not True:
             return result
         if result.grad is not Grad.TRACKED:
@@ -79,7 +81,7 @@ class GraphEffects(InterpreterState):
             for index, expr in enumerate(exprs):
                 others = (v for i, v in enumerate(inputs) if i != index)
                 if inputs_saved or any(v.grad is Grad.TRACKED for v in others):
-                    self._mark_saved(expr, saved, layer_input=inputs_saved)
+                    self._mark_saved(expr, saved, layer_input=inputs_saved or tensor_operands)
         elif saves is Saves.INPUT and exprs and not isinstance(exprs[0], ast.Starred):
             self._mark_saved(exprs[0], saved)
         own = frozenset({saved}) if saves is Saves.OUTPUT else frozenset()
@@ -133,7 +135,8 @@ class GraphEffects(InterpreterState):
     def _mark_saved(self, expr: ast.expr, saved: SavedNode, *, layer_input: bool = False) -> None:
         """Remember that `saved` keeps the tensor bound to `expr` (a name or attribute, or a
         certain view of one: `x.transpose(1, 2)` shares `x`'s version counter). An input a
-        layer with parameters accepted (`layer_input`) is a tensor, whatever it was known as."""
+        layer with parameters, or an op taking only tensors, accepted (`layer_input`) is a
+        tensor, whatever it was known as."""
         key = dotted(_viewed(expr))
         if key is None or self.env is None:
             return

@@ -269,7 +269,14 @@ class TorchCalls(ModuleCalls):
                 self._note_concatenated_total(call, args)
             result = self.tensor_op(call, args)
             saves = graphs.function_saves(qualified)
-            result = self.saving_op(call, result, saves, args, list(call.args))
+            result = self.saving_op(
+                call,
+                result,
+                saves,
+                args,
+                list(call.args),
+                tensor_operands=qualified in api.TENSOR_OPERAND_FUNCTIONS,
+            )
             result = evolve(
                 result,
                 shape=self._call_shape(call, qualified, args),
