@@ -17,18 +17,53 @@ only calls made with gradient recording on (the summary assumes it).
 
 from __future__ import annotations
 
+import ast
+
+from gradguard.analysis.names import callee_name
+from gradguard.analysis.node_cache import cached_by_node
 from gradguard.analysis.values import Grad, Kind, Value, evolve
+from gradguard.analysis.walk import own_nodes
 
 # How deep a result's tuples and dicts are looked into.
 _DEPTH = 3
 
 
-def wants_context(result: Value, passed: dict[str, Value] | None) -> bool:
-    """Whether a run with the call's arguments may tell more than the summary: some part
-    of the result has unknown history, and some argument is a known tensor or module."""
+def wants_context(
+    function: ast.FunctionDef | ast.AsyncFunctionDef, result: Value, passed: dict[str, Value] | None
+) -> bool:
+    """Whether a run with the call's arguments may tell more than the summary: some
+    argument is a known tensor or module, and some part of the result has unknown history
+    or the function reports what it gives a loss or a checkpoint (`reports_in_context`)."""
     if not passed or not any(_informative(v) for v in passed.values()):
         return False
-    return _unknown_grad(result, _DEPTH)
+    return _unknown_grad(result, _DEPTH) or reports_in_context(function)
+
+
+def reports_in_context(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether the function's own code calls a loss or a checkpoint by name: what those are
+    given decides findings inside it (GG110-GG113: softmax output given to `nll_loss`;
+    GG112: a checkpoint's inputs), and a run with a call's arguments reports them."""
+    return _calls_loss_or_checkpoint(function)
+
+
+@cached_by_node
+def _calls_loss_or_checkpoint(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    return any(
+        isinstance(node, ast.Call) and callee_name(node.func) in _REPORTED_CALLEES
+        for node in own_nodes(function.body)
+    )
+
+
+_REPORTED_CALLEES = frozenset(
+    {
+        "nll_loss",
+        "cross_entropy",
+        "binary_cross_entropy",
+        "binary_cross_entropy_with_logits",
+        "checkpoint",
+        "checkpoint_sequential",
+    }
+)
 
 
 def refined(result: Value, found: Value) -> Value:

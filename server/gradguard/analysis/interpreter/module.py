@@ -11,6 +11,7 @@ from gradguard.analysis import appended_state, libraries
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.call_sites import CallerFacts, CallSites, kept_on_self
+from gradguard.analysis.events import CheckpointInput, Event, LossInput
 from gradguard.analysis.graph import GRAPH_STATE_KEY
 from gradguard.analysis.imports import Scope, ScopeNode
 from gradguard.analysis.interpreter.environment import Env, GradMode, join_envs
@@ -631,6 +632,9 @@ class ModuleInterpreter:
         self.call_sites = CallSites()
         try:
             interpreter = FunctionInterpreter(self, self.scope_of(node), node, record=False)
+            # What a loss or a checkpoint is given in here is this call's (a loss module's
+            # `forward` given softmax output): reported at the line inside.
+            interpreter.events_in_context = _EVENTS_IN_CONTEXT
             if self.journal is not None:
                 self.journal.entered(id(node))  # the run reads the callers' facts too
             interpreter.enter_function(node)
@@ -652,6 +656,10 @@ class ModuleInterpreter:
         if key is not None:
             self.context_results[key] = returned
         return returned
+
+
+# Events a run in context reports (see `result_in_context`).
+_EVENTS_IN_CONTEXT: frozenset[type[Event]] = frozenset({LossInput, CheckpointInput})
 
 
 class _JournaledClassCheck(params.ClassCheck):

@@ -378,7 +378,7 @@ class ModuleCalls(ExpressionEvaluator):
         if self.mode.enabled is not True:
             return result
         passed = passed_arguments(function, call, args, skip_self=skip_self)
-        if passed is None or not contextual.wants_context(result, passed):
+        if passed is None or not contextual.wants_context(function, result, passed):
             return result
         found = self.module.result_in_context(function, call, passed, self.mode)
         return contextual.refined(result, found) if found is not None else result

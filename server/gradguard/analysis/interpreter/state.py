@@ -52,6 +52,9 @@ class InterpreterState:
         self.scope = scope
         self.function = function
         self.record = record
+        # Kinds of events a run that records nothing else still reports: the facts of one
+        # call's arguments (see `ModuleInterpreter.result_in_context`).
+        self.events_in_context: frozenset[type[Event]] = frozenset()
         self.env: Env | None = {}
         self.mode = GRAD_ON
         self.returned: Value | None = None
@@ -200,7 +203,7 @@ class InterpreterState:
         """The shared fields of an event at `node` on `value` (the expression `target`), or
         None when this pass records nothing: `if (site := self.site(...)) is not None:
         self.emit(Conversion("item", **site))`."""
-        if not self.record or self.stmt is None:
+        if not (self.record or self.events_in_context) or self.stmt is None:
             return None
         return Site(
             node=node,
@@ -214,7 +217,8 @@ class InterpreterState:
 
     def emit(self, event: Event) -> None:
         """Remember an operation on a known value for the rules (see `ModuleAnalysis.events`)."""
-        self.module.analysis.events.add(event)
+        if self.record or type(event) in self.events_in_context:
+            self.module.analysis.events.add(event)
 
 
 def _handlers(cls: type, prefix: str) -> dict[type, Any]:
