@@ -11,9 +11,9 @@ from gradguard.analysis import appended_state, libraries
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.call_sites import CallerFacts, CallSites, kept_on_self
-from gradguard.analysis.events import CheckpointInput, Event, LossInput
 from gradguard.analysis.graph import GRAPH_STATE_KEY
 from gradguard.analysis.imports import Scope, ScopeNode
+from gradguard.analysis.interpreter.context_runs import run_in_context
 from gradguard.analysis.interpreter.environment import Env, GradMode, join_envs
 from gradguard.analysis.interpreter.expressions import with_field
 from gradguard.analysis.interpreter.file_syntax import FileSyntax
@@ -40,9 +40,9 @@ from gradguard.analysis.values import (
     ClassInfo,
     Grad,
     Kind,
-    ModuleRef,
     Value,
     evolve,
+    instance_value,
     join,
 )
 from gradguard.analysis.walk import children, module_nodes, walk
@@ -355,9 +355,7 @@ class ModuleInterpreter:
         if scratch.env is not None and init.args.args:
             # `self` as the methods see it: what `__init__` kept so far is readable
             # (`self.target = copy.deepcopy(self.online)`).
-            kind = Kind.MODULE if info.is_module else Kind.INSTANCE
-            first = init.args.args[0].arg
-            scratch.env[first] = Value(kind=kind, module=ModuleRef(local=info), instance_of=info)
+            scratch.env[init.args.args[0].arg] = instance_value(info)
         callers = self.parameter_facts.get(id(init))
         if callers is not None and scratch.env is not None:
             # What every construction of the class passes (`Trainer(model, ...)`).
@@ -478,9 +476,7 @@ class ModuleInterpreter:
         call noted (its arguments are not what the method's own run passes)."""
         scratch = FunctionInterpreter(self, self.scope_of(method), method, record=False)
         if scratch.env is not None and method.args.args:
-            kind = Kind.MODULE if info.is_module else Kind.INSTANCE
-            me = method.args.args[0].arg
-            scratch.env[me] = Value(kind=kind, module=ModuleRef(local=info), instance_of=info)
+            scratch.env[method.args.args[0].arg] = instance_value(info)
         sites, self.call_sites = self.call_sites, CallSites()
         try:
             return scratch.eval(expr)
@@ -564,7 +560,7 @@ class ModuleInterpreter:
             return self.imports.summary(owner, node)
         if key in self.in_progress or self.collecting_globals:
             return FunctionSummary(UNKNOWN)
-        if self.depth >= _SUMMARY_DEPTH:
+        if self.at_depth_limit:
             # Deep chains of helper calls cost time and rarely decide anything: unknown is
             # always a safe answer (not cached: the function may still be analysed itself).
             return FunctionSummary(UNKNOWN)
@@ -603,63 +599,17 @@ class ModuleInterpreter:
         self.summaries[key] = summary
         return summary
 
+    @property
+    def at_depth_limit(self) -> bool:
+        """Summaries are nested as deep as they may be: more code is not analysed now."""
+        return self.depth >= _SUMMARY_DEPTH
+
     def result_in_context(
         self, node: FunctionNode, call: ast.Call, passed: dict[str, Value], mode: GradMode
     ) -> Value | None:
-        """What `node` returns when run with the arguments `call` passes (`passed`, by
-        parameter name) under the caller's grad `mode`, nothing recorded (see
-        `gradguard.analysis.interpreter.contextual`); None when it may not run now (inside
-        another such run or the function itself, or a function of another file)."""
-        if (
-            self.in_context
-            or self.collecting_globals
-            or id(node) in self.in_progress
-            or self.depth >= _SUMMARY_DEPTH
-            or self.owner_of(node) is not self
-        ):
-            return None
-        key: object = (id(call), id(node), mode, tuple(passed.items()))
-        try:
-            known = self.context_results.get(key)
-        except TypeError:  # an argument's facts cannot be hashed: run without keeping it
-            key, known = None, None
-        if known is not None:
-            return known
-        self.in_context = True
-        self.in_progress.add(id(node))
-        # What this run passes to the functions it calls is one context's, not a call every
-        # run of the caller makes: the call-site facts must not learn from it.
-        self.call_sites = CallSites()
-        try:
-            interpreter = FunctionInterpreter(self, self.scope_of(node), node, record=False)
-            # What a loss or a checkpoint is given in here is this call's (a loss module's
-            # `forward` given softmax output): reported at the line inside.
-            interpreter.events_in_context = _EVENTS_IN_CONTEXT
-            if self.journal is not None:
-                self.journal.entered(id(node))  # the run reads the callers' facts too
-            interpreter.enter_function(node)
-            if not any(interpreter.grad_mode_of(d, node) for d in node.decorator_list):
-                interpreter.mode = mode  # a decorator's mode wins, as in any call
-            env = interpreter.env
-            if env is not None:
-                for name, value in passed.items():
-                    if name in env:
-                        env[name] = value
-            interpreter.run_block(node.body)
-            returned = join(interpreter.returned, NONE if interpreter.env is not None else None)
-            if interpreter.returned is None and interpreter.env is None:
-                returned = UNKNOWN
-        finally:
-            self.in_context = False
-            self.in_progress.discard(id(node))
-            self.call_sites = self.file_call_sites
-        if key is not None:
-            self.context_results[key] = returned
-        return returned
-
-
-# Events a run in context reports (see `result_in_context`).
-_EVENTS_IN_CONTEXT: frozenset[type[Event]] = frozenset({LossInput, CheckpointInput})
+        """What `node` returns when run with the arguments `call` passes, under the caller's
+        grad `mode` (see `gradguard.analysis.interpreter.context_runs`)."""
+        return run_in_context(self, node, call, passed, mode)
 
 
 class _JournaledClassCheck(params.ClassCheck):

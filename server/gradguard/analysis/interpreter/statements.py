@@ -41,6 +41,7 @@ from gradguard.analysis.values import (
     Value,
     element_of,
     evolve,
+    instance_value,
     join,
 )
 
@@ -82,8 +83,7 @@ class FunctionInterpreter(CallEvaluator):
                     isinstance(d, ast.Name) and d.id == "classmethod" for d in node.decorator_list
                 )
                 if not is_classmethod:
-                    kind = Kind.MODULE if info.is_module else Kind.INSTANCE
-                    value = Value(kind=kind, module=ModuleRef(local=info), instance_of=info)
+                    value = instance_value(info)
             if (
                 is_method
                 and node.name == "forward"

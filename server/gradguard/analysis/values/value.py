@@ -461,6 +461,13 @@ UNKNOWN = Value()
 NONE = Value(grad=Grad.UNTRACKED, kind=Kind.NONE, const=None)
 
 
+def instance_value(info: ClassInfo) -> Value:
+    """`self` in a method of the class `info`: an instance of it (a module for an
+    `nn.Module` subclass), whose attributes are what `info` knows."""
+    kind = Kind.MODULE if info.is_module else Kind.INSTANCE
+    return Value(kind=kind, module=ModuleRef(local=info), instance_of=info)
+
+
 def literal(node: ast.Constant) -> Value:
     """The value of a literal constant."""
     kind = Kind.OTHER

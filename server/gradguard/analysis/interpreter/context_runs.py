@@ -1,0 +1,89 @@
+"""Running a function of the file once more for one call (see `contextual` for why and
+what is taken from the run).
+
+The run binds the call's arguments to the parameters (after the callers' joined facts, which
+they refine), runs under the caller's grad mode unless a decorator sets one, records nothing
+but the events a call's arguments decide (`_EVENTS_IN_CONTEXT`), and notes no call sites: what
+it passes on is one context's, not what every run of the caller passes. A summary asked for
+inside it is computed as outside (`ModuleInterpreter.summary_of`). One level: a run in context
+starts no other. Results are kept per pass by call, function, mode and argument facts.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+from gradguard.analysis.call_sites import CallSites
+from gradguard.analysis.events import CheckpointInput, Event, LossInput
+from gradguard.analysis.interpreter.environment import GradMode
+from gradguard.analysis.interpreter.statements import FunctionInterpreter
+from gradguard.analysis.model import FunctionNode
+from gradguard.analysis.values import NONE, UNKNOWN, Value, join
+
+if TYPE_CHECKING:
+    from gradguard.analysis.interpreter.module import ModuleInterpreter
+
+# Events a run in context reports: what a loss or a checkpoint is given in the function is
+# this call's (a loss module's `forward` given softmax output), reported at the line inside.
+_EVENTS_IN_CONTEXT: frozenset[type[Event]] = frozenset({LossInput, CheckpointInput})
+
+
+def run_in_context(
+    module: ModuleInterpreter,
+    node: FunctionNode,
+    call: ast.Call,
+    passed: dict[str, Value],
+    mode: GradMode,
+) -> Value | None:
+    """What `node` returns when run with the arguments `call` passes (`passed`, by parameter
+    name) under the caller's grad `mode`; None when it may not run now (inside another such
+    run or the function itself, or a function of another file)."""
+    if (
+        module.in_context
+        or module.collecting_globals
+        or id(node) in module.in_progress
+        or module.at_depth_limit
+        or module.owner_of(node) is not module
+    ):
+        return None
+    key: object = (id(call), id(node), mode, tuple(passed.items()))
+    try:
+        known = module.context_results.get(key)
+    except TypeError:  # an argument's facts cannot be hashed: run without keeping it
+        key, known = None, None
+    if known is not None:
+        return known
+    module.in_context = True
+    module.in_progress.add(id(node))
+    module.call_sites = CallSites()
+    try:
+        returned = _run(module, node, passed, mode)
+    finally:
+        module.in_context = False
+        module.in_progress.discard(id(node))
+        module.call_sites = module.file_call_sites
+    if key is not None:
+        module.context_results[key] = returned
+    return returned
+
+
+def _run(
+    module: ModuleInterpreter, node: FunctionNode, passed: dict[str, Value], mode: GradMode
+) -> Value:
+    interpreter = FunctionInterpreter(module, module.scope_of(node), node, record=False)
+    interpreter.events_in_context = _EVENTS_IN_CONTEXT
+    if module.journal is not None:
+        module.journal.entered(id(node))  # the run reads the callers' facts too
+    interpreter.enter_function(node)
+    if not any(interpreter.grad_mode_of(d, node) for d in node.decorator_list):
+        interpreter.mode = mode  # a decorator's mode wins, as in any call
+    env = interpreter.env
+    if env is not None:
+        for name, value in passed.items():
+            if name in env:
+                env[name] = value
+    interpreter.run_block(node.body)
+    if interpreter.returned is None and interpreter.env is None:
+        return UNKNOWN
+    return join(interpreter.returned, NONE if interpreter.env is not None else None)
