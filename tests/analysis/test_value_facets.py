@@ -616,6 +616,11 @@ AUTOGRAD_FACTS = [
      Kind.TENSOR, {"grad": U}),
     ("tensor with history written into indices", "p = model(x).argmax(1).float()\n"
      "p[0] = model(x)[0, 0]\nk = p  # <- k", Kind.TENSOR, {"grad": T}),
+    # Reducing or clamping batch data by numbers gives batch data: a cut loss divided by it
+    # has no history.
+    ("cut loss over a batch mask's count", "def f(loader):\n    for a, m in loader:\n"
+     "        k = model(a).detach().sum() / m.sum().clamp(min=1)  # <- k\n",
+     Kind.TENSOR, {"grad": U}),
     # A tensor's sizes are Python ints.
     ("sizes unpacked", "n, c = model(x).shape[:2]  # <- c", Kind.SCALAR, {"grad": U}),
     ("one size", "c = model(x).size(-1)  # <- c", Kind.SCALAR, {"grad": U}),
@@ -806,6 +811,17 @@ OBJECT_FACTS = [
      "  # <- m", Kind.MODULE, {"module.kind.has_parameters": True}),
     ("InstanceNorm with a flag not known", "def f(flag):\n"
      "    m = nn.InstanceNorm2d(3, affine=flag)  # <- m", Kind.MODULE, {"module.kind": None}),
+    # A literal a class body binds, stored nowhere else, is what the class and its instances
+    # hold; a subclass binding the name again, or a store anywhere, makes it unknown.
+    ("class-level constant", "class cfg:\n    bins = 16\nk = cfg.bins  # <- k", Kind.SCALAR,
+     {"const": 16}),
+    ("class-level constant of an instance", "class Cfg:\n    bins = 16\nk = Cfg().bins  # <- k",
+     Kind.SCALAR, {"const": 16}),
+    ("class-level constant stored elsewhere", "class cfg:\n    bins = 16\n"
+     "def g():\n    cfg.bins = 8\ndef f():\n    k = cfg.bins  # <- k\n", Kind.UNKNOWN,
+     {"const": None}),
+    ("class-level constant shadowed", "class cfg:\n    bins = 16\nclass big(cfg):\n"
+     "    bins = 32\nk = cfg.bins  # <- k", Kind.UNKNOWN, {"const": None}),
     # A deep copy of a module is a module of the same kind (a target network, an EMA copy).
     ("deep copy of a module", "import copy\nk = copy.deepcopy(model)  # <- k", Kind.MODULE,
      {"module.qualified": "torch.nn.Linear"}),

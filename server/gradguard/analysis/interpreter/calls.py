@@ -124,12 +124,22 @@ _MODULE_ONLY_METHODS = frozenset({"parameters", "named_parameters", "eval"})
 # Moves to a device that, among the values with history a module returns (tensors, tuples,
 # lists, dicts, Hugging Face `ModelOutput`s), only tensors have (`model(x).cpu().numpy()`).
 _DEVICE_MOVES = frozenset({"cpu", "cuda"})
-# Methods that move, cast or reshape what they are called on: of batch data, batch data.
+# Methods that move, cast, reshape or reduce what they are called on, given nothing but
+# sizes, dims or indices: of batch data, batch data (`mask.sum()`, `y.long()`).
 _BATCH_PRESERVING = (
     (api.MAYBE_IDENTITY_METHODS - {"type"})
     | api.VIEW_METHODS
+    | api.RECEIVER_ONLY_METHODS
     | frozenset({"long", "int", "bool", "byte", "squeeze", "unsqueeze"})
 )
+
+
+def _keeps_batch(name: str, args: list[Value]) -> bool:
+    """A method that, called on batch data, returns batch data: one of `_BATCH_PRESERVING`,
+    or a clamp between Python numbers."""
+    if name in _BATCH_PRESERVING:
+        return True
+    return name in ("clamp", "clip") and all(a.kind is Kind.SCALAR for a in args)
 
 
 class CallEvaluator(TorchCalls):
@@ -348,8 +358,9 @@ class CallEvaluator(TorchCalls):
             # Whatever has a `.detach()` (a tensor, a TensorDict, a graph batch) returns a
             # copy cut from autograd: nothing computed from it backpropagates into its past.
             return Value(Grad.UNTRACKED, Kind.UNKNOWN, Loss(LossKind.DETACH, call, ".detach()"))
-        if receiver.batch and receiver.kind is Kind.UNKNOWN and name in _BATCH_PRESERVING:
-            # `x.to(device)`, `y.long()`, `x.view(-1, 784)`: still batch data.
+        if receiver.batch and receiver.kind is Kind.UNKNOWN and _keeps_batch(name, args):
+            # `x.to(device)`, `y.long()`, `x.view(-1, 784)`, `mask.sum().clamp(min=1)`: still
+            # batch data.
             return Value(carries=receiver.all_carries(), batch=True)
         if receiver.kind is Kind.UNKNOWN and (
             (receiver.grad is not Grad.UNKNOWN and name in api.TENSOR_ONLY_METHODS)

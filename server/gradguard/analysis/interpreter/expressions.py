@@ -285,6 +285,8 @@ class ExpressionEvaluator(TrainingEffects):
         info = base.instance_of or (base.module.local if base.module else None)
         if info is not None and expr.attr in info.attributes and base.kind is not Kind.CLASS:
             return info.attributes[expr.attr]
+        if info is not None and expr.attr in info.constants:
+            return info.constants[expr.attr]
         if expr.attr == "weight" and self._owns_weight(dotted(expr.value), base, expr):
             # `layer.weight` of a torch.nn layer built here: a leaf parameter that requires
             # grad (unless the file may change requires_grad somewhere).

@@ -24,7 +24,7 @@ from gradguard.analysis.interpreter.call_order import callees_first
 from gradguard.analysis.interpreter.statements import is_true
 from gradguard.analysis.model import FunctionNode
 from gradguard.analysis.names import dotted
-from gradguard.analysis.walk import module_nodes, module_parents, own_nodes
+from gradguard.analysis.walk import module_nodes, module_parents, own_nodes, walk
 
 
 class FileSyntax:
@@ -67,6 +67,7 @@ class FileSyntax:
         self._star_count: int | None = None
         self._attribute_stores: dict[str, int] | None = None
         self._foreign_stores: dict[str, int] | None = None
+        self._class_binds: dict[str, int] | None = None
 
     def _index_scopes(self, tree: ast.Module) -> None:
         """Record each function's and class's enclosing scope, visiting statements only."""
@@ -116,6 +117,18 @@ class FileSyntax:
                 if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names)
             )
         return self._star_count
+
+    def class_level_binds(self) -> dict[str, int]:
+        """How many times class bodies of the file bind each name (`class cfg: lr = 0.1`)."""
+        if self._class_binds is None:
+            counts: dict[str, int] = {}
+            for node in module_nodes(self.tree):
+                if isinstance(node, ast.ClassDef):
+                    for stmt in node.body:
+                        for target in _bound_targets(stmt):
+                            counts[target] = counts.get(target, 0) + 1
+            self._class_binds = counts
+        return self._class_binds
 
     def attribute_stores(self) -> dict[str, int]:
         """How many times the file stores into or deletes each attribute name (`x.a = ...`,
@@ -208,6 +221,18 @@ def _mentions_freezing(tree: ast.Module) -> bool:
 
 
 _SCOPES = (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
+def _bound_targets(stmt: ast.stmt) -> list[str]:
+    """Names a statement of a class body binds (assignments, functions, classes)."""
+    if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return [stmt.name]
+    targets: list[ast.expr] = []
+    if isinstance(stmt, ast.Assign):
+        targets = list(stmt.targets)
+    elif isinstance(stmt, ast.AnnAssign | ast.AugAssign):
+        targets = [stmt.target]
+    return [n.id for t in targets for n in walk(t) if isinstance(n, ast.Name)]
 
 
 def _frozen_object(node: ast.AST) -> ast.expr | None:

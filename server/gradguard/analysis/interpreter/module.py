@@ -44,6 +44,7 @@ from gradguard.analysis.values import (
     evolve,
     instance_value,
     join,
+    literal,
 )
 from gradguard.analysis.walk import children, module_nodes, walk
 
@@ -309,6 +310,7 @@ class ModuleInterpreter:
                     is_module = is_module or base_info.is_module
                     lightning = lightning or base_info.lightning
         info = ClassInfo(node=node, is_module=is_module, lightning=lightning)
+        info.constants.update(self._class_constants(node))
         self.classes[key] = info
         if self.collecting_globals:
             # `self.model = Net()` needs the module-level names being collected right now.
@@ -316,6 +318,26 @@ class ModuleInterpreter:
         else:
             self._collect_attributes(info)
         return info
+
+    def _class_constants(self, node: ast.ClassDef) -> dict[str, Value]:
+        """`class cfg: coor_bin = 16`: a number, string or flag the class body binds once,
+        when no class body of the file binds the name again (a subclass would shadow it)
+        and nothing stores that attribute name anywhere (`cfg.coor_bin = ...`, `setattr`)."""
+        stores = self.syntax.attribute_stores()
+        found: dict[str, Value] = {}
+        for stmt in node.body:
+            if not (
+                isinstance(stmt, ast.Assign)
+                and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], ast.Name)
+                and isinstance(stmt.value, ast.Constant)
+            ):
+                continue
+            name = stmt.targets[0].id
+            if stores.get(name) or self.syntax.class_level_binds().get(name, 0) != 1:
+                continue
+            found[name] = literal(stmt.value)
+        return found
 
     def _imported_class(self, name: str) -> ClassInfo | None:
         """The class of another project file a module-level `from m import name` binds,

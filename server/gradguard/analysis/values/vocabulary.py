@@ -160,6 +160,9 @@ class ClassInfo:
     # A LightningModule (directly or through classes of the file): the Trainer calls its
     # evaluation hooks with gradient recording off.
     lightning: bool = False
+    # Literals the class body binds that nothing else may change (`class cfg: bins = 16`),
+    # readable on the class and its instances.
+    constants: dict[str, Value] = field(default_factory=dict, compare=False, hash=False)
 
 
 @dataclass(frozen=True)
