@@ -337,3 +337,38 @@ def test_a_callback_every_caller_passes_is_the_function_a_call_runs(
     ]
     found = analysis.resolved_callees().get(id(call))
     assert (found.name if found is not None else None) == expected
+
+
+_SAME_NAME = """
+import torch
+from torch import nn
+
+class Trainer:
+    def train(self, module, batches):
+        {switch}
+        for x in batches:
+            module(x).sum().backward()
+
+Trainer().train(nn.Linear(3, 1), [torch.randn(2, 3)])
+"""
+
+
+@pytest.mark.parametrize(
+    ("switch", "learns"),
+    [
+        ("module.train()", True),  # nn.Module.train of a torch layer: not Trainer.train
+        ("pass", True),
+        ("other.train()", True),  # no arguments: it cannot be a call of Trainer.train
+        ("other.train(load(), [])", False),  # it may be one, given a module not known
+    ],
+)
+def test_a_torch_module_method_of_the_same_name_is_not_a_call_of_the_method(
+    switch: str, learns: bool
+) -> None:
+    """`Trainer.train(module)` learns from its callers although `module.train()` in its body
+    is a call of the same name: the interpreter ran that one as the torch module's own."""
+    source = _SAME_NAME.format(switch=switch)
+    tree = ast.parse(source)
+    train = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "train")
+    facts = learn_caller_facts(tree, source).get(id(train))
+    assert (facts is not None and facts.parameters["module"].kind is Kind.MODULE) is learns

@@ -13,8 +13,10 @@ only sound when the file shows *every* call, so a function qualifies only when:
 
 Methods qualify the same way through their attribute name, when their class has no base but
 `object` or `nn.Module` (framework hooks such as Lightning's `training_step` are called by
-code the file does not show) and no subclass in the file. `forward` and dunder methods never
-qualify: `__call__` and the runtime call them.
+code the file does not show) and no subclass in the file. A call of the attribute name whose
+arguments cannot bind to the method's parameters is not one of its calls (`model.train()`
+beside `Trainer.train(self, model, loader)`: run, it would raise TypeError). `forward` and
+dunder methods never qualify: `__call__` and the runtime call them.
 """
 
 from __future__ import annotations
@@ -163,8 +165,11 @@ def candidates(tree: ast.Module) -> dict[int, Candidate]:
         methods = [(node, owner) for node, owner in entries if owner is not None]
         if name in attributes.other or len({id(owner) for _, owner in methods}) != len(methods):
             continue  # mentioned otherwise, or defined twice in one class
-        calls = frozenset(attributes.calls.get(name, set()))
+        named = attributes.calls.get(name, set())
         for node, owner in methods:
+            # A call whose arguments cannot bind to the method's parameters is another
+            # method of that name (`model.train()` beside `Trainer.train(self, model)`).
+            calls = frozenset(c for c in named if _may_bind(node, survey.calls[c]))
             if calls and _qualifies(node, owner, subclassed):
                 siblings = frozenset(id(other) for other, _ in methods if other is not node)
                 found[id(node)] = Candidate(node, True, calls, siblings)
@@ -173,6 +178,31 @@ def candidates(tree: ast.Module) -> dict[int, Candidate]:
         if init is not None:
             found[id(init.node)] = init
     return found
+
+
+def _may_bind(method: FunctionNode, call: ast.Call) -> bool:
+    """Whether `call`'s arguments may bind to the parameters of `method` (after `self`):
+    not more positional arguments than it takes, no keyword it lacks, every parameter
+    without a default given. Unpacking (`*args`, `**kwargs`) may bind anything."""
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(
+        kw.arg is None for kw in call.keywords
+    ):
+        return True
+    spec = method.args
+    positional = [*spec.posonlyargs, *spec.args][1:]
+    if len(call.args) > len(positional) and spec.vararg is None:
+        return False
+    named = {kw.arg for kw in call.keywords}
+    accepted = {a.arg for a in [*spec.args[1:], *spec.kwonlyargs]}
+    if spec.kwarg is None and not named <= accepted:
+        return False
+    defaults = len(spec.defaults)
+    required = positional[: len(positional) - defaults] if defaults else positional
+    given = {a.arg for a in positional[: len(call.args)]} | named
+    required_kw = [
+        a.arg for a, d in zip(spec.kwonlyargs, spec.kw_defaults, strict=True) if d is None
+    ]
+    return all(a.arg in given for a in required) and all(k in named for k in required_kw)
 
 
 def _qualifies(node: FunctionNode, owner: ast.ClassDef | None, subclassed: set[str]) -> bool:
@@ -259,6 +289,7 @@ class _Survey:
     classes: list[ast.ClassDef] = field(default_factory=list)
     names: _Mentions = field(default_factory=_Mentions)
     attributes: _Mentions = field(default_factory=_Mentions)
+    calls: dict[int, ast.Call] = field(default_factory=dict)  # every call, by id()
 
     def visit(self, tree: ast.Module) -> None:
         """Record every node of `tree`, in one flat pass over the module's shared walk.
@@ -298,6 +329,8 @@ class _Survey:
             if id(node) not in callees:
                 self.attributes.other.add(node.attr)
         elif type(node) is ast.Call:
+            assert isinstance(node, ast.Call)
+            self.calls[id(node)] = node
             callee = node.func
             if type(callee) is ast.Name:
                 self.names.calls.setdefault(callee.id, set()).add(id(node))

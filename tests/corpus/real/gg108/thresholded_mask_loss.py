@@ -14,7 +14,7 @@ from torch import nn
 
 
 def iou_loss(logits, target):
-    mask = (torch.sigmoid(logits) > 0.5).float()  # missed: GG108
+    mask = (torch.sigmoid(logits) > 0.5).float()  # expect: GG108
     inter = (mask * target).sum()
     union = mask.sum() + target.sum() - inter
     return 1 - inter / (union + 1e-6)
