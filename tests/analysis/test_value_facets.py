@@ -822,6 +822,11 @@ OBJECT_FACTS = [
      {"const": None}),
     ("class-level constant shadowed", "class cfg:\n    bins = 16\nclass big(cfg):\n"
      "    bins = 32\nk = cfg.bins  # <- k", Kind.UNKNOWN, {"const": None}),
+    ("class-level constant rebound in a branch", "class cfg:\n    bins = 16\n"
+     "    if input():\n        bins = 2\nk = cfg.bins  # <- k", Kind.UNKNOWN, {"const": None}),
+    ("class-level constant shadowed by a method", "class cfg:\n    bins = 16\n"
+     "class other:\n    def bins(self):\n        return 1\nk = cfg.bins  # <- k", Kind.UNKNOWN,
+     {"const": None}),
     # A deep copy of a module is a module of the same kind (a target network, an EMA copy).
     ("deep copy of a module", "import copy\nk = copy.deepcopy(model)  # <- k", Kind.MODULE,
      {"module.qualified": "torch.nn.Linear"}),

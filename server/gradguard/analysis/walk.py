@@ -110,3 +110,33 @@ def innermost_first(enclosing: Iterable[_Stmt]) -> list[_Stmt]:
     innermost first: a nested statement starts after the one around it. Iterating the set
     itself would follow the objects' addresses, which differ from run to run."""
     return sorted(enclosing, key=lambda node: (node.lineno, node.col_offset), reverse=True)
+
+
+def assignment_targets(body: list[ast.stmt]) -> Iterator[ast.expr]:
+    """Every assignment target in a block and its nested blocks (not nested functions)."""
+    stack = list(reversed(body))
+    while stack:
+        stmt = stack.pop()
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            continue
+        targets: list[ast.expr] = []
+        if isinstance(stmt, ast.Assign):
+            targets = list(stmt.targets)
+        elif isinstance(stmt, ast.AugAssign | ast.AnnAssign | ast.For | ast.AsyncFor):
+            targets = [stmt.target]
+        elif isinstance(stmt, ast.With | ast.AsyncWith):
+            targets = [i.optional_vars for i in stmt.items if i.optional_vars is not None]
+        while targets:
+            target = targets.pop()
+            if isinstance(target, ast.Tuple | ast.List):
+                targets.extend(target.elts)
+            elif isinstance(target, ast.Starred):
+                targets.append(target.value)
+            else:
+                yield target
+        for name in ("finalbody", "orelse", "body"):
+            block = getattr(stmt, name, None)
+            if isinstance(block, list):
+                stack.extend(reversed(block))
+        for handler in getattr(stmt, "handlers", ()):
+            stack.extend(reversed(handler.body))

@@ -24,7 +24,7 @@ from gradguard.analysis.interpreter.call_order import callees_first
 from gradguard.analysis.interpreter.statements import is_true
 from gradguard.analysis.model import FunctionNode
 from gradguard.analysis.names import dotted
-from gradguard.analysis.walk import module_nodes, module_parents, own_nodes, walk
+from gradguard.analysis.walk import assignment_targets, module_nodes, module_parents, own_nodes
 
 
 class FileSyntax:
@@ -119,14 +119,17 @@ class FileSyntax:
         return self._star_count
 
     def class_level_binds(self) -> dict[str, int]:
-        """How many times class bodies of the file bind each name (`class cfg: lr = 0.1`)."""
+        """How many times class bodies of the file bind each name (`class cfg: lr = 0.1`),
+        in any of their blocks (`if DEBUG: lr = 1.0`), as a target or a def."""
         if self._class_binds is None:
             counts: dict[str, int] = {}
             for node in module_nodes(self.tree):
-                if isinstance(node, ast.ClassDef):
-                    for stmt in node.body:
-                        for target in _bound_targets(stmt):
-                            counts[target] = counts.get(target, 0) + 1
+                if not isinstance(node, ast.ClassDef):
+                    continue
+                names = [t.id for t in assignment_targets(node.body) if isinstance(t, ast.Name)]
+                names += [d.name for d in own_nodes(node.body) if isinstance(d, _DEFINITIONS)]
+                for name in names:
+                    counts[name] = counts.get(name, 0) + 1
             self._class_binds = counts
         return self._class_binds
 
@@ -221,18 +224,7 @@ def _mentions_freezing(tree: ast.Module) -> bool:
 
 
 _SCOPES = (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
-
-
-def _bound_targets(stmt: ast.stmt) -> list[str]:
-    """Names a statement of a class body binds (assignments, functions, classes)."""
-    if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-        return [stmt.name]
-    targets: list[ast.expr] = []
-    if isinstance(stmt, ast.Assign):
-        targets = list(stmt.targets)
-    elif isinstance(stmt, ast.AnnAssign | ast.AugAssign):
-        targets = [stmt.target]
-    return [n.id for t in targets for n in walk(t) if isinstance(n, ast.Name)]
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 def _frozen_object(node: ast.AST) -> ast.expr | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 from gradguard.analysis import appended_state, libraries
 from gradguard.analysis import parameters as params
@@ -46,7 +46,7 @@ from gradguard.analysis.values import (
     join,
     literal,
 )
-from gradguard.analysis.walk import children, module_nodes, walk
+from gradguard.analysis.walk import assignment_targets, children, module_nodes, walk
 
 
 class ModuleInterpreter:
@@ -674,14 +674,14 @@ def _parameter_kept_on_self(method: ast.FunctionDef, stmt: ast.stmt) -> tuple[st
     assert isinstance(stmt, ast.Assign)
     target, value = stmt.targets[0], stmt.value
     assert isinstance(target, ast.Attribute) and isinstance(value, ast.Name)
-    if any(isinstance(t, ast.Name) and t.id == value.id for t in _assignment_targets(method.body)):
+    if any(isinstance(t, ast.Name) and t.id == value.id for t in assignment_targets(method.body)):
         return None
     return target.attr, value.id
 
 
 def _class_level(node: ast.ClassDef, attr: str) -> bool:
     """Whether the class body itself binds `attr` (a default the instances read)."""
-    return any(isinstance(t, ast.Name) and t.id == attr for t in _assignment_targets(node.body))
+    return any(isinstance(t, ast.Name) and t.id == attr for t in assignment_targets(node.body))
 
 
 def _kept_whole(value: Value) -> bool:
@@ -713,40 +713,10 @@ def _self_stores(node: ast.ClassDef) -> dict[str, int]:
     stores: dict[str, int] = {}
     for method in node.body:
         if isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef):
-            for target in _assignment_targets(method.body):
+            for target in assignment_targets(method.body):
                 if isinstance(target, ast.Attribute) and dotted(target.value) == "self":
                     stores[target.attr] = stores.get(target.attr, 0) + 1
     return stores
-
-
-def _assignment_targets(body: list[ast.stmt]) -> Iterator[ast.expr]:
-    """Every assignment target in a block and its nested blocks (not nested functions)."""
-    stack = list(reversed(body))
-    while stack:
-        stmt = stack.pop()
-        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            continue
-        targets: list[ast.expr] = []
-        if isinstance(stmt, ast.Assign):
-            targets = list(stmt.targets)
-        elif isinstance(stmt, ast.AugAssign | ast.AnnAssign | ast.For | ast.AsyncFor):
-            targets = [stmt.target]
-        elif isinstance(stmt, ast.With | ast.AsyncWith):
-            targets = [i.optional_vars for i in stmt.items if i.optional_vars is not None]
-        while targets:
-            target = targets.pop()
-            if isinstance(target, ast.Tuple | ast.List):
-                targets.extend(target.elts)
-            elif isinstance(target, ast.Starred):
-                targets.append(target.value)
-            else:
-                yield target
-        for name in ("finalbody", "orelse", "body"):
-            block = getattr(stmt, name, None)
-            if isinstance(block, list):
-                stack.extend(reversed(block))
-        for handler in getattr(stmt, "handlers", ()):
-            stack.extend(reversed(handler.body))
 
 
 def _calls_on_self(method: FunctionNode) -> bool:
