@@ -220,3 +220,22 @@ def test_a_recursive_call_keeps_the_mode_the_function_was_entered_with() -> None
     )
     assert context.entered_with_grad_on(functions["visit"])
     assert not context.entered_with_grad_on(functions["switching"])
+
+
+def test_a_name_defined_once_is_what_its_calls_run() -> None:
+    context, functions = _context(
+        """
+        def helper():
+            pass
+        class A:
+            def step(self):
+                pass
+        class B:
+            def step(self):
+                pass
+        """
+    )
+    assert context.defined_once("helper") is functions["helper"]
+    assert context.defined_once("step") is None  # two definitions: which one runs is unknown
+    assert context.defined_once("missing") is None
+    assert context.defined_once(None) is None

@@ -101,6 +101,12 @@ class GradContext:
                 return True
         return False
 
+    def defined_once(self, name: str | None) -> FunctionNode | None:
+        """The function or method the file defines under `name`, when it defines exactly
+        one: what a call of that name (`f(x)`, `self.helper()`) runs, in view."""
+        found = self.functions.get(name, []) if name is not None else []
+        return found[0] if len(found) == 1 else None
+
     def call_sites(self, function: FunctionNode) -> list[ast.Call] | None:
         """Every call in the file that may run `function`: the calls of its name (a method's
         calls by attribute name, so the calls of other functions or methods of the same name

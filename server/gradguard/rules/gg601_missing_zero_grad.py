@@ -61,6 +61,7 @@ from gradguard.analysis import torch_api as api
 from gradguard.analysis.facts import (
     BackwardCall,
     FunctionNode,
+    GradContext,
     LoopNode,
     ModuleCall,
     ModuleModeCall,
@@ -426,7 +427,7 @@ class _FileFacts:
     """What every candidate loop of a file asks, gathered once (a file of thousands of
     training loops must not cost thousands of scans of all its events)."""
 
-    local: dict[str, FunctionNode]
+    context: GradContext  # the file's functions by name
     cuts: dict[int, int]  # 0-based line -> column where its comment starts
     stepped: frozenset[str]  # every stepped optimizer, as spelled
     # Modules built here that own all their parameters: (module, key, as spelled).
@@ -454,7 +455,7 @@ class _FileFacts:
                 modules.setdefault(key, (module, key, expr_text(ctx.source, use.target)))
         calls = sorted(ctx.analysis.opaque_calls, key=lambda c: c.lineno)
         return cls(
-            _local_functions(ctx.tree),
+            ctx.grad_context,
             _comment_columns(ctx.source),
             stepped,
             tuple(modules.values()),
@@ -469,8 +470,7 @@ class _FileFacts:
         one the analysis knew it called (a callback handed in: `on_step(model)`), or for
         `self.name(...)` every method of that name when only classes define it (a base
         class's hook and its override). Empty when the code run is not in view."""
-        name = callee_name(call.func)
-        found = self.local.get(name) if name is not None else None
+        found = self.context.defined_once(callee_name(call.func))
         if found is not None:
             return (found,)
         if id(call) in self.resolved:
@@ -505,20 +505,6 @@ def _comment_columns(source: SourceText) -> dict[int, int]:
     if "#" not in source.text:
         return {}
     return {c.line: c.column for c in comments(source)}
-
-
-def _local_functions(tree: ast.Module) -> dict[str, FunctionNode]:
-    """Functions and methods defined once in the file, by name: a call of one (`f(x)`,
-    `agent.get_value(x)`) runs code whose text is visible. A name defined twice, or also
-    bound otherwise, is left out."""
-    found: dict[str, FunctionNode] = {}
-    twice: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            if node.name in found:
-                twice.add(node.name)
-            found[node.name] = node
-    return {name: node for name, node in found.items() if name not in twice}
 
 
 def _overridden_methods(tree: ast.Module) -> dict[str, tuple[FunctionNode, ...]]:

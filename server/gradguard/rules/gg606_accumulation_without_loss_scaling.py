@@ -423,11 +423,10 @@ def _reads_only(ctx: RuleContext, call: ast.Call) -> bool:
     it stores nothing into an attribute or an item, changes nothing in place (no method or
     torch function ending in `_`) and calls only builtins, torch functions and methods
     (`self._grad_norm()` measuring the norm for a log line)."""
-    name = callee_name(call.func)
-    defined = ctx.grad_context.functions.get(name, []) if name is not None else []
-    if len(defined) != 1:
+    defined = ctx.grad_context.defined_once(callee_name(call.func))
+    if defined is None:
         return False
-    for node in ast.walk(defined[0]):
+    for node in ast.walk(defined):
         if isinstance(node, ast.Attribute | ast.Subscript) and not isinstance(node.ctx, ast.Load):
             return False
         if isinstance(node, ast.Call) and not _reading_call(ctx, node.func):

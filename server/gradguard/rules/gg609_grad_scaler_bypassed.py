@@ -276,11 +276,10 @@ def _clip_in_helper(
     gradients (no `unscale_` first)."""
     if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
         return None
-    name = callee_name(stmt.value.func)
-    defined = ctx.grad_context.functions.get(name, []) if name is not None else []
-    if len(defined) != 1:
+    defined = ctx.grad_context.defined_once(callee_name(stmt.value.func))
+    if defined is None:
         return None
-    for inner in defined[0].body:
+    for inner in defined.body:
         if id(inner) in clips:
             return clips[id(inner)]
         if _reads_scaler_or_grad(inner, scaler) or any(
