@@ -3,10 +3,10 @@ what is taken from the run).
 
 The run binds the call's arguments to the parameters (after the callers' joined facts, which
 they refine), runs under the caller's grad mode unless a decorator sets one, records nothing
-but the events a call's arguments decide (`_EVENTS_IN_CONTEXT`), and notes no call sites: what
-it passes on is one context's, not what every run of the caller passes. A summary asked for
-inside it is computed as outside (`ModuleInterpreter.summary_of`). One level: a run in context
-starts no other. Results are kept per pass by call, function, mode and argument facts.
+but the events a call's arguments decide (`_EVENTS_IN_CONTEXT`), and notes no call sites
+(`ModuleInterpreter.calls_unnoted`). A summary asked for inside it is computed as outside
+(`ModuleInterpreter.summary_of`). One level: a run in context starts no other. Results are
+kept per pass by call, function, mode and argument facts.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from gradguard.analysis.call_sites import CallSites
 from gradguard.analysis.events import CheckpointInput, Event, LossInput
 from gradguard.analysis.interpreter.environment import GradMode
 from gradguard.analysis.interpreter.statements import FunctionInterpreter
@@ -56,13 +55,12 @@ def run_in_context(
         return known
     module.in_context = True
     module.in_progress.add(id(node))
-    module.call_sites = CallSites()
     try:
-        returned = _run(module, node, passed, mode)
+        with module.calls_unnoted():
+            returned = _run(module, node, passed, mode)
     finally:
         module.in_context = False
         module.in_progress.discard(id(node))
-        module.call_sites = module.file_call_sites
     if key is not None:
         module.context_results[key] = returned
     return returned

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from gradguard.analysis import appended_state, libraries
 from gradguard.analysis import parameters as params
@@ -499,11 +500,8 @@ class ModuleInterpreter:
         scratch = FunctionInterpreter(self, self.scope_of(method), method, record=False)
         if scratch.env is not None and method.args.args:
             scratch.env[method.args.args[0].arg] = instance_value(info)
-        sites, self.call_sites = self.call_sites, CallSites()
-        try:
+        with self.calls_unnoted():
             return scratch.eval(expr)
-        finally:
-            self.call_sites = sites
 
     def appended_items(self, info: ClassInfo, attr: str) -> Value | None:
         """At most what the list `self.<attr>` of an instance of `info` holds, when the file
@@ -620,6 +618,17 @@ class ModuleInterpreter:
             self.in_context, self.call_sites = context, context_sites
         self.summaries[key] = summary
         return summary
+
+    @contextmanager
+    def calls_unnoted(self) -> Iterator[None]:
+        """Interpretation whose calls teach the call-site facts nothing (a scratch
+        evaluation, a run in one call's context: what they pass is not what every run of
+        the caller passes)."""
+        sites, self.call_sites = self.call_sites, CallSites()
+        try:
+            yield
+        finally:
+            self.call_sites = sites
 
     @property
     def at_depth_limit(self) -> bool:
