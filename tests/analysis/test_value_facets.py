@@ -777,6 +777,25 @@ AUTOGRAD_FACTS = [
 OBJECT_FACTS = [
     ("torch.nn layer", "m = nn.Linear(2, 1)  # <- m", Kind.MODULE,
      {"module.qualified": "torch.nn.Linear", "module.self_contained": True}),
+    # A module built just before and stored whole by `__init__` is a registered submodule:
+    # the wrapper still computes only with parameters of its own.
+    ("wrapper of a fresh module", "class W(nn.Module):\n    def __init__(self, enc):\n"
+     "        super().__init__()\n        self.enc = enc\n        self.fc = nn.Linear(2, 2)\n"
+     "    def forward(self, a):\n        return self.fc(self.enc(a))\n"
+     "enc = nn.Linear(2, 2)\nm = W(enc)  # <- m", Kind.MODULE, {"module.self_contained": True}),
+    ("wrapper of a module built in the call", "class W(nn.Module):\n"
+     "    def __init__(self, enc):\n        super().__init__()\n        self.enc = enc\n"
+     "    def forward(self, a):\n        return self.enc(a)\n"
+     "m = W(nn.Linear(2, 2))  # <- m", Kind.MODULE, {"module.self_contained": True}),
+    ("wrapper of a module used elsewhere too", "class W(nn.Module):\n"
+     "    def __init__(self, enc):\n        super().__init__()\n        self.enc = enc\n"
+     "    def forward(self, a):\n        return self.enc(a)\n"
+     "enc = nn.Linear(2, 2)\nm = W(enc)  # <- m\nother = enc", Kind.MODULE,
+     {"module.self_contained": False}),
+    ("wrapper keeping a module in a list", "class W(nn.Module):\n"
+     "    def __init__(self, enc):\n        super().__init__()\n        self.enc = enc\n"
+     "        self.parts = [enc]\n    def forward(self, a):\n        return self.enc(a)\n"
+     "m = W(nn.Linear(2, 2))  # <- m", Kind.MODULE, {"module.self_contained": False}),
     ("in-place layer", "m = nn.ReLU(inplace=True)  # <- m", Kind.MODULE,
      {"module.qualified": "torch.nn.ReLU", "module.inplace": True}),
     ("Sequential ending in softmax",
@@ -883,6 +902,29 @@ PARAMETER_FACTS = [
      Kind.MODULE, {"frozen": None}),
     ("frozen then unfrozen", "model.requires_grad_(False)\nmodel.requires_grad_(True)\n"
      "m = model  # <- m", Kind.MODULE, {"frozen": None}),
+    # A helper that freezes the module its parameter holds, on every way out: the caller's
+    # argument is frozen after the call (by the helper's own statement).
+    ("frozen by a helper", "def freeze(net):\n    net.requires_grad_(False)\n"
+     "freeze(model)\nm = model  # <- m", Kind.MODULE,
+     {"frozen.key": "model",
+      "frozen.description": "the call of `freeze()` at line 8, through its "
+                            "`net.requires_grad_(False)`"}),
+    ("frozen by a helper's loop", "def freeze(net, flag):\n    for p in net.parameters():\n"
+     "        p.requires_grad = False\n    return flag\nfreeze(model, 1)\nm = model  # <- m",
+     Kind.MODULE, {"frozen.key": "model"}),
+    ("helper freezing on one path", "def freeze(net, flag):\n    if flag:\n"
+     "        net.requires_grad_(False)\nfreeze(model, input())\nm = model  # <- m",
+     Kind.MODULE, {"frozen": None}),
+    ("helper returning before the freeze", "def freeze(net, flag):\n    if flag:\n"
+     "        return\n    net.requires_grad_(False)\nfreeze(model, input())\n"
+     "m = model  # <- m", Kind.MODULE, {"frozen": None}),
+    ("helper freezing what it rebinds", "def freeze(net):\n    net = nn.Linear(2, 2)\n"
+     "    net.requires_grad_(False)\nfreeze(model)\nm = model  # <- m", Kind.MODULE,
+     {"frozen": None}),
+    ("helper freezing a submodule", "class W(nn.Module):\n    def __init__(self):\n"
+     "        super().__init__()\n        self.a = nn.Linear(2, 2)\n"
+     "def freeze(net):\n    net.a.requires_grad_(False)\nw = W()\nfreeze(w)\nm = w  # <- m",
+     Kind.MODULE, {"frozen": None}),
 ]  # fmt: skip
 
 

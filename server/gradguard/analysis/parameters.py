@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING
 
 from gradguard.analysis import layer_lists, libraries
 from gradguard.analysis import torch_api as api
+from gradguard.analysis.names import parameter_names
+from gradguard.analysis.node_cache import cached_by_node
 
 if TYPE_CHECKING:
     from gradguard.analysis.values import ClassInfo, ModuleRef
@@ -164,6 +166,32 @@ def constructed_here(expr: ast.expr) -> bool:
     """True when `expr` is a constructor call, possibly followed by `.to(...)`-style calls
     that return their receiver: `nn.Linear(3, 1).to(device)`, not `model.to(device)`."""
     return isinstance(api.uncast(expr), ast.Call)
+
+
+@cached_by_node
+def stored_whole(init: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
+    """Parameters of `__init__` it only stores whole on `self`, as statements of its own
+    body (`self.encoder = encoder`): a module given so is a registered submodule, whose
+    parameters are the instance's own (`instance.parameters()` lists them)."""
+    names = set(parameter_names(init)[1:])
+    stored: dict[str, int] = {}
+    for stmt in init.body:
+        if (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Attribute)
+            and isinstance(stmt.targets[0].value, ast.Name)
+            and stmt.targets[0].value.id == "self"
+            and isinstance(stmt.value, ast.Name)
+        ):
+            stored[stmt.value.id] = stored.get(stmt.value.id, 0) + 1
+    for node in ast.walk(init):
+        if isinstance(node, ast.Name) and node.id in names:
+            if isinstance(node.ctx, ast.Load):
+                stored[node.id] = stored.get(node.id, 0) - 1
+            else:
+                names.discard(node.id)
+    return frozenset(n for n in names if n in stored and stored[n] == 0)
 
 
 def owns_parameters(ref: ModuleRef) -> bool:

@@ -9,12 +9,14 @@ require grad.
 
 It fires only when all of this is certain: the model is built in the file (a `torch.nn` layer,
 an `nn.Sequential` of layers built in place, or a class of the file that computes only from
-its inputs and its registered submodules); the freeze covers every parameter unconditionally
-(not `model.backbone.parameters()`, not `named_parameters()` filtered by an `if`); and nothing
-can unfreeze a parameter or add a new one afterwards. Any `requires_grad = True`,
-`requires_grad_()`, `nn.Parameter`, a submodule assigned onto the model (a new head), the
-model handed to code the analysis cannot see, or the same steps done in another function keep
-the rule silent.
+its inputs and its registered submodules, including a module built just before and handed to
+its constructor whole); the freeze covers every parameter unconditionally (not
+`model.backbone.parameters()`, not `named_parameters()` filtered by an `if`), done where the
+model is or by a function of the file that freezes the model it is given on every way out
+(`evaluate(model)` switching it off "to save memory"); and nothing can unfreeze a parameter
+or add a new one afterwards. Any `requires_grad = True`, `requires_grad_()`, `nn.Parameter`,
+a submodule assigned onto the model (a new head), or the model handed to code the analysis
+cannot see keeps the rule silent.
 
 ## Why is this bad?
 With every parameter frozen and no input requiring grad, nothing the model computes has a

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+from collections.abc import Mapping
 from functools import reduce
 
 from gradguard.analysis import activations, graph_inputs, libraries
@@ -42,6 +43,7 @@ from gradguard.analysis.values import (
     evolve,
     join,
 )
+from gradguard.analysis.walk import walk
 
 _CONVERSION_BUILTINS = {"float": Kind.SCALAR, "int": Kind.SCALAR, "bool": Kind.SCALAR}
 
@@ -486,6 +488,7 @@ class CallEvaluator(TorchCalls):
                         if self.env is not None:
                             self.env.pop(f"{receiver_key}.{attr}", None)
             self.taint_arguments(call)
+            self._frozen_by(method, summary, call, skip_self=True)
             result = self._instantiate(method, summary, call, args, skip_self=True)
             result = self.in_context(method, call, args, result, skip_self=True)
             if state is not None:
@@ -605,11 +608,7 @@ class CallEvaluator(TorchCalls):
                     init, call, args, self.mode.enabled, self.mode.off, is_method=True
                 )
             if info.is_module:
-                plain = (
-                    all(_plain(v) for v in args)
-                    and not any(isinstance(a, ast.Starred) for a in call.args)
-                    and all(kw.arg is not None for kw in call.keywords)
-                )
+                plain = self._built_from_own_parts(call, args, init)
                 checker = self.module.owner_of(info.node).class_check
                 own = plain and checker.self_contained(info)
                 ref = ModuleRef(local=info, self_contained=own)
@@ -625,6 +624,7 @@ class CallEvaluator(TorchCalls):
             self.training_step_seen_from_loops(callee.function)
             self._params_carried_across_calls(callee.function, summary, call, args)
             self.taint_arguments(call)
+            self._frozen_by(callee.function, summary, call, skip_self=False)
             result = self._instantiate(callee.function, summary, call, args, skip_self=False)
             result = self.in_context(callee.function, call, args, result, skip_self=False)
             given = self._returned_argument(callee.function, call, args)
@@ -666,6 +666,74 @@ class CallEvaluator(TorchCalls):
         carries = frozenset().union(*(a.all_carries() for a in args))
         return Value(carries=carries) if carries else UNKNOWN
 
+    def _built_from_own_parts(
+        self, call: ast.Call, args: list[Value], init: FunctionNode | None
+    ) -> bool:
+        """Constructor arguments that bring no parameter the instance does not register:
+        plain values, and a self-contained module (built in the file) that `__init__` only
+        stores whole on `self` (`self.encoder = encoder`, a registered submodule) and that
+        nothing else here shares: built in the call itself, or a name read only there."""
+        if any(isinstance(a, ast.Starred) for a in call.args):
+            return False
+        if any(kw.arg is None for kw in call.keywords):
+            return False
+        if all(_plain(v) for v in args):
+            return True
+        if init is None:
+            return False
+        stored = params.stored_whole(init)
+        positional = [a.arg for a in (*init.args.posonlyargs, *init.args.args)][1:]
+        names = [*positional[: len(call.args)], *(kw.arg for kw in call.keywords)]
+        exprs = [*call.args, *(kw.value for kw in call.keywords)]
+        if len(names) < len(exprs):
+            return False
+        for name, expr, value in zip(names, exprs, args, strict=False):
+            if _plain(value):
+                continue
+            module = value.module
+            if value.kind is not Kind.MODULE or module is None or not module.self_contained:
+                return False
+            if name not in stored or not (
+                params.constructed_here(expr) or self._read_only_here(expr)
+            ):
+                return False
+        return True
+
+    def _read_only_here(self, expr: ast.expr) -> bool:
+        """A variable of the code around this call that nothing else reads: a local of this
+        function read once in it, or a module-level name read once at module level and by
+        no function or class body that does not bind it itself."""
+        if not isinstance(expr, ast.Name):
+            return False
+        name = expr.id
+        if self.function is not None:
+            return self.scope.is_bound_locally(name) and _loads(self.function, name) == 1
+        syntax = self.module.syntax
+        own = sum(
+            [
+                _loads(function, name)
+                for function in syntax.functions
+                if not _nested(function, syntax.parent_scope)
+                and syntax.scope_of(function).is_bound_locally(name)
+            ]
+        )
+        return _loads(self.module.tree, name) - own == 1
+
+    def _frozen_by(
+        self, function: FunctionNode, summary: FunctionSummary, call: ast.Call, *, skip_self: bool
+    ) -> None:
+        """A function of this file that freezes the whole module a parameter holds, on every
+        way out (`def freeze(model): model.requires_grad_(False)`): the module the call
+        passes is frozen after it, by the function's own freeze (where the fix belongs)."""
+        if not summary.frozen_parameters or self.module.owner_of(function) is not self.module:
+            return
+        for name, inner in summary.frozen_parameters.items():
+            expr = _argument_expr(function, call, name, skip_self=skip_self)
+            if expr is None:
+                continue
+            how = f"the call of `{function.name}()` at line {call.lineno}, through its "
+            self._freeze(expr, inner.node, how + inner.description)
+
     def _instantiate(
         self,
         function: FunctionNode,
@@ -702,9 +770,37 @@ class CallEvaluator(TorchCalls):
         return result
 
 
-def _argument_expr(function: FunctionNode, call: ast.Call, name: str) -> ast.expr | None:
-    """The expression `call` passes for the parameter `name` of `function` (no unpacking)."""
+def _loads(node: ast.AST, name: str) -> int:
+    """How many times the code of `node` (nested functions included) reads `name`."""
+    return sum(
+        1
+        for inner in walk(node)
+        if isinstance(inner, ast.Name) and inner.id == name and isinstance(inner.ctx, ast.Load)
+    )
+
+
+def _nested(function: FunctionNode, parents: Mapping[int, ast.AST]) -> bool:
+    """A function defined inside another function (not at module level or in a class)."""
+    parent = parents.get(id(function))
+    while parent is not None:
+        if isinstance(parent, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            return True
+        parent = parents.get(id(parent))
+    return False
+
+
+def _argument_expr(
+    function: FunctionNode, call: ast.Call, name: str, *, skip_self: bool = False
+) -> ast.expr | None:
+    """The expression `call` passes for the parameter `name` of `function` (no unpacking);
+    for a method called on an object (`skip_self`), its first parameter is the object."""
     positional = [*function.args.posonlyargs, *function.args.args]
+    if skip_self:
+        if positional and positional[0].arg == name:
+            return call.func.value if isinstance(call.func, ast.Attribute) else None
+        positional = positional[1:]
+    if any(isinstance(a, ast.Starred) for a in call.args):
+        return None
     for param, arg in zip(positional, call.args, strict=False):
         if param.arg == name:
             return arg

@@ -611,6 +611,7 @@ class ModuleInterpreter:
                 rebound_state(node, interpreter.state_reads, interpreter.heads.values()),
                 tuple(interpreter.state_backwards),
                 interpreter.freed_state(),
+                interpreter.frozen_parameters(),
             )
         finally:
             self.in_progress.discard(key)

@@ -10,7 +10,9 @@ from gradguard.analysis.events import Event, Site
 from gradguard.analysis.graph import GRAPH_STATE_KEY, SavedNode, Saves
 from gradguard.analysis.imports import Scope
 from gradguard.analysis.interpreter.environment import GRAD_ON, Env, Frame, LoopFrame, join_envs
+from gradguard.analysis.interpreter.summary import kept_parameters
 from gradguard.analysis.model import BackwardCall, FunctionNode, LoopNode
+from gradguard.analysis.parameters import Freeze
 from gradguard.analysis.values import (
     UNKNOWN,
     Carry,
@@ -127,6 +129,20 @@ class InterpreterState:
         if marker is None:
             return frozenset()
         return frozenset(a for a, n in self.state_stand_ins.items() if n in marker.graph)
+
+    def frozen_parameters(self) -> dict[str, Freeze]:
+        """Parameters whose module this function froze whole on every way out of it, by name,
+        with the freeze (`model.requires_grad_(False)` in `def freeze(model)`): the caller's
+        argument is that module. Only names nothing in the function rebinds."""
+        exits = join_envs([*self.exits, self.env])
+        if exits is None or self.function is None:
+            return {}
+        found: dict[str, Freeze] = {}
+        for name in kept_parameters(self.function):
+            value = exits.get(name)
+            if value is not None and value.frozen is not None:
+                found[name] = value.frozen
+        return found
 
     def _bound_here(self, name: str) -> bool:
         return self.function is not None and self.scope.is_bound_locally(name)

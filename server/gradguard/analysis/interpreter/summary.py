@@ -14,6 +14,7 @@ from gradguard.analysis.model import (
 )
 from gradguard.analysis.names import parameter_names
 from gradguard.analysis.node_cache import cached_by_node
+from gradguard.analysis.parameters import Freeze
 from gradguard.analysis.values import (
     Carry,
     Value,
@@ -65,6 +66,10 @@ class FunctionSummary:
     # graph every call certainly frees (a backward through them, on every way out).
     state_backwards: tuple[tuple[BackwardCall, frozenset[str]], ...] = ()
     frees_state: frozenset[str] = frozenset()
+    # Parameters whose module the function freezes whole on every way out of it (`def
+    # freeze(model): model.requires_grad_(False)`), with the freeze: the caller's argument is
+    # frozen after the call (see `InterpreterState.frozen_parameters`).
+    frozen_parameters: dict[str, Freeze] = field(default_factory=dict)
 
 
 def rebound_parameters(returned: Value, input_nodes: dict[str, SavedNode]) -> dict[str, Carry]:
@@ -280,14 +285,30 @@ def returned_parameter(function: ast.FunctionDef | ast.AsyncFunctionDef) -> str 
             isinstance(node.value, ast.Name) and node.value.id == name
         ):
             return None
-        if isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load):
-            return None
-        if isinstance(node, ast.Global | ast.Nonlocal) and name in node.names:
-            return None
-        nested = isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
-        if nested and name in _bound_inside(node):
-            return None
-    return name
+    return name if name in kept_parameters(function) else None
+
+
+@cached_by_node
+def kept_parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
+    """The parameters nothing in the function rebinds (no assignment, deletion, `global` or
+    `nonlocal` of the name, nor a nested function declaring it `nonlocal`): the name holds
+    the caller's argument wherever the function reads it."""
+    names = set(parameter_names(function))
+    for node in own_nodes(function.body):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            names.discard(node.id)
+        elif isinstance(node, ast.Global | ast.Nonlocal):
+            names.difference_update(node.names)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.discard(node.name)
+            names -= _bound_inside(node)
+        elif isinstance(node, ast.alias):
+            names.discard((node.asname or node.name).split(".")[0])
+        elif isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar) and node.name:
+            names.discard(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            names.discard(node.rest)
+    return frozenset(names)
 
 
 def _bound_inside(node: ast.AST) -> frozenset[str]:
