@@ -1038,3 +1038,31 @@ def test_the_fact_at_a_marked_name(
 ) -> None:
     """The kind and facet facts the interpreter binds to the marked name."""
     _check(fact_at(snippet, monkeypatch), facet, kind, expected)
+
+
+# Loop-carried state (`Value.carries`): (case, snippet, carried key, carried at the mark).
+CARRY_FACTS = [
+    # A name rebound on every step of an inner loop carries the outer loop's state only if
+    # the inner loop ran zero times: that carry does not pass the loop.
+    ("last step's output after a time-step loop",
+     "for seq in input():\n    h = x\n    for t in range(len(seq)):\n        h = model(h)\n"
+     "        out = model(h)\n    o = out  # <- o", "out", False),
+    # The state every step computes from is carried whether the inner loop runs or not.
+    ("state through a time-step loop",
+     "h = x\nfor seq in input():\n    for t in range(len(seq)):\n        h = model(h)\n"
+     "    o = h  # <- o", "h", True),
+    # A name the inner loop rebinds only on some steps keeps what it carried.
+    ("output rebound on some steps",
+     "out = x\nfor seq in input():\n    for t in range(len(seq)):\n        if input():\n"
+     "            out = model(x)\n    o = out  # <- o", "out", True),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("case", "snippet", "key", "carried"), CARRY_FACTS, ids=[row[0] for row in CARRY_FACTS]
+)
+def test_loop_carries(
+    case: str, snippet: str, key: str, carried: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    value = fact_at(snippet, monkeypatch)
+    assert any(c.key == key for c in value.all_carries()) is carried, case

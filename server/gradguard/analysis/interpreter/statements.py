@@ -591,7 +591,7 @@ class FunctionInterpreter(CallEvaluator):
             self.mode = GRAD_UNKNOWN
         exits: list[Env | None] = [end, *breaks]
         if not runs:
-            exits.insert(0, before)
+            exits.insert(0, _skipped(before, exits))
         self.env = join_envs(exits, absent_is_unbound=self.absent_is_unbound)
         if stmt.orelse and not infinite:
             self.run_block(stmt.orelse)
@@ -714,6 +714,30 @@ def _unknown_at_head(before: Env, stmt: LoopNode) -> Env:
         if key.split(".", 1)[0] in mentioned:
             head[key] = UNKNOWN
     return head
+
+
+def _skipped(before: Env, exits: list[Env | None]) -> Env:
+    """The state after a loop whose body ran zero times, as far as the loop-carried state of
+    enclosing loops goes: a carry (`Carry`) a name held before the loop but holds at no way
+    out of an iteration reaches past the loop only if the body never runs (an `output`
+    rebound on every time step of a sequence, read after the loop). Such a name keeps its
+    value and loses that carry: what was carried depends on a sequence being empty, which
+    the analysis cannot know and code relies on not happening."""
+    kept: dict[str, frozenset[Carry]] = {}
+    for env in exits:
+        if env is None:
+            continue
+        for key, value in env.items():
+            kept[key] = kept.get(key, frozenset()) | value.all_carries()
+    skipped = before
+    for key, carries in kept.items():
+        held = before.get(key)
+        if held is None or not held.carries or held.carries <= carries:
+            continue
+        if skipped is before:
+            skipped = dict(before)
+        skipped[key] = evolve(held, carries=held.carries & carries)
+    return skipped
 
 
 def _loop_names(stmt: LoopNode) -> frozenset[str]:
