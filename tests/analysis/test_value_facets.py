@@ -538,6 +538,25 @@ AUTOGRAD_FACTS = [
      "            q = p  # <- q\n"
      "t = Trainer({'w': torch.zeros(2, requires_grad=True)})\nt.step()",
      Kind.TENSOR, {"grad": T, "leaf": True}),
+    # The default collate stacks rows of tensors without history: batches without history.
+    ("batch of a loader over a TensorDataset",
+     "from torch.utils.data import DataLoader, TensorDataset\n"
+     "loader = DataLoader(TensorDataset(torch.randn(8, 2), torch.zeros(8)), batch_size=2)\n"
+     "for xb, yb in loader:\n    b = yb  # <- b", Kind.TENSOR, {"grad": U}),
+    ("item of a TensorDataset", "from torch.utils.data import TensorDataset\n"
+     "for xb, yb in TensorDataset(torch.randn(8, 2), torch.zeros(8)):\n    b = xb  # <- b",
+     Kind.TENSOR, {"grad": U}),
+    ("batch of a dataset with history", "from torch.utils.data import DataLoader, TensorDataset\n"
+     "w = torch.randn(8, 2, requires_grad=True)\n"
+     "for xb, yb in DataLoader(TensorDataset(w * 2, torch.zeros(8))):\n    b = xb  # <- b",
+     Kind.UNKNOWN, {"grad": N}),
+    ("batch of a loader with its own collate",
+     "from torch.utils.data import DataLoader, TensorDataset\n"
+     "ds = TensorDataset(torch.randn(8, 2), torch.zeros(8))\n"
+     "for xb, yb in DataLoader(ds, collate_fn=input):\n    b = xb  # <- b",
+     Kind.UNKNOWN, {"grad": N}),
+    # `len()` is an int whatever it is given (Python checks what `__len__` returns).
+    ("len of a tensor", "n = len(x)  # <- n", Kind.SCALAR, {"grad": U}),
     # Iterating a dict whose values are known binds each of them in turn.
     ("dict items", "losses = {'a': model(x).sum(), 'b': model(x).mean()}\n"
      "for name, loss in losses.items():\n    v = loss  # <- v", Kind.TENSOR, {"grad": T}),
@@ -796,6 +815,10 @@ OBJECT_FACTS = [
      "    def __init__(self, enc):\n        super().__init__()\n        self.enc = enc\n"
      "        self.parts = [enc]\n    def forward(self, a):\n        return self.enc(a)\n"
      "m = W(nn.Linear(2, 2))  # <- m", Kind.MODULE, {"module.self_contained": False}),
+    ("class built from a length", "class N(nn.Module):\n    def __init__(self, k):\n"
+     "        super().__init__()\n        self.fc = nn.Linear(k, 2)\n"
+     "    def forward(self, a):\n        return self.fc(a)\n"
+     "m = N(len(x))  # <- m", Kind.MODULE, {"module.self_contained": True}),
     ("in-place layer", "m = nn.ReLU(inplace=True)  # <- m", Kind.MODULE,
      {"module.qualified": "torch.nn.ReLU", "module.inplace": True}),
     ("Sequential ending in softmax",

@@ -34,6 +34,8 @@ class Event:
     operation (the receiver of a method, the tensor read or changed). `grad_enabled` is the
     grad mode there (None when unknown), `function` the function it is in (None at module
     level) and `every_iteration` the enclosing loops whose every iteration runs it.
+    `context` is the call whose run in context reported it (the function run once more with
+    that call's arguments, `ModuleInterpreter.result_in_context`); None in the recorded pass.
     """
 
     node: ast.AST
@@ -43,6 +45,7 @@ class Event:
     grad_enabled: bool | None
     function: FunctionNode | None
     every_iteration: frozenset[LoopNode]
+    context: ast.Call | None
 
 
 class Site(TypedDict):
@@ -55,6 +58,7 @@ class Site(TypedDict):
     grad_enabled: bool | None
     function: FunctionNode | None
     every_iteration: frozenset[LoopNode]
+    context: ast.Call | None
 
 
 @dataclass(frozen=True, eq=False)

@@ -4,18 +4,21 @@
 Finds a reentrant `torch.utils.checkpoint.checkpoint(fn, x, ...)` (no `use_reentrant`, or
 `use_reentrant=True`) run with gradients on, whose every input certainly does not require
 grad (a fresh tensor such as `torch.randn(...)`, a `.detach()`ed tensor, a result computed
-under `torch.no_grad()`, the output of a frozen module...), while `fn` is a module whose
-parameters certainly require grad (a `torch.nn` layer, an `nn.Sequential` of them, or a
-module class of the file, built here and not frozen by the file).
+under `torch.no_grad()`, the output of a frozen module, a batch of a `DataLoader` over a
+`TensorDataset` of such tensors...), while `fn` certainly computes with parameters that
+require grad: a module (a `torch.nn` layer, an `nn.Sequential` of them, or a module class of
+the file, built here and not frozen by the file) or a function or method of the file that
+runs one (`checkpoint(self._forward_impl, x)`). A checkpoint inside `forward` is judged for
+each call of the model whose input is known (`model(xb)` in the training loop).
 
 Left alone on purpose:
 
-* inputs the analysis cannot see (a batch from a loader, a `forward` argument, the output of
-  an embedding hooked by `enable_input_require_grads`): they may require grad;
+* inputs the analysis cannot see (a batch from an unknown loader, the output of an embedding
+  hooked by `enable_input_require_grads`): they may require grad;
 * a checkpointed segment without trainable parameters (a frozen backbone, an activation):
   nothing is lost there but the memory saving, and torch's warning is harmless;
-* a function or lambda as `fn` (`create_custom_forward(layer)`, `lambda t: m(t)`): what it
-  runs is not known;
+* a lambda or a function built by another (`create_custom_forward(layer)`, `lambda t:
+  m(t)`): what it runs is not known;
 * `checkpoint_sequential(...)`: it checkpoints every segment but the last, and which layers
   the earlier segments hold is not known;
 * checkpoints under `torch.no_grad()` (inference) and `use_reentrant=False`.
@@ -228,15 +231,19 @@ hidden.pow(2).mean().backward()
     )
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
-        """One finding per reentrant checkpoint call whose inputs all lack grad."""
-        calls: dict[int, list[CheckpointInput]] = {}
+        """One finding per reentrant checkpoint call whose inputs all lack grad, in the
+        function's own analysis or in a run of it for one call (a `forward` whose caller
+        passes a tensor without history: `ModuleInterpreter.result_in_context`)."""
+        runs: dict[tuple[int, int], list[CheckpointInput]] = {}
         for use in ctx.analysis.events.of(CheckpointInput):
             if not use.sequential:
-                calls.setdefault(id(use.node), []).append(use)
+                runs.setdefault((id(use.node), id(use.context)), []).append(use)
         reported: set[int] = set()
-        for uses in calls.values():
+        for uses in runs.values():
             call = uses[0].node
             assert isinstance(call, ast.Call)
+            if id(call) in reported:
+                continue
             reentrant = reentrant_keyword(call)
             if reentrant is False or not _certain(uses) or _after_reported(uses, reported):
                 continue
@@ -256,8 +263,9 @@ hidden.pow(2).mean().backward()
         message = compose(
             f"{capitalized(inputs)} {verb}, so the reentrant checkpoint gives {module} no gradient",
             f"This checkpoint is reentrant ({how}): torch warns {WARNING} and its output has no "
-            f"history, so the parameters of {module} silently get no gradient (a backward "
-            f"through this output alone raises {NO_GRAD_FN.quoted}); pass use_reentrant=False",
+            f"history, so the parameters {module} computes with silently get no gradient (a "
+            f"backward through this output alone raises {NO_GRAD_FN.quoted}); pass "
+            "use_reentrant=False",
         )
         related = [
             Related(
@@ -266,6 +274,16 @@ hidden.pow(2).mean().backward()
             for use in uses
             if use.value.loss is not None and use.value.kind is Kind.TENSOR
         ]
+        context = uses[0].context
+        if context is not None:
+            related.insert(
+                0,
+                Related(
+                    ctx.node_range(context),
+                    f"`{expr_text(ctx.source, context)}` runs this code with inputs that do not "
+                    "require grad",
+                ),
+            )
         if isinstance(reentrant, ast.keyword):
             edit = replace_expr(ctx.source, reentrant.value, "False")
         else:

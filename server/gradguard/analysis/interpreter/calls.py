@@ -230,6 +230,9 @@ class CallEvaluator(TorchCalls):
         if name in _CONVERSION_BUILTINS:
             loss = Loss(LossKind.CONVERSION, call, f"{name}()")
             return Value(grad=Grad.UNTRACKED, kind=Kind.SCALAR, loss=loss)
+        if name == "len" and len(call.args) == 1 and not call.keywords:
+            # Python makes `len()` an int whatever `__len__` returns (a tensor's is its size).
+            return Value(grad=Grad.UNTRACKED, kind=Kind.SCALAR)
         if name in ("tuple", "list") and len(args) == 1 and args[0].elements is not None:
             return args[0]
         if name == "sum":

@@ -57,7 +57,7 @@ def run_in_context(
     module.in_progress.add(id(node))
     try:
         with module.calls_unnoted():
-            returned = _run(module, node, passed, mode)
+            returned = _run(module, node, call, passed, mode)
     finally:
         module.in_context = False
         module.in_progress.discard(id(node))
@@ -67,10 +67,15 @@ def run_in_context(
 
 
 def _run(
-    module: ModuleInterpreter, node: FunctionNode, passed: dict[str, Value], mode: GradMode
+    module: ModuleInterpreter,
+    node: FunctionNode,
+    call: ast.Call,
+    passed: dict[str, Value],
+    mode: GradMode,
 ) -> Value:
     interpreter = FunctionInterpreter(module, module.scope_of(node), node, record=False)
     interpreter.events_in_context = _EVENTS_IN_CONTEXT
+    interpreter.context = call
     if module.journal is not None:
         module.journal.entered(id(node))  # the run reads the callers' facts too
     interpreter.enter_function(node)

@@ -57,6 +57,8 @@ class InterpreterState:
         # Kinds of events a run that records nothing else still reports: the facts of one
         # call's arguments (see `ModuleInterpreter.result_in_context`).
         self.events_in_context: frozenset[type[Event]] = frozenset()
+        # The call this run is in the context of (None: the recorded pass); see `Event`.
+        self.context: ast.Call | None = None
         self.env: Env | None = {}
         self.mode = GRAD_ON
         self.returned: Value | None = None
@@ -229,6 +231,7 @@ class InterpreterState:
             grad_enabled=self.mode.enabled,
             function=self.function,
             every_iteration=self.every_iteration(),
+            context=self.context,
         )
 
     def emit(self, event: Event) -> None:

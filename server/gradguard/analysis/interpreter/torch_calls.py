@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 
-from gradguard.analysis import activations, layer_lists, libraries, shapes
+from gradguard.analysis import activations, data_sources, layer_lists, libraries, shapes
 from gradguard.analysis import graph as graphs
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
@@ -204,6 +204,15 @@ class TorchCalls(ModuleCalls):
         args = self.arguments(call)
         if qualified in api.CHECKPOINT_FUNCTIONS:
             return self._checkpoint(call, qualified, args)
+        if qualified in data_sources.TENSOR_DATASETS or qualified in data_sources.DATA_LOADERS:
+            build = (
+                data_sources.tensor_dataset
+                if qualified in data_sources.TENSOR_DATASETS
+                else data_sources.data_loader
+            )
+            source = build(call, args)
+            if source is not None:
+                return source
         loss_name = api.LOSS_FUNCTIONS.get(qualified)
         if loss_name is not None:
             self._record_loss_input(call, loss_name, args)
@@ -457,15 +466,19 @@ class TorchCalls(ModuleCalls):
         values = args[first : first + len(inputs)]
         direct: Value | None = None
         callee = args[0]
+        called = ast.copy_location(ast.Call(call.args[0], list(inputs), []), call)
+        ast.fix_missing_locations(called)
         if first == 1 and callee.kind is Kind.MODULE and callee.module is not None:
             # The checkpoint runs the module on the inputs: its effects are a direct call's.
-            called = ast.copy_location(ast.Call(call.args[0], list(inputs), []), call)
-            ast.fix_missing_locations(called)
             record, self.record = self.record, False
             try:
                 direct = self.module_call(called, callee.module, values, callee.frozen)
             finally:
                 self.record = record
+        elif first == 1 and (
+            callee.kind is Kind.FUNCTION or isinstance(call.args[0], ast.Attribute)
+        ):
+            direct = self._called_aside(called)
         sequential = qualified == "torch.utils.checkpoint.checkpoint_sequential"
         for expr, value in zip(inputs, values, strict=True):
             if (site := self.site(call, expr, value)) is not None:
@@ -479,6 +492,19 @@ class TorchCalls(ModuleCalls):
             loss = Loss(LossKind.CHECKPOINT, call, "a reentrant checkpoint without grad inputs")
             return Value(grad=Grad.UNTRACKED, kind=Kind.UNKNOWN, loss=loss)
         return UNKNOWN
+
+    def _called_aside(self, called: ast.Call) -> Value:
+        """What `called` (a function or method of the file given a checkpoint's inputs,
+        `checkpoint(self._forward_impl, x)`) returns, evaluated as a direct call that records
+        nothing, notes no call site and leaves the environment as it was."""
+        env = dict(self.env) if self.env is not None else None
+        record, self.record = self.record, False
+        try:
+            with self.module.calls_unnoted():
+                return self.eval(called)
+        finally:
+            self.record = record
+            self.env = env
 
     def _index_reduction(
         self, call: ast.Call, name: str, source: Value, positional: list[Value]
