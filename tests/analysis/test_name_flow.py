@@ -88,3 +88,69 @@ def test_a_detached_return_holds_nothing() -> None:
         """
     )
     assert not _reaches(flow, tree, "value", "out", "evaluate")
+
+
+def _param_key(tree: ast.Module, flow: NameFlow, function: str, param: str) -> Key:
+    """The key of a parameter, through a read of it inside the function."""
+    return _key(tree, flow, param, function)
+
+
+_TRAIN_CALLED_ONCE = """
+    def train(model, optimizer, critic):
+        loss = model(1) + critic(2)
+        optimizer.step()
+
+    def main():
+        net = make()
+        judge = make()
+        opt = make()
+        train(net, opt, critic=judge)
+"""
+
+
+def test_a_parameter_gets_only_its_own_argument() -> None:
+    tree, flow = _flow(_TRAIN_CALLED_ONCE)
+    reached = flow.reaches([_param_key(tree, flow, "train", "critic")])
+    assert _key(tree, flow, "judge", "main") in reached
+    assert _key(tree, flow, "net", "main") not in reached
+
+
+def test_a_name_handed_to_the_only_call_is_the_parameter() -> None:
+    tree, flow = _flow(_TRAIN_CALLED_ONCE)
+    call = next(
+        n for n in ast.walk(tree) if isinstance(n, ast.Call) and ast.unparse(n.func) == "train"
+    )
+    net, opt = call.args
+    assert isinstance(net, ast.Name) and isinstance(opt, ast.Name)
+    assert flow.forwarded(net) == _param_key(tree, flow, "train", "model")
+    assert flow.forwarded_from(_param_key(tree, flow, "train", "optimizer")) == flow.key_of(opt)
+
+
+def test_no_forwarding_for_a_function_called_twice_or_rebinding() -> None:
+    tree, flow = _flow(
+        """
+        def train(model, optimizer):
+            optimizer = wrap(optimizer)
+            optimizer.step()
+
+        def main():
+            opt = make()
+            train(make(), opt)
+            train(make(), opt)
+        """
+    )
+    names = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == "opt"]
+    assert all(flow.forwarded(n) is None for n in names)
+    tree, flow = _flow(
+        """
+        def train(model, optimizer):
+            optimizer = wrap(optimizer)
+            optimizer.step()
+
+        def main():
+            opt = make()
+            train(make(), opt)
+        """
+    )
+    names = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == "opt"]
+    assert all(flow.forwarded(n) is None for n in names)

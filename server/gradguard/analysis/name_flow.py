@@ -31,6 +31,7 @@ import builtins
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from gradguard.analysis.names import kept_parameters
 from gradguard.analysis.walk import module_nodes, module_parents
 
 Key = tuple[int, str]  # (id of the scope node, name)
@@ -99,6 +100,8 @@ class NameFlow:
         self._classes: dict[Key, ast.ClassDef] = {}
         self._free: dict[int, set[Key]] = {}  # id(scope node) -> names read, bound outside
         self._counting = False
+        self._forwarding: dict[int, Key] | None = None
+        self._sources: dict[Key, Key] | None = None
         # The shared walk and parents of the module (same nodes and order as ast.walk).
         self._nodes = list(module_nodes(tree))
         self.parents: dict[int, ast.AST] = module_parents(tree)  # shared: read only
@@ -510,8 +513,83 @@ class NameFlow:
                 self._edge(self._keys[id(base)], given)
         if isinstance(call.func, ast.Name) and root_key in self._defs:
             function = self._defs[root_key]
+            scope = self._scopes[id(function)]
+            passed = self._passed(function, call) if len(self.bindings[root_key]) == 1 else None
             for arg in _arguments(function.args):
-                self._edge(self._scopes[id(function)].key(arg.arg), given or set())
+                if passed is None:
+                    self._edge(scope.key(arg.arg), given or set())
+                elif arg.arg in passed:
+                    self._edge(scope.key(arg.arg), self.reads(passed[arg.arg]))
+
+    def _passed(
+        self, function: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call
+    ) -> dict[str, ast.expr] | None:
+        """The argument each parameter of the function gets at `call` (the one definition
+        its name is bound to), by name; None when unpacking hides it or the function takes
+        `*args`/`**kwargs` (which may get anything)."""
+        spec = function.args
+        if spec.vararg is not None or spec.kwarg is not None:
+            return None
+        if any(isinstance(a, ast.Starred) for a in call.args):
+            return None
+        if any(kw.arg is None for kw in call.keywords):
+            return None
+        positional = [*spec.posonlyargs, *spec.args]
+        if len(call.args) > len(positional):
+            return None
+        passed = {param.arg: arg for param, arg in zip(positional, call.args, strict=False)}
+        for keyword in call.keywords:
+            assert keyword.arg is not None
+            passed[keyword.arg] = keyword.value
+        return passed
+
+    def forwarded(self, argument: ast.Name) -> Key | None:
+        """The parameter that holds exactly `argument`'s value wherever its function reads
+        it: `argument` is passed to it by the only call of a plain function of the file
+        (module-level `def`, bound once, undecorated, used only by being called), and the
+        function never rebinds the parameter. `train(model, optimizer)` called once from
+        `main` makes `train`'s `optimizer` that very optimizer."""
+        if self._forwarding is None:
+            self._forwarding = self._collect_forwarding()
+        return self._forwarding.get(id(argument))
+
+    def forwarded_from(self, parameter: Key) -> Key | None:
+        """The name whose value `parameter` holds exactly (see `forwarded`), if any."""
+        if self._forwarding is None:
+            self._forwarding = self._collect_forwarding()
+        if self._sources is None:
+            self._sources = {}
+            for name_id, key in self._forwarding.items():
+                self._sources[key] = self._keys[name_id]
+        return self._sources.get(parameter)
+
+    def _collect_forwarding(self) -> dict[int, Key]:
+        calls: dict[Key, list[ast.Call]] = {}
+        for key in self._defs:
+            for name in self.loads.get(key, []):
+                parent = self.parents.get(id(name))
+                if isinstance(parent, ast.Call) and parent.func is name:
+                    calls.setdefault(key, []).append(parent)
+        found: dict[int, Key] = {}
+        for key, function in self._defs.items():
+            sites = calls.get(key, [])
+            if (
+                len(sites) != 1
+                or len(self.bindings.get(key, ())) != 1
+                or len(self.loads.get(key, ())) != 1
+                or function.decorator_list
+                or self.parents.get(id(function)) is not self.tree
+            ):
+                continue
+            passed = self._passed(function, sites[0])
+            if passed is None:
+                continue
+            scope = self._scopes[id(function)]
+            for param in kept_parameters(function):
+                argument = passed.get(param)
+                if isinstance(argument, ast.Name) and id(argument) in self._keys:
+                    found[id(argument)] = scope.key(param)
+        return found
 
 
 def _arguments(args: ast.arguments) -> list[ast.arg]:

@@ -6,6 +6,9 @@ import ast
 import re
 import unicodedata
 
+from gradguard.analysis.node_cache import cached_by_node
+from gradguard.analysis.walk import own_nodes, walk
+
 
 def dotted(expr: ast.expr) -> str | None:
     """`self.hidden` for an Attribute chain rooted in a Name, `h` for a Name, else None."""
@@ -84,3 +87,33 @@ def may_name_an_optimizer(name: str) -> bool:
     what may train or step: `optimizer_g`, `self.opt`, `model_optim`, `Optimizer`."""
     lowered = name.lower()
     return lowered.startswith("opt") or "optim" in lowered
+
+
+@cached_by_node
+def kept_parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
+    """The parameters nothing in the function rebinds (no assignment, deletion, `global` or
+    `nonlocal` of the name, nor a nested function declaring it `nonlocal`): the name holds
+    the caller's argument wherever the function reads it."""
+    names = set(parameter_names(function))
+    for node in own_nodes(function.body):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            names.discard(node.id)
+        elif isinstance(node, ast.Global | ast.Nonlocal):
+            names.difference_update(node.names)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.discard(node.name)
+            names -= _bound_inside(node)
+        elif isinstance(node, ast.alias):
+            names.discard((node.asname or node.name).split(".")[0])
+        elif isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar) and node.name:
+            names.discard(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            names.discard(node.rest)
+    return frozenset(names)
+
+
+def _bound_inside(node: ast.AST) -> frozenset[str]:
+    """Names a nested function or class declares `nonlocal` (it could rebind them)."""
+    return frozenset(
+        name for inner in walk(node) if isinstance(inner, ast.Nonlocal) for name in inner.names
+    )

@@ -13,9 +13,11 @@ The fact is certain only when all of this holds (anything else: silence):
   a class that owns every parameter it computes with (`ModuleRef.self_contained`), or is a
   `copy.deepcopy(...)`: its parameters are its own and no other object's;
 * `m` is only ever called, asked for its parameters, state or a deep copy, moved, or put in
-  train/eval mode (never stored, passed, aliased or given a new submodule), and `opt` only
-  steps (without a closure), zeroes gradients or feeds a `torch.optim.lr_scheduler`: nothing
-  else can reach `m`'s parameters or put other parameters into `opt`;
+  train/eval mode (never stored, aliased or given a new submodule), and `opt` only steps
+  (without a closure), zeroes gradients or feeds a `torch.optim.lr_scheduler`: nothing else
+  can reach `m`'s parameters or put other parameters into `opt`. Either may be handed to a
+  parameter that holds exactly it (`NameFlow.forwarded`: the only call of a plain function
+  that never rebinds it), whose every use is held to the same rules;
 * every `opt.step()` is a statement of the block that runs a backward before it (since the
   last `opt.zero_grad()` / `m.zero_grad()`, around the loop when the block is a loop body),
   and no call there is handed anything a value computed from `m` may flow into
@@ -72,7 +74,7 @@ def unreached_optimizers(
         if use.method == "step" and isinstance(use.target, ast.Name):
             key = flow.key_of(use.target)
             if key is not None:
-                steps.setdefault(key, []).append(use)
+                steps.setdefault(_origin(flow, key), []).append(use)
     found = []
     for key, uses in steps.items():
         fact = _Check(analysis, flow, key, uses).run()
@@ -92,6 +94,10 @@ class _Check:
         self.key = key
         self.steps = steps
         self.module_key: Key = UNKNOWN_KEY
+        # The optimizer's and the module's names: their own, and the parameters of the
+        # functions they are handed to that hold exactly them (`NameFlow.forwarded`).
+        self.keys = _aliases(flow, key)
+        self.module_keys: frozenset[Key] = frozenset()
 
     def run(self) -> UnreachedOptimizer | None:
         built = self._construction()
@@ -102,7 +108,8 @@ class _Check:
         if module_key is None:
             return None
         copied = self._fresh(module_key, call)
-        if copied is None or not self._confined(module_key):
+        self.module_keys = _aliases(self.flow, module_key)
+        if copied is None or not self._confined():
             return None
         self.module_key = module_key
         backwards: list[BackwardCall] = []
@@ -167,7 +174,7 @@ class _Check:
         primary = [b for b in self.flow.bindings.get(module_key, []) if not self._recast(b)]
         if len(primary) != 1 or not isinstance(primary[0].node, ast.Assign):
             return None
-        bound = primary[0].value
+        bound = _bound_value(primary[0].node, module_key[1])
         value = api.uncast(bound) if bound is not None else None
         if not isinstance(value, ast.Call):
             return None
@@ -191,16 +198,23 @@ class _Check:
             and self.flow.key_of(value.func.value) == binding.key
         )
 
-    def _confined(self, module_key: Key) -> bool:
+    def _confined(self) -> bool:
         """Nothing but calls, safe methods and deep copies touch the module, and nothing but
-        steps, zero_grad and LR schedulers touch the optimizer."""
-        for name in self.flow.loads.get(module_key, []):
-            if not self._module_use(name):
+        steps, zero_grad and LR schedulers touch the optimizer, under any of their names (a
+        function they are handed to counts by what it does with them)."""
+        for key in self.module_keys:
+            if not all(self._module_use(name) for name in self.flow.loads.get(key, [])):
                 return False
         stepped = {id(u.target) for u in self.steps}
-        return all(self._optimizer_use(name, stepped) for name in self.flow.loads.get(self.key, []))
+        return all(
+            self._optimizer_use(name, stepped)
+            for key in self.keys
+            for name in self.flow.loads.get(key, [])
+        )
 
     def _module_use(self, name: ast.Name) -> bool:
+        if self.flow.forwarded(name) in self.module_keys:
+            return True  # train(model, ...): what `train` does with it is checked too
         parent = self.flow.parents.get(id(name))
         if isinstance(parent, ast.Call):
             if parent.func is name:
@@ -214,6 +228,8 @@ class _Check:
         return False
 
     def _optimizer_use(self, name: ast.Name, stepped: set[int]) -> bool:
+        if self.flow.forwarded(name) in self.keys:
+            return True
         parent = self.flow.parents.get(id(name))
         if isinstance(parent, ast.Attribute) and parent.attr in _OPTIMIZER_METHODS:
             outer = self.flow.parents.get(id(parent))
@@ -255,7 +271,7 @@ class _Check:
     def _built_module(self, key: Key) -> bool:
         """A name bound only to module constructions or deep copies (not to a loss)."""
         bindings = self.flow.bindings.get(key, [])
-        if not bindings or key == self.module_key:
+        if not bindings or key in self.module_keys:
             return False
         for binding in bindings:
             value = binding.value
@@ -304,7 +320,7 @@ class _Check:
             return False
         if not isinstance(func.value, ast.Name):
             return False
-        return self.flow.key_of(func.value) in (self.key, self.module_key)
+        return self.flow.key_of(func.value) in self.keys | self.module_keys
 
     def _call_unreached(self, call: ast.Call) -> bool:
         """True when nothing the call is given (receiver, callee, arguments) may hold a value
@@ -315,17 +331,13 @@ class _Check:
             isinstance(func, ast.Attribute)
             and isinstance(func.value, ast.Name)
             and not call.args
-            and self.flow.key_of(func.value) in (self.key, self.module_key)
+            and self.flow.key_of(func.value) in self.keys | self.module_keys
             and func.attr in (_OPTIMIZER_METHODS | {"train", "eval", "zero_grad"})
         ):
             return True
         keys = self.flow.reads(call)
         reached = self.flow.reaches(k for k in keys if not self._scheduler(k))
-        return (
-            self.module_key not in reached
-            and self.key not in reached
-            and (UNKNOWN_KEY not in reached)
-        )
+        return not reached & (self.module_keys | self.keys | {UNKNOWN_KEY})
 
     def _scheduler(self, key: Key) -> bool:
         """A name bound only to `torch.optim.lr_scheduler.X(...)`: it changes learning rates."""
@@ -336,6 +348,59 @@ class _Check:
             and path.startswith(_LR_SCHEDULERS)
             for b in bindings
         )
+
+
+def _origin(flow: NameFlow, key: Key) -> Key:
+    """The name a parameter stands for when it holds exactly what one name was given
+    (`NameFlow.forwarded_from`), through calls handing it on; else the key itself."""
+    for _ in range(_FORWARDING_DEPTH):
+        source = flow.forwarded_from(key)
+        if source is None:
+            break
+        key = source
+    return key
+
+
+def _aliases(flow: NameFlow, key: Key) -> frozenset[Key]:
+    """`key` and every parameter that holds exactly its value (see `NameFlow.forwarded`),
+    through calls handing it on."""
+    found = {key}
+    frontier = [key]
+    for _ in range(_FORWARDING_DEPTH):
+        handed = [
+            param
+            for current in frontier
+            for name in flow.loads.get(current, [])
+            if (param := flow.forwarded(name)) is not None and param not in found
+        ]
+        if not handed:
+            break
+        found.update(handed)
+        frontier = handed
+    return frozenset(found)
+
+
+def _bound_value(stmt: ast.Assign, name: str) -> ast.expr | None:
+    """What `name = value` (or `a, name = f(), g()`, position by position) binds."""
+    if any(isinstance(t, ast.Name) and t.id == name for t in stmt.targets):
+        return stmt.value
+    if len(stmt.targets) != 1:
+        return None
+    target, value = stmt.targets[0], stmt.value
+    if not (isinstance(target, ast.Tuple | ast.List) and isinstance(value, ast.Tuple | ast.List)):
+        return None
+    if len(target.elts) != len(value.elts):
+        return None
+    if any(isinstance(e, ast.Starred) for e in [*target.elts, *value.elts]):
+        return None
+    for element, bound in zip(target.elts, value.elts, strict=True):
+        if isinstance(element, ast.Name) and element.id == name:
+            return bound
+    return None
+
+
+# How many calls deep a name handed on to a function's parameter is followed.
+_FORWARDING_DEPTH = 4
 
 
 def _inspecting(call: ast.Call, flow: NameFlow) -> bool:

@@ -10,8 +10,8 @@ from gradguard.analysis.events import Event, Site
 from gradguard.analysis.graph import GRAPH_STATE_KEY, SavedNode, Saves
 from gradguard.analysis.imports import Scope
 from gradguard.analysis.interpreter.environment import GRAD_ON, Env, Frame, LoopFrame, join_envs
-from gradguard.analysis.interpreter.summary import kept_parameters
 from gradguard.analysis.model import BackwardCall, FunctionNode, LoopNode
+from gradguard.analysis.names import kept_parameters
 from gradguard.analysis.parameters import Freeze
 from gradguard.analysis.values import (
     UNKNOWN,

@@ -12,7 +12,7 @@ from gradguard.analysis.model import (
     BackwardCall,
     InPlaceOnSaved,
 )
-from gradguard.analysis.names import parameter_names
+from gradguard.analysis.names import kept_parameters, parameter_names
 from gradguard.analysis.node_cache import cached_by_node
 from gradguard.analysis.parameters import Freeze
 from gradguard.analysis.values import (
@@ -286,33 +286,3 @@ def returned_parameter(function: ast.FunctionDef | ast.AsyncFunctionDef) -> str 
         ):
             return None
     return name if name in kept_parameters(function) else None
-
-
-@cached_by_node
-def kept_parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
-    """The parameters nothing in the function rebinds (no assignment, deletion, `global` or
-    `nonlocal` of the name, nor a nested function declaring it `nonlocal`): the name holds
-    the caller's argument wherever the function reads it."""
-    names = set(parameter_names(function))
-    for node in own_nodes(function.body):
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            names.discard(node.id)
-        elif isinstance(node, ast.Global | ast.Nonlocal):
-            names.difference_update(node.names)
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            names.discard(node.name)
-            names -= _bound_inside(node)
-        elif isinstance(node, ast.alias):
-            names.discard((node.asname or node.name).split(".")[0])
-        elif isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar) and node.name:
-            names.discard(node.name)
-        elif isinstance(node, ast.MatchMapping) and node.rest:
-            names.discard(node.rest)
-    return frozenset(names)
-
-
-def _bound_inside(node: ast.AST) -> frozenset[str]:
-    """Names a nested function or class declares `nonlocal` (it could rebind them)."""
-    return frozenset(
-        name for inner in walk(node) if isinstance(inner, ast.Nonlocal) for name in inner.names
-    )
