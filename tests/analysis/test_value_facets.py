@@ -819,6 +819,13 @@ OBJECT_FACTS = [
      "        super().__init__()\n        self.fc = nn.Linear(k, 2)\n"
      "    def forward(self, a):\n        return self.fc(a)\n"
      "m = N(len(x))  # <- m", Kind.MODULE, {"module.self_contained": True}),
+    # A module-level dict of literals nothing changes: a read by key is the literal.
+    ("settings dict read by key", "S = {'dim': 4, 'lr': 0.1}\ndef f():\n    c = S\n"
+     "    n = c['dim']  # <- n\n    return n", Kind.SCALAR, {"const": 4}),
+    ("settings dict changed", "S = {'dim': 4}\ndef f():\n    c = S\n    c['dim'] = x\n"
+     "    n = c['dim']  # <- n\n    return n", Kind.UNKNOWN, {"const": None}),
+    ("changed settings dict read elsewhere", "S = {'dim': 4}\ndef g():\n    S['dim'] = 5\n"
+     "def f():\n    n = S['dim']  # <- n\n    return n", Kind.UNKNOWN, {"const": None}),
     ("in-place layer", "m = nn.ReLU(inplace=True)  # <- m", Kind.MODULE,
      {"module.qualified": "torch.nn.ReLU", "module.inplace": True}),
     ("Sequential ending in softmax",

@@ -19,6 +19,7 @@ from bisect import bisect_left
 
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
+from gradguard.analysis.constant_dicts import literal_dicts, unchanged_dicts
 from gradguard.analysis.imports import COMPOUND, Scope, ScopeNode, build_scope, walrus_names
 from gradguard.analysis.interpreter.call_order import callees_first
 from gradguard.analysis.interpreter.statements import is_true
@@ -68,6 +69,7 @@ class FileSyntax:
         self._attribute_stores: dict[str, int] | None = None
         self._foreign_stores: dict[str, int] | None = None
         self._class_binds: dict[str, int] | None = None
+        self._settings: frozenset[str] | None = None
 
     def _index_scopes(self, tree: ast.Module) -> None:
         """Record each function's and class's enclosing scope, visiting statements only."""
@@ -163,6 +165,14 @@ class FileSyntax:
                 dynamic = True
         self._attribute_stores = {a: 2 for a in counts} if dynamic else counts
         self._foreign_stores = {a: 2 for a in counts} if dynamic else foreign
+
+    def unchanged_dicts(self) -> frozenset[str]:
+        """Module-level dicts of literals nothing in the file may change (see
+        `gradguard.analysis.constant_dicts`); computed once, only for files that have one."""
+        if self._settings is None:
+            candidates = literal_dicts(self.tree)
+            self._settings = unchanged_dicts(self.tree, set(candidates))
+        return self._settings
 
     def may_call_backward(self, node: FunctionNode | ast.Module) -> bool:
         """Whether `.backward(` may appear in the node's lines (True without the text)."""

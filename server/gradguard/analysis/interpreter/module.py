@@ -252,6 +252,7 @@ class ModuleInterpreter:
 
     def _collect_constants(self, scope: Scope, counts: dict[str, int]) -> Env:
         scratch = FunctionInterpreter(self, scope, None, record=False)
+        settings = self.syntax.unchanged_dicts()
         for stmt in self.tree.body:
             if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                 if counts.get(stmt.name) == 1:
@@ -270,7 +271,10 @@ class ModuleInterpreter:
                 and len(stmt.targets) == 1
                 and isinstance(stmt.targets[0], ast.Name)
                 and counts.get(stmt.targets[0].id) == 1
-                and isinstance(stmt.value, ast.Call | ast.Constant)
+                and (
+                    isinstance(stmt.value, ast.Call | ast.Constant)
+                    or stmt.targets[0].id in settings
+                )
             ):
                 scratch.run_block([stmt])
         retouched = _grad_state_changed(self.text)
@@ -282,6 +286,7 @@ class ModuleInterpreter:
             or isinstance(value.const, bool)
             or is_optimizer(value)
             or (_parameter_leaf(value) and retouched is not None and name not in retouched)
+            or (name in settings and value.kind is Kind.MAPPING)
         }
 
     def class_info(self, node: ast.ClassDef) -> ClassInfo:

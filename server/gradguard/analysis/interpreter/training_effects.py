@@ -316,6 +316,8 @@ class TrainingEffects(GraphEffects):
         keyword = self._keyword(call, "inputs")
         if keyword is not None:
             inputs = keyword.value
+        if any(kw.arg is None for kw in call.keywords):
+            return UNKNOWN  # `**options` may pass create_graph=True
         create = self._keyword(call, "create_graph")
         if create is not None and not (
             isinstance(create.value, ast.Constant) and create.value.value is False

@@ -1,0 +1,295 @@
+"""Module-level dicts of literals that no code of the file can change.
+
+Training scripts keep their settings in a dict: `CONFIG = {"hidden": 32, "lr": 1e-3,
+"epochs": 3}`, then `Net(CONFIG["hidden"])` or `c = CONFIG; range(c["epochs"])`. When the
+dict is a literal of numbers, strings, flags and tuples of them (no lists, which code
+given an element could change), bound once at module level,
+and nothing in the file may change it, every read of a key gives that literal: a number is
+not a tensor, so a module built from it owns what it computes with, and a loop over
+`range(c["epochs"])` certainly runs.
+
+"Nothing may change it" is decided over every name that may hold the dict
+(`NameFlow.reached_by` from the dict's name and from `UNKNOWN_KEY`, since a method's or a
+callback's parameter may hold anything): none of them is the root of a subscript store or
+deletion (`cfg["lr"] = ...`, `self.cfg["lr"] = ...`), the target of an augmented assignment
+(`cfg |= {...}`), the receiver of a mutating method (`update`, `setdefault`, `pop`,
+`popitem`, `clear`, `__setitem__`, `__delitem__`, and list methods such as `append` for the
+lists it may hold), or handed whole to code outside the file
+(`configure(cfg)`, `setattr(...)`): reading keys, `.get()`, `.items()`, `**cfg`, printing and
+handing it to the file's own functions and classes is fine. Anything else keeps the dict
+unknown. Files importing this one may still change it, as they may rebind any module-level
+constant: the analysis trusts module-level bindings the file makes once.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from gradguard.analysis.name_flow import Key, NameFlow
+from gradguard.analysis.names import parameter_names
+from gradguard.analysis.walk import module_nodes
+
+# Methods of dicts and of the lists they may hold that change them in place.
+_MUTATING_METHODS = frozenset(
+    "update setdefault pop popitem clear __setitem__ __delitem__ __ior__ append extend insert "
+    "remove sort reverse".split()
+)
+# Builtins that only read what they are given.
+_READING_BUILTINS = frozenset(
+    "print len str repr sorted list tuple dict set iter isinstance type bool any all".split()
+)
+
+
+def literal_dicts(tree: ast.Module) -> dict[str, ast.Dict]:
+    """Module-level `NAME = {...}` statements whose dict holds literals under string keys."""
+    found: dict[str, ast.Dict] = {}
+    for stmt in tree.body:
+        if (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+            and isinstance(stmt.value, ast.Dict)
+            and all(
+                isinstance(key, ast.Constant) and isinstance(key.value, str)
+                for key in stmt.value.keys
+            )
+            and all(_literal(value) for value in stmt.value.values)
+        ):
+            found[stmt.targets[0].id] = stmt.value
+    return found
+
+
+def unchanged_dicts(tree: ast.Module, names: set[str]) -> frozenset[str]:
+    """Which of `names` (module-level literal dicts, see `literal_dicts`) nothing in the file
+    may change (see the module docstring)."""
+    if not names:
+        return frozenset()
+    flow = NameFlow(tree)
+    nodes = list(module_nodes(tree))
+    methods = {
+        id(method): node
+        for node in nodes
+        if isinstance(node, ast.ClassDef)
+        for method in _methods(node)
+    }
+    kept: set[str] = set()
+    for name in names:
+        key = (id(tree), name)
+        if len(flow.bindings.get(key, ())) != 1:
+            continue
+        if _unchanged(_Aliases(flow, key, methods), nodes):
+            kept.add(name)
+    return frozenset(kept)
+
+
+def _methods(node: ast.ClassDef) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """The methods of a class body that take at least one parameter (`self`)."""
+    return [
+        m
+        for m in node.body
+        if isinstance(m, ast.FunctionDef | ast.AsyncFunctionDef) and m.args.args
+    ]
+
+
+class _Aliases:
+    """The names that may hold the very dict object bound to one key (not a copy, not an
+    element: `cfg["lr"]` is a literal), found by following it whole."""
+
+    def __init__(self, flow: NameFlow, key: Key, methods: dict[int, ast.ClassDef]) -> None:
+        self.flow = flow
+        self.keys: set[Key] = {key}
+        self.methods = methods  # id() of each method -> its class
+        # The attributes of `self` that may hold the dict, by key of each method's `self`.
+        self.fields: dict[Key, set[str]] = {}
+
+    def whole(self, expr: ast.expr) -> bool:
+        """`expr` may evaluate to the dict itself: a holder's name, an attribute of `self`
+        the dict was stored in (`self.cfg`), or a choice between such values."""
+        if isinstance(expr, ast.IfExp):
+            return self.whole(expr.body) or self.whole(expr.orelse)
+        if isinstance(expr, ast.BoolOp):
+            return any(self.whole(value) for value in expr.values)
+        if isinstance(expr, ast.NamedExpr):
+            return self.whole(expr.value)
+        if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
+            key = self.flow.key_of(expr.value)
+            return key is not None and expr.attr in self.fields.get(key, ())
+        return isinstance(expr, ast.Name) and self.flow.key_of(expr) in self.keys
+
+    def grow(self, node: ast.AST) -> bool | None:
+        """Add what `node` makes hold the dict; True when something was added, None when the
+        dict may reach code or objects whose names are not followed."""
+        if isinstance(node, ast.Assign) and (pairs := _pairs(node)) is not None:
+            # `self.model, self.cfg = model, cfg`: each target gets its own value.
+            return self._bind_all([t for t, v in pairs if self.whole(v)])
+        if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
+            if not self.whole(node.value):
+                return False
+            targets: list[ast.expr] = (
+                node.targets if isinstance(node, ast.Assign) else [node.target]
+            )
+            return self._bind_all(targets)
+        if isinstance(node, ast.Call):
+            return self._handed(node)
+        if isinstance(node, ast.Return | ast.Yield | ast.YieldFrom | ast.Lambda):
+            value = node.body if isinstance(node, ast.Lambda) else node.value
+            return None if value is not None and self.whole(value) else False
+        if isinstance(node, ast.List | ast.Tuple) and not isinstance(node.ctx, ast.Load):
+            return False  # assignment targets (see above)
+        if isinstance(node, ast.List | ast.Tuple | ast.Set | ast.Dict):
+            parent = self.flow.parents.get(id(node))
+            if isinstance(parent, ast.Assign) and parent.value is node and _pairs(parent):
+                return False  # unpacked into as many targets (see above)
+            parts = node.values if isinstance(node, ast.Dict) else node.elts
+            return None if any(self.whole(p) for p in parts if p is not None) else False
+        if isinstance(node, ast.For | ast.AsyncFor | ast.comprehension | ast.withitem):
+            return False  # iterating a dict gives its keys; `with` never takes a dict
+        return False
+
+    def _bind_all(self, targets: list[ast.expr]) -> bool | None:
+        added = False
+        for target in targets:
+            if isinstance(target, ast.Name):
+                key = self.flow.key_of(target)
+                if key is None:
+                    return None
+                added |= self._add({key})
+            elif isinstance(target, ast.Attribute):
+                selves = self._instance_keys(target)
+                if selves is None:
+                    return None
+                for key in selves:
+                    fields = self.fields.setdefault(key, set())
+                    added |= target.attr not in fields
+                    fields.add(target.attr)
+            else:
+                return None  # into a container, or unpacked: not followed
+        return added
+
+    def _instance_keys(self, target: ast.Attribute) -> set[Key] | None:
+        """`self.cfg = ...` in a method: the `self` of every method of every class of the
+        file (a subclass's or a base class's method may run on the same object)."""
+        root = target.value
+        if not isinstance(root, ast.Name):
+            return None
+        key = self.flow.key_of(root)
+        owner = self.methods.get(key[0]) if key is not None else None
+        if owner is None:
+            return None
+        method = next(m for m in _methods(owner) if key is not None and id(m) == key[0])
+        if method.args.args[0].arg != root.id:
+            return None  # another parameter of the method
+        return {
+            (id(m), m.args.args[0].arg)
+            for cls in dict.fromkeys(self.methods.values())
+            for m in _methods(cls)
+        }
+
+    def _handed(self, call: ast.Call) -> bool | None:
+        """A holder handed whole to a call: a function or class of the file gets it in a
+        parameter; a builtin that only reads keeps nothing; anything else: not followed."""
+        arguments = [*call.args, *(k.value for k in call.keywords if k.arg is not None)]
+        given = [
+            index
+            for index, argument in enumerate(arguments)
+            if self.whole(argument.value if isinstance(argument, ast.Starred) else argument)
+        ]
+        if not given:
+            return False
+        func = call.func
+        key = self.flow.key_of(func) if isinstance(func, ast.Name) else None
+        if key is None:
+            return None
+        bindings = self.flow.bindings.get(key, ())
+        if not bindings:
+            return False if isinstance(func, ast.Name) and func.id in _READING_BUILTINS else None
+        if len(bindings) != 1 or any(isinstance(a, ast.Starred) for a in call.args):
+            return None
+        definition: ast.AST | None = bindings[0].node
+        skip = 0
+        if isinstance(definition, ast.ClassDef):
+            definition = next(
+                (
+                    s
+                    for s in definition.body
+                    if isinstance(s, ast.FunctionDef) and s.name == "__init__"
+                ),
+                None,
+            )
+            skip = 1
+        if not isinstance(definition, ast.FunctionDef | ast.AsyncFunctionDef):
+            return None
+        if definition.args.vararg is not None or definition.args.kwarg is not None:
+            return None
+        positional = [a.arg for a in (*definition.args.posonlyargs, *definition.args.args)]
+        names = [*positional[skip:][: len(call.args)], *(k.arg for k in call.keywords if k.arg)]
+        keys: set[Key] = set()
+        for index in given:
+            if index >= len(names) or names[index] not in parameter_names(definition):
+                return None
+            keys.add((id(definition), str(names[index])))
+        return self._add(keys)
+
+    def _add(self, keys: set[Key]) -> bool:
+        new = keys - self.keys
+        self.keys |= new
+        return bool(new)
+
+
+def _pairs(stmt: ast.Assign) -> list[tuple[ast.expr, ast.expr]] | None:
+    """`a, b = x, y`: each target with its value (None for any other assignment)."""
+    if len(stmt.targets) != 1:
+        return None
+    target, value = stmt.targets[0], stmt.value
+    if not isinstance(target, ast.Tuple | ast.List) or not isinstance(value, ast.Tuple | ast.List):
+        return None
+    if len(target.elts) != len(value.elts):
+        return None
+    if any(isinstance(e, ast.Starred) for e in [*target.elts, *value.elts]):
+        return None
+    return list(zip(target.elts, value.elts, strict=True))
+
+
+def _unchanged(aliases: _Aliases, nodes: list[ast.AST]) -> bool:
+    """Follow the dict to a fixed point, then look for a change of any holder."""
+    for _ in range(_ROUNDS):
+        added = False
+        for node in nodes:
+            grown = aliases.grow(node)
+            if grown is None:
+                return False
+            added = added or grown
+        if not added:
+            break
+    else:
+        return False
+    for node in nodes:
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store | ast.Del):
+            if aliases.whole(node.value):
+                return False
+        elif (isinstance(node, ast.AugAssign) and aliases.whole(node.target)) or (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in _MUTATING_METHODS
+            and aliases.whole(node.func.value)
+        ):
+            return False
+    return True
+
+
+# How many passes over the file follow the dict (a holder found late may hand it on).
+_ROUNDS = 6
+
+
+def _literal(expr: ast.expr) -> bool:
+    """A number, string, flag or None, possibly negated, or a tuple of those (not a list:
+    code given one element could change it in place)."""
+    if isinstance(expr, ast.Constant):
+        return isinstance(expr.value, int | float | str | bool) or expr.value is None
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub):
+        return isinstance(expr.operand, ast.Constant) and isinstance(
+            expr.operand.value, int | float
+        )
+    if isinstance(expr, ast.Tuple):
+        return all(_literal(element) for element in expr.elts)
+    return False

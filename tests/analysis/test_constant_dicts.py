@@ -1,0 +1,65 @@
+"""Module-level dicts of literals no code of the file changes (`analysis/constant_dicts.py`)."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import pytest
+
+from gradguard.analysis.constant_dicts import literal_dicts, unchanged_dicts
+
+HEAD = 'CFG = {"dim": 4, "lr": 0.1, "name": "run", "betas": (0.9, 0.99), "flag": True}\n'
+
+# (case, code after the dict, whether the dict is known unchanged)
+CASES = [
+    ("read by key", "def main():\n    c = CFG\n    n = c['dim'] + CFG['dim']\n", True),
+    ("read by get and items", "def f():\n    print(CFG.get('lr'), list(CFG.items()))\n", True),
+    ("unpacked into keywords", "def f(g):\n    g(**CFG)\n", True),
+    ("stored on self and read", "class T:\n    def __init__(self, cfg):\n"
+     "        self.a, self.cfg = 1, cfg\n    def run(self):\n        return self.cfg['lr']\n"
+     "T(CFG).run()\n", True),
+    ("handed to a function that reads it", "def build(cfg):\n    return cfg['dim'] * 2\n"
+     "build(CFG)\n", True),
+    ("an element handed to unknown code", "import torch\nw = torch.zeros(CFG['dim'])\n", True),
+    ("key stored", "def main():\n    c = CFG\n    c['lr'] = 0.5\n", False),
+    ("key deleted", "del CFG['lr']\n", False),
+    ("updated", "def main(args):\n    CFG.update(vars(args))\n", False),
+    ("merged in place", "def main(extra):\n    global CFG\n    CFG |= extra\n", False),
+    ("changed in place through a name", "def main(extra):\n    c = CFG\n    c |= extra\n", False),
+    ("changed by a function of the file", "def tweak(cfg):\n    cfg['lr'] = 1.0\n"
+     "tweak(CFG)\n", False),
+    ("handed to unknown code", "import json\njson.dump(CFG, open('x', 'w'))\n", False),
+    ("handed to a method", "class A:\n    def set(self, cfg):\n        cfg['x'] = 1\n"
+     "A().set(CFG)\n", False),
+    ("stored on self, changed by another method", "class T:\n"
+     "    def __init__(self, cfg):\n        self.cfg = cfg\n    def tune(self):\n"
+     "        self.cfg['lr'] = 1.0\nT(CFG)\n", False),
+    ("stored on self, changed by a subclass", "class T:\n"
+     "    def __init__(self, cfg):\n        self.cfg = cfg\nclass U(T):\n"
+     "    def tune(self):\n        self.cfg.pop('lr')\nU(CFG)\n", False),
+    ("stored on another object", "class T:\n    pass\nt = T()\nt.cfg = CFG\n", False),
+    ("put in a list", "def main():\n    configs = [CFG]\n    configs[0]['lr'] = 2\n", False),
+    ("returned", "def get():\n    return CFG\nget()['lr'] = 3\n", False),
+    ("rebound", "CFG = {'dim': 8}\n", False),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("case", "code", "known"), CASES, ids=[c[0] for c in CASES])
+def test_a_settings_dict_is_known_unless_something_may_change_it(
+    case: str, code: str, known: bool
+) -> None:
+    tree = ast.parse(textwrap.dedent(HEAD + code))
+    candidates = literal_dicts(tree)
+    assert ("CFG" in unchanged_dicts(tree, set(candidates))) is known, case
+
+
+def test_only_literals_under_string_keys_are_candidates() -> None:
+    tree = ast.parse(
+        "A = {'n': 1, 's': 'x', 't': (1, -2.5), 'z': None}\n"
+        "B = {'layers': [64, 64]}\n"
+        "C = {1: 'x'}\n"
+        "D = {'w': make()}\n"
+        "E = {**A}\n"
+    )
+    assert set(literal_dicts(tree)) == {"A"}
