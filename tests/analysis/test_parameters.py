@@ -56,3 +56,29 @@ def _self_contained(source: str) -> bool:
     step = next(u for u in calls if u.method == "step")
     assert step.value.optimizes is not None
     return step.value.optimizes.module.self_contained
+
+
+@pytest.mark.parametrize(
+    ("loop", "detaches"),
+    [
+        ("for p in ema.parameters():\n    p.detach_()", True),
+        ("for name, p in ema.named_parameters():\n    if name:\n        p.detach_()", True),
+        ("for p in ema.parameters():\n    q = p.detach()", False),
+        ("for h in hidden:\n    h.detach_()", False),
+    ],
+)
+def test_a_loop_detaching_parameters_in_place_may_freeze(loop: str, detaches: bool) -> None:
+    from gradguard.analysis.parameters import detaches_parameters
+
+    node = ast.parse(loop).body[0]
+    assert isinstance(node, ast.For)
+    assert detaches_parameters(node) is detaches
+
+
+def test_detaching_every_parameter_freezes_the_module() -> None:
+    from gradguard.analysis.parameters import freeze_loop_owner
+
+    node = ast.parse("for p in ema.parameters():\n    p.detach_()").body[0]
+    assert isinstance(node, ast.For)
+    owner = freeze_loop_owner(node)
+    assert owner is not None and ast.unparse(owner) == "ema"

@@ -555,6 +555,23 @@ AUTOGRAD_FACTS = [
      "ds = TensorDataset(torch.randn(8, 2), torch.zeros(8))\n"
      "for xb, yb in DataLoader(ds, collate_fn=input):\n    b = xb  # <- b",
      Kind.UNKNOWN, {"grad": N}),
+    # What `.detach()` gave (whatever has one), cast or moved, is still cut from autograd.
+    ("cast of a detached value", "def f(a):\n    b = a.clone().detach().float()  # <- b\n"
+     "    return b", Kind.UNKNOWN, {"grad": U, "loss.kind": LossKind.DETACH}),
+    # A generator of a module's parameters handed to a helper: its items are the leaves.
+    ("parameters handed to a helper", "def step(params):\n    for p in params:\n"
+     "        q = p  # <- q\n        q.grad\nstep(model.parameters())",
+     Kind.TENSOR, {"grad": T, "leaf": True}),
+    # A static method called on an object gets the call's arguments from its first
+    # parameter on.
+    ("static method on an object", "class C:\n    @staticmethod\n    def pick(a, b):\n"
+     "        return b\nv = C().pick(model(x), x)  # <- v",
+     Kind.TENSOR, {"grad": U}),
+    # A one-`return` helper runs with the call's arguments inside another run too.
+    ("one-return helper inside a run", "def prep(a, b):\n    return a.detach(), b.float()\n"
+     "class L(nn.Module):\n    def forward(self, a, b):\n        p, q = prep(a, b)\n"
+     "        return (p * q).sum()\nv = L()(model(x), x)  # <- v",
+     Kind.TENSOR, {"grad": U}),
     # `len()` is an int whatever it is given (Python checks what `__len__` returns).
     ("len of a tensor", "n = len(x)  # <- n", Kind.SCALAR, {"grad": U}),
     # Iterating a dict whose values are known binds each of them in turn.

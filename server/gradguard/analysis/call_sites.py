@@ -373,9 +373,9 @@ def may_learn(node: FunctionNode, *, skip_self: bool = False) -> bool:
 
 def _may_learn(node: FunctionNode, *, skip_self: bool) -> bool:
     """True when the function calls a parameter (`model(x)`) or a telling method of one
-    (`optimizer.step()`, `loss.backward()`), adds one to a total or hands one on to a
-    function: only then can facts from its callers matter to a rule (learning them costs
-    an extra pass)."""
+    (`optimizer.step()`, `loss.backward()`), adds one to a total, iterates one or hands one
+    on to a function: only then can facts from its callers matter to a rule (learning them
+    costs an extra pass)."""
     names = parameter_names(node)
     parameters = set(names[1:] if skip_self else names)
     if not parameters:
@@ -401,6 +401,12 @@ def _may_learn(node: FunctionNode, *, skip_self: bool) -> bool:
                 isinstance(child, ast.AugAssign)
                 and isinstance(child.value, ast.Name)
                 and child.value.id in parameters
+            )
+            or (
+                # `for p in params: p.add_(...)`: what it iterates decides what its body does.
+                isinstance(child, ast.For | ast.AsyncFor)
+                and isinstance(child.iter, ast.Name)
+                and child.iter.id in parameters
             )
             or (skip_self and kept_on_self(child, names[0], parameters))
             or (

@@ -89,6 +89,11 @@ def may_name_an_optimizer(name: str) -> bool:
     return lowered.startswith("opt") or "optim" in lowered
 
 
+def is_staticmethod(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Decorated `@staticmethod`: called on an object, it gets no `self`."""
+    return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in function.decorator_list)
+
+
 @cached_by_node
 def kept_parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
     """The parameters nothing in the function rebinds (no assignment, deletion, `global` or

@@ -102,7 +102,8 @@ def freezes_argument(call: ast.Call) -> bool:
 
 def freeze_loop_owner(loop: ast.For | ast.AsyncFor) -> ast.expr | None:
     """The module expression of `for p in <module>.parameters(): p.requires_grad = False`
-    (also `p.requires_grad_(False)`, `for name, p in <module>.named_parameters()`), when the
+    (also `p.requires_grad_(False)`, `p.detach_()`, `for name, p in
+    <module>.named_parameters()`), when the
     loop freezes every parameter it visits: the freeze is a statement of the loop body itself
     (under no `if`), and the body has no other control flow that could skip it."""
     iterable = loop.iter
@@ -142,15 +143,45 @@ def _freezes_name(stmt: ast.stmt, name: str) -> bool:
             and is_false(stmt.value)
         )
     if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
-        func = stmt.value.func
-        return (
+        call = stmt.value
+        func = call.func
+        if not (
             isinstance(func, ast.Attribute)
-            and func.attr == "requires_grad_"
             and isinstance(func.value, ast.Name)
             and func.value.id == name
-            and freezes_argument(stmt.value)
-        )
+        ):
+            return False
+        if func.attr == "detach_":
+            # `p.detach_()` on a parameter turns its `requires_grad` off (EMA copies).
+            return not call.args and not call.keywords
+        return func.attr == "requires_grad_" and freezes_argument(call)
     return False
+
+
+def detaches_parameters(loop: ast.For | ast.AsyncFor) -> bool:
+    """`for p in model.parameters(): ... p.detach_()`: some parameters may be detached in
+    place, which turns their `requires_grad` off as a freeze does."""
+    iterable = loop.iter
+    if not (
+        isinstance(iterable, ast.Call)
+        and isinstance(iterable.func, ast.Attribute)
+        and iterable.func.attr in ("parameters", "named_parameters")
+    ):
+        return False
+    target = loop.target
+    if isinstance(target, ast.Tuple) and target.elts:
+        target = target.elts[-1]
+    if not isinstance(target, ast.Name):
+        return True  # unpacked otherwise: any of them may be detached
+    return any(
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "detach_"
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id == target.id
+        for stmt in loop.body
+        for node in ast.walk(stmt)
+    )
 
 
 # Module methods that neither add parameters nor change their `requires_grad`, nor change

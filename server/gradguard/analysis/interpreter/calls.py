@@ -28,7 +28,7 @@ from gradguard.analysis.interpreter.training_effects import is_optimizer
 from gradguard.analysis.model import (
     FunctionNode,
 )
-from gradguard.analysis.names import dotted, names_an_optimizer
+from gradguard.analysis.names import dotted, is_staticmethod, names_an_optimizer
 from gradguard.analysis.values import (
     NONE,
     UNKNOWN,
@@ -363,6 +363,17 @@ class CallEvaluator(TorchCalls):
             # Whatever has a `.detach()` (a tensor, a TensorDict, a graph batch) returns a
             # copy cut from autograd: nothing computed from it backpropagates into its past.
             return Value(Grad.UNTRACKED, Kind.UNKNOWN, Loss(LossKind.DETACH, call, ".detach()"))
+        if (
+            receiver.kind is Kind.UNKNOWN
+            and receiver.grad is Grad.UNTRACKED
+            and receiver.loss is not None
+            and receiver.loss.kind is LossKind.DETACH
+            and name in _BATCH_PRESERVING
+            and not any(a.kind in (Kind.TENSOR, Kind.UNKNOWN) for a in args)
+        ):
+            # What `.detach()` gave (no module has one), moved, cast or reshaped
+            # (`logits.clone().detach().float()`): still cut from autograd.
+            return Value(Grad.UNTRACKED, Kind.UNKNOWN, receiver.loss)
         if receiver.batch and receiver.kind is Kind.UNKNOWN and _keeps_batch(name, args):
             # `x.to(device)`, `y.long()`, `x.view(-1, 784)`, `mask.sum().clamp(min=1)`: still
             # batch data.
@@ -410,6 +421,12 @@ class CallEvaluator(TorchCalls):
                     self.emit(ModuleModeCall(name, **site))
                 return receiver
             if name in api.MODULE_INFO_METHODS:
+                element = self.parameters_element(call)
+                if element is not None and not args:
+                    # A generator of the module's parameters, handed on whole
+                    # (`sgd_update(model.parameters(), lr)`): each item is what a loop
+                    # over it binds.
+                    return Value(kind=Kind.SEQUENCE, items=element)
                 return Value(kind=Kind.OTHER)
             if receiver_key is not None and self.env is not None and receiver_key in self.env:
                 # `seq.append(layer)`, `seq.add_module(...)`: its last layer may change.
@@ -470,12 +487,14 @@ class CallEvaluator(TorchCalls):
             return UNKNOWN
         method = _local_method(receiver, name)
         if method is not None and receiver.kind is not Kind.CLASS:
+            # A static method gets the call's arguments from its first parameter on.
+            bound = not is_staticmethod(method)
             self.module.call_sites.note(
-                method, call, args, self.mode.enabled, self.mode.off, is_method=True
+                method, call, args, self.mode.enabled, self.mode.off, is_method=bound
             )
             summary = self.module.summary_of(method)
             self._state_carried_across_calls(method, summary)
-            self._params_carried_across_calls(method, summary, call, args, skip_self=True)
+            self._params_carried_across_calls(method, summary, call, args, skip_self=bound)
             returned = summary.returned
             state = self._own_state_through(summary) if receiver_key == "self" else None
             graphs = self.state_graphs(summary) if receiver_key == "self" else {}
@@ -491,16 +510,16 @@ class CallEvaluator(TorchCalls):
                         if self.env is not None:
                             self.env.pop(f"{receiver_key}.{attr}", None)
             self.taint_arguments(call)
-            self._frozen_by(method, summary, call, skip_self=True)
-            result = self._instantiate(method, summary, call, args, skip_self=True)
-            result = self.in_context(method, call, args, result, skip_self=True)
+            self._frozen_by(method, summary, call, skip_self=bound)
+            result = self._instantiate(method, summary, call, args, skip_self=bound)
+            result = self.in_context(method, call, args, result, skip_self=bound)
             if state is not None:
                 result = self._with_state_written(call, summary, state, returned, result)
             if receiver_key == "self":
                 of = receiver.instance_of or (receiver.module.local if receiver.module else None)
                 cls = of.node if of is not None else None
                 self.backward_across_methods(call, method, cls, summary, graphs)
-            return self._called_under_mode(method, call, result, args, skip_self=True)
+            return self._called_under_mode(method, call, result, args, skip_self=bound)
         if (
             receiver.kind is Kind.UNKNOWN
             and name == "item"

@@ -5,8 +5,10 @@ The run binds the call's arguments to the parameters (after the callers' joined 
 they refine), runs under the caller's grad mode unless a decorator sets one, records nothing
 but the events a call's arguments decide (`_EVENTS_IN_CONTEXT`), and notes no call sites
 (`ModuleInterpreter.calls_unnoted`). A summary asked for inside it is computed as outside
-(`ModuleInterpreter.summary_of`). One level: a run in context starts no other. Results are
-kept per pass by call, function, mode and argument facts.
+(`ModuleInterpreter.summary_of`). One level: a run in context starts no other, except of a
+helper whose body is one `return` (`_small`), which recursion cannot chain (a function is
+never run inside its own run). Results are kept per pass by call, function, mode and
+argument facts.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ def run_in_context(
     name) under the caller's grad `mode`; None when it may not run now (inside another such
     run or the function itself, or a function of another file)."""
     if (
-        module.in_context
+        (module.in_context and not _small(node))
         or module.collecting_globals
         or id(node) in module.in_progress
         or module.at_depth_limit
@@ -53,17 +55,24 @@ def run_in_context(
         key, known = None, None
     if known is not None:
         return known
-    module.in_context = True
+    outer, module.in_context = module.in_context, True
     module.in_progress.add(id(node))
     try:
         with module.calls_unnoted():
             returned = _run(module, node, call, passed, mode)
     finally:
-        module.in_context = False
+        module.in_context = outer
         module.in_progress.discard(id(node))
     if key is not None:
         module.context_results[key] = returned
     return returned
+
+
+def _small(node: FunctionNode) -> bool:
+    """A helper whose body is one `return` (`return x.detach().float(), y.float()`): run
+    in context inside another run too, since it costs one expression and no helper of it
+    starts a further run (its calls are in the expression, run from inside the run)."""
+    return len(node.body) == 1 and isinstance(node.body[0], ast.Return)
 
 
 def _run(

@@ -50,7 +50,7 @@ class FileSyntax:
         self.appended_lists: dict[int, dict[str, tuple[FunctionNode, ...]]] = {}
         # The text scan is cheap and rules most files out; the tree says which mentions
         # may reach a parameter.
-        mentioned = text is None or _FREEZING.search(text) is not None
+        mentioned = text is None or _FREEZING.search(text) is not None or "detach_(" in text
         self.freezes_parameters = mentioned and _mentions_freezing(tree)
         # Certain freezing facts only where nothing in the file may unfreeze a parameter.
         self.frozen_facts = self.freezes_parameters and not params.may_unfreeze(
@@ -211,11 +211,14 @@ _FREEZING = re.compile(
 
 def _mentions_freezing(tree: ast.Module) -> bool:
     """True when the file may freeze parameters (`requires_grad = False`,
-    `requires_grad_(False)`): a module call's output is then tracked only if its input is.
+    `requires_grad_(False)`, `p.detach_()` in a loop over `.parameters()`): a module call's
+    output is then tracked only if its input is.
     A freeze of a tensor its function made itself (`_fresh_tensors`) reaches no parameter."""
     parents = module_parents(tree)
     fresh: dict[int, frozenset[str]] = {}
     for node in module_nodes(tree):
+        if isinstance(node, ast.For | ast.AsyncFor) and params.detaches_parameters(node):
+            return True
         frozen = _frozen_object(node)
         if frozen is None:
             continue
