@@ -82,3 +82,22 @@ def test_detaching_every_parameter_freezes_the_module() -> None:
     assert isinstance(node, ast.For)
     owner = freeze_loop_owner(node)
     assert owner is not None and ast.unparse(owner) == "ema"
+
+
+@pytest.mark.parametrize(
+    ("body", "stepped"),
+    [
+        ("opt.zero_grad()\n    loss.backward()\n    opt.step()", True),
+        ("sched = torch.optim.lr_scheduler.StepLR(opt, 1)\n    scaler.step(opt)", True),
+        ("opt.add_param_group({'params': []})", False),
+        ("opt.step()\n    log(opt)", False),
+        ("opt = wrap(opt)\n    opt.step()", False),
+        ("opt.param_groups[0]['lr'] = 0.1", False),
+    ],
+)
+def test_a_parameter_only_stepped_or_cleared(body: str, stepped: bool) -> None:
+    from gradguard.analysis.parameters import steps_only
+
+    function = ast.parse(f"def train(model, opt, loss):\n    {body}\n").body[0]
+    assert isinstance(function, ast.FunctionDef)
+    assert ("opt" in steps_only(function)) is stepped

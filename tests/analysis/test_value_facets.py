@@ -572,6 +572,11 @@ AUTOGRAD_FACTS = [
      "class L(nn.Module):\n    def forward(self, a, b):\n        p, q = prep(a, b)\n"
      "        return (p * q).sum()\nv = L()(model(x), x)  # <- v",
      Kind.TENSOR, {"grad": U}),
+    # `torch.autograd.grad` without create_graph: every gradient has no history, whatever
+    # the inputs are.
+    ("gradients of a module's parameters", "gs = torch.autograd.grad(model(x).sum(), "
+     "model.parameters())\nfor g in gs:\n    v = g  # <- v", Kind.TENSOR,
+     {"grad": U, "loss.kind": LossKind.NO_CREATE_GRAPH}),
     # `len()` is an int whatever it is given (Python checks what `__len__` returns).
     ("len of a tensor", "n = len(x)  # <- n", Kind.SCALAR, {"grad": U}),
     # Iterating a dict whose values are known binds each of them in turn.
@@ -947,6 +952,14 @@ PARAMETER_FACTS = [
      Kind.MODULE, {"frozen": None}),
     ("frozen on one path", "if input():\n    model.requires_grad_(False)\nm = model  # <- m",
      Kind.MODULE, {"frozen": None}),
+    # A helper that only steps and clears an optimizer cannot give it other parameters.
+    ("optimizer handed to a stepping helper", "def run(opt):\n    opt.zero_grad()\n"
+     "    opt.step()\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\nrun(opt)\n"
+     "o = opt  # <- o", Kind.OTHER, {"optimizes.key": "model"}),
+    ("optimizer handed to a helper adding parameters", "def run(opt):\n"
+     "    opt.add_param_group({'params': []})\n"
+     "opt = torch.optim.SGD(model.parameters(), lr=0.1)\nrun(opt)\no = opt  # <- o",
+     Kind.OTHER, {"optimizes": None}),
     ("frozen then unfrozen", "model.requires_grad_(False)\nmodel.requires_grad_(True)\n"
      "m = model  # <- m", Kind.MODULE, {"frozen": None}),
     # A helper that freezes the module its parameter holds, on every way out: the caller's

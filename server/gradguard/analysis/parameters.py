@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from gradguard.analysis import layer_lists, libraries
 from gradguard.analysis import torch_api as api
-from gradguard.analysis.names import parameter_names
+from gradguard.analysis.names import kept_parameters, parameter_names
 from gradguard.analysis.node_cache import cached_by_node
 
 if TYPE_CHECKING:
@@ -155,6 +155,49 @@ def _freezes_name(stmt: ast.stmt, name: str) -> bool:
             # `p.detach_()` on a parameter turns its `requires_grad` off (EMA copies).
             return not call.args and not call.keywords
         return func.attr == "requires_grad_" and freezes_argument(call)
+    return False
+
+
+@cached_by_node
+def steps_only(function: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
+    """Parameters the function only steps or clears, as an optimizer is in `def
+    train(model, loader, optimizer)`: every read of the name, nested code included, is the
+    receiver of `.step(...)` or `.zero_grad(...)`, or the first argument of an LR scheduler or
+    of a GradScaler's `step`/`unscale_`; never rebound. None of these can give an optimizer
+    other parameters, so what it holds is the same after the call."""
+    names = kept_parameters(function)
+    if not names:
+        return frozenset()
+    parents: dict[int, ast.AST] = {}
+    loads: dict[str, list[ast.Name]] = {}
+    for node in ast.walk(function):
+        for child in ast.iter_child_nodes(node):
+            parents[id(child)] = node
+        if isinstance(node, ast.Name) and node.id in names and isinstance(node.ctx, ast.Load):
+            loads.setdefault(node.id, []).append(node)
+    return frozenset(
+        name
+        for name, reads in loads.items()
+        if all(_steps_or_clears(read, parents) for read in reads)
+    )
+
+
+def _steps_or_clears(name: ast.Name, parents: dict[int, ast.AST]) -> bool:
+    """`opt.step()`, `opt.zero_grad(...)`, `LRScheduler(opt, ...)`, `scaler.step(opt)`."""
+    parent = parents.get(id(name))
+    if isinstance(parent, ast.Attribute) and parent.attr in ("step", "zero_grad"):
+        call = parents.get(id(parent))
+        return isinstance(call, ast.Call) and call.func is parent
+    if isinstance(parent, ast.Call) and parent.args and parent.args[0] is name:
+        callee = parent.func
+        if "lr_scheduler" in ast.unparse(callee):
+            return True
+        return (
+            isinstance(callee, ast.Attribute)
+            and callee.attr in ("step", "unscale_")
+            and len(parent.args) == 1
+            and not parent.keywords
+        )
     return False
 
 

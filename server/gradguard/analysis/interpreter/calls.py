@@ -509,7 +509,7 @@ class CallEvaluator(TorchCalls):
                         self._forget_below(f"{receiver_key}.{attr}")
                         if self.env is not None:
                             self.env.pop(f"{receiver_key}.{attr}", None)
-            self.taint_arguments(call)
+            self.taint_arguments(call, self._stepped_arguments(method, call, skip_self=bound))
             self._frozen_by(method, summary, call, skip_self=bound)
             result = self._instantiate(method, summary, call, args, skip_self=bound)
             result = self.in_context(method, call, args, result, skip_self=bound)
@@ -645,7 +645,8 @@ class CallEvaluator(TorchCalls):
             summary = self.module.summary_of(callee.function)
             self.training_step_seen_from_loops(callee.function)
             self._params_carried_across_calls(callee.function, summary, call, args)
-            self.taint_arguments(call)
+            stepped = self._stepped_arguments(callee.function, call, skip_self=False)
+            self.taint_arguments(call, stepped)
             self._frozen_by(callee.function, summary, call, skip_self=False)
             result = self._instantiate(callee.function, summary, call, args, skip_self=False)
             result = self.in_context(callee.function, call, args, result, skip_self=False)
@@ -740,6 +741,21 @@ class CallEvaluator(TorchCalls):
             ]
         )
         return _loads(self.module.tree, name) - own == 1
+
+    def _stepped_arguments(
+        self, function: FunctionNode, call: ast.Call, *, skip_self: bool
+    ) -> frozenset[str]:
+        """Keys of the arguments a function of this file only steps or clears (an optimizer
+        handed to `train(model, loader, optimizer)`): what they hold stays known."""
+        if self.module.owner_of(function) is not self.module:
+            return frozenset()
+        keys = set()
+        for name in params.steps_only(function):
+            expr = _argument_expr(function, call, name, skip_self=skip_self)
+            key = dotted(expr) if expr is not None else None
+            if key is not None:
+                keys.add(key)
+        return frozenset(keys)
 
     def _frozen_by(
         self, function: FunctionNode, summary: FunctionSummary, call: ast.Call, *, skip_self: bool

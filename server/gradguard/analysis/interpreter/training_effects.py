@@ -323,17 +323,18 @@ class TrainingEffects(GraphEffects):
             isinstance(create.value, ast.Constant) and create.value.value is False
         ):
             return UNKNOWN
-        if isinstance(inputs, ast.List | ast.Tuple) and not any(
-            isinstance(e, ast.Starred) for e in inputs.elts
-        ):
-            count = len(inputs.elts)
-        elif isinstance(inputs, ast.Name):
-            count = 1
-        else:
+        if inputs is None:
             return UNKNOWN
         loss = Loss(LossKind.NO_CREATE_GRAPH, call, "torch.autograd.grad(...)")
         gradient = Value(grad=Grad.UNTRACKED, kind=Kind.TENSOR, loss=loss)
-        return Value(kind=Kind.SEQUENCE, elements=(gradient,) * count)
+        if isinstance(inputs, ast.List | ast.Tuple) and not any(
+            isinstance(e, ast.Starred) for e in inputs.elts
+        ):
+            return Value(kind=Kind.SEQUENCE, elements=(gradient,) * len(inputs.elts))
+        if isinstance(inputs, ast.Name):
+            return Value(kind=Kind.SEQUENCE, elements=(gradient,))
+        # `inputs=model.parameters()`: as many gradients as inputs, none with history.
+        return Value(kind=Kind.SEQUENCE, items=gradient)
 
     def _record_optimized(self, call: ast.Call, qualified: str, args: list[Value]) -> None:
         """Tensors listed literally as an optimizer's parameters: `SGD([w, b], lr=...)`."""
@@ -618,9 +619,11 @@ class TrainingEffects(GraphEffects):
             every_iteration=self.every_iteration() if every else frozenset(),
         )
 
-    def taint_arguments(self, call: ast.Call) -> None:
+    def taint_arguments(self, call: ast.Call, stepped: frozenset[str] = frozenset()) -> None:
         """Arguments handed to code we cannot see may be detached in place: forget their
-        loop-carried history (a helper such as `repackage_hidden(h)` counts as a detach)."""
+        loop-carried history (a helper such as `repackage_hidden(h)` counts as a detach).
+        `stepped`: the keys of arguments the callee (a function of the file) only steps or
+        clears, whose optimizer facts stay (see `parameters.steps_only`)."""
         if self.record:
             self.module.analysis.opaque_calls.append(call)
             if self._hands_over_training_state(call):
@@ -632,7 +635,7 @@ class TrainingEffects(GraphEffects):
             key = dotted(expr)
             if key is not None and key in self.env:
                 self.env[key] = self.env[key].without_carries()
-                self._forget_parameter_facts(key)
+                self._forget_parameter_facts(key, optimizer=key not in stepped)
             elif isinstance(expr, ast.Tuple | ast.List):
                 for element in expr.elts:
                     element_key = dotted(element)
@@ -667,12 +670,13 @@ class TrainingEffects(GraphEffects):
                 return True
         return False
 
-    def _forget_parameter_facts(self, key: str) -> None:
-        """Code we cannot see got `key`: a module may be unfrozen, an optimizer extended."""
+    def _forget_parameter_facts(self, key: str, *, optimizer: bool = True) -> None:
+        """Code we cannot see got `key`: a module may be unfrozen, an optimizer extended
+        (unless `optimizer` is False: the code only steps or clears it)."""
         if self.env is None:
             return
         value = self.env[key]
         if value.frozen is not None:
             self._unfreeze(value.module)
-        if value.optimizes is not None:
+        if value.optimizes is not None and optimizer:
             self.env[key] = evolve(value, optimizes=None)
