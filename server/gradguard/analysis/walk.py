@@ -18,6 +18,9 @@ from typing import TypeVar
 from gradguard.analysis.node_cache import cached_by_node
 
 _AST = ast.AST
+# Definitions whose body runs only when called: `own_nodes` does not descend into them. A
+# tuple built once: a union written in the loop would be rebuilt for every node.
+_NESTED_CODE = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _Stmt = TypeVar("_Stmt", bound=ast.stmt)
 
 
@@ -86,12 +89,15 @@ def own_nodes(body: list[ast.stmt]) -> Iterator[ast.AST]:
     """The nodes of a block of statements in source order (depth first), not descending into
     the nested functions, classes and lambdas it defines (whose code runs only when called)."""
     stack: list[ast.AST] = list(reversed(body))
+    pop, push = stack.pop, stack.extend
     while stack:
-        node = stack.pop()
+        node = pop()
         yield node
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+        if isinstance(node, _NESTED_CODE):
             continue
-        stack.extend(reversed(children(node)))
+        found = children(node)
+        found.reverse()
+        push(found)
 
 
 def within(node: ast.AST, outer: ast.AST) -> bool:
