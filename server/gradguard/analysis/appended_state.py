@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from gradguard.analysis import libraries
 from gradguard.analysis.names import dotted, paired
 from gradguard.analysis.node_cache import cached_by_node
-from gradguard.analysis.walk import module_nodes, module_parents, walk
+from gradguard.analysis.walk import module_nodes_of, module_parents, walk
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -147,7 +147,7 @@ class _Index:
 def _index(tree: ast.Module) -> _Index:
     mentions: dict[str, list[ast.Attribute | ast.Constant]] = {}
     parents = module_parents(tree)  # shared: read only
-    for node in module_nodes(tree):
+    for node in module_nodes_of(tree, ast.Attribute, ast.Constant):
         if isinstance(node, ast.Attribute):
             mentions.setdefault(node.attr, []).append(node)
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):

@@ -30,7 +30,7 @@ from gradguard.analysis.names import callee_name, paired, parameter_names
 from gradguard.analysis.node_cache import cached_by_node
 from gradguard.analysis.torch_api import NUMPY_CONVERTS, uncast
 from gradguard.analysis.values import UNKNOWN, Grad, GradOff, Kind, Value, evolve, join, literal
-from gradguard.analysis.walk import children, module_nodes, walk
+from gradguard.analysis.walk import children, module_nodes_of, walk
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -281,6 +281,22 @@ class _Mentions:
     other: set[str] = field(default_factory=set)
 
 
+# The node types `_Survey.visit` records; it reads only these.
+_VISITED = (
+    ast.Name,
+    ast.Attribute,
+    ast.Call,
+    ast.arg,
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.Import,
+    ast.ImportFrom,
+    ast.Global,
+    ast.Nonlocal,
+)
+
+
 @dataclass
 class _Survey:
     """One walk over the module: definitions, calls and every other mention of names."""
@@ -292,7 +308,8 @@ class _Survey:
     calls: dict[int, ast.Call] = field(default_factory=dict)  # every call, by id()
 
     def visit(self, tree: ast.Module) -> None:
-        """Record every node of `tree`, in one flat pass over the module's shared walk.
+        """Record every node of `tree` it reads (`_VISITED`), in the order of the module's
+        shared walk.
 
         A function's owner is the class whose body holds it (not inside another function);
         a call's callee, when a name or an attribute, is a call and not another mention
@@ -303,7 +320,7 @@ class _Survey:
         # Parsed trees hold the ast classes themselves (never subclasses), so a node's kind
         # is its exact type. The walk is breadth-first: a call is seen before its callee,
         # a class before its methods.
-        for node in module_nodes(tree):
+        for node in module_nodes_of(tree, *_VISITED):
             kind = type(node)
             if kind is ast.Name or kind is ast.Attribute or kind is ast.Call:
                 self._mention(node, callees)

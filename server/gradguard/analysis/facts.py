@@ -78,7 +78,7 @@ from gradguard.analysis.values import (
     ModuleRef,
     Value,
 )
-from gradguard.analysis.walk import innermost_first, module_nodes, within
+from gradguard.analysis.walk import innermost_first, module_nodes, module_nodes_of, within
 
 __all__ = [
     "REBOUND_PREFIX",
@@ -142,6 +142,7 @@ __all__ = [
     "may_have_hooks",
     "may_name_an_optimizer",
     "module_nodes",
+    "module_nodes_of",
     "names_feeding",
     "parameter_names",
     "periodic_divisor",

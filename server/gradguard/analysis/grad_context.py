@@ -16,7 +16,7 @@ import ast
 from collections.abc import Iterator
 
 from gradguard.analysis.model import FunctionNode
-from gradguard.analysis.walk import module_nodes, module_parents, own_nodes
+from gradguard.analysis.walk import module_nodes_of, module_parents, own_nodes
 
 # Context managers and decorators that change the grad mode or inference mode (matched by
 # their last name, so an alias the import table cannot resolve still counts).
@@ -57,7 +57,9 @@ class GradContext:
         }
         # Name -> the loaded `Name` / `Attribute` nodes that mention it.
         self.references: dict[str, list[ast.expr]] = {}
-        for node in module_nodes(tree):
+        for node in module_nodes_of(
+            tree, ast.FunctionDef, ast.AsyncFunctionDef, ast.Name, ast.Attribute
+        ):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 self.functions.setdefault(node.name, []).append(node)
             elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):

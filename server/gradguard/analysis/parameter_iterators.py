@@ -43,7 +43,7 @@ from gradguard.analysis import torch_api as api
 from gradguard.analysis.events import ModuleCall, OptimizerCall
 from gradguard.analysis.model import LoopNode, ModuleAnalysis
 from gradguard.analysis.name_flow import Key, NameFlow
-from gradguard.analysis.walk import module_nodes, own_nodes
+from gradguard.analysis.walk import module_nodes_of, own_nodes
 
 # Builtins returning a one-shot iterator whatever they are given.
 _ONE_SHOT_BUILTINS = frozenset("filter map iter zip enumerate reversed".split())
@@ -112,9 +112,7 @@ def reused_iterators(
     file's name flow; it costs a pass over the file, taken only when some binding's value
     calls a generator method at all."""
     bindings = [
-        node
-        for node in module_nodes(analysis.tree)
-        if isinstance(node, ast.Assign) and _may_be_one_shot(node.value)
+        node for node in module_nodes_of(analysis.tree, ast.Assign) if _may_be_one_shot(node.value)
     ]
     if not bindings:
         return []
@@ -155,16 +153,13 @@ class _Finder:
 
     def _scope_nodes(self) -> Iterator[ast.AST]:
         yield self.analysis.tree
-        for node in module_nodes(self.analysis.tree):
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                yield node
+        yield from module_nodes_of(self.analysis.tree, ast.FunctionDef, ast.AsyncFunctionDef)
 
     def _globally_declared(self) -> set[str]:
         if self._declared is None:
             self._declared = {
                 name
-                for node in module_nodes(self.analysis.tree)
-                if isinstance(node, ast.Global | ast.Nonlocal)
+                for node in module_nodes_of(self.analysis.tree, ast.Global, ast.Nonlocal)
                 for name in node.names
             }
         return self._declared
@@ -305,8 +300,8 @@ class _Finder:
         method = next(
             (
                 n
-                for n in module_nodes(self.analysis.tree)
-                if id(n) == key[0] and isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+                for n in module_nodes_of(self.analysis.tree, ast.FunctionDef, ast.AsyncFunctionDef)
+                if id(n) == key[0]
             ),
             None,
         )
@@ -419,10 +414,8 @@ class _Finder:
         ]
         stores = [
             node
-            for node in module_nodes(tree)
-            if isinstance(node, ast.Name)
-            and node.id == func.id
-            and not isinstance(node.ctx, ast.Load)
+            for node in module_nodes_of(tree, ast.Name)
+            if node.id == func.id and not isinstance(node.ctx, ast.Load)
         ]
         if len(defined) != 1 or stores or func.id in self._globally_declared():
             return None

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable, Iterator
-from typing import TypeVar
+from typing import TypeVar, overload
 
 from gradguard.analysis.node_cache import cached_by_node
 
@@ -22,6 +22,8 @@ _AST = ast.AST
 # tuple built once: a union written in the loop would be rebuilt for every node.
 _NESTED_CODE = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _Stmt = TypeVar("_Stmt", bound=ast.stmt)
+_Node = TypeVar("_Node", bound=ast.AST)
+_Other = TypeVar("_Other", bound=ast.AST)
 
 
 def children(node: ast.AST) -> list[ast.AST]:
@@ -83,6 +85,59 @@ def _module_walk(tree: ast.Module) -> tuple[tuple[ast.AST, ...], dict[int, ast.A
                         append(item)
                         parents[id(item)] = current
     return tuple(nodes), parents
+
+
+@overload
+def module_nodes_of(tree: ast.Module, kind: type[_Node], /) -> tuple[_Node, ...]: ...
+
+
+@overload
+def module_nodes_of(
+    tree: ast.Module, kind: type[_Node], other: type[_Other], /
+) -> tuple[_Node | _Other, ...]: ...
+
+
+@overload
+def module_nodes_of(tree: ast.Module, /, *kinds: type[ast.AST]) -> tuple[ast.AST, ...]: ...
+
+
+def module_nodes_of(tree: ast.Module, /, *kinds: type[ast.AST]) -> tuple[ast.AST, ...]:
+    """The nodes of `module_nodes(tree)` that are instances of one of `kinds`, in the same
+    order: what `for node in module_nodes(tree): if isinstance(node, kinds)` visits.
+
+    Most whole-module scans look for one or two kinds of node among tens of thousands; the
+    nodes are indexed by type once per tree (`_type_index`), so a scan reads only its own
+    kinds. Parsed trees hold the `ast` classes themselves, so a node is an instance of a kind
+    exactly when its type is that kind or a subclass of it (`ast.expr` selects every
+    expression type)."""
+    nodes, index, answers = _type_index(tree)
+    known = answers.get(kinds)
+    if known is None:
+        chosen = [positions for kind, positions in index.items() if issubclass(kind, kinds)]
+        if len(chosen) == 1:
+            known = tuple(nodes[i] for i in chosen[0])
+        else:  # several types: back into walk order
+            known = tuple(nodes[i] for i in sorted(i for group in chosen for i in group))
+        answers[kinds] = known
+    return known
+
+
+@cached_by_node
+def _type_index(
+    tree: ast.Module,
+) -> tuple[tuple[ast.AST, ...], dict[type, list[int]], dict[object, tuple[ast.AST, ...]]]:
+    """`module_nodes(tree)`; each node type found there -> the positions of its nodes in
+    it, ascending; and the answers of `module_nodes_of` so far, by the kinds asked for."""
+    nodes = module_nodes(tree)
+    index: dict[type, list[int]] = {}
+    for position, node in enumerate(nodes):
+        kind = type(node)
+        found = index.get(kind)
+        if found is None:
+            index[kind] = [position]
+        else:
+            found.append(position)
+    return nodes, index, {}
 
 
 def own_nodes(body: list[ast.stmt]) -> Iterator[ast.AST]:

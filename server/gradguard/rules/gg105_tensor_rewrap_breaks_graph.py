@@ -51,7 +51,7 @@ from gradguard.analysis.facts import (
     GradRead,
     Loss,
     LossKind,
-    module_nodes,
+    module_nodes_of,
     real_cut,
 )
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
@@ -250,10 +250,8 @@ def _gradient_read(ctx: RuleContext, rewrap: ast.AST) -> bool:
     """Whether the new leaf is bound to a name whose `.grad` the file reads."""
     read = {ast.unparse(event.target) for event in ctx.analysis.events.of(GradRead)}
     return any(
-        isinstance(node, ast.Assign)
-        and node.value is rewrap
-        and any(ast.unparse(target) in read for target in node.targets)
-        for node in module_nodes(ctx.tree)
+        node.value is rewrap and any(ast.unparse(target) in read for target in node.targets)
+        for node in module_nodes_of(ctx.tree, ast.Assign)
     )
 
 

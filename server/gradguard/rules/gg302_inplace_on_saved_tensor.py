@@ -77,7 +77,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from gradguard.analysis.facts import BackwardCall, Grad, InPlaceOnSaved, module_nodes
+from gradguard.analysis.facts import BackwardCall, Grad, InPlaceOnSaved, module_nodes_of
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity, TextEdit
 from gradguard.core.messages import MODIFIED_INPLACE, compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
@@ -392,7 +392,7 @@ def _layers_finding(
 def _is_layer_of_sequential(tree: ast.Module, changer: ast.expr, saver: ast.expr) -> bool:
     """`changer` and `saver` are two arguments of one call (the `nn.Sequential(...)`), or
     two elements of one list literal (`layers = [...]` unpacked into it)."""
-    for node in module_nodes(tree):
+    for node in module_nodes_of(tree, ast.Call, ast.List, ast.Tuple):
         items = node.args if isinstance(node, ast.Call) else None
         if isinstance(node, ast.List | ast.Tuple):
             items = node.elts

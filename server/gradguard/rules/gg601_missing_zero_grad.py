@@ -71,7 +71,7 @@ from gradguard.analysis.facts import (
     dotted,
     identifier_spelling,
     innermost_first,
-    module_nodes,
+    module_nodes_of,
 )
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
 from gradguard.core.messages import compose
@@ -511,15 +511,14 @@ def _overridden_methods(tree: ast.Module) -> dict[str, tuple[FunctionNode, ...]]
     """Names defined more than once, every time as a method in a class body (a hook and its
     overrides), with all those definitions."""
     found: dict[str, list[FunctionNode]] = {}
-    for node in module_nodes(tree):
-        if isinstance(node, ast.ClassDef):
-            for stmt in node.body:
-                if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
-                    found.setdefault(stmt.name, []).append(stmt)
+    for node in module_nodes_of(tree, ast.ClassDef):
+        for stmt in node.body:
+            if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+                found.setdefault(stmt.name, []).append(stmt)
     methods = {id(f) for functions in found.values() for f in functions}
-    for node in module_nodes(tree):
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and id(node) not in methods:
-            found.pop(node.name, None)
+    for function in module_nodes_of(tree, ast.FunctionDef, ast.AsyncFunctionDef):
+        if id(function) not in methods:
+            found.pop(function.name, None)
     return {name: tuple(fs) for name, fs in found.items() if len(fs) > 1}
 
 

@@ -77,7 +77,7 @@ from gradguard.analysis.facts import (
     dotted,
     local_callables,
     may_name_an_optimizer,
-    module_nodes,
+    module_nodes_of,
     periodic_divisor,
     scales_by,
     sums_by_reduction,
@@ -322,8 +322,8 @@ def _steps(ctx: RuleContext) -> dict[int, _Step]:
             and use.stmt.value is use.node
         ):
             found[id(use.node)] = _Step(use.stmt, use.node, use.target)
-    for node in module_nodes(ctx.tree):
-        if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)):
+    for node in module_nodes_of(ctx.tree, ast.Expr):
+        if not isinstance(node.value, ast.Call):
             continue
         call = node.value
         func = call.func

@@ -86,7 +86,7 @@ from gradguard.analysis.facts import (
     calls_in,
     dotted,
     identifier_spelling,
-    module_nodes,
+    module_nodes_of,
     parameter_names,
 )
 from gradguard.analysis.torch_api import MODULE_CONTAINERS, mode_free_layer, uncast
@@ -285,8 +285,7 @@ for epoch in range(2):
         # A switch matters only inside a loop of its own scope: the others are never walked.
         looping = {
             id(ctx.grad_context.enclosing_function(node) or ctx.tree)
-            for node in module_nodes(ctx.tree)
-            if isinstance(node, _LOOPS)
+            for node in module_nodes_of(ctx.tree, *_LOOPS)
         }
         scopes = [scope for scope in (ctx.tree, *functions) if id(scope) in looping]
         optimized: dict[str, bool] = {}  # by model key: a walk of the file each
@@ -478,7 +477,7 @@ def _optimized(tree: ast.Module, key: str) -> bool:
     or the file updates them by hand from their gradients (`for p in model.parameters():
     p.data.add_(p.grad, alpha=-lr)`): it is the model that trains, not a frozen teacher
     evaluated beside it."""
-    for node in module_nodes(tree):
+    for node in module_nodes_of(tree, ast.For, ast.Call, ast.FunctionDef, ast.AsyncFunctionDef):
         if isinstance(node, ast.For) and _updated_by_hand(node, key):
             return True
         if isinstance(node, ast.Call) and _optimizes(node, key):

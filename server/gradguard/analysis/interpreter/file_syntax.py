@@ -25,7 +25,12 @@ from gradguard.analysis.interpreter.call_order import callees_first
 from gradguard.analysis.interpreter.statements import is_true
 from gradguard.analysis.model import FunctionNode
 from gradguard.analysis.names import dotted
-from gradguard.analysis.walk import assignment_targets, module_nodes, module_parents, own_nodes
+from gradguard.analysis.walk import (
+    assignment_targets,
+    module_nodes_of,
+    module_parents,
+    own_nodes,
+)
 
 
 class FileSyntax:
@@ -115,8 +120,8 @@ class FileSyntax:
         if self._star_count is None:
             self._star_count = sum(
                 1
-                for node in module_nodes(self.tree)
-                if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names)
+                for node in module_nodes_of(self.tree, ast.ImportFrom)
+                if any(a.name == "*" for a in node.names)
             )
         return self._star_count
 
@@ -125,9 +130,7 @@ class FileSyntax:
         in any of their blocks (`if DEBUG: lr = 1.0`), as a target or a def."""
         if self._class_binds is None:
             counts: dict[str, int] = {}
-            for node in module_nodes(self.tree):
-                if not isinstance(node, ast.ClassDef):
-                    continue
+            for node in module_nodes_of(self.tree, ast.ClassDef):
                 names = [t.id for t in assignment_targets(node.body) if isinstance(t, ast.Name)]
                 names += [d.name for d in own_nodes(node.body) if isinstance(d, _DEFINITIONS)]
                 for name in names:
@@ -156,7 +159,7 @@ class FileSyntax:
         counts: dict[str, int] = {}
         foreign: dict[str, int] = {}
         dynamic = False
-        for node in module_nodes(self.tree):
+        for node in module_nodes_of(self.tree, ast.Attribute, ast.Name):
             if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load):
                 counts[node.attr] = counts.get(node.attr, 0) + 1
                 if not (isinstance(node.value, ast.Name) and node.value.id == "self"):
@@ -216,7 +219,8 @@ def _mentions_freezing(tree: ast.Module) -> bool:
     A freeze of a tensor its function made itself (`_fresh_tensors`) reaches no parameter."""
     parents = module_parents(tree)
     fresh: dict[int, frozenset[str]] = {}
-    for node in module_nodes(tree):
+    # What `_frozen_object` and `detaches_parameters` read.
+    for node in module_nodes_of(tree, ast.Assign, ast.Call, ast.For, ast.AsyncFor):
         if isinstance(node, ast.For | ast.AsyncFor) and params.detaches_parameters(node):
             return True
         frozen = _frozen_object(node)
@@ -306,8 +310,8 @@ def _creates_tensor(value: ast.expr) -> bool:
 def _walrus_targets(tree: ast.Module) -> frozenset[str]:
     return frozenset(
         node.target.id
-        for node in module_nodes(tree)
-        if isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name)
+        for node in module_nodes_of(tree, ast.NamedExpr)
+        if isinstance(node.target, ast.Name)
     )
 
 
@@ -317,6 +321,6 @@ _STAR_IMPORT = re.compile(r"import(?<!\wimport)\s+\*")
 
 def _has_star_import(tree: ast.Module) -> bool:
     return any(
-        isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names)
-        for node in module_nodes(tree)
+        any(alias.name == "*" for alias in node.names)
+        for node in module_nodes_of(tree, ast.ImportFrom)
     )

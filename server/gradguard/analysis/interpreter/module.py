@@ -47,7 +47,7 @@ from gradguard.analysis.values import (
     join,
     literal,
 )
-from gradguard.analysis.walk import assignment_targets, children, module_nodes, walk
+from gradguard.analysis.walk import assignment_targets, children, module_nodes_of, walk
 
 
 class ModuleInterpreter:
@@ -798,7 +798,7 @@ def _container_changes(tree: ast.Module) -> tuple[tuple[str, ast.AST], ...]:
     (a keyed store by a string constant is listed with its Subscript node)."""
     changes: list[tuple[str, ast.AST]] = []
     # A node's kind is its exact type in a parsed tree; a context not Load is Store or Del.
-    for node in module_nodes(tree):
+    for node in module_nodes_of(tree, ast.Subscript, ast.AugAssign, ast.Call):
         if type(node) is ast.Subscript:
             if type(node.ctx) is not ast.Load and type(node.value) is ast.Attribute:
                 keyed = type(node.ctx) is ast.Store and _constant_key(node)

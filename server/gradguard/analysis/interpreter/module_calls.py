@@ -34,7 +34,7 @@ from gradguard.analysis.values import (
     Value,
     evolve,
 )
-from gradguard.analysis.walk import module_nodes, walk
+from gradguard.analysis.walk import module_nodes_of, walk
 
 # An nn.Module known only from how it is used (`model.eval()`), of a class the file does not
 # show: it owns parameters, its output's structure is unknown.
@@ -50,13 +50,12 @@ def _rebound_attributes(tree: ast.Module) -> frozenset[str]:
     `self.head = ...` in another method, `model.head[-1] = ...`); "*" when it calls
     `setattr` outside an `__init__`, which may rebind any."""
     names: set[str] = set()
-    nodes = module_nodes(tree)
-    inits = [n for n in nodes if isinstance(n, ast.FunctionDef) and n.name == "__init__"]
+    inits = [n for n in module_nodes_of(tree, ast.FunctionDef) if n.name == "__init__"]
     # What `__init__` does is building the layers (`setattr(self, f"layer_{i}", ...)` too).
     in_init = {id(n) for init in inits for n in walk(init)}
     # Parsed trees hold the ast classes themselves: a node's kind is its exact type, and a
     # context that is not Load is Store or Del.
-    for node in nodes:
+    for node in module_nodes_of(tree, ast.Attribute, ast.Subscript, ast.Call):
         if type(node) is ast.Attribute:
             if type(node.ctx) is not ast.Load and id(node) not in in_init:
                 names.add(node.attr)
