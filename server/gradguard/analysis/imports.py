@@ -83,6 +83,16 @@ def _torch_import_bindings(node: ast.Import | ast.ImportFrom) -> Iterable[tuple[
         yield local, Binding(f"{module}.{alias.name}" if is_torch else None)
 
 
+# The kinds of statement `_ScopeBindings._statements` tells apart, as tuples built once (a
+# union written in its loop would be rebuilt for every statement).
+_IMPORTS = (ast.Import, ast.ImportFrom)
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_DECLARATIONS = (ast.Global, ast.Nonlocal)
+_ONE_TARGET = (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor)
+_WITHS = (ast.With, ast.AsyncWith)
+_TRIES = (ast.Try, getattr(ast, "TryStar", ast.Try))
+
+
 class _ScopeBindings:
     """Collect the bindings made directly in one scope (not in nested functions/classes).
 
@@ -123,29 +133,29 @@ class _ScopeBindings:
         stack = list(reversed(body))
         while stack:
             stmt = stack.pop()
-            if isinstance(stmt, ast.Import | ast.ImportFrom):
+            if isinstance(stmt, _IMPORTS):
                 for name, binding in _torch_import_bindings(stmt):
                     self.add(name, binding)
                 continue
-            if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            if isinstance(stmt, _DEFINITIONS):
                 self.add(stmt.name, Binding(None))
                 continue
-            if isinstance(stmt, ast.Global | ast.Nonlocal):
+            if isinstance(stmt, _DECLARATIONS):
                 self.globals.update(stmt.names)
                 continue
             if isinstance(stmt, ast.Assign):
                 for target in stmt.targets:
                     self._target(target)
-            elif isinstance(stmt, ast.AugAssign | ast.AnnAssign | ast.For | ast.AsyncFor):
+            elif isinstance(stmt, _ONE_TARGET):
                 self._target(stmt.target)
             elif isinstance(stmt, ast.Delete):
                 for target in stmt.targets:
                     self._target(target)
-            elif isinstance(stmt, ast.With | ast.AsyncWith):
+            elif isinstance(stmt, _WITHS):
                 for item in stmt.items:
                     if item.optional_vars is not None:
                         self._target(item.optional_vars)
-            elif isinstance(stmt, ast.Try | getattr(ast, "TryStar", ast.Try)):
+            elif isinstance(stmt, _TRIES):
                 for handler in stmt.handlers:
                     if handler.name:
                         self.add(handler.name, Binding(None))

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from gradguard.analysis.model import FunctionNode
 from gradguard.analysis.names import dotted, may_name_an_optimizer, parameter_names
 from gradguard.analysis.node_cache import cached_by_node
-from gradguard.analysis.walk import children
+from gradguard.analysis.walk import NESTED_CODE, children
 
 # How many calls deep a function of the file is followed.
 _DEPTH = 3
@@ -64,13 +64,14 @@ def calls_in(node: ast.AST) -> tuple[ast.Call, ...]:
     node: the rule asks again for every loop and every call of a function)."""
     found: list[ast.Call] = []
     stack: list[ast.AST] = children(node)
+    pop, push = stack.pop, stack.extend
     while stack:
-        child = stack.pop()
-        if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+        child = pop()
+        if isinstance(child, NESTED_CODE):
             continue
         if isinstance(child, ast.Call):
             found.append(child)
-        stack.extend(children(child))
+        push(children(child))
     return tuple(found)
 
 

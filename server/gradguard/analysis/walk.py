@@ -18,9 +18,10 @@ from typing import TypeVar, overload
 from gradguard.analysis.node_cache import cached_by_node
 
 _AST = ast.AST
-# Definitions whose body runs only when called: `own_nodes` does not descend into them. A
-# tuple built once: a union written in the loop would be rebuilt for every node.
-_NESTED_CODE = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+# Definitions whose body runs only when called: `own_nodes` and the other walks of one
+# function's own code do not descend into them. A tuple built once: a union written in a
+# walk's loop would be rebuilt for every node.
+NESTED_CODE = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _Stmt = TypeVar("_Stmt", bound=ast.stmt)
 _Node = TypeVar("_Node", bound=ast.AST)
 _Other = TypeVar("_Other", bound=ast.AST)
@@ -113,11 +114,12 @@ def module_nodes_of(tree: ast.Module, /, *kinds: type[ast.AST]) -> tuple[ast.AST
     nodes, index, answers = _type_index(tree)
     known = answers.get(kinds)
     if known is None:
-        chosen = [positions for kind, positions in index.items() if issubclass(kind, kinds)]
-        if len(chosen) == 1:
-            known = tuple(nodes[i] for i in chosen[0])
-        else:  # several types: back into walk order
-            known = tuple(nodes[i] for i in sorted(i for group in chosen for i in group))
+        positions: list[int] = []
+        for kind, found in index.items():
+            if issubclass(kind, kinds):
+                positions += found
+        positions.sort()  # several types: back into walk order (a merge of sorted runs)
+        known = tuple([nodes[i] for i in positions])
         answers[kinds] = known
     return known
 
@@ -148,7 +150,7 @@ def own_nodes(body: list[ast.stmt]) -> Iterator[ast.AST]:
     while stack:
         node = pop()
         yield node
-        if isinstance(node, _NESTED_CODE):
+        if isinstance(node, NESTED_CODE):
             continue
         found = children(node)
         found.reverse()

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from gradguard.analysis.model import FunctionNode
 from gradguard.analysis.names import callee_name
 from gradguard.analysis.node_cache import cached_by_node
-from gradguard.analysis.walk import children
+from gradguard.analysis.walk import NESTED_CODE, children
 
 
 def callees_first(functions: Iterable[FunctionNode], text: str | None) -> list[FunctionNode]:
@@ -61,13 +61,16 @@ def _called_names(node: FunctionNode) -> tuple[str, ...]:
     in source order."""
     names: list[str] = []
     stack: list[ast.AST] = list(reversed(node.body))
+    pop, push = stack.pop, stack.extend
     while stack:
-        child = stack.pop()
-        if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+        child = pop()
+        if isinstance(child, NESTED_CODE):
             continue
         if isinstance(child, ast.Call) and (name := callee_name(child.func)) is not None:
             names.append(name)
-        stack.extend(reversed(children(child)))
+        inner = children(child)
+        inner.reverse()
+        push(inner)
     return tuple(names)
 
 

@@ -29,6 +29,7 @@ from gradguard.analysis.model import (
     FunctionNode,
 )
 from gradguard.analysis.names import dotted, is_staticmethod, names_an_optimizer
+from gradguard.analysis.node_cache import cached_by_node
 from gradguard.analysis.values import (
     NONE,
     UNKNOWN,
@@ -86,10 +87,18 @@ def _local_method(receiver: Value, name: str) -> FunctionNode | None:
     info = receiver.instance_of or (receiver.module.local if receiver.module else None)
     if info is None:
         return None
-    for stmt in info.node.body:
-        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) and stmt.name == name:
-            return stmt
-    return None
+    return _first_methods(info.node).get(name)
+
+
+@cached_by_node
+def _first_methods(owner: ast.ClassDef) -> dict[str, FunctionNode]:
+    """The methods a class body defines, by name: the first definition of each (what
+    `_local_method` reads for every method call on an instance of the class)."""
+    found: dict[str, FunctionNode] = {}
+    for stmt in owner.body:
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+            found.setdefault(stmt.name, stmt)
+    return found
 
 
 def _with_item(sequence: Value, item: Value) -> Value:
