@@ -4,10 +4,15 @@ deep in a call chain reach the loop that calls it."""
 from __future__ import annotations
 
 import ast
+import re
 import textwrap
 
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
 from gradguard.analysis.events import OptimizerCall
-from gradguard.analysis.interpreter.call_order import callees_first
+from gradguard.analysis.interpreter.call_order import callees_first, names_called
 from gradguard.analysis.model import FunctionNode, analyse_module
 
 
@@ -87,3 +92,27 @@ def test_a_step_four_calls_deep_is_seen_from_the_loop_that_calls_it() -> None:
     assert any(
         u.method == "step" and loop in u.every_iteration for u in analysis.events.of(OptimizerCall)
     )
+
+
+# What a call looks like in the text, searched forwards (`names_called` searches backwards).
+_FORWARD = re.compile(r"\b(\w+)\s*\(")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "f(x)",
+        "a.b (c) + g\n(h( i ))",
+        "((( f ( ( x",
+        "print(x)\n    y = z[0](1)\n\tné\u00a0(é)",
+        "_9 ( 9a(  b_ (\n",
+    ],
+)
+def test_names_called_finds_what_the_forward_search_finds(text: str) -> None:
+    assert names_called(text) == tuple(_FORWARD.findall(text))
+
+
+@given(st.text(alphabet="ab_9é( \t\n\u00a0.)", max_size=40))
+def test_names_called_agrees_with_the_forward_search_on_any_text(text: str) -> None:
+    assert names_called(text) == tuple(_FORWARD.findall(text))

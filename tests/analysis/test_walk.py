@@ -7,7 +7,15 @@ import textwrap
 
 import pytest
 
-from gradguard.analysis.walk import children, innermost_first, module_nodes, own_nodes, walk, within
+from gradguard.analysis.walk import (
+    children,
+    innermost_first,
+    module_nodes,
+    module_nodes_of,
+    own_nodes,
+    walk,
+    within,
+)
 
 SOURCES = [
     "x = 1",
@@ -73,3 +81,24 @@ def test_innermost_first_orders_enclosing_loops_by_nesting() -> None:
     inner = middle.body[0]
     for order in ([outer, middle, inner], [inner, outer, middle], [middle, inner, outer]):
         assert innermost_first(frozenset(order)) == [inner, middle, outer]
+
+
+@pytest.mark.parametrize("source", SOURCES)
+@pytest.mark.parametrize(
+    "kinds",
+    [
+        (ast.Name,),
+        (ast.Call, ast.Name),
+        (ast.Name, ast.Call, ast.Attribute, ast.FunctionDef, ast.AsyncFunctionDef),
+        (ast.expr,),
+        (ast.stmt, ast.expr_context),
+        (ast.Nonlocal,),
+    ],
+)
+def test_module_nodes_of_is_the_filtered_module_walk(
+    source: str, kinds: tuple[type[ast.AST], ...]
+) -> None:
+    tree = ast.parse(textwrap.dedent(source))
+    expected = tuple(node for node in module_nodes(tree) if isinstance(node, kinds))
+    assert module_nodes_of(tree, *kinds) == expected
+    assert module_nodes_of(tree, *kinds) == expected  # asked again: the kept answer

@@ -102,14 +102,25 @@ def _called_in_text(node: FunctionNode, lines: list[str]) -> tuple[str, ...]:
     kept = _TEXT_CALLS.get(node)
     if kept is not None and kept[0] == own:
         return kept[1]
-    names = tuple(_CALLED.findall("\n".join(own)))
+    names = names_called("\n".join(own))
     if len(_TEXT_CALLS) >= _TEXT_CALLS_LIMIT:
         _TEXT_CALLS.clear()
     _TEXT_CALLS[node] = (own, names)
     return names
 
 
-# A name followed by an opening parenthesis: what a call looks like in the text. The `\b`
-# changes no match (a match always starts a word: inside a word, the rest of it is followed
-# by the same text), but spares `re` retrying every suffix of every word (2.4x faster).
-_CALLED = re.compile(r"\b(\w+)\s*\(")
+def names_called(text: str) -> tuple[str, ...]:
+    r"""The names followed by `(` in `text`, in order: what a call looks like in the text,
+    the matches of `re.findall(r"\b(\w+)\s*\(", text)`.
+
+    They are found in the reversed text, from each `(` over the blanks to the whole word
+    before it (`(\s*(\w+)`, the word reversed): forwards, the regex tries every word of
+    the text (25x slower on a model file), backwards it starts only at the rare `(`. The
+    matches are the same: a match holds one `(`, the rest blanks and word characters, so
+    matches never overlap either way; read backwards, the greedy `\w+` runs to the start of
+    the word, where the forward `\b` holds."""
+    return tuple(word[::-1] for word in reversed(_CALLED_BACKWARDS.findall(text[::-1])))
+
+
+# `(`, blanks and a word: a call (`name (`) in reversed text (see `names_called`).
+_CALLED_BACKWARDS = re.compile(r"\(\s*(\w+)")
