@@ -48,7 +48,10 @@ def is_typo(name: str) -> bool:
     """True for a name within two edits of `requires_grad` that is not a real torch name."""
     if name in (CORRECT, "requires_grad_", "retain_grad", "retains_grad"):
         return False
-    return _distance(name.lower(), CORRECT) <= 2
+    lowered = name.lower()
+    if abs(len(lowered) - len(CORRECT)) > 2:  # no fewer edits than the lengths differ by
+        return False  # (most keywords: `dim`, `dtype`), without filling the table
+    return _distance(lowered, CORRECT) <= 2
 
 
 def _distance(a: str, b: str) -> int:
