@@ -203,7 +203,15 @@ def assigned_self_attributes(function: ast.FunctionDef | ast.AsyncFunctionDef) -
     in-place method (`self.x.detach_()`, `self.x.mul_(2)`). Cached per function: every call
     of a method of its class asks again."""
     found: set[str] = set()
-    for node in walk(function):
+    # The nodes of `walk(function)`, in another order (the answer is a set), without the
+    # context under each Name (a Name changes nothing; a quarter of all nodes are Names).
+    stack: list[ast.AST] = [function]
+    pop, push = stack.pop, stack.extend
+    while stack:
+        node = pop()
+        if type(node) is ast.Name:
+            continue
+        push(children(node))
         if not isinstance(node, _MAY_CHANGE):  # most nodes: one test instead of three
             continue
         targets: list[ast.expr] = []
