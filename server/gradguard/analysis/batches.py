@@ -22,6 +22,7 @@ import ast
 from collections.abc import Callable
 
 from gradguard.analysis.names import callee_name, dotted
+from gradguard.analysis.node_cache import cached_by_node
 from gradguard.analysis.walk import own_nodes
 
 # Calls that hand over the batches of what they wrap, by their last name.
@@ -60,8 +61,8 @@ def feeds_a_call(
     accepts. Names the body binds from the drawn ones (`images, labels = batch[0],
     batch[1]`) count as drawn."""
     names = names | _derived(loop, names)
-    for node in own_nodes(loop.body):
-        if not isinstance(node, ast.Call) or not consumer(node.func):
+    for node in _own_assigns_and_calls(loop)[1]:
+        if not consumer(node.func):
             continue
         arguments = [*node.args, *(k.value for k in node.keywords)]
         if any(_root_name(a) in names for a in arguments):
@@ -72,14 +73,28 @@ def feeds_a_call(
 def _derived(loop: ast.For | ast.AsyncFor, names: frozenset[str]) -> frozenset[str]:
     """Names assigned in the loop body from one of `names` (in order, so chains count)."""
     derived: set[str] = set()
-    for node in own_nodes(loop.body):
-        if not isinstance(node, ast.Assign):
-            continue
+    for node in _own_assigns_and_calls(loop)[0]:
         sources = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
         if any(_root_name(source) in names | derived for source in sources):
             for target in node.targets:
                 derived |= bound_names(target)
     return frozenset(derived)
+
+
+@cached_by_node
+def _own_assigns_and_calls(
+    loop: ast.For | ast.AsyncFor,
+) -> tuple[tuple[ast.Assign, ...], tuple[ast.Call, ...]]:
+    """The assignments and the calls of the loop's own body (`own_nodes`), each in source
+    order: what `feeds_a_call` reads, again on every pass and every probe of the loop."""
+    assigns: list[ast.Assign] = []
+    calls: list[ast.Call] = []
+    for node in own_nodes(loop.body):
+        if isinstance(node, ast.Assign):
+            assigns.append(node)
+        elif isinstance(node, ast.Call):
+            calls.append(node)
+    return tuple(assigns), tuple(calls)
 
 
 def _root_name(expr: ast.expr) -> str | None:
