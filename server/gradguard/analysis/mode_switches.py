@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from gradguard.analysis.model import FunctionNode
 from gradguard.analysis.names import dotted, may_name_an_optimizer, parameter_names
 from gradguard.analysis.node_cache import cached_by_node
-from gradguard.analysis.walk import NESTED_CODE, children
+from gradguard.analysis.walk import LEAVES, NESTED_CODE, children
 
 # How many calls deep a function of the file is followed.
 _DEPTH = 3
@@ -67,7 +67,7 @@ def calls_in(node: ast.AST) -> tuple[ast.Call, ...]:
     pop, push = stack.pop, stack.extend
     while stack:
         child = pop()
-        if type(child) is ast.Name or isinstance(child, NESTED_CODE):
+        if type(child) is ast.Name or type(child) in LEAVES or isinstance(child, NESTED_CODE):
             continue  # a Name holds only its context (a quarter of all nodes: not walked)
         if isinstance(child, ast.Call):
             found.append(child)

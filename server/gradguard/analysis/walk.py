@@ -22,6 +22,9 @@ _AST = ast.AST
 # function's own code do not descend into them. A tuple built once: a union written in a
 # walk's loop would be rebuilt for every node.
 NESTED_CODE = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+# Nodes without children in a parsed tree (a Constant holds a Python value, a context
+# nothing): a walk that looks for other kinds need not ask for their children.
+LEAVES = frozenset({ast.Constant, ast.Load, ast.Store, ast.Del})
 _Stmt = TypeVar("_Stmt", bound=ast.stmt)
 _Node = TypeVar("_Node", bound=ast.AST)
 _Other = TypeVar("_Other", bound=ast.AST)

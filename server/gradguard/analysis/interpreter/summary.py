@@ -20,7 +20,7 @@ from gradguard.analysis.values import (
     Value,
     evolve,
 )
-from gradguard.analysis.walk import NESTED_CODE, children, own_nodes, walk
+from gradguard.analysis.walk import LEAVES, NESTED_CODE, children, own_nodes, walk
 
 if TYPE_CHECKING:
     pass
@@ -209,7 +209,7 @@ def assigned_self_attributes(function: ast.FunctionDef | ast.AsyncFunctionDef) -
     pop, push = stack.pop, stack.extend
     while stack:
         node = pop()
-        if type(node) is ast.Name:
+        if type(node) is ast.Name or type(node) in LEAVES:
             continue
         push(children(node))
         if not isinstance(node, _MAY_CHANGE):  # most nodes: one test instead of three
