@@ -7,7 +7,7 @@ import re
 import unicodedata
 
 from gradguard.analysis.node_cache import cached_by_node
-from gradguard.analysis.walk import own_nodes, walk
+from gradguard.analysis.walk import LEAVES, NESTED_CODE, children, walk
 
 
 def dotted(expr: ast.expr) -> str | None:
@@ -94,27 +94,64 @@ def is_staticmethod(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in function.decorator_list)
 
 
+# The nodes other than a Name that can bind a name in a function's own scope
+# (`kept_parameters`).
+_MAY_BIND = (
+    ast.Global,
+    ast.Nonlocal,
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.alias,
+    ast.ExceptHandler,
+    ast.MatchAs,
+    ast.MatchStar,
+    ast.MatchMapping,
+)
+
+
 @cached_by_node
 def kept_parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
     """The parameters nothing in the function rebinds (no assignment, deletion, `global` or
     `nonlocal` of the name, nor a nested function declaring it `nonlocal`): the name holds
     the caller's argument wherever the function reads it."""
     names = set(parameter_names(function))
-    for node in own_nodes(function.body):
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            names.discard(node.id)
-        elif isinstance(node, ast.Global | ast.Nonlocal):
-            names.difference_update(node.names)
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            names.discard(node.name)
-            names -= _bound_inside(node)
-        elif isinstance(node, ast.alias):
-            names.discard((node.asname or node.name).split(".")[0])
-        elif isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar) and node.name:
-            names.discard(node.name)
-        elif isinstance(node, ast.MatchMapping) and node.rest:
-            names.discard(node.rest)
+    if not names:  # nothing to lose: spare the walk
+        return frozenset()
+    # The nodes of `own_nodes(function.body)`, in another order (each binding only removes
+    # names: the order changes nothing) and without the contexts under a Name (markers,
+    # never bindings); a plain stack, as this walks most of the file's code.
+    stack: list[ast.AST] = list(function.body)
+    pop, push = stack.pop, stack.extend
+    while stack:
+        node = pop()
+        if type(node) is ast.Name:  # parsed trees hold the ast classes themselves
+            if type(node.ctx) is not ast.Load:
+                names.discard(node.id)
+            continue
+        if type(node) in LEAVES:
+            continue
+        if isinstance(node, _MAY_BIND):
+            _unbind(names, node)
+        if not isinstance(node, NESTED_CODE):
+            push(children(node))
     return frozenset(names)
+
+
+def _unbind(names: set[str], node: ast.AST) -> None:
+    """Remove from `names` those `node` of a function's own code may bind (`kept_parameters`;
+    not a Name, which it handles itself)."""
+    if isinstance(node, ast.Global | ast.Nonlocal):
+        names.difference_update(node.names)
+    elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        names.discard(node.name)
+        names -= _bound_inside(node)
+    elif isinstance(node, ast.alias):
+        names.discard((node.asname or node.name).split(".")[0])
+    elif isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar) and node.name:
+        names.discard(node.name)
+    elif isinstance(node, ast.MatchMapping) and node.rest:
+        names.discard(node.rest)
 
 
 def _bound_inside(node: ast.AST) -> frozenset[str]:

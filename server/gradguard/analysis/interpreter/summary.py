@@ -20,7 +20,7 @@ from gradguard.analysis.values import (
     Value,
     evolve,
 )
-from gradguard.analysis.walk import LEAVES, NESTED_CODE, children, own_nodes, walk
+from gradguard.analysis.walk import LEAVES, children, own_nodes, walk
 
 if TYPE_CHECKING:
     pass
