@@ -577,6 +577,27 @@ AUTOGRAD_FACTS = [
     ("gradients of a module's parameters", "gs = torch.autograd.grad(model(x).sum(), "
      "model.parameters())\nfor g in gs:\n    v = g  # <- v", Kind.TENSOR,
      {"grad": U, "loss.kind": LossKind.NO_CREATE_GRAPH}),
+    # Every value of a dict comprehension is what its value expression gives.
+    ("dict comprehension of floats", "d = {'a': model(x).sum()}\n"
+     "f = {k: float(v) for k, v in d.items()}\nv = f['a']  # <- v", Kind.SCALAR,
+     {"grad": U, "loss.kind": LossKind.CONVERSION}),
+    # Comparing two known literals gives a known flag: no recording under it.
+    ("mode flag from a string constant", "class Opt:\n    phase = 'training'\n"
+     "o = Opt()\nwith torch.set_grad_enabled(o.phase == 'train'):\n"
+     "    y = model(x)  # <- y", Kind.TENSOR, {"grad": U}),
+    ("mode flag from an equal string constant", "class Opt:\n    phase = 'train'\n"
+     "o = Opt()\nwith torch.set_grad_enabled(o.phase == 'train'):\n"
+     "    y = model(x)  # <- y", Kind.TENSOR, {"grad": T}),
+    # A buffer registered once from a tensor without history is that tensor on `self`.
+    ("buffer kept on self", "class W(nn.Module):\n    def __init__(self):\n"
+     "        super().__init__()\n        self.register_buffer('w', torch.tensor([1.0, 2.0]))\n"
+     "    def forward(self, a):\n        b = self.w  # <- b\n        return a * b\n"
+     "W()(x)", Kind.TENSOR, {"grad": U}),
+    ("buffer registered twice", "class W(nn.Module):\n    def __init__(self, flag):\n"
+     "        super().__init__()\n        self.register_buffer('w', torch.tensor([1.0]))\n"
+     "        if flag:\n            self.register_buffer('w', x)\n"
+     "    def forward(self, a):\n        b = self.w  # <- b\n        return a * b\n"
+     "W(True)(x)", Kind.UNKNOWN, {"grad": N}),
     # `len()` is an int whatever it is given (Python checks what `__len__` returns).
     ("len of a tensor", "n = len(x)  # <- n", Kind.SCALAR, {"grad": U}),
     # Iterating a dict whose values are known binds each of them in turn.

@@ -21,7 +21,7 @@ import ast
 
 from gradguard.analysis.names import callee_name
 from gradguard.analysis.node_cache import cached_by_node
-from gradguard.analysis.values import Grad, Kind, Value, evolve
+from gradguard.analysis.values import Grad, Kind, LossKind, Value, evolve
 from gradguard.analysis.walk import own_nodes
 
 # How deep a result's tuples and dicts are looked into.
@@ -86,6 +86,8 @@ def _informative(value: Value, depth: int = _DEPTH) -> bool:
 def _unknown_grad(value: Value, depth: int) -> bool:
     if value.kind in (Kind.TENSOR, Kind.UNKNOWN) and value.grad is Grad.UNKNOWN:
         return True
+    if _unknown_rewrap(value):
+        return True
     if depth == 0 or value.elements is None:
         return False
     return any(_unknown_grad(element, depth - 1) for element in value.elements)
@@ -102,6 +104,15 @@ def _refined(result: Value, found: Value, depth: int) -> Value:
         # All its autograd facts at once: they hold together (a leaf made by
         # `requires_grad_()` is TRACKED *and* a leaf).
         result = evolve(result, autograd=found.autograd, kind=found.kind)
+    elif (
+        _unknown_rewrap(result)
+        and found.grad is Grad.UNTRACKED
+        and found.loss is not None
+        and found.loss.kind is LossKind.REWRAP
+    ):
+        # No history either way; the run says whether what was re-wrapped had some
+        # (`torch.tensor(task_losses)` of the losses this call computes).
+        result = evolve(result, autograd=found.autograd)
     if (
         depth == 0
         or result.elements is None
@@ -140,3 +151,16 @@ def _with_inference(result: Value, found: Value, depth: int) -> Value:
         for mine, theirs in zip(result.elements, found.elements, strict=True)
     )
     return evolve(result, elements=parts)
+
+
+def _unknown_rewrap(value: Value) -> bool:
+    """A value without history re-wrapped from values the summary could not see
+    (`torch.tensor(xs)` of a parameter's items): whether they had history is unknown."""
+    loss = value.loss
+    return (
+        value.grad is Grad.UNTRACKED
+        and loss is not None
+        and loss.kind is LossKind.REWRAP
+        and loss.wrapped_unknown
+        and not loss.wrapped_history
+    )

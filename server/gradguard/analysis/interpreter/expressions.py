@@ -387,6 +387,26 @@ class ExpressionEvaluator(TrainingEffects):
 
     _expr_SetComp = _expr_ListComp
 
+    def _expr_DictComp(self, expr: ast.DictComp) -> Value:
+        """`{k: float(v) for k, v in losses.items()}`: a mapping whose every value is what
+        the value expression gives (its keys are not known)."""
+        if self.env is None:
+            return UNKNOWN
+        outer = self.env
+        self.env = dict(outer)
+        try:
+            for generator in expr.generators:
+                self.bind(generator.target, element_of(self.eval(generator.iter)))
+                for condition in generator.ifs:
+                    self.eval(condition)
+            if self.env is None:
+                return UNKNOWN
+            self.eval(expr.key)
+            item = self.eval(expr.value) if self.env is not None else UNKNOWN
+        finally:
+            self.env = outer
+        return Value(kind=Kind.MAPPING, items=item.with_origin(None))
+
     def _expr_IfExp(self, expr: ast.IfExp) -> Value:
         self.eval(expr.test)
         return join(self.eval(expr.body), self.eval(expr.orelse))
@@ -402,6 +422,9 @@ class ExpressionEvaluator(TrainingEffects):
         values = [self.eval(value) for value in (expr.left, *expr.comparators)]
         if any(v.kind is Kind.TENSOR for v in values):
             return self.non_differentiable(expr, "a comparison")
+        folded = _folded_equality(expr, values)
+        if folded is not None:
+            return Value(grad=Grad.UNTRACKED, kind=Kind.SCALAR, const=folded)
         return UNKNOWN
 
     def non_differentiable(self, node: ast.AST, description: str) -> Value:
@@ -631,3 +654,19 @@ def _part(container: Value, element: Value) -> Value:
     if container.carries <= element.carries:
         return element
     return evolve(element, carries=element.carries | container.carries)
+
+
+def _folded_equality(expr: ast.Compare, values: list[Value]) -> bool | None:
+    """`phase == "train"` of two known literals (a class constant, a flag, a string or an
+    int): the comparison's bool; None for anything else."""
+    if len(expr.ops) != 1 or not isinstance(expr.ops[0], ast.Eq | ast.NotEq):
+        return None
+    left, right = values
+    if not (_literal_const(left) and _literal_const(right)):
+        return None
+    equal = bool(left.const == right.const)
+    return equal if isinstance(expr.ops[0], ast.Eq) else not equal
+
+
+def _literal_const(value: Value) -> bool:
+    return value.kind in (Kind.SCALAR, Kind.OTHER) and type(value.const) in (str, int, bool)

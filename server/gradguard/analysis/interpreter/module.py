@@ -400,6 +400,15 @@ class ModuleInterpreter:
                 # `self.model = nn.Sequential(*block(...))` below.
                 scratch.run_stmt(stmt)
                 continue
+            buffer = _registered_buffer(stmt.value) if isinstance(stmt, ast.Expr) else None
+            if buffer is not None and stores.get(buffer[0]) == 1:
+                # A buffer without history: a module cast (`.to(device)`) replaces it by a
+                # copy that has none either (not so for a leaf or an inference tensor).
+                value = scratch.eval(buffer[1])
+                untracked = value.kind is Kind.TENSOR and value.grad is Grad.UNTRACKED
+                if untracked and not value.inference:
+                    info.attributes[buffer[0]] = value
+                continue
             if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
                 continue
             target = stmt.targets[0]
@@ -731,7 +740,28 @@ def _self_stores(node: ast.ClassDef) -> dict[str, int]:
             for target in assignment_targets(method.body):
                 if isinstance(target, ast.Attribute) and dotted(target.value) == "self":
                     stores[target.attr] = stores.get(target.attr, 0) + 1
+            for inner in walk(method):
+                name = _registered_buffer(inner)
+                if name is not None:
+                    stores[name[0]] = stores.get(name[0], 0) + 1
     return stores
+
+
+def _registered_buffer(node: ast.AST) -> tuple[str, ast.expr] | None:
+    """`self.register_buffer("weights", value, ...)`: the buffer's name and value (torch
+    stores that very tensor as `self.weights`)."""
+    if not (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "register_buffer"
+        and dotted(node.func.value) == "self"
+        and len(node.args) >= 2
+        and isinstance(node.args[0], ast.Constant)
+        and isinstance(node.args[0].value, str)
+        and not any(isinstance(a, ast.Starred) for a in node.args)
+    ):
+        return None
+    return node.args[0].value, node.args[1]
 
 
 def _calls_on_self(method: FunctionNode) -> bool:

@@ -132,12 +132,12 @@ def join_loss(a: Loss | None, b: Loss | None) -> Loss | None:
 class ObjectFacts:
     """Which object a value is, beyond its `Kind`: the module (of a torch.nn class or of a
     class of this file), the function or class of this file, the instance of a class of
-    this file, the literal bool or int (flags, loop bounds)."""
+    this file, the literal bool, int or string (flags, loop bounds, modes)."""
 
     module: ModuleRef | None = None
     function: ast.FunctionDef | ast.AsyncFunctionDef | None = None
     instance_of: ClassInfo | None = None
-    const: object = None  # bool and int literal values (flags, loop bounds)
+    const: object = None  # bool, int and str literal values (flags, loop bounds, modes)
 
     def join(self, other: ObjectFacts) -> ObjectFacts:
         """What holds on both paths.
