@@ -136,14 +136,17 @@ class InterpreterState:
         """Parameters whose module this function froze whole on every way out of it, by name,
         with the freeze (`model.requires_grad_(False)` in `def freeze(model)`): the caller's
         argument is that module. Only names nothing in the function rebinds."""
-        exits = join_envs([*self.exits, self.env])
-        if exits is None or self.function is None:
-            return {}
+        if not self.module.frozen_facts or self.function is None:
+            return {}  # no certain freeze anywhere in the file
+        exits = [env for env in (*self.exits, self.env) if env is not None]
         found: dict[str, Freeze] = {}
-        for name in kept_parameters(self.function):
-            value = exits.get(name)
-            if value is not None and value.frozen is not None:
-                found[name] = value.frozen
+        for name in kept_parameters(self.function) if exits else ():
+            # As a join of the exits would keep it: the very same freeze on every one.
+            freezes = {id(v.frozen): v.frozen for env in exits if (v := env.get(name))}
+            frozen = next(iter(freezes.values())) if len(freezes) == 1 else None
+            held = all(name in env for env in exits)
+            if frozen is not None and held:
+                found[name] = frozen
         return found
 
     def _bound_here(self, name: str) -> bool:
