@@ -3,22 +3,23 @@
 Training scripts keep their settings in a dict: `CONFIG = {"hidden": 32, "lr": 1e-3,
 "epochs": 3}`, then `Net(CONFIG["hidden"])` or `c = CONFIG; range(c["epochs"])`. When the
 dict is a literal of numbers, strings, flags and tuples of them (no lists, which code
-given an element could change), bound once at module level,
-and nothing in the file may change it, every read of a key gives that literal: a number is
-not a tensor, so a module built from it owns what it computes with, and a loop over
-`range(c["epochs"])` certainly runs.
+given an element could change), bound once at module level, and nothing in the file may
+change it, every read of a key gives that literal: a number is not a tensor, so a module
+built from it owns what it computes with, and a loop over `range(c["epochs"])` certainly
+runs.
 
-"Nothing may change it" is decided over every name that may hold the dict
-(`NameFlow.reached_by` from the dict's name and from `UNKNOWN_KEY`, since a method's or a
-callback's parameter may hold anything): none of them is the root of a subscript store or
+"Nothing may change it" is decided by following the dict object itself (`_Aliases`; an
+element read by key is a literal, never the dict): into names it is assigned to, the
+parameters of the file's functions and constructors it is handed to, and the attributes of
+`self` it is stored in (read then by every method of every class of the file). It stays
+unknown when it is handed to code outside the file or to a method, put in a container,
+stored on another object or returned, and when a holder is the root of a subscript store or
 deletion (`cfg["lr"] = ...`, `self.cfg["lr"] = ...`), the target of an augmented assignment
-(`cfg |= {...}`), the receiver of a mutating method (`update`, `setdefault`, `pop`,
-`popitem`, `clear`, `__setitem__`, `__delitem__`, and list methods such as `append` for the
-lists it may hold), or handed whole to code outside the file
-(`configure(cfg)`, `setattr(...)`): reading keys, `.get()`, `.items()`, `**cfg`, printing and
-handing it to the file's own functions and classes is fine. Anything else keeps the dict
-unknown. Files importing this one may still change it, as they may rebind any module-level
-constant: the analysis trusts module-level bindings the file makes once.
+(`cfg |= {...}`) or the receiver of a mutating method (`update`, `setdefault`, `pop`,
+`popitem`, `clear`, `__setitem__`, `__delitem__`, and list methods such as `append`).
+Reading keys, `.get()`, `.items()`, `**cfg` and printing are fine. Files importing this one
+may still change it, as they may rebind any module-level constant: the analysis trusts
+module-level bindings the file makes once.
 """
 
 from __future__ import annotations

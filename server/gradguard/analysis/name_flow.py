@@ -102,7 +102,6 @@ class NameFlow:
         self._counting = False
         self._forwarding: dict[int, Key] | None = None
         self._sources: dict[Key, Key] | None = None
-        self._targets: dict[Key, set[Key]] | None = None
         # The shared walk and parents of the module (same nodes and order as ast.walk).
         self._nodes = list(module_nodes(tree))
         self.parents: dict[int, ast.AST] = module_parents(tree)  # shared: read only
@@ -143,24 +142,6 @@ class NameFlow:
                 if source not in seen:
                     seen.add(source)
                     stack.append(source)
-        return frozenset(seen)
-
-    def reached_by(self, keys: Iterable[Key]) -> frozenset[Key]:
-        """Every key whose values may hold or be computed from the given keys' values
-        (themselves included): the other direction of `reaches`. Include `UNKNOWN_KEY` to
-        count the names that may hold anything (parameters of methods, lambdas, callbacks)."""
-        if self._targets is None:
-            self._targets = {}
-            for target, sources in self._edges.items():
-                for source in sources:
-                    self._targets.setdefault(source, set()).add(target)
-        seen: set[Key] = set(keys)
-        stack = list(seen)
-        while stack:
-            for target in self._targets.get(stack.pop(), ()):
-                if target not in seen:
-                    seen.add(target)
-                    stack.append(target)
         return frozenset(seen)
 
     def detaches(self, node: ast.AST) -> bool:
