@@ -598,6 +598,11 @@ AUTOGRAD_FACTS = [
      "        if flag:\n            self.register_buffer('w', x)\n"
      "    def forward(self, a):\n        b = self.w  # <- b\n        return a * b\n"
      "W(True)(x)", Kind.UNKNOWN, {"grad": N}),
+    # Only the branch a certain test takes runs: no join with the other one.
+    ("branch of a certain flag", "FLAG = False\nif FLAG:\n    y = model(x).detach()\n"
+     "else:\n    y = model(x)\nv = y  # <- v", Kind.TENSOR, {"grad": T}),
+    ("branch of an unknown flag", "if input():\n    y = model(x).detach()\n"
+     "else:\n    y = model(x)\nv = y  # <- v", Kind.TENSOR, {"grad": N}),
     # `len()` is an int whatever it is given (Python checks what `__len__` returns).
     ("len of a tensor", "n = len(x)  # <- n", Kind.SCALAR, {"grad": U}),
     # Iterating a dict whose values are known binds each of them in turn.

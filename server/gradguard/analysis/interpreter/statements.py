@@ -311,7 +311,12 @@ class FunctionInterpreter(CallEvaluator):
         self.bind_key(stmt.name, Value(kind=Kind.CLASS, instance_of=info))
 
     def _stmt_If(self, stmt: ast.If) -> None:
-        self.eval(stmt.test)
+        test = self.eval(stmt.test)
+        if test.kind is Kind.SCALAR and isinstance(test.const, bool):
+            # A test whose value is certain (`if USE_AMP:` with `USE_AMP = False` bound
+            # once, `if cfg["phase"] == "train":`): only the branch it takes ever runs.
+            self.run_block(stmt.body if test.const else stmt.orelse)
+            return
         start, start_mode = self.env, self.mode
         when_true, when_false = narrowing.of_test(stmt.test)
         with self._frame("cond", stmt):

@@ -6,9 +6,9 @@ ReluBackward0, is at version 4". The fix in the thread: `att = att.clone()` firs
 
 Source (rewritten in our own words, structure kept): https://github.com/AggMan96/RK-Net/issues/9
 
-Still missed: the change sits under `if self.polish:`, whose value the analysis does not
-know, so the change is not certain on every path (a change only in evaluation mode would
-look the same).
+The change sits under `if self.polish:`. Every construction of the module in the file
+leaves `polish` at its default, True, so the test is certain and the change happens on every
+call (a branch whose test is not known would make it only possible).
 """
 
 import torch
@@ -25,7 +25,7 @@ class BorderAttention(nn.Module):
     def forward(self, x):
         att = F.relu(self.conv(x))
         if self.polish:
-            att[:, :, :, 0] = 0  # missed: GG302
+            att[:, :, :, 0] = 0  # expect: GG302
             att[:, :, :, -1] = 0
         return x * att
 
