@@ -27,7 +27,7 @@ from __future__ import annotations
 import ast
 
 from gradguard.analysis.name_flow import Key, NameFlow
-from gradguard.analysis.names import parameter_names
+from gradguard.analysis.names import arguments_by_parameter, parameter_names
 from gradguard.analysis.walk import module_nodes
 
 # Methods of dicts and of the lists they may hold that change them in place.
@@ -204,10 +204,10 @@ class _Aliases:
         bindings = self.flow.bindings.get(key, ())
         if not bindings:
             return False if isinstance(func, ast.Name) and func.id in _READING_BUILTINS else None
-        if len(bindings) != 1 or any(isinstance(a, ast.Starred) for a in call.args):
+        if len(bindings) != 1:
             return None
         definition: ast.AST | None = bindings[0].node
-        skip = 0
+        constructor = isinstance(definition, ast.ClassDef)
         if isinstance(definition, ast.ClassDef):
             definition = next(
                 (
@@ -217,18 +217,20 @@ class _Aliases:
                 ),
                 None,
             )
-            skip = 1
         if not isinstance(definition, ast.FunctionDef | ast.AsyncFunctionDef):
             return None
         if definition.args.vararg is not None or definition.args.kwarg is not None:
             return None
-        positional = [a.arg for a in (*definition.args.posonlyargs, *definition.args.args)]
-        names = [*positional[skip:][: len(call.args)], *(k.arg for k in call.keywords if k.arg)]
+        passed = arguments_by_parameter(definition, call, skip_self=constructor)
+        if passed is None:
+            return None
+        names = parameter_names(definition)
         keys: set[Key] = set()
-        for index in given:
-            if index >= len(names) or names[index] not in parameter_names(definition):
-                return None
-            keys.add((id(definition), str(names[index])))
+        for name, argument in passed.items():
+            if self.whole(argument):
+                if name not in names:
+                    return None
+                keys.add((id(definition), name))
         return self._add(keys)
 
     def _add(self, keys: set[Key]) -> bool:

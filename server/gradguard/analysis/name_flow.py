@@ -31,7 +31,7 @@ import builtins
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from gradguard.analysis.names import kept_parameters
+from gradguard.analysis.names import arguments_by_parameter, kept_parameters
 from gradguard.analysis.walk import module_nodes, module_parents
 
 Key = tuple[int, str]  # (id of the scope node, name)
@@ -530,18 +530,9 @@ class NameFlow:
         spec = function.args
         if spec.vararg is not None or spec.kwarg is not None:
             return None
-        if any(isinstance(a, ast.Starred) for a in call.args):
-            return None
         if any(kw.arg is None for kw in call.keywords):
             return None
-        positional = [*spec.posonlyargs, *spec.args]
-        if len(call.args) > len(positional):
-            return None
-        passed = {param.arg: arg for param, arg in zip(positional, call.args, strict=False)}
-        for keyword in call.keywords:
-            assert keyword.arg is not None
-            passed[keyword.arg] = keyword.value
-        return passed
+        return arguments_by_parameter(function, call)
 
     def forwarded(self, argument: ast.Name) -> Key | None:
         """The parameter that holds exactly `argument`'s value wherever its function reads

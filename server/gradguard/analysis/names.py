@@ -89,6 +89,30 @@ def may_name_an_optimizer(name: str) -> bool:
     return lowered.startswith("opt") or "optim" in lowered
 
 
+def arguments_by_parameter(
+    function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda,
+    call: ast.Call,
+    *,
+    skip_self: bool = False,
+) -> dict[str, ast.expr] | None:
+    """The expression `call` passes for each parameter it names, by name: positional
+    arguments in order, then keywords under their own name (`**options` names nothing).
+    With `skip_self` (a method called on an object) the object fills the first parameter
+    and is not listed. None when a `*` argument hides the order, or when there are more
+    positional arguments than parameters to take them (a TypeError without `*args`)."""
+    if any(isinstance(a, ast.Starred) for a in call.args):
+        return None
+    spec = function.args
+    positional = [*spec.posonlyargs, *spec.args][1 if skip_self else 0 :]
+    if len(call.args) > len(positional) and spec.vararg is None:
+        return None
+    passed = {param.arg: arg for param, arg in zip(positional, call.args, strict=False)}
+    for keyword in call.keywords:
+        if keyword.arg is not None:
+            passed[keyword.arg] = keyword.value
+    return passed
+
+
 def is_staticmethod(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """Decorated `@staticmethod`: called on an object, it gets no `self`."""
     return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in function.decorator_list)

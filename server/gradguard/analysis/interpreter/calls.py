@@ -28,7 +28,12 @@ from gradguard.analysis.interpreter.training_effects import is_optimizer
 from gradguard.analysis.model import (
     FunctionNode,
 )
-from gradguard.analysis.names import dotted, is_staticmethod, names_an_optimizer
+from gradguard.analysis.names import (
+    arguments_by_parameter,
+    dotted,
+    is_staticmethod,
+    names_an_optimizer,
+)
 from gradguard.analysis.node_cache import cached_by_node
 from gradguard.analysis.values import (
     NONE,
@@ -842,16 +847,10 @@ def _argument_expr(
     """The expression `call` passes for the parameter `name` of `function` (no unpacking);
     for a method called on an object (`skip_self`), its first parameter is the object."""
     positional = [*function.args.posonlyargs, *function.args.args]
-    if skip_self:
-        if positional and positional[0].arg == name:
-            return call.func.value if isinstance(call.func, ast.Attribute) else None
-        positional = positional[1:]
-    if any(isinstance(a, ast.Starred) for a in call.args):
-        return None
-    for param, arg in zip(positional, call.args, strict=False):
-        if param.arg == name:
-            return arg
-    return next((kw.value for kw in call.keywords if kw.arg == name), None)
+    if skip_self and positional and positional[0].arg == name:
+        return call.func.value if isinstance(call.func, ast.Attribute) else None
+    passed = arguments_by_parameter(function, call, skip_self=skip_self)
+    return passed.get(name) if passed is not None else None
 
 
 def _fresh_graph(value: Value, call: ast.Call) -> Value:
