@@ -93,6 +93,8 @@ def test_detaching_every_parameter_freezes_the_module() -> None:
         ("opt.step()\n    log(opt)", False),
         ("opt = wrap(opt)\n    opt.step()", False),
         ("opt.param_groups[0]['lr'] = 0.1", False),
+        ("make_lr_scheduler_from(opt)", False),
+        ("helper.step(opt)", False),
     ],
 )
 def test_a_parameter_only_stepped_or_cleared(body: str, stepped: bool) -> None:

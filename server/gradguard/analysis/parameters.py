@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from gradguard.analysis import layer_lists, libraries
 from gradguard.analysis import torch_api as api
-from gradguard.analysis.names import kept_parameters, parameter_names
+from gradguard.analysis.names import dotted, kept_parameters, parameter_names
 from gradguard.analysis.node_cache import cached_by_node
 
 if TYPE_CHECKING:
@@ -162,9 +162,9 @@ def _freezes_name(stmt: ast.stmt, name: str) -> bool:
 def steps_only(function: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
     """Parameters the function only steps or clears, as an optimizer is in `def
     train(model, loader, optimizer)`: every read of the name, nested code included, is the
-    receiver of `.step(...)` or `.zero_grad(...)`, or the first argument of an LR scheduler or
-    of a GradScaler's `step`/`unscale_`; never rebound. None of these can give an optimizer
-    other parameters, so what it holds is the same after the call."""
+    receiver of `.step(...)` or `.zero_grad(...)`, or the first argument of a class of an
+    `lr_scheduler` module or of a scaler's `step`/`unscale_`; never rebound. None of these
+    can give an optimizer other parameters, so what it holds is the same after the call."""
     names = kept_parameters(function)
     if not names:
         return frozenset()
@@ -183,18 +183,24 @@ def steps_only(function: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[st
 
 
 def _steps_or_clears(name: ast.Name, parents: dict[int, ast.AST]) -> bool:
-    """`opt.step()`, `opt.zero_grad(...)`, `LRScheduler(opt, ...)`, `scaler.step(opt)`."""
+    """`opt.step()`, `opt.zero_grad(...)`, `lr_scheduler.X(opt, ...)`, `scaler.step(opt)`:
+    the class of a scheduler module and a scaler's own methods, by name (a helper of the
+    file whose name merely mentions a scheduler may extend the optimizer)."""
     parent = parents.get(id(name))
     if isinstance(parent, ast.Attribute) and parent.attr in ("step", "zero_grad"):
         call = parents.get(id(parent))
         return isinstance(call, ast.Call) and call.func is parent
     if isinstance(parent, ast.Call) and parent.args and parent.args[0] is name:
-        callee = parent.func
-        if "lr_scheduler" in ast.unparse(callee):
-            return True
+        callee = dotted(parent.func)
+        parts = callee.split(".") if callee is not None else []
+        if len(parts) < 2:
+            return False
+        if parts[-2] == "lr_scheduler" and parts[-1][:1].isupper():
+            return True  # `torch.optim.lr_scheduler.StepLR(opt, ...)`
+        # `scaler.step(opt)`, `self.scaler.unscale_(opt)`: a GradScaler's
         return (
-            isinstance(callee, ast.Attribute)
-            and callee.attr in ("step", "unscale_")
+            parts[-1] in ("step", "unscale_")
+            and "scaler" in parts[-2].lower()
             and len(parent.args) == 1
             and not parent.keywords
         )
