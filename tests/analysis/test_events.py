@@ -55,6 +55,8 @@ def _own(event: Event) -> dict[str, object]:
     for field in dataclasses.fields(event):
         if field.name not in SHARED:
             value = getattr(event, field.name)
+            if isinstance(value, ast.AST):
+                value = ast.unparse(value)
             own[field.name] = value.grad.name if isinstance(value, Value) else value
     return own
 
@@ -186,7 +188,49 @@ CASES: list[tuple[str, str, list[Row]]] = [
             x = torch.randn(3)
         y = x * w
         """,
-        [(InferenceSaved, "x", {"operation": "Mult", "grad_operand": "TRACKED"})],
+        [(InferenceSaved, "x", {"operation": "Mult", "grad_operand": "TRACKED", "through": None})],
+    ),
+    (
+        # Handed to a module of the file whose `forward` saves it: reported at the call, with
+        # the operation inside. A module whose `forward` only adds saves nothing.
+        "an inference tensor a local module saves",
+        """
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(3, 3)
+
+            def forward(self, x):
+                return self.fc(x)
+
+        class Shift(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.b = nn.Parameter(torch.zeros(3))
+
+            def forward(self, x):
+                return x + self.b
+
+        net, shift = Net(), Shift()
+        with torch.inference_mode():
+            feats = torch.randn(2, 3)
+        y = net(feats)
+        z = shift(feats)
+        """,
+        [
+            (ModuleCall, "self.fc", {"layer_class": "torch.nn.Linear"}),
+            (ModuleCall, "net", {"layer_class": ""}),
+            (
+                InferenceSaved,
+                "feats",
+                {
+                    "operation": "torch.nn.Linear",
+                    "grad_operand": "TRACKED",
+                    "through": "self.fc(x)",
+                },
+            ),
+            (ModuleCall, "shift", {"layer_class": ""}),
+        ],
     ),
     (
         # A loss saves its target, not its input: an inference target raises, an inference
@@ -211,7 +255,11 @@ CASES: list[tuple[str, str, list[Row]]] = [
             (
                 InferenceSaved,
                 "labels",
-                {"operation": "torch.nn.functional.cross_entropy", "grad_operand": "TRACKED"},
+                {
+                    "operation": "torch.nn.functional.cross_entropy",
+                    "grad_operand": "TRACKED",
+                    "through": None,
+                },
             ),
             (LossInput, "target", {"loss_function": "cross_entropy"}),
             (ModuleCall, "ce", {"layer_class": "torch.nn.CrossEntropyLoss"}),
@@ -219,9 +267,17 @@ CASES: list[tuple[str, str, list[Row]]] = [
             (
                 InferenceSaved,
                 "labels.view(-1)",
-                {"operation": "torch.nn.CrossEntropyLoss", "grad_operand": "TRACKED"},
+                {
+                    "operation": "torch.nn.CrossEntropyLoss",
+                    "grad_operand": "TRACKED",
+                    "through": None,
+                },
             ),
-            (InferenceSaved, "mask", {"operation": "Mult", "grad_operand": "TRACKED"}),
+            (
+                InferenceSaved,
+                "mask",
+                {"operation": "Mult", "grad_operand": "TRACKED", "through": None},
+            ),
         ],
     ),
     (

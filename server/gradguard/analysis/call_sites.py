@@ -436,8 +436,11 @@ def _may_learn(node: FunctionNode, *, skip_self: bool) -> bool:
 
 
 def _mentions_parameter(arg: ast.expr, parameters: set[str]) -> bool:
-    """A parameter given as it is, or as an item of a tuple, list or dict literal
+    """A parameter given as it is, one of its items (`policy(batch["obs"])`: what a caller's
+    dict or tuple holds), or as an item of a tuple, list or dict literal
     (`optimizer_groups([model.alpha, model])`, `{"params": params}`)."""
+    while isinstance(arg, ast.Subscript):
+        arg = arg.value
     if isinstance(arg, ast.Name):
         return arg.id in parameters
     if isinstance(arg, ast.Tuple | ast.List):

@@ -161,10 +161,13 @@ class InferenceSaved(Event):
     backward while `grad_operand`, the other operand or the module's parameters, requires
     grad: autograd refuses to save it. `operation` is the operator's `ast` class name
     ("Mult", "MatMult"...), the torch function's or the module's qualified name, or the
-    tensor method as `.name()` (`x.mul(w)`: ".mul()")."""
+    tensor method as `.name()` (`x.mul(w)`: ".mul()"). `through` is set when the tensor is an
+    argument of a call of a function of the file that saves it: the operation inside that
+    function (`node` is then the call, `target` the argument)."""
 
     operation: str
     grad_operand: Value
+    through: ast.AST | None = None
 
 
 @dataclass(frozen=True, eq=False)

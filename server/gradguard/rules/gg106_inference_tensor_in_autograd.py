@@ -10,7 +10,9 @@ recurrent layers, or an `nn.Sequential` starting with one), an operand of `*`, `
 `F.mse_loss` / `F.nll_loss` / `F.smooth_l1_loss` / `F.huber_loss` / `F.cross_entropy` /
 `F.kl_div` / `F.binary_cross_entropy(_with_logits)` (and their `nn` modules) whose input
 requires grad. Pseudo-labels (`argmax`), masks (comparisons) and views of an inference
-tensor are inference tensors too.
+tensor are inference tensors too. A tensor handed to a function or a module of the file
+whose code saves it (`self.policy(batch["obs"])` whose `forward` gives it to an
+`nn.Sequential` starting with `nn.Linear`) is reported at that call, where it enters.
 
 ## Why is this bad?
 Every tensor allocated in inference mode is an *inference tensor*, and autograd refuses to
@@ -261,6 +263,8 @@ loss.backward()
             f"Use `{name}.clone()` here, or compute it under torch.no_grad()",
         )
         related = [Related(ctx.node_range(use.node), f"saves `{name}` for backward")]
+        if use.through is not None:
+            related.append(Related(ctx.node_range(use.through), "saved for backward here"))
         if off is not None:
             related.append(
                 Related(ctx.node_range(off.node), f"`{name}` created in inference mode here")
@@ -281,15 +285,21 @@ def _inference_mode(use: InferenceSaved) -> GradOff | None:
 
 
 def _describe(ctx: RuleContext, use: InferenceSaved) -> str:
-    if use.operation in _OPERATORS:
-        return f"{_OPERATORS[use.operation]} with a tensor that requires grad"
-    short = use.operation.rsplit(".", 1)[-1]
-    if (
-        isinstance(use.node, ast.Call)
-        and use.operation.startswith("torch.nn.")
-        and short[:1].isupper()
-    ):
-        layer = expr_text(ctx.source, use.node.func)
+    if use.through is not None and isinstance(use.node, ast.Call):
+        callee = expr_text(ctx.source, use.node.func)
+        inner = _operation(ctx, use.operation, use.through)
+        line = use.through.lineno  # type: ignore[attr-defined]
+        return f"`{callee}`, through {inner} at line {line},"
+    return _operation(ctx, use.operation, use.node)
+
+
+def _operation(ctx: RuleContext, operation: str, node: ast.AST) -> str:
+    """`*` / `self.fc` (Linear, whose parameters require grad) / `matmul`: what saves it."""
+    if operation in _OPERATORS:
+        return f"{_OPERATORS[operation]} with a tensor that requires grad"
+    short = operation.rsplit(".", 1)[-1]
+    if isinstance(node, ast.Call) and operation.startswith("torch.nn.") and short[:1].isupper():
+        layer = expr_text(ctx.source, node.func)
         if short.endswith("Loss"):
             return f"`{layer}` ({short}) with an input that requires grad"
         return f"`{layer}` ({short}, whose parameters require grad)"

@@ -5,10 +5,14 @@ The run binds the call's arguments to the parameters (after the callers' joined 
 they refine), runs under the caller's grad mode unless a decorator sets one, records nothing
 but the events a call's arguments decide (`_EVENTS_IN_CONTEXT`), and notes no call sites
 (`ModuleInterpreter.calls_unnoted`). A summary asked for inside it is computed as outside
-(`ModuleInterpreter.summary_of`). One level: a run in context starts no other, except of a
-helper whose body is one `return` (`_small`), which recursion cannot chain (a function is
-never run inside its own run). Results are kept per pass by call, function, mode and
-argument facts.
+(`ModuleInterpreter.summary_of`). What it finds saved for backward while an inference tensor
+it hands back to the caller (`ContextRun.inference_saved`): when that tensor is one of the
+call's arguments, the mistake is the caller's (GG106 at `self.policy(batch["obs"])`).
+
+One level: a run in context starts no other, except of a helper whose body is one `return`
+(`_small`), which recursion cannot chain (a function is never run inside its own run), and
+one more level for a call given an inference tensor (`_gives_inference`). Results are kept
+per pass by call, function, mode and argument facts.
 """
 
 from __future__ import annotations
@@ -17,10 +21,11 @@ import ast
 from typing import TYPE_CHECKING
 
 from gradguard.analysis.events import CheckpointInput, Event, LossInput
+from gradguard.analysis.interpreter.contextual import ContextRun
 from gradguard.analysis.interpreter.environment import GradMode
 from gradguard.analysis.interpreter.statements import FunctionInterpreter
 from gradguard.analysis.model import FunctionNode
-from gradguard.analysis.values import NONE, UNKNOWN, Value, join
+from gradguard.analysis.values import NONE, UNKNOWN, Kind, Value, join
 
 if TYPE_CHECKING:
     from gradguard.analysis.interpreter.module import ModuleInterpreter
@@ -36,13 +41,15 @@ def run_in_context(
     call: ast.Call,
     passed: dict[str, Value],
     mode: GradMode,
-) -> Value | None:
-    """What `node` returns when run with the arguments `call` passes (`passed`, by parameter
-    name) under the caller's grad `mode`; None when it may not run now (inside another such
+) -> ContextRun | None:
+    """What running `node` with the arguments `call` passes (`passed`, by parameter name)
+    under the caller's grad `mode` finds; None when it may not run now (inside another such
     run or the function itself, or a function of another file)."""
+    nested = module.in_context and not _small(node)
+    if nested and (module.inference_nested or not _gives_inference(passed)):
+        return None
     if (
-        (module.in_context and not _small(node))
-        or module.collecting_globals
+        module.collecting_globals
         or id(node) in module.in_progress
         or module.at_depth_limit
         or module.owner_of(node) is not module
@@ -56,16 +63,28 @@ def run_in_context(
     if known is not None:
         return known
     outer, module.in_context = module.in_context, True
+    outer_nested, module.inference_nested = (
+        module.inference_nested,
+        module.inference_nested or nested,
+    )
     module.in_progress.add(id(node))
     try:
         with module.calls_unnoted():
-            returned = _run(module, node, call, passed, mode)
+            found = _run(module, node, call, passed, mode)
     finally:
         module.in_context = outer
+        module.inference_nested = outer_nested
         module.in_progress.discard(id(node))
     if key is not None:
-        module.context_results[key] = returned
-    return returned
+        module.context_results[key] = found
+    return found
+
+
+def _gives_inference(passed: dict[str, Value]) -> bool:
+    """An inference tensor among the arguments: a run inside a run follows it one level
+    further (`per_token_logps(model, ids)` whose `model(ids)` embeds the inference `ids`), to
+    tell whether it is saved for backward (see `ContextRun.inference_saved`)."""
+    return any(value.inference and value.kind is Kind.TENSOR for value in passed.values())
 
 
 def _small(node: FunctionNode) -> bool:
@@ -81,7 +100,7 @@ def _run(
     call: ast.Call,
     passed: dict[str, Value],
     mode: GradMode,
-) -> Value:
+) -> ContextRun:
     interpreter = FunctionInterpreter(module, module.scope_of(node), node, record=False)
     interpreter.events_in_context = _EVENTS_IN_CONTEXT
     interpreter.context = call
@@ -96,6 +115,9 @@ def _run(
             if name in env:
                 env[name] = value
     interpreter.run_block(node.body)
+    saved = tuple(interpreter.inference_saved)
     if interpreter.returned is None and interpreter.env is None:
-        return UNKNOWN
-    return join(interpreter.returned, NONE if interpreter.env is not None else None)
+        return ContextRun(UNKNOWN, saved)
+    return ContextRun(
+        join(interpreter.returned, NONE if interpreter.env is not None else None), saved
+    )

@@ -18,7 +18,9 @@ only calls made with gradient recording on (the summary assumes it).
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 
+from gradguard.analysis.events import InferenceSaved
 from gradguard.analysis.names import callee_name
 from gradguard.analysis.node_cache import cached_by_node
 from gradguard.analysis.values import Grad, Kind, LossKind, Value, evolve
@@ -28,15 +30,29 @@ from gradguard.analysis.walk import own_nodes
 _DEPTH = 3
 
 
+@dataclass(frozen=True)
+class ContextRun:
+    """What one run in context found: what the function returns, and the places it would
+    save an inference tensor for backward (events the run did not report)."""
+
+    returned: Value
+    inference_saved: tuple[InferenceSaved, ...] = ()
+
+
 def wants_context(
     function: ast.FunctionDef | ast.AsyncFunctionDef, result: Value, passed: dict[str, Value] | None
 ) -> bool:
     """Whether a run with the call's arguments may tell more than the summary: some
-    argument is a known tensor or module, and some part of the result has unknown history
-    or the function reports what it gives a loss or a checkpoint (`reports_in_context`)."""
+    argument is a known tensor or module, and some part of the result has unknown history,
+    the function reports what it gives a loss or a checkpoint (`reports_in_context`), or an
+    argument is an inference tensor the run may find saved for backward."""
     if not passed or not any(_informative(v) for v in passed.values()):
         return False
-    return _unknown_grad(result, _DEPTH) or reports_in_context(function)
+    return (
+        _unknown_grad(result, _DEPTH)
+        or reports_in_context(function)
+        or any(v.inference and v.kind is Kind.TENSOR for v in passed.values())
+    )
 
 
 def reports_in_context(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:

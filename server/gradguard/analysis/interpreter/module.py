@@ -15,6 +15,7 @@ from gradguard.analysis.call_sites import CallerFacts, CallSites, kept_on_self
 from gradguard.analysis.graph import GRAPH_STATE_KEY
 from gradguard.analysis.imports import Scope, ScopeNode
 from gradguard.analysis.interpreter.context_runs import run_in_context
+from gradguard.analysis.interpreter.contextual import ContextRun
 from gradguard.analysis.interpreter.environment import Env, GradMode, join_envs
 from gradguard.analysis.interpreter.expressions import with_field
 from gradguard.analysis.interpreter.file_syntax import FileSyntax
@@ -92,7 +93,8 @@ class ModuleInterpreter:
         self.in_progress: set[int] = set()
         # Results of functions run with one call's arguments (see `result_in_context`).
         self.in_context = False
-        self.context_results: dict[object, Value] = {}
+        self.inference_nested = False  # inside a run started inside a run (`context_runs`)
+        self.context_results: dict[object, ContextRun] = {}
         self.globals: Env = {}
         self.collecting_globals = False
         self._pending_attributes: list[ClassInfo] = []
@@ -652,9 +654,9 @@ class ModuleInterpreter:
 
     def result_in_context(
         self, node: FunctionNode, call: ast.Call, passed: dict[str, Value], mode: GradMode
-    ) -> Value | None:
-        """What `node` returns when run with the arguments `call` passes, under the caller's
-        grad `mode` (see `gradguard.analysis.interpreter.context_runs`)."""
+    ) -> ContextRun | None:
+        """What a run of `node` with the arguments `call` passes, under the caller's grad
+        `mode`, finds (see `gradguard.analysis.interpreter.context_runs`)."""
         return run_in_context(self, node, call, passed, mode)
 
 

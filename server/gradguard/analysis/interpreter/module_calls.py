@@ -14,6 +14,7 @@ from gradguard.analysis.call_sites import passed_arguments
 from gradguard.analysis.events import InferenceSaved, LossInput, ModuleCall
 from gradguard.analysis.graph import SavedNode, Saves
 from gradguard.analysis.interpreter import contextual
+from gradguard.analysis.interpreter.contextual import ContextRun
 from gradguard.analysis.interpreter.environment import GradMode
 from gradguard.analysis.interpreter.expressions import ExpressionEvaluator, shape_of
 from gradguard.analysis.interpreter.summary import FunctionSummary, with_rebound
@@ -21,7 +22,7 @@ from gradguard.analysis.interpreter.training_effects import restamp
 from gradguard.analysis.model import (
     FunctionNode,
 )
-from gradguard.analysis.names import dotted
+from gradguard.analysis.names import arguments_by_parameter, dotted
 from gradguard.analysis.node_cache import cached_by_node
 from gradguard.analysis.values import (
     UNKNOWN,
@@ -380,7 +381,47 @@ class ModuleCalls(ExpressionEvaluator):
         if passed is None or not contextual.wants_context(function, result, passed):
             return result
         found = self.module.result_in_context(function, call, passed, self.mode)
-        return contextual.refined(result, found) if found is not None else result
+        if found is None:
+            return result
+        if found.inference_saved:
+            self._inference_arguments_saved(function, call, passed, found, skip_self=skip_self)
+        return contextual.refined(result, found.returned)
+
+    def _inference_arguments_saved(
+        self,
+        function: FunctionNode,
+        call: ast.Call,
+        passed: dict[str, Value],
+        found: ContextRun,
+        *,
+        skip_self: bool,
+    ) -> None:
+        """An inference tensor this call passes that the function's run with it saves for
+        backward (`self.policy(batch["obs"])` whose `forward` gives it to an `nn.Linear`):
+        reported here, where the tensor enters, with the operation inside (`through`). The
+        run is kept per argument facts, so its tensor is told by equal facts; two arguments
+        with the same facts leave it unknown which one was saved. Not when every caller
+        passes an inference tensor there: the function's own analysis reports it inside."""
+        by_parameter = arguments_by_parameter(function, call, skip_self=skip_self) or {}
+        callers = self.module.parameter_facts.get(id(function))
+        for inner in found.inference_saved:
+            matching = [name for name, value in passed.items() if value == inner.value]
+            expr = by_parameter.get(matching[0]) if len(matching) == 1 else None
+            if expr is None:
+                continue
+            known = callers.parameters.get(matching[0]) if callers is not None else None
+            if known is not None and known.inference:
+                continue
+            value = passed[matching[0]]
+            if (site := self.site(call, expr, value)) is not None:
+                self.emit(
+                    InferenceSaved(
+                        inner.operation,
+                        inner.grad_operand,
+                        through=inner.through or inner.node,
+                        **site,
+                    )
+                )
 
     def _tuple_changed_in_place(
         self,
@@ -523,4 +564,4 @@ class ModuleCalls(ExpressionEvaluator):
         found = None
         if passed is not None:
             found = self.module.result_in_context(function, call, passed, self.mode)
-        return contextual.with_inference(stamped, found) if found is not None else stamped
+        return contextual.with_inference(stamped, found.returned) if found is not None else stamped

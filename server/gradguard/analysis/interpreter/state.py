@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from gradguard.analysis.events import Event, Site
+from gradguard.analysis.events import Event, InferenceSaved, Site
 from gradguard.analysis.graph import GRAPH_STATE_KEY, SavedNode, Saves
 from gradguard.analysis.imports import Scope
 from gradguard.analysis.interpreter.environment import GRAD_ON, Env, Frame, LoopFrame, join_envs
@@ -59,6 +59,9 @@ class InterpreterState:
         self.events_in_context: frozenset[type[Event]] = frozenset()
         # The call this run is in the context of (None: the recorded pass); see `Event`.
         self.context: ast.Call | None = None
+        # What this run in context found saved for backward while an inference tensor: the
+        # caller reports those of its own arguments (see `context_runs.ContextRun`).
+        self.inference_saved: list[InferenceSaved] = []
         self.env: Env | None = {}
         self.mode = GRAD_ON
         self.returned: Value | None = None
@@ -241,6 +244,8 @@ class InterpreterState:
         """Remember an operation on a known value for the rules (see `ModuleAnalysis.events`)."""
         if self.record or type(event) in self.events_in_context:
             self.module.analysis.events.add(event)
+        elif self.context is not None and isinstance(event, InferenceSaved):
+            self.inference_saved.append(event)
 
 
 def _handlers(cls: type, prefix: str) -> dict[type, Any]:
