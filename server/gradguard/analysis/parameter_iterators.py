@@ -12,9 +12,11 @@ The fact is certain only when all of this holds (anything else: silence):
 * the name is bound by `name = <one-shot>` in a function or module body, where the value is
   `M.parameters()` (or another generator method of torch.nn.Module) on a module the file
   certainly built (`self` of a module class of the file, a name bound only to constructions
-  of torch.nn layers, local module classes or library models, or a name the dataflow pass saw
-  called as a known module), or one of the one-shot wrappers above around an expression that
-  calls such a method (whatever its receiver: the wrapper itself is one-shot);
+  of torch.nn layers, local module classes or library models, a name the dataflow pass saw
+  called as a known module, or a parameter holding exactly such a name's value: the only
+  call of its function passes that name, `NameFlow.forwarded`), or one of the one-shot
+  wrappers above around an expression that calls such a method (whatever its receiver: the
+  wrapper itself is one-shot);
 * a later read iterates it to its end for certain: a `for` loop over it without `break`,
   a list/set/dict comprehension, `list()`/`tuple()`/`set()`/`sorted()`/`sum()`/`dict()`
   (builtins not shadowed), a torch.optim optimizer, `clip_grad_norm_`/`clip_grad_value_`
@@ -228,11 +230,24 @@ class _Finder:
             return False
         if self._self_of_module(receiver, key):
             return True
+        return self._certain_module_key(key, frozenset())
+
+    def _certain_module_key(self, key: Key, seen: frozenset[Key]) -> bool:
+        """The name `key` certainly holds a torch.nn.Module: bound only to constructions of
+        one, bound once and called as a known module, or a parameter that holds exactly the
+        value of such a name (`configure(model)` called once as `configure(net)`)."""
         bindings = [b for b in self.flow.bindings.get(key, []) if not self._recast(b.value, key)]
         if bindings and all(self._constructs_module(b.value) for b in bindings):
             return True
         plain = all(isinstance(b.node, ast.Assign) for b in bindings)
-        return len(bindings) <= 1 and plain and key in self._modules_called()
+        if len(bindings) <= 1 and plain and key in self._modules_called():
+            return True
+        source = self.flow.forwarded_from(key) if not bindings else None
+        return (
+            source is not None
+            and source not in seen
+            and self._certain_module_key(source, seen | {key})
+        )
 
     def _recast(self, value: ast.expr | None, key: Key) -> bool:
         """`m = m.to(device)`: the same module again."""
