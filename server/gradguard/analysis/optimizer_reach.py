@@ -12,8 +12,10 @@ The fact is certain only when all of this holds (anything else: silence):
   exactly once (`m = m.to(device)` aside); `m` is built right there from plain arguments by
   a class that owns every parameter it computes with (`ModuleRef.self_contained`), or is a
   `copy.deepcopy(...)`: its parameters are its own and no other object's;
-* `m` is only ever called, asked for its parameters, state or a deep copy, moved, or put in
-  train/eval mode (never stored, aliased or given a new submodule), and `opt` only steps
+* `m` is only ever called, asked for its parameters, state or a deep copy, moved, put in
+  train/eval mode, or asked a method of its own class that keeps it to itself (`_self_kept`:
+  `model.init_hidden()`, whose result counts as computed from `m`); never stored, aliased or
+  given a new submodule; and `opt` only steps
   (without a closure), zeroes gradients or feeds a `torch.optim.lr_scheduler`: nothing else
   can reach `m`'s parameters or put other parameters into `opt`. Either may be handed to a
   parameter that holds exactly it (`NameFlow.forwarded`: the only call of a plain function
@@ -98,6 +100,8 @@ class _Check:
         # functions they are handed to that hold exactly them (`NameFlow.forwarded`).
         self.keys = _aliases(flow, key)
         self.module_keys: frozenset[Key] = frozenset()
+        # The module's class when it is a class of the file (its own methods may be called).
+        self.module_class: ast.ClassDef | None = None
 
     def run(self) -> UnreachedOptimizer | None:
         built = self._construction()
@@ -183,7 +187,10 @@ class _Check:
             return None  # a replaced model: GG604's case
         if self.flow.is_deepcopy(value.func) and len(value.args) == 1:
             return True
-        if any(o.call is call and o.module.self_contained for o in optimized):
+        built = [o.module for o in optimized if o.call is call and o.module.self_contained]
+        if built:
+            local = built[0].local
+            self.module_class = local.node if local is not None else None
             return False
         return None
 
@@ -222,10 +229,22 @@ class _Check:
             return name in parent.args and (
                 self.flow.is_deepcopy(parent.func) or _inspecting(parent, self.flow)
             )
-        if isinstance(parent, ast.Attribute) and parent.attr in _MODULE_METHODS:
+        if isinstance(parent, ast.Attribute) and (
+            parent.attr in _MODULE_METHODS or self._keeps_to_itself(parent.attr)
+        ):
             outer = self.flow.parents.get(id(parent))
             return isinstance(outer, ast.Call) and outer.func is parent
         return False
+
+    def _keeps_to_itself(self, method: str) -> bool:
+        """`model.init_hidden(batch)`: a method of the module's own class (see
+        `_self_kept`) that gives nothing of the module away; what it returns counts as
+        computed from the module, as a call's output does."""
+        if self.module_class is None:
+            return False
+        found = [s for s in self.module_class.body if method in _defined(s)]
+        function = found[0] if len(found) == 1 else None
+        return isinstance(function, ast.FunctionDef) and _self_kept(function, self.flow)
 
     def _optimizer_use(self, name: ast.Name, stepped: set[int]) -> bool:
         if self.flow.forwarded(name) in self.keys:
@@ -401,6 +420,51 @@ def _bound_value(stmt: ast.Assign, name: str) -> ast.expr | None:
 
 # How many calls deep a name handed on to a function's parameter is followed.
 _FORWARDING_DEPTH = 4
+
+
+def _defined(stmt: ast.stmt) -> set[str]:
+    """Names a statement of a class body binds (methods, class attributes)."""
+    if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return {stmt.name}
+    return {
+        n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
+    }
+
+
+def _self_kept(function: ast.FunctionDef, flow: NameFlow) -> bool:
+    """A plain method (undecorated, `self` first) that stores nothing into any object (no
+    attribute or item assignment, augmented or deleted, no `setattr`, `global` or
+    `nonlocal`), never lets `self` itself out (only `self.x` is read), and hands `self.x`
+    to no call but a torch function (`torch.zeros(1, self.hidden_size)`): it can neither
+    alias the module, nor share its parameters with another object, nor give it new ones."""
+    arguments = [*function.args.posonlyargs, *function.args.args]
+    if function.decorator_list or not arguments:
+        return False
+    me = arguments[0].arg
+    read_from = {id(n.value) for n in ast.walk(function) if isinstance(n, ast.Attribute)}
+    for node in ast.walk(function):
+        if isinstance(node, ast.Global | ast.Nonlocal):
+            return False
+        if isinstance(node, ast.Attribute | ast.Subscript) and not isinstance(node.ctx, ast.Load):
+            return False
+        if isinstance(node, ast.Name) and node.id == "setattr":
+            return False
+        if isinstance(node, ast.Name) and node.id == me and id(node) not in read_from:
+            return False  # `self` stored, passed, returned or re-bound
+        if isinstance(node, ast.Call) and not _torch_function(node, flow):
+            passed = [*node.args, *(k.value for k in node.keywords)]
+            if any(_mentions(arg, me) for arg in passed):
+                return False
+    return True
+
+
+def _torch_function(call: ast.Call, flow: NameFlow) -> bool:
+    path = flow.qualified(call.func)
+    return path is not None and path.startswith("torch.") and not path.startswith("torch.nn.")
+
+
+def _mentions(expr: ast.expr, name: str) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(expr))
 
 
 def _inspecting(call: ast.Call, flow: NameFlow) -> bool:

@@ -10,17 +10,19 @@ computed on `fake.detach()`). The optimizer's construction is flagged.
 It fires only when the analysis is certain. `model` and the optimizer are plain names bound
 once (also `G, D = Generator(), Discriminator()`); `model` is built right there by a class
 that owns all its parameters (or is a deep copy), so no other object shares them; `model` is
-only called, moved, put in train/eval mode, deep-copied or asked for its parameters or
-state, never stored or aliased; the optimizer only steps (no closure), zeroes gradients or
-feeds an LR scheduler. Both may be handed to a function of the file called exactly once
-(`train_gan(G, D, g_opt, d_opt)` from `main`) that never rebinds those parameters: its
-parameters are then the very same model and optimizer, held to the same rules. Every
-`optimizer.step()` follows a backward in its block, and since the gradients were last
-cleared no call there is given anything that a value computed from `model` may flow into
-(a flow-insensitive over-approximation over every name of the file). An optimizer over
-`model.encoder.parameters()`, over `itertools.chain(...)` or param groups, a model passed to
-a helper called more than once or held in `self`: silent. A loss that has no history at all but had
-`requires_grad` forced on after the cut is GG109's finding, not this rule's.
+only called, moved, put in train/eval mode, deep-copied, asked for its parameters or state,
+or asked a method of its own class that stores nothing and hands itself to nothing
+(`model.init_hidden()`), never stored or aliased; the optimizer only steps (no closure),
+zeroes gradients or feeds an LR scheduler. Both may be handed to a function of the file
+called exactly once (`train_gan(G, D, g_opt, d_opt)` from `main`) that never rebinds those
+parameters: its parameters are then the very same model and optimizer, held to the same
+rules. Every `optimizer.step()` follows a backward in its block, and since the gradients
+were last cleared no call there is given anything that a value computed from `model` may
+flow into (a flow-insensitive over-approximation over every name of the file). An optimizer
+over `model.encoder.parameters()`, over `itertools.chain(...)` or param groups, a model
+passed to a helper called more than once or held in `self`: silent. A loss that has no
+history at all but had `requires_grad` forced on after the cut is GG109's finding, not this
+rule's.
 
 ## Why is this bad?
 An optimizer updates exactly the tensors it was given, from their `.grad`. `backward()` on a
