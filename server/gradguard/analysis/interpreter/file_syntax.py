@@ -73,6 +73,7 @@ class FileSyntax:
         self._star_count: int | None = None
         self._attribute_stores: dict[str, int] | None = None
         self._foreign_stores: dict[str, int] | None = None
+        self._attribute_names: frozenset[str] | None = None
         self._class_binds: dict[str, int] | None = None
         self._settings: frozenset[str] | None = None
 
@@ -137,6 +138,14 @@ class FileSyntax:
                     counts[name] = counts.get(name, 0) + 1
             self._class_binds = counts
         return self._class_binds
+
+    def mentions_attribute(self, name: str) -> bool:
+        """Whether any expression of the file reads, calls or stores `.name`
+        (`optimizer.add_param_group(...)` anywhere)."""
+        if self._attribute_names is None:
+            attributes = module_nodes_of(self.tree, ast.Attribute)
+            self._attribute_names = frozenset(node.attr for node in attributes)
+        return name in self._attribute_names
 
     def attribute_stores(self) -> dict[str, int]:
         """How many times the file stores into or deletes each attribute name (`x.a = ...`,

@@ -4,6 +4,7 @@ summary per function."""
 from __future__ import annotations
 
 import ast
+import dataclasses
 import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -33,7 +34,7 @@ from gradguard.analysis.model import (
     InPlaceOnSaved,
     ModuleAnalysis,
 )
-from gradguard.analysis.names import dotted, paired, parameter_names
+from gradguard.analysis.names import dotted, kept_parameters, paired, parameter_names
 from gradguard.analysis.node_cache import cached_by_node
 from gradguard.analysis.project_imports import ProjectImports
 from gradguard.analysis.values import (
@@ -429,6 +430,7 @@ class ModuleInterpreter:
                 item = with_field(containers[attr], target.slice, scratch.eval(stmt.value))
                 containers[attr] = item if item is not None else UNKNOWN
                 continue
+            scratch.stmt = stmt  # what an optimizer's construction names (`optimizes`)
             for attr, expr in _self_pairs(target, stmt.value):
                 if stores.get(attr) != 1:
                     continue
@@ -449,9 +451,48 @@ class ModuleInterpreter:
                     # `self.smooth = smooth` of a Python number (a default every call
                     # keeps, or what every call passes), never set from outside a method.
                     info.attributes[attr] = value
+                elif value.optimizes is not None:
+                    kept = self._kept_optimizer(init, stores, attr, value)
+                    if kept is not None:
+                        info.attributes[attr] = kept
         for attr, value in containers.items():
             if _kept_whole(value):
                 info.attributes[attr] = value
+
+    def _kept_optimizer(
+        self, init: FunctionNode, stores: dict[str, int], attr: str, value: Value
+    ) -> Value | None:
+        """`self.optimizer = torch.optim.SGD(model.parameters())` in `__init__`, as the other
+        methods see it: the optimizer of the module `self.<m>` holds, when `__init__` makes
+        the only store of both attributes (`self.model = model` for the parameter `model`,
+        never re-bound), nothing outside the class sets either, and nothing in the file may
+        add parameters to an optimizer (`add_param_group`). None otherwise."""
+        built = value.optimizes
+        if built is None or self.syntax.mentions_attribute("add_param_group"):
+            return None
+        foreign = self.syntax.foreign_attribute_stores()
+        if foreign.get(attr):
+            return None
+        key = built.key
+        if not key.startswith("self."):
+            if key not in kept_parameters(init):
+                return None
+            key = next(
+                (
+                    f"self.{kept}"
+                    for stmt in init.body
+                    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                    for kept, expr in _self_pairs(stmt.targets[0], stmt.value)
+                    if isinstance(expr, ast.Name) and expr.id == key
+                ),
+                "",
+            )
+        module_attr = key[5:]
+        if not module_attr or "." in module_attr or stores.get(module_attr) != 1:
+            return None
+        if foreign.get(module_attr):
+            return None
+        return evolve(value, optimizes=dataclasses.replace(built, key=key))
 
     def _collect_set_attributes(self, info: ClassInfo) -> None:
         """`def add_loss_op(self, loss_op): self.loss_op = loss_op`: a module attribute set

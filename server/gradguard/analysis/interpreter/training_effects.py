@@ -304,9 +304,7 @@ class TrainingEffects(GraphEffects):
         ):
             return None
         key = dotted(first.func.value)
-        owner = self.env.get(key) if key is not None else None
-        if owner is None and isinstance(first.func.value, ast.Name):
-            owner = self.lookup(first.func.value.id)  # a module-level model read in `main`
+        owner = self._bound_or_kept(key) if key is not None else None
         if owner is None or owner.kind is not Kind.MODULE or owner.module is None:
             return None
         return params.OptimizedParameters(call, self.stmt, key or "", owner.module)

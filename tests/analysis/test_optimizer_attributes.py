@@ -1,0 +1,84 @@
+"""An optimizer `__init__` stores on `self` is known in the other methods with what it holds
+(`ModuleInterpreter._kept_optimizer`): the `self.<m>` it was built from, when `__init__`
+makes the only store of both attributes and nothing in the file may add parameters to an
+optimizer."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import pytest
+
+from gradguard.analysis.events import OptimizerCall
+from gradguard.analysis.model import analyse_module
+
+TRAINER = """
+import torch
+from torch import nn
+
+class Trainer:
+    def __init__(self, model):
+        {init}
+
+    def step(self):
+        self.optimizer.step()
+{extra}
+trainer = Trainer(nn.Linear(3, 3))
+trainer.step()
+"""
+
+
+def _held_key(init: str, extra: str = "") -> str | None:
+    source = textwrap.dedent(TRAINER).format(
+        init=textwrap.indent(textwrap.dedent(init), " " * 8).strip(), extra=extra
+    )
+    analysis = analyse_module(ast.parse(source), source)
+    steps = [e for e in analysis.events.of(OptimizerCall) if e.method == "step"]
+    held = {e.value.optimizes.key if e.value.optimizes else None for e in steps}
+    assert len(held) == 1, held
+    return held.pop()
+
+
+@pytest.mark.parametrize(
+    ("init", "extra", "key"),
+    [
+        # Built from the parameter `self.model` keeps, or from `self.model` itself.
+        (
+            "self.model = model\nself.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)",
+            "",
+            "self.model",
+        ),
+        (
+            "self.model = model\nself.optimizer = torch.optim.SGD(self.model.parameters(), lr=0.1)",
+            "",
+            "self.model",
+        ),
+        (
+            "self.model, self.other = model, 1\n"
+            "self.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)",
+            "",
+            "self.model",
+        ),
+        # Look-alikes: the module is not kept on self; the optimizer is stored twice; the
+        # module attribute is set from outside; parameters may be added to an optimizer.
+        ("self.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)", "", None),
+        (
+            "self.model = model\nself.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)",
+            "    def reset(self):\n        self.optimizer = torch.optim.SGD([], lr=0.1)\n",
+            None,
+        ),
+        (
+            "self.model = model\nself.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)",
+            "\nTrainer(nn.Linear(3, 3)).model = nn.Linear(3, 3)\n",
+            None,
+        ),
+        (
+            "self.model = model\nself.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)",
+            "    def grow(self, p):\n        self.optimizer.add_param_group({'params': [p]})\n",
+            None,
+        ),
+    ],
+)
+def test_an_optimizer_kept_by_init(init: str, extra: str, key: str | None) -> None:
+    assert _held_key(init, extra) == key
