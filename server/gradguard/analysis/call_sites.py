@@ -208,7 +208,7 @@ def _may_bind(method: FunctionNode, call: ast.Call) -> bool:
 def _qualifies(node: FunctionNode, owner: ast.ClassDef | None, subclassed: set[str]) -> bool:
     """A function (`owner` None) or a method of `owner` whose every call the file may show
     (see the module docs), and whose body may learn from them."""
-    if not _transparent_decorators(node):
+    if not transparent_decorators(node):
         return False
     if owner is not None:
         name = node.name
@@ -501,7 +501,9 @@ def _base_name(base: ast.expr) -> str:
     return "?"
 
 
-def _transparent_decorators(node: FunctionNode) -> bool:
+def transparent_decorators(node: FunctionNode) -> bool:
+    """Every decorator of `node` keeps it what it is and runs it when called: grad-mode
+    decorators (`@torch.no_grad()`), `staticmethod`, `classmethod`."""
     for decorator in node.decorator_list:
         target = decorator.func if isinstance(decorator, ast.Call) else decorator
         name = callee_name(target)

@@ -3,7 +3,10 @@ function of the file, and which statements train it.
 
 Syntactic and conservative. A call of a function of the file is followed into its body
 (`validate(val_loader, model)` calls `model.eval()` on its parameter; `self.evaluate()`
-calls `self.model.eval()`), binding its parameters to the caller's arguments. `model.train()`
+calls `self.model.eval()`; `eval_epoch()` defined inside `main` switches the `model` of
+`main`), binding its parameters to the caller's arguments. A plain name is resolved by
+Python's scoping: a parameter or any other binding of it in an enclosing function leaves
+the call unknown. `model.train()`
 anywhere a call may reach counts as a switch back to training mode (whatever its receiver,
 so an alias is never missed), and so does a call of code the file does not define that is
 given the model: that code may switch it.
@@ -15,13 +18,55 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from gradguard.analysis.call_sites import transparent_decorators
 from gradguard.analysis.model import FunctionNode
 from gradguard.analysis.names import dotted, may_name_an_optimizer, parameter_names
 from gradguard.analysis.node_cache import cached_by_node
-from gradguard.analysis.walk import LEAVES, NESTED_CODE, children
+from gradguard.analysis.walk import LEAVES, NESTED_CODE, children, own_nodes
 
 # How many calls deep a function of the file is followed.
 _DEPTH = 3
+
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+@cached_by_node
+def _local_functions(function: FunctionNode) -> dict[str, FunctionNode | None]:
+    """The names `function`'s own scope binds: to the nested `def` that is their only
+    binding (undecorated, or under grad-mode decorators that still run it), or None (a
+    parameter, an assignment, an import, a second `def`, another decorator, a `global` or
+    `nonlocal` declaration: not followed)."""
+    spec = function.args
+    starred = [a.arg for a in (spec.vararg, spec.kwarg) if a is not None]
+    bound: dict[str, FunctionNode | None] = dict.fromkeys([*parameter_names(function), *starred])
+    for node in own_nodes(function.body):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            once = node.name not in bound and transparent_decorators(node)
+            bound[node.name] = node if once else None
+        elif isinstance(node, ast.ClassDef):
+            bound[node.name] = None
+        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            bound[node.id] = None
+        elif isinstance(node, ast.alias):
+            bound[(node.asname or node.name).split(".", 1)[0]] = None
+        elif isinstance(node, ast.Global | ast.Nonlocal):
+            bound.update(dict.fromkeys(node.names))
+        elif isinstance(node, ast.ExceptHandler) and node.name is not None:
+            bound[node.name] = None
+    return bound
+
+
+def _binds_in_expression(scope: ast.AST, name: str) -> bool:
+    """A lambda's parameter or a comprehension's loop variable named `name`."""
+    if isinstance(scope, ast.Lambda):
+        return name in parameter_names(scope)
+    if isinstance(scope, _COMPREHENSIONS):
+        return any(
+            isinstance(n, ast.Name) and n.id == name
+            for gen in scope.generators
+            for n in ast.walk(gen.target)
+        )
+    return False
 
 
 @dataclass(frozen=True)
@@ -101,11 +146,13 @@ class ModeSwitches:
             del self.functions[name]
 
     def resolve(self, call: ast.Call) -> FunctionNode | None:
-        """The function of the file `call` runs: `f(...)` for a module-level `f` defined once,
-        `self.m(...)` for a method `m` of the class around the call."""
+        """The function of the file `call` runs: `f(...)` for an `f` defined once in the
+        nearest enclosing function that binds the name (`def _eval_epoch(): ...` inside
+        `main`), else at module level; `self.m(...)` for a method `m` of the class around
+        the call."""
         func = call.func
         if isinstance(func, ast.Name):
-            return self.functions.get(func.id)
+            return self._named(call, func.id)
         if (
             isinstance(func, ast.Attribute)
             and isinstance(func.value, ast.Name)
@@ -114,6 +161,22 @@ class ModeSwitches:
         ):
             return self.methods.get(id(owner), {}).get(func.attr)
         return None
+
+    def _named(self, call: ast.Call, name: str) -> FunctionNode | None:
+        """What the plain name `name` called at `call` runs, by Python's scoping: the
+        innermost enclosing function binding it decides (a nested `def` bound once, and
+        nothing else: that function; any other binding: unknown); class bodies are not
+        scopes of the code they hold; else the module-level function."""
+        scope = self.parents.get(id(call))
+        while scope is not None:
+            if isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef):
+                bound = _local_functions(scope)
+                if name in bound:
+                    return bound[name]
+            elif _binds_in_expression(scope, name):
+                return None
+            scope = self.parents.get(id(scope))
+        return self.functions.get(name)
 
     def instance_attribute(self, call: ast.Call, key: str) -> bool:
         """`self.criterion(out, y)` where the class around the call stores `criterion` on
