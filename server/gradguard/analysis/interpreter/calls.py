@@ -197,6 +197,11 @@ class CallEvaluator(TorchCalls):
             return Value(kind=Kind.MODULE, module=ModuleRef(built.builder, kind=built.kind))
         if isinstance(func, ast.Name) and self._is_builtin(func.id):
             return self.builtin_call(call, func.id)
+        if isinstance(func, ast.Attribute) and func.attr == "parse_args":
+            namespace = self.module.syntax.parsed_namespace(call)
+            if namespace is not None:
+                self.arguments(call)
+                return namespace
         if isinstance(func, ast.Attribute):
             key = dotted(func)
             callee_known = key is not None and self.env is not None and key in self.env

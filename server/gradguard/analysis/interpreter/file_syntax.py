@@ -19,12 +19,14 @@ from bisect import bisect_left
 
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
+from gradguard.analysis.command_line import parsed_namespaces
 from gradguard.analysis.constant_dicts import literal_dicts, unchanged_dicts
 from gradguard.analysis.imports import COMPOUND, Scope, ScopeNode, build_scope, walrus_names
 from gradguard.analysis.interpreter.call_order import callees_first
 from gradguard.analysis.interpreter.statements import is_true
 from gradguard.analysis.model import FunctionNode
 from gradguard.analysis.names import dotted
+from gradguard.analysis.values import Value
 from gradguard.analysis.walk import (
     assignment_targets,
     module_nodes_of,
@@ -74,6 +76,7 @@ class FileSyntax:
         self._attribute_stores: dict[str, int] | None = None
         self._foreign_stores: dict[str, int] | None = None
         self._attribute_names: frozenset[str] | None = None
+        self._namespaces: dict[int, Value] | None = None
         self._class_binds: dict[str, int] | None = None
         self._settings: frozenset[str] | None = None
 
@@ -138,6 +141,15 @@ class FileSyntax:
                     counts[name] = counts.get(name, 0) + 1
             self._class_binds = counts
         return self._class_binds
+
+    def parsed_namespace(self, call: ast.Call) -> Value | None:
+        """What `call`, a `parser.parse_args(...)`, returns when certain (see
+        `gradguard.analysis.command_line`)."""
+        if self._namespaces is None:
+            self._namespaces = {}
+            if self.text is None or "parse_args" in self.text:
+                self._namespaces = parsed_namespaces(self.tree, self.attribute_stores())
+        return self._namespaces.get(id(call))
 
     def mentions_attribute(self, name: str) -> bool:
         """Whether any expression of the file reads, calls or stores `.name`
