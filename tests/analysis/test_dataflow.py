@@ -468,9 +468,11 @@ def test_a_name_bound_before_the_path_is_joined(before: str) -> None:
 def test_a_loop_over_a_non_empty_range_leaves_only_through_its_body(
     iterable: str, runs: bool
 ) -> None:
-    """After a loop that certainly runs, `loss` is what the body made, not 0 or it."""
+    """After a loop that certainly runs, `loss` is what the body made, not the tensor
+    without history from before the loop or it. (A total seeded with a number literal is
+    the body's tensor unless the loop is certainly empty: see test_seeded_totals.)"""
     call = _only(
-        f"m = nn.Linear(2, 1)\nsteps = 4\nn = int(input())\nrest = []\nloss = 0\n"
+        f"m = nn.Linear(2, 1)\nsteps = 4\nn = int(input())\nrest = []\nloss = torch.zeros(())\n"
         f"for x in {iterable}:\n    loss = loss + m(torch.randn(3, 2)).sum()\n"
         "loss.backward()\n"
     )

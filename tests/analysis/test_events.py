@@ -162,6 +162,8 @@ CASES: list[tuple[str, str, list[Row]]] = [
         """,
         [
             (Accumulation, "total", {"added": "TRACKED"}),
+            # From the second iteration on `total` is a tensor, and `+=` adds in place.
+            (InPlaceChange, "total", {"operator": "Add"}),
             (Append, "outputs", {"item": "TRACKED"}),
         ],
     ),

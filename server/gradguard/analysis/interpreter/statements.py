@@ -37,6 +37,7 @@ from gradguard.analysis.values import (
     Carry,
     Grad,
     Kind,
+    LossKind,
     ModuleRef,
     Value,
     element_of,
@@ -44,6 +45,7 @@ from gradguard.analysis.values import (
     instance_value,
     join,
 )
+from gradguard.analysis.walk import own_nodes
 
 
 def is_true(expr: ast.expr) -> bool:
@@ -596,7 +598,7 @@ class FunctionInterpreter(CallEvaluator):
             self.mode = GRAD_UNKNOWN
         exits: list[Env | None] = [end, *breaks]
         if not runs:
-            exits.insert(0, _skipped(before, exits))
+            exits.insert(0, _skipped(before, exits, stmt))
         self.env = join_envs(exits, absent_is_unbound=self.absent_is_unbound)
         if stmt.orelse and not infinite:
             self.run_block(stmt.orelse)
@@ -604,7 +606,9 @@ class FunctionInterpreter(CallEvaluator):
     def _probed_head(self, stmt: LoopNode, before: Env, head_action: object) -> Env:
         """The state at the top of every iteration: one probe iteration tells which names
         the body rebinds; each is joined with its value before the loop and tagged as
-        loop-carried (a `Carry`)."""
+        loop-carried (a `Carry`). A name seeded with a number literal that the body makes a
+        tensor is that tensor at the head (`total = 0; ... total += loss`): on the first
+        iteration it is the number, of which every tensor-only use raises anyway."""
         record = self.record
         self.record = False
         try:
@@ -625,7 +629,17 @@ class FunctionInterpreter(CallEvaluator):
                 if previous is not None and value.origin is previous.origin:
                     continue  # annotated in the loop (e.g. retain_grad), not re-bound
                 carry = Carry(key, stmt, value.origin, value, previous)
-                merged = join(previous, value) if previous is not None else evolve(value)
+                if previous is None or (
+                    _number_literal(previous)
+                    and value.kind is Kind.TENSOR
+                    and key in _accumulated(stmt)
+                    and not _certainly_empty(stmt, before)
+                ):
+                    # A total seeded with a number, a tensor from the first iteration on
+                    # (see `_skipped`).
+                    merged = evolve(value)
+                else:
+                    merged = join(previous, value)
                 head[key] = evolve(merged, carries=merged.carries | {carry})
                 self.heads[id(carry)] = head[key]
         return head
@@ -721,20 +735,26 @@ def _unknown_at_head(before: Env, stmt: LoopNode) -> Env:
     return head
 
 
-def _skipped(before: Env, exits: list[Env | None]) -> Env:
+def _skipped(before: Env, exits: list[Env | None], stmt: LoopNode) -> Env:
     """The state after a loop whose body ran zero times, as far as the loop-carried state of
     enclosing loops goes: a carry (`Carry`) a name held before the loop but holds at no way
     out of an iteration reaches past the loop only if the body never runs (an `output`
     rebound on every time step of a sequence, read after the loop). Such a name keeps its
     value and loses that carry: what was carried depends on a sequence being empty, which
-    the analysis cannot know and code relies on not happening."""
+    the analysis cannot know and code relies on not happening.
+
+    Likewise a total seeded with a Python number that every way out of an iteration leaves
+    a tensor (`total = 0` then `total += loss` in a loop over batches): after the loop it
+    is that tensor. Were the body never run, it would be the number, and every use of it
+    as a tensor (`.numpy()`, `.backward()`, `.item()`) would raise AttributeError instead:
+    what holds of the tensor holds of every run that trains on something."""
+    skipped = _seeded_totals(before, exits, stmt)
     kept: dict[str, frozenset[Carry]] = {}
     for env in exits:
         if env is None:
             continue
         for key, value in env.items():
             kept[key] = kept.get(key, frozenset()) | value.all_carries()
-    skipped = before
     for key, carries in kept.items():
         held = before.get(key)
         if held is None or not held.carries or held.carries <= carries:
@@ -743,6 +763,96 @@ def _skipped(before: Env, exits: list[Env | None]) -> Env:
             skipped = dict(before)
         skipped[key] = evolve(held, carries=held.carries & carries)
     return skipped
+
+
+def _seeded_totals(before: Env, exits: list[Env | None], stmt: LoopNode) -> Env:
+    """`before` with each total the loop accumulates into (`_accumulated`), bound to a
+    number literal, that every way out of an iteration leaves a tensor bound to that tensor
+    (their join) instead (see `_skipped`)."""
+    ways = [env for env in exits if env is not None]
+    if not ways or _certainly_empty(stmt, before):
+        return before
+    found = before
+    for key, held in before.items():
+        if not _number_literal(held) or key not in _accumulated(stmt):
+            continue
+        values = [env.get(key) for env in ways]
+        tensors = [v for v in values if v is not None and v.kind is Kind.TENSOR]
+        if len(tensors) != len(values):
+            continue
+        total = tensors[0]
+        for value in tensors[1:]:
+            total = join(total, value)
+        if found is before:
+            found = dict(before)
+        found[key] = total
+    return found
+
+
+def _certainly_empty(stmt: LoopNode, env: Env) -> bool:
+    """A `for` loop over nothing: `range(...)` of int literals leaving no number (or a zero
+    step, which raises), an empty literal, or names and `*names` bound to known empty
+    sequences (`rest = []`)."""
+    if not isinstance(stmt, ast.For | ast.AsyncFor):
+        return False
+    iterable = stmt.iter
+    if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name):
+        bounds = [_int_literal(a) for a in iterable.args]
+        if iterable.func.id != "range" or iterable.keywords or None in bounds or not bounds:
+            return False
+        numbers = [b for b in bounds if b is not None]
+        return len(numbers) > 3 or (len(numbers) == 3 and numbers[2] == 0) or not range(*numbers)
+    if isinstance(iterable, ast.List | ast.Tuple | ast.Set):
+        return all(isinstance(e, ast.Starred) and _known_empty(e.value, env) for e in iterable.elts)
+    if isinstance(iterable, ast.Dict):
+        return not iterable.keys
+    return _known_empty(iterable, env)
+
+
+def _known_empty(expr: ast.expr, env: Env) -> bool:
+    value = env.get(expr.id) if isinstance(expr, ast.Name) else None
+    return (
+        value is not None and value.kind in (Kind.SEQUENCE, Kind.MAPPING) and value.elements == ()
+    )
+
+
+def _int_literal(expr: ast.expr) -> int | None:
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub):
+        inner = _int_literal(expr.operand)
+        return -inner if inner is not None else None
+    if isinstance(expr, ast.Constant) and type(expr.value) is int:
+        return expr.value
+    return None
+
+
+@cached_by_node
+def _accumulated(stmt: LoopNode) -> frozenset[str]:
+    """Names the loop adds to from one iteration to the next: `total += x`, or `total =
+    total + x` (any expression reading the name), in its own code."""
+    found: set[str] = set()
+    for node in own_nodes(stmt.body):
+        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            found.add(node.target.id)
+        elif (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(target := node.targets[0], ast.Name)
+            and any(isinstance(n, ast.Name) and n.id == target.id for n in ast.walk(node.value))
+        ):
+            found.add(target.id)
+    return frozenset(found)
+
+
+def _number_literal(value: Value) -> bool:
+    """A Python int or float written as a literal (`total = 0`, `running = 0.0`)."""
+    loss = value.loss
+    return (
+        value.kind is Kind.SCALAR
+        and loss is not None
+        and loss.kind is LossKind.LITERAL
+        and isinstance(loss.node, ast.Constant)
+        and type(loss.node.value) in (int, float)
+    )
 
 
 def _loop_names(stmt: LoopNode) -> frozenset[str]:
