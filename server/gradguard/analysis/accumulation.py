@@ -87,7 +87,22 @@ def periodic_divisor(test: ast.expr) -> ast.expr | None:
         value = divisor.value
         ok = isinstance(value, int) and not isinstance(value, bool) and value >= 2
         return divisor if ok else None
-    return divisor if dotted(divisor) is not None else None
+    if dotted(divisor) is not None or _setting_key(divisor) is not None:
+        return divisor
+    return None
+
+
+def _setting_key(expr: ast.expr) -> str | None:
+    """`"accum_steps"` of `cfg["accum_steps"]` or `self.cfg["accum_steps"]`: a setting read
+    by a string key from a name or attribute."""
+    if (
+        isinstance(expr, ast.Subscript)
+        and isinstance(expr.slice, ast.Constant)
+        and isinstance(expr.slice.value, str)
+        and dotted(expr.value) is not None
+    ):
+        return expr.slice.value
+    return None
 
 
 def _is_zero(expr: ast.expr) -> bool:
@@ -100,6 +115,12 @@ def divisor_mentions(node: ast.AST, divisor: ast.expr) -> bool:
     if isinstance(divisor, ast.Constant):
         return any(isinstance(n, ast.Constant) and n.value == divisor.value for n in ast.walk(node))
     wanted = divisor.attr if isinstance(divisor, ast.Attribute) else dotted(divisor)
+    key = _setting_key(divisor)
+    if key is not None:
+        # `cfg["accum_steps"]`: the same key read anywhere, or a name or attribute of it.
+        wanted = key
+        if any(_setting_key(n) == key for n in ast.walk(node) if isinstance(n, ast.Subscript)):
+            return True
     for n in ast.walk(node):
         if isinstance(n, ast.Name) and n.id == wanted:
             return True
@@ -161,6 +182,9 @@ class LossPath:
     torch_calls: set[int]
     module_calls: set[int]
     local_functions: frozenset[str]
+    # Functions of the file that only return an expression (`def compute_loss(self, x, y):
+    # return self.criterion(self.model(x), y)`), by name: followed into that expression.
+    helpers: dict[str, ast.FunctionDef] = field(default_factory=dict)
     _bindings: dict[str, list[ast.stmt]] | None = field(default=None, repr=False)
     _seen: set[str] = field(default_factory=set, repr=False)
 
@@ -207,7 +231,33 @@ class LossPath:
             return _all(self, operands)
         if isinstance(func, ast.Attribute) and func.attr in NEUTRAL_TENSOR_METHODS:
             return self.unscaled(func.value, root=False) and _all(self, operands)
-        return self._plain_callee(func)
+        return self._plain_callee(func) or self._helper_unscaled(func)
+
+    def _helper_unscaled(self, func: ast.expr) -> bool:
+        """`compute_loss(...)` / `self.compute_loss(...)`, a function of the file that only
+        returns an expression: unscaled when that expression is, its names (parameters,
+        the callers' values) counting as values from outside."""
+        name = func.id if isinstance(func, ast.Name) else None
+        if isinstance(func, ast.Attribute) and dotted(func.value) == "self":
+            name = func.attr
+        helper = self.helpers.get(name) if name is not None else None
+        returned = helper.body[-1] if helper is not None else None
+        if not isinstance(returned, ast.Return) or returned.value is None:
+            return False
+        if f"def {name}" in self._seen:
+            return False  # recursion
+        self._seen.add(f"def {name}")
+        inner = LossPath(
+            self.loop,
+            self.before,
+            self.torch_calls,
+            self.module_calls,
+            self.local_functions,
+            self.helpers,
+            _bindings={},
+            _seen=self._seen,
+        )
+        return inner.unscaled(returned.value, root=False)
 
     def _plain_callee(self, func: ast.expr) -> bool:
         """`criterion`, `model`, `self.model`: an object called, not a function of the file."""
@@ -311,6 +361,33 @@ def _bound_names(stmt: ast.stmt) -> Iterator[str]:
             for node in ast.walk(child):
                 if isinstance(node, ast.NamedExpr):
                     yield node.target.id
+
+
+def returning_helpers(tree: ast.Module) -> dict[str, ast.FunctionDef]:
+    """Undecorated functions and methods of the file whose body is one `return <expr>`
+    (after a docstring), by name, when no other definition in the file has that name."""
+    found: dict[str, ast.FunctionDef] = {}
+    twice: set[str] = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            continue
+        if node.name in found or node.name in twice:
+            twice.add(node.name)
+            found.pop(node.name, None)
+            continue
+        body = node.body
+        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+            body = body[1:]
+        if (
+            isinstance(node, ast.FunctionDef)
+            and not node.decorator_list
+            and len(body) == 1
+            and isinstance(body[0], ast.Return)
+        ):
+            found[node.name] = node
+        else:
+            twice.add(node.name)
+    return found
 
 
 def local_callables(tree: ast.Module) -> frozenset[str]:

@@ -14,6 +14,7 @@ from gradguard.analysis.accumulation import (
     LossPath,
     local_callables,
     periodic_divisor,
+    returning_helpers,
     scales_by,
     sums_by_reduction,
 )
@@ -150,6 +151,7 @@ __all__ = [
     "reads_key",
     "real_cut",
     "reentrant_keyword",
+    "returning_helpers",
     "reused_iterators",
     "scales_by",
     "sums_by_reduction",

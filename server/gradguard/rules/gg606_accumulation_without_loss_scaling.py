@@ -4,8 +4,9 @@
 Finds gradient accumulation whose loss is never averaged: a loop backpropagates a loss on
 every iteration, but steps the optimizer and clears the gradients only once every k
 iterations (`if (i + 1) % k == 0:` around `optimizer.step()` and `zero_grad()`, possibly
-or-ed with a last-batch test or computed into a flag first, `is_update_step = ...`; k a name
-or a literal other than 1), and the loss reaches `backward()` undivided. The optimizer is
+or-ed with a last-batch test or computed into a flag first, `is_update_step = ...`; k a name,
+a setting read by key such as `cfg["accum_steps"]`, or a literal other than 1), and the loss
+reaches `backward()` undivided. The optimizer is
 one the file builds, or a receiver named like one (`optimizer`, `opt`) handed in, stepped
 directly or through `scaler.step(optimizer)`.
 
@@ -13,8 +14,10 @@ It fires only when the whole path of the loss, from the statements of the loop t
 it to `backward()`, is visible and neither multiplies nor divides it (nor sums it), and the
 file never multiplies or divides anything by k (not the loss, not the learning rate, not the
 gradients after the loop: `p.grad /= k`), never rescales a `.grad`, and has no loss with
-`reduction="sum"` (accumulating sums is then the convention). It stays silent when a loss
-is computed by a function of the file (it may divide), when the loop also steps an optimizer
+`reduction="sum"` (accumulating sums is then the convention). A function of the file whose
+body only returns an expression (`return self.criterion(self.model(x), y)`) is followed into
+that expression; it stays silent when a loss is computed by any other function of the file
+(it may divide), when the loop also steps an optimizer
 or clears gradients outside the guard (a WGAN critic updated every iteration, a generator
 every `n_critic`; gradients cleared every iteration do not accumulate), when the guarded
 block runs a backward of its own, for a modulo guard around logging only, for `% 1`, and
@@ -79,6 +82,7 @@ from gradguard.analysis.facts import (
     may_name_an_optimizer,
     module_nodes_of,
     periodic_divisor,
+    returning_helpers,
     scales_by,
     sums_by_reduction,
 )
@@ -515,6 +519,11 @@ def _unscaled(ctx: RuleContext, backward: BackwardCall, guard: ast.If) -> bool:
     torch_calls = {id(call.call) for call in ctx.analysis.torch_calls}
     module_calls = {id(u.node) for u in ctx.analysis.events.of(ModuleCall)}
     path = LossPath(
-        loop, backward.call.lineno, torch_calls, module_calls, local_callables(ctx.tree)
+        loop,
+        backward.call.lineno,
+        torch_calls,
+        module_calls,
+        local_callables(ctx.tree),
+        returning_helpers(ctx.tree),
     )
     return path.unscaled(backward.target)
