@@ -603,6 +603,11 @@ AUTOGRAD_FACTS = [
      "else:\n    y = model(x)\nv = y  # <- v", Kind.TENSOR, {"grad": T}),
     ("branch of an unknown flag", "if input():\n    y = model(x).detach()\n"
      "else:\n    y = model(x)\nv = y  # <- v", Kind.TENSOR, {"grad": N}),
+    # So does the branch of a conditional expression.
+    ("conditional expression of a certain flag", "FLAG = False\n"
+     "v = model(x).detach() if FLAG else model(x)  # <- v", Kind.TENSOR, {"grad": T}),
+    ("conditional expression of an unknown flag",
+     "v = model(x).detach() if input() else model(x)  # <- v", Kind.TENSOR, {"grad": N}),
     # `len()` is an int whatever it is given (Python checks what `__len__` returns).
     ("len of a tensor", "n = len(x)  # <- n", Kind.SCALAR, {"grad": U}),
     # Iterating a dict whose values are known binds each of them in turn.

@@ -408,7 +408,11 @@ class ExpressionEvaluator(TrainingEffects):
         return Value(kind=Kind.MAPPING, items=item.with_origin(None))
 
     def _expr_IfExp(self, expr: ast.IfExp) -> Value:
-        self.eval(expr.test)
+        test = self.eval(expr.test)
+        if test.kind is Kind.SCALAR and isinstance(test.const, bool):
+            # A certain test (`(out, f) if get_feature else out` run with `get_feature=True`):
+            # only the branch it takes is evaluated, as for an `if` statement.
+            return self.eval(expr.body if test.const else expr.orelse)
         return join(self.eval(expr.body), self.eval(expr.orelse))
 
     def _expr_BoolOp(self, expr: ast.BoolOp) -> Value:
