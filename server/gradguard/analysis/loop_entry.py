@@ -57,6 +57,48 @@ def certainly_entered(
     return False
 
 
+def certainly_empty(
+    iterable: ast.expr,
+    value: Value,
+    lookup: Callable[[str], Value],
+    *,
+    range_is_builtin: bool,
+) -> bool:
+    """True when iterating `iterable` (evaluated to `value`) certainly runs no iteration: a
+    known empty sequence or dict, an empty literal (or one of `*names` of such), or the
+    builtin `range` with known int bounds leaving no number or a zero step (which raises
+    before the first one)."""
+    if value.kind in (Kind.MAPPING, Kind.SEQUENCE) and value.elements == ():
+        return True
+    if isinstance(iterable, ast.List | ast.Tuple | ast.Set):
+        return all(
+            isinstance(e, ast.Starred)
+            and isinstance(e.value, ast.Name)
+            and lookup(e.value.id).kind in (Kind.MAPPING, Kind.SEQUENCE)
+            and lookup(e.value.id).elements == ()
+            for e in iterable.elts
+        )
+    if isinstance(iterable, ast.Dict):
+        return not iterable.keys
+    if not (
+        range_is_builtin
+        and isinstance(iterable, ast.Call)
+        and isinstance(iterable.func, ast.Name)
+        and iterable.func.id == "range"
+        and not iterable.keywords
+        and 1 <= len(iterable.args) <= 3
+    ):
+        return False
+    bounds = [_int_constant(arg, lookup) for arg in iterable.args]
+    if any(b is None for b in bounds):
+        return False
+    if len(bounds) == 1:
+        bounds = [0, *bounds]
+    start, stop, step = (*bounds, 1) if len(bounds) == 2 else bounds
+    assert start is not None and stop is not None and step is not None
+    return not ((step > 0 and start < stop) or (step < 0 and start > stop))
+
+
 def _known_entries(value: Value) -> bool:
     """A dict or tuple/list value whose entries are known and at least one."""
     return value.kind in (Kind.MAPPING, Kind.SEQUENCE) and bool(value.elements)

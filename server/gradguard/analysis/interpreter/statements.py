@@ -23,7 +23,7 @@ from gradguard.analysis.interpreter.environment import (
     join_envs,
     merge_branch_graphs,
 )
-from gradguard.analysis.loop_entry import certainly_entered
+from gradguard.analysis.loop_entry import certainly_empty, certainly_entered
 from gradguard.analysis.model import (
     LIGHTNING_BACKWARD,
     FunctionNode,
@@ -452,9 +452,9 @@ class FunctionInterpreter(CallEvaluator):
 
     def _stmt_For(self, stmt: ast.For | ast.AsyncFor) -> None:
         iterated = self.eval(stmt.iter)
-        runs = certainly_entered(
-            stmt.iter, iterated, self.lookup, range_is_builtin=self._is_builtin("range")
-        )
+        builtin_range = self._is_builtin("range")
+        runs = certainly_entered(stmt.iter, iterated, self.lookup, range_is_builtin=builtin_range)
+        empty = certainly_empty(stmt.iter, iterated, self.lookup, range_is_builtin=builtin_range)
         if runs:
             self.entered_loops.add(stmt)
         element = element_of(iterated)
@@ -470,7 +470,7 @@ class FunctionInterpreter(CallEvaluator):
                     if bound is not None and _knows_nothing(bound):
                         self.env[name] = evolve(bound, batch=True)
 
-        self._loop(stmt, at_head, runs=runs)
+        self._loop(stmt, at_head, runs=runs, empty=empty)
         self._elements_changed_in_place(stmt)
         if self.module.frozen_facts:
             owner = params.freeze_loop_owner(stmt)
@@ -578,7 +578,9 @@ class FunctionInterpreter(CallEvaluator):
     def _stmt_While(self, stmt: ast.While) -> None:
         self._loop(stmt, lambda: self.eval(stmt.test))
 
-    def _loop(self, stmt: LoopNode, at_head: object, *, runs: bool = False) -> None:
+    def _loop(
+        self, stmt: LoopNode, at_head: object, *, runs: bool = False, empty: bool = False
+    ) -> None:
         """Probe one iteration, then run it again with loop-carried names tagged. `runs`:
         the body certainly runs at least once (see `loop_entry`)."""
         head_action = at_head if callable(at_head) else (lambda: None)
@@ -591,19 +593,21 @@ class FunctionInterpreter(CallEvaluator):
         if len(self.loops) >= _PROBED_DEPTH:
             head = _unknown_at_head(before, stmt)
         else:
-            head = self._probed_head(stmt, before, head_action)
+            head = self._probed_head(stmt, before, head_action, empty=empty)
         mode = self.mode
         end, breaks = self._iteration(stmt, head, head_action)
         if self.mode != mode:
             self.mode = GRAD_UNKNOWN
         exits: list[Env | None] = [end, *breaks]
         if not runs:
-            exits.insert(0, _skipped(before, exits, stmt))
+            exits.insert(0, _skipped(before, exits, None if empty else stmt))
         self.env = join_envs(exits, absent_is_unbound=self.absent_is_unbound)
         if stmt.orelse and not infinite:
             self.run_block(stmt.orelse)
 
-    def _probed_head(self, stmt: LoopNode, before: Env, head_action: object) -> Env:
+    def _probed_head(
+        self, stmt: LoopNode, before: Env, head_action: object, *, empty: bool = False
+    ) -> Env:
         """The state at the top of every iteration: one probe iteration tells which names
         the body rebinds; each is joined with its value before the loop and tagged as
         loop-carried (a `Carry`). A name seeded with a number literal that the body makes a
@@ -633,7 +637,7 @@ class FunctionInterpreter(CallEvaluator):
                     _number_literal(previous)
                     and value.kind is Kind.TENSOR
                     and key in _accumulated(stmt)
-                    and not _certainly_empty(stmt, before)
+                    and not empty
                 ):
                     # A total seeded with a number, a tensor from the first iteration on
                     # (see `_skipped`).
@@ -735,7 +739,7 @@ def _unknown_at_head(before: Env, stmt: LoopNode) -> Env:
     return head
 
 
-def _skipped(before: Env, exits: list[Env | None], stmt: LoopNode) -> Env:
+def _skipped(before: Env, exits: list[Env | None], accumulating: LoopNode | None) -> Env:
     """The state after a loop whose body ran zero times, as far as the loop-carried state of
     enclosing loops goes: a carry (`Carry`) a name held before the loop but holds at no way
     out of an iteration reaches past the loop only if the body never runs (an `output`
@@ -747,8 +751,9 @@ def _skipped(before: Env, exits: list[Env | None], stmt: LoopNode) -> Env:
     a tensor (`total = 0` then `total += loss` in a loop over batches): after the loop it
     is that tensor. Were the body never run, it would be the number, and every use of it
     as a tensor (`.numpy()`, `.backward()`, `.item()`) would raise AttributeError instead:
-    what holds of the tensor holds of every run that trains on something."""
-    skipped = _seeded_totals(before, exits, stmt)
+    what holds of the tensor holds of every run that trains on something (`accumulating`:
+    the loop, None when it certainly runs zero times)."""
+    skipped = _seeded_totals(before, exits, accumulating) if accumulating else before
     kept: dict[str, frozenset[Carry]] = {}
     for env in exits:
         if env is None:
@@ -770,7 +775,7 @@ def _seeded_totals(before: Env, exits: list[Env | None], stmt: LoopNode) -> Env:
     number literal, that every way out of an iteration leaves a tensor bound to that tensor
     (their join) instead (see `_skipped`)."""
     ways = [env for env in exits if env is not None]
-    if not ways or _certainly_empty(stmt, before):
+    if not ways:
         return before
     found = before
     for key, held in before.items():
@@ -787,42 +792,6 @@ def _seeded_totals(before: Env, exits: list[Env | None], stmt: LoopNode) -> Env:
             found = dict(before)
         found[key] = total
     return found
-
-
-def _certainly_empty(stmt: LoopNode, env: Env) -> bool:
-    """A `for` loop over nothing: `range(...)` of int literals leaving no number (or a zero
-    step, which raises), an empty literal, or names and `*names` bound to known empty
-    sequences (`rest = []`)."""
-    if not isinstance(stmt, ast.For | ast.AsyncFor):
-        return False
-    iterable = stmt.iter
-    if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name):
-        bounds = [_int_literal(a) for a in iterable.args]
-        if iterable.func.id != "range" or iterable.keywords or None in bounds or not bounds:
-            return False
-        numbers = [b for b in bounds if b is not None]
-        return len(numbers) > 3 or (len(numbers) == 3 and numbers[2] == 0) or not range(*numbers)
-    if isinstance(iterable, ast.List | ast.Tuple | ast.Set):
-        return all(isinstance(e, ast.Starred) and _known_empty(e.value, env) for e in iterable.elts)
-    if isinstance(iterable, ast.Dict):
-        return not iterable.keys
-    return _known_empty(iterable, env)
-
-
-def _known_empty(expr: ast.expr, env: Env) -> bool:
-    value = env.get(expr.id) if isinstance(expr, ast.Name) else None
-    return (
-        value is not None and value.kind in (Kind.SEQUENCE, Kind.MAPPING) and value.elements == ()
-    )
-
-
-def _int_literal(expr: ast.expr) -> int | None:
-    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub):
-        inner = _int_literal(expr.operand)
-        return -inner if inner is not None else None
-    if isinstance(expr, ast.Constant) and type(expr.value) is int:
-        return expr.value
-    return None
 
 
 @cached_by_node
