@@ -44,9 +44,38 @@ class _Scope(threading.local):
     (kept with the node, so the id stays its own while the scope lives)."""
 
     stores: dict[int, dict[int, tuple[Any, Any]]] | None = None
+    # Told of every cached answer read while it is set (see `watching`).
+    watcher: Watcher | None = None
 
 
 _scope = _Scope()
+
+
+class Watcher:
+    """What the cached functions were asked while a watch was on (see
+    `gradguard.analysis.incremental`): id() of every node asked about, into `reads` when it is
+    set, and each answer computed about a module or class, with the function computing it."""
+
+    def __init__(self) -> None:
+        self.reads: set[int] | None = None
+        self.containers: list[tuple[Callable[[Any], Any], ast.AST, Any]] = []
+
+    def asked(self, compute: Callable[[Any], Any], node: ast.AST, answer: Any, fresh: bool) -> None:
+        """`compute` answered `answer` about `node` (`fresh`: just computed)."""
+        if self.reads is not None:
+            self.reads.add(id(node))
+        if fresh and isinstance(node, ast.Module | ast.ClassDef):
+            self.containers.append((compute, node, answer))
+
+
+@contextlib.contextmanager
+def watching(watcher: Watcher) -> Iterator[None]:
+    """Tell `watcher` of the cached answers read in this thread while the block runs."""
+    previous, _scope.watcher = _scope.watcher, watcher
+    try:
+        yield
+    finally:
+        _scope.watcher = previous
 
 
 @contextlib.contextmanager
@@ -77,11 +106,16 @@ def cached_by_node(compute: Callable[[N], R]) -> Callable[[N], R]:
             if own is None:
                 own = scoped[key] = {}
             found = own.get(id(node))
+            watcher = _scope.watcher
             if found is not None:
                 answer: R = found[1]
+                if watcher is not None:
+                    watcher.asked(compute, node, answer, False)
                 return answer
             answer = compute(node)
             own[id(node)] = (node, answer)
+            if watcher is not None:
+                watcher.asked(compute, node, answer, True)
             return answer
         kept, limit = (modules, _MODULE_LIMIT) if isinstance(node, ast.Module) else (store, _LIMIT)
         try:

@@ -31,6 +31,7 @@ from gradguard.core.suppression import Suppressions
 from gradguard.core.text import FOREIGN_LINE_BASE, SourceText
 
 if TYPE_CHECKING:
+    from gradguard.analysis.model import ModuleAnalysis
     import logging
 
 
@@ -147,16 +148,25 @@ def _collector_paused() -> Iterator[None]:
 
 
 def check_tree(
-    source: SourceText, tree: ast.Module, *, path: str | None, settings: Settings
+    source: SourceText,
+    tree: ast.Module,
+    *,
+    path: str | None,
+    settings: Settings,
+    analysed: ModuleAnalysis | None = None,
 ) -> CheckResult:
-    """Run the enabled rules on an already parsed module."""
+    """Run the enabled rules on an already parsed module (with `analysed`: its analysis,
+    made by the caller, as `gradguard.analysis.incremental` does)."""
     from gradguard.analysis.model import analyse_module
     from gradguard.project.session import project_imports
 
     rules = selected_rules(settings, path)
     _allow_deep_expressions()
     try:
-        analysis = analyse_module(tree, source.text, imports=project_imports())
+        if analysed is not None:
+            analysis = analysed
+        else:
+            analysis = analyse_module(tree, source.text, imports=project_imports())
     except RecursionError:
         message = "the file nests too deeply to analyse"
         return CheckResult((), ParseError(message, Range(Position(0, 0), Position(0, 0))))

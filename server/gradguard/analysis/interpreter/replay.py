@@ -26,11 +26,12 @@ entries in the same order, same summaries, same call-site facts.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from gradguard.analysis.events import Event, Events
+from gradguard.analysis.node_cache import Watcher
 
 if TYPE_CHECKING:
     from gradguard.analysis.interpreter.environment import Env
@@ -71,6 +72,9 @@ class Step:
     carry_reads: list[tuple[Carry, list[ast.expr]]] = field(default_factory=list)
     notes: list[tuple[Any, ...]] = field(default_factory=list)
     globals: Env | None = None
+    # id() of the nodes whose cached syntactic answers the step read (`node_cache.Watcher`;
+    # filled only while the analysis is watched, for replay across edits).
+    node_reads: set[int] = field(default_factory=set)
 
 
 @dataclass
@@ -90,10 +94,21 @@ class _Mark:
 class Journal:
     """The steps of one pass, and the previous pass's steps it may replay."""
 
-    def __init__(self, previous: list[Step] | None = None, changed: frozenset[int] = frozenset()):
+    def __init__(
+        self,
+        previous: list[Step] | None = None,
+        changed: frozenset[int] = frozenset(),
+        *,
+        veto: Callable[[Step], bool] | None = None,
+        watcher: Watcher | None = None,
+    ):
         self.previous = previous
         # id() of the functions whose parameter facts differ from the previous pass's.
         self.changed = changed
+        # Across edits (`gradguard.analysis.incremental`): steps of the previous analysis that
+        # read syntax the edit changed, and where the step being run notes its node reads.
+        self.veto = veto
+        self.watcher = watcher
         self.steps: list[Step] = []
         self.current: Step | None = None
         self.replayed_all = True  # every step so far was replayed
@@ -143,10 +158,14 @@ class Journal:
         step = Step()
         mark = _mark(interpreter)
         self.current = step
+        if self.watcher is not None:
+            self.watcher.reads = step.node_reads
         try:
             run()
         finally:
             self.current = None
+            if self.watcher is not None:
+                self.watcher.reads = None
         _effects(step, mark, interpreter, first=first)
         self.steps.append(step)
 
@@ -156,6 +175,8 @@ class Journal:
         if old.reads_analysis and not self.replayed_all:
             return False
         if old.entered & self.changed:
+            return False
+        if self.veto is not None and self.veto(old):
             return False
         summaries, classes = interpreter.summaries, interpreter.classes
         if any(summaries.get(k) is not v for k, v in old.summary_reads.items()):

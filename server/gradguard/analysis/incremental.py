@@ -1,0 +1,554 @@
+"""Analysis of an edited document that reuses the analysis of its previous text.
+
+The language server analyses a document again after every keystroke. The common edit
+changes a few lines inside one function. `Incremental.check` then:
+
+1. **grafts** instead of re-parsing: when the line count is unchanged and every changed line
+   lies inside one function defined at module level or in a class body (`_graft`), only
+   that function's new lines are parsed (padded so that lines and columns come out exact)
+   and the new definition replaces the old one in its parent's body. Every other node keeps
+   its identity. The tree is changed in place: only this document's state holds it;
+2. **replays across edits**: each call-site pass replays the steps of the same pass of the
+   previous analysis (`gradguard.analysis.interpreter.replay`), with the edited function
+   (and what it nests) counted as changed, and vetoing steps that read the edited syntax
+   another way: a cached syntactic answer about one of its nodes (`node_cache.Watcher`), or
+   the class info or ownership verdict of an enclosing class when the edit may change it;
+3. **checks what every step reads without a journal entry** and falls back to a full
+   analysis when any of it differs: the file's `FileSyntax` facts, every cached answer about
+   the module or an enclosing class (recomputed for the new tree), the appended-list scans
+   of the classes, the text scan of grad-state changes.
+
+Anything else (line count changed, a change outside a function, a segment that does not
+parse, notebooks, half-typed text needing recovery, other project facts) takes the full
+path, which also primes the state for the next edit. Results are the same as a fresh
+analysis of the same text; tests/analysis/test_incremental.py compares them edit by edit.
+"""
+
+from __future__ import annotations
+
+import ast
+import threading
+import warnings
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from gradguard.analysis import model
+from gradguard.analysis.call_sites import CallerFacts, CallSites, Candidate, candidates
+from gradguard.analysis.interpreter.file_syntax import FileSyntax
+from gradguard.analysis.interpreter.module import ModuleInterpreter, _grad_state_changed
+from gradguard.analysis.interpreter.replay import Journal, Step
+from gradguard.analysis.model import FunctionNode, ModuleAnalysis
+from gradguard.analysis.node_cache import Watcher, watching
+from gradguard.analysis.project_imports import ProjectImports
+from gradguard.analysis.walk import assignment_targets, walk
+
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+@dataclass
+class Pass:
+    """One call-site pass of an analysis: its steps and the parameter facts it ran with."""
+
+    steps: list[Step]
+    facts: dict[int, CallerFacts]
+
+
+@dataclass
+class State:
+    """What the last analysis of one document leaves for the next edit."""
+
+    text: str
+    tree: ast.Module
+    syntax: FileSyntax
+    passes: list[Pass]
+    containers: list[tuple[Callable[[Any], Any], ast.AST, Any]]
+    token: object
+    # Old nodes the steps' journals still name by id(): kept alive so no id is reused.
+    retired: list[ast.AST] = field(default_factory=list)
+
+
+@dataclass
+class Graft:
+    """An edit confined to one function: its old and new definition."""
+
+    old: FunctionNode
+    new: FunctionNode
+    parent: ast.Module | ast.ClassDef
+    classes: list[ast.ClassDef]  # the enclosing classes, innermost first
+
+
+@dataclass
+class Edit:
+    """What the replay of an edited document must treat as changed."""
+
+    changed: frozenset[int]  # id() of the old function nodes of the edited definition
+    old_nodes: frozenset[int]  # id() of every old node of it
+    dirty_classes: frozenset[int]  # classes whose info and verdicts steps must not replay
+    verdict_classes: frozenset[int]  # classes whose ownership verdicts must be made again
+    keys: dict[int, int]  # id() of a new function node -> id() of the old one
+
+    def veto(self, step: Step) -> bool:
+        """Whether an old step read syntax the edit changed (without entering it)."""
+        if step.node_reads and not self.old_nodes.isdisjoint(step.node_reads):
+            return True
+        if self.dirty_classes and not self.dirty_classes.isdisjoint(step.class_reads):
+            return True
+        return bool(self.verdict_classes) and not self.verdict_classes.isdisjoint(
+            step.verdict_reads
+        )
+
+
+@dataclass
+class Counters:
+    """How the analyses of documents went (for tests and the benchmark)."""
+
+    full: int = 0
+    grafted: int = 0
+    replayed_steps: int = 0
+    run_steps: int = 0
+    fallbacks: Counter[str] = field(default_factory=Counter)
+
+
+class Incremental:
+    """Per-document states of the last analysis, and the incremental check using them."""
+
+    def __init__(self, limit: int = 8) -> None:
+        self.limit = limit
+        self.states: dict[str, State] = {}
+        self.counters = Counters()
+        self._lock = threading.Lock()
+
+    def forget(self, key: str) -> None:
+        """Drop the state of a document (closed, or its project facts changed)."""
+        with self._lock:
+            self.states.pop(key, None)
+
+    def take(self, key: str) -> State | None:
+        """The state of `key`, removed while one analysis uses it (a concurrent analysis of
+        the same document then takes the full path)."""
+        with self._lock:
+            return self.states.pop(key, None)
+
+    def keep(self, key: str, state: State) -> None:
+        """Keep the state of `key` for its next edit (the oldest documents' are dropped)."""
+        with self._lock:
+            self.states.pop(key, None)
+            self.states[key] = state
+            while len(self.states) > self.limit:
+                self.states.pop(next(iter(self.states)))
+
+    def analyse(
+        self,
+        key: str,
+        tree: ast.Module | None,
+        text: str,
+        imports: ProjectImports | None,
+        token: object,
+        parse: Callable[[], ast.Module | None],
+    ) -> tuple[ast.Module, ModuleAnalysis] | None:
+        """The tree and analysis of `text`, reusing the last analysis of document `key`
+        when the edit allows it (see the module docs); None when the text does not parse.
+        `token` tells the project facts and settings apart: another token, a full run."""
+        state = self.take(key)
+        edit: Edit | None = None
+        syntax: FileSyntax | None = None
+        retired: list[ast.AST] = []
+        grafted = None
+        if state is not None and state.token == token and "\r" not in text:
+            grafted = _graft(state, text)
+        if grafted is not None and state is not None:
+            self.counters.grafted += 1
+            tree = state.tree
+            retired = [*state.retired[-64:], grafted.old]
+            edit, why, syntax = _validate(state, grafted, text)
+            if edit is None:
+                self.counters.fallbacks[why] += 1
+        elif tree is None:
+            tree = parse()
+            if tree is None:
+                return None
+        if edit is None:
+            self.counters.full += 1
+            syntax = FileSyntax(tree, text)
+        assert syntax is not None
+        watcher = Watcher()
+        previous = state.passes if edit is not None and state is not None else None
+        with watching(watcher):
+            analysis, passes, replayed = _analyse(
+                tree, text, imports, syntax, previous, edit, watcher
+            )
+        self.counters.replayed_steps += replayed
+        self.counters.run_steps += sum(len(p.steps) for p in passes) - replayed
+        containers = watcher.containers
+        if edit is not None and state is not None:
+            containers = _merge(state.containers, containers)
+        self.keep(key, State(text, tree, syntax, passes, containers, token, retired))
+        return tree, analysis
+
+
+def _merge(
+    old: list[tuple[Callable[[Any], Any], ast.AST, Any]],
+    new: list[tuple[Callable[[Any], Any], ast.AST, Any]],
+) -> list[tuple[Callable[[Any], Any], ast.AST, Any]]:
+    """The container answers of the new run, and the old ones it did not compute again
+    (checked equal for the new tree by `_validate`, which recomputed them)."""
+    seen = {(compute, id(node)) for compute, node, _ in new}
+    return [*new, *(entry for entry in old if (entry[0], id(entry[1])) not in seen)]
+
+
+# -- grafting ---------------------------------------------------------------------------
+
+
+def _graft(state: State, text: str) -> Graft | None:
+    """Put the new definition of the one edited function into `state.tree` (see the module
+    docs), or None when the edit is not confined to one function."""
+    old_lines = state.text.split("\n")
+    new_lines = text.split("\n")
+    if len(old_lines) != len(new_lines) or text.startswith("\ufeff"):
+        return None
+    first = next((i for i, (a, b) in enumerate(zip(old_lines, new_lines)) if a != b), None)
+    if first is None:
+        return None
+    last = max(i for i, (a, b) in enumerate(zip(old_lines, new_lines)) if a != b)
+    found = _enclosing(state.tree, first + 1, last + 1, [])
+    if found is None:
+        return None
+    old, parent, classes = found
+    start = min([old.lineno, *(d.lineno for d in old.decorator_list)])
+    end = old.end_lineno or old.lineno
+    indent = _indent(old_lines[start - 1])
+    if _indent(new_lines[start - 1]) != indent or (indent and start < 2):
+        return None
+    segment = "\n".join(new_lines[start - 1 : end])
+    if indent:
+        source = "\n" * (start - 2) + "if 1:\n" + segment + "\n"
+    else:
+        source = "\n" * (start - 1) + segment + "\n"
+    new = _parse_one(source, bool(indent))
+    if new is None or not _same_header(old, new):
+        return None
+    body = parent.body
+    body[body.index(old)] = new
+    return Graft(old, new, parent, classes)
+
+
+def _indent(line: str) -> str:
+    return line[: len(line) - len(line.lstrip(" \t"))]
+
+
+def _enclosing(
+    owner: ast.Module | ast.ClassDef, first: int, last: int, classes: list[ast.ClassDef]
+) -> tuple[FunctionNode, ast.Module | ast.ClassDef, list[ast.ClassDef]] | None:
+    """The definition of `owner`'s body (or of a class in it, at any depth) whose lines,
+    decorators included, hold lines `first`..`last`."""
+    for stmt in owner.body:
+        start = min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", ()))])
+        end = stmt.end_lineno or stmt.lineno
+        if start <= first and last <= end:
+            if isinstance(stmt, _DEFS):
+                return stmt, owner, classes
+            if isinstance(stmt, ast.ClassDef) and start < first:
+                return _enclosing(stmt, first, last, [stmt, *classes])
+            return None
+        if start > last:
+            return None
+    return None
+
+
+def _parse_one(source: str, wrapped: bool) -> FunctionNode | None:
+    """The one definition `source` holds (inside the `if 1:` header when `wrapped`)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            module = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    body = module.body
+    if wrapped:
+        if len(body) != 1 or not isinstance(body[0], ast.If) or body[0].orelse:
+            return None
+        body = body[0].body
+    if len(body) != 1 or not isinstance(body[0], _DEFS):
+        return None
+    return body[0]
+
+
+def _same_header(old: FunctionNode, new: FunctionNode) -> bool:
+    """Same kind, name, parameters, decorators and annotations, positions included: what
+    other code reads of a function without interpreting its body."""
+    if type(old) is not type(new) or old.name != new.name:
+        return False
+    parts = ("args", "decorator_list", "returns", "type_params")
+    return all(
+        _dump(getattr(old, part, None)) == _dump(getattr(new, part, None)) for part in parts
+    ) and (old.lineno, old.col_offset) == (new.lineno, new.col_offset)
+
+
+def _dump(value: object) -> str:
+    if isinstance(value, list):
+        return repr([_dump(item) for item in value])
+    if isinstance(value, ast.AST):
+        return ast.dump(value, include_attributes=True)
+    return repr(value)
+
+
+# -- what the replay must see as changed ------------------------------------------------
+
+
+def _validate(state: State, graft: Graft, text: str) -> tuple[Edit | None, str, FileSyntax]:
+    """The edit's changed nodes, or None (and why) when syntax the steps read without a
+    journal entry differs for the new tree."""
+    old_defs = [n for n in walk(graft.old) if isinstance(n, _DEFS)]
+    new_defs = [n for n in walk(graft.new) if isinstance(n, _DEFS)]
+    syntax = FileSyntax(state.tree, text)
+    if [d.name for d in old_defs] != [d.name for d in new_defs]:
+        return None, "nested definitions", syntax
+    keys = {id(new): id(old) for old, new in zip(old_defs, new_defs, strict=True)}
+    old_classes = [n for n in walk(graft.old) if isinstance(n, ast.ClassDef)]
+    why = _syntax_differs(state.syntax, syntax, keys, state.text, text)
+    if why is not None:
+        return None, why, syntax
+    if not _containers_same(state, graft, syntax, keys):
+        return None, "module or class answers", syntax
+    chain = {id(c) for c in graft.classes} | {id(c) for c in old_classes}
+    dirty = {id(c) for c in old_classes}
+    if graft.classes and _class_view(graft.old) != _class_view(graft.new):
+        dirty.add(id(graft.classes[0]))
+    return (
+        Edit(
+            changed=frozenset(id(d) for d in old_defs),
+            old_nodes=frozenset(id(n) for n in walk(graft.old)),
+            dirty_classes=frozenset(dirty),
+            verdict_classes=frozenset(chain),
+            keys=keys,
+        ),
+        "",
+        syntax,
+    )
+
+
+def _syntax_differs(
+    old: FileSyntax, new: FileSyntax, keys: dict[int, int], old_text: str, text: str
+) -> str | None:
+    """Which of the file-wide syntactic facts the steps read differs, if any."""
+    plain = ("walrus", "star_imports", "freezes_parameters", "frozen_facts", "always_training")
+    for name in (*plain, "defines_item", "declared_global"):
+        if getattr(old, name) != getattr(new, name):
+            return name
+    if [keys.get(id(f), id(f)) for f in new.functions] != [id(f) for f in old.functions]:
+        return "functions"
+    parents = {keys.get(k, k): keys.get(id(v), id(v)) for k, v in new.parent_scope.items()}
+    if parents != {k: id(v) for k, v in old.parent_scope.items()}:
+        return "scopes"
+    if [keys.get(id(f), id(f)) for f in new.order()] != [id(f) for f in old.order()]:
+        return "order"
+    lazy: list[tuple[str, Callable[[FileSyntax], object]]] = [
+        ("_star_count", FileSyntax.star_count),
+        ("_class_binds", FileSyntax.class_level_binds),
+        ("_attribute_stores", FileSyntax.attribute_stores),
+        ("_foreign_stores", FileSyntax.foreign_attribute_stores),
+        ("_settings", FileSyntax.unchanged_dicts),
+    ]
+    for name, ask in lazy:
+        if getattr(old, name) is not None and ask(old) != ask(new):
+            return name
+    if old.may_call_backward(old.tree) and old._backward_lines != _backward_lines(new):
+        return "backward lines"
+    if _grad_state_changed(old_text) != _grad_state_changed(text):
+        return "grad state text"
+    return None
+
+
+def _backward_lines(syntax: FileSyntax) -> list[int] | None:
+    syntax.may_call_backward(syntax.tree)
+    return syntax._backward_lines
+
+
+def _containers_same(state: State, graft: Graft, syntax: FileSyntax, keys: dict[int, int]) -> bool:
+    """Every cached answer the last analysis computed about the module or a class holding
+    the edited function is the same for the new tree (old nodes of the edited function in
+    an answer count as different, but for its definitions, which stand for the new ones).
+    An answer that is a union or a walk-ordered list of parts, one per subtree
+    (`_BY_PARTS`), is compared on the edited function's part alone."""
+    holders = {id(state.tree)} | {id(c) for c in graft.classes}
+    old_nodes = {id(n) for n in walk(graft.old)}
+    same = {old: new for new, old in keys.items()}
+    for compute, node, answer in state.containers:
+        if id(node) not in holders:
+            continue
+        if getattr(compute, "__qualname__", "") in _BY_PARTS:
+            old_part, new_part = ast.Module([graft.old], []), ast.Module([graft.new], [])
+            pair = {**same, id(old_part): id(new_part)}
+            if not _equal(compute(old_part), compute(new_part), set(old_nodes), pair):
+                return False
+        elif not _equal(answer, compute(node), old_nodes, same):
+            return False
+    return _appended_lists_same(state, syntax, old_nodes, same)
+
+
+# Whole-module scans whose answer is the union (or the walk-ordered list) of what each part
+# of the module gives: equal parts for the edited function mean equal answers.
+_BY_PARTS = frozenset({"_container_changes", "_rebound_attributes"})
+
+
+def _appended_lists_same(
+    state: State, syntax: FileSyntax, old_nodes: set[int], same: dict[int, int]
+) -> bool:
+    """The appended-list scans (`ModuleInterpreter.appended_items`) made so far read the
+    whole module: made again for the new tree, they must agree."""
+    if not state.syntax.appended_lists:
+        return True
+    classes = {id(c): c for c in walk(state.tree) if isinstance(c, ast.ClassDef)}
+    scratch = ModuleInterpreter(state.tree, ModuleAnalysis(state.tree), syntax.text, syntax=syntax)
+    for key, old in state.syntax.appended_lists.items():
+        node = classes.get(key)
+        if node is None or not _equal(old, scratch._find_appended_lists(node), old_nodes, same):
+            return False
+    return True
+
+
+def _equal(old: object, new: object, old_nodes: set[int], same: dict[int, int]) -> bool:
+    """`old == new`, nodes compared by identity, an old node of the edited function never
+    equal to anything but the new node `same` pairs it with."""
+    if isinstance(old, ast.AST) or isinstance(new, ast.AST):
+        if id(old) in same:
+            return same[id(old)] == id(new)
+        return old is new and id(old) not in old_nodes
+    if type(old) is not type(new):
+        return False
+    if isinstance(old, tuple | list):
+        assert isinstance(new, tuple | list)
+        return len(old) == len(new) and all(
+            _equal(a, b, old_nodes, same) for a, b in zip(old, new, strict=True)
+        )
+    if isinstance(old, dict):
+        assert isinstance(new, dict)
+        return old.keys() == new.keys() and all(
+            _equal(value, new[k], old_nodes, same) for k, value in old.items()
+        )
+    if isinstance(old, frozenset | set) and any(isinstance(x, ast.AST) for x in old):
+        return False
+    return old == new
+
+
+def _class_view(function: FunctionNode) -> object:
+    """What building its class's info reads of a method (`ModuleInterpreter.class_info`):
+    its top-level stores into attributes of its first parameter (a setter, a module built
+    outside `__init__`), with the names it binds when it has any (they decide whether a
+    parameter is rebound, and how the stored expression's names resolve), and every
+    attribute store and registered buffer. `__init__` is read whole."""
+    if function.name == "__init__":
+        return ast.dump(function, include_attributes=True)
+    first = function.args.args[0].arg if function.args.args else None
+    assigns = [
+        ast.dump(s, include_attributes=True)
+        for s in function.body
+        if isinstance(s, ast.Assign)
+        and any(
+            isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == first
+            for t in s.targets
+        )
+    ]
+    names: list[str] = []
+    if assigns:
+        names = sorted(
+            {
+                n.id
+                for n in walk(function)
+                if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
+            }
+        )
+    stores = sorted(
+        ast.dump(t) for t in assignment_targets(function.body) if not isinstance(t, ast.Name)
+    )
+    buffers = sorted(
+        ast.dump(n)
+        for n in walk(function)
+        if isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Attribute)
+        and n.func.attr == "register_buffer"
+    )
+    return assigns, names, stores, buffers
+
+
+# -- the passes -------------------------------------------------------------------------
+
+
+def _analyse(
+    tree: ast.Module,
+    text: str,
+    imports: ProjectImports | None,
+    syntax: FileSyntax,
+    previous: list[Pass] | None,
+    edit: Edit | None,
+    watcher: Watcher,
+) -> tuple[ModuleAnalysis, list[Pass], int]:
+    """`model._analyse`, each pass replaying the same pass of the previous analysis when
+    there is an edit to replay across (see the module docs)."""
+    facts: dict[int, CallerFacts] = {}
+    found: dict[int, Candidate] | None = None
+    passes: list[Pass] = []
+    journal: Journal | None = None
+    replayed = 0
+    for attempt in range(model._CALL_SITE_PASSES + 1):
+        if previous is not None and edit is not None and attempt < len(previous):
+            facts, changed = _reuse(facts, previous[attempt].facts, edit)
+            journal = Journal(
+                previous[attempt].steps, changed, veto=edit.veto, watcher=watcher
+            )
+        elif journal is None:
+            journal = Journal(watcher=watcher)
+        analysis = ModuleAnalysis(tree)
+        journal.watch(analysis)
+        sites = CallSites()
+        ModuleInterpreter(
+            tree,
+            analysis,
+            text,
+            call_sites=sites,
+            parameter_facts=facts,
+            imports=imports,
+            syntax=syntax,
+            journal=journal,
+        ).run()
+        passes.append(Pass(journal.steps, facts))
+        replayed += journal.replayed
+        journal.close()
+        if found is None:
+            if not sites.informative():
+                return analysis, passes, replayed
+            found = candidates(tree)
+        learnt = sites.facts(found)
+        if learnt == facts or attempt == model._CALL_SITE_PASSES:
+            return analysis, passes, replayed
+        journal = Journal(
+            passes[-1].steps, frozenset(facts) | frozenset(learnt), watcher=watcher
+        )
+        facts = learnt
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _reuse(
+    facts: dict[int, CallerFacts], old: dict[int, CallerFacts], edit: Edit
+) -> tuple[dict[int, CallerFacts], frozenset[int]]:
+    """`facts` with the old pass's object kept for every function whose facts are equal
+    (they give the same analysis), and id() of the old functions whose facts differ."""
+    kept: dict[int, CallerFacts] = {}
+    changed = set(edit.changed)
+    for key, value in facts.items():
+        before = old.get(key) if key not in edit.keys else None
+        if before is not None and before == value:
+            kept[key] = before
+        else:
+            kept[key] = value
+            changed.add(edit.keys.get(key, key))
+    changed.update(key for key in old if key not in facts)
+    return kept, frozenset(changed)
+
+
+def steps_of(passes: list[Pass]) -> Iterator[Step]:
+    """Every step of the passes (for tests)."""
+    for journal_pass in passes:
+        yield from journal_pass.steps
