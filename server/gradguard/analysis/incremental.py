@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gradguard.analysis import model
+from gradguard.analysis import walk as walk_module
 from gradguard.analysis.call_sites import CallerFacts, CallSites, Candidate, candidates
 from gradguard.analysis.interpreter.file_syntax import FileSyntax
 from gradguard.analysis.interpreter.module import ModuleInterpreter, _grad_state_changed
@@ -65,6 +66,8 @@ class State:
     passes: list[Pass]
     containers: list[tuple[Callable[[Any], Any], ast.AST, Any]]
     token: object
+    # The project files the analysis read facts of (`FileImports.depends`), by content key.
+    depends: dict[Any, str]
     # Old nodes the steps' journals still name by id(): kept alive so no id is reused.
     retired: list[ast.AST] = field(default_factory=list)
 
@@ -93,6 +96,8 @@ class Edit:
         """Whether an old step read syntax the edit changed (without entering it)."""
         if step.node_reads and not self.old_nodes.isdisjoint(step.node_reads):
             return True
+        if step.node_reads and not _WALKS.isdisjoint(step.node_reads):
+            return True  # it read the walk of the whole module, edited nodes included
         if self.dirty_classes and not self.dirty_classes.isdisjoint(step.class_reads):
             return True
         return bool(self.verdict_classes) and not self.verdict_classes.isdisjoint(
@@ -182,9 +187,14 @@ class Incremental:
         self.counters.replayed_steps += replayed
         self.counters.run_steps += sum(len(p.steps) for p in passes) - replayed
         containers = watcher.containers
+        depends: dict[Any, str] = getattr(imports, "depends", {})
         if edit is not None and state is not None:
             containers = _merge(state.containers, containers)
-        self.keep(key, State(text, tree, syntax, passes, containers, token, retired))
+            # Replayed steps asked the project nothing: what they read is still read.
+            for path, content in state.depends.items():
+                depends.setdefault(path, content)
+        kept = State(text, tree, syntax, passes, containers, token, dict(depends), retired)
+        self.keep(key, kept)
         return tree, analysis
 
 
@@ -208,10 +218,12 @@ def _graft(state: State, text: str) -> Graft | None:
     new_lines = text.split("\n")
     if len(old_lines) != len(new_lines) or text.startswith("\ufeff"):
         return None
-    first = next((i for i, (a, b) in enumerate(zip(old_lines, new_lines)) if a != b), None)
+    first = next(
+        (i for i, (a, b) in enumerate(zip(old_lines, new_lines, strict=True)) if a != b), None
+    )
     if first is None:
         return None
-    last = max(i for i, (a, b) in enumerate(zip(old_lines, new_lines)) if a != b)
+    last = max(i for i, (a, b) in enumerate(zip(old_lines, new_lines, strict=True)) if a != b)
     found = _enclosing(state.tree, first + 1, last + 1, [])
     if found is None:
         return None
@@ -310,8 +322,10 @@ def _validate(state: State, graft: Graft, text: str) -> tuple[Edit | None, str, 
     why = _syntax_differs(state.syntax, syntax, keys, state.text, text)
     if why is not None:
         return None, why, syntax
-    if not _containers_same(state, graft, syntax, keys):
+    answers = _containers_same(state, graft, syntax, keys)
+    if answers is None:
         return None, "module or class answers", syntax
+    state.containers = answers
     chain = {id(c) for c in graft.classes} | {id(c) for c in old_classes}
     dirty = {id(c) for c in old_classes}
     if graft.classes and _class_view(graft.old) != _class_view(graft.new):
@@ -366,27 +380,45 @@ def _backward_lines(syntax: FileSyntax) -> list[int] | None:
     return syntax._backward_lines
 
 
-def _containers_same(state: State, graft: Graft, syntax: FileSyntax, keys: dict[int, int]) -> bool:
+Answers = list[tuple[Callable[[Any], Any], ast.AST, Any]]
+
+
+def _containers_same(
+    state: State, graft: Graft, syntax: FileSyntax, keys: dict[int, int]
+) -> Answers | None:
     """Every cached answer the last analysis computed about the module or a class holding
     the edited function is the same for the new tree (old nodes of the edited function in
     an answer count as different, but for its definitions, which stand for the new ones).
     An answer that is a union or a walk-ordered list of parts, one per subtree
-    (`_BY_PARTS`), is compared on the edited function's part alone."""
+    (`_BY_PARTS`), is compared on the edited function's part alone. Returns the answers
+    for the new tree (None: one differs)."""
     holders = {id(state.tree)} | {id(c) for c in graft.classes}
     old_nodes = {id(n) for n in walk(graft.old)}
     same = {old: new for new, old in keys.items()}
+    answers: Answers = []
     for compute, node, answer in state.containers:
-        if id(node) not in holders:
-            continue
-        if getattr(compute, "__qualname__", "") in _BY_PARTS:
+        if id(compute) in _WALKS:
+            continue  # the steps that read a walk are not replayed (`Edit.veto`)
+        if id(node) in holders and getattr(compute, "__qualname__", "") in _BY_PARTS:
             old_part, new_part = ast.Module([graft.old], []), ast.Module([graft.new], [])
             pair = {**same, id(old_part): id(new_part)}
             if not _equal(compute(old_part), compute(new_part), set(old_nodes), pair):
-                return False
-        elif not _equal(answer, compute(node), old_nodes, same):
-            return False
-    return _appended_lists_same(state, syntax, old_nodes, same)
+                return None
+        elif id(node) in holders:
+            fresh = compute(node)
+            if not _equal(answer, fresh, old_nodes, same):
+                return None
+            answer = fresh
+        answers.append((compute, node, answer))
+    return answers if _appended_lists_same(state, syntax, old_nodes, same) else None
 
+
+# The walks of a whole module (`walk.module_nodes`, `module_nodes_of`, `module_parents`):
+# id() of the functions computing them, as `node_cache.Watcher` notes them in a step's reads.
+_WALKS = frozenset(
+    id(getattr(cached, "__wrapped__", cached))
+    for cached in (walk_module._module_walk, walk_module._type_index)
+)
 
 # Whole-module scans whose answer is the union (or the walk-ordered list) of what each part
 # of the module gives: equal parts for the edited function mean equal answers.
@@ -495,9 +527,7 @@ def _analyse(
     for attempt in range(model._CALL_SITE_PASSES + 1):
         if previous is not None and edit is not None and attempt < len(previous):
             facts, changed = _reuse(facts, previous[attempt].facts, edit)
-            journal = Journal(
-                previous[attempt].steps, changed, veto=edit.veto, watcher=watcher
-            )
+            journal = Journal(previous[attempt].steps, changed, veto=edit.veto, watcher=watcher)
         elif journal is None:
             journal = Journal(watcher=watcher)
         analysis = ModuleAnalysis(tree)
@@ -523,9 +553,7 @@ def _analyse(
         learnt = sites.facts(found)
         if learnt == facts or attempt == model._CALL_SITE_PASSES:
             return analysis, passes, replayed
-        journal = Journal(
-            passes[-1].steps, frozenset(facts) | frozenset(learnt), watcher=watcher
-        )
+        journal = Journal(passes[-1].steps, frozenset(facts) | frozenset(learnt), watcher=watcher)
         facts = learnt
     raise AssertionError("unreachable")  # pragma: no cover
 

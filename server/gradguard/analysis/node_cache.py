@@ -59,11 +59,16 @@ class Watcher:
     def __init__(self) -> None:
         self.reads: set[int] | None = None
         self.containers: list[tuple[Callable[[Any], Any], ast.AST, Any]] = []
+        # How many answers about a module are being computed (their own reads of the module
+        # are not noted: the answer is compared whole for the new tree).
+        self.in_module_answer = 0
 
     def asked(self, compute: Callable[[Any], Any], node: ast.AST, answer: Any, fresh: bool) -> None:
         """`compute` answered `answer` about `node` (`fresh`: just computed)."""
-        if self.reads is not None:
+        if self.reads is not None and not (self.in_module_answer and isinstance(node, ast.Module)):
             self.reads.add(id(node))
+            if isinstance(node, ast.Module):
+                self.reads.add(id(compute))  # which question about the module
         if fresh and isinstance(node, ast.Module | ast.ClassDef):
             self.containers.append((compute, node, answer))
 
@@ -112,7 +117,14 @@ def cached_by_node(compute: Callable[[N], R]) -> Callable[[N], R]:
                 if watcher is not None:
                     watcher.asked(compute, node, answer, False)
                 return answer
-            answer = compute(node)
+            if watcher is not None and isinstance(node, ast.Module):
+                watcher.in_module_answer += 1
+                try:
+                    answer = compute(node)
+                finally:
+                    watcher.in_module_answer -= 1
+            else:
+                answer = compute(node)
             own[id(node)] = (node, answer)
             if watcher is not None:
                 watcher.asked(compute, node, answer, True)
@@ -131,6 +143,7 @@ def cached_by_node(compute: Callable[[N], R]) -> Callable[[N], R]:
 
     cached.__doc__ = compute.__doc__
     cached.__name__ = compute.__name__
+    cached.__wrapped__ = compute  # type: ignore[attr-defined]
     return cached
 
 

@@ -31,8 +31,9 @@ from gradguard.core.suppression import Suppressions
 from gradguard.core.text import FOREIGN_LINE_BASE, SourceText
 
 if TYPE_CHECKING:
-    from gradguard.analysis.model import ModuleAnalysis
     import logging
+
+    from gradguard.analysis.model import ModuleAnalysis
 
 
 def _log() -> logging.Logger:

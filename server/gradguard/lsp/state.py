@@ -22,6 +22,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path, to_fs_path
 
 import gradguard
+from gradguard.analysis.incremental import Incremental
 from gradguard.core.findings import Finding
 from gradguard.core.recovery import RecoveredCheck, check_with_recovery
 from gradguard.core.settings import Settings, SettingsError
@@ -36,6 +37,7 @@ from gradguard.lsp.documents import (
     key_for,
     snapshot,
 )
+from gradguard.lsp.incremental import check as incremental_check
 from gradguard.lsp.notebook import cell_citer
 from gradguard.lsp.options import EditorOptions, parse_editor_options
 from gradguard.lsp.project import ProjectIndexer
@@ -107,6 +109,8 @@ class GradGuardServer(LanguageServer):
         self._pushed_closed: set[str] = set()
         self._background: set[asyncio.Future[None]] = set()
         self.notebook_versions = NotebookVersions()
+        # The last analysis of each open Python document, for the next edit.
+        self.incremental = Incremental()
         self.project = ProjectIndexer(self)
         self._indexing = False  # `initialized` came: the index may be warmed
 
@@ -219,6 +223,7 @@ class GradGuardServer(LanguageServer):
     def forget(self, key: str) -> None:
         """Drop everything about a closed document, cancelling its pending run (other
         files of the project see its text on disk again)."""
+        self.incremental.forget(key)
         entry = self._entries.pop(key, None)
         if entry is not None and entry.pending is not None:
             entry.pending.cancel()
@@ -338,6 +343,16 @@ class GradGuardServer(LanguageServer):
         is off."""
         path = snap.path
         with self.project.checking(path):
+            if path is None or path.endswith(".py"):
+                # An edit inside one function reuses the last analysis (see
+                # `gradguard.analysis.incremental`); None: it takes the path below.
+                entry = self._entries.get(snap.key)
+                token = (self.generation, entry.facts if entry is not None else None, path)
+                found = incremental_check(
+                    self.incremental, snap.key, snap.text, path=path, settings=settings, token=token
+                )
+                if found is not None:
+                    return RecoveredCheck(found)
             return check_with_recovery(snap.text, path=path, settings=settings, last_good=last_good)
 
     def facts_changed(self, paths: frozenset[Path] | None) -> None:

@@ -1,0 +1,141 @@
+"""Incremental analysis across edits (`gradguard.analysis.incremental`) gives exactly the
+findings (messages, ranges, fixes) a fresh check of the same text gives, after every edit of
+random edit sequences; the common edit really takes the fast path; a grafted tree is the
+tree `ast.parse` gives.
+
+`GRADGUARD_INCREMENTAL_EDITS=<n>` runs n edits per file instead of the CI default (the
+longer run a change to the analysis should get)."""
+
+from __future__ import annotations
+
+import ast
+import os
+import random
+import re
+from pathlib import Path
+
+import pytest
+
+from gradguard.analysis.incremental import Incremental
+from gradguard.core.engine import check_source
+from gradguard.core.settings import Settings
+from gradguard.lsp.incremental import check
+from tests.test_corpus import corpus_files
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
+_EDITS = int(os.environ.get("GRADGUARD_INCREMENTAL_EDITS", "12"))
+_TOKEN = re.compile(r"[A-Za-z_]\w*|\d+|[^\s\w]")
+_TYPED = ["x = 1", "loss.backward()", "h = h.detach()", "y = x.item()", "pass", "opt.step()"]
+
+
+def _files() -> list[Path]:
+    chosen = sorted(corpus_files())[::5][:6] + EXAMPLES[:3]
+    return [p for p in chosen if "torch" in p.read_text(encoding="utf-8")]
+
+
+def _shown(text: str | None, result: object) -> object:
+    findings = getattr(result, "findings", None)
+    return [(f.code, f.message, f.range, f.severity, f.fixes) for f in findings or ()]
+
+
+def _code_lines(text: str) -> list[int]:
+    """Indexes of lines inside an indented block (where most edits land in a function)."""
+    return [i for i, line in enumerate(text.split("\n")) if line.startswith((" ", "\t"))]
+
+
+def _edit(text: str, rng: random.Random) -> str:
+    """One random edit: insert or delete a character, replace a token, type a line."""
+    lines = text.split("\n")
+    candidates = _code_lines(text) or list(range(len(lines)))
+    i = rng.choice(candidates)
+    line = lines[i]
+    kind = rng.randrange(4)
+    if kind == 0:
+        at = rng.randrange(len(line) + 1)
+        lines[i] = line[:at] + rng.choice("abz_1 ().,:+") + line[at:]
+    elif kind == 1 and line:
+        at = rng.randrange(len(line))
+        lines[i] = line[:at] + line[at + 1 :]
+    elif kind == 2:
+        tokens = list(_TOKEN.finditer(line))
+        if tokens:
+            token = rng.choice(tokens)
+            new = rng.choice(["h", "loss", "self", "0", "detach", "no_grad", "item"])
+            lines[i] = line[: token.start()] + new + line[token.end() :]
+    else:
+        indent = line[: len(line) - len(line.lstrip())]
+        lines[i] = indent + rng.choice(_TYPED)
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("path", _files(), ids=lambda p: p.name)
+def test_incremental_equals_fresh_after_every_edit(path: Path) -> None:
+    original = path.read_text(encoding="utf-8")
+    rng = random.Random(path.name)
+    incremental = Incremental()
+    settings = Settings()
+    text = original
+    history = [text]
+    for _ in range(_EDITS):
+        if len(history) > 1 and rng.random() < 0.15:
+            history.pop()  # undo
+            text = history[-1]
+        else:
+            text = _edit(text, rng)
+            history.append(text)
+        found = check(incremental, "doc", text, path=str(path), settings=settings)
+        fresh = check_source(text, path=str(path), settings=settings)
+        if found is None:
+            assert fresh.parse_error is not None or fresh.skipped or fresh.too_large
+            continue
+        assert _shown(text, found) == _shown(text, fresh)
+
+
+def _assignment_site(text: str) -> tuple[int, int]:
+    """Where the name a statement `name = ...` of a function binds ends (0-based line and
+    column; the first such statement)."""
+    for function in ast.walk(ast.parse(text)):
+        if isinstance(function, ast.FunctionDef):
+            for stmt in function.body:
+                if isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Name):
+                    target = stmt.targets[0]
+                    assert target.end_col_offset is not None
+                    return target.lineno - 1, target.end_col_offset
+    raise AssertionError("no assignment in a function")
+
+
+def test_typing_in_a_function_grafts_and_replays() -> None:
+    path = ROOT / "examples" / "buggy_lstm_cell.py"
+    text = path.read_text(encoding="utf-8")
+    incremental = Incremental()
+    settings = Settings()
+    check(incremental, "doc", text, path=str(path), settings=settings)
+    line, column = _assignment_site(text)
+    lines = text.split("\n")
+    for _ in range(5):
+        lines[line] = lines[line][:column] + "z" + lines[line][column:]
+        column += 1
+        edited = "\n".join(lines)
+        found = check(incremental, "doc", edited, path=str(path), settings=settings)
+        assert found is not None
+        assert _shown(edited, found) == _shown(edited, check_source(edited, path=str(path)))
+        tree = incremental.states["doc"].tree
+        assert ast.dump(tree, include_attributes=True) == ast.dump(
+            ast.parse(edited), include_attributes=True
+        )
+    counters = incremental.counters
+    assert counters.grafted == 5
+    assert counters.full == 1  # only the first analysis
+    assert counters.replayed_steps > 0  # the constants step and the other function at least
+
+
+def test_edit_outside_a_function_takes_the_full_path() -> None:
+    path = ROOT / "examples" / "buggy_rnn_hidden_state.py"
+    text = path.read_text(encoding="utf-8")
+    incremental = Incremental()
+    check(incremental, "doc", text, path=str(path), settings=Settings())
+    edited = "import os\n" + text
+    check(incremental, "doc", edited, path=str(path), settings=Settings())
+    assert incremental.counters.grafted == 0
+    assert incremental.counters.full == 2
