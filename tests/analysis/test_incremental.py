@@ -13,10 +13,12 @@ import os
 import random
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from gradguard.analysis.incremental import Incremental
+from gradguard.analysis.model import ModuleAnalysis
 from gradguard.core.engine import check_source
 from gradguard.core.settings import Settings
 from gradguard.lsp.incremental import check
@@ -25,12 +27,14 @@ from tests.test_corpus import corpus_files
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
 _EDITS = int(os.environ.get("GRADGUARD_INCREMENTAL_EDITS", "12"))
+# More files for the longer run (paths separated by os.pathsep), e.g. large real modules.
+_EXTRA = [Path(p) for p in os.environ.get("GRADGUARD_INCREMENTAL_FILES", "").split(os.pathsep) if p]
 _TOKEN = re.compile(r"[A-Za-z_]\w*|\d+|[^\s\w]")
 _TYPED = ["x = 1", "loss.backward()", "h = h.detach()", "y = x.item()", "pass", "opt.step()"]
 
 
 def _files() -> list[Path]:
-    chosen = sorted(corpus_files())[::5][:6] + EXAMPLES[:3]
+    chosen = sorted(corpus_files())[::5][:6] + EXAMPLES[:3] + _EXTRA
     return [p for p in chosen if "torch" in p.read_text(encoding="utf-8")]
 
 
@@ -45,6 +49,25 @@ def _code_lines(text: str) -> list[int]:
 
 
 def _edit(text: str, rng: random.Random) -> str:
+    """One random edit; nine in ten keep the file parsable (a half-typed file mostly takes
+    the recovery path, which the incremental check leaves to the caller)."""
+    broken = rng.random() < 0.1
+    for _ in range(20):
+        edited = _any_edit(text, rng)
+        if broken or _parses(edited):
+            return edited
+    return text
+
+
+def _parses(text: str) -> bool:
+    try:
+        ast.parse(text)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+def _any_edit(text: str, rng: random.Random) -> str:
     """One random edit: insert or delete a character, replace a token, type a line."""
     lines = text.split("\n")
     candidates = _code_lines(text) or list(range(len(lines)))
@@ -69,11 +92,40 @@ def _edit(text: str, rng: random.Random) -> str:
     return "\n".join(lines)
 
 
+class _Checked(Incremental):
+    """`Incremental` that checks every analysis it makes names only nodes of its tree."""
+
+    def analyse(self, *args: Any, **kwargs: Any) -> tuple[ast.Module, ModuleAnalysis] | None:
+        done = super().analyse(*args, **kwargs)
+        if done is not None:
+            _names_only_its_tree(*done)
+        return done
+
+
+def _names_only_its_tree(tree: ast.Module, analysis: ModuleAnalysis) -> None:
+    """Every statement, call and node the analysis's entries point at is a node of `tree`
+    (a replayed entry naming a node the edit replaced would be stale)."""
+    live = {id(node) for node in ast.walk(tree)}
+    entries: list[object] = [
+        *analysis.backward_calls,
+        *analysis.inplace_on_saved,
+        *analysis.torch_calls,
+        *analysis.events,
+    ]
+    for entry in entries:
+        for name in ("stmt", "call", "node"):
+            node = getattr(entry, name, None)
+            if isinstance(node, ast.AST) and getattr(node, "lineno", None) is not None:
+                assert id(node) in live, (type(entry).__name__, name, ast.dump(node)[:80])
+    for call in analysis.opaque_calls:
+        assert id(call) in live
+
+
 @pytest.mark.parametrize("path", _files(), ids=lambda p: p.name)
 def test_incremental_equals_fresh_after_every_edit(path: Path) -> None:
     original = path.read_text(encoding="utf-8")
     rng = random.Random(path.name)
-    incremental = Incremental()
+    incremental = _Checked()
     settings = Settings()
     text = original
     history = [text]

@@ -27,6 +27,7 @@ analysis of the same text; tests/analysis/test_incremental.py compares them edit
 from __future__ import annotations
 
 import ast
+import copy
 import threading
 import warnings
 from collections import Counter
@@ -74,7 +75,8 @@ class State:
 
 @dataclass
 class Graft:
-    """An edit confined to one function: its old and new definition."""
+    """An edit confined to one function: a copy of its old definition, and the definition
+    itself, which now holds the new code (the node kept its identity)."""
 
     old: FunctionNode
     new: FunctionNode
@@ -241,9 +243,12 @@ def _graft(state: State, text: str) -> Graft | None:
     new = _parse_one(source, bool(indent))
     if new is None or not _same_header(old, new):
         return None
-    body = parent.body
-    body[body.index(old)] = new
-    return Graft(old, new, parent, classes)
+    # The definition keeps its identity (values, class infos and journals name it): its
+    # fields become the new ones, and a copy keeps the old ones for the comparisons.
+    snapshot = copy.copy(old)
+    for name in (*old._fields, *old._attributes):
+        setattr(old, name, getattr(new, name, None))
+    return Graft(snapshot, old, parent, classes)
 
 
 def _indent(line: str) -> str:
@@ -312,8 +317,8 @@ def _dump(value: object) -> str:
 def _validate(state: State, graft: Graft, text: str) -> tuple[Edit | None, str, FileSyntax]:
     """The edit's changed nodes, or None (and why) when syntax the steps read without a
     journal entry differs for the new tree."""
-    old_defs = [n for n in walk(graft.old) if isinstance(n, _DEFS)]
-    new_defs = [n for n in walk(graft.new) if isinstance(n, _DEFS)]
+    old_defs = [n for n in walk(graft.old) if isinstance(n, _DEFS)][1:]  # nested ones
+    new_defs = [n for n in walk(graft.new) if isinstance(n, _DEFS)][1:]
     syntax = FileSyntax(state.tree, text)
     if [d.name for d in old_defs] != [d.name for d in new_defs]:
         return None, "nested definitions", syntax
@@ -332,8 +337,8 @@ def _validate(state: State, graft: Graft, text: str) -> tuple[Edit | None, str, 
         dirty.add(id(graft.classes[0]))
     return (
         Edit(
-            changed=frozenset(id(d) for d in old_defs),
-            old_nodes=frozenset(id(n) for n in walk(graft.old)),
+            changed=frozenset({id(graft.new), *(id(d) for d in old_defs)}),
+            old_nodes=frozenset({id(graft.new), *_old_body(graft)}),
             dirty_classes=frozenset(dirty),
             verdict_classes=frozenset(chain),
             keys=keys,
@@ -341,6 +346,11 @@ def _validate(state: State, graft: Graft, text: str) -> tuple[Edit | None, str, 
         "",
         syntax,
     )
+
+
+def _old_body(graft: Graft) -> set[int]:
+    """id() of the old nodes under the edited definition (not of the definition itself)."""
+    return {id(n) for n in walk(graft.old)} - {id(graft.old)}
 
 
 def _syntax_differs(
@@ -393,15 +403,15 @@ def _containers_same(
     (`_BY_PARTS`), is compared on the edited function's part alone. Returns the answers
     for the new tree (None: one differs)."""
     holders = {id(state.tree)} | {id(c) for c in graft.classes}
-    old_nodes = {id(n) for n in walk(graft.old)}
+    old_nodes = _old_body(graft)
     same = {old: new for new, old in keys.items()}
     answers: Answers = []
     for compute, node, answer in state.containers:
-        if id(compute) in _WALKS:
+        if id(compute) in _WALKS or id(node) in old_nodes:
             continue  # the steps that read a walk are not replayed (`Edit.veto`)
         if id(node) in holders and getattr(compute, "__qualname__", "") in _BY_PARTS:
             old_part, new_part = ast.Module([graft.old], []), ast.Module([graft.new], [])
-            pair = {**same, id(old_part): id(new_part)}
+            pair = {**same, id(old_part): id(new_part), id(graft.old): id(graft.new)}
             if not _equal(compute(old_part), compute(new_part), set(old_nodes), pair):
                 return None
         elif id(node) in holders:
