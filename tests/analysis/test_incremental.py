@@ -93,32 +93,34 @@ def _any_edit(text: str, rng: random.Random) -> str:
 
 
 class _Checked(Incremental):
-    """`Incremental` that checks every analysis it makes names only nodes of its tree."""
+    """`Incremental` that checks every analysis it makes names no node an edit replaced."""
 
-    def analyse(self, *args: Any, **kwargs: Any) -> tuple[ast.Module, ModuleAnalysis] | None:
-        done = super().analyse(*args, **kwargs)
+    def analyse(
+        self, key: str, *args: Any, **kwargs: Any
+    ) -> tuple[ast.Module, ModuleAnalysis] | None:
+        done = super().analyse(key, *args, **kwargs)
         if done is not None:
-            _names_only_its_tree(*done)
+            replaced = {id(node) for old in self.states[key].retired for node in ast.walk(old)}
+            _names_no_replaced_node(done[1], replaced)
         return done
 
 
-def _names_only_its_tree(tree: ast.Module, analysis: ModuleAnalysis) -> None:
-    """Every statement, call and node the analysis's entries point at is a node of `tree`
-    (a replayed entry naming a node the edit replaced would be stale)."""
-    live = {id(node) for node in ast.walk(tree)}
+def _names_no_replaced_node(analysis: ModuleAnalysis, replaced: set[int]) -> None:
+    """No statement, call or node the analysis's entries point at is an old node of an
+    edited function (a replayed entry naming one would be stale). Nodes the analysis makes
+    itself are not the tree's either, so only the replaced ones are looked for."""
     entries: list[object] = [
         *analysis.backward_calls,
         *analysis.inplace_on_saved,
         *analysis.torch_calls,
         *analysis.events,
+        *analysis.opaque_calls,
     ]
     for entry in entries:
-        for name in ("stmt", "call", "node"):
-            node = getattr(entry, name, None)
-            if isinstance(node, ast.AST) and getattr(node, "lineno", None) is not None:
-                assert id(node) in live, (type(entry).__name__, name, ast.dump(node)[:80])
-    for call in analysis.opaque_calls:
-        assert id(call) in live
+        nodes = [entry] if isinstance(entry, ast.AST) else []
+        nodes += [getattr(entry, name, None) for name in ("stmt", "call", "node", "target")]
+        for node in nodes:
+            assert id(node) not in replaced, (type(entry).__name__, ast.dump(node)[:80])
 
 
 @pytest.mark.parametrize("path", _files(), ids=lambda p: p.name)
