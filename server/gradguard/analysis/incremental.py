@@ -37,6 +37,7 @@ from typing import Any
 
 from gradguard.analysis import model
 from gradguard.analysis import walk as walk_module
+from gradguard.analysis.appended_state import _empty_list_stores as _list_resets
 from gradguard.analysis.call_sites import CallerFacts, CallSites, Candidate, candidates
 from gradguard.analysis.interpreter.file_syntax import FileSyntax
 from gradguard.analysis.interpreter.module import ModuleInterpreter, _grad_state_changed
@@ -44,7 +45,7 @@ from gradguard.analysis.interpreter.replay import Journal, Step
 from gradguard.analysis.model import FunctionNode, ModuleAnalysis
 from gradguard.analysis.node_cache import Watcher, watching
 from gradguard.analysis.project_imports import ProjectImports
-from gradguard.analysis.walk import assignment_targets, walk
+from gradguard.analysis.walk import assignment_targets, module_nodes_of, own_nodes, walk
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -325,6 +326,8 @@ def _validate(state: State, graft: Graft, text: str) -> tuple[Edit | None, str, 
     keys = {id(new): id(old) for old, new in zip(old_defs, new_defs, strict=True)}
     old_classes = [n for n in walk(graft.old) if isinstance(n, ast.ClassDef)]
     why = _syntax_differs(state.syntax, syntax, keys, state.text, text)
+    if why is None:
+        why = _counts_differ(state.syntax, syntax, graft)
     if why is not None:
         return None, why, syntax
     answers = _containers_same(state, graft, syntax, keys)
@@ -368,21 +371,59 @@ def _syntax_differs(
         return "scopes"
     if [keys.get(id(f), id(f)) for f in new.order()] != [id(f) for f in old.order()]:
         return "order"
-    lazy: list[tuple[str, Callable[[FileSyntax], object]]] = [
-        ("_star_count", FileSyntax.star_count),
-        ("_class_binds", FileSyntax.class_level_binds),
-        ("_attribute_stores", FileSyntax.attribute_stores),
-        ("_foreign_stores", FileSyntax.foreign_attribute_stores),
-        ("_settings", FileSyntax.unchanged_dicts),
-    ]
-    for name, ask in lazy:
-        if getattr(old, name) is not None and ask(old) != ask(new):
-            return name
+    if old._settings is not None and old.unchanged_dicts() != new.unchanged_dicts():
+        return "_settings"
     if old.may_call_backward(old.tree) and old._backward_lines != _backward_lines(new):
         return "backward lines"
     if _grad_state_changed(old_text) != _grad_state_changed(text):
         return "grad state text"
     return None
+
+
+def _counts_differ(old: FileSyntax, new: FileSyntax, graft: Graft) -> str | None:
+    """Which of the whole-file counts the last analysis asked for (`FileSyntax`'s lazy
+    ones) the edit changes. They are sums over the file's parts: the edited function's part
+    is compared, old and new, and the old counts carried over when it is the same (a
+    `from m import *` is never inside a function: that count stays)."""
+    new._star_count = old._star_count
+    if old._class_binds is not None:
+        if _class_binds_part(graft.old) != _class_binds_part(graft.new):
+            return "class-level binds"
+        new._class_binds = old._class_binds
+    if old._attribute_stores is not None or old._foreign_stores is not None:
+        if _stores_part(graft.old) != _stores_part(graft.new):
+            return "attribute stores"
+        new._attribute_stores, new._foreign_stores = old._attribute_stores, old._foreign_stores
+    return None
+
+
+def _class_binds_part(function: FunctionNode) -> Counter[str]:
+    """`FileSyntax.class_level_binds` of the classes defined inside `function`."""
+    counts: Counter[str] = Counter()
+    for node in walk(function):
+        if isinstance(node, ast.ClassDef):
+            counts.update(t.id for t in assignment_targets(node.body) if isinstance(t, ast.Name))
+            counts.update(d.name for d in own_nodes(node.body) if isinstance(d, _DEFINITIONS))
+    return counts
+
+
+def _stores_part(function: FunctionNode) -> tuple[Counter[str], Counter[str], bool]:
+    """What `FileSyntax` counts of attribute stores in `function`: every store or deletion
+    of an attribute, those not into `self`, and whether it names `setattr` / `delattr`."""
+    stores: Counter[str] = Counter()
+    foreign: Counter[str] = Counter()
+    dynamic = False
+    for node in walk(function):
+        if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load):
+            stores[node.attr] += 1
+            if not (isinstance(node.value, ast.Name) and node.value.id == "self"):
+                foreign[node.attr] += 1
+        elif isinstance(node, ast.Name) and node.id in ("setattr", "delattr"):
+            dynamic = True
+    return stores, foreign, dynamic
+
+
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 def _backward_lines(syntax: FileSyntax) -> list[int] | None:
@@ -420,7 +461,7 @@ def _containers_same(
                 return None
             answer = fresh
         answers.append((compute, node, answer))
-    return answers if _appended_lists_same(state, syntax, old_nodes, same) else None
+    return answers if _appended_lists_same(state, syntax, graft, old_nodes, same) else None
 
 
 # The walks of a whole module (`walk.module_nodes`, `module_nodes_of`, `module_parents`):
@@ -436,19 +477,44 @@ _BY_PARTS = frozenset({"_container_changes", "_rebound_attributes"})
 
 
 def _appended_lists_same(
-    state: State, syntax: FileSyntax, old_nodes: set[int], same: dict[int, int]
+    state: State, syntax: FileSyntax, graft: Graft, old_nodes: set[int], same: dict[int, int]
 ) -> bool:
-    """The appended-list scans (`ModuleInterpreter.appended_items`) made so far read the
-    whole module: made again for the new tree, they must agree."""
+    """The appended-list scans (`ModuleInterpreter.appended_items`) made so far read every
+    mention of the lists' names in the module: made again for the new tree, they must
+    agree. A class none of whose candidate lists (the attributes its `__init__` sets to
+    `[]`) the edited function mentions, before or after, gives the same answer: its scan is
+    carried over without being made again."""
     if not state.syntax.appended_lists:
         return True
-    classes = {id(c): c for c in walk(state.tree) if isinstance(c, ast.ClassDef)}
-    scratch = ModuleInterpreter(state.tree, ModuleAnalysis(state.tree), syntax.text, syntax=syntax)
+    classes = {id(c): c for c in module_nodes_of(state.tree, ast.ClassDef)}
+    mentioned = _mentioned_names(graft.old) | _mentioned_names(graft.new)
+    scratch: ModuleInterpreter | None = None
     for key, old in state.syntax.appended_lists.items():
         node = classes.get(key)
-        if node is None or not _equal(old, scratch._find_appended_lists(node), old_nodes, same):
+        if node is None:
+            return False
+        init = next((s for s in node.body if isinstance(s, _DEFS) and s.name == "__init__"), None)
+        if init is None or (init is not graft.new and not mentioned & _list_resets(init)):
+            syntax.appended_lists[key] = old
+            continue
+        if scratch is None:
+            scratch = ModuleInterpreter(
+                state.tree, ModuleAnalysis(state.tree), syntax.text, syntax=syntax
+            )
+        if not _equal(old, scratch._find_appended_lists(node), old_nodes, same):
             return False
     return True
+
+
+def _mentioned_names(function: FunctionNode) -> set[str]:
+    """The attribute names and string constants of a function (`appended_state` finds a
+    list's uses by them)."""
+    return {
+        n.attr if isinstance(n, ast.Attribute) else n.value
+        for n in walk(function)
+        if isinstance(n, ast.Attribute)
+        or (isinstance(n, ast.Constant) and isinstance(n.value, str))
+    }
 
 
 def _equal(old: object, new: object, old_nodes: set[int], same: dict[int, int]) -> bool:
