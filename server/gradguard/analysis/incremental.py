@@ -509,12 +509,13 @@ def _appended_lists_same(
 def _mentioned_names(function: FunctionNode) -> set[str]:
     """The attribute names and string constants of a function (`appended_state` finds a
     list's uses by them)."""
-    return {
-        n.attr if isinstance(n, ast.Attribute) else n.value
-        for n in walk(function)
-        if isinstance(n, ast.Attribute)
-        or (isinstance(n, ast.Constant) and isinstance(n.value, str))
-    }
+    names: set[str] = set()
+    for node in walk(function):
+        if isinstance(node, ast.Attribute):
+            names.add(node.attr)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            names.add(node.value)
+    return names
 
 
 def _equal(old: object, new: object, old_nodes: set[int], same: dict[int, int]) -> bool:
