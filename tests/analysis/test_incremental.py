@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from gradguard.analysis.incremental import Incremental
+from gradguard.analysis.incremental import Incremental, State
 from gradguard.analysis.model import ModuleAnalysis
 from gradguard.core.engine import check_source
 from gradguard.core.settings import Settings
@@ -97,10 +97,10 @@ class _Checked(Incremental):
 
     def analyse(
         self, key: str, *args: Any, **kwargs: Any
-    ) -> tuple[ast.Module, ModuleAnalysis] | None:
+    ) -> tuple[ast.Module, ModuleAnalysis, State] | None:
         done = super().analyse(key, *args, **kwargs)
         if done is not None:
-            replaced = {id(node) for old in self.states[key].retired for node in ast.walk(old)}
+            replaced = {id(node) for old in done[2].retired for node in ast.walk(old)}
             _names_no_replaced_node(done[1], replaced)
         return done
 

@@ -43,9 +43,15 @@ from gradguard.analysis.interpreter.file_syntax import FileSyntax
 from gradguard.analysis.interpreter.module import ModuleInterpreter, _grad_state_changed
 from gradguard.analysis.interpreter.replay import Journal, Step
 from gradguard.analysis.model import FunctionNode, ModuleAnalysis
-from gradguard.analysis.node_cache import Watcher, watching
+from gradguard.analysis.node_cache import Stores, Watcher, drop_answers, seed, watching
 from gradguard.analysis.project_imports import ProjectImports
-from gradguard.analysis.walk import assignment_targets, module_nodes_of, own_nodes, walk
+from gradguard.analysis.walk import (
+    assignment_targets,
+    module_nodes,
+    module_nodes_of,
+    own_nodes,
+    walk,
+)
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -70,6 +76,8 @@ class State:
     token: object
     # The project files the analysis read facts of (`FileImports.depends`), by content key.
     depends: dict[Any, str]
+    # The cached answers of the last check (`node_cache.tree_scope`), for the next one.
+    stores: Stores
     # Old nodes the steps' journals still name by id(): kept alive so no id is reused.
     retired: list[ast.AST] = field(default_factory=list)
 
@@ -150,16 +158,20 @@ class Incremental:
     def analyse(
         self,
         key: str,
-        tree: ast.Module | None,
+        state: State | None,
         text: str,
         imports: ProjectImports | None,
         token: object,
         parse: Callable[[], ast.Module | None],
-    ) -> tuple[ast.Module, ModuleAnalysis] | None:
-        """The tree and analysis of `text`, reusing the last analysis of document `key`
-        when the edit allows it (see the module docs); None when the text does not parse.
-        `token` tells the project facts and settings apart: another token, a full run."""
-        state = self.take(key)
+        stores: Stores,
+    ) -> tuple[ast.Module, ModuleAnalysis, State] | None:
+        """The tree and analysis of `text`, and the state to `keep` once nothing reads the
+        tree any more (the next edit changes it in place). `state` (the last analysis of
+        document `key`, from `take`) is reused when the edit allows it (see the module
+        docs); None when the text does not parse. `token` tells the project facts and
+        settings apart: another token, a full run. `stores` are the cached answers of the
+        tree scope the caller opened (`state.stores` when there is a state): the answers
+        about unchanged nodes are kept, the others dropped here."""
         edit: Edit | None = None
         syntax: FileSyntax | None = None
         retired: list[ast.AST] = []
@@ -169,14 +181,21 @@ class Incremental:
         if grafted is not None and state is not None:
             self.counters.grafted += 1
             tree = state.tree
+            changed = {id(tree), id(grafted.new), *map(id, grafted.classes), *_old_body(grafted)}
+            drop_answers(stores, lambda node: node not in changed)
             retired = [*state.retired[-64:], grafted.old]
             edit, why, syntax = _validate(state, grafted, text)
             if edit is None:
                 self.counters.fallbacks[why] += 1
-        elif tree is None:
-            tree = parse()
-            if tree is None:
+            else:
+                for compute, node, answer in state.containers:
+                    seed(stores, compute, node, answer)
+        else:
+            stores.clear()  # another tree: none of its nodes is asked about again
+            parsed = parse()
+            if parsed is None:
                 return None
+            tree = parsed
         if edit is None:
             self.counters.full += 1
             syntax = FileSyntax(tree, text)
@@ -196,9 +215,15 @@ class Incremental:
             # Replayed steps asked the project nothing: what they read is still read.
             for path, content in state.depends.items():
                 depends.setdefault(path, content)
-        kept = State(text, tree, syntax, passes, containers, token, dict(depends), retired)
-        self.keep(key, kept)
-        return tree, analysis
+        kept = State(text, tree, syntax, passes, containers, token, dict(depends), stores, retired)
+        return tree, analysis, kept
+
+
+def keep_answers(tree: ast.Module, stores: Stores) -> None:
+    """After a check: keep the cached answers about nodes of `tree` only (those about nodes
+    the analysis made itself, or about replaced ones, are never asked for again)."""
+    live = {id(node) for node in module_nodes(tree)}
+    drop_answers(stores, live.__contains__)
 
 
 def _merge(
@@ -473,7 +498,7 @@ _WALKS = frozenset(
 
 # Whole-module scans whose answer is the union (or the walk-ordered list) of what each part
 # of the module gives: equal parts for the edited function mean equal answers.
-_BY_PARTS = frozenset({"_container_changes", "_rebound_attributes"})
+_BY_PARTS = frozenset({"_container_changes", "_rebound_attributes", "_load_counts"})
 
 
 def _appended_lists_same(

@@ -22,6 +22,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from gradguard.analysis.node_cache import cached_by_node
 from gradguard.analysis.torch_api import ModuleKind
 
 TENSOR = "tensor"
@@ -185,6 +186,7 @@ def evaluation_hook(name: str) -> bool:
     return _EVALUATION_HOOKS.fullmatch(name) is not None
 
 
+@cached_by_node
 def backpropagates_training_step(lightning_class: ast.ClassDef) -> bool:
     """True when the Trainer runs backward on what the class's `training_step` returns:
     automatic optimization, unless the class turns it off (`self.automatic_optimization =

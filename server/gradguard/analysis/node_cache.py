@@ -43,7 +43,7 @@ class _Scope(threading.local):
     """The answers of the check running in this thread: by cache, by id() of the node
     (kept with the node, so the id stays its own while the scope lives)."""
 
-    stores: dict[int, dict[int, tuple[Any, Any]]] | None = None
+    stores: Stores | None = None
     # Told of every cached answer read while it is set (see `watching`).
     watcher: Watcher | None = None
 
@@ -84,22 +84,44 @@ def watching(watcher: Watcher) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def tree_scope() -> Iterator[None]:
+def tree_scope(stores: Stores | None = None) -> Iterator[None]:
     """Keep every cached answer computed in this thread until the block ends, then drop
-    them all (nested scopes share the outermost one)."""
+    them all (nested scopes share the outermost one). With `stores` (a scope's answers the
+    caller kept, see `gradguard.analysis.incremental`), start from those answers and add
+    the new ones to them."""
     if _scope.stores is not None:
         yield
         return
-    _scope.stores = {}
+    _scope.stores = {} if stores is None else stores
     try:
         yield
     finally:
         _scope.stores = None
 
 
+# A scope's answers: by cached function, by id() of the node, (node, answer).
+Stores = dict[int, dict[int, tuple[Any, Any]]]
+# The key of each cached function's answers in a scope's store, by the function computing them.
+_KEYS: dict[Callable[[Any], Any], int] = {}
+
+
+def seed(stores: Stores, compute: Callable[[Any], Any], node: ast.AST, answer: Any) -> None:
+    """Put the answer of `compute` (a function `cached_by_node` wraps) about `node` into a
+    scope's answers, as if it had been computed there."""
+    stores.setdefault(_KEYS[compute], {})[id(node)] = (node, answer)
+
+
+def drop_answers(stores: Stores, keep: Callable[[int], bool]) -> None:
+    """Forget the answers of a scope about the nodes whose id() `keep` rejects."""
+    for answers in stores.values():
+        for key in [key for key in answers if not keep(key)]:
+            del answers[key]
+
+
 def cached_by_node(compute: Callable[[N], R]) -> Callable[[N], R]:
     """`compute`, remembering its answer for each node it was asked about."""
     key = next(_keys)
+    _KEYS[compute] = key
     store: weakref.WeakKeyDictionary[N, R] = weakref.WeakKeyDictionary()
     modules: weakref.WeakKeyDictionary[N, R] = weakref.WeakKeyDictionary()
     lock = threading.Lock()

@@ -285,14 +285,20 @@ def owns_parameters(ref: ModuleRef) -> bool:
         return kind is not None and kind.has_parameters
     if ref.local is not None:
         init = _method(ref.local.node, "__init__")
-        if init is None:
-            return False
-        for node in ast.walk(init):
-            if isinstance(node, ast.Call):
-                name = _called_name(node.func)
-                kind = api.NN_MODULES.get(name) if name else None
-                if kind is not None and kind.has_parameters:
-                    return True
+        return init is not None and _builds_parameters(init)
+    return False
+
+
+@cached_by_node
+def _builds_parameters(init: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """`__init__` builds a torch.nn layer with weights somewhere in its code (a cached answer
+    per node, so an analysis across edits sees that a step read this method's code)."""
+    for node in ast.walk(init):
+        if isinstance(node, ast.Call):
+            name = _called_name(node.func)
+            kind = api.NN_MODULES.get(name) if name else None
+            if kind is not None and kind.has_parameters:
+                return True
     return False
 
 
@@ -307,15 +313,20 @@ def runs_attribute(ref: ModuleRef, attr: str) -> bool:
     if ref.local is None:
         return False
     forward = _method(ref.local.node, "forward")
-    if forward is None:
-        return False
-    return any(
-        isinstance(node, ast.Attribute)
-        and node.attr == attr
+    return forward is not None and attr in _self_attributes_read(forward)
+
+
+@cached_by_node
+def _self_attributes_read(forward: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
+    """The `self.<attr>` a method reads (a cached answer per node, so an analysis across
+    edits sees that a step read this method's code)."""
+    return frozenset(
+        node.attr
+        for node in ast.walk(forward)
+        if isinstance(node, ast.Attribute)
         and isinstance(node.value, ast.Name)
         and node.value.id == "self"
         and isinstance(node.ctx, ast.Load)
-        for node in ast.walk(forward)
     )
 
 

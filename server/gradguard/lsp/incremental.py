@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from gradguard.analysis.incremental import Incremental
+from gradguard.analysis.incremental import Incremental, keep_answers
 from gradguard.analysis.node_cache import tree_scope
 from gradguard.core import engine
 from gradguard.core.limits import size_problem
@@ -51,10 +51,13 @@ def check(
         tree = engine.parse(source, path or "<unknown>")
         return None if isinstance(tree, engine.ParseError) else tree
 
-    with engine._collector_paused(), tree_scope():
+    state = incremental.take(key)
+    stores = state.stores if state is not None else {}
+    with engine._collector_paused(), tree_scope(stores):
         try:
             engine._allow_deep_expressions()
-            done = incremental.analyse(key, None, text, project_imports(), token, parse)
+            imports = project_imports()
+            done = incremental.analyse(key, state, text, imports, token, parse, stores)
         except RecursionError:
             incremental.forget(key)
             return None
@@ -64,5 +67,9 @@ def check(
             return None
         if done is None:
             return None
-        tree, analysis = done
-        return engine.check_tree(source, tree, path=path, settings=settings, analysed=analysis)
+        tree, analysis, kept = done
+        result = engine.check_tree(source, tree, path=path, settings=settings, analysed=analysis)
+        keep_answers(tree, stores)
+    # Kept only now: the next edit's graft changes the tree the rules just read.
+    incremental.keep(key, kept)
+    return result

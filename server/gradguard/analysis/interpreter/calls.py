@@ -829,11 +829,18 @@ class CallEvaluator(TorchCalls):
 
 def _loads(node: ast.AST, name: str) -> int:
     """How many times the code of `node` (nested functions included) reads `name`."""
-    return sum(
-        1
-        for inner in walk(node)
-        if isinstance(inner, ast.Name) and inner.id == name and isinstance(inner.ctx, ast.Load)
-    )
+    return _load_counts(node).get(name, 0)
+
+
+@cached_by_node
+def _load_counts(node: ast.AST) -> dict[str, int]:
+    """How many times the code of `node` reads each name (a cached answer per node, so an
+    analysis across edits sees which nodes' code a step read: `gradguard.analysis.incremental`)."""
+    counts: dict[str, int] = {}
+    for inner in walk(node):
+        if isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Load):
+            counts[inner.id] = counts.get(inner.id, 0) + 1
+    return counts
 
 
 def _nested(function: FunctionNode, parents: Mapping[int, ast.AST]) -> bool:
