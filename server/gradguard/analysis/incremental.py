@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import dataclasses
 import threading
 import warnings
 from collections import Counter
@@ -38,7 +39,14 @@ from typing import Any
 from gradguard.analysis import model
 from gradguard.analysis import walk as walk_module
 from gradguard.analysis.appended_state import _empty_list_stores as _list_resets
-from gradguard.analysis.call_sites import CallerFacts, CallSites, Candidate, candidates
+from gradguard.analysis.call_sites import (
+    CallerFacts,
+    CallSites,
+    Candidate,
+    _Survey,
+    candidates,
+    may_learn,
+)
 from gradguard.analysis.interpreter.file_syntax import FileSyntax
 from gradguard.analysis.interpreter.module import ModuleInterpreter, _grad_state_changed
 from gradguard.analysis.interpreter.replay import Journal, Step
@@ -78,6 +86,8 @@ class State:
     depends: dict[Any, str]
     # The cached answers of the last check (`node_cache.tree_scope`), for the next one.
     stores: Stores
+    # The functions that may learn from call sites (`call_sites.candidates`), if surveyed.
+    found: dict[int, Candidate] | None
     # Old nodes the steps' journals still name by id(): kept alive so no id is reused.
     retired: list[ast.AST] = field(default_factory=list)
 
@@ -202,9 +212,16 @@ class Incremental:
         assert syntax is not None
         watcher = Watcher()
         previous = state.passes if edit is not None and state is not None else None
+
+        def survey() -> dict[int, Candidate] | None:
+            if edit is None or state is None or state.found is None or grafted is None:
+                return None
+            assert syntax is not None
+            return _candidates_moved(state.found, grafted, syntax)
+
         with watching(watcher):
-            analysis, passes, replayed = _analyse(
-                tree, text, imports, syntax, previous, edit, watcher
+            analysis, passes, replayed, found = _analyse(
+                tree, text, imports, syntax, previous, edit, watcher, survey
             )
         self.counters.replayed_steps += replayed
         self.counters.run_steps += sum(len(p.steps) for p in passes) - replayed
@@ -215,7 +232,9 @@ class Incremental:
             # Replayed steps asked the project nothing: what they read is still read.
             for path, content in state.depends.items():
                 depends.setdefault(path, content)
-        kept = State(text, tree, syntax, passes, containers, token, dict(depends), stores, retired)
+        kept = State(
+            text, tree, syntax, passes, containers, token, dict(depends), stores, found, retired
+        )
         return tree, analysis, kept
 
 
@@ -618,9 +637,12 @@ def _analyse(
     previous: list[Pass] | None,
     edit: Edit | None,
     watcher: Watcher,
-) -> tuple[ModuleAnalysis, list[Pass], int]:
+    survey: Callable[[], dict[int, Candidate] | None],
+) -> tuple[ModuleAnalysis, list[Pass], int, dict[int, Candidate] | None]:
     """`model._analyse`, each pass replaying the same pass of the previous analysis when
-    there is an edit to replay across (see the module docs)."""
+    there is an edit to replay across (see the module docs). `survey` gives the functions
+    that may learn from call sites when it can tell them without `candidates` (None: it
+    cannot)."""
     facts: dict[int, CallerFacts] = {}
     found: dict[int, Candidate] | None = None
     passes: list[Pass] = []
@@ -650,14 +672,65 @@ def _analyse(
         journal.close()
         if found is None:
             if not sites.informative():
-                return analysis, passes, replayed
-            found = candidates(tree)
+                return analysis, passes, replayed, found
+            found = survey()
+            if found is None:
+                found = candidates(tree)
         learnt = sites.facts(found)
         if learnt == facts or attempt == model._CALL_SITE_PASSES:
-            return analysis, passes, replayed
+            return analysis, passes, replayed, found
         journal = Journal(passes[-1].steps, frozenset(facts) | frozenset(learnt), watcher=watcher)
         facts = learnt
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _candidates_moved(
+    found: dict[int, Candidate], graft: Graft, syntax: FileSyntax
+) -> dict[int, Candidate] | None:
+    """`call_sites.candidates` of the new tree from the old tree's, when the edited
+    function's part of the survey is the same but for the identity of its calls: the calls
+    it holds, paired in walk order, have the same callee names and arguments' shape, it
+    mentions the file's functions and classes otherwise as before, it may learn from its
+    callers as before, and it defines nothing inside. Then only the ids of its calls
+    change. None: survey again."""
+    if graft.new.name == "__init__":
+        return None  # a constructor's candidacy reads its body (`_keeps_parameter_on_self`)
+    before, after = _Survey(), _Survey()
+    before.visit(ast.Module([graft.old], []))
+    after.visit(ast.Module([graft.new], []))
+    if len(before.defs) != 1 or len(after.defs) != 1 or before.classes or after.classes:
+        return None
+    # Other mentions matter for the names of the file's functions and classes only.
+    defined = {f.name for f in syntax.functions}
+    defined.update(c.name for c in module_nodes_of(syntax.tree, ast.ClassDef))
+    if (before.names.other ^ after.names.other) & defined or (
+        before.attributes.other ^ after.attributes.other
+    ) & defined:
+        return None
+    old_calls, new_calls = list(before.calls.values()), list(after.calls.values())
+    if len(old_calls) != len(new_calls) or any(
+        _call_shape(a) != _call_shape(b) for a, b in zip(old_calls, new_calls, strict=True)
+    ):
+        return None
+    if any(
+        may_learn(graft.old, skip_self=s) != may_learn(graft.new, skip_self=s)
+        for s in (False, True)
+    ):
+        return None
+    moved = {id(a): id(b) for a, b in zip(old_calls, new_calls, strict=True)}
+    return {
+        key: dataclasses.replace(c, calls=frozenset(moved.get(i, i) for i in c.calls))
+        for key, c in found.items()
+    }
+
+
+def _call_shape(call: ast.Call) -> object:
+    """What the survey and `call_sites._may_bind` read of a call: its callee's name and
+    kind, and its arguments' shape."""
+    func = call.func
+    callee = (type(func).__name__, getattr(func, "id", None), getattr(func, "attr", None))
+    starred = tuple(isinstance(a, ast.Starred) for a in call.args)
+    return callee, starred, tuple(kw.arg for kw in call.keywords)
 
 
 def _reuse(
