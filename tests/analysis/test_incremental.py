@@ -73,7 +73,7 @@ def _any_edit(text: str, rng: random.Random) -> str:
     candidates = _code_lines(text) or list(range(len(lines)))
     i = rng.choice(candidates)
     line = lines[i]
-    kind = rng.randrange(4)
+    kind = rng.randrange(5)
     if kind == 0:
         at = rng.randrange(len(line) + 1)
         lines[i] = line[:at] + rng.choice("abz_1 ().,:+") + line[at:]
@@ -86,9 +86,14 @@ def _any_edit(text: str, rng: random.Random) -> str:
             token = rng.choice(tokens)
             new = rng.choice(["h", "loss", "self", "0", "detach", "no_grad", "item"])
             lines[i] = line[: token.start()] + new + line[token.end() :]
-    else:
+    elif kind == 3:
         indent = line[: len(line) - len(line.lstrip())]
         lines[i] = indent + rng.choice(_TYPED)
+    else:
+        # A comment typed on a line of its own (a blank line's) or into one.
+        comments = [n for n, text in enumerate(lines) if not text.strip() or "#" in text]
+        n = rng.choice(comments or [i])
+        lines[n] += rng.choice(["#", " x", ".backward(", " eval()", "y"])
     return "\n".join(lines)
 
 
@@ -182,6 +187,21 @@ def test_typing_in_a_function_grafts_and_replays() -> None:
     assert counters.grafted == 5
     assert counters.full == 1  # only the first analysis
     assert counters.replayed_steps > 0  # the constants step and the other function at least
+
+
+def test_typing_in_a_comment_keeps_the_tree() -> None:
+    path = ROOT / "examples" / "buggy_lstm_cell.py"
+    text = path.read_text(encoding="utf-8") + "# a note"
+    incremental = Incremental()
+    check(incremental, "doc", text, path=str(path), settings=Settings())
+    tree = incremental.states["doc"].tree
+    for letter in "abc":
+        text += letter
+        found = check(incremental, "doc", text, path=str(path), settings=Settings())
+        assert found is not None
+        assert _shown(text, found) == _shown(text, check_source(text, path=str(path)))
+    assert incremental.states["doc"].tree is tree
+    assert (incremental.counters.comments, incremental.counters.full) == (3, 1)
 
 
 def test_edit_outside_a_function_takes_the_full_path() -> None:

@@ -112,12 +112,14 @@ class Edit:
     dirty_classes: frozenset[int]  # classes whose info and verdicts steps must not replay
     verdict_classes: frozenset[int]  # classes whose ownership verdicts must be made again
     keys: dict[int, int]  # id() of a new function node -> id() of the old one
+    # The tree changed (a graft): a step that read the walk of the whole module read it.
+    walks: bool = True
 
     def veto(self, step: Step) -> bool:
         """Whether an old step read syntax the edit changed (without entering it)."""
         if step.node_reads and not self.old_nodes.isdisjoint(step.node_reads):
             return True
-        if step.node_reads and not _WALKS.isdisjoint(step.node_reads):
+        if self.walks and step.node_reads and not _WALKS.isdisjoint(step.node_reads):
             return True  # it read the walk of the whole module, edited nodes included
         if self.dirty_classes and not self.dirty_classes.isdisjoint(step.class_reads):
             return True
@@ -132,6 +134,7 @@ class Counters:
 
     full: int = 0
     grafted: int = 0
+    comments: int = 0  # edits of comment or blank lines only: the same tree
     replayed_steps: int = 0
     run_steps: int = 0
     fallbacks: Counter[str] = field(default_factory=Counter)
@@ -165,6 +168,48 @@ class Incremental:
             while len(self.states) > self.limit:
                 self.states.pop(next(iter(self.states)))
 
+    def _start(
+        self,
+        state: State | None,
+        text: str,
+        token: object,
+        parse: Callable[[], ast.Module | None],
+        stores: Stores,
+    ) -> tuple[ast.Module, Edit | None, FileSyntax | None, Graft | None] | None:
+        """The tree of `text` and what the replay must treat as changed (None: analyse in
+        full), its syntax facts when made already, and the graft if any: the same tree
+        when only comments changed, the grafted one when one function did, else a new
+        parse (None when it fails)."""
+        usable = state is not None and state.token == token and "\r" not in text
+        if state is not None and usable and _comments_only(state, text):
+            syntax = FileSyntax(state.tree, text)
+            why = _syntax_differs(state.syntax, syntax, {}, state.text, text)
+            if why is not None:
+                self.counters.fallbacks[why] += 1
+                return state.tree, None, syntax, None
+            self.counters.comments += 1
+            return (
+                state.tree,
+                Edit(frozenset(), frozenset(), frozenset(), frozenset(), {}, walks=False),
+                syntax,
+                None,
+            )
+        grafted = _graft(state, text) if state is not None and usable else None
+        if state is None or grafted is None:
+            stores.clear()  # another tree: none of its nodes is asked about again
+            tree = parse()
+            return None if tree is None else (tree, None, None, None)
+        self.counters.grafted += 1
+        changed = {id(state.tree), id(grafted.new), *map(id, grafted.classes), *_old_body(grafted)}
+        drop_answers(stores, lambda node: node not in changed)
+        edit, why, syntax = _validate(state, grafted, text)
+        if edit is None:
+            self.counters.fallbacks[why] += 1
+        else:
+            for compute, node, answer in state.containers:
+                seed(stores, compute, node, answer)
+        return state.tree, edit, syntax, grafted
+
     def analyse(
         self,
         key: str,
@@ -182,40 +227,25 @@ class Incremental:
         settings apart: another token, a full run. `stores` are the cached answers of the
         tree scope the caller opened (`state.stores` when there is a state): the answers
         about unchanged nodes are kept, the others dropped here."""
-        edit: Edit | None = None
-        syntax: FileSyntax | None = None
-        retired: list[ast.AST] = []
-        grafted = None
-        if state is not None and state.token == token and "\r" not in text:
-            grafted = _graft(state, text)
-        if grafted is not None and state is not None:
-            self.counters.grafted += 1
-            tree = state.tree
-            changed = {id(tree), id(grafted.new), *map(id, grafted.classes), *_old_body(grafted)}
-            drop_answers(stores, lambda node: node not in changed)
-            retired = [*state.retired[-64:], grafted.old]
-            edit, why, syntax = _validate(state, grafted, text)
-            if edit is None:
-                self.counters.fallbacks[why] += 1
-            else:
-                for compute, node, answer in state.containers:
-                    seed(stores, compute, node, answer)
-        else:
-            stores.clear()  # another tree: none of its nodes is asked about again
-            parsed = parse()
-            if parsed is None:
-                return None
-            tree = parsed
+        start = self._start(state, text, token, parse, stores)
+        if start is None:
+            return None
+        tree, edit, syntax, grafted = start
+        retired = state.retired[-64:] if state is not None and tree is state.tree else []
+        if grafted is not None:
+            retired = [*retired, grafted.old]
         if edit is None:
             self.counters.full += 1
-            syntax = FileSyntax(tree, text)
+            syntax = FileSyntax(tree, text) if syntax is None else syntax
         assert syntax is not None
         watcher = Watcher()
         previous = state.passes if edit is not None and state is not None else None
 
         def survey() -> dict[int, Candidate] | None:
-            if edit is None or state is None or state.found is None or grafted is None:
+            if edit is None or state is None or state.found is None:
                 return None
+            if grafted is None:
+                return state.found  # the same tree
             assert syntax is not None
             return _candidates_moved(state.found, grafted, syntax)
 
@@ -294,6 +324,31 @@ def _graft(state: State, text: str) -> Graft | None:
     for name in (*old._fields, *old._attributes):
         setattr(old, name, getattr(new, name, None))
     return Graft(snapshot, old, parent, classes)
+
+
+def _comments_only(state: State, text: str) -> bool:
+    """Whether the edit changed comment and blank lines only, outside strings, keeping the
+    line count: the new text's tree is then the old one, positions included."""
+    old_lines = state.text.split("\n")
+    new_lines = text.split("\n")
+    if len(old_lines) != len(new_lines) or text.startswith("\ufeff"):
+        return False
+    changed = [i + 1 for i, (a, b) in enumerate(zip(old_lines, new_lines, strict=True)) if a != b]
+    if not changed or not all(
+        _comment_or_blank(old_lines[n - 1]) and _comment_or_blank(new_lines[n - 1]) for n in changed
+    ):
+        return False
+    # A line of a string spanning several lines is no comment, whatever it starts with.
+    for node in module_nodes_of(state.tree, ast.Constant, ast.JoinedStr):
+        end = node.end_lineno or node.lineno
+        if end > node.lineno and any(node.lineno < n <= end for n in changed):
+            return False
+    return True
+
+
+def _comment_or_blank(line: str) -> bool:
+    stripped = line.strip()
+    return not stripped or stripped.startswith("#")
 
 
 def _indent(line: str) -> str:
