@@ -705,8 +705,16 @@ def _analyse(
     replayed = 0
     for attempt in range(model._CALL_SITE_PASSES + 1):
         if previous is not None and edit is not None and attempt < len(previous):
+            before = passes[-1] if passes else None
             facts, changed = _reuse(facts, previous[attempt].facts, edit)
-            journal = Journal(previous[attempt].steps, changed, veto=edit.veto, watcher=watcher)
+            journal = _CrossEditJournal(
+                previous[attempt].steps,
+                changed,
+                veto=edit.veto,
+                watcher=watcher,
+                alternative=before.steps if before is not None else None,
+                alt_changed=_differing(before.facts, facts) if before is not None else frozenset(),
+            )
         elif journal is None:
             journal = Journal(watcher=watcher)
         analysis = ModuleAnalysis(tree)
@@ -786,6 +794,59 @@ def _call_shape(call: ast.Call) -> object:
     callee = (type(func).__name__, getattr(func, "id", None), getattr(func, "attr", None))
     starred = tuple(isinstance(a, ast.Starred) for a in call.args)
     return callee, starred, tuple(kw.arg for kw in call.keywords)
+
+
+class _CrossEditJournal(Journal):
+    """A pass's journal across an edit. A step replays the same step of the previous
+    analysis's same pass (with the edit's changed functions and veto) or, failing that, of
+    this analysis's pass before (`alternative`, with the functions whose facts are other
+    objects in the two passes as `alt_changed`): the edited function, run afresh in the
+    first pass, so replays in the next ones when nothing it reads differs.
+
+    Every step reads the module-level names without a journal entry: a step is replayed
+    from a pass only when this pass's first step is that pass's (the same names). A step
+    that read the analysis lists is replayed only when every step before it came from the
+    same pass (the same lists)."""
+
+    def __init__(
+        self,
+        previous: list[Step],
+        changed: frozenset[int],
+        *,
+        veto: Callable[[Step], bool],
+        watcher: Watcher,
+        alternative: list[Step] | None,
+        alt_changed: frozenset[int],
+    ) -> None:
+        super().__init__(previous, changed, veto=veto, watcher=watcher)
+        self.alternative = alternative
+        self.alt_changed = alt_changed
+        self._sources: set[int] = set()  # id() of the step lists replayed from so far
+
+    def _replay_source(
+        self, index: int, interpreter: ModuleInterpreter, *, first: bool
+    ) -> Step | None:
+        for source, changed, veto in (
+            (self.previous, self.changed, self.veto),
+            (self.alternative, self.alt_changed, None),
+        ):
+            if not source or index >= len(source):
+                continue
+            step = source[index]
+            if index and not (self.steps and self.steps[0] is source[0]):
+                continue  # other module-level names
+            if step.reads_analysis and not self._sources <= {id(source)}:
+                continue  # other analysis lists
+            if self._replayable(step, interpreter, first=first, changed=changed, veto=veto):
+                self._sources.add(id(source))
+                return step
+        self._sources.add(0)
+        return None
+
+
+def _differing(before: dict[int, CallerFacts], now: dict[int, CallerFacts]) -> frozenset[int]:
+    """id() of the functions whose facts are not the very same object in both passes."""
+    return frozenset(k for k in before.keys() | now.keys() if before.get(k) is not now.get(k))
 
 
 def _reuse(

@@ -146,9 +146,8 @@ class Journal:
 
     def step(self, interpreter: ModuleInterpreter, run: Any, *, first: bool = False) -> None:
         """Run the next step (`run()`), or replay it from the previous pass's journal."""
-        index = len(self.steps)
-        old = self.previous[index] if self.previous and index < len(self.previous) else None
-        if old is not None and self._replayable(old, interpreter, first=first):
+        old = self._replay_source(len(self.steps), interpreter, first=first)
+        if old is not None:
             _replay(old, interpreter)
             self.steps.append(old)
             self.replayed += 1
@@ -169,14 +168,35 @@ class Journal:
         _effects(step, mark, interpreter, first=first)
         self.steps.append(step)
 
-    def _replayable(self, old: Step, interpreter: ModuleInterpreter, *, first: bool) -> bool:
+    def _replay_source(
+        self, index: int, interpreter: ModuleInterpreter, *, first: bool
+    ) -> Step | None:
+        """The step of an earlier pass to replay as step `index`, if one may be."""
+        old = self.previous[index] if self.previous and index < len(self.previous) else None
+        if old is not None and self._replayable(old, interpreter, first=first):
+            return old
+        return None
+
+    def _replayable(
+        self,
+        old: Step,
+        interpreter: ModuleInterpreter,
+        *,
+        first: bool,
+        changed: frozenset[int] | None = None,
+        veto: Callable[[Step], bool] | None = None,
+    ) -> bool:
+        """Whether `old` would do the same now (with `changed` given: those functions'
+        facts and `veto` instead of this journal's own)."""
         if not first and not self.first_replayed:
             return False  # the module-level names were computed again: every step reads them
         if old.reads_analysis and not self.replayed_all:
             return False
-        if old.entered & self.changed:
+        if changed is None:
+            changed, veto = self.changed, self.veto
+        if old.entered & changed:
             return False
-        if self.veto is not None and self.veto(old):
+        if veto is not None and veto(old):
             return False
         summaries, classes = interpreter.summaries, interpreter.classes
         if any(summaries.get(k) is not v for k, v in old.summary_reads.items()):
