@@ -51,7 +51,14 @@ from gradguard.analysis.interpreter.file_syntax import FileSyntax
 from gradguard.analysis.interpreter.module import ModuleInterpreter, _grad_state_changed
 from gradguard.analysis.interpreter.replay import Journal, Step
 from gradguard.analysis.model import FunctionNode, ModuleAnalysis
-from gradguard.analysis.node_cache import Stores, Watcher, drop_answers, seed, watching
+from gradguard.analysis.node_cache import (
+    Stores,
+    Watcher,
+    drop_answers,
+    seed,
+    unwatched_module_reads,
+    watching,
+)
 from gradguard.analysis.project_imports import ProjectImports
 from gradguard.analysis.walk import (
     assignment_targets,
@@ -62,6 +69,32 @@ from gradguard.analysis.walk import (
 )
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+class _Syntax(FileSyntax):
+    """`FileSyntax` whose whole-file counts, when a step asks for them, are not noted as
+    that step's reads of the module's walk: the next edit compares them itself
+    (`_counts_differ`, `_syntax_differs`)."""
+
+    def class_level_binds(self) -> dict[str, int]:
+        with unwatched_module_reads():
+            return super().class_level_binds()
+
+    def attribute_stores(self) -> dict[str, int]:
+        with unwatched_module_reads():
+            return super().attribute_stores()
+
+    def foreign_attribute_stores(self) -> dict[str, int]:
+        with unwatched_module_reads():
+            return super().foreign_attribute_stores()
+
+    def star_count(self) -> int:
+        with unwatched_module_reads():
+            return super().star_count()
+
+    def unchanged_dicts(self) -> frozenset[str]:
+        with unwatched_module_reads():
+            return super().unchanged_dicts()
 
 
 @dataclass
@@ -182,8 +215,9 @@ class Incremental:
         parse (None when it fails)."""
         usable = state is not None and state.token == token and "\r" not in text
         if state is not None and usable and _comments_only(state, text):
-            syntax = FileSyntax(state.tree, text)
+            syntax: FileSyntax = _Syntax(state.tree, text)
             why = _syntax_differs(state.syntax, syntax, {}, state.text, text)
+            _carry_tree_facts(state.syntax, syntax)
             if why is not None:
                 self.counters.fallbacks[why] += 1
                 return state.tree, None, syntax, None
@@ -236,7 +270,7 @@ class Incremental:
             retired = [*retired, grafted.old]
         if edit is None:
             self.counters.full += 1
-            syntax = FileSyntax(tree, text) if syntax is None else syntax
+            syntax = _Syntax(tree, text) if syntax is None else syntax
         assert syntax is not None
         watcher = Watcher()
         previous = state.passes if edit is not None and state is not None else None
@@ -324,6 +358,16 @@ def _graft(state: State, text: str) -> Graft | None:
     for name in (*old._fields, *old._attributes):
         setattr(old, name, getattr(new, name, None))
     return Graft(snapshot, old, parent, classes)
+
+
+def _carry_tree_facts(old: FileSyntax, new: FileSyntax) -> None:
+    """Give `new` (of the same tree as `old`, another text) what `old` computed from the tree
+    alone: its whole-file counts and per-node caches."""
+    new._star_count, new._class_binds = old._star_count, old._class_binds
+    new._attribute_stores, new._foreign_stores = old._attribute_stores, old._foreign_stores
+    new._settings = old._settings
+    new.method_facts.update(old.method_facts)
+    new.appended_lists.update(old.appended_lists)
 
 
 def _comments_only(state: State, text: str) -> bool:
@@ -419,7 +463,7 @@ def _validate(state: State, graft: Graft, text: str) -> tuple[Edit | None, str, 
     journal entry differs for the new tree."""
     old_defs = [n for n in walk(graft.old) if isinstance(n, _DEFS)][1:]  # nested ones
     new_defs = [n for n in walk(graft.new) if isinstance(n, _DEFS)][1:]
-    syntax = FileSyntax(state.tree, text)
+    syntax = _Syntax(state.tree, text)
     if [d.name for d in old_defs] != [d.name for d in new_defs]:
         return None, "nested definitions", syntax
     keys = {id(new): id(old) for old, new in zip(old_defs, new_defs, strict=True)}

@@ -74,6 +74,21 @@ class Watcher:
 
 
 @contextlib.contextmanager
+def unwatched_module_reads() -> Iterator[None]:
+    """While the block runs, the watcher (if any) does not note reads of the module's cached
+    answers: the block computes an answer the caller checks for the new tree itself."""
+    watcher = _scope.watcher
+    if watcher is None:
+        yield
+        return
+    watcher.in_module_answer += 1
+    try:
+        yield
+    finally:
+        watcher.in_module_answer -= 1
+
+
+@contextlib.contextmanager
 def watching(watcher: Watcher) -> Iterator[None]:
     """Tell `watcher` of the cached answers read in this thread while the block runs."""
     previous, _scope.watcher = _scope.watcher, watcher
