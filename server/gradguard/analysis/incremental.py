@@ -703,15 +703,27 @@ def _class_view(function: FunctionNode) -> object:
             for t in s.targets
         )
     ]
-    names: list[str] = []
+    names: list[tuple[str, bool]] = []
     if assigns:
-        names = sorted(
-            {
-                n.id
-                for n in walk(function)
-                if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
-            }
-        )
+        # Whether the method binds each name its top-level assignments read (a parameter it
+        # keeps must not be rebound; a stored expression's names resolve in its scope), and
+        # what it declares `global` / `nonlocal`.
+        read = {
+            n.id
+            for s in function.body
+            if isinstance(s, ast.Assign)
+            for n in walk(s.value)
+            if isinstance(n, ast.Name)
+        }
+        bound = {
+            n.id
+            for n in walk(function)
+            if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
+        }
+        declared = {
+            d for n in walk(function) if isinstance(n, ast.Global | ast.Nonlocal) for d in n.names
+        }
+        names = sorted({(name, name in bound) for name in read} | {(d, True) for d in declared})
     stores = sorted(
         ast.dump(t) for t in assignment_targets(function.body) if not isinstance(t, ast.Name)
     )
