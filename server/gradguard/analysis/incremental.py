@@ -614,9 +614,13 @@ _WALKS = frozenset(
     for cached in (walk_module._module_walk, walk_module._type_index)
 )
 
-# Whole-module scans whose answer is the union (or the walk-ordered list) of what each part
-# of the module gives: equal parts for the edited function mean equal answers.
-_BY_PARTS = frozenset({"_container_changes", "_rebound_attributes", "_load_counts"})
+# Scans of a whole module or class whose answer is the union, the sum or the walk-ordered
+# list of what each part gives: equal parts for the edited function mean equal answers. (The
+# class scans read the class's body only: a module holding the function alone stands for
+# the function's part of it.)
+_BY_PARTS = frozenset(
+    {"_container_changes", "_rebound_attributes", "_load_counts", "_self_stores", "_class_assigned"}
+)
 
 
 def _appended_lists_same(
