@@ -17,8 +17,9 @@ from typing import Any
 
 import pytest
 
-from gradguard.analysis.incremental import Incremental, State
+from gradguard.analysis.incremental import _MODULE_WALK, Incremental, State
 from gradguard.analysis.model import ModuleAnalysis
+from gradguard.analysis.node_cache import answer_in
 from gradguard.core.engine import check_source
 from gradguard.core.settings import Settings
 from gradguard.lsp.incremental import check
@@ -179,12 +180,20 @@ def test_typing_in_a_function_grafts_and_replays() -> None:
         found = check(incremental, "doc", edited, path=str(path), settings=settings)
         assert found is not None
         assert _shown(edited, found) == _shown(edited, check_source(edited, path=str(path)))
-        tree = incremental.states["doc"].tree
+        state = incremental.states["doc"]
+        tree = state.tree
         assert ast.dump(tree, include_attributes=True) == ast.dump(
             ast.parse(edited), include_attributes=True
         )
+        # The module walk the check used (patched from the last one) is a fresh walk's.
+        kept = answer_in(state.stores, _MODULE_WALK, tree)
+        assert kept is not None
+        fresh = _MODULE_WALK(tree)
+        assert kept[0] == fresh[0]
+        assert kept[1] == fresh[1]
     counters = incremental.counters
     assert counters.grafted == 5
+    assert counters.patched_walks == 5
     assert counters.full == 1  # only the first analysis
     assert counters.replayed_steps > 0  # the constants step and the other function at least
 

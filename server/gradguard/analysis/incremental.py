@@ -54,6 +54,7 @@ from gradguard.analysis.model import FunctionNode, ModuleAnalysis
 from gradguard.analysis.node_cache import (
     Stores,
     Watcher,
+    answer_in,
     drop_answers,
     seed,
     unwatched_module_reads,
@@ -67,6 +68,7 @@ from gradguard.analysis.walk import (
     own_nodes,
     walk,
 )
+from gradguard.analysis.walk_patch import patched_walk
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -168,6 +170,7 @@ class Counters:
     full: int = 0
     grafted: int = 0
     comments: int = 0  # edits of comment or blank lines only: the same tree
+    patched_walks: int = 0  # module walks patched instead of walked again
     replayed_steps: int = 0
     run_steps: int = 0
     fallbacks: Counter[str] = field(default_factory=Counter)
@@ -234,8 +237,13 @@ class Incremental:
             tree = parse()
             return None if tree is None else (tree, None, None, None)
         self.counters.grafted += 1
+        walked = answer_in(stores, _MODULE_WALK, state.tree)
         changed = {id(state.tree), id(grafted.new), *map(id, grafted.classes), *_old_body(grafted)}
         drop_answers(stores, lambda node: node not in changed)
+        patched = patched_walk(walked, grafted.new, grafted.old) if walked is not None else None
+        if patched is not None:
+            seed(stores, _MODULE_WALK, state.tree, patched)
+            self.counters.patched_walks += 1
         edit, why, syntax = _validate(state, grafted, text)
         if edit is None:
             self.counters.fallbacks[why] += 1
@@ -613,6 +621,8 @@ _WALKS = frozenset(
     id(getattr(cached, "__wrapped__", cached))
     for cached in (walk_module._module_walk, walk_module._type_index)
 )
+
+_MODULE_WALK = getattr(walk_module._module_walk, "__wrapped__", walk_module._module_walk)
 
 # Scans of a whole module or class whose answer is the union, the sum or the walk-ordered
 # list of what each part gives: equal parts for the edited function mean equal answers. (The

@@ -126,6 +126,12 @@ def seed(stores: Stores, compute: Callable[[Any], Any], node: ast.AST, answer: A
     stores.setdefault(_KEYS[compute], {})[id(node)] = (node, answer)
 
 
+def answer_in(stores: Stores, compute: Callable[[Any], Any], node: ast.AST) -> Any | None:
+    """The answer of `compute` about `node` a scope's answers hold, if any."""
+    found = stores.get(_KEYS[compute], {}).get(id(node))
+    return None if found is None else found[1]
+
+
 def drop_answers(stores: Stores, keep: Callable[[int], bool]) -> None:
     """Forget the answers of a scope about the nodes whose id() `keep` rejects."""
     for answers in stores.values():

@@ -1,0 +1,131 @@
+"""The walk of a module after one function's code changed, from the walk before.
+
+`walk.module_nodes` / `module_parents` of a 5,000-line module cost several milliseconds, and
+an edit inside one function (`gradguard.analysis.incremental`) changes only that function's
+part of them. The walk is breadth-first, so a function's descendants at each depth below it
+form one run of consecutive nodes of the walk: `patched_walk` swaps the old runs for the new
+ones. It gives up (None) when the function's depth changed (a run would appear or vanish at
+a place the old walk does not show) or a run is not where it should be.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from gradguard.analysis.walk import children
+
+# Node types the parser shares one instance of across the tree (`ast.Load()`, `ast.Add()`):
+# they are never a run's anchor, and their parent is the last one in walk order.
+_SHARED = (ast.expr_context, ast.operator, ast.unaryop, ast.boolop, ast.cmpop)
+
+Walk = tuple[tuple[ast.AST, ...], dict[int, ast.AST]]
+
+
+def patched_walk(old: Walk, function: ast.AST, before: ast.AST) -> Walk | None:
+    """The module walk (nodes, parents) with `function`'s descendants as they are now, from
+    the walk `old` made when they were those of `before` (a copy of the function then)."""
+    old_levels, new_levels = _levels(before), _levels(function)
+    if len(old_levels) != len(new_levels):
+        return None
+    nodes, parents = old
+    pieces: list[tuple[ast.AST, ...]] = []
+    starts: list[int] = []
+    at = 0
+    for depth, (old_run, new_run) in enumerate(zip(old_levels, new_levels, strict=True)):
+        start = _run_start(nodes, old_run, at)
+        if start is None and depth >= 2:
+            start = _counted_start(nodes, old_levels, starts, depth)
+        if start is None or start < at or nodes[start : start + len(old_run)] != tuple(old_run):
+            return None
+        starts.append(start)
+        pieces += [nodes[at:start], tuple(new_run)]
+        at = start + len(old_run)
+    pieces.append(nodes[at:])
+    patched = tuple(node for piece in pieces for node in piece)
+    return patched, _patched_parents(parents, patched, function, before)
+
+
+def _levels(function: ast.AST) -> list[list[ast.AST]]:
+    """The descendants of `function` by depth below it, each depth in walk order."""
+    levels: list[list[ast.AST]] = []
+    level = children(function)
+    while level:
+        levels.append(level)
+        level = [child for node in level for child in children(node)]
+    return levels
+
+
+def _run_start(nodes: tuple[ast.AST, ...], run: list[ast.AST], at: int) -> int | None:
+    """Where `run` starts in `nodes` (at or after `at`), found by a node of it the parser
+    does not share (None: it has none, or it is not there)."""
+    offset = next((i for i, node in enumerate(run) if not isinstance(node, _SHARED)), None)
+    if offset is None:
+        return None
+    try:
+        return nodes.index(run[offset], at) - offset
+    except ValueError:
+        return None
+
+
+def _counted_start(
+    nodes: tuple[ast.AST, ...], levels: list[list[ast.AST]], starts: list[int], depth: int
+) -> int | None:
+    """Where the run of `levels[depth]` starts, when it holds shared nodes only (the
+    deepest run, under names and operators): the walk appends a node's children when it
+    reaches the node, so the first child of the run's first parent comes after the
+    children of every node between the first parent of the run above it and that parent."""
+    above, parents = levels[depth - 2], levels[depth - 1]
+    first_above = next((i for i, node in enumerate(above) if children(node)), None)
+    first_parent = next((i for i, node in enumerate(parents) if children(node)), None)
+    if first_above is None or first_parent is None:
+        return None
+    begin, end = starts[depth - 2] + first_above, starts[depth - 1] + first_parent
+    return starts[depth - 1] + sum(len(children(node)) for node in nodes[begin:end])
+
+
+def _patched_parents(
+    parents: dict[int, ast.AST],
+    nodes: tuple[ast.AST, ...],
+    function: ast.AST,
+    before: ast.AST,
+) -> dict[int, ast.AST]:
+    patched = dict(parents)
+    shared: dict[int, ast.AST] = {}
+    for parent in (before, *(n for level in _levels(before) for n in level)):
+        for child in children(parent):
+            if isinstance(child, _SHARED):
+                shared[id(child)] = child
+            else:
+                patched.pop(id(child), None)
+    for parent in (function, *(n for level in _levels(function) for n in level)):
+        for child in children(parent):
+            if isinstance(child, _SHARED):
+                shared[id(child)] = child
+            else:
+                patched[id(child)] = parent
+    for key, node in shared.items():
+        # The last node of the walk holding it (what `module_parents` keeps).
+        kinds = _HOLDERS.get(type(node).__mro__[1], ())
+        holder = next(
+            (
+                n
+                for n in reversed(nodes)
+                if isinstance(n, kinds) and any(c is node for c in children(n))
+            ),
+            None,
+        )
+        if holder is None:
+            patched.pop(key, None)
+        else:
+            patched[key] = holder
+    return patched
+
+
+# The node types that hold each kind of shared node.
+_HOLDERS: dict[type, tuple[type, ...]] = {
+    ast.expr_context: (ast.Name, ast.Attribute, ast.Subscript, ast.Starred, ast.List, ast.Tuple),
+    ast.operator: (ast.BinOp, ast.AugAssign),
+    ast.unaryop: (ast.UnaryOp,),
+    ast.boolop: (ast.BoolOp,),
+    ast.cmpop: (ast.Compare,),
+}
