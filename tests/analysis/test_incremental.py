@@ -170,7 +170,8 @@ def test_typing_in_a_function_grafts_and_replays() -> None:
     text = path.read_text(encoding="utf-8")
     incremental = Incremental()
     settings = Settings()
-    check(incremental, "doc", text, path=str(path), settings=settings)
+    for _ in range(2):  # opened, then checked again: a state is kept from then on
+        check(incremental, "doc", text, path=str(path), settings=settings)
     line, column = _assignment_site(text)
     lines = text.split("\n")
     for _ in range(5):
@@ -194,7 +195,7 @@ def test_typing_in_a_function_grafts_and_replays() -> None:
     counters = incremental.counters
     assert counters.grafted == 5
     assert counters.patched_walks == 5
-    assert counters.full == 1  # only the first analysis
+    assert counters.full == 2  # only the first two analyses
     assert counters.replayed_steps > 0  # the constants step and the other function at least
 
 
@@ -202,7 +203,8 @@ def test_typing_in_a_comment_keeps_the_tree() -> None:
     path = ROOT / "examples" / "buggy_lstm_cell.py"
     text = path.read_text(encoding="utf-8") + "# a note"
     incremental = Incremental()
-    check(incremental, "doc", text, path=str(path), settings=Settings())
+    for _ in range(2):
+        check(incremental, "doc", text, path=str(path), settings=Settings())
     tree = incremental.states["doc"].tree
     for letter in "abc":
         text += letter
@@ -210,15 +212,23 @@ def test_typing_in_a_comment_keeps_the_tree() -> None:
         assert found is not None
         assert _shown(text, found) == _shown(text, check_source(text, path=str(path)))
     assert incremental.states["doc"].tree is tree
-    assert (incremental.counters.comments, incremental.counters.full) == (3, 1)
+    assert (incremental.counters.comments, incremental.counters.full) == (3, 2)
 
 
 def test_edit_outside_a_function_takes_the_full_path() -> None:
     path = ROOT / "examples" / "buggy_rnn_hidden_state.py"
     text = path.read_text(encoding="utf-8")
     incremental = Incremental()
-    check(incremental, "doc", text, path=str(path), settings=Settings())
+    for _ in range(2):
+        check(incremental, "doc", text, path=str(path), settings=Settings())
     edited = "import os\n" + text
     check(incremental, "doc", edited, path=str(path), settings=Settings())
-    assert incremental.counters.grafted == 0
-    assert incremental.counters.full == 2
+    assert incremental.states["doc"].text == edited
+    assert (incremental.counters.grafted, incremental.counters.full) == (0, 3)
+
+
+def test_a_document_only_opened_keeps_no_state() -> None:
+    path = ROOT / "examples" / "buggy_rnn_hidden_state.py"
+    incremental = Incremental()
+    check(incremental, "doc", path.read_text(encoding="utf-8"), path=str(path), settings=Settings())
+    assert incremental.states == {}

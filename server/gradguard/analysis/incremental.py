@@ -179,9 +179,12 @@ class Counters:
 class Incremental:
     """Per-document states of the last analysis, and the incremental check using them."""
 
-    def __init__(self, limit: int = 8) -> None:
+    def __init__(self, limit: int = 4) -> None:
+        # States are kept for the `limit` documents edited last, from their second check
+        # on: a document only opened holds nothing (a state is several times its tree).
         self.limit = limit
         self.states: dict[str, State] = {}
+        self._checked: dict[str, None] = {}  # the documents checked once, oldest first
         self.counters = Counters()
         self._lock = threading.Lock()
 
@@ -189,6 +192,7 @@ class Incremental:
         """Drop the state of a document (closed, or its project facts changed)."""
         with self._lock:
             self.states.pop(key, None)
+            self._checked.pop(key, None)
 
     def take(self, key: str) -> State | None:
         """The state of `key`, removed while one analysis uses it (a concurrent analysis of
@@ -197,8 +201,14 @@ class Incremental:
             return self.states.pop(key, None)
 
     def keep(self, key: str, state: State) -> None:
-        """Keep the state of `key` for its next edit (the oldest documents' are dropped)."""
+        """Keep the state of `key` for its next edit, if it was checked before (the oldest
+        documents' states are dropped)."""
         with self._lock:
+            if key not in self._checked:
+                self._checked[key] = None
+                while len(self._checked) > 256:
+                    self._checked.pop(next(iter(self._checked)))
+                return
             self.states.pop(key, None)
             self.states[key] = state
             while len(self.states) > self.limit:
