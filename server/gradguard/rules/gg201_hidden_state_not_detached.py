@@ -246,7 +246,9 @@ for _ in range(3):
         """One finding per carry statement whose state reaches a backward() every iteration."""
         groups: dict[int, _Group] = {}
         for event in [*ctx.analysis.backward_calls, *ctx.analysis.backward_in_calls]:
-            for carry in event.value.all_carries():
+            # In source order: a set of carries iterates in the order of their addresses, and
+            # the first carry of a statement picks the loop its finding names.
+            for carry in sorted(event.value.all_carries(), key=_carry_position):
                 if carry.loop not in event.every_iteration:
                     continue
                 stmt, inner = carry.stmt, None
@@ -560,3 +562,15 @@ def _remove_keyword(ctx: RuleContext, event: BackwardCall) -> TextEdit | None:
     if keyword is None:
         return None
     return remove_argument(ctx.source, event.call, keyword)
+
+
+def _carry_position(carry: Carry) -> tuple[int, int, str, int, int]:
+    """Where a carry's loop and statement are (outer loops first), and its name."""
+    loop, stmt = carry.loop, carry.stmt
+    return (
+        loop.lineno if loop is not None else 0,
+        loop.col_offset if loop is not None else 0,
+        carry.key,
+        stmt.lineno if stmt is not None else 0,
+        stmt.col_offset if stmt is not None else 0,
+    )
