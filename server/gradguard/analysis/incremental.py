@@ -1,27 +1,43 @@
 """Analysis of an edited document that reuses the analysis of its previous text.
 
-The language server analyses a document again after every keystroke. The common edit
-changes a few lines inside one function. `Incremental.check` then:
+The language server analyses a document again after every keystroke, and the common edit
+changes a few characters inside one function. `gradguard.lsp.incremental.check` analyses
+through `Incremental`, which keeps the last analysis of the documents edited last (`State`):
 
-1. **grafts** instead of re-parsing: when the line count is unchanged and every changed line
-   lies inside one function defined at module level or in a class body (`_graft`), only
-   that function's new lines are parsed (padded so that lines and columns come out exact)
-   and the new definition replaces the old one in its parent's body. Every other node keeps
-   its identity. The tree is changed in place: only this document's state holds it;
-2. **replays across edits**: each call-site pass replays the steps of the same pass of the
-   previous analysis (`gradguard.analysis.interpreter.replay`), with the edited function
-   (and what it nests) counted as changed, and vetoing steps that read the edited syntax
-   another way: a cached syntactic answer about one of its nodes (`node_cache.Watcher`), or
-   the class info or ownership verdict of an enclosing class when the edit may change it;
-3. **checks what every step reads without a journal entry** and falls back to a full
-   analysis when any of it differs: the file's `FileSyntax` facts, every cached answer about
-   the module or an enclosing class (recomputed for the new tree), the appended-list scans
-   of the classes, the text scan of grad-state changes.
+1. **Comments only** (`_comments_only`): when only comment and blank lines changed, outside
+   strings, the tree is the old one as it is; only the facts read off the text
+   (`FileSyntax`: `.backward(` lines, mode switches, call order...) are compared.
+2. **Graft instead of re-parse** (`_graft`): when the line count is unchanged and every
+   changed line lies inside one function defined at module level or in a class body, only
+   that function's lines are parsed (after an `if 1:` header and blank lines, so lines and
+   columns come out exact), its header (name, parameters, decorators) must be unchanged,
+   and the definition node takes the new fields: it keeps its identity (values, class infos
+   and journals name it), every other node too. The tree is changed in place; a state is
+   kept only once the rules are done with the tree.
+3. **Replay across edits** (`_analyse`): each call-site pass replays the steps of the same
+   pass of the previous analysis (`gradguard.analysis.interpreter.replay`) with the edited
+   function and the functions it nests counted as changed, and vetoes (`Edit.veto`) the
+   steps that read the edited code another way: a cached answer about one of its nodes or
+   the walk of the whole module (`node_cache.Watcher` notes them per step), the class info
+   of its class when what building it reads of the method changed (`_class_view`), an
+   ownership verdict of a class around it. A step that cannot replay the previous
+   analysis's step may replay this analysis's pass before (`_CrossEditJournal`): the edited
+   function itself, after the first pass. Parameter facts equal to the previous
+   analysis's are given as the very same objects (`_reuse`), so their steps replay too.
+4. **Check what steps read without a journal entry** (`_validate`), and analyse in full
+   when any of it differs: `FileSyntax`'s facts (its whole-file counts compared on the edited
+   function's part), every cached answer about the module or a class around the function
+   (computed again, or compared on the function's part for sums and unions: `_BY_PARTS`),
+   the classes' appended-list scans, the survey of call sites (`_candidates_moved`).
+5. **Keep what is still right**: the cached answers about unchanged nodes are carried to
+   the next check (`node_cache.tree_scope` with the kept store), and the module's walk is
+   patched rather than walked again (`gradguard.analysis.walk_patch`).
 
-Anything else (line count changed, a change outside a function, a segment that does not
-parse, notebooks, half-typed text needing recovery, other project facts) takes the full
-path, which also primes the state for the next edit. Results are the same as a fresh
-analysis of the same text; tests/analysis/test_incremental.py compares them edit by edit.
+Anything else (line count changed, a change outside a function, a header or a nested
+definition changed, a segment that does not parse, notebooks, half-typed text needing
+recovery, other project facts or settings) takes the full path, which primes the state for
+the next edit. Results are the same as a fresh analysis of the same text:
+tests/analysis/test_incremental.py compares them after every edit of random edit sequences.
 """
 
 from __future__ import annotations
