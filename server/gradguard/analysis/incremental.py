@@ -141,6 +141,7 @@ class State:
     found: dict[int, Candidate] | None
     # Old nodes the steps' journals still name by id(): kept alive so no id is reused.
     retired: list[ast.AST] = field(default_factory=list)
+    checks: int = 0  # how many checks of the document made this state and its forebears
 
 
 @dataclass
@@ -336,11 +337,18 @@ class Incremental:
         return tree, analysis, kept
 
 
-def keep_answers(tree: ast.Module, stores: Stores) -> None:
-    """After a check: keep the cached answers about nodes of `tree` only (those about nodes
-    the analysis made itself, or about replaced ones, are never asked for again)."""
+def keep_answers(tree: ast.Module, stores: Stores, checks: int) -> None:
+    """After a check (the `checks`-th of the document): keep the cached answers about nodes
+    of `tree` only. The answers about replaced nodes are dropped when the edit is grafted;
+    those about nodes the analysis made itself (never asked for again) only every
+    `_PRUNE_EVERY` checks, which spares collecting the ids of every node of the tree."""
+    if checks % _PRUNE_EVERY:
+        return
     live = {id(node) for node in module_nodes(tree)}
     drop_answers(stores, live.__contains__)
+
+
+_PRUNE_EVERY = 16
 
 
 def _merge(

@@ -69,7 +69,8 @@ def check(
             return None
         tree, analysis, kept = done
         result = engine.check_tree(source, tree, path=path, settings=settings, analysed=analysis)
-        keep_answers(tree, stores)
+        kept.checks = state.checks + 1 if state is not None else 1
+        keep_answers(tree, stores, kept.checks)
     # Kept only now: the next edit's graft changes the tree the rules just read.
     incremental.keep(key, kept)
     return result
