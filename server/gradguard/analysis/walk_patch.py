@@ -11,6 +11,7 @@ a place the old walk does not show) or a run is not where it should be.
 from __future__ import annotations
 
 import ast
+from itertools import chain
 
 from gradguard.analysis.walk import children
 
@@ -41,8 +42,8 @@ def patched_walk(old: Walk, function: ast.AST, before: ast.AST) -> Walk | None:
         pieces += [nodes[at:start], tuple(new_run)]
         at = start + len(old_run)
     pieces.append(nodes[at:])
-    patched = tuple(node for piece in pieces for node in piece)
-    return patched, _patched_parents(parents, patched, function, before)
+    patched = tuple(chain.from_iterable(pieces))
+    return patched, _patched_parents(parents, patched, (function, new_levels), (before, old_levels))
 
 
 def _levels(function: ast.AST) -> list[list[ast.AST]]:
@@ -86,18 +87,21 @@ def _counted_start(
 def _patched_parents(
     parents: dict[int, ast.AST],
     nodes: tuple[ast.AST, ...],
-    function: ast.AST,
-    before: ast.AST,
+    new: tuple[ast.AST, list[list[ast.AST]]],
+    old: tuple[ast.AST, list[list[ast.AST]]],
 ) -> dict[int, ast.AST]:
+    """`parents` with the old descendants of the function (`old`: the copy of it before,
+    and its descendants by depth) replaced by the new ones (`new`)."""
+    (function, new_levels), (before, old_levels) = new, old
     patched = dict(parents)
     shared: dict[int, ast.AST] = {}
-    for parent in (before, *(n for level in _levels(before) for n in level)):
+    for parent in (before, *chain.from_iterable(old_levels)):
         for child in children(parent):
             if isinstance(child, _SHARED):
                 shared[id(child)] = child
             else:
                 patched.pop(id(child), None)
-    for parent in (function, *(n for level in _levels(function) for n in level)):
+    for parent in (function, *chain.from_iterable(new_levels)):
         for child in children(parent):
             if isinstance(child, _SHARED):
                 shared[id(child)] = child
