@@ -387,6 +387,8 @@ def _graft(state: State, text: str) -> Graft | None:
     if _indent(new_lines[start - 1]) != indent or (indent and start < 2):
         return None
     segment = "\n".join(new_lines[start - 1 : end])
+    if "\x0c" in segment:
+        return None  # a form feed resets the indentation the padding relies on
     if indent:
         source = "\n" * (start - 2) + "if 1:\n" + segment + "\n"
     else:
