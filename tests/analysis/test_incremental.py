@@ -232,3 +232,70 @@ def test_a_document_only_opened_keeps_no_state() -> None:
     incremental = Incremental()
     check(incremental, "doc", path.read_text(encoding="utf-8"), path=str(path), settings=Settings())
     assert incremental.states == {}
+
+
+_SCENARIO = """import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 1)
+        self.history = []
+
+    def forward(self, x):
+        h = self.fc(x)
+        return h
+
+    def remember(self, loss):
+        self.history.append(loss)
+
+
+def train(model, data):
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    total = 0
+    for x in data:
+        loss = model(x).sum()
+        loss.backward()
+        opt.step()
+        total = total + loss
+    return total
+
+
+def main():
+    model = Net()
+    train(model, [torch.randn(2, 4)])
+"""
+
+# (old, new) replacements applied one after the other; each keeps the line count.
+_EDITS_IN_TURN = [
+    ("        h = self.fc(x)", "        hz = self.fc(x)"),  # a local name
+    ("        return h\n", "        return hz\n"),
+    ("        total = total + loss", "        total = total + loss.item()"),  # a conversion
+    ("        opt.step()", "        opt.zero_grad()"),  # another optimizer call
+    ("        self.history.append(loss)", "        self.history.append(loss.detach())"),
+    ("    def remember(self, loss):", "    def remember(self, loss, extra=None):"),  # header
+    ("        self.history = []", "        self.history = None"),  # in __init__
+    ("    model = Net()", "    model = Net().eval()"),  # a mode switch: file-wide facts
+    ("        loss.backward()", "        loss.backward()  # .backward( again"),
+    ("    total = 0", "    total = 0  # a comment"),
+    ("    return total\n", "    yield total\n"),  # a generator now
+    ("        hz = self.fc(x)", "        self.fc2 = self.fc(x)"),  # a store into self
+]
+
+
+def test_edits_in_turn_equal_fresh_checks() -> None:
+    text = _SCENARIO
+    incremental = _Checked()
+    settings = Settings()
+    for _ in range(2):
+        check(incremental, "doc", text, path="scenario.py", settings=settings)
+    for old, new in _EDITS_IN_TURN:
+        assert old in text, old
+        text = text.replace(old, new, 1)
+        found = check(incremental, "doc", text, path="scenario.py", settings=settings)
+        assert found is not None
+        fresh = check_source(text, path="scenario.py", settings=settings)
+        assert _shown(text, found) == _shown(text, fresh), (old, new)
+    assert incremental.counters.grafted >= 6

@@ -52,7 +52,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from gradguard.analysis import model
+from gradguard.analysis import appended_state, model
 from gradguard.analysis import walk as walk_module
 from gradguard.analysis.appended_state import _empty_list_stores as _list_resets
 from gradguard.analysis.call_sites import (
@@ -635,8 +635,10 @@ def _containers_same(
     same = {old: new for new, old in keys.items()}
     answers: Answers = []
     for compute, node, answer in state.containers:
-        if id(compute) in _WALKS or id(node) in old_nodes:
-            continue  # the steps that read a walk are not replayed (`Edit.veto`)
+        if id(compute) in _WALKS or id(compute) in _THROUGH_SYNTAX or id(node) in old_nodes:
+            # The steps that read a walk are not replayed (`Edit.veto`); what is read
+            # through `FileSyntax`'s caches is compared there (`_appended_lists_same`).
+            continue
         if id(node) in holders and getattr(compute, "__qualname__", "") in _BY_PARTS:
             old_part, new_part = ast.Module([graft.old], []), ast.Module([graft.new], [])
             pair = {**same, id(old_part): id(new_part), id(graft.old): id(graft.new)}
@@ -657,6 +659,10 @@ _WALKS = frozenset(
     id(getattr(cached, "__wrapped__", cached))
     for cached in (walk_module._module_walk, walk_module._type_index)
 )
+
+# Answers about the module only ever read through `FileSyntax.appended_lists`, which
+# `_appended_lists_same` checks: made again when a class's scan is.
+_THROUGH_SYNTAX = frozenset({id(getattr(appended_state._index, "__wrapped__", None))})
 
 _MODULE_WALK = getattr(walk_module._module_walk, "__wrapped__", walk_module._module_walk)
 
