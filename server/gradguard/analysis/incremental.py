@@ -410,6 +410,9 @@ def _carry_tree_facts(old: FileSyntax, new: FileSyntax) -> None:
     new._star_count, new._class_binds = old._star_count, old._class_binds
     new._attribute_stores, new._foreign_stores = old._attribute_stores, old._foreign_stores
     new._settings = old._settings
+    for name in ("_attribute_names", "_namespaces"):  # facts newer FileSyntax has
+        if getattr(old, name, None) is not None:
+            setattr(new, name, getattr(old, name))
     new.method_facts.update(old.method_facts)
     new.appended_lists.update(old.appended_lists)
 
@@ -564,6 +567,52 @@ def _syntax_differs(
         return "backward lines"
     if _grad_state_changed(old_text) != _grad_state_changed(text):
         return "grad state text"
+    return _unknown_facts_differ(old, new, keys)
+
+
+# `FileSyntax` attributes the checks here know: compared above, by `_counts_differ`, or
+# made again for the new tree (scopes, per-node caches).
+_KNOWN_SYNTAX = frozenset(
+    {
+        "tree",
+        "text",
+        "walrus",
+        "star_imports",
+        "functions",
+        "declared_global",
+        "parent_scope",
+        "scopes",
+        "method_facts",
+        "appended_lists",
+        "freezes_parameters",
+        "frozen_facts",
+        "always_training",
+        "defines_item",
+        "_order",
+        "_backward_lines",
+        "_star_count",
+        "_attribute_stores",
+        "_foreign_stores",
+        "_class_binds",
+        "_settings",
+        "_attribute_names",
+        "_namespaces",
+    }
+)
+
+
+def _unknown_facts_differ(old: FileSyntax, new: FileSyntax, keys: dict[int, int]) -> str | None:
+    """A fact `FileSyntax` holds that the checks here do not know (one added since): made
+    at construction, it must be equal for the new tree; made on demand, the edit takes the
+    full path (a step may have read it). So a new whole-file fact makes the fast path
+    slower until it is taught here, never wrong."""
+    same = {old_key: new_key for new_key, old_key in keys.items()}
+    for name, value in vars(old).items():
+        if name in _KNOWN_SYNTAX or value is None:
+            continue
+        fresh = getattr(new, name, None)
+        if fresh is None or not _equal(value, fresh, set(), same):
+            return f"FileSyntax.{name}"
     return None
 
 
@@ -581,7 +630,20 @@ def _counts_differ(old: FileSyntax, new: FileSyntax, graft: Graft) -> str | None
         if _stores_part(graft.old) != _stores_part(graft.new):
             return "attribute stores"
         new._attribute_stores, new._foreign_stores = old._attribute_stores, old._foreign_stores
+    # Facts newer than this module knows by type (read when the syntax has them).
+    names = getattr(old, "_attribute_names", None)
+    if names is not None:
+        if _attribute_part(graft.old) != _attribute_part(graft.new):
+            return "attribute names"
+        setattr(new, "_attribute_names", names)  # noqa: B010 (an attribute newer FileSyntax has)
+    if getattr(old, "_namespaces", None) is not None:
+        return "parsed namespaces"  # whole-file and keyed by calls: not compared here
     return None
+
+
+def _attribute_part(function: FunctionNode) -> frozenset[str]:
+    """The attribute names an expression of `function` reads, calls or stores."""
+    return frozenset(node.attr for node in walk(function) if isinstance(node, ast.Attribute))
 
 
 def _class_binds_part(function: FunctionNode) -> Counter[str]:
