@@ -48,7 +48,7 @@ import dataclasses
 import threading
 import warnings
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -1039,9 +1039,3 @@ def _reuse(
             changed.add(edit.keys.get(key, key))
     changed.update(key for key in old if key not in facts)
     return kept, frozenset(changed)
-
-
-def steps_of(passes: list[Pass]) -> Iterator[Step]:
-    """Every step of the passes (for tests)."""
-    for journal_pass in passes:
-        yield from journal_pass.steps
