@@ -603,6 +603,20 @@ AUTOGRAD_FACTS = [
      "else:\n    y = model(x)\nv = y  # <- v", Kind.TENSOR, {"grad": T}),
     ("branch of an unknown flag", "if input():\n    y = model(x).detach()\n"
      "else:\n    y = model(x)\nv = y  # <- v", Kind.TENSOR, {"grad": N}),
+    # A list of instances of a class of the file, kept by `__init__` and never changed.
+    ("instances kept in a list",
+     "class U:\n    def __init__(self):\n        self.m = nn.Linear(3, 1)\n"
+     "    def f(self):\n        return self.m(x)\n"
+     "class S:\n    def __init__(self):\n        self.us = [U() for _ in range(2)]\n"
+     "    def g(self):\n        for u in self.us:\n            v = u.f()  # <- v\n"
+     "S().g()", Kind.TENSOR, {"grad": T}),
+    ("instances kept in a list another method grows",
+     "class U:\n    def __init__(self):\n        self.m = nn.Linear(3, 1)\n"
+     "    def f(self):\n        return self.m(x)\n"
+     "class S:\n    def __init__(self):\n        self.us = [U() for _ in range(2)]\n"
+     "    def add(self, u):\n        self.us.append(u)\n"
+     "    def g(self):\n        for u in self.us:\n            v = u.f()  # <- v\n"
+     "S().g()", Kind.UNKNOWN, {"grad": N}),
     # So does the branch of a conditional expression.
     ("conditional expression of a certain flag", "FLAG = False\n"
      "v = model(x).detach() if FLAG else model(x)  # <- v", Kind.TENSOR, {"grad": T}),

@@ -780,16 +780,27 @@ def _local_stores(function: FunctionNode) -> dict[str, int]:
 
 
 def _kept_whole(value: Value) -> bool:
-    """A module, or a dict or list literal of modules or of leaf tensors (`{"w1": w1, ...}`
-    of hand-made parameters): what an object keeps of it stays what it was given, as long
-    as no code of the file changes the container (see `_containers_changed`)."""
+    """A module, or a dict or list of modules, of leaf tensors (`{"w1": w1, ...}` of
+    hand-made parameters) or of instances of one class of the file (`[User(...) for i in
+    range(n)]`): what an object keeps of it stays what it was given, as long as no code of
+    the file changes the container (see `_containers_changed`)."""
     if value.kind is Kind.MODULE:
         return True
-    if value.kind not in (Kind.MAPPING, Kind.SEQUENCE) or not value.elements:
+    if value.kind not in (Kind.MAPPING, Kind.SEQUENCE):
         return False
-    return all(e.kind is Kind.MODULE for e in value.elements) or all(
-        e.kind is Kind.TENSOR and e.leaf for e in value.elements
+    if not value.elements:
+        items = value.items
+        return value.kind is Kind.SEQUENCE and items is not None and _instance(items)
+    return (
+        all(e.kind is Kind.MODULE for e in value.elements)
+        or all(e.kind is Kind.TENSOR and e.leaf for e in value.elements)
+        or all(_instance(e) for e in value.elements)
     )
+
+
+def _instance(value: Value) -> bool:
+    """An instance of a class of the file."""
+    return value.kind is Kind.INSTANCE and value.instance_of is not None
 
 
 def _self_pairs(target: ast.expr, value: ast.expr) -> list[tuple[str, ast.expr]]:

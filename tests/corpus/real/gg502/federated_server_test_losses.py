@@ -46,7 +46,7 @@ class Server:
     def evaluate(self):
         test_samples, test_accs, test_losses = self.test()
         glob_acc = np.sum(test_accs) / np.sum(test_samples)
-        glob_loss = np.sum([x * y for (x, y) in zip(test_samples, test_losses)]).item() / np.sum(test_samples)  # missed: GG502
+        glob_loss = np.sum([x * y for (x, y) in zip(test_samples, test_losses)]).item() / np.sum(test_samples)  # expect: GG502
         return glob_acc, glob_loss
 
     def evaluate_fixed(self):
