@@ -81,3 +81,14 @@ def test_an_attribute_stored_by_the_file_is_unknown() -> None:
 )
 def test_anything_uncertain_leaves_the_namespace_unknown(body: str, tail: str) -> None:
     assert _fields(body, "args = parser.parse_args()\n" + tail) == {}
+
+
+def test_parse_known_args_returns_the_namespace_and_the_rest() -> None:
+    source = (
+        HEAD + 'parser.add_argument("--lr", type=float)\nargs, rest = parser.parse_known_args()\n'
+    )
+    tree = ast.parse(source)
+    (pair,) = parsed_namespaces(tree, {}).values()
+    assert pair.kind.name == "SEQUENCE" and pair.elements is not None
+    namespace, leftover = pair.elements
+    assert namespace.fields == ("lr",) and leftover.grad.name == "UNTRACKED"

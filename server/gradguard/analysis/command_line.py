@@ -11,8 +11,10 @@ anything with autograd history. So `args.lr * loss` is as differentiable as `los
 Known only when all of this holds for one parser (anything else: unknown):
 
 * it is bound once in the file, by `name = argparse.ArgumentParser(...)`, and is only ever
-  asked `name.add_argument(...)` and `name.parse_args(...)` (or to print its help or report
-  an error): no argument groups, sub-parsers or `set_defaults`, and it is handed to nothing;
+  asked `name.add_argument(...)` and `name.parse_args(...)` or `name.parse_known_args(...)`
+  (which returns the namespace and a list of the strings it did not parse), or to print its
+  help or report an error: no argument groups, sub-parsers or `set_defaults`, and it is
+  handed to nothing;
 * every `add_argument` has literal option strings and literal keywords (a `type` that is a
   builtin the file does not re-bind), and no `*`/`**` unpacking;
 * the file never calls `vars(...)` and never mentions `__dict__` (either can set any
@@ -37,13 +39,15 @@ _NUMBER_ACTIONS = frozenset({"store_true", "store_false", "count"})
 _ACTIONS = _NUMBER_ACTIONS | {"store", "store_const", "append", "append_const", "extend"}
 # Keywords of `add_argument` whose literal value only shapes what is parsed.
 _PLAIN_KEYWORDS = frozenset({"help", "metavar", "required", "choices", "nargs", "const"})
+_KNOWN = "parse_known_args"
 # What may be asked of a parser besides adding arguments and parsing.
 _HARMLESS_METHODS = frozenset({"print_help", "print_usage", "format_help", "format_usage", "error"})
 
 
 def parsed_namespaces(tree: ast.Module, stored: dict[str, int]) -> dict[int, Value]:
-    """The namespace every `parse_args(...)` call of a known parser returns, by id() of the
-    call (see the module docs). `stored` counts the attribute stores of the file
+    """What every `parse_args(...)` (the namespace) or `parse_known_args(...)` (the namespace
+    and the strings left over) call of a known parser returns, by id() of the call (see the
+    module docs). `stored` counts the attribute stores of the file
     (`FileSyntax.attribute_stores`)."""
     if _rewrites_namespaces(tree):
         return {}
@@ -58,7 +62,11 @@ def parsed_namespaces(tree: ast.Module, stored: dict[str, int]) -> dict[int, Val
         namespace = _namespace(tree, name, bound, stored)
         if namespace is not None:
             value, parses = namespace
-            found.update(dict.fromkeys((id(call) for call in parses), value))
+            leftover = Value(grad=Grad.UNTRACKED, kind=Kind.OTHER)
+            pair = Value(kind=Kind.SEQUENCE, elements=(value, leftover))
+            for call in parses:
+                known = isinstance(call.func, ast.Attribute) and call.func.attr == _KNOWN
+                found[id(call)] = pair if known else value
     return found
 
 
@@ -135,7 +143,7 @@ def _namespace(
     for call, method in _uses(tree, parser):
         if method is None:
             return None
-        if method == "parse_args":
+        if method in ("parse_args", _KNOWN):
             parses.append(call)
         elif method == "add_argument":
             argument = _argument(call, bound)
@@ -174,7 +182,7 @@ def _uses(tree: ast.Module, parser: str) -> Iterator[tuple[ast.Call, str | None]
         method = attribute.attr
         if method in _HARMLESS_METHODS:
             continue
-        known = method in ("add_argument", "parse_args")
+        known = method in ("add_argument", "parse_args", _KNOWN)
         yield call, method if known else None
 
 

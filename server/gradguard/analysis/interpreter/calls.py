@@ -197,7 +197,7 @@ class CallEvaluator(TorchCalls):
             return Value(kind=Kind.MODULE, module=ModuleRef(built.builder, kind=built.kind))
         if isinstance(func, ast.Name) and self._is_builtin(func.id):
             return self.builtin_call(call, func.id)
-        if isinstance(func, ast.Attribute) and func.attr == "parse_args":
+        if isinstance(func, ast.Attribute) and func.attr in ("parse_args", "parse_known_args"):
             namespace = self.module.syntax.parsed_namespace(call)
             if namespace is not None:
                 self.arguments(call)

@@ -143,11 +143,11 @@ class FileSyntax:
         return self._class_binds
 
     def parsed_namespace(self, call: ast.Call) -> Value | None:
-        """What `call`, a `parser.parse_args(...)`, returns when certain (see
-        `gradguard.analysis.command_line`)."""
+        """What `call`, a `parser.parse_args(...)` or `parser.parse_known_args(...)`, returns
+        when certain (see `gradguard.analysis.command_line`)."""
         if self._namespaces is None:
             self._namespaces = {}
-            if self.text is None or "parse_args" in self.text:
+            if self.text is None or "_args(" in self.text:
                 self._namespaces = parsed_namespaces(self.tree, self.attribute_stores())
         return self._namespaces.get(id(call))
 
