@@ -31,6 +31,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from gradguard.analysis.names import binding_counts
 from gradguard.analysis.values import UNKNOWN, Grad, Kind, Loss, LossKind, Value
 
 _NUMBER_TYPES = frozenset({"int", "float", "bool"})
@@ -54,7 +55,7 @@ def parsed_namespaces(tree: ast.Module, stored: dict[str, int]) -> dict[int, Val
     builders = _parser_builders(tree)
     if not builders:
         return {}
-    bound = _bound_names(tree)
+    bound = binding_counts(ast.walk(tree))
     found: dict[int, Value] = {}
     for name in builders:
         if bound.get(name) != 1:
@@ -111,27 +112,6 @@ def _names_parser_class(func: ast.expr, modules: set[str], classes: set[str]) ->
         and isinstance(func.value, ast.Name)
         and func.value.id in modules
     )
-
-
-def _bound_names(tree: ast.Module) -> dict[str, int]:
-    """How often the file binds each plain name anywhere (any scope): stores, parameters,
-    definitions, imports."""
-    counts: dict[str, int] = {}
-    for node in ast.walk(tree):
-        names: list[str] = []
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            names = [node.id]
-        elif isinstance(node, ast.arg):
-            names = [node.arg]
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            names = [node.name]
-        elif isinstance(node, ast.alias):
-            names = [(node.asname or node.name).split(".", 1)[0]]
-        elif isinstance(node, ast.Global | ast.Nonlocal):
-            names = [*node.names, *node.names]
-        for name in names:
-            counts[name] = counts.get(name, 0) + 1
-    return counts
 
 
 def _namespace(

@@ -20,7 +20,12 @@ from dataclasses import dataclass
 
 from gradguard.analysis.call_sites import transparent_decorators
 from gradguard.analysis.model import FunctionNode
-from gradguard.analysis.names import dotted, may_name_an_optimizer, parameter_names
+from gradguard.analysis.names import (
+    dotted,
+    local_binding_counts,
+    may_name_an_optimizer,
+    parameter_names,
+)
 from gradguard.analysis.node_cache import cached_by_node
 from gradguard.analysis.walk import LEAVES, NESTED_CODE, children, own_nodes
 
@@ -36,23 +41,15 @@ def _local_functions(function: FunctionNode) -> dict[str, FunctionNode | None]:
     binding (undecorated, or under grad-mode decorators that still run it), or None (a
     parameter, an assignment, an import, a second `def`, another decorator, a `global` or
     `nonlocal` declaration: not followed)."""
-    spec = function.args
-    starred = [a.arg for a in (spec.vararg, spec.kwarg) if a is not None]
-    bound: dict[str, FunctionNode | None] = dict.fromkeys([*parameter_names(function), *starred])
+    counts = local_binding_counts(function)
+    bound: dict[str, FunctionNode | None] = dict.fromkeys(counts)
     for node in own_nodes(function.body):
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            once = node.name not in bound and transparent_decorators(node)
-            bound[node.name] = node if once else None
-        elif isinstance(node, ast.ClassDef):
-            bound[node.name] = None
-        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            bound[node.id] = None
-        elif isinstance(node, ast.alias):
-            bound[(node.asname or node.name).split(".", 1)[0]] = None
-        elif isinstance(node, ast.Global | ast.Nonlocal):
-            bound.update(dict.fromkeys(node.names))
-        elif isinstance(node, ast.ExceptHandler) and node.name is not None:
-            bound[node.name] = None
+        if (
+            isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+            and counts[node.name] == 1
+            and transparent_decorators(node)
+        ):
+            bound[node.name] = node
     return bound
 
 

@@ -5,9 +5,11 @@ from __future__ import annotations
 import ast
 import re
 import unicodedata
+from collections.abc import Iterable
+from itertools import chain
 
 from gradguard.analysis.node_cache import cached_by_node
-from gradguard.analysis.walk import LEAVES, NESTED_CODE, children, walk
+from gradguard.analysis.walk import LEAVES, NESTED_CODE, children, own_nodes, walk
 
 
 def dotted(expr: ast.expr) -> str | None:
@@ -165,17 +167,52 @@ def kept_parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> frozens
 def _unbind(names: set[str], node: ast.AST) -> None:
     """Remove from `names` those `node` of a function's own code may bind (`kept_parameters`;
     not a Name, which it handles itself)."""
+    names.difference_update(names_bound_by(node))
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        names.difference_update(_bound_inside(node))
+
+
+def names_bound_by(node: ast.AST) -> list[str]:
+    """The plain names `node` itself binds where it runs (not what code nested in it binds):
+    a stored or deleted Name, a parameter, a `def` or `class`, an import, an `except` or
+    `match` capture, and the names a `global` or `nonlocal` declaration makes bound
+    elsewhere too."""
+    if isinstance(node, ast.Name):
+        return [] if isinstance(node.ctx, ast.Load) else [node.id]
+    if isinstance(node, ast.arg):
+        return [node.arg]
     if isinstance(node, ast.Global | ast.Nonlocal):
-        names.difference_update(node.names)
-    elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-        names.discard(node.name)
-        names -= _bound_inside(node)
-    elif isinstance(node, ast.alias):
-        names.discard((node.asname or node.name).split(".")[0])
-    elif isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar) and node.name:
-        names.discard(node.name)
-    elif isinstance(node, ast.MatchMapping) and node.rest:
-        names.discard(node.rest)
+        return list(node.names)
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return [node.name]
+    if isinstance(node, ast.alias):
+        return [(node.asname or node.name).split(".")[0]]
+    if isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar):
+        return [node.name] if node.name else []
+    if isinstance(node, ast.MatchMapping):
+        return [node.rest] if node.rest else []
+    return []
+
+
+def binding_counts(nodes: Iterable[ast.AST]) -> dict[str, int]:
+    """How often `nodes` bind each plain name (`names_bound_by`). A `global` or `nonlocal`
+    declaration counts twice: its name is bound elsewhere too, so never "bound once"."""
+    counts: dict[str, int] = {}
+    for node in nodes:
+        twice = isinstance(node, ast.Global | ast.Nonlocal)
+        for name in names_bound_by(node):
+            counts[name] = counts.get(name, 0) + (2 if twice else 1)
+    return counts
+
+
+@cached_by_node
+def local_binding_counts(function: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, int]:
+    """`binding_counts` of a function's own scope: its parameters (`*args` and `**kwargs`
+    too) and its own code, not the code of functions and classes nested in it."""
+    spec = function.args
+    starred = [a for a in (spec.vararg, spec.kwarg) if a is not None]
+    parameters = [*spec.posonlyargs, *spec.args, *spec.kwonlyargs, *starred]
+    return binding_counts(chain(parameters, own_nodes(function.body)))
 
 
 def _bound_inside(node: ast.AST) -> frozenset[str]:

@@ -34,7 +34,13 @@ from gradguard.analysis.model import (
     InPlaceOnSaved,
     ModuleAnalysis,
 )
-from gradguard.analysis.names import dotted, kept_parameters, paired, parameter_names
+from gradguard.analysis.names import (
+    dotted,
+    kept_parameters,
+    local_binding_counts,
+    paired,
+    parameter_names,
+)
 from gradguard.analysis.node_cache import cached_by_node
 from gradguard.analysis.project_imports import ProjectImports
 from gradguard.analysis.values import (
@@ -53,7 +59,6 @@ from gradguard.analysis.walk import (
     assignment_targets,
     children,
     module_nodes_of,
-    own_nodes,
     walk,
 )
 
@@ -403,7 +408,7 @@ class ModuleInterpreter:
                     scratch.env[name] = known
         changed = _containers_changed(self.tree, init)
         containers: dict[str, Value] = {}
-        locals_once = _local_stores(init)
+        locals_once = local_binding_counts(init)
         for stmt in init.body:
             if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
                 # A helper building layers (`def block(...): ... return layers`), for
@@ -760,23 +765,6 @@ def _parameter_kept_on_self(method: ast.FunctionDef, stmt: ast.stmt) -> tuple[st
 def _class_level(node: ast.ClassDef, attr: str) -> bool:
     """Whether the class body itself binds `attr` (a default the instances read)."""
     return any(isinstance(t, ast.Name) and t.id == attr for t in assignment_targets(node.body))
-
-
-def _local_stores(function: FunctionNode) -> dict[str, int]:
-    """How often `function`'s own code binds each plain name (stores, deletions, parameters,
-    `global`/`nonlocal` declarations count as two)."""
-    counts: dict[str, int] = dict.fromkeys(parameter_names(function), 1)
-    for node in own_nodes(function.body):
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            counts[node.id] = counts.get(node.id, 0) + 1
-        elif isinstance(node, ast.Global | ast.Nonlocal):
-            counts.update(dict.fromkeys(node.names, 2))
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            counts[node.name] = counts.get(node.name, 0) + 1
-        elif isinstance(node, ast.alias):
-            name = (node.asname or node.name).split(".", 1)[0]
-            counts[name] = counts.get(name, 0) + 1
-    return counts
 
 
 def _kept_whole(value: Value) -> bool:
