@@ -33,6 +33,7 @@ from collections.abc import Iterator
 
 from gradguard.analysis.names import binding_counts
 from gradguard.analysis.values import UNKNOWN, Grad, Kind, Loss, LossKind, Value
+from gradguard.analysis.walk import module_nodes, module_nodes_of, module_parents
 
 _NUMBER_TYPES = frozenset({"int", "float", "bool"})
 _TYPES = _NUMBER_TYPES | {"str"}
@@ -55,7 +56,7 @@ def parsed_namespaces(tree: ast.Module, stored: dict[str, int]) -> dict[int, Val
     builders = _parser_builders(tree)
     if not builders:
         return {}
-    bound = binding_counts(ast.walk(tree))
+    bound = binding_counts(module_nodes(tree))
     found: dict[int, Value] = {}
     for name in builders:
         if bound.get(name) != 1:
@@ -72,12 +73,12 @@ def parsed_namespaces(tree: ast.Module, stored: dict[str, int]) -> dict[int, Val
 
 
 def _rewrites_namespaces(tree: ast.Module) -> bool:
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and node.id == "vars":
-            return True
-        if isinstance(node, ast.Attribute) and node.attr == "__dict__":
-            return True
-    return False
+    """`vars(...)` or `__dict__` anywhere: either can set any attribute of a namespace."""
+    return any(
+        (isinstance(node, ast.Name) and node.id == "vars")
+        or (isinstance(node, ast.Attribute) and node.attr == "__dict__")
+        for node in module_nodes_of(tree, ast.Name, ast.Attribute)
+    )
 
 
 def _parser_builders(tree: ast.Module) -> list[str]:
@@ -91,10 +92,9 @@ def _parser_builders(tree: ast.Module) -> list[str]:
         elif isinstance(stmt, ast.ImportFrom) and stmt.module == "argparse":
             class_names.update(a.asname or a.name for a in stmt.names if a.name == "ArgumentParser")
     found: list[str] = []
-    for node in ast.walk(tree):
+    for node in module_nodes_of(tree, ast.Assign):
         if (
-            isinstance(node, ast.Assign)
-            and len(node.targets) == 1
+            len(node.targets) == 1
             and isinstance(node.targets[0], ast.Name)
             and isinstance(node.value, ast.Call)
             and _names_parser_class(node.value.func, module_names, class_names)
@@ -141,14 +141,9 @@ def _namespace(
 def _uses(tree: ast.Module, parser: str) -> Iterator[tuple[ast.Call, str | None]]:
     """Every read of `parser`: the call of its method, and the method's name when it is one
     of the known ones (None: any other use)."""
-    parents: dict[int, ast.AST] = {}
-    for node in ast.walk(tree):
-        for child in ast.iter_child_nodes(node):
-            parents[id(child)] = node
-    for node in ast.walk(tree):
-        if not (isinstance(node, ast.Name) and node.id == parser):
-            continue
-        if not isinstance(node.ctx, ast.Load):
+    parents = module_parents(tree)
+    for node in module_nodes_of(tree, ast.Name):
+        if node.id != parser or not isinstance(node.ctx, ast.Load):
             continue
         attribute = parents.get(id(node))
         call = parents.get(id(attribute)) if attribute is not None else None

@@ -36,7 +36,9 @@ from gradguard.analysis import torch_api as api
 from gradguard.analysis.events import OptimizerCall
 from gradguard.analysis.model import BackwardCall, ModuleAnalysis
 from gradguard.analysis.name_flow import UNKNOWN_KEY, Key, NameBinding, NameFlow
+from gradguard.analysis.names import binding_counts
 from gradguard.analysis.values import Grad
+from gradguard.analysis.walk import own_nodes
 
 # What may be done with the optimized module: methods that neither store it anywhere nor
 # give it new parameters (checked against torch 2.13.0's nn.Module).
@@ -240,11 +242,13 @@ class _Check:
         """`model.init_hidden(batch)`: a method of the module's own class (see
         `_self_kept`) that gives nothing of the module away; what it returns counts as
         computed from the module, as a call's output does."""
-        if self.module_class is None:
-            return False
-        found = [s for s in self.module_class.body if method in _defined(s)]
-        function = found[0] if len(found) == 1 else None
-        return isinstance(function, ast.FunctionDef) and _self_kept(function, self.flow)
+        body = self.module_class.body if self.module_class is not None else []
+        if binding_counts(own_nodes(body)).get(method) != 1:
+            return False  # no such method, or a name the class body binds twice
+        function = next(
+            (s for s in body if isinstance(s, ast.FunctionDef) and s.name == method), None
+        )
+        return function is not None and _self_kept(function, self.flow)
 
     def _optimizer_use(self, name: ast.Name, stepped: set[int]) -> bool:
         if self.flow.forwarded(name) in self.keys:
@@ -420,15 +424,6 @@ def _bound_value(stmt: ast.Assign, name: str) -> ast.expr | None:
 
 # How many calls deep a name handed on to a function's parameter is followed.
 _FORWARDING_DEPTH = 4
-
-
-def _defined(stmt: ast.stmt) -> set[str]:
-    """Names a statement of a class body binds (methods, class attributes)."""
-    if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-        return {stmt.name}
-    return {
-        n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
-    }
 
 
 def _self_kept(function: ast.FunctionDef, flow: NameFlow) -> bool:

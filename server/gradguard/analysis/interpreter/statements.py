@@ -634,10 +634,7 @@ class FunctionInterpreter(CallEvaluator):
                     continue  # annotated in the loop (e.g. retain_grad), not re-bound
                 carry = Carry(key, stmt, value.origin, value, previous)
                 if previous is None or (
-                    _number_literal(previous)
-                    and value.kind is Kind.TENSOR
-                    and key in _accumulated(stmt)
-                    and not empty
+                    not empty and value.kind is Kind.TENSOR and _total(stmt, key, previous)
                 ):
                     # A total seeded with a number, a tensor from the first iteration on
                     # (see `_skipped`).
@@ -779,7 +776,7 @@ def _seeded_totals(before: Env, exits: list[Env | None], stmt: LoopNode) -> Env:
         return before
     found = before
     for key, held in before.items():
-        if not _number_literal(held) or key not in _accumulated(stmt):
+        if not _total(stmt, key, held):
             continue
         values = [env.get(key) for env in ways]
         tensors = [v for v in values if v is not None and v.kind is Kind.TENSOR]
@@ -792,6 +789,12 @@ def _seeded_totals(before: Env, exits: list[Env | None], stmt: LoopNode) -> Env:
             found = dict(before)
         found[key] = total
     return found
+
+
+def _total(stmt: LoopNode, key: str, seed: Value) -> bool:
+    """`key` is a total the loop accumulates into, seeded with a number literal before it
+    (`total = 0` then `total += loss`): see `_skipped`."""
+    return _number_literal(seed) and key in _accumulated(stmt)
 
 
 @cached_by_node
