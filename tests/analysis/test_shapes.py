@@ -101,3 +101,47 @@ def test_broadcasting_keeps_the_non_single_operand() -> None:
         (4, 3), exact=True
     )
     assert join_shapes(Shape((3,), exact=True), SCALAR_SHAPE) == Shape()
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        # Sizes held by names, dict entries and tuples of them, as well as literals.
+        ("n = 6\nnn.Linear(4, n)(torch.randn(n, 4)).backward()", Shape((6, 6), exact=True)),
+        (
+            "cfg = {'rows': 5}\n"
+            "torch.randn((cfg['rows'], 3), requires_grad=True).sum(dim=1).backward()",
+            Shape((5,), exact=True),
+        ),
+        ("d = 1\ntorch.randn(3, 4, requires_grad=True).sum(dim=d).backward()", Shape((3,), True)),
+        # Random integers and permutations have their sizes; comparisons broadcast.
+        (
+            "w = torch.randn(1, requires_grad=True)\n(w * torch.randint(0, 4, (6, 2))).backward()",
+            Shape((6, 2), exact=True),
+        ),
+        (
+            "w = torch.randn(1, requires_grad=True)\n(w * torch.randperm(7)).backward()",
+            Shape((7,), True),
+        ),
+        (
+            "w = torch.randn(1, requires_grad=True)\n(w * (torch.randn(5) > 0)).backward()",
+            Shape((5,), exact=True),
+        ),
+    ],
+)
+def test_sizes_known_through_names(body: str, expected: Shape) -> None:
+    assert _shape(body) == expected
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "def f(n):\n    torch.randn(n, requires_grad=True).backward()",  # a parameter
+        # Two paths bind two sizes: only what both agree on.
+        "n = 1\nif flag:\n    n = 3\ntorch.randn(n, requires_grad=True).backward()",
+        "n = 4\nn = int(s)\ntorch.randn(n, requires_grad=True).backward()",  # rebound
+        "cfg = {'n': 4}\ncfg['n'] = k\ntorch.randn(cfg['n'], requires_grad=True).backward()",
+    ],
+)
+def test_sizes_not_known_stay_unknown(body: str) -> None:
+    assert not _shape(body).not_single

@@ -7,6 +7,13 @@ from those rows (checked against torch 2.13.0). A row of a tensor without histor
 none, and a stack of rows without history has none either, so the batches of a loader over
 data the file made (`torch.randn`, `torch.tensor(array)`) certainly do not require grad.
 
+Shapes follow when the data's are known exactly: a row of an `(N, 3)` tensor is `(3,)`, and
+a field of a batch is `(B, 3)` where `B` is the batch size when every batch has that size
+(`N` a multiple of `batch_size`, or `drop_last=True`; a single batch of `N` rows when
+`N <= batch_size`). A dataset keeps its number of rows `N` as its shape `(N,)`, the size
+`len()` gives. A sampler, a batch sampler, a batch size or `drop_last` the analysis does
+not know leave the batch dimension unknown.
+
 Only that case is known: a dataset of tensors with history (their rows keep it, and a
 stack of them requires grad), any other dataset, a loader with its own `collate_fn`, or
 arguments unpacked with `*`/`**` stay unknown (their batches are then at most the
@@ -17,7 +24,7 @@ from __future__ import annotations
 
 import ast
 
-from gradguard.analysis.shapes import UNKNOWN_SHAPE
+from gradguard.analysis.shapes import UNKNOWN_SHAPE, Dim, Shape
 from gradguard.analysis.values import Grad, Kind, Value, evolve
 
 TENSOR_DATASETS = frozenset(
@@ -33,12 +40,30 @@ def tensor_dataset(call: ast.Call, args: list[Value]) -> Value | None:
         return None
     if len(args) != len(call.args):
         return None
-    rows: list[Value] = []
     for value in args:
         if value.kind is not Kind.TENSOR or value.grad is not Grad.UNTRACKED:
             return None
-        rows.append(evolve(value, leaf=False, elements=None, shape=UNKNOWN_SHAPE))
-    return Value(kind=Kind.SEQUENCE, items=Value(kind=Kind.SEQUENCE, elements=tuple(rows)))
+    length = _rows(args)
+    rows = tuple(
+        evolve(
+            value,
+            leaf=False,
+            elements=None,
+            shape=UNKNOWN_SHAPE if length is None else Shape(value.shape.dims[1:], exact=True),
+        )
+        for value in args
+    )
+    item = Value(kind=Kind.SEQUENCE, elements=rows)
+    if length is None:
+        return Value(kind=Kind.SEQUENCE, items=item)
+    return Value(kind=Kind.SEQUENCE, items=item, shape=Shape((length,), exact=True))
+
+
+def _rows(tensors: list[Value]) -> int | None:
+    """The number of rows `N` of tensors whose shapes are all known exactly with the same
+    first dimension (what a TensorDataset of them has); None otherwise."""
+    firsts = {t.shape.dims[0] if t.shape.exact and t.shape.dims else None for t in tensors}
+    return firsts.pop() if len(firsts) == 1 else None
 
 
 def data_loader(call: ast.Call, args: list[Value]) -> Value | None:
@@ -59,8 +84,43 @@ def data_loader(call: ast.Call, args: list[Value]) -> Value | None:
     if item.kind is not Kind.SEQUENCE or item.elements is None or item.fields is not None:
         return None
     fields: list[Value] = []
+    batch = _batch_dimension(call, args, dataset.shape)
     for row in item.elements:
         if row.kind is not Kind.TENSOR or row.grad is not Grad.UNTRACKED:
             return None
-        fields.append(Value(grad=Grad.UNTRACKED, kind=Kind.TENSOR, loss=row.loss))
+        shape = UNKNOWN_SHAPE
+        if row.shape.exact and batch is not None:
+            shape = Shape((*batch, *row.shape.dims), exact=True)
+        fields.append(Value(grad=Grad.UNTRACKED, kind=Kind.TENSOR, loss=row.loss, shape=shape))
     return Value(kind=Kind.SEQUENCE, items=Value(kind=Kind.SEQUENCE, elements=tuple(fields)))
+
+
+# DataLoader's parameters in order, up to those that decide the batches' sizes.
+_LOADER_PARAMETERS = ("dataset", "batch_size", "shuffle", "sampler", "batch_sampler")
+
+
+def _batch_dimension(call: ast.Call, args: list[Value], dataset: Shape) -> tuple[Dim] | None:
+    """The dimension `DataLoader(dataset, ...)` stacks rows along: `(B,)` when every batch
+    has `B` rows (the batch size when the dataset's `N` rows split into full batches or
+    `drop_last=True` drops the rest, `N` when one batch holds them all), `(None,)` when the
+    sizes vary or a sampler decides them. None when batches may not be stacked rows at all
+    (a `batch_size` that may be None) or the call is not understood."""
+    if len(call.args) > 3:
+        return None
+    given: dict[str, Value] = dict(zip(_LOADER_PARAMETERS, args[: len(call.args)], strict=False))
+    for index, kw in enumerate(call.keywords):
+        if kw.arg is not None:
+            given[kw.arg] = args[len(call.args) + index]
+    size = given["batch_size"].const if "batch_size" in given else 1
+    if type(size) is not int or size < 1:
+        return None
+    drop = given["drop_last"].const if "drop_last" in given else False
+    varies: tuple[Dim] = (None,)
+    if "sampler" in given or "batch_sampler" in given or type(drop) is not bool:
+        return varies
+    if not dataset.exact or len(dataset.dims) != 1 or dataset.dims[0] is None:
+        return varies
+    rows = dataset.dims[0]
+    if rows <= size:
+        return (rows,) if rows == size or not drop else varies
+    return (size,) if rows % size == 0 or drop else varies

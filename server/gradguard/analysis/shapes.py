@@ -25,10 +25,14 @@ from __future__ import annotations
 
 import ast
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 Dim = int | None
+# What the interpreter knows a call's argument expressions hold (`n` bound to `64`,
+# `cfg["hidden"]`): sizes may be given by such names as well as by literals.
+Constants = Mapping[ast.AST, object]
+NO_CONSTANTS: Constants = {}
 
 
 @dataclass(frozen=True)
@@ -130,15 +134,13 @@ def broadcast(shapes: Sequence[Shape]) -> Shape:
     return result
 
 
-def _int(node: ast.expr | None) -> int | None:
-    """A literal non-negative int (not a bool)."""
-    if (
-        isinstance(node, ast.Constant)
-        and isinstance(node.value, int)
-        and not isinstance(node.value, bool)
-        and node.value >= 0
-    ):
-        return node.value
+def _int(node: ast.expr | None, constants: Constants = NO_CONSTANTS) -> int | None:
+    """A non-negative int (not a bool): a literal, or an expression `constants` knows."""
+    if node is None:
+        return None
+    value = node.value if isinstance(node, ast.Constant) else constants.get(node)
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
     return None
 
 
@@ -156,20 +158,24 @@ def _argument(call: ast.Call, index: int, name: str) -> ast.expr | None:
     return call.args[index] if index < len(call.args) else None
 
 
-def _size_argument(call: ast.Call) -> Shape:
+def _size_argument(call: ast.Call, constants: Constants) -> Shape:
     """The size of `torch.zeros(2, 3)`, `torch.zeros((2, 3))`, `torch.zeros(size=[2, 3])`."""
     sized = _keyword(call, "size")
     if sized is not None:
-        items: list[ast.expr] | None = (
-            list(sized.elts) if isinstance(sized, ast.Tuple | ast.List) else None
-        )
-    elif len(call.args) == 1 and isinstance(call.args[0], ast.Tuple | ast.List):
-        items = list(call.args[0].elts)
-    else:
-        items = list(call.args)
-    if items is None:
+        return _sizes(sized, constants)
+    if len(call.args) == 1 and isinstance(call.args[0], ast.Tuple | ast.List):
+        return _sizes(call.args[0], constants)
+    return _sizes(call.args, constants)
+
+
+def _sizes(node: ast.expr | list[ast.expr] | None, constants: Constants) -> Shape:
+    """The shape given by sizes written in place: a tuple or list (`(4, n)`) or the
+    arguments themselves; unknown unless every size is known."""
+    if isinstance(node, ast.Tuple | ast.List):
+        node = node.elts
+    if not isinstance(node, list):
         return UNKNOWN_SHAPE
-    sizes = [_int(item) for item in items]
+    sizes = [_int(item, constants) for item in node]
     if any(size is None for size in sizes):
         return UNKNOWN_SHAPE
     return Shape(tuple(sizes), exact=True)
@@ -219,34 +225,37 @@ def _arange(call: ast.Call) -> Shape:
     return Shape((max(0, math.ceil((end - start) / step)),), exact=True)
 
 
-def factory_shape(qualified: str, call: ast.Call, like: Shape) -> Shape:
+def factory_shape(
+    qualified: str, call: ast.Call, like: Shape, constants: Constants = NO_CONSTANTS
+) -> Shape:
     """The shape of a tensor made by a torch factory, `torch.tensor(...)` or a legacy
     constructor; `like` is the shape of the first argument (for `torch.zeros_like(y)` and
-    `nn.Parameter(t)`)."""
+    `nn.Parameter(t)`), `constants` what the argument expressions are known to hold."""
     name = qualified.rsplit(".", 1)[-1]
     if name.endswith("_like") or name == "Parameter":
         return like
     if name in ("zeros", "ones", "empty", "rand", "randn"):
-        return _size_argument(call)
+        return _size_argument(call, constants)
+    if name == "randperm":
+        n = _int(_argument(call, 0, "n"), constants)
+        return Shape((n,), exact=True) if n is not None else UNKNOWN_SHAPE
+    if name == "randint" and call.args:
+        # `torch.randint(high, size)` or `torch.randint(low, high, size)`: size comes last.
+        return _sizes(_keyword(call, "size") or call.args[-1], constants)
     if name == "full":
-        size = _argument(call, 0, "size")
-        if isinstance(size, ast.Tuple | ast.List):
-            sizes = [_int(e) for e in size.elts]
-            if all(s is not None for s in sizes):
-                return Shape(tuple(sizes), exact=True)
-        return UNKNOWN_SHAPE
+        return _sizes(_argument(call, 0, "size"), constants)
     if name in ("tensor", "as_tensor"):
         data = _argument(call, 0, "data")
         return _literal_data(data) if data is not None else UNKNOWN_SHAPE
     if name == "arange":
         return _arange(call)
     if name in ("linspace", "logspace"):
-        steps = _int(_argument(call, 2, "steps"))
+        steps = _int(_argument(call, 2, "steps"), constants)
         return Shape((steps,), exact=True) if steps is not None else UNKNOWN_SHAPE
     if name == "eye":
-        rows = _int(_argument(call, 0, "n"))
+        rows = _int(_argument(call, 0, "n"), constants)
         columns_node = _argument(call, 1, "m")
-        columns = rows if columns_node is None else _int(columns_node)
+        columns = rows if columns_node is None else _int(columns_node, constants)
         if rows is not None and columns is not None:
             return Shape((rows, columns), exact=True)
     return UNKNOWN_SHAPE
@@ -391,18 +400,18 @@ class Layer:
         return UNKNOWN_SHAPE
 
 
-def layer_of(name: str, call: ast.Call) -> Layer | None:
-    """The `Layer` of `torch.nn.<name>(...)` built with literal arguments, if known."""
+def layer_of(name: str, call: ast.Call, constants: Constants = NO_CONSTANTS) -> Layer | None:
+    """The `Layer` of `torch.nn.<name>(...)` built with known sizes, if known."""
     if name in _SHAPE_KEEPING_LAYERS:
         return Layer("same")
     if name == "Flatten":
         return Layer("numel")
     if name == "Linear":
-        return Layer("last", size=_int(_argument(call, 1, "out_features")))
+        return Layer("last", size=_int(_argument(call, 1, "out_features"), constants))
     if name == "Embedding":
-        return Layer("append", size=_int(_argument(call, 1, "embedding_dim")))
+        return Layer("append", size=_int(_argument(call, 1, "embedding_dim"), constants))
     if name in _CONVOLUTIONS:
-        size = _int(_argument(call, 1, "out_channels"))
+        size = _int(_argument(call, 1, "out_channels"), constants)
         return Layer("channels", size=size, offset=_CONVOLUTIONS[name])
     if name in LOSSES:
         return Layer("loss", name=name, reduction=reduction_of(name, call, functional=False))
@@ -415,11 +424,16 @@ def sequence_of(layers: Sequence[Layer | None]) -> Layer:
 
 
 def op_shape(
-    name: str, call: ast.Call, inputs: Sequence[Shape], keywords: Sequence[Shape]
+    name: str,
+    call: ast.Call,
+    inputs: Sequence[Shape],
+    keywords: Sequence[Shape],
+    constants: Constants = NO_CONSTANTS,
 ) -> Shape:
     """The shape of a torch function or tensor method `name`: `inputs` are the tensor it works
     on (a method's receiver, a function's first argument) and the other positional arguments,
-    `keywords` the shapes of its keyword arguments."""
+    `keywords` the shapes of its keyword arguments, `constants` what the argument
+    expressions are known to hold."""
     if not inputs:
         return UNKNOWN_SHAPE
     first = inputs[0]
@@ -428,7 +442,8 @@ def op_shape(
         # Only the whole-tensor form is certain: `dim`, `keepdim` or a positional dim keep axes.
         if len(inputs) == 1 and not names & {"dim", "axis", "keepdim", None}:
             return SCALAR_SHAPE
-        return _reduced_along(name, call, first, method=len(inputs) > len(call.args))
+        method = len(inputs) > len(call.args)
+        return _reduced_along(name, call, first, constants, method=method)
     if name in SAME_SHAPE:
         return first
     if name in NUMEL_PRESERVING:
@@ -450,7 +465,9 @@ def op_shape(
 _DIM_REDUCTIONS = frozenset("sum mean prod amax amin logsumexp nansum nanmean".split())
 
 
-def _reduced_along(name: str, call: ast.Call, shape: Shape, *, method: bool) -> Shape:
+def _reduced_along(
+    name: str, call: ast.Call, shape: Shape, constants: Constants, *, method: bool
+) -> Shape:
     """The shape after reducing `shape` over one literal dim (`x.sum(dim=1)`,
     `torch.mean(x, -1, keepdim=True)`): the axis is dropped, or kept as 1 with a literal
     `keepdim=True`. Unknown unless the axis is among the known dimensions."""
@@ -459,7 +476,7 @@ def _reduced_along(name: str, call: ast.Call, shape: Shape, *, method: bool) -> 
     allowed = {"dim", "keepdim", "dtype"}
     if any(kw.arg not in allowed for kw in call.keywords) or len(call.args) > 2 - method:
         return UNKNOWN_SHAPE
-    axis = _signed_int(_argument(call, 0 if method else 1, "dim"))
+    axis = _signed_int(_argument(call, 0 if method else 1, "dim"), constants)
     keep = _keyword(call, "keepdim")
     keepdim = isinstance(keep, ast.Constant) and keep.value is True
     if axis is None or (keep is not None and not isinstance(keep, ast.Constant)):
@@ -474,12 +491,16 @@ def _reduced_along(name: str, call: ast.Call, shape: Shape, *, method: bool) -> 
     return Shape((*shape.dims[:index], *kept, *shape.dims[index + 1 :]), exact=shape.exact)
 
 
-def _signed_int(node: ast.expr | None) -> int | None:
-    """A literal int, `-1` included (not a bool)."""
+def _signed_int(node: ast.expr | None, constants: Constants) -> int | None:
+    """An int, `-1` included (not a bool): a literal or an expression `constants` knows."""
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        inner = _int(node.operand)
+        inner = _int(node.operand, constants)
         return -inner if inner is not None else None
-    return _int(node)
+    if node is not None and not isinstance(node, ast.Constant):
+        value = constants.get(node)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+    return _int(node, constants)
 
 
 def matmul(a: Shape, b: Shape) -> Shape:

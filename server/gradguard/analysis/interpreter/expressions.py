@@ -43,6 +43,26 @@ def shape_of(value: Value) -> shapes.Shape:
     return shapes.UNKNOWN_SHAPE
 
 
+def argument_constants(call: ast.Call, args: list[Value]) -> dict[ast.AST, object]:
+    """What a call's argument expressions are known to hold (`args` evaluated in order,
+    positional then keywords), and the items of a tuple or list written in place
+    (`torch.randn((n, 3))`): the sizes `gradguard.analysis.shapes` may read besides
+    literals. Nothing after a `*args`, whose values no longer line up."""
+    known: dict[ast.AST, object] = {}
+    nodes = [*call.args, *(kw.value for kw in call.keywords)]
+    if any(isinstance(node, ast.Starred) for node in call.args):
+        return known
+    for node, value in zip(nodes, args, strict=False):
+        if value.const is not None:
+            known[node] = value.const
+        elements = value.elements
+        if isinstance(node, ast.Tuple | ast.List) and elements and len(elements) == len(node.elts):
+            for item, element in zip(node.elts, elements, strict=True):
+                if element.const is not None:
+                    known[item] = element.const
+    return known
+
+
 def with_field(base: Value, key: ast.expr, value: Value) -> Value | None:
     """A dict with known string keys after `base[key] = value`; None when `key` is not a
     string constant or the keys of `base` are not known."""
@@ -425,7 +445,10 @@ class ExpressionEvaluator(TrainingEffects):
     def _expr_Compare(self, expr: ast.Compare) -> Value:
         values = [self.eval(value) for value in (expr.left, *expr.comparators)]
         if any(v.kind is Kind.TENSOR for v in values):
-            return self.non_differentiable(expr, "a comparison")
+            result = self.non_differentiable(expr, "a comparison")
+            if len(values) == 2:  # elementwise: the operands broadcast
+                result = evolve(result, shape=shapes.broadcast([shape_of(v) for v in values]))
+            return result
         folded = _folded_equality(expr, values)
         if folded is not None:
             return Value(grad=Grad.UNTRACKED, kind=Kind.SCALAR, const=folded)

@@ -20,7 +20,7 @@ from gradguard.analysis.events import (
     RequiresGradCall,
 )
 from gradguard.analysis.graph import Saves
-from gradguard.analysis.interpreter.expressions import SIZES, shape_of
+from gradguard.analysis.interpreter.expressions import SIZES, argument_constants, shape_of
 from gradguard.analysis.interpreter.module_calls import ModuleCalls
 from gradguard.analysis.model import (
     TorchCall,
@@ -233,7 +233,7 @@ class TorchCalls(ModuleCalls):
                 # `torch.Tensor([t1, t2])` copies the values into a new leaf, as torch.tensor.
                 return self.inference_result(self._leaf(call, qualified, data))
         if qualified in api.FACTORIES or qualified in api.LEGACY_CONSTRUCTORS:
-            shape = shapes.factory_shape(qualified, call, like)
+            shape = shapes.factory_shape(qualified, call, like, argument_constants(call, args))
             return self.inference_result(evolve(self._leaf(call, qualified, None), shape=shape))
         if qualified in api.REWRAP:
             inner = args[0] if args else UNKNOWN
@@ -243,7 +243,7 @@ class TorchCalls(ModuleCalls):
                 if inner.kind is Kind.TENSOR and not call.keywords and len(call.args) == 1:
                     return inner
                 return Value(kind=Kind.TENSOR)
-            shape = shapes.factory_shape(qualified, call, like)
+            shape = shapes.factory_shape(qualified, call, like, argument_constants(call, args))
             leaf = evolve(self._leaf(call, qualified, inner), shape=shape)
             return leaf if qualified in api.MAY_ALIAS else self.inference_result(leaf)
         if qualified in api.PARAMETER:
@@ -350,7 +350,7 @@ class TorchCalls(ModuleCalls):
                 and module_kind.output is not None
                 and not last.startswith("Lazy")
             )
-            layer = shapes.layer_of(last, call)
+            layer = shapes.layer_of(last, call, argument_constants(call, args))
             ref = ModuleRef(
                 qualified=qualified,
                 inplace=in_place,
@@ -539,7 +539,7 @@ class TorchCalls(ModuleCalls):
             reduction = shapes.reduction_of(name, call, functional=True)
             inputs = [*positional, shapes.UNKNOWN_SHAPE, shapes.UNKNOWN_SHAPE]
             return shapes.loss_shape(name, reduction, inputs[0], inputs[1])
-        return shapes.op_shape(name, call, positional, keywords)
+        return shapes.op_shape(name, call, positional, keywords, argument_constants(call, args))
 
     def _leaf(self, call: ast.Call, qualified: str, inner: Value | None) -> Value:
         keyword = self._keyword(call, "requires_grad")
@@ -661,7 +661,9 @@ class TorchCalls(ModuleCalls):
             keywords = [shape_of(a) for a in args[len(call.args) :]]
             result = evolve(
                 result,
-                shape=shapes.op_shape(name, call, positional, keywords),
+                shape=shapes.op_shape(
+                    name, call, positional, keywords, argument_constants(call, args)
+                ),
                 activation=activations.of_method(call, name, receiver),
             )
             if name in api.ZERO_GRADIENT_METHODS:

@@ -1,4 +1,6 @@
 """Trains the autoencoder; the error is kept per element to weight rare features later."""
+import os
+
 import torch
 import torch.nn.functional as F
 
@@ -6,7 +8,8 @@ from models.autoencoder import AutoEncoder
 
 torch.manual_seed(0)
 data = torch.utils.data.TensorDataset(torch.randn(128, 20))
-loader = torch.utils.data.DataLoader(data, batch_size=32)
+# The batch size is the user's to choose: in this file alone the rows' shape is not known.
+loader = torch.utils.data.DataLoader(data, batch_size=int(os.environ.get("BATCH", "32")))
 model = AutoEncoder()
 optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
 for epoch in range(5):
