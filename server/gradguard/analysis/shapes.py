@@ -1,7 +1,9 @@
 """A minimal, honest shape fact for tensors: whether a tensor certainly does not hold exactly
 one element.
 
-There is no shape inference here, only what literal code makes certain:
+There is no shape inference here, only what known sizes make certain. A size is known when
+it is a literal or an expression the interpreter knows the int of (`n` bound to 64 once,
+`cfg["hidden"]` of a literal dict: the `Constants` a caller passes in):
 
 * factories with literal sizes (`torch.randn(4, 10)`, `torch.tensor([1.0, 2.0])`,
   `torch.zeros_like(y)` of a known `y`);

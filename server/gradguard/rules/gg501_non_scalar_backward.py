@@ -6,12 +6,14 @@ without a gradient argument on a tensor `y` that certainly holds more than one e
 model output used as the loss (`model(x).backward()`), a loss built with
 `reduction='none'` and never reduced, an elementwise expression of a vector.
 
-The analysis has no general shape inference. It only trusts literal facts: factory sizes
-(`torch.randn(4, 10)`, `torch.tensor([1.0, 2.0])`), elementwise ops (which broadcast),
-reductions without `dim` (`.sum()`, `.mean()`, default loss reductions), and `torch.nn`
-layers built with literal sizes (`nn.Linear(10, 2)` always outputs a last dimension of 2,
-whatever its input). A tensor whose shape it cannot prove (function parameters, loader
-batches, `nn.Linear(..., 1)` on an unknown batch) is never reported.
+The analysis has no general shape inference. It only trusts known sizes (literals, or names
+and settings bound to one int): factory sizes (`torch.randn(4, 10)`, `torch.tensor([1.0,
+2.0])`), elementwise ops (which broadcast), reductions without `dim` (`.sum()`, `.mean()`,
+default loss reductions), `torch.nn` layers built with known sizes (`nn.Linear(10, 2)`
+always outputs a last dimension of 2, whatever its input), and the batches of a
+`DataLoader` over a `TensorDataset` of known tensors when every batch has the same size. A
+tensor whose shape it cannot prove (function parameters of unknown callers, batches of other
+loaders, `nn.Linear(..., 1)` on an unknown batch) is never reported.
 
 ## Why is this bad?
 Without a `gradient`, autograd can only start from a single number. A tensor of several
