@@ -186,3 +186,38 @@ def test_an_operator_only_tensors_have_shows_an_output_is_a_tensor(
         """
     )
     assert (found == ["TRACKED"]) is tensor
+
+
+def test_a_helper_given_two_optimizer_classes_holds_an_optimizer() -> None:
+    """Two callers pass different torch.optim classes: the join is an optimizer of either
+    class (named unlike one here, so that only the join can say so)."""
+    assert _optimizer_calls(
+        """
+        import torch
+        def run(model, solver, loader):
+            for x in loader:
+                model(x).sum().backward()
+                solver.step()
+        def main(model, loader):
+            run(model, torch.optim.SGD(model.parameters(), lr=0.1), loader)
+            run(model, torch.optim.AdamW(model.parameters()), loader)
+        """
+    ) == ["solver.step"]
+
+
+def test_an_optimizer_joined_with_a_scheduler_is_not_an_optimizer() -> None:
+    assert (
+        _optimizer_calls(
+            """
+        import torch
+        def run(model, solver, loader):
+            for x in loader:
+                model(x).sum().backward()
+                solver.step()
+        def main(model, loader, opt):
+            run(model, torch.optim.SGD(model.parameters(), lr=0.1), loader)
+            run(model, torch.optim.lr_scheduler.StepLR(opt, 3), loader)
+        """
+        )
+        == []
+    )

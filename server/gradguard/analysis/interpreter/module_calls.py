@@ -35,6 +35,7 @@ from gradguard.analysis.values import (
     Value,
     evolve,
 )
+from gradguard.analysis.values.facets import ANY_OPTIMIZER
 from gradguard.analysis.walk import module_nodes_of, walk
 
 # An nn.Module known only from how it is used (`model.eval()`), of a class the file does not
@@ -42,7 +43,7 @@ from gradguard.analysis.walk import module_nodes_of, walk
 MODULE_BY_USE = ModuleRef(kind=api.ModuleKind(has_parameters=True, output=None))
 # A torch optimizer known only from how it is used (`optimizer.step()` on a name of unknown
 # value named like one): which parameters it holds is unknown.
-OPTIMIZER_BY_USE = ModuleRef(qualified="torch.optim.Optimizer")
+OPTIMIZER_BY_USE = ANY_OPTIMIZER
 
 
 @cached_by_node

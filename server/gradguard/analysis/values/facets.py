@@ -164,12 +164,28 @@ def _join_module(a: ModuleRef | None, b: ModuleRef | None) -> ModuleRef | None:
         return a
     if a is not None and b is not None and evolve_module(a, None) == evolve_module(b, None):
         return evolve_module(a, None)
+    if _optimizer_class(a) and _optimizer_class(b):
+        # Two optimizer classes (a helper given AdamW by one caller, SGD by another): an
+        # optimizer whichever it is; which parameters it holds is `ParameterFacts`' join.
+        return ANY_OPTIMIZER
     kind_a, kind_b = _layer_kind(a), _layer_kind(b)
     if kind_a is not None and kind_b is not None:
         # Two torch.nn layers (a list of layers built by a helper): what holds for both.
         output = kind_a.output if kind_a.output == kind_b.output else None
         return ModuleRef(kind=ModuleKind(kind_a.has_parameters and kind_b.has_parameters, output))
     return None
+
+
+# A torch optimizer of a class not known (`torch.optim.Optimizer` is their base class).
+ANY_OPTIMIZER = ModuleRef(qualified="torch.optim.Optimizer")
+
+
+def _optimizer_class(module: ModuleRef | None) -> bool:
+    """A `torch.optim` optimizer (`torch.optim.SGD`, not `torch.optim.lr_scheduler.X`)."""
+    if module is None or module.local is not None or module.qualified is None:
+        return False
+    parts = module.qualified.split(".")
+    return len(parts) == 3 and parts[:2] == ["torch", "optim"] and parts[2][:1].isupper()
 
 
 def _layer_kind(module: ModuleRef | None) -> ModuleKind | None:
