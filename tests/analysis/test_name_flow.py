@@ -154,3 +154,20 @@ def test_no_forwarding_for_a_function_called_twice_or_rebinding() -> None:
     )
     names = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == "opt"]
     assert all(flow.forwarded(n) is None for n in names)
+
+
+def test_a_tuple_assignment_binds_each_name_to_its_own_value() -> None:
+    tree, flow = _flow(
+        """
+        def main(x, mask):
+            g, d = mask * 2, x + 1
+            first, *rest = x, mask
+        """
+    )
+    g, d = _key(tree, flow, "g", "main"), _key(tree, flow, "d", "main")
+    mask, x = _key(tree, flow, "mask", "main"), _key(tree, flow, "x", "main")
+    assert mask in flow.reaches([g]) and x not in flow.reaches([g])
+    assert x in flow.reaches([d]) and mask not in flow.reaches([d])
+    # A starred target takes any element: every name may hold every value.
+    assert mask in flow.reaches([_key(tree, flow, "first", "main")])
+    assert x in flow.reaches([_key(tree, flow, "rest", "main")])

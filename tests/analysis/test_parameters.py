@@ -51,6 +51,23 @@ def test_a_global_bound_to_literals_on_every_branch_is_a_constant() -> None:
     assert not _self_contained("CHANNELS = 3\nCHANNELS = torch.ones(1)\n" + source)
 
 
+@pytest.mark.parametrize(
+    "init",
+    [
+        "super().__init__(); self.act = nn.ELU() if width > 2 else nn.Identity()",
+        "super().__init__(); self.act = nn.ELU() if width > 2 else None",
+    ],
+)
+def test_a_layer_built_on_either_branch_of_a_conditional_is_registered(init: str) -> None:
+    assert _optimized_module_is_self_contained(init)
+
+
+def test_a_conditional_reading_an_unknown_module_is_not_registered() -> None:
+    assert not _optimized_module_is_self_contained(
+        "super().__init__(); self.act = nn.ELU() if width > 2 else SHARED_LAYER"
+    )
+
+
 def _self_contained(source: str) -> bool:
     calls = analyse_module(ast.parse(source), source).events.of(OptimizerCall)
     step = next(u for u in calls if u.method == "step")

@@ -424,6 +424,16 @@ class NameFlow:
         value: ast.expr | None,
         sources: set[Key] | None = None,
     ) -> None:
+        if (
+            isinstance(target, ast.Tuple | ast.List)
+            and isinstance(value, ast.Tuple | ast.List)
+            and len(target.elts) == len(value.elts)
+            and not any(isinstance(e, ast.Starred) for e in (*target.elts, *value.elts))
+        ):
+            # `G, D = Generator(), Discriminator()`: each name gets its own value.
+            for element, part in zip(target.elts, value.elts, strict=True):
+                self._bind_target(element, node, part)
+            return
         if sources is None:
             assert value is not None
             sources = self.reads(value)

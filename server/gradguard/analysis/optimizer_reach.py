@@ -87,6 +87,24 @@ def unreached_optimizers(
     return found
 
 
+# Libraries whose capitalized names build objects that are never modules (a parser, a data
+# loader, a scaler); torch's own modules live under `torch.nn` (and the traced and scripted
+# ones under `torch.fx` and `torch.jit`).
+_NOT_MODULE_LIBRARIES = frozenset(
+    "argparse collections csv datetime json logging pathlib queue random threading".split()
+)
+
+
+def _not_a_module(qualified: str | None) -> bool:
+    """`argparse.ArgumentParser`, `torch.utils.data.DataLoader`, `torch.amp.GradScaler`: a
+    class imported from a library that makes no `nn.Module` (unknown names: False)."""
+    if qualified is None:
+        return False
+    if qualified.startswith("torch."):
+        return not qualified.startswith(("torch.nn.", "torch.fx.", "torch.jit."))
+    return qualified.split(".", 1)[0] in _NOT_MODULE_LIBRARIES
+
+
 class _Check:
     """Decides one optimizer (see the module docstring)."""
 
@@ -312,6 +330,8 @@ class _Check:
             if isinstance(value.func, ast.Name):
                 last = value.func.id
             if last is None or not last[:1].isupper() or last.endswith("Loss"):
+                return False
+            if _not_a_module(self.flow.qualified(value.func)):
                 return False
         return True
 

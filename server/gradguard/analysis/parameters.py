@@ -438,6 +438,11 @@ class ClassCheck:
     def _registered_tree(
         self, owner: ast.ClassDef, expr: ast.expr, init: ast.FunctionDef | None = None
     ) -> set[int]:
+        if isinstance(expr, ast.IfExp):
+            # `nn.ELU() if act else nn.Identity()`: whichever runs is built and registered here.
+            return self._registered_tree(owner, expr.body, init) | self._registered_tree(
+                owner, expr.orelse, init
+            )
         if not isinstance(expr, ast.Call) or not self._is_module_construction(owner, expr):
             return set()
         qualified = self._resolve(owner, expr.func)
