@@ -154,6 +154,11 @@ OBJECT_JOINS = [
     ("two torch.nn layers", ObjectFacts(LINEAR), ObjectFacts(RELU),
      ObjectFacts(ModuleRef(kind=ModuleKind(False, "tensor")))),
     ("a local module and a layer", ObjectFacts(LOCAL_NET), ObjectFacts(RELU), NO_OBJECT),
+    # Two optimizer classes: an optimizer, whichever; a scheduler is not one.
+    ("two optimizers", ObjectFacts(ModuleRef("torch.optim.SGD")),
+     ObjectFacts(ModuleRef("torch.optim.AdamW")), ObjectFacts(ModuleRef("torch.optim.Optimizer"))),
+    ("an optimizer and a scheduler", ObjectFacts(ModuleRef("torch.optim.SGD")),
+     ObjectFacts(ModuleRef("torch.optim.lr_scheduler.StepLR")), NO_OBJECT),
     ("the same function", ObjectFacts(function=FUNCTION), ObjectFacts(function=FUNCTION),
      ObjectFacts(function=FUNCTION)),
     ("two functions", ObjectFacts(function=FUNCTION), ObjectFacts(function=OTHER_FUNCTION),
@@ -907,6 +912,16 @@ OBJECT_FACTS = [
     ("instance", "class C:\n    pass\nc = C()  # <- c", Kind.INSTANCE,
      {"instance_of.node.name": "C", "module": None}),
     ("class", "class C:\n    pass\nk = C  # <- k", Kind.CLASS, {"instance_of.node.name": "C"}),
+    # An instance of a class of the file that `__init__` keeps (stored once, set nowhere
+    # else) is what the other methods read.
+    ("instance kept on self", "class Log:\n    pass\nclass Trainer:\n"
+     "    def __init__(self, log):\n        self.log = log\n    def step(self):\n"
+     "        k = self.log  # <- k\nTrainer(Log()).step()", Kind.INSTANCE,
+     {"instance_of.node.name": "Log"}),
+    ("instance set from outside", "class Log:\n    pass\nclass Trainer:\n"
+     "    def __init__(self, log):\n        self.log = log\n    def step(self):\n"
+     "        k = self.log  # <- k\nt = Trainer(Log())\nt.log = None\nt.step()", Kind.UNKNOWN,
+     {"instance_of": None}),
     ("flag", "flag = True  # <- flag", Kind.SCALAR, {"const": True}),
     ("loop bound", "n = 3  # <- n", Kind.SCALAR, {"const": 3}),
     ("one layer of other sizes", "if input():\n    m = nn.Linear(2, 3)\nelse:\n"

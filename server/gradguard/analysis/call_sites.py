@@ -532,6 +532,23 @@ def passed_arguments(
     return passed
 
 
+def parameter_defaults(function: FunctionNode) -> dict[str, ast.expr]:
+    """Each parameter with a default, and the default's expression."""
+    spec = function.args
+    positional = [*spec.posonlyargs, *spec.args]
+    defaults = dict(
+        zip(
+            [p.arg for p in positional][len(positional) - len(spec.defaults) :],
+            spec.defaults,
+            strict=True,
+        )
+    )
+    for param, default in zip(spec.kwonlyargs, spec.kw_defaults, strict=True):
+        if default is not None:
+            defaults[param.arg] = default
+    return defaults
+
+
 def _positional(function: FunctionNode, *, skip_self: bool) -> list[ast.arg]:
     positional = [*function.args.posonlyargs, *function.args.args]
     return positional[1:] if skip_self else positional
@@ -553,16 +570,7 @@ def _map_arguments(
     if spec.kwarg is None and any(kw.arg not in names for kw in call.keywords):
         return None
     mapped = {name: _as_parameter(value) for name, value in passed.items() if name in names}
-    defaults = dict(
-        zip(
-            [p.arg for p in positional][len(positional) - len(spec.defaults) :],
-            spec.defaults,
-            strict=True,
-        )
-    )
-    for param, default in zip(spec.kwonlyargs, spec.kw_defaults, strict=True):
-        if default is not None:
-            defaults[param.arg] = default
+    defaults = parameter_defaults(function)
     for param in (*positional, *spec.kwonlyargs):
         if param.arg in mapped:
             continue

@@ -20,12 +20,13 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+from gradguard.analysis import call_sites
 from gradguard.analysis.events import CheckpointInput, Event, LossInput
 from gradguard.analysis.interpreter.contextual import ContextRun
 from gradguard.analysis.interpreter.environment import GradMode
 from gradguard.analysis.interpreter.statements import FunctionInterpreter
 from gradguard.analysis.model import FunctionNode
-from gradguard.analysis.values import NONE, UNKNOWN, Kind, Value, join
+from gradguard.analysis.values import NONE, UNKNOWN, Kind, Value, join, literal
 
 if TYPE_CHECKING:
     from gradguard.analysis.interpreter.module import ModuleInterpreter
@@ -114,6 +115,10 @@ def _run(
         for name, value in passed.items():
             if name in env:
                 env[name] = value
+        # A parameter this call leaves out holds its default (`return_tensor=True`).
+        for name, default in call_sites.parameter_defaults(node).items():
+            if name not in passed and name in env and isinstance(default, ast.Constant):
+                env[name] = literal(default)
     interpreter.run_block(node.body)
     saved = tuple(interpreter.inference_saved)
     if interpreter.returned is None and interpreter.env is None:

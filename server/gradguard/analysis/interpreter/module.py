@@ -402,8 +402,10 @@ class ModuleInterpreter:
         if callers is not None and scratch.env is not None:
             # What every construction of the class passes (`Trainer(model, ...)`).
             for name, known in callers.parameters.items():
-                if _kept_whole(known) or (
-                    known.kind is Kind.SCALAR and known.grad is Grad.UNTRACKED
+                if (
+                    _kept_whole(known)
+                    or _instance(known)
+                    or (known.kind is Kind.SCALAR and known.grad is Grad.UNTRACKED)
                 ):
                     scratch.env[name] = known
         changed = _containers_changed(self.tree, init)
@@ -460,12 +462,11 @@ class ModuleInterpreter:
                 elif value.kind in (Kind.MAPPING, Kind.SEQUENCE) and attr not in changed:
                     containers[attr] = value
                 elif (
-                    value.kind is Kind.SCALAR
-                    and value.grad is Grad.UNTRACKED
-                    and not self.syntax.foreign_attribute_stores().get(attr)
-                ):
+                    (value.kind is Kind.SCALAR and value.grad is Grad.UNTRACKED) or _instance(value)
+                ) and not self.syntax.foreign_attribute_stores().get(attr):
                     # `self.smooth = smooth` of a Python number (a default every call
-                    # keeps, or what every call passes), never set from outside a method.
+                    # keeps, or what every call passes), or `self.logger = logger` of an
+                    # instance of a class of the file, never set from outside a method.
                     info.attributes[attr] = value
                 elif value.optimizes is not None:
                     kept = self._kept_optimizer(init, stores, attr, value)
