@@ -7,8 +7,9 @@ import textwrap
 
 import pytest
 
-from gradguard.analysis.events import OptimizerCall
+from gradguard.analysis.events import ModuleCall, OptimizerCall
 from gradguard.analysis.model import analyse_module
+from gradguard.analysis.parameters import holds_no_parameters
 
 _NET = """
 import torch
@@ -120,3 +121,49 @@ def test_a_parameter_only_stepped_or_cleared(body: str, stepped: bool) -> None:
     function = ast.parse(f"def train(model, opt, loss):\n    {body}\n").body[0]
     assert isinstance(function, ast.FunctionDef)
     assert ("opt" in steps_only(function)) is stepped
+
+
+_LOSS_CLASS = """
+import torch
+from torch import nn
+class Criterion(nn.Module):
+{body}
+criterion = Criterion()
+criterion(torch.randn(2), torch.randn(2))
+"""
+
+
+def _holds_no_parameters(body: str) -> bool:
+    source = _LOSS_CLASS.format(body=textwrap.indent(textwrap.dedent(body), "    "))
+    (call,) = analyse_module(ast.parse(source), source).events.of(ModuleCall)
+    assert call.value.module is not None
+    return holds_no_parameters(call.value.module)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "def forward(self, a, b):\n    return ((a - b) ** 2).mean()",
+        '"""Masked MSE."""\ndef __init__(self):\n    super().__init__()\n'
+        "def forward(self, a, b):\n    return (a - b).abs().mean()",
+        "def __init__(self):\n    nn.Module.__init__(self)\ndef forward(self, a, b):\n    return a",
+    ],
+)
+def test_a_class_with_only_methods_holds_no_parameters(body: str) -> None:
+    assert _holds_no_parameters(body)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "def __init__(self):\n    super().__init__()\n    self.w = nn.Parameter(torch.ones(2))\n"
+        "def forward(self, a, b):\n    return self.w * a",
+        "def forward(self, a, b):\n    self.scale = nn.Linear(2, 2)\n    return a",  # built late
+        "def forward(self, a, b):\n    self.register_parameter('w', None)\n    return a",
+        "weight = nn.Parameter(torch.ones(2))\ndef forward(self, a, b):\n    return a",
+        "def __init__(self, p):\n    super().__init__()\n    self.p = p\n"
+        "def forward(self, a, b):\n    return a",
+    ],
+)
+def test_a_class_that_may_hold_parameters_does_not_say_so(body: str) -> None:
+    assert not _holds_no_parameters(body)

@@ -59,12 +59,13 @@ from gradguard.analysis.names import (
     callee_name,
     dotted,
     identifier_spelling,
+    local_binding_counts,
     may_name_an_optimizer,
     parameter_names,
 )
 from gradguard.analysis.optimizer_reach import UnreachedOptimizer, unreached_optimizers
 from gradguard.analysis.parameter_iterators import Consumption, ReusedIterator, reused_iterators
-from gradguard.analysis.parameters import OptimizedParameters, Replacement
+from gradguard.analysis.parameters import OptimizedParameters, Replacement, holds_no_parameters
 from gradguard.analysis.saved_parameters import ParameterSaves, SavedParameter, bindings_of
 from gradguard.analysis.unfilled_grads import UnfilledRead, unfilled_grad_reads
 from gradguard.analysis.values import (
@@ -137,8 +138,10 @@ __all__ = [
     "calls_in",
     "dotted",
     "forced_grad_backprops",
+    "holds_no_parameters",
     "identifier_spelling",
     "innermost_first",
+    "local_binding_counts",
     "local_callables",
     "may_have_hooks",
     "may_name_an_optimizer",

@@ -302,6 +302,78 @@ def _builds_parameters(init: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     return False
 
 
+# `class Loss(nn.Module)` spelled so: the one base a parameter-free class may have.
+_PLAIN_MODULE_BASES = frozenset({"nn.Module", "torch.nn.Module", "Module"})
+# Calls that give a module parameters or submodules other than by `self.<attr> = ...`.
+_REGISTERING = frozenset(
+    "setattr register_parameter register_module add_module register_buffer".split()
+)
+
+
+def holds_no_parameters(ref: ModuleRef) -> bool:
+    """True when a module class of the file certainly has no parameter and no submodule: a
+    direct `nn.Module` subclass (already known to be a module class) whose body holds only
+    methods, whose `__init__` (if any) only calls the base's, and whose methods never store
+    an attribute of `self` or register anything (`class MaskedMSE(nn.Module)` with only a
+    `forward`). Its mode (`eval()`) changes nothing and freezing it freezes nothing."""
+    info = ref.local
+    if info is None or not info.is_module or ref.kind is not None:
+        return False
+    node = info.node
+    if len(node.bases) != 1 or node.keywords or dotted(node.bases[0]) not in _PLAIN_MODULE_BASES:
+        return False
+    return _parameter_free(node)
+
+
+@cached_by_node
+def _parameter_free(node: ast.ClassDef) -> bool:
+    for stmt in node.body:
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+            if stmt.name == "__init__" and not all(_base_init(s) for s in stmt.body):
+                return False
+            if stmt.decorator_list or not _stores_nothing_on_self(stmt):
+                return False
+        elif not _docstring_or_pass(stmt):
+            return False
+    return True
+
+
+def _stores_nothing_on_self(method: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    for inner in ast.walk(method):
+        if isinstance(inner, ast.Attribute | ast.Subscript) and isinstance(inner.ctx, ast.Store):
+            return False
+        if isinstance(inner, ast.Call) and _called_name(inner.func) in _REGISTERING:
+            return False
+        if isinstance(inner, ast.Global | ast.Nonlocal):
+            return False
+    return True
+
+
+def _base_init(stmt: ast.stmt) -> bool:
+    """`super().__init__()`, `super(Loss, self).__init__()`, `nn.Module.__init__(self)`, a
+    docstring or `pass`."""
+    if _docstring_or_pass(stmt):
+        return True
+    if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
+        return False
+    call = stmt.value
+    func = call.func
+    if not (isinstance(func, ast.Attribute) and func.attr == "__init__") or call.keywords:
+        return False
+    owner = func.value
+    if isinstance(owner, ast.Call) and isinstance(owner.func, ast.Name):
+        return owner.func.id == "super" and not call.args
+    return dotted(owner) in _PLAIN_MODULE_BASES and len(call.args) == 1
+
+
+def _docstring_or_pass(stmt: ast.stmt) -> bool:
+    return isinstance(stmt, ast.Pass) or (
+        isinstance(stmt, ast.Expr)
+        and isinstance(stmt.value, ast.Constant)
+        and isinstance(stmt.value.value, str)
+    )
+
+
 def runs_attribute(ref: ModuleRef, attr: str) -> bool:
     """True when the module's forward certainly involves submodule `attr` once assigned:
     any child of an nn.Sequential, the head of a torchvision classifier, or `self.<attr>`

@@ -69,6 +69,9 @@ from gradguard.analysis.facts import (
     ModuleModeCall,
     OptimizerCall,
     dotted,
+    holds_no_parameters,
+    local_binding_counts,
+    parameter_names,
 )
 from gradguard.analysis.torch_api import nn_module_kind
 from gradguard.core.findings import (
@@ -320,9 +323,24 @@ def _outliving_loop(context: GradContext, store: _Store) -> LoopNode | None:
         carried = any(c.key == key and c.loop is loop for c in store.value.carries)
         return loop if carried else None
     origin = store.value.origin
+    if origin is None and _given_by_the_caller(store):
+        return loop
     if origin is None or origin is loop or any(a is loop for a in context.ancestors(origin)):
         return None
     return loop
+
+
+def _given_by_the_caller(store: _Store) -> bool:
+    """The list appended to is a parameter of the function, never rebound in it
+    (`def evaluate(model, loader, predictions)`): the caller made it, before any loop of
+    this function ran."""
+    target = _kept_in(store)
+    function = store.function
+    if not isinstance(target, ast.Name) or function is None or isinstance(store, Accumulation):
+        return False
+    if target.id not in parameter_names(function):
+        return False
+    return local_binding_counts(function).get(target.id) == 1
 
 
 def _evaluated_model(
@@ -362,7 +380,10 @@ def _covered(
     for call in inside:
         key = dotted(call.target)
         kind = nn_module_kind(call.layer_class) if call.layer_class else None
-        has_parameters = kind is None or kind.has_parameters
+        module = call.value.module
+        has_parameters = (kind is None or kind.has_parameters) and not (
+            module is not None and holds_no_parameters(module)
+        )
         same = [m for m in modes if key is not None and dotted(m.target) == key]
         covering = next(
             (
