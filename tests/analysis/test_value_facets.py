@@ -912,6 +912,16 @@ OBJECT_FACTS = [
     ("instance", "class C:\n    pass\nc = C()  # <- c", Kind.INSTANCE,
      {"instance_of.node.name": "C", "module": None}),
     ("class", "class C:\n    pass\nk = C  # <- k", Kind.CLASS, {"instance_of.node.name": "C"}),
+    # An index of an nn.ModuleList of like modules is one of them, unless code of the file
+    # may change a list held under that name.
+    ("ModuleList item", "layers = nn.ModuleList([nn.Linear(2, 2) for _ in range(3)])\n"
+     "k = layers[1]  # <- k", Kind.MODULE, {"module.qualified": "torch.nn.Linear"}),
+    ("ModuleList item of a literal", "layers = nn.ModuleList([nn.Linear(2, 2), nn.Linear(2, 3)])"
+     "\nk = layers[0]  # <- k", Kind.MODULE, {"module.qualified": "torch.nn.Linear"}),
+    ("ModuleList appended to", "layers = nn.ModuleList([nn.Linear(2, 2) for _ in range(3)])\n"
+     "layers.append(nn.ReLU())\nk = layers[1]  # <- k", Kind.UNKNOWN, {"module": None}),
+    ("ModuleList of unknown items", "def f(blocks):\n    layers = nn.ModuleList(blocks)\n"
+     "    k = layers[0]  # <- k", Kind.UNKNOWN, {"module": None}),
     # An instance of a class of the file that `__init__` keeps (stored once, set nowhere
     # else) is what the other methods read.
     ("instance kept on self", "class Log:\n    pass\nclass Trainer:\n"

@@ -43,6 +43,13 @@ def shape_of(value: Value) -> shapes.Shape:
     return shapes.UNKNOWN_SHAPE
 
 
+def _held_name(expr: ast.expr) -> str | None:
+    """The name a container is read through: `layers` of `self.encoder.layers`."""
+    if isinstance(expr, ast.Attribute):
+        return expr.attr
+    return expr.id if isinstance(expr, ast.Name) else None
+
+
 def argument_constants(call: ast.Call, args: list[Value]) -> dict[ast.AST, object]:
     """What a call's argument expressions are known to hold (`args` evaluated in order,
     positional then keywords), and the items of a tuple or list written in place
@@ -534,6 +541,15 @@ class ExpressionEvaluator(TrainingEffects):
         ):
             # One item of a list built by appends (`losses[j]`): at most what every item is.
             return evolve(base.items, carries=base.all_carries() | base.items.all_carries())
+        if (
+            base.kind is Kind.MODULE
+            and base.items is not None
+            and not isinstance(expr.slice, ast.Slice)
+            and (held := _held_name(expr.value)) is not None
+            and held not in self.module.changed_containers()
+        ):
+            # `self.layers[i]` of an nn.ModuleList of like modules no code changes.
+            return evolve(base.items, carries=base.all_carries())
         if base.kind is Kind.AXES:
             return base  # `axs[0, 1]` of a grid of Axes
         # (A part of a batch, `batch[0]` or `batch["label"]`, is batch data.)

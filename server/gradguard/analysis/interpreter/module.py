@@ -214,6 +214,11 @@ class ModuleInterpreter:
         for key in [key for key in self.scopes if key not in kept]:
             del self.scopes[key]
 
+    def changed_containers(self) -> frozenset[str]:
+        """Names and attribute names of containers some code of the file may change (an
+        item stored or deleted, `append`, `extend`, `+=`...), whatever the receiver."""
+        return frozenset(name for name, _, _ in _container_changes(self.tree))
+
     def owner_of(self, node: ast.AST) -> ModuleInterpreter:
         """The analysis of the file defining `node`: this one, or another file's."""
         owner = self.imports.owner(node) if self.imports is not None else None
@@ -890,31 +895,40 @@ def _containers_changed(tree: ast.Module, init: FunctionNode) -> frozenset[str]:
         for stmt in init.body
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
     }
-    return frozenset(attr for attr, node in _container_changes(tree) if id(node) not in filling)
+    return frozenset(
+        attr
+        for attr, node, attribute in _container_changes(tree)
+        if attribute and id(node) not in filling
+    )
 
 
 @cached_by_node
-def _container_changes(tree: ast.Module) -> tuple[tuple[str, ast.AST], ...]:
-    """Every place the file may change a container held in an attribute, by attribute name
-    (a keyed store by a string constant is listed with its Subscript node)."""
-    changes: list[tuple[str, ast.AST]] = []
+def _container_changes(tree: ast.Module) -> tuple[tuple[str, ast.AST, bool], ...]:
+    """Every place the file may change a container held in an attribute or a name, by that
+    name and whether it is an attribute's (a keyed store by a string constant on an
+    attribute is listed with its Subscript node)."""
+    changes: list[tuple[str, ast.AST, bool]] = []
     # A node's kind is its exact type in a parsed tree; a context not Load is Store or Del.
     for node in module_nodes_of(tree, ast.Subscript, ast.AugAssign, ast.Call):
+        where: ast.AST = tree
         if type(node) is ast.Subscript:
-            if type(node.ctx) is not ast.Load and type(node.value) is ast.Attribute:
-                keyed = type(node.ctx) is ast.Store and _constant_key(node)
-                changes.append((node.value.attr, node if keyed else tree))
+            if type(node.ctx) is ast.Load:
+                continue
+            held = node.value
+            if type(node.ctx) is ast.Store and type(held) is ast.Attribute and _constant_key(node):
+                where = node
         elif type(node) is ast.AugAssign:
-            if type(node.target) is ast.Attribute:
-                changes.append((node.target.attr, tree))
-        elif type(node) is ast.Call:
+            held = node.target
+        else:
+            assert isinstance(node, ast.Call)
             func = node.func
-            if (
-                type(func) is ast.Attribute
-                and func.attr in _CONTAINER_MUTATORS
-                and type(func.value) is ast.Attribute
-            ):
-                changes.append((func.value.attr, tree))
+            if type(func) is not ast.Attribute or func.attr not in _CONTAINER_MUTATORS:
+                continue
+            held = func.value
+        if type(held) is ast.Attribute:
+            changes.append((held.attr, where, True))
+        elif type(held) is ast.Name:
+            changes.append((held.id, where, False))
     return tuple(changes)
 
 

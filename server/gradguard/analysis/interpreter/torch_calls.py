@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+from functools import reduce
 
 from gradguard.analysis import activations, data_sources, layer_lists, libraries, shapes
 from gradguard.analysis import graph as graphs
@@ -39,6 +40,7 @@ from gradguard.analysis.values import (
     combine,
     evolve,
     forced_leaf,
+    join,
 )
 
 
@@ -369,6 +371,8 @@ class TorchCalls(ModuleCalls):
                 if kw.arg in api.AFFINE_KEYWORDS
             ):
                 ref = dataclasses.replace(ref, kind=api.ModuleKind(False, module_kind.output))
+            if last == "ModuleList":
+                return Value(kind=Kind.MODULE, module=ref, items=_listed_modules(call, args))
             return Value(kind=Kind.MODULE, module=ref)
         if (
             qualified.startswith("torch.optim.")
@@ -693,6 +697,21 @@ class TorchCalls(ModuleCalls):
             loss = Loss(LossKind.NO_GRAD, call, self.mode.off.description, self.mode.off)
             return Value(grad=Grad.UNTRACKED, kind=Kind.UNKNOWN, loss=loss)
         return Value(kind=Kind.UNKNOWN)
+
+
+def _listed_modules(call: ast.Call, args: list[Value]) -> Value | None:
+    """What every module of `nn.ModuleList(<list>)` is, when the list's items are modules
+    (`[Block(d) for _ in range(n)]`, `[Block(d), Block(d)]`): their join, read by an index
+    (`layers[i]`) as long as nothing changes the list. None otherwise."""
+    if len(call.args) != 1 or call.keywords or isinstance(call.args[0], ast.Starred) or not args:
+        return None
+    listed = args[0]
+    if listed.kind is not Kind.SEQUENCE:
+        return None
+    parts = [listed.items] if listed.items is not None else list(listed.elements or ())
+    if not parts or any(p is None or p.kind is not Kind.MODULE for p in parts):
+        return None
+    return reduce(join, parts).with_origin(None)
 
 
 def _zero_gradient(call: ast.Call, description: str, result: Value) -> Value:
