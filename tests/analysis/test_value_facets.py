@@ -560,6 +560,13 @@ AUTOGRAD_FACTS = [
      "ds = TensorDataset(torch.randn(8, 2), torch.zeros(8))\n"
      "for xb, yb in DataLoader(ds, collate_fn=input):\n    b = xb  # <- b",
      Kind.UNKNOWN, {"grad": N}),
+    # Calling an instance of a class of the file runs its `__call__`.
+    ("instance called", "class Compute:\n    def __call__(self, a):\n"
+     "        return a.sum().item()\nc = Compute()\nk = c(x)  # <- k", Kind.SCALAR,
+     {"grad": U, "loss.kind": LossKind.CONVERSION}),
+    ("instance without __call__", "class Compute:\n    def run(self, a):\n"
+     "        return a.sum().item()\nc = Compute()\nk = c(x)  # <- k", Kind.UNKNOWN,
+     {"grad": N}),
     # What `.detach()` gave (whatever has one), cast or moved, is still cut from autograd.
     ("cast of a detached value", "def f(a):\n    b = a.clone().detach().float()  # <- b\n"
      "    return b", Kind.UNKNOWN, {"grad": U, "loss.kind": LossKind.DETACH}),

@@ -360,6 +360,50 @@ class CallEvaluator(TorchCalls):
         previous = self.self_appends.get(attr)
         self.self_appends[attr] = args[0] if previous is None else join(previous, args[0])
 
+    def bound_method_call(
+        self,
+        call: ast.Call,
+        receiver: Value,
+        receiver_key: str | None,
+        method: FunctionNode,
+        args: list[Value],
+    ) -> Value:
+        """`receiver.method(...)` of a method of a class of the file (`receiver_key` names
+        the receiver, `self` inside the class), or an instance called (`__call__`)."""
+        # A static method gets the call's arguments from its first parameter on.
+        bound = not is_staticmethod(method)
+        self.module.call_sites.note(
+            method, call, args, self.mode.enabled, self.mode.off, is_method=bound
+        )
+        summary = self.module.summary_of(method)
+        self._state_carried_across_calls(method, summary)
+        self._params_carried_across_calls(method, summary, call, args, skip_self=bound)
+        returned = summary.returned
+        state = self._own_state_through(summary) if receiver_key == "self" else None
+        graphs = self.state_graphs(summary) if receiver_key == "self" else {}
+        prefix = f"{receiver_key}."
+        known_state = self.env is not None and any(k.startswith(prefix) for k in self.env)
+        if receiver_key is not None and known_state:
+            if self.module.method_facts(method)[0]:
+                self._forget_below(receiver_key)
+            else:
+                # The method can only change the attributes it mentions.
+                for attr in self.module.method_facts(method)[1]:
+                    self._forget_below(f"{receiver_key}.{attr}")
+                    if self.env is not None:
+                        self.env.pop(f"{receiver_key}.{attr}", None)
+        self.taint_arguments(call, self._stepped_arguments(method, call, skip_self=bound))
+        self._frozen_by(method, summary, call, skip_self=bound)
+        result = self._instantiate(method, summary, call, args, skip_self=bound)
+        result = self.in_context(method, call, args, result, skip_self=bound)
+        if state is not None:
+            result = self._with_state_written(call, summary, state, returned, result)
+        if receiver_key == "self":
+            of = receiver.instance_of or (receiver.module.local if receiver.module else None)
+            cls = of.node if of is not None else None
+            self.backward_across_methods(call, method, cls, summary, graphs)
+        return self._called_under_mode(method, call, result, args, skip_self=bound)
+
     def method_call(self, call: ast.Call, receiver: Value, func: ast.Attribute) -> Value:
         """`receiver.name(...)` where the callee is not a known attribute value."""
         name = func.attr
@@ -506,39 +550,7 @@ class CallEvaluator(TorchCalls):
             return UNKNOWN
         method = _local_method(receiver, name)
         if method is not None and receiver.kind is not Kind.CLASS:
-            # A static method gets the call's arguments from its first parameter on.
-            bound = not is_staticmethod(method)
-            self.module.call_sites.note(
-                method, call, args, self.mode.enabled, self.mode.off, is_method=bound
-            )
-            summary = self.module.summary_of(method)
-            self._state_carried_across_calls(method, summary)
-            self._params_carried_across_calls(method, summary, call, args, skip_self=bound)
-            returned = summary.returned
-            state = self._own_state_through(summary) if receiver_key == "self" else None
-            graphs = self.state_graphs(summary) if receiver_key == "self" else {}
-            prefix = f"{receiver_key}."
-            known_state = self.env is not None and any(k.startswith(prefix) for k in self.env)
-            if receiver_key is not None and known_state:
-                if self.module.method_facts(method)[0]:
-                    self._forget_below(receiver_key)
-                else:
-                    # The method can only change the attributes it mentions.
-                    for attr in self.module.method_facts(method)[1]:
-                        self._forget_below(f"{receiver_key}.{attr}")
-                        if self.env is not None:
-                            self.env.pop(f"{receiver_key}.{attr}", None)
-            self.taint_arguments(call, self._stepped_arguments(method, call, skip_self=bound))
-            self._frozen_by(method, summary, call, skip_self=bound)
-            result = self._instantiate(method, summary, call, args, skip_self=bound)
-            result = self.in_context(method, call, args, result, skip_self=bound)
-            if state is not None:
-                result = self._with_state_written(call, summary, state, returned, result)
-            if receiver_key == "self":
-                of = receiver.instance_of or (receiver.module.local if receiver.module else None)
-                cls = of.node if of is not None else None
-                self.backward_across_methods(call, method, cls, summary, graphs)
-            return self._called_under_mode(method, call, result, args, skip_self=bound)
+            return self.bound_method_call(call, receiver, receiver_key, method, args)
         if (
             receiver.kind is Kind.UNKNOWN
             and name == "item"
@@ -655,6 +667,11 @@ class CallEvaluator(TorchCalls):
                 ref = ModuleRef(local=info, self_contained=own)
                 return Value(kind=Kind.MODULE, module=ref, instance_of=info)
             return Value(kind=Kind.INSTANCE, instance_of=info)
+        if callee.kind is Kind.INSTANCE and callee.instance_of is not None:
+            # `loss_compute(out, y)` of an instance whose class defines `__call__`.
+            method = _local_method(callee, "__call__")
+            if method is not None and not callee.instance_of.is_module:
+                return self.bound_method_call(call, callee, dotted(call.func), method, args)
         if callee.kind is Kind.FUNCTION and callee.function is not None:
             if self.record and self.module.owner_of(callee.function) is self.module:
                 self.module.analysis.resolved_calls.append((call, callee.function))
