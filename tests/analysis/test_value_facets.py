@@ -776,6 +776,17 @@ AUTOGRAD_FACTS = [
     ("gradient penalty", "w = torch.ones(3, requires_grad=True)\n"
      "g = torch.autograd.grad(w.sum(), w)[0]\nloss = w.sum() + g.sum()  # <- loss", Kind.TENSOR,
      {"grad": T, "inert_terms": _no_create_graph}),
+    # Added to a value of unknown history, the penalty is still a term of the sum, and
+    # stays one through later ops; multiplied by an unknown factor it is not (it may be
+    # the factor's gradient).
+    ("gradient penalty added to an unknown cost", "def f(cost):\n"
+     "    w = torch.ones(3, requires_grad=True)\n    g = torch.autograd.grad(w.sum(), w)[0]\n"
+     "    loss = (cost + g.sum()).mean()  # <- loss", Kind.TENSOR,
+     {"grad": N, "inert_terms": _no_create_graph}),
+    ("gradient penalty scaled by an unknown factor", "def f(scale):\n"
+     "    w = torch.ones(3, requires_grad=True)\n    g = torch.autograd.grad(w.sum(), w)[0]\n"
+     "    loss = scale * g.sum()  # <- loss", Kind.TENSOR,
+     {"grad": N, "inert_terms": frozenset()}),
     ("set_grad_enabled(test)", "def run(phase):\n"
      "    with torch.set_grad_enabled(phase == 'train'):\n        h = model(x)  # <- h",
      Kind.TENSOR, {"grad": N, "unless.condition.key": "phase",

@@ -129,6 +129,10 @@ def _refined(result: Value, found: Value, depth: int) -> Value:
         # No history either way; the run says whether what was re-wrapped had some
         # (`torch.tensor(task_losses)` of the losses this call computes).
         result = evolve(result, autograd=found.autograd)
+    if found.inert_terms - result.inert_terms and result.grad is found.grad:
+        # Terms certainly without history the run found feeding the result (a gradient
+        # penalty added on the path this call takes).
+        result = evolve(result, inert_terms=result.inert_terms | found.inert_terms)
     if (
         depth == 0
         or result.elements is None

@@ -22,6 +22,7 @@ from gradguard.analysis.values import (
     Loss,
     LossKind,
     Value,
+    added_inert_terms,
     combine,
     element_of,
     evolve,
@@ -572,6 +573,10 @@ class ExpressionEvaluator(TrainingEffects):
         if any(v.kind is Kind.TENSOR for v in operands):
             result = self.tensor_op(node, operands)
             op = getattr(node, "op", None)
+            if isinstance(op, ast.Add | ast.Sub) and result.grad is Grad.UNKNOWN:
+                added = added_inert_terms(operands)
+                if added - result.inert_terms:
+                    result = evolve(result, inert_terms=result.inert_terms | added)
             if isinstance(op, ast.operator | ast.unaryop):
                 shape = shapes.operator_shape(op, [shape_of(v) for v in operands])
                 result = evolve(result, shape=shape)

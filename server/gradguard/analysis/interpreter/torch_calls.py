@@ -201,7 +201,7 @@ class TorchCalls(ModuleCalls):
                 via = "torch.autograd.backward" if keyword == "tensors" else "torch.autograd.grad"
                 self.backpropagate(call, target, value, via)
             if keyword == "outputs":
-                return self._gradients(call)
+                return self._gradients(call, values)
             return NONE
         args = self.arguments(call)
         if qualified in api.CHECKPOINT_FUNCTIONS:

@@ -309,20 +309,22 @@ class TrainingEffects(GraphEffects):
             return None
         return params.OptimizedParameters(call, self.stmt, key or "", owner.module)
 
-    def _gradients(self, call: ast.Call) -> Value:
+    def _gradients(self, call: ast.Call, values: list[Value]) -> Value:
         """What `torch.autograd.grad(outputs, inputs)` returns: one gradient per input, with
-        history only when `create_graph=True`."""
+        history only when `create_graph=True` (`values` are the call's arguments, positional
+        then keywords: a `create_graph=flag` whose value is known False counts as False)."""
         inputs = call.args[1] if len(call.args) > 1 else None
         keyword = self._keyword(call, "inputs")
         if keyword is not None:
             inputs = keyword.value
-        if any(kw.arg is None for kw in call.keywords):
-            return UNKNOWN  # `**options` may pass create_graph=True
-        create = self._keyword(call, "create_graph")
-        if create is not None and not (
-            isinstance(create.value, ast.Constant) and create.value.value is False
-        ):
-            return UNKNOWN
+        if any(kw.arg is None for kw in call.keywords) or len(call.args) > 4:
+            return UNKNOWN  # `**options` (or a fifth argument) may pass create_graph=True
+        for index, kw in enumerate(call.keywords):
+            if kw.arg == "create_graph":
+                position = len(call.args) + index
+                given = values[position] if position < len(values) else None
+                if given is None or given.const is not False:
+                    return UNKNOWN
         if inputs is None:
             return UNKNOWN
         loss = Loss(LossKind.NO_CREATE_GRAPH, call, "torch.autograd.grad(...)")

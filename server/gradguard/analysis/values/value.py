@@ -606,6 +606,19 @@ def _converted_array(loss: Loss | None) -> bool:
 _INERT = frozenset({LossKind.NO_CREATE_GRAPH})
 
 
+def added_inert_terms(values: Iterable[Value]) -> frozenset[Loss]:
+    """The terms without history that a sum of `values` certainly holds, whatever the
+    other terms are: the gradients of `torch.autograd.grad` without create_graph, and the
+    terms the values already held (`cost + penalty` of an unknown `cost`)."""
+    found: frozenset[Loss] = frozenset()
+    for value in values:
+        found |= value.inert_terms
+        loss = value.loss
+        if value.grad is Grad.UNTRACKED and loss is not None and loss.kind in _INERT:
+            found |= {loss}
+    return found
+
+
 def combine(values: Iterable[Value], *, result_kind: Kind = Kind.TENSOR) -> Value:
     """The value of a differentiable op on `values` with gradient recording on.
 
@@ -620,6 +633,7 @@ def combine(values: Iterable[Value], *, result_kind: Kind = Kind.TENSOR) -> Valu
     carries: frozenset[Carry] = frozenset()
     graph: frozenset[SavedNode] = frozenset()
     inert: frozenset[Loss] = frozenset()
+    carried: frozenset[Loss] = frozenset()  # the inert terms operands already held
     tracked = unknown = history = False
     batch = True  # every unknown input is batch data
     first_loss: Loss | None = None
@@ -632,6 +646,7 @@ def combine(values: Iterable[Value], *, result_kind: Kind = Kind.TENSOR) -> Valu
             graph |= value.graph_facts.graph
         if autograd.inert_terms:
             inert |= autograd.inert_terms
+            carried |= autograd.inert_terms
         grad, loss = autograd.grad, autograd.loss
         if grad is Grad.UNTRACKED and loss and loss.kind in _INERT:
             inert |= {loss}
@@ -649,6 +664,7 @@ def combine(values: Iterable[Value], *, result_kind: Kind = Kind.TENSOR) -> Valu
             loss = inner.loss
             graph |= inner.graph
             inert |= inner.inert_terms
+            carried |= inner.inert_terms
         if grad is Grad.TRACKED:
             tracked = True
             if loss is not None and loss.kind is LossKind.REWRAP and loss.wrapped_history:
@@ -680,6 +696,12 @@ def combine(values: Iterable[Value], *, result_kind: Kind = Kind.TENSOR) -> Valu
             return Value(grad=Grad.UNTRACKED, kind=result_kind, loss=first_loss)
         return Value(kind=result_kind, carries=carries, graph=graph, batch=True)
     if unknown:
-        # (The graph nodes stay: if the result has history, it runs through them.)
-        return Value(grad=Grad.UNKNOWN, kind=result_kind, carries=carries, graph=graph)
+        # (The graph nodes stay: if the result has history, it runs through them. So do the
+        # inert terms an operand already carried: an op on a sum holding one still holds it.
+        # A value without history becomes a term only where it is added, see
+        # `added_inert_terms`: multiplied by an unknown factor, it may be that factor's
+        # gradient.)
+        return Value(
+            grad=Grad.UNKNOWN, kind=result_kind, carries=carries, graph=graph, inert_terms=carried
+        )
     return Value(grad=Grad.UNTRACKED, kind=result_kind, loss=first_loss)
