@@ -26,6 +26,7 @@ from gradguard.analysis.events import (
     GradRead,
     InferenceSaved,
     InPlaceChange,
+    IntegerGradRequest,
     LossInput,
     ModuleCall,
     ModuleModeCall,
@@ -295,6 +296,21 @@ CASES: list[tuple[str, str, list[Row]]] = [
         [
             (CheckpointInput, "x", {"sequential": False, "direct": "TRACKED"}),
             (CheckpointInput, "x", {"sequential": True, "direct": None}),
+        ],
+    ),
+    (
+        "integer tensors asked to require grad",
+        """
+        n = 3
+        c = nn.Parameter(torch.arange(n))
+        ids = [3, 1]
+        d = torch.tensor(ids, requires_grad=True)
+        e = nn.Parameter(torch.arange(n), requires_grad=False)
+        f = torch.tensor([0.5, 1], requires_grad=True)
+        """,
+        [
+            (IntegerGradRequest, "torch.arange(n)", {}),
+            (IntegerGradRequest, "ids", {}),
         ],
     ),
 ]

@@ -285,6 +285,9 @@ TENSOR_JOINS = [
     ("other ranks", TensorFacts(Shape((4, 10), exact=True)), TensorFacts(Shape((10,), exact=True)),
      TensorFacts(Shape((10,)))),
     ("a shape on one path", TensorFacts(Shape((4, 10), exact=True)), NO_TENSOR, NO_TENSOR),
+    ("integer on both paths", TensorFacts(integer_dtype=True), TensorFacts(integer_dtype=True),
+     TensorFacts(integer_dtype=True)),
+    ("integer on one path", TensorFacts(integer_dtype=True), NO_TENSOR, NO_TENSOR),
     ("the same activation", TensorFacts(activation=SOFTMAX), TensorFacts(activation=SOFTMAX),
      TensorFacts(activation=SOFTMAX)),
     ("two activations", TensorFacts(activation=SOFTMAX), TensorFacts(activation=SIGMOID),
@@ -385,6 +388,7 @@ FLAT_FACTS: list[tuple[str, str, object]] = [
     ("saved_in", "graph_facts", frozenset({NODE_B})),
     ("shape", "tensor_facts", Shape((2,), exact=True)),
     ("activation", "tensor_facts", SIGMOID),
+    ("integer_dtype", "tensor_facts", True),
 ]
 FACETS = {
     "autograd": NO_AUTOGRAD,
@@ -1132,6 +1136,26 @@ GRAPH_FACTS = [
 
 
 TENSOR_FACTS = [
+    # An integer dtype, when the data or the dtype makes it certain (analysis/dtypes.py).
+    ("arange of known ints", "n = 4\nk = torch.arange(0, n, 2)  # <- k", Kind.TENSOR,
+     {"integer_dtype": True}),
+    ("arange of a float", "k = torch.arange(0, 4.0)  # <- k", Kind.TENSOR,
+     {"integer_dtype": False}),
+    ("tensor of known ints", "ids = [3, 1, 2]\nk = torch.tensor(ids)  # <- k", Kind.TENSOR,
+     {"integer_dtype": True}),
+    ("tensor of ints and a float", "k = torch.tensor([3, 1.5])  # <- k", Kind.TENSOR,
+     {"integer_dtype": False}),
+    ("integer dtype keyword", "k = torch.zeros(3, dtype=torch.long)  # <- k", Kind.TENSOR,
+     {"integer_dtype": True}),
+    ("float dtype keyword", "k = torch.tensor([1, 2], dtype=torch.float32)  # <- k",
+     Kind.TENSOR, {"integer_dtype": False}),
+    ("full with an int fill", "k = torch.full((2,), 7)  # <- k", Kind.TENSOR,
+     {"integer_dtype": True}),
+    ("randint", "k = torch.randint(0, 5, (3,))  # <- k", Kind.TENSOR, {"integer_dtype": True}),
+    ("parameter of an integer tensor", "k = nn.Parameter(torch.arange(3))  # <- k",
+     Kind.TENSOR, {"integer_dtype": True}),
+    ("integer on one path only", "if input():\n    a = torch.arange(3)\nelse:\n"
+     "    a = torch.randn(3)\nk = a  # <- k", Kind.TENSOR, {"integer_dtype": False}),
     ("factory with sizes", "a = torch.randn(4, 10)  # <- a", Kind.TENSOR,
      {"shape": Shape((4, 10), exact=True), "activation": None}),
     ("Linear with sizes", "y = nn.Linear(10, 2)(torch.randn(4, 10))  # <- y", Kind.TENSOR,

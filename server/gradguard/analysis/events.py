@@ -116,6 +116,13 @@ class RequiresGradCall(Event):
 
 
 @dataclass(frozen=True, eq=False)
+class IntegerGradRequest(Event):
+    """A tensor of an integer or bool dtype asked to require grad where it is made:
+    `torch.tensor(ids, requires_grad=True)` of known ints, `nn.Parameter(t)` of an integer
+    `t` (`node` is the call, `target` its data argument, `value` the tensor made)."""
+
+
+@dataclass(frozen=True, eq=False)
 class OptimizedTensor(Event):
     """A tensor listed literally as an optimizer's parameters, `SGD([w, b], lr=...)`: one
     event per tensor (`target`), `optimizer` the optimizer's qualified name."""
@@ -201,6 +208,7 @@ KINDS: tuple[type[Event], ...] = (
     OptimizerCall,
     GradRead,
     RequiresGradCall,
+    IntegerGradRequest,
     OptimizedTensor,
     Accumulation,
     ModuleCall,

@@ -5,9 +5,12 @@ Finds tensors created with `requires_grad=True` whose dtype is an integer (or bo
 `torch.tensor([1, 2, 3], requires_grad=True)` (integer literals infer `int64`),
 `torch.arange(5, requires_grad=True)`, `torch.full((2,), 3, requires_grad=True)`,
 `torch.randint(...)`, `torch.randperm(...)`, and factories given `dtype=torch.long` (or any
-integer dtype); and `x.requires_grad = True` on a tensor that is certainly integer or bool:
-the indices of `torch.max(x, 1)` (`_, predicted = torch.max(out, 1)`), an `argmax`, a
-comparison, a `.long()` cast.
+integer dtype); the same with data or bounds held by names the analysis knows the ints of
+(`ids = [3, 1, 2]; torch.tensor(ids, requires_grad=True)`, `Variable(torch.arange(n),
+requires_grad=True)`); `nn.Parameter(t)` of a tensor `t` certainly of an integer dtype (a
+parameter requires grad unless given `requires_grad=False`); and `x.requires_grad = True` on
+a tensor that is certainly integer or bool: the indices of `torch.max(x, 1)` (`_, predicted =
+torch.max(out, 1)`), an `argmax`, a comparison, a `.long()` cast.
 
 ## Why is this bad?
 Gradients are only defined for floating point and complex tensors. Creating the tensor raises
@@ -36,9 +39,9 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from gradguard.analysis.facts import AttributeSet
+from gradguard.analysis.facts import AttributeSet, IntegerGradRequest
 from gradguard.core.findings import Finding, Fix, Range, Related, Safety, Severity, TextEdit
-from gradguard.core.messages import TorchError, compose
+from gradguard.core.messages import TorchError, capitalized, compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text, replace_expr
 
@@ -68,6 +71,8 @@ _WITH_DTYPE = frozenset(
     f"torch.{n}"
     for n in ["zeros", "ones", "empty", "full", "eye", "zeros_like", "ones_like", "empty_like"]
 )
+# Factories that take `dtype=` (not `Variable`, whose data decides).
+_TAKES_DTYPE = _WITH_DTYPE | _FROM_DATA | _FROM_BOUNDS | _ALWAYS_INTEGER
 
 _NOT_FLOAT = TorchError(ERROR, "Only Tensors of floating point and complex dtype")
 
@@ -160,6 +165,7 @@ predicted.requires_grad = True
         """One finding per integer tensor created with, or set to, requires_grad=True."""
         yield from self._flag_set_on_integers(ctx)
         alias = ctx.torch_alias
+        reported: set[int] = set()
         for torch_call in ctx.analysis.torch_calls:
             call = torch_call.call
             requires = _keyword(call, "requires_grad")
@@ -169,6 +175,7 @@ predicted.requires_grad = True
             reason = _integer_reason(torch_call.qualified, call, dtype)
             if reason is None:
                 continue
+            reported.add(id(call))
             message = compose(
                 f"Integer tensor with requires_grad=True raises {_NOT_FLOAT.quoted}",
                 f"Here {reason}",
@@ -177,6 +184,41 @@ predicted.requires_grad = True
             fixes = []
             if alias is not None:
                 fixes.append(_fix(ctx, requires, dtype, alias))
+            yield self.finding(message, ctx.node_range(call), (), fixes)
+        yield from self._made_from_known_integers(ctx, reported, alias)
+
+    def _made_from_known_integers(
+        self, ctx: RuleContext, reported: set[int], alias: str | None
+    ) -> Iterator[Finding]:
+        """What the literal checks above cannot see: data whose ints the analysis knows
+        (`torch.tensor(CONFIG["init"], requires_grad=True)`), `torch.arange` of known ints,
+        and `nn.Parameter(t)` of an integer tensor `t` (a parameter requires grad)."""
+        made_by = {id(t.call): t.qualified for t in ctx.analysis.torch_calls}
+        for event in ctx.analysis.events.of(IntegerGradRequest):
+            call = event.node
+            if not isinstance(call, ast.Call) or id(call) in reported:
+                continue
+            reported.add(id(call))
+            data = expr_text(ctx.source, event.target)
+            shown = f"`{data}`" if "\n" not in data and len(data) <= 40 else "its data"
+            requires = _keyword(call, "requires_grad")
+            fixes = []
+            if requires is not None:
+                made = f"{expr_text(ctx.source, call.func)}(...)"
+                message = compose(
+                    f"Integer tensor with requires_grad=True raises {_NOT_FLOAT.quoted}",
+                    f"`{made}` of {shown} makes an integer tensor (the values are ints)",
+                    _NOT_FLOAT.in_full,
+                )
+                if alias is not None and made_by.get(id(call)) in _TAKES_DTYPE:
+                    fixes.append(_fix(ctx, requires, _keyword(call, "dtype"), alias))
+            else:
+                message = compose(
+                    f"Integer tensor made a parameter raises {_NOT_FLOAT.quoted}",
+                    f"{capitalized(shown)} has an integer dtype, and a parameter requires "
+                    "grad; convert it first (`.float()`)",
+                    _NOT_FLOAT.in_full,
+                )
             yield self.finding(message, ctx.node_range(call), (), fixes)
 
     def _flag_set_on_integers(self, ctx: RuleContext) -> Iterator[Finding]:

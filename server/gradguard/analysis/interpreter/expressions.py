@@ -507,6 +507,8 @@ class ExpressionEvaluator(TrainingEffects):
         if isinstance(expr.op, ast.Not):
             return Value(grad=Grad.UNTRACKED, kind=Kind.SCALAR)
         result = self.arithmetic(expr, [operand])
+        if isinstance(expr.op, ast.USub) and type(operand.const) is int:
+            result = evolve(result, const=-operand.const)  # `-2`: a known int too
         # `+x` returns x itself; `-x` allocates.
         return self.inference_result(result) if isinstance(expr.op, ast.USub) else result
 

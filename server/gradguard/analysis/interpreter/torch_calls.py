@@ -7,7 +7,7 @@ import ast
 import dataclasses
 from functools import reduce
 
-from gradguard.analysis import activations, data_sources, layer_lists, libraries, shapes
+from gradguard.analysis import activations, data_sources, dtypes, layer_lists, libraries, shapes
 from gradguard.analysis import graph as graphs
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
@@ -18,6 +18,7 @@ from gradguard.analysis.events import (
     Conversion,
     InferenceSaved,
     InPlaceChange,
+    IntegerGradRequest,
     RequiresGradCall,
 )
 from gradguard.analysis.graph import Saves
@@ -236,7 +237,8 @@ class TorchCalls(ModuleCalls):
                 return self.inference_result(self._leaf(call, qualified, data))
         if qualified in api.FACTORIES or qualified in api.LEGACY_CONSTRUCTORS:
             shape = shapes.factory_shape(qualified, call, like, argument_constants(call, args))
-            return self.inference_result(evolve(self._leaf(call, qualified, None), shape=shape))
+            made = self._typed(call, qualified, args, self._leaf(call, qualified, None))
+            return self.inference_result(evolve(made, shape=shape))
         if qualified in api.REWRAP:
             inner = args[0] if args else UNKNOWN
             if qualified in api.KEEPS_TENSOR_DATA and inner.kind not in _NOT_TENSORS:
@@ -246,7 +248,8 @@ class TorchCalls(ModuleCalls):
                     return inner
                 return Value(kind=Kind.TENSOR)
             shape = shapes.factory_shape(qualified, call, like, argument_constants(call, args))
-            leaf = evolve(self._leaf(call, qualified, inner), shape=shape)
+            leaf = self._typed(call, qualified, args, self._leaf(call, qualified, inner))
+            leaf = evolve(leaf, shape=shape)
             return leaf if qualified in api.MAY_ALIAS else self.inference_result(leaf)
         if qualified in api.PARAMETER:
             # nn.Parameter(data, requires_grad=True): the flag may also come second.
@@ -254,10 +257,18 @@ class TorchCalls(ModuleCalls):
             for index, kw in enumerate(call.keywords):
                 if kw.arg == "requires_grad":
                     flag = args[len(call.args) + index]
+            integer = bool(call.args and args) and args[0].integer_dtype
             if flag is not None and flag.const is not True:
                 grad = Grad.UNTRACKED if flag.const is False else Grad.UNKNOWN
-                return Value(grad=grad, kind=Kind.TENSOR, leaf=True, shape=like)
-            return Value(grad=Grad.TRACKED, kind=Kind.TENSOR, leaf=True, shape=like)
+                return Value(
+                    grad=grad, kind=Kind.TENSOR, leaf=True, shape=like, integer_dtype=integer
+                )
+            made = Value(
+                grad=Grad.TRACKED, kind=Kind.TENSOR, leaf=True, shape=like, integer_dtype=integer
+            )
+            if integer:
+                self._integer_grad_request(call, call.args[0], made)
+            return made
         if qualified in api.NON_DIFFERENTIABLE:
             return self.inference_result(self.non_differentiable(call, f"{qualified}()"))
         name = qualified.rsplit(".", 1)[-1]
@@ -544,6 +555,19 @@ class TorchCalls(ModuleCalls):
             inputs = [*positional, shapes.UNKNOWN_SHAPE, shapes.UNKNOWN_SHAPE]
             return shapes.loss_shape(name, reduction, inputs[0], inputs[1])
         return shapes.op_shape(name, call, positional, keywords, argument_constants(call, args))
+
+    def _typed(self, call: ast.Call, qualified: str, args: list[Value], made: Value) -> Value:
+        """A factory's tensor with its integer dtype when certain (see `dtypes`); asked to
+        require grad, that is reported where it is made."""
+        if not dtypes.integer_factory(qualified, call, args, self.scope.resolve):
+            return made
+        if made.grad is Grad.TRACKED:
+            self._integer_grad_request(call, call.args[0] if call.args else call, made)
+        return evolve(made, integer_dtype=True)
+
+    def _integer_grad_request(self, call: ast.Call, target: ast.expr, made: Value) -> None:
+        if (site := self.site(call, target, made)) is not None:
+            self.emit(IntegerGradRequest(**site))
 
     def _leaf(self, call: ast.Call, qualified: str, inner: Value | None) -> Value:
         keyword = self._keyword(call, "requires_grad")

@@ -108,6 +108,7 @@ class ValueChanges(TypedDict, total=False):
     # TensorFacts
     shape: Shape
     activation: Activation | None
+    integer_dtype: bool
 
 
 @dataclass(frozen=True, init=False)
@@ -157,6 +158,7 @@ class Value:
         # TensorFacts
         shape: Shape = UNKNOWN_SHAPE,
         activation: Activation | None = None,
+        integer_dtype: bool = False,
     ) -> None:
         """A value from flat facts, each given to its facet; a facet given none of its
         facts is the shared default."""
@@ -180,8 +182,8 @@ class Value:
             structure = Structure(elements, fields, items)
         graph_facts = NO_GRAPH if not graph and not saved_in else GraphFacts(graph, saved_in)
         tensor_facts = NO_TENSOR
-        if shape is not UNKNOWN_SHAPE or activation is not None:
-            tensor_facts = TensorFacts(shape, activation)
+        if shape is not UNKNOWN_SHAPE or activation is not None or integer_dtype:
+            tensor_facts = TensorFacts(shape, activation, integer_dtype)
         self.__dict__.update(
             kind=kind,
             origin=origin,
@@ -334,6 +336,11 @@ class Value:
     def activation(self) -> Activation | None:
         """The last activation certainly applied to it (`tensor_facts.activation`)."""
         return self.tensor_facts.activation
+
+    @property
+    def integer_dtype(self) -> bool:
+        """Certainly a tensor of an integer or bool dtype (`tensor_facts.integer_dtype`)."""
+        return self.tensor_facts.integer_dtype
 
     @property
     def integer_valued(self) -> bool:

@@ -1,0 +1,70 @@
+"""Whether a tensor a torch factory makes certainly has an integer (or bool) dtype.
+
+Torch infers the dtype of `torch.tensor(data)` from the data: Python ints give int64, bools
+bool, any float float32 (checked against torch 2.13.0); `torch.arange` of ints and
+`torch.full` with an int fill give int64, `torch.randint` and `torch.randperm` int64; a
+`dtype=` keyword decides whatever the data. A tensor of such a dtype cannot require grad
+("Only Tensors of floating point and complex dtype can require gradients"), which is what
+GG402 reports when one is asked to (`requires_grad=True`, `nn.Parameter(t)`).
+
+Only what is certain counts: the data's values must be known (literals, or names and
+settings the interpreter knows the ints of), a `dtype=` must resolve to a torch dtype.
+This module is pure: it reads the evaluated arguments and resolved names it is given.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+
+from gradguard.analysis import torch_api as api
+from gradguard.analysis.values import Kind, Value
+
+# Factories whose default dtype is int64.
+_INTEGER_FACTORIES = frozenset({"randint", "randperm"})
+# Factories whose dtype follows their data (`Variable(t)` is `t`).
+_DATA_FACTORIES = frozenset({"tensor", "as_tensor", "asarray", "Variable"})
+
+
+def integer_factory(
+    qualified: str, call: ast.Call, args: list[Value], resolve: Callable[[ast.expr], str | None]
+) -> bool:
+    """True when `qualified(...)` (a torch factory, `args` its evaluated arguments in order,
+    positional then keywords) certainly makes an integer or bool tensor."""
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(
+        kw.arg is None for kw in call.keywords
+    ):
+        return False
+    dtype = next((kw.value for kw in call.keywords if kw.arg == "dtype"), None)
+    if dtype is not None:
+        return resolve(dtype) in api.INTEGRAL_DTYPES
+    name = qualified.rsplit(".", 1)[-1]
+    positional = args[: len(call.args)]
+    if name in _INTEGER_FACTORIES:
+        return True
+    if name in _DATA_FACTORIES:
+        return bool(positional) and _integer_data(positional[0])
+    if name == "arange":
+        return bool(positional) and all(_int(v) for v in positional)
+    if name == "full":
+        return len(positional) >= 2 and _int(positional[1])
+    if name.endswith("_like") and positional:
+        return positional[0].integer_dtype
+    return False
+
+
+def _int(value: Value) -> bool:
+    """A Python int or bool the analysis knows (bools make bool tensors: not float either)."""
+    return value.kind is Kind.SCALAR and type(value.const) in (int, bool)
+
+
+def _integer_data(value: Value, depth: int = 4) -> bool:
+    """Data of ints only: a known int, or a non-empty list or tuple of such data (nested)."""
+    if value.kind is Kind.TENSOR:
+        return value.integer_dtype
+    if _int(value):
+        return True
+    elements = value.elements
+    if depth == 0 or value.kind is not Kind.SEQUENCE or not elements:
+        return False
+    return all(_integer_data(e, depth - 1) for e in elements)
