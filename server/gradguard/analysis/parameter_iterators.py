@@ -600,7 +600,11 @@ def _optimizer_consumption(call: ast.Call, name: ast.Name, qualified: str) -> Co
 def _function_consumption(
     call: ast.Call, name: ast.Name, function: str, error: str | None
 ) -> Consumption:
-    silent = "clips no gradient" if function.startswith("clip_grad") else "copies nothing"
+    silent = "copies nothing"
+    if function.startswith("clip_grad"):
+        silent = "clips no gradient"
+    elif function == "get_total_norm":
+        silent = "measures a norm of 0"
     return Consumption(call, name, f"{function}()", silent if error is None else "", error)
 
 

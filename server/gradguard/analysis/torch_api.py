@@ -655,6 +655,7 @@ GRAD_CLIPPERS = frozenset(
         "torch.nn.utils.clip_grad_value_",
         "torch.nn.utils.clip_grad.clip_grad_norm_",
         "torch.nn.utils.clip_grad.clip_grad_value_",
+        "torch.nn.utils.clip_grads_with_norm_",
     }
 )
 # Activation checkpointing (GG112): the positions of the arguments passed on to the
@@ -690,9 +691,12 @@ MODULE_GENERATOR_METHODS = frozenset(
 # them do: the error they raise, or None when they silently do nothing. Checked against
 # torch 2.13.0: clip_grad_norm_ warns "`parameters` is an empty generator" and returns
 # tensor(0.); clip_grad_value_ fails in `_group_tensors_by_device_and_dtype`;
-# parameters_to_vector concatenates nothing; vector_to_parameters copies nothing.
+# parameters_to_vector concatenates nothing; vector_to_parameters copies nothing;
+# get_total_norm returns tensor(0.) and clip_grads_with_norm_ clips nothing.
 ITERATING_FUNCTIONS: dict[str, tuple[int, str, str | None]] = {
     "torch.nn.utils.clip_grad_norm_": (0, "parameters", None),
+    "torch.nn.utils.clip_grads_with_norm_": (0, "parameters", None),
+    "torch.nn.utils.get_total_norm": (0, "tensors", None),
     "torch.nn.utils.clip_grad.clip_grad_norm_": (0, "parameters", None),
     "torch.nn.utils.clip_grad_value_": (
         0,
