@@ -65,7 +65,7 @@ MISBEHAVIOUR = {
     "GG602": ("has no effect",),
     "GG603": ("skips the module's hooks",),
     "GG604": ("never trains",),
-    "GG605": ("updates nothing",),
+    "GG605": ("updates nothing", "discards the accumulated gradients"),
     "GG606": ("times too large",),
     "GG607": ("dropout is off",),
     "GG608": ("never trains",),

@@ -2,7 +2,8 @@
 a loss reaches `backward()` without ever being scaled.
 
 Everything here is syntactic and conservative. `periodic_divisor` recognises the guard of an
-accumulation step (`if (i + 1) % k == 0:`), and `LossPath` follows a backpropagated
+accumulation step (`if (i + 1) % k == 0:`), `counts_to_a_step` one counted by hand (`if
+seen >= k:` ... `seen = 0`), and `LossPath` follows a backpropagated
 expression back through the assignments of its loop to the calls it was computed by: the
 path is *unscaled* only when every step of it is visible and none of them multiplies or
 divides (nor sums, which is a scale convention of its own). Anything the walk does not
@@ -90,6 +91,37 @@ def periodic_divisor(test: ast.expr) -> ast.expr | None:
     if dotted(divisor) is not None or _setting_key(divisor) is not None:
         return divisor
     return None
+
+
+def counts_to_a_step(guard: ast.If, loop_body: list[ast.stmt]) -> bool:
+    """A guard true once a counter reaches a bound: `if seen >= k:` (or `>`, `==`), where
+    the loop body adds to `seen` (`seen += len(x)`) before the guard on every iteration, and
+    the guarded block starts the count again (`seen = 0`): accumulation by samples or steps
+    counted by hand."""
+    test = guard.test
+    if not (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.GtE | ast.Gt | ast.Eq)
+    ):
+        return False
+    counter = dotted(test.left)
+    if counter is None or guard not in loop_body:
+        return False
+    before = loop_body[: loop_body.index(guard)]
+    counts = any(
+        isinstance(stmt, ast.AugAssign)
+        and isinstance(stmt.op, ast.Add)
+        and dotted(stmt.target) == counter
+        for stmt in before
+    )
+    resets = any(
+        isinstance(stmt, ast.Assign)
+        and [dotted(t) for t in stmt.targets] == [counter]
+        and _is_zero(stmt.value)
+        for stmt in guard.body
+    )
+    return counts and resets
 
 
 def _setting_key(expr: ast.expr) -> str | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from gradguard.analysis.accumulation import (
     LossPath,
+    counts_to_a_step,
     local_callables,
     periodic_divisor,
     returning_helpers,
@@ -138,6 +139,7 @@ __all__ = [
     "bindings_of",
     "callee_name",
     "calls_in",
+    "counts_to_a_step",
     "dotted",
     "forced_grad_backprops",
     "holds_no_parameters",

@@ -6,10 +6,18 @@ in the same block, for an optimizer built from `torch.optim` in the file. `model
 counts too when the optimizer is built in the same function from `model.parameters()` (and
 neither name is bound again there): it clears the very gradients the optimizer holds.
 
+It also finds gradient accumulation whose gradients are cleared on every iteration: the loop
+body runs `optimizer.zero_grad()`, then `backward()`, and steps only under an accumulation
+guard (`if (i + 1) % k == 0:`, or a counter the body adds to and the guarded block resets,
+`if seen >= k: ... seen = 0`), with that optimizer stepped and cleared nowhere else in the
+loop.
+
 ## Why is this bad?
 `zero_grad()` clears the gradients that `backward()` just computed, so `step()` sees no
 gradient (`None` since PyTorch 2.0) and leaves every parameter unchanged. Training runs,
-the loss never improves, and nothing raises.
+the loss never improves, and nothing raises. Cleared on every iteration of an accumulation
+loop, the gradients of all micro-batches but the last are computed and thrown away: each
+step applies one micro-batch, not the accumulated batch.
 
 ## Example
 ```python
@@ -27,7 +35,10 @@ optimizer.step()
 
 ## Fix safety
 "Move zero_grad() before backward()" moves the call to just before the statement that calls
-`backward()`. That is the order the code intended, so the fix is safe.
+`backward()`. That is the order the code intended, so the fix is safe. "Clear the gradients
+after the step" moves the accumulation loop's `zero_grad()` into the guarded block, after
+`step()`: the accumulation then happens, which changes what each step applies (k
+micro-batches instead of one), so the fix is unsafe.
 """
 
 from __future__ import annotations
@@ -36,13 +47,20 @@ import ast
 import functools
 from collections.abc import Callable, Iterator
 
-from gradguard.analysis.facts import OptimizerCall, bindings_of, dotted
+from gradguard.analysis.facts import (
+    OptimizerCall,
+    bindings_of,
+    counts_to_a_step,
+    dotted,
+    periodic_divisor,
+)
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
 from gradguard.core.messages import compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
 from gradguard.rewrite.expressions import expr_text
 from gradguard.rewrite.statements import (
     delete_statement,
+    insert_after,
     insert_before,
     stands_alone,
     trailing_comment,
@@ -80,6 +98,22 @@ for _ in range(2):
     loss.backward()
     opt.step()
     opt.zero_grad()
+""",
+        # A critic stepped every iteration, a generator every k with its own zero_grad.
+        """
+import torch
+from torch import nn
+gen, critic = nn.Linear(2, 2), nn.Linear(2, 1)
+opt_g = torch.optim.SGD(gen.parameters(), lr=0.1)
+opt_c = torch.optim.SGD(critic.parameters(), lr=0.1)
+for i in range(4):
+    opt_c.zero_grad()
+    critic(gen(torch.randn(4, 2)).detach()).mean().backward()
+    opt_c.step()
+    if (i + 1) % 2 == 0:
+        opt_g.zero_grad()
+        (-critic(gen(torch.randn(4, 2)))).mean().backward()
+        opt_g.step()
 """,
         # A second backward after zero_grad recomputes the gradients.
         """
@@ -121,6 +155,36 @@ opt.step()
 assert not torch.equal(before, model.weight), "the step changed nothing"
 """,
             error="the step changed nothing",
+        ),
+        # Accumulation over two micro-batches whose gradients are cleared every iteration:
+        # the step applies the second micro-batch's gradient alone.
+        Invalid(
+            """
+import torch
+w = torch.zeros(1, requires_grad=True)
+opt = torch.optim.SGD([w], lr=1.0)
+for i, target in enumerate([1.0, 3.0]):
+    opt.zero_grad()
+    loss = (w - target).pow(2).sum() / 2
+    loss.backward()
+    if (i + 1) % 2 == 0:
+        opt.step()
+assert torch.allclose(w, torch.tensor([4.0])), "only the last micro-batch was applied"
+""",
+            fixed="""
+import torch
+w = torch.zeros(1, requires_grad=True)
+opt = torch.optim.SGD([w], lr=1.0)
+for i, target in enumerate([1.0, 3.0]):
+    loss = (w - target).pow(2).sum() / 2
+    loss.backward()
+    if (i + 1) % 2 == 0:
+        opt.step()
+        opt.zero_grad()
+assert torch.allclose(w, torch.tensor([4.0])), "only the last micro-batch was applied"
+""",
+            unsafe_fix=True,
+            error="only the last micro-batch was applied",
         ),
     )
 
@@ -173,6 +237,93 @@ assert not torch.equal(before, model.weight), "the step changed nothing"
                 )
                 fixes.append(Fix("Move zero_grad() before backward()", Safety.SAFE, edits))
             yield self.finding(message, ctx.node_range(zero), related, fixes)
+        yield from self._cleared_while_accumulating(ctx, calls, zero_grads, backward_statements)
+
+    def _cleared_while_accumulating(
+        self,
+        ctx: RuleContext,
+        calls: list[OptimizerCall],
+        zero_grads: dict[int, OptimizerCall],
+        backward_statements: set[int],
+    ) -> Iterator[Finding]:
+        """Accumulation whose gradients are cleared on every iteration: the loop body runs
+        `opt.zero_grad()`, then backward(), and `opt.step()` only under an accumulation
+        guard (`if (i + 1) % k == 0:`, or a counter the body adds to and the guarded block
+        resets). Each step then applies the last micro-batch's gradients alone."""
+        for step in calls:
+            if not _is_call(step, "step"):
+                continue
+            found = _accumulation_cleared(ctx, step, zero_grads, backward_statements)
+            if found is None:
+                continue
+            zero, backward, guard = found
+            receiver = expr_text(ctx.source, step.target)
+            message = compose(
+                f"`{receiver}.zero_grad()` on every iteration discards the accumulated gradients",
+                f"`{receiver}.step()` runs only when the guard at line {guard.lineno} holds, "
+                f"but every iteration first clears what the earlier ones' backward() (line "
+                f"{backward.lineno}) accumulated: each step applies one micro-batch's "
+                "gradients, the others are computed and thrown away",
+                f"Clear the gradients after `{receiver}.step()`, inside the guarded block",
+            )
+            related = [
+                Related(ctx.header_range(guard), "the step runs only when this holds"),
+                Related(ctx.node_range(step.stmt), "the step that sees one micro-batch"),
+            ]
+            fixes = []
+            if stands_alone(ctx.source, zero) and stands_alone(ctx.source, step.stmt):
+                text = ctx.source.slice(ctx.node_range(zero)) + trailing_comment(ctx.source, zero)
+                edits = (
+                    delete_statement(ctx.source, zero),
+                    insert_after(ctx.source, step.stmt, text),
+                )
+                fixes.append(Fix("Clear the gradients after the step", Safety.UNSAFE, edits))
+            yield self.finding(message, ctx.node_range(zero), related, fixes)
+
+
+def _accumulation_cleared(
+    ctx: RuleContext,
+    step: OptimizerCall,
+    zero_grads: dict[int, OptimizerCall],
+    backward_statements: set[int],
+) -> tuple[ast.stmt, ast.stmt, ast.If] | None:
+    """For a step in an accumulation guard written in a loop body: the same optimizer's
+    `zero_grad()` statement of that body and the backward() statement after it, both run
+    on every iteration before the guard (statements of the body itself). None when the
+    optimizer steps or is cleared anywhere else in the loop."""
+    parents = ctx.grad_context.parents
+    guard = parents.get(id(step.stmt))
+    if not isinstance(guard, ast.If) or not any(s is step.stmt for s in guard.body):
+        return None
+    loop = parents.get(id(guard))
+    if not isinstance(loop, ast.For | ast.While) or not any(s is guard for s in loop.body):
+        return None
+    if periodic_divisor(guard.test) is None and not counts_to_a_step(guard, loop.body):
+        return None
+    receiver = expr_text(ctx.source, step.target)
+    same = [
+        u
+        for u in ctx.analysis.events.of(OptimizerCall)
+        if u.method in ("step", "zero_grad")
+        and expr_text(ctx.source, u.target) == receiver
+        and any(a is loop for a in ctx.grad_context.ancestors(u.node))
+    ]
+    zero: ast.stmt | None = None
+    backward: ast.stmt | None = None
+    for stmt in loop.body[: next(i for i, s in enumerate(loop.body) if s is guard)]:
+        use = zero_grads.get(id(stmt))
+        if use is not None and expr_text(ctx.source, use.target) == receiver:
+            if zero is not None:
+                return None
+            zero = stmt
+        elif zero is not None and any(id(n) in backward_statements for n in ast.walk(stmt)):
+            backward = backward or stmt
+    if zero is None or backward is None:
+        return None
+    expected = {id(zero.value) if isinstance(zero, ast.Expr) else None, id(step.node)}
+    if any(id(u.node) not in expected for u in same):
+        return None  # stepped or cleared elsewhere in the loop too
+    return zero, backward, guard
 
 
 def _is_call(use: OptimizerCall, name: str) -> bool:

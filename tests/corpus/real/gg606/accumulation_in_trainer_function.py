@@ -46,9 +46,11 @@ def train_every_step(model, optimizer, batches, log_interval):
 
 
 def train_cleared_each_batch(model, optimizer, batches, update_every):
-    """Gradients cleared every batch do not accumulate: a slow schedule, not this bug."""
+    """Gradients cleared every batch do not accumulate, so no step is too large (not GG606's
+    bug); but the gradients of every batch but the last of each window are computed and
+    thrown away, which is GG605's."""
     for step, (X, Y) in enumerate(batches):
-        optimizer.zero_grad()
+        optimizer.zero_grad()  # expect: GG605
         logits, loss = model(X, Y)
         loss.backward()
         if (step + 1) % update_every == 0:
