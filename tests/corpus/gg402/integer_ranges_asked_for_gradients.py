@@ -43,9 +43,15 @@ def curve_points():
     return Variable(torch.arange(low, high), requires_grad=True)  # expect: GG402
 
 
+def offsets():
+    shifts = torch.arange(0, BINS)
+    shifts.requires_grad = True  # expect: GG402
+    return shifts
+
+
 if __name__ == "__main__":
     SoftBinningFixed()
-    for case in (SoftBinning, curve_points):
+    for case in (SoftBinning, curve_points, offsets):
         try:
             case()
         except RuntimeError as error:

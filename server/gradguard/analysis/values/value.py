@@ -348,7 +348,10 @@ class Value:
         argmax, argsort, comparisons, integer casts (`.long()`) or the index half of
         `max`/`sort`/`topk` with a dim make (see `torch_api.NON_DIFFERENTIABLE`). Anything
         computed from it afterwards (`.float()`, `* 1.5`) may be floating point again: the
-        binding statement must hold the very expression that made it."""
+        binding statement must hold the very expression that made it. Or a tensor of the
+        `integer_dtype` fact (a factory of known ints, `nn.Parameter` of one)."""
+        if self.kind is Kind.TENSOR and self.integer_dtype:
+            return True
         loss = self.loss
         if self.kind is not Kind.TENSOR or loss is None:
             return False
