@@ -320,7 +320,7 @@ def _accumulation_cleared(
             backward = backward or stmt
     if zero is None or backward is None:
         return None
-    expected = {id(zero.value) if isinstance(zero, ast.Expr) else None, id(step.node)}
+    expected = {id(zero_grads[id(zero)].node), id(step.node)}
     if any(id(u.node) not in expected for u in same):
         return None  # stepped or cleared elsewhere in the loop too
     return zero, backward, guard
