@@ -514,6 +514,16 @@ def transparent_decorators(node: FunctionNode) -> bool:
     return True
 
 
+def keyword_argument(call: ast.Call, args: list[Value], name: str) -> Value | None:
+    """The value `call` passes as keyword `name` (`args` evaluated in order, positional
+    then keyword values, as the interpreter evaluates them); None when not passed."""
+    for index, kw in enumerate(call.keywords):
+        if kw.arg == name:
+            position = len(call.args) + index
+            return args[position] if position < len(args) else None
+    return None
+
+
 def passed_arguments(
     function: FunctionNode, call: ast.Call, args: list[Value], *, skip_self: bool
 ) -> dict[str, Value] | None:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ast
 
+from gradguard.analysis.call_sites import keyword_argument
 from gradguard.analysis.shapes import UNKNOWN_SHAPE, Dim, Shape
 from gradguard.analysis.values import Grad, Kind, Value, evolve
 
@@ -74,10 +75,9 @@ def data_loader(call: ast.Call, args: list[Value]) -> Value | None:
         return None
     if any(kw.arg is None or kw.arg == "collate_fn" for kw in call.keywords):
         return None
-    dataset: Value | None = args[0] if call.args and args else None
-    for index, kw in enumerate(call.keywords):
-        if kw.arg == "dataset" and len(args) > len(call.args) + index:
-            dataset = args[len(call.args) + index]
+    dataset = keyword_argument(call, args, "dataset")
+    if dataset is None and call.args and args:
+        dataset = args[0]
     if dataset is None or dataset.kind is not Kind.SEQUENCE or dataset.items is None:
         return None
     item = dataset.items

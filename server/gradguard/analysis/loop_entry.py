@@ -86,17 +86,10 @@ def certainly_empty(
         and isinstance(iterable.func, ast.Name)
         and iterable.func.id == "range"
         and not iterable.keywords
-        and 1 <= len(iterable.args) <= 3
     ):
         return False
-    bounds = [_int_constant(arg, lookup) for arg in iterable.args]
-    if any(b is None for b in bounds):
-        return False
-    if len(bounds) == 1:
-        bounds = [0, *bounds]
-    start, stop, step = (*bounds, 1) if len(bounds) == 2 else bounds
-    assert start is not None and stop is not None and step is not None
-    return not ((step > 0 and start < stop) or (step < 0 and start > stop))
+    bounds = _range_bounds(iterable.args, lookup)
+    return bounds is not None and not _yields(*bounds)
 
 
 def _known_entries(value: Value) -> bool:
@@ -117,16 +110,31 @@ def _nonempty_tensor(value: Value) -> bool:
 
 def _nonempty_range(args: list[ast.expr], lookup: Callable[[str], Value]) -> bool:
     """`range(...)` whose one to three bounds are known ints leaving at least one number."""
+    bounds = _range_bounds(args, lookup)
+    return bounds is not None and _yields(*bounds)
+
+
+def _range_bounds(
+    args: list[ast.expr], lookup: Callable[[str], Value]
+) -> tuple[int, int, int] | None:
+    """(start, stop, step) of `range(...)` given one to three known ints; None otherwise."""
     if not 1 <= len(args) <= 3:
-        return False
-    bounds = [_int_constant(arg, lookup) for arg in args]
-    if any(b is None for b in bounds):
-        return False
+        return None
+    known = [_int_constant(arg, lookup) for arg in args]
+    bounds = [b for b in known if b is not None]
+    if len(bounds) != len(known):
+        return None
     if len(bounds) == 1:
         bounds = [0, *bounds]
-    start, stop, step = (*bounds, 1) if len(bounds) == 2 else bounds
-    assert start is not None and stop is not None and step is not None
-    # Compared, never built: `range(a, b, 0)` raises, and huge bounds overflow len().
+    if len(bounds) == 2:
+        bounds.append(1)
+    start, stop, step = bounds
+    return start, stop, step
+
+
+def _yields(start: int, stop: int, step: int) -> bool:
+    """Whether such a range yields a number. Compared, never built: `range(a, b, 0)` raises
+    (before yielding anything), and huge bounds overflow len()."""
     return (step > 0 and start < stop) or (step < 0 and start > stop)
 
 

@@ -31,7 +31,7 @@ import builtins
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from gradguard.analysis.names import arguments_by_parameter, kept_parameters
+from gradguard.analysis.names import arguments_by_parameter, kept_parameters, paired
 from gradguard.analysis.walk import module_nodes, module_parents
 
 Key = tuple[int, str]  # (id of the scope node, name)
@@ -424,14 +424,10 @@ class NameFlow:
         value: ast.expr | None,
         sources: set[Key] | None = None,
     ) -> None:
-        if (
-            isinstance(target, ast.Tuple | ast.List)
-            and isinstance(value, ast.Tuple | ast.List)
-            and len(target.elts) == len(value.elts)
-            and not any(isinstance(e, ast.Starred) for e in (*target.elts, *value.elts))
-        ):
+        pairs = paired(target, value) if value is not None else []
+        if isinstance(target, ast.Tuple | ast.List) and pairs:
             # `G, D = Generator(), Discriminator()`: each name gets its own value.
-            for element, part in zip(target.elts, value.elts, strict=True):
+            for element, part in pairs:
                 self._bind_target(element, node, part)
             return
         if sources is None:

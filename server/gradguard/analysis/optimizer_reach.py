@@ -169,13 +169,7 @@ class _Check:
         call = bindings[0].value
         if len(stmt.targets) != 1 or not isinstance(call, ast.Call):
             return None
-        path = self.flow.qualified(call.func)
-        if not (
-            path is not None
-            and path.startswith("torch.optim.")
-            and path.count(".") == 2
-            and path.rsplit(".", 1)[-1][:1].isupper()
-        ):
+        if not api.optimizer_class(self.flow.qualified(call.func)):
             return None
         params: ast.expr | None = call.args[0] if call.args else None
         for keyword in call.keywords:

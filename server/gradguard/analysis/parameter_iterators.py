@@ -395,7 +395,7 @@ class _Finder:
             assert isinstance(func, ast.Name)
             return Consumption(call, name, f"{func.id}()", _COLLECTING_BUILTINS[func.id], None)
         qualified = self.flow.qualified(func)
-        if qualified is not None and _optimizer_class(qualified):
+        if qualified is not None and api.optimizer_class(qualified):
             if position == 0 or keyword == "params":
                 return _optimizer_consumption(call, name, qualified)
             return None
@@ -481,7 +481,7 @@ class _Finder:
             if holder is not None and isinstance(holder, ast.keyword):
                 holder = self.flow.parents.get(id(holder))
             if isinstance(holder, ast.Call) and (
-                (q := self.flow.qualified(holder.func)) is not None and _optimizer_class(q)
+                (q := self.flow.qualified(holder.func)) is not None and api.optimizer_class(q)
             ):
                 return _group_consumption(holder, name, f"{q.rsplit('.', 1)[-1]}()")
             return None
@@ -506,12 +506,6 @@ def _torch_layer(qualified: str) -> bool:
     return api.nn_module_kind(qualified) is not None or (
         qualified.startswith("torch.nn.") and qualified.rsplit(".", 1)[-1] in api.MODULE_CONTAINERS
     )
-
-
-def _optimizer_class(qualified: str) -> bool:
-    """`torch.optim.SGD` and the like (not `torch.optim.lr_scheduler...`)."""
-    parts = qualified.split(".")
-    return len(parts) == 3 and parts[:2] == ["torch", "optim"] and parts[2][:1].isupper()
 
 
 def _parameter_at(

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from gradguard.analysis import layer_lists, libraries
 from gradguard.analysis import torch_api as api
-from gradguard.analysis.names import dotted, kept_parameters, parameter_names
+from gradguard.analysis.names import callee_name, dotted, kept_parameters, parameter_names
 from gradguard.analysis.node_cache import cached_by_node
 
 if TYPE_CHECKING:
@@ -295,7 +295,7 @@ def _builds_parameters(init: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     per node, so an analysis across edits sees that a step read this method's code)."""
     for node in ast.walk(init):
         if isinstance(node, ast.Call):
-            name = _called_name(node.func)
+            name = callee_name(node.func)
             kind = api.NN_MODULES.get(name) if name else None
             if kind is not None and kind.has_parameters:
                 return True
@@ -342,7 +342,7 @@ def _stores_nothing_on_self(method: ast.FunctionDef | ast.AsyncFunctionDef) -> b
     for inner in ast.walk(method):
         if isinstance(inner, ast.Attribute | ast.Subscript) and isinstance(inner.ctx, ast.Store):
             return False
-        if isinstance(inner, ast.Call) and _called_name(inner.func) in _REGISTERING:
+        if isinstance(inner, ast.Call) and callee_name(inner.func) in _REGISTERING:
             return False
         if isinstance(inner, ast.Global | ast.Nonlocal):
             return False
@@ -406,14 +406,6 @@ def _method(node: ast.ClassDef, name: str) -> ast.FunctionDef | ast.AsyncFunctio
     for stmt in node.body:
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) and stmt.name == name:
             return stmt
-    return None
-
-
-def _called_name(func: ast.expr) -> str | None:
-    if isinstance(func, ast.Attribute):
-        return func.attr
-    if isinstance(func, ast.Name):
-        return func.id
     return None
 
 

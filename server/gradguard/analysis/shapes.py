@@ -138,12 +138,20 @@ def broadcast(shapes: Sequence[Shape]) -> Shape:
 
 def _int(node: ast.expr | None, constants: Constants = NO_CONSTANTS) -> int | None:
     """A non-negative int (not a bool): a literal, or an expression `constants` knows."""
+    value = _known_int(node, constants)
+    return value if value is not None and value >= 0 else None
+
+
+def _known_int(node: ast.expr | None, constants: Constants) -> int | None:
+    """An int, `-1` included (not a bool): a literal, its negation, or an expression
+    `constants` knows."""
     if node is None:
         return None
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _known_int(node.operand, constants)
+        return -inner if inner is not None else None
     value = node.value if isinstance(node, ast.Constant) else constants.get(node)
-    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-        return value
-    return None
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _keyword(call: ast.Call, name: str) -> ast.expr | None:
@@ -478,7 +486,7 @@ def _reduced_along(
     allowed = {"dim", "keepdim", "dtype"}
     if any(kw.arg not in allowed for kw in call.keywords) or len(call.args) > 2 - method:
         return UNKNOWN_SHAPE
-    axis = _signed_int(_argument(call, 0 if method else 1, "dim"), constants)
+    axis = _known_int(_argument(call, 0 if method else 1, "dim"), constants)
     keep = _keyword(call, "keepdim")
     keepdim = isinstance(keep, ast.Constant) and keep.value is True
     if axis is None or (keep is not None and not isinstance(keep, ast.Constant)):
@@ -491,18 +499,6 @@ def _reduced_along(
         return UNKNOWN_SHAPE
     kept: tuple[Dim, ...] = (1,) if keepdim else ()
     return Shape((*shape.dims[:index], *kept, *shape.dims[index + 1 :]), exact=shape.exact)
-
-
-def _signed_int(node: ast.expr | None, constants: Constants) -> int | None:
-    """An int, `-1` included (not a bool): a literal or an expression `constants` knows."""
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        inner = _int(node.operand, constants)
-        return -inner if inner is not None else None
-    if node is not None and not isinstance(node, ast.Constant):
-        value = constants.get(node)
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value
-    return _int(node, constants)
 
 
 def matmul(a: Shape, b: Shape) -> Shape:

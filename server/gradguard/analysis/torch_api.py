@@ -507,6 +507,15 @@ MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 PARAMETER = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
 
 
+def optimizer_class(qualified: str | None) -> bool:
+    """`torch.optim.SGD` and the like: a class of `torch.optim` itself (not
+    `torch.optim.lr_scheduler.StepLR`)."""
+    if qualified is None:
+        return False
+    parts = qualified.split(".")
+    return len(parts) == 3 and parts[:2] == ["torch", "optim"] and parts[2][:1].isupper()
+
+
 def nn_module_kind(qualified: str) -> ModuleKind | None:
     """The `ModuleKind` of `torch.nn.X` (also `torch.nn.modules...X`), if known."""
     if not qualified.startswith("torch.nn."):

@@ -12,7 +12,7 @@ from gradguard.analysis import torch_api as api
 from gradguard.analysis.events import Accumulation, AttributeSet, GradRead, InPlaceChange
 from gradguard.analysis.interpreter.environment import GRAD_ON, GRAD_UNKNOWN, GradMode
 from gradguard.analysis.interpreter.training_effects import TrainingEffects
-from gradguard.analysis.names import dotted
+from gradguard.analysis.names import callee_name, dotted
 from gradguard.analysis.values import (
     UNKNOWN,
     ConditionalLoss,
@@ -42,13 +42,6 @@ def shape_of(value: Value) -> shapes.Shape:
     if value.kind is Kind.SCALAR:
         return shapes.SCALAR_SHAPE
     return shapes.UNKNOWN_SHAPE
-
-
-def _held_name(expr: ast.expr) -> str | None:
-    """The name a container is read through: `layers` of `self.encoder.layers`."""
-    if isinstance(expr, ast.Attribute):
-        return expr.attr
-    return expr.id if isinstance(expr, ast.Name) else None
 
 
 def argument_constants(call: ast.Call, args: list[Value]) -> dict[ast.AST, object]:
@@ -548,7 +541,7 @@ class ExpressionEvaluator(TrainingEffects):
             base.kind is Kind.MODULE
             and base.items is not None
             and not isinstance(expr.slice, ast.Slice)
-            and (held := _held_name(expr.value)) is not None
+            and (held := callee_name(expr.value)) is not None
             and held not in self.module.changed_containers()
         ):
             # `self.layers[i]` of an nn.ModuleList of like modules no code changes.

@@ -11,6 +11,7 @@ from gradguard.analysis import activations, data_sources, dtypes, layer_lists, l
 from gradguard.analysis import graph as graphs
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
+from gradguard.analysis.call_sites import keyword_argument
 from gradguard.analysis.checkpoints import reentrant_keyword
 from gradguard.analysis.events import (
     Accumulation,
@@ -253,10 +254,9 @@ class TorchCalls(ModuleCalls):
             return leaf if qualified in api.MAY_ALIAS else self.inference_result(leaf)
         if qualified in api.PARAMETER:
             # nn.Parameter(data, requires_grad=True): the flag may also come second.
-            flag = args[1] if len(call.args) > 1 else None
-            for index, kw in enumerate(call.keywords):
-                if kw.arg == "requires_grad":
-                    flag = args[len(call.args) + index]
+            flag = keyword_argument(call, args, "requires_grad")
+            if flag is None and len(call.args) > 1:
+                flag = args[1]
             integer = bool(call.args and args) and args[0].integer_dtype
             if flag is not None and flag.const is not True:
                 grad = Grad.UNTRACKED if flag.const is False else Grad.UNKNOWN
@@ -385,11 +385,7 @@ class TorchCalls(ModuleCalls):
             if last == "ModuleList":
                 return Value(kind=Kind.MODULE, module=ref, items=_listed_modules(call, args))
             return Value(kind=Kind.MODULE, module=ref)
-        if (
-            qualified.startswith("torch.optim.")
-            and qualified.count(".") == 2
-            and last[:1].isupper()
-        ):
+        if api.optimizer_class(qualified):
             self._record_optimized(call, qualified, args)
             return Value(
                 kind=Kind.OTHER,

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from gradguard.analysis.graph import SavedNode
 from gradguard.analysis.shapes import UNKNOWN_SHAPE, Shape, join_shapes
-from gradguard.analysis.torch_api import ModuleKind, nn_module_kind
+from gradguard.analysis.torch_api import ModuleKind, nn_module_kind, optimizer_class
 from gradguard.analysis.values.vocabulary import (
     Activation,
     ClassInfo,
@@ -164,7 +164,7 @@ def _join_module(a: ModuleRef | None, b: ModuleRef | None) -> ModuleRef | None:
         return a
     if a is not None and b is not None and evolve_module(a, None) == evolve_module(b, None):
         return evolve_module(a, None)
-    if _optimizer_class(a) and _optimizer_class(b):
+    if _optimizer(a) and _optimizer(b):
         # Two optimizer classes (a helper given AdamW by one caller, SGD by another): an
         # optimizer whichever it is; which parameters it holds is `ParameterFacts`' join.
         return ANY_OPTIMIZER
@@ -180,12 +180,9 @@ def _join_module(a: ModuleRef | None, b: ModuleRef | None) -> ModuleRef | None:
 ANY_OPTIMIZER = ModuleRef(qualified="torch.optim.Optimizer")
 
 
-def _optimizer_class(module: ModuleRef | None) -> bool:
-    """A `torch.optim` optimizer (`torch.optim.SGD`, not `torch.optim.lr_scheduler.X`)."""
-    if module is None or module.local is not None or module.qualified is None:
-        return False
-    parts = module.qualified.split(".")
-    return len(parts) == 3 and parts[:2] == ["torch", "optim"] and parts[2][:1].isupper()
+def _optimizer(module: ModuleRef | None) -> bool:
+    """An optimizer of a `torch.optim` class (not a class of the file)."""
+    return module is not None and module.local is None and optimizer_class(module.qualified)
 
 
 def _layer_kind(module: ModuleRef | None) -> ModuleKind | None:
