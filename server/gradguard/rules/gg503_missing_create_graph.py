@@ -46,7 +46,7 @@ from gradguard.analysis.facts import LossKind
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
 from gradguard.core.messages import NO_GRAD_FN, compose, no_graph_summary
 from gradguard.core.rule import Invalid, Rule, RuleContext
-from gradguard.rewrite.expressions import add_keyword, expr_text
+from gradguard.rewrite.expressions import add_keyword, expr_text, replace_expr
 
 ERROR = "element 0 of tensors does not require grad and does not have a grad_fn"
 
@@ -135,6 +135,32 @@ loss.backward()
 """,
             error=None,
         ),
+        # create_graph given by a name known to hold False: the fix sets it, not a second one.
+        Invalid(
+            """
+import torch
+from torch import nn
+critic = nn.Linear(2, 1)
+def penalty(x, create_graph=False):
+    x = x.requires_grad_(True)
+    (grad,) = torch.autograd.grad(critic(x).sum(), x, create_graph=create_graph)
+    return grad.pow(2).sum()
+loss = critic(torch.randn(4, 2)).mean() + penalty(torch.randn(4, 2))
+loss.backward()
+""",
+            fixed="""
+import torch
+from torch import nn
+critic = nn.Linear(2, 1)
+def penalty(x, create_graph=False):
+    x = x.requires_grad_(True)
+    (grad,) = torch.autograd.grad(critic(x).sum(), x, create_graph=True)
+    return grad.pow(2).sum()
+loss = critic(torch.randn(4, 2)).mean() + penalty(torch.randn(4, 2))
+loss.backward()
+""",
+            error=None,
+        ),
     )
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
@@ -172,6 +198,11 @@ loss.backward()
 
 
 def _fix(ctx: RuleContext, call: ast.Call) -> Fix:
-    """Add `create_graph=True` to the `torch.autograd.grad(...)` call."""
-    edit = add_keyword(ctx.source, call, "create_graph=True")
+    """Pass `create_graph=True` to the `torch.autograd.grad(...)` call: set the keyword the
+    call already has (`create_graph=flag` of a flag known False), or add it."""
+    given = next((kw for kw in call.keywords if kw.arg == "create_graph"), None)
+    if given is not None:
+        edit = replace_expr(ctx.source, given.value, "True")
+    else:
+        edit = add_keyword(ctx.source, call, "create_graph=True")
     return Fix("Add create_graph=True", Safety.SAFE, (edit,))
