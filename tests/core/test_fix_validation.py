@@ -125,6 +125,9 @@ def test_fix_all_drops_a_fix_that_clashes_with_another(
         ("x = 1  # why\n", "x = 2  # why\n", True),
         ("x = 1  # why\n", "x = 2\n", False),
         ("x = 1\n", "x = (\n", False),
+        # Parses, but does not compile: a keyword given twice, a `break` outside a loop.
+        ("x = f(a=1)\n", "x = f(a=1, a=True)\n", False),
+        ("x = 1\n", "break\n", False),
         # A statement deleted outright may take its own comment along (as ruff does).
         ("y = 0\nx = 1  # why\n", "y = 0\n", True),
     ],

@@ -4,7 +4,8 @@ Fix builders work on many layouts (form feeds, mixed indentation, `;` chains, co
 odd places); a builder bug on one of them must never reach a user. The engine wraps each
 fix of each finding so that its edits are checked when they are first built: the edited
 text must parse and must keep every comment, except the comments of lines the fix deletes
-outright (a deleted statement takes its own comment along, as in ruff). A fix that fails
+outright (a deleted statement takes its own comment along, as in ruff); and it must compile
+when the original does (`f(x=1, x=2)` parses but does not compile). A fix that fails
 has no edits: the finding is still reported, without the fix, and every front end (quick
 fixes, fix-all, `--fix`, the CLI's fixable count) skips fixes without edits.
 
@@ -116,6 +117,10 @@ class FixValidator:
             after = _apply(source.text, lo, hi, spans)
             if not _parses(after):
                 return "the edited code does not parse"
+        if _compiles(before) and not _compiles(after):
+            # What parses may still not compile: `f(x=1, x=2)`, a `return` moved out of its
+            # function, a `break` out of its loop.
+            return "the edited code does not compile"
         old, new = _comments(before), _comments(after)
         if old is None:
             return None  # the original does not tokenize: nothing to compare against
@@ -171,6 +176,17 @@ def _parses(text: str) -> bool:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             ast.parse(text)
+    except _PARSE_FAILURES:
+        return False
+    return True
+
+
+def _compiles(text: str) -> bool:
+    """Whether `text` compiles (it is never run)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(text, "<fix>", "exec", dont_inherit=True)
     except _PARSE_FAILURES:
         return False
     return True
