@@ -4,7 +4,9 @@
 Finds `optimizer.zero_grad()` placed after `loss.backward()` and before `optimizer.step()`
 in the same block, for an optimizer built from `torch.optim` in the file. `model.zero_grad()`
 counts too when the optimizer is built in the same function from `model.parameters()` (and
-neither name is bound again there): it clears the very gradients the optimizer holds.
+neither name is bound again there): it clears the very gradients the optimizer holds. A
+`.grad` assigned between the two (`w.grad = g`, gradients computed by hand) refills what was
+cleared: nothing is reported.
 
 It also finds gradient accumulation whose gradients are cleared on every iteration: the loop
 body runs `optimizer.zero_grad()`, then `backward()`, and steps only under an accumulation
@@ -204,6 +206,8 @@ assert torch.allclose(w, torch.tensor([4.0])), "only the last micro-batch was ap
             if zero is None:
                 continue
             zero_index = next(i for i, s in enumerate(block) if s is zero)
+            if any(_sets_grad(s) for s in block[zero_index + 1 : index]):
+                continue  # the gradients are set by hand after clearing (`p.grad = g`)
             backward = next(
                 (
                     s
@@ -353,6 +357,14 @@ def _previous_zero_grad(
         if any(isinstance(node, ast.Call) for node in ast.walk(stmt)):
             return None
     return None
+
+
+def _sets_grad(stmt: ast.stmt) -> bool:
+    """Whether the statement assigns a `.grad` attribute (`w.grad = g`, `p.grad += g`)."""
+    return any(
+        isinstance(node, ast.Attribute) and node.attr == "grad" and isinstance(node.ctx, ast.Store)
+        for node in ast.walk(stmt)
+    )
 
 
 def _zero_grad_receiver(stmt: ast.stmt) -> ast.expr | None:
