@@ -12,7 +12,9 @@ line at the end of a file, and now and then a half-typed line (`x = (`) that is 
 the next edit, so recovery runs too. Every edit waits for the publishDiagnostics of its
 version (half-typed versions keep the last diagnostics and publish nothing, so those are not
 waited for), so each version is analysed. The server's RSS (VmRSS) is sampled at start, after
-opening, and every `--every` edits; the report is `benchmarks/results/memory.md`.
+opening, and every `--every` edits: once while the edits go on, and once more after a pause
+in typing of `--pause` seconds (the server gives memory back when analyses pause:
+`gradguard.lsp.housekeeping`). The report is `benchmarks/results/memory.md`.
 """
 
 from __future__ import annotations
@@ -41,7 +43,8 @@ class Sample:
 
     edits: int
     seconds: float
-    rss_kib: int
+    rss_kib: int  # while editing
+    paused_kib: int  # after a pause in typing
 
 
 def torch_files(count: int) -> list[Path]:
@@ -104,10 +107,14 @@ def run(args: argparse.Namespace) -> tuple[list[Sample], int, float]:
         samples: list[Sample] = []
 
         def sample(edits: int) -> None:
-            samples.append(
-                Sample(edits, time.perf_counter() - started, rss_kib(client.proc.pid) or 0)
+            seconds, typing = time.perf_counter() - started, rss_kib(client.proc.pid) or 0
+            time.sleep(args.pause)
+            samples.append(Sample(edits, seconds, typing, rss_kib(client.proc.pid) or 0))
+            print(
+                f"{edits:>6} edits  {typing / 1024:7.1f} MiB, "
+                f"{samples[-1].paused_kib / 1024:7.1f} MiB after a pause",
+                file=sys.stderr,
             )
-            print(f"{edits:>6} edits  {samples[-1].rss_kib / 1024:7.1f} MiB", file=sys.stderr)
 
         try:
             initialize(client, workdir)
@@ -148,6 +155,7 @@ def render(samples: Sequence[Sample], lines: int, seconds: float, args: argparse
     start, opened, last = samples[0], samples[1], samples[-1]
     after = samples[1:]
     peak = max(s.rss_kib for s in after)
+    paused_peak = max(s.paused_kib for s in after)
     out = [
         "# Language server memory over an editing session",
         "",
@@ -160,17 +168,28 @@ def render(samples: Sequence[Sample], lines: int, seconds: float, args: argparse
         + ", ".join(f"{d} {v}" for d, v in CORPUS_WHEELS.items())
         + ") and modules of the installed torch's `nn.modules` and `optim`",
         f"* {args.edits:,} full-text didChange edits, round-robin, each waited for; debounce 0; "
-        f"{seconds:,.0f} s in all",
-        f"* command: `python benchmarks/bench_memory.py --edits {args.edits} --every {args.every}`",
+        f"{seconds:,.0f} s in all (pauses included)",
+        "* RSS is read while the edits go on, then again after a pause in typing of "
+        f"{args.pause:g} s (no edit, no sample in between)",
+        "* command: `python benchmarks/bench_memory.py "
+        f"--edits {args.edits} --every {args.every} --pause {args.pause:g}`",
         "",
-        "| edits | seconds | RSS MiB |",
-        "|---:|---:|---:|",
-        f"| start (initialized) | {start.seconds:.1f} | {start.rss_kib / 1024:.1f} |",
-        *(f"| {s.edits:,} | {s.seconds:.1f} | {s.rss_kib / 1024:.1f} |" for s in after),
+        "| edits | seconds | RSS MiB while editing | RSS MiB after a pause |",
+        "|---:|---:|---:|---:|",
+        *(
+            f"| {'start (initialized)' if s is start else f'{s.edits:,}'} | {s.seconds:.1f} "
+            f"| {s.rss_kib / 1024:.1f} | {s.paused_kib / 1024:.1f} |"
+            for s in samples
+        ),
         "",
-        f"* after opening: {opened.rss_kib / 1024:.1f} MiB; "
-        f"at the end: {last.rss_kib / 1024:.1f} MiB; peak after opening: {peak / 1024:.1f} MiB",
-        f"* growth from opened to end: {(last.rss_kib - opened.rss_kib) / 1024:+.1f} MiB",
+        f"* after opening: {opened.rss_kib / 1024:.1f} MiB while editing, "
+        f"{opened.paused_kib / 1024:.1f} MiB after a pause",
+        f"* at the end: {last.rss_kib / 1024:.1f} MiB while editing, "
+        f"{last.paused_kib / 1024:.1f} MiB after a pause",
+        f"* peak after opening: {peak / 1024:.1f} MiB while editing, "
+        f"{paused_peak / 1024:.1f} MiB after a pause",
+        f"* growth from opened to end, after a pause: "
+        f"{(last.paused_kib - opened.paused_kib) / 1024:+.1f} MiB",
     ]
     return "\n".join(out) + "\n"
 
@@ -179,6 +198,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--edits", type=int, default=20_000, help="how many edits (20,000)")
     parser.add_argument("--every", type=int, default=1000, help="sample RSS every N edits")
+    parser.add_argument(
+        "--pause", type=float, default=3.0, help="seconds of no typing before the second sample"
+    )
     parser.add_argument("--server", default=None, help="server command line")
     parser.add_argument("--output", type=Path, default=RESULTS / "memory.md")
     args = parser.parse_args(argv)

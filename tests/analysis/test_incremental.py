@@ -234,6 +234,23 @@ def test_a_document_only_opened_keeps_no_state() -> None:
     assert incremental.states == {}
 
 
+def test_states_kept_stay_within_their_line_budget() -> None:
+    """The documents edited last keep their states up to `limit` documents and a total line
+    budget; the last edited document's state is kept whatever its size."""
+    path = ROOT / "examples" / "buggy_rnn_hidden_state.py"
+    text = path.read_text(encoding="utf-8")
+    lines = text.count("\n") + 1
+    incremental = Incremental(limit=4, budget_lines=2 * lines)
+    for key in ("a", "b", "c"):
+        for _ in range(2):
+            check(incremental, key, text, path=str(path), settings=Settings())
+    assert list(incremental.states) == ["b", "c"]  # "a" went: three would pass the budget
+    big = text + "\n" * (3 * lines)
+    for _ in range(2):
+        check(incremental, "big", big, path=str(path), settings=Settings())
+    assert list(incremental.states) == ["big"]  # over the budget alone, and still kept
+
+
 _SCENARIO = """import torch
 from torch import nn
 

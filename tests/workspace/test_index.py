@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import gc
 from pathlib import Path
 
 from gradguard.analysis.model import analyse_module
@@ -128,3 +129,75 @@ def test_a_star_import_binds_the_public_or_listed_names(tmp_path: Path) -> None:
     assert star("a") == {"public"}
     assert star("b") == {"_private"}
     assert star("c") == set()
+
+
+# Facts whose objects sit in sets: a dict carried through two nested loops and returned on
+# one path, `{}` on others (the shape of transformers' tied-weights expansion).
+TIED = """
+def expand(mapping, names, enabled):
+    if not enabled:
+        return {}
+    expanded = {}
+    for target, source in mapping.items():
+        for name in names:
+            if name in expanded:
+                expanded[target] = expanded[name]
+            else:
+                expanded[target] = source
+    return expanded
+
+
+def gather(modules):
+    found = {}
+    for prefix, module in modules:
+        for key, value in expand(module, [prefix], True).items():
+            found[prefix + key] = value
+    return found
+"""
+
+
+def test_facts_of_one_text_are_equal_in_every_analysis(tmp_path: Path) -> None:
+    """A fingerprint depends on the facts, not on the order in which a set of objects
+    iterates (by address, different in every analysis): summarising the same text again
+    must not tell importers that its facts changed."""
+    write(tmp_path, {"tied.py": TIED, "other.py": MODEL})
+    for name in ("tied.py", "other.py"):
+        prints = set()
+        for _ in range(8):
+            module = ProjectIndex(track_facts=True).module(tmp_path / name)
+            assert module is not None
+            prints.add(module.facts)
+        assert len(prints) == 1, name
+
+
+def test_facts_differ_when_what_importers_see_changes(tmp_path: Path) -> None:
+    changed = TIED.replace("expanded[target] = source", "expanded[target] = source.detach()")
+    write(tmp_path, {"a.py": TIED, "b.py": changed, "c.py": MODEL.replace("(3, 1)", "(3, 2)")})
+    index = ProjectIndex(track_facts=True)
+    a, b = index.module(tmp_path / "a.py"), index.module(tmp_path / "b.py")
+    assert a is not None and b is not None and a.facts != b.facts
+    write(tmp_path, {"d.py": MODEL, "e.py": MODEL})
+    c, d, e = (index.module(tmp_path / f"{name}.py") for name in "cde")
+    assert c is not None and d is not None and e is not None
+    assert c.facts != d.facts  # the layer's width is part of the model's facts
+    assert d.facts == e.facts  # the same text in another file: the same facts
+
+
+def _trees() -> int:
+    gc.collect()
+    return sum(1 for o in gc.get_objects() if isinstance(o, ast.Module))
+
+
+def test_revising_a_summarised_file_keeps_no_other_tree(tmp_path: Path) -> None:
+    """Each edit of a summarised file parses and summarises it again to compare facts;
+    when they are the same, the old summary stays and nothing of the new analysis may stay
+    alive with it (neither the new tree nor answers cached about it)."""
+    path = tmp_path / "tied.py"
+    write(tmp_path, {"tied.py": TIED})
+    index = ProjectIndex(track_facts=True)
+    assert index.module(path) is not None
+    kept = _trees()
+    for edit in range(6):
+        assert index.revise(path, TIED + f"\n# edit {edit}\n") == frozenset()  # same facts
+        assert index.module(path) is not None
+    assert _trees() == kept

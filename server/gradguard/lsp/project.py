@@ -156,6 +156,7 @@ class ProjectIndexer:
             return frozenset(stale)
 
         stale = await self._off_loop(work)
+        self.server.housekeeping.worked()
         if stale:
             log.info("project facts changed for %d file(s)", len(stale))
             self.server.facts_changed(stale)
@@ -202,6 +203,7 @@ class ProjectIndexer:
                 await self._off_loop(partial(self.live.release, set(imported[summarised:])))
                 break
         progress.end(f"{len(python)} files, {summarised} summarised")
+        self.server.housekeeping.worked()
         log.info(
             "GradGuard indexed %d files (%d summarised) in %.1f s",
             len(python),

@@ -54,3 +54,4 @@ def start(tcp: str | None = None) -> int:
     finally:
         server.executor.shutdown(wait=False, cancel_futures=True)
         server.project.stop()
+        server.housekeeping.stop()

@@ -37,6 +37,7 @@ from gradguard.lsp.documents import (
     key_for,
     snapshot,
 )
+from gradguard.lsp.housekeeping import Housekeeping
 from gradguard.lsp.incremental import check as incremental_check
 from gradguard.lsp.notebook import cell_citer
 from gradguard.lsp.options import EditorOptions, parse_editor_options
@@ -112,6 +113,8 @@ class GradGuardServer(LanguageServer):
         # The last analysis of each open Python document, for the next edit.
         self.incremental = Incremental()
         self.project = ProjectIndexer(self)
+        # Memory is given back to the system when analyses pause.
+        self.housekeeping = Housekeeping(self._analysing)
         self._indexing = False  # `initialized` came: the index may be warmed
 
     # -- capabilities ----------------------------------------------------------------------
@@ -216,6 +219,14 @@ class GradGuardServer(LanguageServer):
         if path is not None:
             self.project.typing(path)  # keyed as `edited` is, by the snapshot's path
 
+    def _analysing(self) -> bool:
+        """Whether an analysis is running or waits for its debounce."""
+        return any(
+            (entry.pending is not None and not entry.pending.done())
+            or any(not future.done() for future in entry.inflight.values())
+            for entry in self._entries.values()
+        )
+
     def entry(self, key: str) -> _Entry:
         """Bookkeeping for `key`, created on first use."""
         return self._entries.setdefault(key, _Entry())
@@ -315,6 +326,7 @@ class GradGuardServer(LanguageServer):
             return self.convert(snap, generation, checked)
 
         outcome = await loop.run_in_executor(self.executor, work)
+        self.housekeeping.worked()
         if outcome is None:
             return None
         checked = outcome.checked if isinstance(outcome, Analysis) else outcome

@@ -2,15 +2,17 @@
 
 An importing file sees another file through its module-level values (classes, functions,
 module-level objects), its functions' summaries, and through the code around them (a class's
-bases and attributes, which the analysis may read lazily, `__all__`). `fingerprint` renders
-all of that as plain nested tuples: syntax nodes become their type, name and position (two
-parses of one text give equal renderings), other objects their fields. Two equal
-fingerprints mean importers would get the same answers, so an edit inside a function body
-that leaves its summary as it was re-analyses nothing else. The index keeps a fingerprint
-with every summary, so it is kept as a digest of the rendering's text, not the rendering
-(which weighed about a tenth of the syntax tree). The rendering is bounded: a fact
-structure too large to render compares unequal to everything, which only costs a
-re-analysis.
+bases and attributes, which the analysis may read lazily, `__all__`). `fingerprint` digests
+all of that: syntax nodes count by their type, name and position (two parses of one text
+give equal digests), other objects by their fields. Two equal fingerprints mean importers
+would get the same answers, so an edit inside a function body that leaves its summary as it
+was re-analyses nothing else.
+
+The digest of a composite is the hash of its parts' digests (`_Digests`), the parts of a set
+or a dict in sorted order: equal facts give equal digests whatever order a set of objects
+happened to iterate in (by address, different in every analysis), and an object shared by
+many facts is digested once. The digesting is bounded: facts too large to digest compare
+unequal to everything, which only costs a re-analysis.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from gradguard.analysis.interpreter.module import ModuleInterpreter
 from gradguard.analysis.interpreter.summary import FunctionSummary
 from gradguard.analysis.values import Value, evolve
 
-# Items rendered at most per file: beyond it the fingerprint is "unique" (always changed).
+# Objects digested at most per file: beyond it the fingerprint is "unique" (always changed).
 _BUDGET = 200_000
 
 
@@ -33,45 +35,87 @@ class _TooLarge(Exception):
     pass
 
 
-class _Renderer:
-    """Renders fact objects as hashable plain data, following each object once."""
+class _Digests:
+    """Digests of fact objects: equal for equal facts, whatever the order in which sets were
+    iterated (sets of objects iterate by address) and whichever objects are shared. A
+    composite's digest hashes its parts' digests, a set's or a dict's in sorted order; an
+    object is digested once however often it is reached."""
 
     def __init__(self) -> None:
-        # id -> (number, the object): holding it keeps its id from being reused meanwhile.
-        self.seen: dict[int, tuple[int, object]] = {}
+        import hashlib  # here: only a check that summarises another project file needs it
+
+        self._blake2b = hashlib.blake2b
+        # id -> (digest, the object): holding it keeps its id from being reused meanwhile.
+        self.known: dict[int, tuple[str, object]] = {}
+        self.active: set[int] = set()  # objects being digested (a cycle reaches them again)
         self.budget = _BUDGET
 
-    def render(self, value: object) -> Hashable:
+    def of(self, value: object) -> str:
         self.budget -= 1
         if self.budget < 0:
             raise _TooLarge
         if value is None or isinstance(value, str | int | float | bool | bytes):
-            return value
+            return repr(value)
         if isinstance(value, enum.Enum):
-            return (type(value).__name__, value.name)
+            return f"{type(value).__name__}.{value.name}"
         if isinstance(value, ast.AST):
-            return _node(value)
+            return repr(_node(value))
         if isinstance(value, dict):
-            items = [(self.render(k), self.render(v)) for k, v in value.items()]
-            return ("dict", tuple(sorted(items, key=repr)))
+            pairs = sorted(f"{self.of(k)}:{self.of(v)}" for k, v in value.items())
+            return self.hashed("dict", pairs)
         if isinstance(value, list | tuple):
-            return ("seq", tuple(self.render(v) for v in value))
+            return self.hashed("seq", [self.of(v) for v in value])
         if isinstance(value, set | frozenset):
-            return ("set", tuple(sorted((self.render(v) for v in value), key=repr)))
+            return self.hashed("set", sorted(self.of(v) for v in value))
         return self._object(value)
 
-    def _object(self, value: object) -> Hashable:
+    def _object(self, value: object) -> str:
         key = id(value)
-        if key in self.seen:
-            return ("ref", self.seen[key][0])  # shared or cyclic: its first rendering's number
-        self.seen[key] = (len(self.seen), value)
-        if dataclasses.is_dataclass(value) and not isinstance(value, type):
-            fields = tuple(
-                (f.name, self.render(getattr(value, f.name))) for f in dataclasses.fields(value)
-            )
-            return (type(value).__name__, fields)
-        # An analysis object that is not data (an interpreter, a checker): its type only.
-        return (type(value).__name__,)
+        known = self.known.get(key)
+        if known is not None:
+            return known[0]
+        if key in self.active:
+            return f"cycle:{type(value).__name__}"
+        if not (dataclasses.is_dataclass(value) and not isinstance(value, type)):
+            # An analysis object that is not data (an interpreter, a checker): its type only.
+            return type(value).__name__
+        self.active.add(key)
+        try:
+            parts = [
+                f"{f.name}={self.of(getattr(value, f.name))}" for f in dataclasses.fields(value)
+            ]
+        finally:
+            self.active.discard(key)
+        digest = self.hashed(type(value).__name__, parts)
+        self.known[key] = (digest, value)
+        return digest
+
+    def hashed(self, tag: str, parts: list[str]) -> str:
+        """The digest of a tagged sequence of parts (digests or scalars' `repr`)."""
+        text = repr((tag, parts)).encode("utf-8", "surrogatepass")
+        return self._blake2b(text, digest_size=16).hexdigest()
+
+
+def fingerprint(interpreter: ModuleInterpreter) -> Hashable:
+    """What files importing the summarised module can observe of it (see the module doc).
+
+    Returns a unique object (equal to nothing else) when the facts are too large to digest.
+    """
+    digests = _Digests()
+    try:
+        defined = {
+            id(node): node
+            for node in ast.walk(interpreter.tree)
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        }
+        summaries = sorted(
+            f"{_node(defined[key]) if key in defined else None}:{digests.of(_seen(summary))}"
+            for key, summary in interpreter.summaries.items()
+        )
+        values = digests.of({name: _unplaced(v) for name, v in interpreter.globals.items()})
+        return digests.hashed("module", [values, *summaries, *skeleton(interpreter.tree)])
+    except (_TooLarge, RecursionError):
+        return object()
 
 
 def _node(node: ast.AST) -> Hashable:
@@ -87,38 +131,6 @@ def _node(node: ast.AST) -> Hashable:
         getattr(node, "end_lineno", None),
         getattr(node, "end_col_offset", None),
     )
-
-
-def fingerprint(interpreter: ModuleInterpreter) -> Hashable:
-    """What files importing the summarised module can observe of it (see the module doc).
-
-    Returns a unique object (equal to nothing else) when the facts are too large to render.
-    """
-    renderer = _Renderer()
-    try:
-        defined = {
-            id(node): node
-            for node in ast.walk(interpreter.tree)
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
-        }
-        summaries = tuple(
-            (_node(defined[key]) if key in defined else None, renderer.render(_seen(summary)))
-            for key, summary in interpreter.summaries.items()
-        )
-        values = renderer.render({name: _unplaced(v) for name, v in interpreter.globals.items()})
-        rendering = (values, tuple(sorted(summaries, key=repr)), tuple(skeleton(interpreter.tree)))
-        return _digest(rendering)
-    except (_TooLarge, RecursionError):
-        return object()
-
-
-def _digest(rendering: Hashable) -> str:
-    """The digest of a rendering's text: plain data (strings, numbers, tuples) whose `repr`
-    tells apart any two different renderings."""
-    import hashlib  # here: only a check that summarises another project file needs it (start-up)
-
-    text = repr(rendering).encode("utf-8", "surrogatepass")
-    return hashlib.blake2b(text, digest_size=20).hexdigest()
 
 
 def _unplaced(value: Value) -> Value:

@@ -30,6 +30,7 @@ from gradguard.analysis.imports import is_library
 from gradguard.analysis.interpreter.module import ModuleInterpreter
 from gradguard.analysis.interpreter.summary import FunctionSummary
 from gradguard.analysis.model import FunctionNode, ModuleAnalysis
+from gradguard.analysis.node_cache import tree_scope
 from gradguard.analysis.values import UNKNOWN, Kind, Value, evolve
 from gradguard.core.limits import size_problem
 from gradguard.core.text import FOREIGN_LINE_BASE
@@ -223,6 +224,13 @@ class ProjectIndex:
             self._lines.pop(stale_path, None)
 
     def _build(self, source: SourceFile, tree: ast.Module) -> ForeignModule | None:
+        # In a scope of its own when no check is running (warming, `revise`): the answers
+        # cached about the tree end with it. Kept in the process-wide caches instead, a
+        # whole-module answer (its walk) would hold the tree alive after the summary is gone.
+        with tree_scope():
+            return self._summarise(source, tree)
+
+    def _summarise(self, source: SourceFile, tree: ast.Module) -> ForeignModule | None:
         imports = FileImports(self, source.path)
         interpreter = ModuleInterpreter(tree, ModuleAnalysis(tree), source.text, imports=imports)
         for node in source.defined:
@@ -303,6 +311,10 @@ class ProjectIndex:
         self._forget_owners(new)
         self._modules[path] = old_module
         assert fresh is not None  # `new` was built from it
+        # The new tree was parsed only to compare facts: keep the outline, not the tree (the
+        # file is parsed again if its summary is ever built again).
+        self._sources.pop(path, None)
+        self._outlines[path] = Outline(fresh.key, fresh.links)
         for depends in self._all_depends():
             if path in depends:
                 depends[path] = fresh.key
