@@ -51,6 +51,20 @@ class Replacement:
     target: ast.expr  # `model.fc`, `model[-1]` or `model`
     module: ModuleRef  # the module whose forward now runs the new parameters
     rebound: bool  # the optimized module itself was re-bound (`model = Net()`)
+    # The statement that replaced it inside a function called at `stmt` (`load(model)`
+    # setting `model.fc`), when the replacement was made there.
+    through: ast.stmt | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class ReplacedAttribute:
+    """`<parameter>.<attr> = <new module>` (or `<parameter>[i] = ...`) in a function: the
+    caller's argument gets the new module's parameters (see
+    `FunctionSummary.replaced_attributes`)."""
+
+    stmt: ast.stmt
+    target: ast.Attribute | ast.Subscript
+    module: ModuleRef  # the new module
 
 
 @dataclass(frozen=True, eq=False)

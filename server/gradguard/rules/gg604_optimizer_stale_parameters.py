@@ -6,7 +6,10 @@ parameters it does not hold: a new layer assigned onto the model (`model.fc = nn
 `model[-1] = nn.Linear(...)` on an `nn.Sequential`), or the name re-bound to a new model
 (`model = Net()`), followed by `optimizer.step()` on the old optimizer and a call of the model,
 there or in a function every caller hands the stale optimizer and the model to
-(`train(model, loader, optimizer)` after the replacement).
+(`train(model, loader, optimizer)` after the replacement). A function of the file that sets
+an attribute of a module it is given (`def load_checkpoint(path, model): model.embedding =
+nn.Embedding(...)`, on some way through it) replaces that layer for its callers: the finding
+is where the function replaces it, for a call made after the optimizer was built.
 
 It fires only when the analysis is certain: the model is built in the file, the new module is
 built right there and has parameters, the model's forward runs it (any child of an
@@ -160,6 +163,28 @@ optimizer.zero_grad()
 loss.backward()
 optimizer.step()
 """,
+        # A helper replaces the head and hands its parameters to the optimizer.
+        """
+import torch
+from torch import nn
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Linear(4, 8)
+        self.fc = nn.Linear(8, 2)
+    def forward(self, x):
+        return self.fc(torch.relu(self.body(x)))
+def new_head(model, optimizer):
+    model.fc = nn.Linear(8, 3)
+    optimizer.add_param_group({"params": model.fc.parameters()})
+model = Net()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+new_head(model, optimizer)
+loss = model(torch.randn(8, 4)).pow(2).mean()
+optimizer.zero_grad()
+loss.backward()
+optimizer.step()
+""",
         # The replacement has no parameters of its own (the old head is dropped).
         """
 import torch
@@ -281,6 +306,44 @@ for step in range(3):
     optimizer.step()
 """,
         ),
+        # A helper of the file replaces the head (loading a checkpoint with other labels).
+        Invalid(
+            """
+import torch
+from torch import nn
+
+def resize_head(model, classes):
+    model[-1] = nn.Linear(model[-1].in_features, classes)
+
+model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+resize_head(model, 3)
+before = model[-1].weight.detach().clone()
+loss = model(torch.randn(8, 4)).pow(2).mean()
+optimizer.zero_grad()
+loss.backward()
+optimizer.step()
+assert not torch.equal(before, model[-1].weight), "the new head never trained"
+""",
+            fixed="""
+import torch
+from torch import nn
+
+def resize_head(model, classes):
+    model[-1] = nn.Linear(model[-1].in_features, classes)
+
+model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+resize_head(model, 3)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+before = model[-1].weight.detach().clone()
+loss = model(torch.randn(8, 4)).pow(2).mean()
+optimizer.zero_grad()
+loss.backward()
+optimizer.step()
+assert not torch.equal(before, model[-1].weight), "the new head never trained"
+""",
+            error="the new head never trained",
+        ),
     )
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
@@ -324,11 +387,14 @@ for step in range(3):
                 f"`{optimizer}.step()` (line {step.stmt.lineno}) updates the old model only",
             )
         else:
+            where = ""
+            if new.through is not None:
+                where = f", by the call at line {new.stmt.lineno}"
             message = compose(
                 f"`{target}` is replaced after `{optimizer}` was built: the new layer never trains",
-                f"`{optimizer}` was built from `{built.key}.parameters()` (line {built_at}), so "
-                f"`{optimizer}.step()` (line {step.stmt.lineno}) never updates the new layer's "
-                "parameters",
+                f"`{optimizer}` was built from `{built.key}.parameters()` (line {built_at}) before "
+                f"the replacement{where}, so `{optimizer}.step()` (line {step.stmt.lineno}) never "
+                "updates the new layer's parameters",
             )
         related = [
             Related(
@@ -337,8 +403,11 @@ for step in range(3):
             ),
             Related(ctx.node_range(step.node), "steps without the new parameters"),
         ]
+        if new.through is not None:
+            related.append(Related(ctx.node_range(new.stmt), "the call that replaces the layer"))
         fix = _move_construction(ctx, built, new)
-        return self.finding(message, ctx.node_range(new.stmt), related, [fix] if fix else [])
+        shown = new.through if new.through is not None else new.stmt
+        return self.finding(message, ctx.node_range(shown), related, [fix] if fix else [])
 
 
 def _called_after(ctx: RuleContext, step: OptimizerCall, key: str, new: Replacement) -> bool:

@@ -394,6 +394,7 @@ class CallEvaluator(TorchCalls):
                         self.env.pop(f"{receiver_key}.{attr}", None)
         self.taint_arguments(call, self._stepped_arguments(method, call, skip_self=bound))
         self._frozen_by(method, summary, call, skip_self=bound)
+        self._replaced_by(method, summary, call, skip_self=bound)
         result = self._instantiate(method, summary, call, args, skip_self=bound)
         result = self.in_context(method, call, args, result, skip_self=bound)
         if state is not None:
@@ -684,6 +685,7 @@ class CallEvaluator(TorchCalls):
             stepped = self._stepped_arguments(callee.function, call, skip_self=False)
             self.taint_arguments(call, stepped)
             self._frozen_by(callee.function, summary, call, skip_self=False)
+            self._replaced_by(callee.function, summary, call, skip_self=False)
             result = self._instantiate(callee.function, summary, call, args, skip_self=False)
             result = self.in_context(callee.function, call, args, result, skip_self=False)
             given = self._returned_argument(callee.function, call, args)
@@ -807,6 +809,20 @@ class CallEvaluator(TorchCalls):
                 continue
             how = f"the call of `{function.name}()` at line {call.lineno}, through its "
             self._freeze(expr, inner.node, how + inner.description)
+
+    def _replaced_by(
+        self, function: FunctionNode, summary: FunctionSummary, call: ast.Call, *, skip_self: bool
+    ) -> None:
+        """A function of this file that gives an attribute of a parameter a new module
+        (`def load(path, model): model.fc = nn.Linear(...)`): optimizers the caller built on
+        the module it passes do not hold the new parameters (no code of the file gives an
+        optimizer parameters, see `replaced_attributes`)."""
+        if not summary.replaced_attributes or self.module.owner_of(function) is not self.module:
+            return
+        for name, replaced in summary.replaced_attributes.items():
+            expr = _argument_expr(function, call, name, skip_self=skip_self)
+            if expr is not None and dotted(expr) is not None:
+                self.replaced_by_call(expr, replaced)
 
     def _instantiate(
         self,

@@ -691,6 +691,7 @@ class ModuleInterpreter:
                 tuple(interpreter.state_backwards),
                 interpreter.freed_state(),
                 interpreter.frozen_parameters(),
+                dict(interpreter.replaced_attributes),
             )
         finally:
             self.in_progress.discard(key)

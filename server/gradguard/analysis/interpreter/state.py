@@ -12,7 +12,7 @@ from gradguard.analysis.imports import Scope
 from gradguard.analysis.interpreter.environment import GRAD_ON, Env, Frame, LoopFrame, join_envs
 from gradguard.analysis.model import BackwardCall, FunctionNode, LoopNode
 from gradguard.analysis.names import kept_parameters
-from gradguard.analysis.parameters import Freeze
+from gradguard.analysis.parameters import Freeze, ReplacedAttribute
 from gradguard.analysis.values import (
     UNKNOWN,
     Carry,
@@ -86,6 +86,9 @@ class InterpreterState:
         # This function's backward calls whose graph runs through such state, with the
         # attributes (see `FunctionSummary.state_backwards`).
         self.state_backwards: list[tuple[BackwardCall, frozenset[str]]] = []
+        # Attributes of parameters given a new module with parameters (`model.fc = Linear()`
+        # in `def load(model)`), by parameter (see `FunctionSummary.replaced_attributes`).
+        self.replaced_attributes: dict[str, ReplacedAttribute] = {}
         self.exits: list[Env | None] = []
         self._backpropagated: frozenset[str] | None = None
         self.input_nodes: dict[str, SavedNode] = {}

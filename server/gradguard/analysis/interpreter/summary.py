@@ -14,7 +14,7 @@ from gradguard.analysis.model import (
 )
 from gradguard.analysis.names import kept_parameters, parameter_names
 from gradguard.analysis.node_cache import cached_by_node
-from gradguard.analysis.parameters import Freeze
+from gradguard.analysis.parameters import Freeze, ReplacedAttribute
 from gradguard.analysis.values import (
     Carry,
     Value,
@@ -70,6 +70,10 @@ class FunctionSummary:
     # freeze(model): model.requires_grad_(False)`), with the freeze: the caller's argument is
     # frozen after the call (see `InterpreterState.frozen_parameters`).
     frozen_parameters: dict[str, Freeze] = field(default_factory=dict)
+    # Parameters an attribute of which the function sets, on some way through it, to a new
+    # module with parameters of its own (`def load(model): model.fc = nn.Linear(...)`): an
+    # optimizer the caller built before the call does not hold them.
+    replaced_attributes: dict[str, ReplacedAttribute] = field(default_factory=dict)
 
 
 def rebound_parameters(returned: Value, input_nodes: dict[str, SavedNode]) -> dict[str, Carry]:

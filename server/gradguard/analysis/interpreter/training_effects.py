@@ -27,7 +27,7 @@ from gradguard.analysis.model import (
     LoopNode,
     ModuleAnalysis,
 )
-from gradguard.analysis.names import dotted, parameter_names
+from gradguard.analysis.names import dotted, kept_parameters, parameter_names
 from gradguard.analysis.private_modules import private_names
 from gradguard.analysis.values import (
     UNKNOWN,
@@ -137,6 +137,44 @@ class TrainingEffects(GraphEffects):
             or not params.owns_parameters(ref)
         ):
             return
+        if (
+            isinstance(target, ast.Attribute | ast.Subscript)
+            and isinstance(target.value, ast.Name)
+            and self.function is not None
+            and target.value.id in kept_parameters(self.function)
+            and not self.module.syntax.mentions_attribute("add_param_group")
+            and not self.module.syntax.mentions_attribute("param_groups")
+        ):
+            # The caller's argument gets the new layer (see `replaced_attributes`).
+            found = params.ReplacedAttribute(self.stmt, target, ref)
+            self.replaced_attributes.setdefault(target.value.id, found)
+        self._replace(target, target, ref)
+
+    def replaced_by_call(self, argument: ast.expr, replaced: params.ReplacedAttribute) -> None:
+        """A function called at this statement gave `argument.<attr>` (or `argument[i]`) a
+        new module (see
+        `FunctionSummary.replaced_attributes`): optimizers built before on `argument` do
+        not hold its parameters."""
+        if self.env is None or self.stmt is None:
+            return
+        target: ast.expr
+        if isinstance(replaced.target, ast.Attribute):
+            target = ast.Attribute(value=argument, attr=replaced.target.attr, ctx=ast.Store())
+        else:
+            target = ast.Subscript(value=argument, slice=replaced.target.slice, ctx=ast.Store())
+        self._replace(target, replaced.target, replaced.module, through=replaced.stmt)
+
+    def _replace(
+        self,
+        target: ast.expr,
+        shown: ast.expr,
+        ref: ModuleRef,
+        *,
+        through: ast.stmt | None = None,
+    ) -> None:
+        """`target` now holds the new module `ref` (`shown` is the target as written where
+        the replacement was made): mark the optimizers built on what it replaced stale."""
+        assert self.env is not None and self.stmt is not None
         key = dotted(target)
         base = dotted(target.value) if isinstance(target, ast.Attribute | ast.Subscript) else None
         for name, optimizer in list(self.env.items()):
@@ -148,7 +186,7 @@ class TrainingEffects(GraphEffects):
             if isinstance(target, ast.Name) and key == built.key:
                 if ref is built.module:
                     continue
-                replacement = params.Replacement(self.stmt, target, ref, rebound=True)
+                replacement = params.Replacement(self.stmt, shown, ref, rebound=True)
             elif base == built.key and same:
                 attr = target.attr if isinstance(target, ast.Attribute) else ""
                 runs = params.runs_attribute(built.module, attr)
@@ -156,7 +194,9 @@ class TrainingEffects(GraphEffects):
                     runs = built.module.qualified in api.SEQUENTIAL
                 if not runs:
                     continue
-                replacement = params.Replacement(self.stmt, target, built.module, rebound=False)
+                replacement = params.Replacement(
+                    self.stmt, shown, built.module, rebound=False, through=through
+                )
             else:
                 continue
             stale = dataclasses.replace(built, stale=replacement)
