@@ -1238,3 +1238,31 @@ def test_loop_carries(
 ) -> None:
     value = fact_at(snippet, monkeypatch)
     assert any(c.key == key for c in value.all_carries()) is carried, case
+
+
+# `x is None` / `x is not None`: a Python bool (never a tensor), known when `x` certainly is
+# None or certainly is not. (case, snippet, the bool or None when unknown)
+IDENTITY_FACTS = [
+    ("tensor is None", "b = x is None  # <- b", False),
+    ("tensor is not None", "b = x is not None  # <- b", True),
+    ("number is not None", "t = 0.5\nb = t is not None  # <- b", True),
+    ("module is None", "b = model is None  # <- b", False),
+    ("None is None", "h = None\nb = None is h  # <- b", True),
+    ("None is not None", "h = None\nb = h is not None  # <- b", False),
+    ("maybe None", "h = x if input() else None\nb = h is None  # <- b", None),
+    ("unknown", "b = input() is None  # <- b", None),
+    # A library's result known only not to be a tensor may be None.
+    ("not a tensor", "b = x.tolist() is None  # <- b", None),
+    # Identity between two objects is not decided.
+    ("two tensors", "b = x is x  # <- b", None),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("case", "snippet", "known"), IDENTITY_FACTS, ids=[row[0] for row in IDENTITY_FACTS]
+)
+def test_identity_with_none(
+    case: str, snippet: str, known: bool | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    value = fact_at(snippet, monkeypatch)
+    assert (value.kind, value.const) == (Kind.SCALAR, known), case

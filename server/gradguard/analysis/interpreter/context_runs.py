@@ -11,7 +11,9 @@ call's arguments, the mistake is the caller's (GG106 at `self.policy(batch["obs"
 
 One level: a run in context starts no other, except of a helper whose body is one `return`
 (`_small`), which recursion cannot chain (a function is never run inside its own run), and
-one more level for a call given an inference tensor (`_gives_inference`). Results are kept
+one more level for a call given an inference tensor (`_gives_inference`) or of a short helper
+that calls no code of the file (`_leaf`: `binarize(p, threshold)`, whose branches the
+outer call's arguments decide). Results are kept
 per pass by call, function, mode and argument facts.
 """
 
@@ -26,7 +28,9 @@ from gradguard.analysis.interpreter.contextual import ContextRun
 from gradguard.analysis.interpreter.environment import GradMode
 from gradguard.analysis.interpreter.statements import FunctionInterpreter
 from gradguard.analysis.model import FunctionNode
+from gradguard.analysis.node_cache import cached_by_node
 from gradguard.analysis.values import NONE, UNKNOWN, Kind, Value, join, literal
+from gradguard.analysis.walk import own_nodes
 
 if TYPE_CHECKING:
     from gradguard.analysis.interpreter.module import ModuleInterpreter
@@ -47,7 +51,7 @@ def run_in_context(
     under the caller's grad `mode` finds; None when it may not run now (inside another such
     run or the function itself, or a function of another file)."""
     nested = module.in_context and not _small(node)
-    if nested and (module.inference_nested or not _gives_inference(passed)):
+    if nested and (module.inference_nested or not (_gives_inference(passed) or _leaf(node))):
         return None
     if (
         module.collecting_globals
@@ -86,6 +90,44 @@ def _gives_inference(passed: dict[str, Value]) -> bool:
     further (`per_token_logps(model, ids)` whose `model(ids)` embeds the inference `ids`), to
     tell whether it is saved for backward (see `ContextRun.inference_saved`)."""
     return any(value.inference and value.kind is Kind.TENSOR for value in passed.values())
+
+
+# The statements a helper run inside another run may have (see `_leaf`).
+_LEAF_STATEMENTS = 8
+# Functions a helper run inside another run may call by name: built-ins that run no code of
+# the file.
+_LEAF_BUILTINS = frozenset(
+    {"len", "float", "int", "bool", "min", "max", "abs", "isinstance", "range", "round", "sum"}
+)
+
+
+@cached_by_node
+def _leaf(node: FunctionNode) -> bool:
+    """A short helper that calls no code of the file (`def binarize(p, threshold=None): if
+    threshold is not None: return (p > threshold).float()`; `return p`): run in context
+    inside another run too, one level (a run inside it starts none), so that what the
+    outer call passes decides its branches. Its calls are methods of objects other than
+    `self` (`torch.sigmoid`, `x.float()`) and a few built-ins."""
+    statements = 0
+    for child in own_nodes(node.body):
+        if isinstance(child, ast.stmt):
+            statements += 1
+            if statements > _LEAF_STATEMENTS or isinstance(child, ast.ClassDef):
+                return False
+        elif isinstance(child, ast.Call):
+            func = child.func
+            if isinstance(func, ast.Name):
+                if func.id not in _LEAF_BUILTINS:
+                    return False
+            elif not isinstance(func, ast.Attribute) or _rooted_at_self(func):
+                return False
+    return True
+
+
+def _rooted_at_self(expr: ast.expr) -> bool:
+    while isinstance(expr, ast.Attribute | ast.Subscript | ast.Call):
+        expr = expr.func if isinstance(expr, ast.Call) else expr.value
+    return isinstance(expr, ast.Name) and expr.id in ("self", "cls", "super")
 
 
 def _small(node: FunctionNode) -> bool:

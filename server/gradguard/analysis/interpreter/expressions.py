@@ -445,6 +445,12 @@ class ExpressionEvaluator(TrainingEffects):
 
     def _expr_Compare(self, expr: ast.Compare) -> Value:
         values = [self.eval(value) for value in (expr.left, *expr.comparators)]
+        if len(expr.ops) == 1 and isinstance(expr.ops[0], ast.Is | ast.IsNot):
+            # Identity is never overloaded: a Python bool, known against None when the
+            # other side certainly is (or certainly is not) None.
+            return Value(
+                grad=Grad.UNTRACKED, kind=Kind.SCALAR, const=_identity_to_none(expr, values)
+            )
         if any(v.kind is Kind.TENSOR for v in values):
             result = self.non_differentiable(expr, "a comparison")
             if len(values) == 2:  # elementwise: the operands broadcast
@@ -709,6 +715,39 @@ def _folded_equality(expr: ast.Compare, values: list[Value]) -> bool | None:
         return None
     equal = bool(left.const == right.const)
     return equal if isinstance(expr.ops[0], ast.Eq) else not equal
+
+
+# Kinds of value that are certainly not None (`OTHER` may be: an unknown library's result).
+_NEVER_NONE = frozenset(
+    [
+        Kind.TENSOR,
+        Kind.SCALAR,
+        Kind.SEQUENCE,
+        Kind.MODULE,
+        Kind.FUNCTION,
+        Kind.CLASS,
+        Kind.INSTANCE,
+        Kind.MAPPING,
+        Kind.AXES,
+    ]
+)
+
+
+def _identity_to_none(expr: ast.Compare, values: list[Value]) -> bool | None:
+    """`x is None` / `x is not None` when `x` certainly is None or certainly is not (a
+    tensor, a number, a module...): the comparison's bool; None when unknown."""
+    left, right = values
+    if left.kind is Kind.NONE:
+        left, right = right, left
+    if right.kind is not Kind.NONE:
+        return None
+    if left.kind is Kind.NONE:
+        same = True
+    elif left.kind in _NEVER_NONE:
+        same = False
+    else:
+        return None
+    return same if isinstance(expr.ops[0], ast.Is) else not same
 
 
 def _literal_const(value: Value) -> bool:
