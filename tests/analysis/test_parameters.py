@@ -63,6 +63,32 @@ def test_a_layer_built_on_either_branch_of_a_conditional_is_registered(init: str
     assert _optimized_module_is_self_contained(init)
 
 
+@pytest.mark.parametrize(
+    "init",
+    [
+        "super().__init__()\n        if width > 2:\n            self.down = nn.Linear(width, 4)",
+        "super().__init__()\n        if width > 2:\n            self.down = nn.Linear(width, 2)\n"
+        "        else:\n            self.down = nn.Identity()",
+        "super().__init__()\n        if width > 2:\n            if width > 3:\n"
+        "                self.down = nn.Sequential(nn.Linear(width, width))",
+    ],
+)
+def test_a_layer_built_under_an_if_is_registered(init: str) -> None:
+    assert _optimized_module_is_self_contained(init)
+
+
+@pytest.mark.parametrize(
+    "init",
+    [
+        "super().__init__()\n        if width > 2:\n            self.down = SHARED_LAYER",
+        # Built in a loop: not a construction `__init__` runs once.
+        "super().__init__()\n        for _ in range(width):\n            self.down = nn.ReLU()",
+    ],
+)
+def test_an_if_holding_an_unknown_module_or_a_loop_is_not_registered(init: str) -> None:
+    assert not _optimized_module_is_self_contained(init)
+
+
 def test_a_conditional_reading_an_unknown_module_is_not_registered() -> None:
     assert not _optimized_module_is_self_contained(
         "super().__init__(); self.act = nn.ELU() if width > 2 else SHARED_LAYER"

@@ -499,9 +499,11 @@ class ClassCheck:
 
     def _registered_constructions(self, owner: ast.ClassDef, init: ast.FunctionDef) -> set[int]:
         """Module constructions assigned straight to `self.<attr>` in `__init__` (or nested
-        in containers so assigned), that themselves own what they compute with."""
+        in containers so assigned), that themselves own what they compute with. An
+        assignment under an `if` registers its module on the way that runs it
+        (`if stride != 1: self.downsample = nn.Sequential(...)`)."""
         found: set[int] = set()
-        for stmt in init.body:
+        for stmt in _branch_statements(init.body):
             if not (
                 isinstance(stmt, ast.Assign)
                 and len(stmt.targets) == 1
@@ -594,3 +596,13 @@ def _bound_names(method: ast.FunctionDef) -> set[str]:
         elif isinstance(node, ast.ExceptHandler) and node.name:
             names.add(node.name)
     return names
+
+
+def _branch_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """The statements of a block and of the `if`/`else` blocks in it, nested: each runs
+    at most once per run of the block (not those of loops, `with` or `try`)."""
+    for stmt in body:
+        yield stmt
+        if isinstance(stmt, ast.If):
+            yield from _branch_statements(stmt.body)
+            yield from _branch_statements(stmt.orelse)
