@@ -1154,6 +1154,16 @@ TENSOR_FACTS = [
     ("randint", "k = torch.randint(0, 5, (3,))  # <- k", Kind.TENSOR, {"integer_dtype": True}),
     ("parameter of an integer tensor", "k = nn.Parameter(torch.arange(3))  # <- k",
      Kind.TENSOR, {"integer_dtype": True}),
+    # A numpy array of an integer dtype, item stores and `torch.from_numpy` keep it.
+    ("numpy array of an integer dtype", "import numpy as np\n"
+     "a = np.empty(4, dtype=np.int64)\nfor i in range(4):\n    a[i] = i * 2.5\n"
+     "k = torch.from_numpy(a)  # <- k", Kind.TENSOR, {"integer_dtype": True}),
+    ("numpy dtype by name", "import numpy as np\nk = np.zeros(3, dtype='uint8')  # <- k",
+     Kind.OTHER, {"integer_dtype": True}),
+    ("numpy float array", "import numpy as np\na = np.zeros(3, dtype=np.float32)\n"
+     "k = torch.from_numpy(a)  # <- k", Kind.TENSOR, {"integer_dtype": False}),
+    ("numpy array without a dtype", "import numpy as np\nk = np.array([1, 2])  # <- k",
+     Kind.OTHER, {"integer_dtype": False}),
     ("integer on one path only", "if input():\n    a = torch.arange(3)\nelse:\n"
      "    a = torch.randn(3)\nk = a  # <- k", Kind.TENSOR, {"integer_dtype": False}),
     ("factory with sizes", "a = torch.randn(4, 10)  # <- a", Kind.TENSOR,

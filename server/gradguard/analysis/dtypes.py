@@ -3,12 +3,16 @@
 Torch infers the dtype of `torch.tensor(data)` from the data: Python ints give int64, bools
 bool, any float float32 (checked against torch 2.13.0); `torch.arange` of ints and
 `torch.full` with an int fill give int64, `torch.randint` and `torch.randperm` int64; a
-`dtype=` keyword decides whatever the data. A tensor of such a dtype cannot require grad
-("Only Tensors of floating point and complex dtype can require gradients"), which is what
-GG402 reports when one is asked to (`requires_grad=True`, `nn.Parameter(t)`).
+`dtype=` keyword decides whatever the data. A numpy array made with an integer `dtype=`
+(`np.empty(n, dtype=np.int64)`) keeps it through item stores (numpy casts what is stored),
+and `torch.from_numpy` or `torch.tensor` of it has the same dtype. A tensor of such a dtype
+cannot require grad ("Only Tensors of floating point and complex dtype can require
+gradients"), which is what GG402 reports when one is asked to (`requires_grad=True`,
+`nn.Parameter(t)`).
 
 Only what is certain counts: the data's values must be known (literals, or names and
-settings the interpreter knows the ints of), a `dtype=` must resolve to a torch dtype.
+settings the interpreter knows the ints of), a `dtype=` must resolve to a torch dtype (a
+numpy dtype or its name for numpy).
 This module is pure: it reads the evaluated arguments and resolved names it is given.
 """
 
@@ -22,8 +26,16 @@ from gradguard.analysis.values import Kind, Value
 
 # Factories whose default dtype is int64.
 _INTEGER_FACTORIES = frozenset({"randint", "randperm"})
-# Factories whose dtype follows their data (`Variable(t)` is `t`).
-_DATA_FACTORIES = frozenset({"tensor", "as_tensor", "asarray", "Variable"})
+# Factories whose dtype follows their data (`Variable(t)` is `t`, `from_numpy(a)` is `a`'s).
+_DATA_FACTORIES = frozenset({"tensor", "as_tensor", "asarray", "Variable", "from_numpy"})
+# numpy functions that make an array of the `dtype=` they are given.
+_NUMPY_FACTORIES = frozenset(
+    {"empty", "zeros", "ones", "full", "array", "asarray", "arange", "empty_like", "zeros_like",
+     "ones_like", "full_like"}
+)  # fmt: skip
+_INTEGRAL_NAMES = frozenset(
+    "bool bool_ uint8 uint16 uint32 uint64 int8 int16 int32 int64 intp uintp int_ longlong".split()
+)
 
 
 def integer_factory(
@@ -53,6 +65,22 @@ def integer_factory(
     return False
 
 
+def integer_array(
+    qualified: str, call: ast.Call, resolve: Callable[[ast.expr], str | None]
+) -> bool:
+    """True when the numpy call `qualified(...)` certainly makes an array of an integer or
+    bool dtype: a factory given `dtype=` a numpy integer type (`np.int64`) or its name."""
+    if qualified.removeprefix("numpy.") not in _NUMPY_FACTORIES:
+        return False
+    dtype = next((kw.value for kw in call.keywords if kw.arg == "dtype"), None)
+    if dtype is None:
+        return False
+    if isinstance(dtype, ast.Constant) and isinstance(dtype.value, str):
+        return dtype.value in _INTEGRAL_NAMES
+    name = resolve(dtype)
+    return name is not None and name.startswith("numpy.") and name[6:] in _INTEGRAL_NAMES
+
+
 def _int(value: Value) -> bool:
     """A Python int or bool the analysis knows (bools make bool tensors: not float either)."""
     return value.kind is Kind.SCALAR and type(value.const) in (int, bool)
@@ -60,7 +88,7 @@ def _int(value: Value) -> bool:
 
 def _integer_data(value: Value, depth: int = 4) -> bool:
     """Data of ints only: a known int, or a non-empty list or tuple of such data (nested)."""
-    if value.kind is Kind.TENSOR:
+    if value.kind in (Kind.TENSOR, Kind.OTHER):  # a tensor, or a numpy array
         return value.integer_dtype
     if _int(value):
         return True

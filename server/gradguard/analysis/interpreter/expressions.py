@@ -156,6 +156,9 @@ class ExpressionEvaluator(TrainingEffects):
                     # A number or a tensor without history written into a tensor without
                     # history (`pred[pred == k] = 0`): it still has none, for its reason.
                     mutated = evolve(base, carries=carries)
+                elif base.kind is Kind.OTHER and base.integer_dtype:
+                    # An item stored into an integer numpy array is cast to its dtype.
+                    mutated = evolve(base, carries=carries)
                 elif (keyed := with_field(base, target.slice, value)) is not None:
                     # `losses["total"] = loss` into a dict whose keys are known.
                     mutated = keyed

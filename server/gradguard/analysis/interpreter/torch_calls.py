@@ -146,7 +146,8 @@ class TorchCalls(ModuleCalls):
         if data is not None and data.kind is not Kind.TENSOR and data.loss is not None:
             # `np.abs(out.detach().numpy() - y)`: still the data that conversion made.
             loss = data.loss if _converted(data.loss) else loss
-        return Value(grad=Grad.UNTRACKED, kind=Kind.OTHER, loss=loss)
+        integer = dtypes.integer_array(qualified, call, self.scope.resolve)
+        return Value(grad=Grad.UNTRACKED, kind=Kind.OTHER, loss=loss, integer_dtype=integer)
 
     def plot_call(self, call: ast.Call, evaluated: list[Value] | None = None) -> Value:
         """`plt.plot(steps, losses)`, `ax.imshow(fake[0])`: matplotlib turns each data
