@@ -514,6 +514,14 @@ _LOADER_LOOP = "def f(net, loader):\n    for xb, yb in loader:\n        out = ne
 AUTOGRAD_FACTS = [
     ("module output", "h = model(x)  # <- h", Kind.TENSOR,
      {"grad": T, "leaf": False, "loss": None}),
+    # `list(model.parameters())` holds the same leaves; a dict's keys are not its values.
+    ("item of a list of parameters",
+     "ps = list(model.parameters())\nfor p in ps:\n    q = p  # <- q", Kind.TENSOR,
+     {"grad": T, "leaf": True}),
+    ("index of a tuple of parameters", "ps = tuple(model.parameters())\nq = ps[0]  # <- q",
+     Kind.TENSOR, {"grad": T, "leaf": True}),
+    ("list of a dict", "d = {'w': model.weight}\nq = list(d)  # <- q", Kind.OTHER,
+     {"grad": N}),
     # In a file that freezes parameters, a module built in the function by a constructor
     # (through casts) is not the frozen one; one a helper returned may be (the helper may
     # freeze it before returning it).

@@ -252,8 +252,14 @@ class CallEvaluator(TorchCalls):
         if name == "len" and len(call.args) == 1 and not call.keywords:
             # Python makes `len()` an int whatever `__len__` returns (a tensor's is its size).
             return Value(grad=Grad.UNTRACKED, kind=Kind.SCALAR)
-        if name in ("tuple", "list") and len(args) == 1 and args[0].elements is not None:
-            return args[0]
+        if name in ("tuple", "list") and len(args) == 1 and not call.keywords:
+            if args[0].kind is Kind.MAPPING:
+                return Value(kind=Kind.OTHER)  # the keys of a dict of string keys
+            if args[0].elements is not None:
+                return args[0]
+            if args[0].kind is Kind.SEQUENCE and args[0].items is not None:
+                # `list(model.parameters())`: the same items, now in a list.
+                return Value(kind=Kind.SEQUENCE, items=args[0].items)
         if name == "sum":
             summed = self._summed(call, args)
             return summed if summed is not None else self.call_value(call, UNKNOWN, args)
