@@ -9,6 +9,9 @@ functions that convert their argument through `Tensor.numpy()` themselves:
 matplotlib's plotting functions, and scikit-learn's metrics (`roc_auc_score(y, probs)`,
 `f1_score`, `mean_squared_error`...), which convert their inputs the same way.
 The index half of `torch.max(x, 1)`, `x.topk(k)`, `x.sort()` never requires grad.
+A function of the file that converts what a caller hands it is judged per call: when a
+call passes a tensor that requires grad (`threshold_of(model.W, 0.5)`), the conversion
+inside is reported with that call, even if other callers pass detached tensors.
 
 ## Why is this bad?
 NumPy arrays cannot carry autograd history, so PyTorch refuses the conversion:
@@ -188,9 +191,9 @@ for step in range(2):
                     "with .numpy(); call .detach() first",
                 )
                 fixes = [_fix(ctx, use.target)] if use.method == "array" else []
-                yield self.finding(message, ctx.node_range(use.node), [], fixes)
+                yield self.finding(message, ctx.node_range(use.node), _caller(ctx, use), fixes)
                 continue
-            related = []
+            related = _caller(ctx, use)
             origin = use.value.origin
             if origin is not None and isinstance(use.target, ast.Name):
                 related.append(Related(ctx.node_range(origin), f"{name} gets its gradient here"))
@@ -212,3 +215,11 @@ def _fix(ctx: RuleContext, target: ast.expr) -> Fix:
         end = expr_range(ctx.source, target).end
         edit = TextEdit(Range(end, end), f".{call}")
     return Fix("Add .detach()", Safety.SAFE, (edit,))
+
+
+def _caller(ctx: RuleContext, use: Conversion) -> list[Related]:
+    """The call that hands the function a tensor that requires grad, when only that call's
+    arguments make the conversion raise (a run in context)."""
+    if use.context is None:
+        return []
+    return [Related(ctx.node_range(use.context), "called here with a tensor that requires grad")]

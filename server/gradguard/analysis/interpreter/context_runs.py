@@ -23,7 +23,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from gradguard.analysis import call_sites
-from gradguard.analysis.events import CheckpointInput, Event, LossInput
+from gradguard.analysis.events import CheckpointInput, Conversion, Event, LossInput
 from gradguard.analysis.interpreter.contextual import ContextRun
 from gradguard.analysis.interpreter.environment import GradMode
 from gradguard.analysis.interpreter.statements import FunctionInterpreter
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
 # Events a run in context reports: what a loss or a checkpoint is given in the function is
 # this call's (a loss module's `forward` given softmax output), reported at the line inside.
-_EVENTS_IN_CONTEXT: frozenset[type[Event]] = frozenset({LossInput, CheckpointInput})
+_EVENTS_IN_CONTEXT: frozenset[type[Event]] = frozenset({LossInput, CheckpointInput, Conversion})
 
 
 def run_in_context(

@@ -56,18 +56,32 @@ def wants_context(
 
 
 def reports_in_context(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """Whether the function's own code calls a loss or a checkpoint by name: what those are
-    given decides findings inside it (GG110-GG113: softmax output given to `nll_loss`;
-    GG112: a checkpoint's inputs), and a run with a call's arguments reports them."""
-    return _calls_loss_or_checkpoint(function)
+    """Whether the function's own code calls a loss or a checkpoint by name, or converts
+    to numpy: what those are given decides findings inside it (GG110-GG113: softmax output
+    given to `nll_loss`; GG112: a checkpoint's inputs; GG502: `np.abs(w)` of a parameter a
+    caller passes), and a run with a call's arguments reports them."""
+    return _calls_reported(function)
 
 
 @cached_by_node
-def _calls_loss_or_checkpoint(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+def _calls_reported(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     return any(
-        isinstance(node, ast.Call) and callee_name(node.func) in _REPORTED_CALLEES
+        isinstance(node, ast.Call)
+        and (callee_name(node.func) in _REPORTED_CALLEES or _numpy_conversion(node.func))
         for node in own_nodes(function.body)
     )
+
+
+def _numpy_conversion(func: ast.expr) -> bool:
+    """`x.numpy()` or a function of numpy by its usual names (`np.abs`, `numpy.mean`)."""
+    if not isinstance(func, ast.Attribute):
+        return False
+    if func.attr == "numpy":
+        return True
+    root = func.value
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    return isinstance(root, ast.Name) and root.id in ("np", "numpy")
 
 
 _REPORTED_CALLEES = frozenset(
