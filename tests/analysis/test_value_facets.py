@@ -1284,3 +1284,33 @@ def test_identity_with_none(
 ) -> None:
     value = fact_at(snippet, monkeypatch)
     assert (value.kind, value.const) == (Kind.SCALAR, known), case
+
+
+# What a call of a method of the same object leaves known of `self`: the attributes it and
+# the methods of the class it calls do not mention stay as they were. (case, the method
+# `validate` calls between clearing `self.outputs` and reading it, the kind read)
+_TRAINER = (
+    "class Base:\n    def hook(self):\n        pass\n"
+    "class Trainer(Base):\n    def __init__(self, net):\n        self.net = net\n"
+    "        self.outputs = []\n"
+    "    def _forward(self, a):\n        return self.net(a)\n"
+    "    def _reset(self):\n        self.outputs = None\n"
+    "    def _inherited(self):\n        self.hook()\n"
+    "    def validate(self, a):\n        self.outputs = []\n        {call}\n"
+    "        kept = self.outputs  # <- kept\n        return kept\n"
+    "Trainer(model).validate(x)\n"
+)
+SELF_STATE_FACTS = [
+    ("a method calling a module attribute", "out = self._forward(a)", Kind.SEQUENCE),
+    ("a method rebinding the attribute", "self._reset()", Kind.NONE),
+    ("a method calling an inherited method", "self._inherited()", Kind.UNKNOWN),
+]
+
+
+@pytest.mark.parametrize(
+    ("case", "call", "kind"), SELF_STATE_FACTS, ids=[row[0] for row in SELF_STATE_FACTS]
+)
+def test_self_state_after_a_method_call(
+    case: str, call: str, kind: Kind, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert fact_at(_TRAINER.replace("{call}", call), monkeypatch).kind is kind, case

@@ -427,7 +427,6 @@ def _carry_tree_facts(old: FileSyntax, new: FileSyntax) -> None:
     for name in ("_attribute_names", "_namespaces"):  # facts newer FileSyntax has
         if getattr(old, name, None) is not None:
             setattr(new, name, getattr(old, name))
-    new.method_facts.update(old.method_facts)
     new.appended_lists.update(old.appended_lists)
 
 
@@ -596,7 +595,6 @@ _KNOWN_SYNTAX = frozenset(
         "declared_global",
         "parent_scope",
         "scopes",
-        "method_facts",
         "appended_lists",
         "freezes_parameters",
         "frozen_facts",

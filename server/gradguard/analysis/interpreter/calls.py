@@ -20,6 +20,7 @@ from gradguard.analysis.interpreter.expressions import with_field
 from gradguard.analysis.interpreter.module_calls import MODULE_BY_USE, OPTIMIZER_BY_USE
 from gradguard.analysis.interpreter.summary import (
     FunctionSummary,
+    mentioned_self_attributes,
     returned_parameter,
     with_rebound,
 )
@@ -390,11 +391,14 @@ class CallEvaluator(TorchCalls):
         prefix = f"{receiver_key}."
         known_state = self.env is not None and any(k.startswith(prefix) for k in self.env)
         if receiver_key is not None and known_state:
-            if self.module.method_facts(method)[0]:
+            of = receiver.instance_of or (receiver.module.local if receiver.module else None)
+            mentioned = mentioned_self_attributes(method, of.node if of is not None else None)
+            if mentioned is None:
                 self._forget_below(receiver_key)
             else:
-                # The method can only change the attributes it mentions.
-                for attr in self.module.method_facts(method)[1]:
+                # The method, and the methods of the class it calls, can only change the
+                # attributes they mention.
+                for attr in mentioned:
                     self._forget_below(f"{receiver_key}.{attr}")
                     if self.env is not None:
                         self.env.pop(f"{receiver_key}.{attr}", None)

@@ -51,9 +51,7 @@ class FileSyntax:
         self.declared_global: set[str] = set()
         self.parent_scope: dict[int, ScopeNode] = {}
         self.scopes: dict[int, Scope] = {}
-        # Caches of syntactic per-node answers (see `ModuleInterpreter.method_facts` and
-        # `ModuleInterpreter.appended_items`).
-        self.method_facts: dict[int, tuple[bool, frozenset[str]]] = {}
+        # Caches of syntactic per-node answers (see `ModuleInterpreter.appended_items`).
         self.appended_lists: dict[int, dict[str, tuple[FunctionNode, ...]]] = {}
         # The text scan is cheap and rules most files out; the tree says which mentions
         # may reach a parameter.

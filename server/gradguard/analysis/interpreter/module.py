@@ -20,7 +20,6 @@ from gradguard.analysis.interpreter.contextual import ContextRun
 from gradguard.analysis.interpreter.environment import Env, GradMode, join_envs
 from gradguard.analysis.interpreter.expressions import with_field
 from gradguard.analysis.interpreter.file_syntax import FileSyntax
-from gradguard.analysis.interpreter.module_calls import self_attributes
 from gradguard.analysis.interpreter.replay import Journal
 from gradguard.analysis.interpreter.statements import FunctionInterpreter
 from gradguard.analysis.interpreter.summary import (
@@ -208,7 +207,6 @@ class ModuleInterpreter:
         self.call_sites = self.file_call_sites = CallSites()
         self.parameter_facts = {}
         self.context_results = {}
-        self.syntax.method_facts.clear()
         self.syntax.appended_lists.clear()
         kept = {id(self.tree)} | {id(node) for node in self.syntax.parent_scope.values()}
         for key in [key for key in self.scopes if key not in kept]:
@@ -611,14 +609,6 @@ class ModuleInterpreter:
                 return {}  # a base class's code may change the list
         return appended_state.appended_lists(self.tree, node, scope.resolve)
 
-    def method_facts(self, method: FunctionNode) -> tuple[bool, frozenset[str]]:
-        """Whether a method calls methods of `self`, and the `self` attributes it mentions."""
-        key = id(method)
-        if key not in self.syntax.method_facts:
-            attributes = frozenset(self_attributes(method))
-            self.syntax.method_facts[key] = (_calls_on_self(method), attributes)
-        return self.syntax.method_facts[key]
-
     def _changed_in_returned_graph(
         self, node: FunctionNode, interpreter: FunctionInterpreter, returned: Value
     ) -> tuple[InPlaceOnSaved, ...]:
@@ -839,17 +829,6 @@ def _registered_buffer(node: ast.AST) -> tuple[str, ast.expr] | None:
     ):
         return None
     return node.args[0].value, node.args[1]
-
-
-def _calls_on_self(method: FunctionNode) -> bool:
-    """True when a method calls methods of its own object (whose effects it may inherit)."""
-    return any(
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and isinstance(node.func.value, ast.Name)
-        and node.func.value.id == "self"
-        for node in walk(method)
-    )
 
 
 def _parameter_leaf(value: Value) -> bool:

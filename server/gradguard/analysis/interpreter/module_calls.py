@@ -17,7 +17,7 @@ from gradguard.analysis.interpreter import contextual
 from gradguard.analysis.interpreter.contextual import ContextRun
 from gradguard.analysis.interpreter.environment import GradMode
 from gradguard.analysis.interpreter.expressions import ExpressionEvaluator, shape_of
-from gradguard.analysis.interpreter.summary import FunctionSummary, with_rebound
+from gradguard.analysis.interpreter.summary import FunctionSummary, self_attributes, with_rebound
 from gradguard.analysis.interpreter.training_effects import restamp
 from gradguard.analysis.model import (
     FunctionNode,
@@ -79,18 +79,6 @@ def _layers_replaced(tree: ast.Module, forward: FunctionNode) -> bool:
     """Whether a layer `forward` runs (`self.<attr>`) may be swapped after `__init__`."""
     rebound = _rebound_attributes(tree)
     return "*" in rebound or bool(rebound & self_attributes(forward))
-
-
-@cached_by_node
-def self_attributes(method: FunctionNode) -> frozenset[str]:
-    """Every `self.<attr>` a method mentions, read or written."""
-    return frozenset(
-        node.attr
-        for node in walk(method)
-        if isinstance(node, ast.Attribute)
-        and isinstance(node.value, ast.Name)
-        and node.value.id == "self"
-    )
 
 
 # `restamp` with this mode keeps the base value for every tensor the forward returns.

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -268,17 +268,38 @@ def changed_self_attributes(
 ) -> frozenset[str] | None:
     """The `self` attributes a call of `method` may rebind or change in place, through the
     methods of its class `owner` it calls too (`assigned_self_attributes`); None when it
-    calls `self.<name>(...)` for a name that is neither a method of the class nor an
-    attribute the class assigns (an inherited method: anything may change). Calling an
-    attribute (`self.netD(x)`, a module) rebinds nothing of `self`."""
+    calls an inherited method (see `_through_own_methods`). Calling an attribute
+    (`self.netD(x)`, a module) rebinds nothing of `self`."""
+    return _through_own_methods(method, owner, assigned_self_attributes)
+
+
+def mentioned_self_attributes(
+    method: ast.FunctionDef | ast.AsyncFunctionDef, owner: ast.ClassDef | None
+) -> frozenset[str] | None:
+    """The `self` attributes a call of `method` may read or change, through the methods of
+    its class `owner` it calls too: every `self.<attr>` they mention (`self_attributes`);
+    None when it calls an inherited method. Calling an attribute (`self.model(x)`) touches
+    that attribute only."""
+    return _through_own_methods(method, owner, self_attributes)
+
+
+def _through_own_methods(
+    method: ast.FunctionDef | ast.AsyncFunctionDef,
+    owner: ast.ClassDef | None,
+    of_function: Callable[[ast.FunctionDef | ast.AsyncFunctionDef], frozenset[str]],
+) -> frozenset[str] | None:
+    """The union of `of_function` over `method` and the methods of its class `owner` it
+    calls as `self.<name>(...)`, transitively. None when it calls `self.<name>(...)` for a
+    name that is neither a method of the class nor an attribute the class assigns (an
+    inherited method: it may do anything)."""
     methods = _class_methods(owner) if owner is not None else {}
     attributes = _class_assigned(owner) if owner is not None else frozenset()
-    changed: set[str] = set()
+    found: set[str] = set()
     seen: set[str] = set()
     todo = [method]
     while todo:
         function = todo.pop()
-        changed |= assigned_self_attributes(function)
+        found |= of_function(function)
         for name in _self_calls(function):
             if name in methods:
                 if name not in seen:
@@ -286,7 +307,19 @@ def changed_self_attributes(
                     todo.append(methods[name])
             elif name not in attributes:
                 return None
-    return frozenset(changed)
+    return frozenset(found)
+
+
+@cached_by_node
+def self_attributes(function: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
+    """Every `self.<attr>` a method mentions, read or written."""
+    return frozenset(
+        node.attr
+        for node in walk(function)
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "self"
+    )
 
 
 @cached_by_node
