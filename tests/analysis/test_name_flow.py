@@ -171,3 +171,55 @@ def test_a_tuple_assignment_binds_each_name_to_its_own_value() -> None:
     # A starred target takes any element: every name may hold every value.
     assert mask in flow.reaches([_key(tree, flow, "first", "main")])
     assert x in flow.reaches([_key(tree, flow, "rest", "main")])
+
+
+def _attribute(tree: ast.Module, flow: NameFlow, attr: str) -> Key:
+    node = next(n for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr == attr)
+    key = flow.attribute_key(node)
+    assert key is not None
+    return key
+
+
+TRAINER = """
+class Trainer:
+    def __init__(self, net):
+        self.net = net
+        self.outputs = []
+        self.kept = {}
+
+    def collect(self, x):
+        out = self.net(x)
+        self.outputs.append(out)
+        self.kept["last"] = out
+
+    def loss(self):
+        return torch.stack(self.outputs).mean()
+
+    def kept_loss(self):
+        total = self.kept["last"].sum()
+        return total
+"""
+
+
+def test_attributes_carry_what_is_stored_into_them_whatever_the_object() -> None:
+    tree, flow = _flow(TRAINER + "t = Trainer(None)\nresult = t.loss()\n")
+    out = _key(tree, flow, "out", "collect")
+    # `self.outputs.append(out)` then a read of `self.outputs` in another method.
+    assert out in flow.reaches([_attribute(tree, flow, "outputs")])
+    # `self.kept["last"] = out` then `self.kept["last"].sum()`.
+    assert out in flow.reaches([_key(tree, flow, "total", "kept_loss")])
+
+
+def test_an_attribute_nothing_stores_into_reaches_only_itself() -> None:
+    tree, flow = _flow(TRAINER)
+    out = _key(tree, flow, "out", "collect")
+    assert out not in flow.reaches([_attribute(tree, flow, "net")])
+
+
+def test_attributes_reached_by_computed_names_have_no_key() -> None:
+    for dynamic in ("setattr(t, name, 1)", "getattr(t, name)", "t.__dict__.update({})"):
+        tree, flow = _flow(TRAINER + f"t = Trainer(None)\nname = 'outputs'\n{dynamic}\n")
+        node = next(n for n in ast.walk(tree) if isinstance(n, ast.Attribute))
+        assert flow.attribute_key(node) is None, dynamic
+    tree, flow = _flow(TRAINER + "t = Trainer(None)\ngetattr(t, 'outputs')\n")
+    assert flow.attribute_key(next(n for n in ast.walk(tree) if isinstance(n, ast.Attribute)))

@@ -15,6 +15,12 @@ computed from, or may hold, a value bound to `b`. Edges come from
   used other than by being called (a callback), a method, a lambda: its parameters may be
   anything (`UNKNOWN`).
 
+Attributes get keys of their own, one per attribute name for the whole file whatever the
+object (`attribute_key`): `self.outputs.append(out)`, `trainer.outputs = []` and a read of
+`x.outputs` anywhere all meet at the key of `outputs`. That over-approximates as names do,
+unless the file reaches attributes by computed names (`setattr`, `getattr(x, name)`,
+`__dict__`, `vars()`): `attribute_key` is then None.
+
 Order is ignored and every binding of a name counts everywhere, so `reaches` can only say too
 much: a name missing from it certainly cannot hold anything computed from that name. Some
 expressions certainly drop what they read: a deep copy (`copy.deepcopy(m)` shares nothing
@@ -100,6 +106,7 @@ class NameFlow:
         self._classes: dict[Key, ast.ClassDef] = {}
         self._free: dict[int, set[Key]] = {}  # id(scope node) -> names read, bound outside
         self._counting = False
+        self._dynamic_attributes = False  # attributes reached by computed names
         self._forwarding: dict[int, Key] | None = None
         self._sources: dict[Key, Key] | None = None
         # The shared walk and parents of the module (same nodes and order as ast.walk).
@@ -115,6 +122,11 @@ class NameFlow:
         """The scope-resolved key of a name occurrence of this file."""
         return self._keys.get(id(name))
 
+    def attribute_key(self, attribute: ast.Attribute) -> Key | None:
+        """The key of the attribute's name (every object's `.outputs` shares one), or None
+        when the file may reach attributes by computed names."""
+        return None if self._dynamic_attributes else _attribute_key(attribute.attr)
+
     def reads(self, expr: ast.AST) -> set[Key]:
         """Keys of the names `expr` reads, except inside expressions that drop them."""
         found: set[Key] = set()
@@ -129,6 +141,8 @@ class NameFlow:
                 key = self._keys.get(id(node))
                 if key is not None:
                     found.add(key)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
+                found.add(_attribute_key(node.attr))
             stack.extend(ast.iter_child_nodes(node))
         return found
 
@@ -319,6 +333,8 @@ class NameFlow:
                 parent = self.parents.get(id(node))
                 if not (isinstance(parent, ast.Call) and parent.func is node):
                     referenced.add(self._keys[id(node)])
+            elif isinstance(node, ast.Attribute) and node.attr == "__dict__":
+                self._dynamic_attributes = True
         for key, function in self._defs.items():
             if key in referenced or self._is_method(function) or function.decorator_list:
                 for arg in _arguments(function.args):
@@ -444,6 +460,9 @@ class NameFlow:
             root = _root_name(target)
             if root is not None:
                 self._edge(self._keys[id(root)], sources | self.reads(target))
+            held = _holding_attribute(target)
+            if held is not None:  # `x.outputs = v`, `x.outputs[i] = v`
+                self._edge(_attribute_key(held.attr), sources | self.reads(target))
 
     def _bind_definition(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> None:
         """`def f` / `class C`: the name gets the free names read inside, and the values of
@@ -509,6 +528,12 @@ class NameFlow:
             and not self._torch_layer(root_key)
         ):
             self._edge(root_key, given)
+            receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+            held = _holding_attribute(receiver) if receiver is not None else None
+            if held is not None:  # `self.outputs.append(out)`
+                self._edge(_attribute_key(held.attr), given)
+        if _computed_attribute(call):
+            self._dynamic_attributes = True
         stored: list[ast.expr] = [kw.value for kw in call.keywords if kw.arg == "out"]
         name = _callee_name(call.func)
         if name is not None and (name == "setattr" or (name.endswith("_") and name[:1] != "_")):
@@ -628,6 +653,29 @@ def _root_name(expr: ast.expr) -> ast.Name | None:
             expr = expr.func
         else:
             return None
+
+
+def _attribute_key(attr: str) -> Key:
+    return (0, "." + attr)
+
+
+def _holding_attribute(expr: ast.expr) -> ast.Attribute | None:
+    """The attribute a store or a mutation through `expr` changes: `x.outputs` of
+    `x.outputs`, `x.outputs[i]` and `x.outputs["k"][j]`."""
+    while isinstance(expr, ast.Subscript):
+        expr = expr.value
+    return expr if isinstance(expr, ast.Attribute) else None
+
+
+def _computed_attribute(call: ast.Call) -> bool:
+    """`setattr(...)`, `getattr(x, name)` with a name not written out, `vars(x)`: an
+    attribute reached by a computed name."""
+    name = _callee_name(call.func)
+    if name in ("setattr", "vars", "__setattr__"):
+        return True
+    if name == "getattr" and len(call.args) >= 2:
+        return not (isinstance(call.args[1], ast.Constant) and isinstance(call.args[1].value, str))
+    return False
 
 
 def _callee_name(func: ast.expr) -> str | None:

@@ -17,7 +17,9 @@ also be switched and called inside a function of the file that the loop calls (a
 `validation_step` method returning the predictions the loop keeps), when that function
 switches every model it calls to eval mode before calling it, or, for a method of the same
 class running `self.model`, when the loop's own method switched `self.model` before the
-loop (`self.model.eval()`, then `out = self._forward(batch)` on every batch).
+loop (`self.model.eval()`, then `out = self._forward(batch)` on every batch). A list kept
+on an object (`self.val_outputs.append(out)`) is followed by its attribute name through the
+file: a backward pass whose loss may read that attribute anywhere keeps it silent.
 
 ## Why is this bad?
 `model.eval()` switches dropout and batch norm to inference behaviour; it does not stop
@@ -506,13 +508,18 @@ def _runs_backward(
 
 def _backward_may_reach(ctx: RuleContext, stores: list[_Store]) -> bool | None:
     """Whether a backward pass of the file may run through what the loop keeps: True when
-    one may (by the file's name flow, which follows returns, arguments and stores), False
-    when none can, None when a kept container is not a plain name (`self.outputs`)."""
+    one may (by the file's name flow, which follows returns, arguments, stores and
+    attributes by name), False when none can, None when the container is neither a name
+    nor an attribute the flow follows (`outputs[k]`, or attributes reached by computed
+    names)."""
     flow = ctx.name_flow
     kept = set()
     for store in stores:
         kept_in = _kept_in(store)
-        key = flow.key_of(kept_in) if isinstance(kept_in, ast.Name) else None
+        if isinstance(kept_in, ast.Name):
+            key = flow.key_of(kept_in)
+        else:  # `self.val_outputs`
+            key = flow.attribute_key(kept_in) if isinstance(kept_in, ast.Attribute) else None
         if key is None:
             return None
         kept.add(key)
