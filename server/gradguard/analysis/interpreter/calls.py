@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import reduce
+from typing import TYPE_CHECKING
 
 from gradguard.analysis import activations, graph_inputs, libraries
 from gradguard.analysis import backpropagated as backprop
@@ -17,6 +18,7 @@ from gradguard.analysis.events import Append, ForwardCall, ModuleModeCall, Optim
 from gradguard.analysis.graph import SavedNode, Saves
 from gradguard.analysis.imports import Scope, is_torch
 from gradguard.analysis.interpreter.expressions import with_field
+from gradguard.analysis.interpreter.methods import first_methods, inherited_method
 from gradguard.analysis.interpreter.module_calls import MODULE_BY_USE, OPTIMIZER_BY_USE
 from gradguard.analysis.interpreter.summary import (
     FunctionSummary,
@@ -51,6 +53,9 @@ from gradguard.analysis.values import (
     join,
 )
 from gradguard.analysis.walk import walk
+
+if TYPE_CHECKING:
+    from gradguard.analysis.interpreter.module import ModuleInterpreter
 
 _CONVERSION_BUILTINS = {"float": Kind.SCALAR, "int": Kind.SCALAR, "bool": Kind.SCALAR}
 
@@ -89,22 +94,16 @@ _PLAIN_BUILTINS = frozenset(
 _READ_ONLY_MAPPING_METHODS = frozenset({"get", "keys", "values", "items", "copy"})
 
 
-def _local_method(receiver: Value, name: str) -> FunctionNode | None:
+def _local_method(
+    receiver: Value, name: str, owner_of: Callable[[ast.AST], ModuleInterpreter]
+) -> FunctionNode | None:
+    """The method `name` of the class of the file `receiver` is an instance of: defined in
+    its body or inherited (`inherited_method`, through the interpreter of its file)."""
     info = receiver.instance_of or (receiver.module.local if receiver.module else None)
     if info is None:
         return None
-    return _first_methods(info.node).get(name)
-
-
-@cached_by_node
-def _first_methods(owner: ast.ClassDef) -> dict[str, FunctionNode]:
-    """The methods a class body defines, by name: the first definition of each (what
-    `_local_method` reads for every method call on an instance of the class)."""
-    found: dict[str, FunctionNode] = {}
-    for stmt in owner.body:
-        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
-            found.setdefault(stmt.name, stmt)
-    return found
+    own = first_methods(info.node).get(name)
+    return own if own is not None else inherited_method(owner_of(info.node), info.node, name)
 
 
 def _with_item(sequence: Value, item: Value) -> Value:
@@ -559,7 +558,7 @@ class CallEvaluator(TorchCalls):
                 elif not call.keywords:
                     self._append_to_field(func.value, receiver, args[0])
             return UNKNOWN
-        method = _local_method(receiver, name)
+        method = _local_method(receiver, name, self.module.owner_of)
         if method is not None and receiver.kind is not Kind.CLASS:
             return self.bound_method_call(call, receiver, receiver_key, method, args)
         if (
@@ -664,7 +663,7 @@ class CallEvaluator(TorchCalls):
             return self.module_call(call, callee.module, args, callee.frozen)
         if callee.kind is Kind.CLASS and callee.instance_of is not None:
             info = callee.instance_of
-            init = _local_method(callee, "__init__")
+            init = first_methods(info.node).get("__init__")
             if init is not None:
                 # What `__init__`'s parameters receive (`call_sites.candidates` decides
                 # whether the class may learn from it).
@@ -680,7 +679,7 @@ class CallEvaluator(TorchCalls):
             return Value(kind=Kind.INSTANCE, instance_of=info)
         if callee.kind is Kind.INSTANCE and callee.instance_of is not None:
             # `loss_compute(out, y)` of an instance whose class defines `__call__`.
-            method = _local_method(callee, "__call__")
+            method = _local_method(callee, "__call__", self.module.owner_of)
             if method is not None and not callee.instance_of.is_module:
                 return self.bound_method_call(call, callee, dotted(call.func), method, args)
         if callee.kind is Kind.FUNCTION and callee.function is not None:

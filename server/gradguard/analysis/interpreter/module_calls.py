@@ -17,6 +17,7 @@ from gradguard.analysis.interpreter import contextual
 from gradguard.analysis.interpreter.contextual import ContextRun
 from gradguard.analysis.interpreter.environment import GradMode
 from gradguard.analysis.interpreter.expressions import ExpressionEvaluator, shape_of
+from gradguard.analysis.interpreter.methods import inherited_method
 from gradguard.analysis.interpreter.summary import FunctionSummary, self_attributes, with_rebound
 from gradguard.analysis.interpreter.training_effects import restamp
 from gradguard.analysis.model import (
@@ -306,6 +307,9 @@ class ModuleCalls(ExpressionEvaluator):
                 ),
                 None,
             )
+            if forward is None:  # `forward` of a base class of the file
+                defining = self.module.owner_of(module.local.node)
+                forward = inherited_method(defining, module.local.node, "forward")
             if forward is None:
                 self.taint_arguments(call)
                 return UNKNOWN
