@@ -82,3 +82,53 @@ def _held_key(init: str, extra: str = "") -> str | None:
 )
 def test_an_optimizer_kept_by_init(init: str, extra: str, key: str | None) -> None:
     assert _held_key(init, extra) == key
+
+
+AGENT = """
+import torch
+from torch import nn
+
+class Network(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+        self.optimizer = torch.optim.Adam(self.parameters(), lr=1e-3)
+
+    def forward(self, x):
+        return self.fc(x)
+
+    def update(self):
+        self.optimizer.step()
+
+class Agent:
+    def __init__(self):
+        self.actor = Network()
+        self.critic = Network()
+
+    def learn(self):
+        self.critic.optimizer.step()
+        self.actor.update()
+
+net = Network()
+net.optimizer.step()
+Agent().learn()
+"""
+
+
+def test_an_optimizer_of_the_objects_own_parameters_is_the_instances() -> None:
+    """`self.optimizer = Adam(self.parameters())` in a module class: inside its methods it
+    holds `self`'s parameters; read through an instance, that instance's."""
+    source = textwrap.dedent(AGENT)
+    analysis = analyse_module(ast.parse(source), source)
+    held = {
+        e.stmt.lineno: e.value.optimizes.key if e.value.optimizes else None
+        for e in analysis.events.of(OptimizerCall)
+        if e.method == "step"
+    }
+    lines = source.splitlines()
+    by_text = {lines[line - 1].strip(): key for line, key in held.items()}
+    assert by_text == {
+        "self.optimizer.step()": "self",
+        "self.critic.optimizer.step()": "self.critic",
+        "net.optimizer.step()": "net",
+    }

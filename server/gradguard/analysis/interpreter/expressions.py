@@ -4,6 +4,7 @@ tuples, subscripts)."""
 from __future__ import annotations
 
 import ast
+import dataclasses
 from functools import reduce
 
 from gradguard.analysis import activations, narrowing, shapes
@@ -308,7 +309,7 @@ class ExpressionEvaluator(TrainingEffects):
             return base.elements[base.fields.index(expr.attr)]
         info = base.instance_of or (base.module.local if base.module else None)
         if info is not None and expr.attr in info.attributes and base.kind is not Kind.CLASS:
-            return info.attributes[expr.attr]
+            return _through_instance(info.attributes[expr.attr], dotted(expr.value))
         if info is not None and expr.attr in info.constants:
             return info.constants[expr.attr]
         if expr.attr == "weight" and self._owns_weight(dotted(expr.value), base, expr):
@@ -751,6 +752,19 @@ def _identity_to_none(expr: ast.Compare, values: list[Value]) -> bool | None:
     else:
         return None
     return same if isinstance(expr.ops[0], ast.Is) else not same
+
+
+def _through_instance(kept: Value, receiver: str | None) -> Value:
+    """An attribute a class keeps, read through an instance (`agent.actor.optimizer`): the
+    `self` of what it refers to is that instance (an optimizer of `self.parameters()` holds
+    `agent.actor`'s). Unknown when the instance is not a dotted name."""
+    built = kept.optimizes
+    if built is None or (built.key != "self" and not built.key.startswith("self.")):
+        return kept
+    if receiver is None or receiver == "self":
+        return kept if receiver == "self" else evolve(kept, optimizes=None)
+    key = receiver + built.key[4:]
+    return evolve(kept, optimizes=dataclasses.replace(built, key=key))
 
 
 def _literal_const(value: Value) -> bool:

@@ -494,6 +494,12 @@ class ModuleInterpreter:
         if foreign.get(attr):
             return None
         key = built.key
+        if key == "self":
+            # `torch.optim.Adam(self.parameters())`: the object's own parameters (a module
+            # class of the file); read through an instance, the key becomes the instance's.
+            if "self" not in kept_parameters(init):
+                return None
+            return value
         if not key.startswith("self."):
             if key not in kept_parameters(init):
                 return None
