@@ -152,9 +152,8 @@ class TrainingEffects(GraphEffects):
 
     def replaced_by_call(self, argument: ast.expr, replaced: params.ReplacedAttribute) -> None:
         """A function called at this statement gave `argument.<attr>` (or `argument[i]`) a
-        new module (see
-        `FunctionSummary.replaced_attributes`): optimizers built before on `argument` do
-        not hold its parameters."""
+        new module (see `FunctionSummary.replaced_attributes`): optimizers built before on
+        `argument` do not hold its parameters."""
         if self.env is None or self.stmt is None:
             return
         target: ast.expr
