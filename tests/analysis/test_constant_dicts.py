@@ -8,6 +8,7 @@ import textwrap
 import pytest
 
 from gradguard.analysis.constant_dicts import literal_dicts, unchanged_dicts
+from tests.analysis.test_value_facets import fact_at
 
 HEAD = 'CFG = {"dim": 4, "lr": 0.1, "name": "run", "betas": (0.9, 0.99), "flag": True}\n'
 
@@ -63,3 +64,35 @@ def test_only_literals_under_string_keys_are_candidates() -> None:
         "E = {**A}\n"
     )
     assert set(literal_dicts(tree)) == {"A"}
+
+
+def test_a_dict_built_from_keywords_is_a_candidate() -> None:
+    """`dict(key=...)` builds the same dict as the display, unless `dict` is not the
+    builtin (the module binds the name) or the call unpacks or takes positional data."""
+    tree = ast.parse(
+        "A = dict(n=1, lr=0.1, name='x')\n"
+        "B = dict(layers=[64, 64])\n"
+        "C = dict(**A)\n"
+        "D = dict([('n', 1)])\n"
+    )
+    assert set(literal_dicts(tree)) == {"A"}
+    shadowed = ast.parse("from helpers import dict\nA = dict(n=1)\n")
+    assert literal_dicts(shadowed) == {}
+    rebound = ast.parse("A = dict(n=1)\ndict = OrderedDict\n")
+    assert literal_dicts(rebound) == {}
+
+
+@pytest.mark.parametrize(
+    ("code", "known"),
+    [
+        ("CFG = dict(hidden=4, sigma=2.0)\ndef f():\n    h = CFG['hidden']  # <- h\n"
+         "    return h\nf()\n", 4),
+        # Changed by the file: unknown inside functions.
+        ("CFG = dict(hidden=4)\nCFG['hidden'] = 8\ndef f():\n    h = CFG['hidden']  # <- h\n"
+         "    return h\nf()\n", None),
+    ],
+)  # fmt: skip
+def test_a_key_of_a_dict_built_from_keywords(
+    code: str, known: int | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert fact_at(code, monkeypatch).const == known

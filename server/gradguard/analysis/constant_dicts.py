@@ -1,12 +1,12 @@
 """Module-level dicts of literals that no code of the file can change.
 
 Training scripts keep their settings in a dict: `CONFIG = {"hidden": 32, "lr": 1e-3,
-"epochs": 3}`, then `Net(CONFIG["hidden"])` or `c = CONFIG; range(c["epochs"])`. When the
-dict is a literal of numbers, strings, flags and tuples of them (no lists, which code
-given an element could change), bound once at module level, and nothing in the file may
-change it, every read of a key gives that literal: a number is not a tensor, so a module
-built from it owns what it computes with, and a loop over `range(c["epochs"])` certainly
-runs.
+"epochs": 3}` (or `dict(hidden=32, lr=1e-3, epochs=3)`, the same dict), then
+`Net(CONFIG["hidden"])` or `c = CONFIG; range(c["epochs"])`. When the dict is a literal of
+numbers, strings, flags and tuples of them (no lists, which code given an element could
+change), bound once at module level, and nothing in the file may change it, every read of a
+key gives that literal: a number is not a tensor, so a module built from it owns what it
+computes with, and a loop over `range(c["epochs"])` certainly runs.
 
 "Nothing may change it" is decided by following the dict object itself (`_Aliases`; an
 element read by key is a literal, never the dict): into names it is assigned to, the
@@ -42,22 +42,55 @@ _READING_BUILTINS = frozenset(
 
 
 def literal_dicts(tree: ast.Module) -> dict[str, ast.Dict]:
-    """Module-level `NAME = {...}` statements whose dict holds literals under string keys."""
+    """Module-level `NAME = {...}` statements whose dict holds literals under string keys;
+    `NAME = dict(key=..., ...)` too (as the dict display it builds), where the module
+    never binds `dict` itself."""
     found: dict[str, ast.Dict] = {}
+    shadowed = any(
+        isinstance(node, ast.Name) and node.id == "dict" and not isinstance(node.ctx, ast.Load)
+        for node in module_nodes(tree)
+    ) or any(_binds_dict(stmt) for stmt in tree.body)
     for stmt in tree.body:
-        if (
+        if not (
             isinstance(stmt, ast.Assign)
             and len(stmt.targets) == 1
             and isinstance(stmt.targets[0], ast.Name)
-            and isinstance(stmt.value, ast.Dict)
-            and all(
-                isinstance(key, ast.Constant) and isinstance(key.value, str)
-                for key in stmt.value.keys
-            )
-            and all(_literal(value) for value in stmt.value.values)
         ):
-            found[stmt.targets[0].id] = stmt.value
+            continue
+        value = stmt.value if shadowed else keyword_dict(stmt.value)
+        if (
+            isinstance(value, ast.Dict)
+            and all(
+                isinstance(key, ast.Constant) and isinstance(key.value, str) for key in value.keys
+            )
+            and all(_literal(item) for item in value.values)
+        ):
+            found[stmt.targets[0].id] = value
     return found
+
+
+def keyword_dict(expr: ast.expr) -> ast.expr:
+    """`dict(hidden=32, lr=1e-3)` as the display `{"hidden": 32, "lr": 1e-3}` it builds (a
+    call of the builtin with keywords only); any other expression as it is."""
+    if not (
+        isinstance(expr, ast.Call)
+        and isinstance(expr.func, ast.Name)
+        and expr.func.id == "dict"
+        and not expr.args
+        and all(kw.arg is not None for kw in expr.keywords)
+    ):
+        return expr
+    keys: list[ast.expr | None] = [ast.Constant(kw.arg) for kw in expr.keywords]
+    return ast.Dict(keys=keys, values=[kw.value for kw in expr.keywords])
+
+
+def _binds_dict(stmt: ast.stmt) -> bool:
+    """A module-level definition or import binding the name `dict`."""
+    if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return stmt.name == "dict"
+    if isinstance(stmt, ast.Import | ast.ImportFrom):
+        return any((alias.asname or alias.name) == "dict" for alias in stmt.names)
+    return False
 
 
 def unchanged_dicts(tree: ast.Module, names: set[str]) -> frozenset[str]:

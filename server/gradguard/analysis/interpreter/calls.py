@@ -260,6 +260,10 @@ class CallEvaluator(TorchCalls):
             if args[0].kind is Kind.SEQUENCE and args[0].items is not None:
                 # `list(model.parameters())`: the same items, now in a list.
                 return Value(kind=Kind.SEQUENCE, items=args[0].items)
+        if name == "dict" and not call.args and all(kw.arg is not None for kw in call.keywords):
+            # `dict(hidden=32, lr=1e-3)`: the mapping the display `{"hidden": 32, ...}` makes.
+            fields = tuple(kw.arg for kw in call.keywords if kw.arg is not None)
+            return Value(kind=Kind.MAPPING, elements=tuple(args), fields=fields)
         if name == "sum":
             summed = self._summed(call, args)
             return summed if summed is not None else self.call_value(call, UNKNOWN, args)
