@@ -99,7 +99,7 @@ def _local_method(
 ) -> FunctionNode | None:
     """The method `name` of the class of the file `receiver` is an instance of: defined in
     its body or inherited (`inherited_method`, through the interpreter of its file)."""
-    info = receiver.instance_of or (receiver.module.local if receiver.module else None)
+    info = receiver.local_class
     if info is None:
         return None
     own = first_methods(info.node).get(name)
@@ -207,7 +207,7 @@ class CallEvaluator(TorchCalls):
             callee_known = key is not None and self.env is not None and key in self.env
             receiver = self.eval(func.value)
             if not callee_known:
-                info = receiver.instance_of or (receiver.module.local if receiver.module else None)
+                info = receiver.local_class
                 attribute = info.attributes.get(func.attr) if info is not None else None
                 if attribute is None or receiver.kind is Kind.CLASS:
                     return self.method_call(call, receiver, func)
@@ -393,9 +393,10 @@ class CallEvaluator(TorchCalls):
         graphs = self.state_graphs(summary) if receiver_key == "self" else {}
         prefix = f"{receiver_key}."
         known_state = self.env is not None and any(k.startswith(prefix) for k in self.env)
+        of = receiver.local_class
+        owner = of.node if of is not None else None
         if receiver_key is not None and known_state:
-            of = receiver.instance_of or (receiver.module.local if receiver.module else None)
-            mentioned = mentioned_self_attributes(method, of.node if of is not None else None)
+            mentioned = mentioned_self_attributes(method, owner)
             if mentioned is None:
                 self._forget_below(receiver_key)
             else:
@@ -413,9 +414,7 @@ class CallEvaluator(TorchCalls):
         if state is not None:
             result = self._with_state_written(call, summary, state, returned, result)
         if receiver_key == "self":
-            of = receiver.instance_of or (receiver.module.local if receiver.module else None)
-            cls = of.node if of is not None else None
-            self.backward_across_methods(call, method, cls, summary, graphs)
+            self.backward_across_methods(call, method, owner, summary, graphs)
         return self._called_under_mode(method, call, result, args, skip_self=bound)
 
     def method_call(self, call: ast.Call, receiver: Value, func: ast.Attribute) -> Value:

@@ -307,7 +307,7 @@ class ExpressionEvaluator(TrainingEffects):
             and expr.attr in base.fields
         ):
             return base.elements[base.fields.index(expr.attr)]
-        info = base.instance_of or (base.module.local if base.module else None)
+        info = base.local_class
         if info is not None and expr.attr in info.attributes and base.kind is not Kind.CLASS:
             return _through_instance(info.attributes[expr.attr], dotted(expr.value))
         if info is not None and expr.attr in info.constants:

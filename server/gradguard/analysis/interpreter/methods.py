@@ -43,14 +43,7 @@ def inherited_method(
         base_name = current.bases[0].id
         if (scope.counts or {}).get(base_name) != 1:
             return None
-        base = next(
-            (
-                stmt
-                for stmt in module.tree.body
-                if isinstance(stmt, ast.ClassDef) and stmt.name == base_name
-            ),
-            None,
-        )
+        base = module.class_named(base_name)
         if base is None or id(base) in seen:
             return None
         found = first_methods(base).get(name)

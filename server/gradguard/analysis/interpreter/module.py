@@ -149,7 +149,7 @@ class ModuleInterpreter:
                 return ""
 
             self._class_check = _JournaledClassCheck(
-                module_name, resolve, self._local_class, self.journal
+                module_name, resolve, self.class_named, self.journal
             )
         return self._class_check
 
@@ -323,7 +323,7 @@ class ModuleInterpreter:
             elif qualified in libraries.LIGHTNING_MODULES:
                 is_module = lightning = True
             elif isinstance(base, ast.Name):
-                local = self._local_class(base.id)
+                local = self.class_named(base.id)
                 base_info = None
                 if local is not None and local is not node:
                     base_info = self.class_info(local)
@@ -375,7 +375,8 @@ class ModuleInterpreter:
                         return value.instance_of if value is not None else None
         return None
 
-    def _local_class(self, name: str) -> ast.ClassDef | None:
+    def class_named(self, name: str) -> ast.ClassDef | None:
+        """The first class statement of the module's body binding `name`, if any."""
         for stmt in self.tree.body:
             if isinstance(stmt, ast.ClassDef) and stmt.name == name:
                 return stmt

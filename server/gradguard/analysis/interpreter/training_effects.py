@@ -243,7 +243,7 @@ class TrainingEffects(GraphEffects):
         owner = self.env.get("self")
         info = None
         if owner is not None and owner.kind is not Kind.CLASS:
-            info = owner.instance_of or (owner.module.local if owner.module else None)
+            info = owner.local_class
         kept = info.attributes.get(attr) if info is not None else None
         return kept if kept is not None else self.lookup(key)
 

@@ -284,6 +284,14 @@ class Value:
         return self.object_facts.instance_of
 
     @property
+    def local_class(self) -> ClassInfo | None:
+        """The class of this file whose methods it runs: the class it is an instance of, or
+        the class of the file a module it holds was built from."""
+        if self.instance_of is not None:
+            return self.instance_of
+        return self.module.local if self.module is not None else None
+
+    @property
     def const(self) -> object:
         """Its bool, int or str literal value (`object_facts.const`)."""
         return self.object_facts.const
