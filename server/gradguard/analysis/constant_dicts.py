@@ -27,7 +27,7 @@ from __future__ import annotations
 import ast
 
 from gradguard.analysis.name_flow import Key, NameFlow
-from gradguard.analysis.names import arguments_by_parameter, parameter_names
+from gradguard.analysis.names import arguments_by_parameter, binding_counts, parameter_names
 from gradguard.analysis.walk import module_nodes
 
 # Methods of dicts and of the lists they may hold that change them in place.
@@ -43,13 +43,10 @@ _READING_BUILTINS = frozenset(
 
 def literal_dicts(tree: ast.Module) -> dict[str, ast.Dict]:
     """Module-level `NAME = {...}` statements whose dict holds literals under string keys;
-    `NAME = dict(key=..., ...)` too (as the dict display it builds), where the module
-    never binds `dict` itself."""
+    `NAME = dict(key=..., ...)` too (as the dict display it builds), where no code of the
+    module binds the name `dict`."""
     found: dict[str, ast.Dict] = {}
-    shadowed = any(
-        isinstance(node, ast.Name) and node.id == "dict" and not isinstance(node.ctx, ast.Load)
-        for node in module_nodes(tree)
-    ) or any(_binds_dict(stmt) for stmt in tree.body)
+    shadowed = "dict" in binding_counts(module_nodes(tree))
     for stmt in tree.body:
         if not (
             isinstance(stmt, ast.Assign)
@@ -57,7 +54,7 @@ def literal_dicts(tree: ast.Module) -> dict[str, ast.Dict]:
             and isinstance(stmt.targets[0], ast.Name)
         ):
             continue
-        value = stmt.value if shadowed else keyword_dict(stmt.value)
+        value = stmt.value if shadowed else _keyword_dict(stmt.value)
         if (
             isinstance(value, ast.Dict)
             and all(
@@ -69,7 +66,7 @@ def literal_dicts(tree: ast.Module) -> dict[str, ast.Dict]:
     return found
 
 
-def keyword_dict(expr: ast.expr) -> ast.expr:
+def _keyword_dict(expr: ast.expr) -> ast.expr:
     """`dict(hidden=32, lr=1e-3)` as the display `{"hidden": 32, "lr": 1e-3}` it builds (a
     call of the builtin with keywords only); any other expression as it is."""
     if not (
@@ -82,15 +79,6 @@ def keyword_dict(expr: ast.expr) -> ast.expr:
         return expr
     keys: list[ast.expr | None] = [ast.Constant(kw.arg) for kw in expr.keywords]
     return ast.Dict(keys=keys, values=[kw.value for kw in expr.keywords])
-
-
-def _binds_dict(stmt: ast.stmt) -> bool:
-    """A module-level definition or import binding the name `dict`."""
-    if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-        return stmt.name == "dict"
-    if isinstance(stmt, ast.Import | ast.ImportFrom):
-        return any((alias.asname or alias.name) == "dict" for alias in stmt.names)
-    return False
 
 
 def unchanged_dicts(tree: ast.Module, names: set[str]) -> frozenset[str]:

@@ -22,6 +22,7 @@ import ast
 from collections.abc import Callable
 
 from gradguard.analysis import torch_api as api
+from gradguard.analysis.names import keyword_value
 from gradguard.analysis.values import Kind, Value
 
 # Factories whose default dtype is int64.
@@ -47,7 +48,7 @@ def integer_factory(
         kw.arg is None for kw in call.keywords
     ):
         return False
-    dtype = next((kw.value for kw in call.keywords if kw.arg == "dtype"), None)
+    dtype = keyword_value(call, "dtype")
     if dtype is not None:
         return resolve(dtype) in api.INTEGRAL_DTYPES
     name = qualified.rsplit(".", 1)[-1]
@@ -72,7 +73,7 @@ def integer_array(
     bool dtype: a factory given `dtype=` a numpy integer type (`np.int64`) or its name."""
     if qualified.removeprefix("numpy.") not in _NUMPY_FACTORIES:
         return False
-    dtype = next((kw.value for kw in call.keywords if kw.arg == "dtype"), None)
+    dtype = keyword_value(call, "dtype")
     if dtype is None:
         return False
     if isinstance(dtype, ast.Constant) and isinstance(dtype.value, str):

@@ -37,7 +37,7 @@ import builtins
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from gradguard.analysis.names import arguments_by_parameter, kept_parameters, paired
+from gradguard.analysis.names import arguments_by_parameter, kept_parameters, paired, root_name
 from gradguard.analysis.walk import module_nodes, module_parents
 
 Key = tuple[int, str]  # (id of the scope node, name)
@@ -457,7 +457,7 @@ class NameFlow:
         elif isinstance(target, ast.Starred):
             self._bind_target(target.value, node, None, sources)
         elif isinstance(target, ast.Attribute | ast.Subscript):
-            root = _root_name(target)
+            root = root_name(target)
             if root is not None:
                 self._edge(self._keys[id(root)], sources | self.reads(target))
             held = _holding_attribute(target)
@@ -519,7 +519,7 @@ class NameFlow:
         given: set[Key] = set()
         for argument in arguments:
             given |= self.reads(argument)
-        root = _root_name(call.func)
+        root = root_name(call.func)
         root_key = self._keys.get(id(root)) if root is not None else None
         if (
             root_key is not None
@@ -539,7 +539,7 @@ class NameFlow:
         if name is not None and (name == "setattr" or (name.endswith("_") and name[:1] != "_")):
             stored.extend(call.args[:1])
         for target in stored:
-            base = _root_name(target)
+            base = root_name(target)
             if base is not None and given:
                 self._edge(self._keys[id(base)], given)
         if isinstance(call.func, ast.Name) and root_key in self._defs:
@@ -640,19 +640,6 @@ def _inside_body(scope_node: ast.AST, child: ast.AST) -> bool:
 def node_keywords(node: ast.AST) -> list[ast.expr]:
     """The keyword values of a class definition (`metaclass=...`); nothing for a def."""
     return [kw.value for kw in getattr(node, "keywords", [])]
-
-
-def _root_name(expr: ast.expr) -> ast.Name | None:
-    """The name an attribute/subscript/call chain starts from: `a` of `a.b[0].c(x)`."""
-    while True:
-        if isinstance(expr, ast.Name):
-            return expr
-        if isinstance(expr, ast.Attribute | ast.Subscript | ast.Starred):
-            expr = expr.value
-        elif isinstance(expr, ast.Call):
-            expr = expr.func
-        else:
-            return None
 
 
 def _attribute_key(attr: str) -> Key:

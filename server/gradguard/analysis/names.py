@@ -42,6 +42,24 @@ def paired(target: ast.expr, value: ast.expr) -> list[tuple[ast.expr, ast.expr]]
     ]
 
 
+def root_name(expr: ast.expr) -> ast.Name | None:
+    """The name an attribute/subscript/call chain starts from: `a` of `a.b[0].c(x)`."""
+    while True:
+        if isinstance(expr, ast.Name):
+            return expr
+        if isinstance(expr, ast.Attribute | ast.Subscript | ast.Starred):
+            expr = expr.value
+        elif isinstance(expr, ast.Call):
+            expr = expr.func
+        else:
+            return None
+
+
+def keyword_value(call: ast.Call, name: str) -> ast.expr | None:
+    """The expression a call passes as `name=` (None when it passes none)."""
+    return next((kw.value for kw in call.keywords if kw.arg == name), None)
+
+
 def parameter_names(function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> list[str]:
     """The names a function's callers can bind by position or keyword, in order (`self`
     first for a method); not `*args` or `**kwargs`."""

@@ -30,6 +30,8 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from gradguard.analysis.names import keyword_value
+
 Dim = int | None
 # What the interpreter knows a call's argument expressions hold (`n` bound to `64`,
 # `cfg["hidden"]`): sizes may be given by such names as well as by literals.
@@ -154,13 +156,9 @@ def _known_int(node: ast.expr | None, constants: Constants) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _keyword(call: ast.Call, name: str) -> ast.expr | None:
-    return next((kw.value for kw in call.keywords if kw.arg == name), None)
-
-
 def _argument(call: ast.Call, index: int, name: str) -> ast.expr | None:
     """A call's argument by position or keyword (None when absent or after a `*args`)."""
-    keyword = _keyword(call, name)
+    keyword = keyword_value(call, name)
     if keyword is not None:
         return keyword
     if any(isinstance(a, ast.Starred) for a in call.args[: index + 1]):
@@ -170,7 +168,7 @@ def _argument(call: ast.Call, index: int, name: str) -> ast.expr | None:
 
 def _size_argument(call: ast.Call, constants: Constants) -> Shape:
     """The size of `torch.zeros(2, 3)`, `torch.zeros((2, 3))`, `torch.zeros(size=[2, 3])`."""
-    sized = _keyword(call, "size")
+    sized = keyword_value(call, "size")
     if sized is not None:
         return _sizes(sized, constants)
     if len(call.args) == 1 and isinstance(call.args[0], ast.Tuple | ast.List):
@@ -251,7 +249,7 @@ def factory_shape(
         return Shape((n,), exact=True) if n is not None else UNKNOWN_SHAPE
     if name == "randint" and call.args:
         # `torch.randint(high, size)` or `torch.randint(low, high, size)`: size comes last.
-        return _sizes(_keyword(call, "size") or call.args[-1], constants)
+        return _sizes(keyword_value(call, "size") or call.args[-1], constants)
     if name == "full":
         return _sizes(_argument(call, 0, "size"), constants)
     if name in ("tensor", "as_tensor"):
@@ -487,7 +485,7 @@ def _reduced_along(
     if any(kw.arg not in allowed for kw in call.keywords) or len(call.args) > 2 - method:
         return UNKNOWN_SHAPE
     axis = _known_int(_argument(call, 0 if method else 1, "dim"), constants)
-    keep = _keyword(call, "keepdim")
+    keep = keyword_value(call, "keepdim")
     keepdim = isinstance(keep, ast.Constant) and keep.value is True
     if axis is None or (keep is not None and not isinstance(keep, ast.Constant)):
         return UNKNOWN_SHAPE

@@ -28,6 +28,7 @@ from gradguard.analysis.interpreter.contextual import ContextRun
 from gradguard.analysis.interpreter.environment import GradMode
 from gradguard.analysis.interpreter.statements import FunctionInterpreter
 from gradguard.analysis.model import FunctionNode
+from gradguard.analysis.names import root_name
 from gradguard.analysis.node_cache import cached_by_node
 from gradguard.analysis.values import NONE, UNKNOWN, Kind, Value, join, literal
 from gradguard.analysis.walk import own_nodes
@@ -125,9 +126,8 @@ def _leaf(node: FunctionNode) -> bool:
 
 
 def _rooted_at_self(expr: ast.expr) -> bool:
-    while isinstance(expr, ast.Attribute | ast.Subscript | ast.Call):
-        expr = expr.func if isinstance(expr, ast.Call) else expr.value
-    return isinstance(expr, ast.Name) and expr.id in ("self", "cls", "super")
+    root = root_name(expr)
+    return root is not None and root.id in ("self", "cls", "super")
 
 
 def _small(node: FunctionNode) -> bool:
