@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
+from functools import cached_property
 
 from gradguard.analysis.model import FunctionNode
 from gradguard.analysis.walk import module_nodes_of, module_parents, own_nodes
@@ -55,17 +56,20 @@ class GradContext:
         self.classes: dict[str, ast.ClassDef] = {
             n.name: n for n in tree.body if isinstance(n, ast.ClassDef)
         }
-        # Name -> the loaded `Name` / `Attribute` nodes that mention it.
-        self.references: dict[str, list[ast.expr]] = {}
-        for node in module_nodes_of(
-            tree, ast.FunctionDef, ast.AsyncFunctionDef, ast.Name, ast.Attribute
-        ):
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                self.functions.setdefault(node.name, []).append(node)
-            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-                self.references.setdefault(node.id, []).append(node)
+        for node in module_nodes_of(tree, ast.FunctionDef, ast.AsyncFunctionDef):
+            self.functions.setdefault(node.name, []).append(node)
+
+    @cached_property
+    def references(self) -> dict[str, list[ast.expr]]:
+        """Name -> the loaded `Name` / `Attribute` nodes that mention it (indexed when first
+        asked: a third of a module's nodes, and most checks never ask)."""
+        found: dict[str, list[ast.expr]] = {}
+        for node in module_nodes_of(self.tree, ast.Name, ast.Attribute):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                found.setdefault(node.id, []).append(node)
             elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
-                self.references.setdefault(node.attr, []).append(node)
+                found.setdefault(node.attr, []).append(node)
+        return found
 
     def ancestors(self, node: ast.AST) -> Iterator[ast.AST]:
         """The nodes enclosing `node`, innermost first."""
