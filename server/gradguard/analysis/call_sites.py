@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import Any
 
 from gradguard.analysis.libraries import PLOTTING_METHODS
 from gradguard.analysis.names import callee_name, paired, parameter_names
@@ -78,6 +77,18 @@ class CallerFacts:
         )
 
 
+@dataclass(frozen=True)
+class Note:
+    """One interpreted call of a function of the file: the parameter values it maps (None:
+    they cannot be mapped) and the grad mode it runs under."""
+
+    function: FunctionNode
+    call: ast.Call
+    grad_enabled: bool | None
+    grad_off: GradOff | None
+    mapped: dict[str, Value] | None
+
+
 @dataclass
 class CallSites:
     """Arguments and grad modes seen at the calls of the file's functions in one pass.
@@ -89,9 +100,9 @@ class CallSites:
 
     # id(function) -> id(call) -> facts of that call (None: its arguments cannot be mapped)
     seen: dict[int, dict[int, CallerFacts | None]] = field(default_factory=dict)
-    # The arguments of every `note`, in order (what a replayed step notes again, see
-    # `gradguard.analysis.interpreter.replay`).
-    log: list[tuple[Any, ...]] = field(default_factory=list)
+    # Every `note` in order, with the mapping it computed (what a replayed step notes
+    # again, see `gradguard.analysis.interpreter.replay`).
+    log: list[Note] = field(default_factory=list)
 
     def note(
         self,
@@ -105,14 +116,20 @@ class CallSites:
     ) -> None:
         """Record one interpretation of `call`, whose evaluated arguments are `args`
         (positional values first, then keyword values, as the interpreter evaluates them)."""
-        self.log.append((function, call, args, grad_enabled, grad_off, is_method))
-        by_call = self.seen.setdefault(id(function), {})
         mapped = _map_arguments(function, call, args, skip_self=is_method)
-        facts = None if mapped is None else CallerFacts(mapped, grad_enabled, grad_off)
-        if id(call) in by_call:
-            before = by_call[id(call)]
+        self.renote(Note(function, call, grad_enabled, grad_off, mapped))
+
+    def renote(self, note: Note) -> None:
+        """Record `note` (again: a step replayed across edits reads the very same function
+        header, call and argument values, so the mapping it computed still holds)."""
+        self.log.append(note)
+        by_call = self.seen.setdefault(id(note.function), {})
+        mapped = note.mapped
+        facts = None if mapped is None else CallerFacts(mapped, note.grad_enabled, note.grad_off)
+        if id(note.call) in by_call:
+            before = by_call[id(note.call)]
             facts = None if before is None or facts is None else before.join(facts)
-        by_call[id(call)] = facts
+        by_call[id(note.call)] = facts
 
     def informative(self) -> bool:
         """True when some function's calls, joined, say something (see `facts`)."""

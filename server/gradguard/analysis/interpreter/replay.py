@@ -34,6 +34,7 @@ from gradguard.analysis.events import Event, Events
 from gradguard.analysis.node_cache import Watcher
 
 if TYPE_CHECKING:
+    from gradguard.analysis.call_sites import Note
     from gradguard.analysis.interpreter.environment import Env
     from gradguard.analysis.interpreter.module import ModuleInterpreter
     from gradguard.analysis.interpreter.summary import FunctionSummary
@@ -70,7 +71,7 @@ class Step:
     events: list[Event] = field(default_factory=list)
     opaque_with_training_state: set[int] = field(default_factory=set)
     carry_reads: list[tuple[Carry, list[ast.expr]]] = field(default_factory=list)
-    notes: list[tuple[Any, ...]] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
     globals: Env | None = None
     # id() of the nodes whose cached syntactic answers the step read (`node_cache.Watcher`;
     # filled only while the analysis is watched, for replay across edits).
@@ -310,4 +311,4 @@ def _replay(step: Step, interpreter: ModuleInterpreter) -> None:
     if step.verdicts:
         interpreter.class_check.verdicts.update(step.verdicts)
     for note in step.notes:
-        interpreter.call_sites.note(*note[:-1], is_method=note[-1])
+        interpreter.call_sites.renote(note)
