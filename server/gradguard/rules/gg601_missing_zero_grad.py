@@ -6,9 +6,10 @@ iteration (or both in the same block, such as a GAN's generator update every k-t
 itself or in a function or method of the file it calls on every iteration (`for batch in
 loader: self.train_step(batch)`), but never clears that optimizer's gradients: no
 `zero_grad()` (on the optimizer or a model, with or without `set_to_none`), no
-`p.grad = None`, no `p.grad.zero_()` anywhere in the loop or in the functions of the file it
-calls, and no call to code the analysis cannot see that might do it (code given the model,
-the optimizer, a parameter or `self`, or named like a training step). Code in view is read
+`p.grad = ...` (`None` or a new tensor), no `p.grad.zero_()` or `p.grad.data.zero_()`
+anywhere in the loop or in the functions of the file it calls, and no call to code the
+analysis cannot see that might do it (code given the model, the optimizer, a parameter or
+`self`, or named like a training step). Code in view is read
 like any helper: a callback every caller of the function passes (`after_backward(model)`),
 and for `self.hook()` every method of that name when only classes of the file define it (a
 base trainer's hook and its overrides). Another optimizer's `zero_grad()` does not count:
@@ -81,7 +82,14 @@ from gradguard.core.text import SourceText
 from gradguard.rewrite.expressions import expr_text
 from gradguard.rewrite.statements import insert_after, insert_before, stands_alone
 
-_CLEARS = ("zero_grad", ".grad = None", ".grad=None", "grad.zero_", "set_to_none", "grad.fill_")
+# Code that may clear gradients: `zero_grad(...)`, `set_to_none`, zeroing or filling a
+# gradient in place (`p.grad.zero_()`, `p.grad.data.zero_()`), and any assignment to a
+# gradient (`p.grad = None`, `p.grad.data = torch.zeros_like(p)`: the sum so far is gone).
+_CLEARS = re.compile(
+    r"zero_grad|set_to_none"
+    r"|\.\s*grad(?:\s*\.\s*data)?\s*\.\s*(?:zero_|fill_)\s*\("
+    r"|\.\s*grad(?:\s*\.\s*data)?\s*=(?!=)"
+)
 
 
 class MissingZeroGrad(Rule):
@@ -417,7 +425,7 @@ def _may_clear(
     others = (facts.stepped - {optimizer}) | facts.separate_modules(step)
     for other in others:
         text = re.sub(rf"(?<![\w.]){re.escape(other)}\s*\.\s*zero_grad\(", "", text)
-    if any(marker in text for marker in _CLEARS):
+    if _CLEARS.search(text):
         return True
     return any(not facts.callees(call) and _may_clear_gradients(ctx, call) for call in loop_calls)
 
