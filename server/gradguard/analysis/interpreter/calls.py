@@ -17,7 +17,7 @@ from gradguard.analysis.call_sites import passed_arguments
 from gradguard.analysis.events import Append, ForwardCall, ModuleModeCall, OptimizerCall
 from gradguard.analysis.graph import SavedNode, Saves
 from gradguard.analysis.imports import Scope, is_torch
-from gradguard.analysis.interpreter.expressions import with_field
+from gradguard.analysis.interpreter.expressions import shape_of, with_field
 from gradguard.analysis.interpreter.methods import first_methods, inherited_method
 from gradguard.analysis.interpreter.module_calls import MODULE_BY_USE, OPTIMIZER_BY_USE
 from gradguard.analysis.interpreter.summary import (
@@ -433,6 +433,12 @@ class CallEvaluator(TorchCalls):
             self.backpropagate(call, func.value, receiver, "backward")
             return NONE
         args = self.arguments(call)
+        if name == "scale" and _grad_scaler(receiver) and len(args) == 1 and len(call.args) == 1:
+            # `scaler.scale(loss)` multiplies the loss by a factor without history (or
+            # returns it as it is when disabled): the loss's autograd facts and shape.
+            scaled = args[0]
+            if scaled.kind is Kind.TENSOR and not isinstance(call.args[0], ast.Starred):
+                return evolve(self.tensor_op(call, [scaled]), shape=shape_of(scaled))
         if name == "append" and receiver_key is not None:
             self._note_self_append(receiver_key, call, args)
         if receiver.kind is Kind.UNKNOWN and name in api.DETACH_METHODS and not call.args:
@@ -927,3 +933,12 @@ def _mapping_values(mapping: Value) -> Value | None:
     if not parts:
         return None
     return reduce(join, parts).with_origin(None)
+
+
+def _grad_scaler(value: Value) -> bool:
+    """A mixed-precision gradient scaler built here (`torch.amp.GradScaler(...)`)."""
+    return (
+        value.kind is Kind.OTHER
+        and value.module is not None
+        and value.module.qualified in api.GRAD_SCALERS
+    )

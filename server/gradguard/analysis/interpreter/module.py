@@ -292,7 +292,7 @@ class ModuleInterpreter:
                     isinstance(stmt.value, ast.Call | ast.Constant)
                     or stmt.targets[0].id in settings
                 )
-            ):
+            ) or _constants_unpacked(stmt, counts):
                 scratch.run_block([stmt])
         retouched = _grad_state_changed(self.text)
         return {
@@ -976,4 +976,18 @@ def _may_own_more(value: Value) -> bool:
         and module is not None
         and module.local is not None
         and not module.self_contained
+    )
+
+
+def _constants_unpacked(stmt: ast.stmt, counts: dict[str, int]) -> bool:
+    """`HEIGHT, WIDTH = 32, 32`: names bound once each, to literals written in place."""
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
+        return False
+    target, value = stmt.targets[0], stmt.value
+    return (
+        isinstance(target, ast.Tuple | ast.List)
+        and isinstance(value, ast.Tuple | ast.List)
+        and len(target.elts) == len(value.elts)
+        and all(isinstance(t, ast.Name) and counts.get(t.id) == 1 for t in target.elts)
+        and all(isinstance(v, ast.Constant) for v in value.elts)
     )

@@ -200,13 +200,17 @@ class TorchCalls(ModuleCalls):
                 target = kw.value
             values = self.arguments(call)
             if target is not None:
-                value = values[0] if call.args else self.eval(target)
+                value = _checked_output(values[0] if call.args else self.eval(target))
                 via = "torch.autograd.backward" if keyword == "tensors" else "torch.autograd.grad"
                 self.backpropagate(call, target, value, via)
             if keyword == "outputs":
                 return self._gradients(call, values)
             return NONE
         args = self.arguments(call)
+        if qualified in api.GRAD_SCALERS:
+            # A mixed-precision gradient scaler: `scaler.scale(loss)` is `loss` times a plain
+            # factor (see `CallEvaluator.method_call`).
+            return Value(kind=Kind.OTHER, module=ModuleRef(qualified))
         if qualified in api.CHECKPOINT_FUNCTIONS:
             return self._checkpoint(call, qualified, args)
         if qualified in data_sources.TENSOR_DATASETS or qualified in data_sources.DATA_LOADERS:
@@ -802,3 +806,17 @@ def _instance_norm_kind(call: ast.Call, position: int) -> api.ModuleKind | None:
     if isinstance(flag, ast.Constant) and isinstance(flag.value, bool):
         return api.ModuleKind(flag.value, "tensor")
     return None
+
+
+def _checked_output(value: Value) -> Value:
+    """What decides a backward through `value`, the outputs given to `torch.autograd.grad`
+    or `torch.autograd.backward`: torch checks every tensor of a sequence in order and
+    raises at the first without a graph ("element i of tensors does not require grad"), so
+    that element decides; otherwise the value as it is."""
+    if value.kind is not Kind.SEQUENCE:
+        return value
+    if value.elements is not None:
+        return next((e for e in value.elements if e.grad is Grad.UNTRACKED), value)
+    if value.items is not None and value.items.grad is Grad.UNTRACKED:
+        return value.items
+    return value

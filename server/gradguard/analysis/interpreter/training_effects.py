@@ -372,8 +372,11 @@ class TrainingEffects(GraphEffects):
             isinstance(e, ast.Starred) for e in inputs.elts
         ):
             return Value(kind=Kind.SEQUENCE, elements=(gradient,) * len(inputs.elts))
-        if isinstance(inputs, ast.Name):
-            return Value(kind=Kind.SEQUENCE, elements=(gradient,))
+        given = _argument_value(call, values, 1, "inputs")
+        if given is not None and given.kind is Kind.TENSOR:
+            return Value(kind=Kind.SEQUENCE, elements=(gradient,))  # one tensor, one gradient
+        if given is not None and given.kind is Kind.SEQUENCE and given.elements is not None:
+            return Value(kind=Kind.SEQUENCE, elements=(gradient,) * len(given.elements))
         # `inputs=model.parameters()`: as many gradients as inputs, none with history.
         return Value(kind=Kind.SEQUENCE, items=gradient)
 
@@ -721,3 +724,17 @@ class TrainingEffects(GraphEffects):
             self._unfreeze(value.module)
         if value.optimizes is not None and optimizer:
             self.env[key] = evolve(value, optimizes=None)
+
+
+def _argument_value(call: ast.Call, values: list[Value], position: int, name: str) -> Value | None:
+    """The evaluated argument given at `position` or as keyword `name` (`values`: the
+    call's positional then keyword arguments, as evaluated); None when not given so."""
+    if position < len(call.args):
+        if any(isinstance(a, ast.Starred) for a in call.args[: position + 1]):
+            return None
+        return values[position] if position < len(values) else None
+    for index, kw in enumerate(call.keywords):
+        if kw.arg == name:
+            at = len(call.args) + index
+            return values[at] if at < len(values) else None
+    return None
