@@ -9,7 +9,7 @@ import pytest
 
 from gradguard.analysis.events import ModuleCall, OptimizerCall
 from gradguard.analysis.model import analyse_module
-from gradguard.analysis.parameters import holds_no_parameters
+from gradguard.analysis.parameters import holds_no_parameters, may_unfreeze
 
 _NET = """
 import torch
@@ -193,3 +193,21 @@ def test_a_class_with_only_methods_holds_no_parameters(body: str) -> None:
 )
 def test_a_class_that_may_hold_parameters_does_not_say_so(body: str) -> None:
     assert not _holds_no_parameters(body)
+
+
+@pytest.mark.parametrize(
+    ("text", "unfreezes"),
+    [
+        ('"""Unfreeze later with p.requires_grad = True."""\nx = 1\n', False),
+        ("x = 1  # p.requires_grad = True once warmed up\n", False),
+        ('note = "requires_grad=True"\n', False),
+        ("p.requires_grad = True\n", True),
+        ('s = "#"; p.requires_grad = True\n', True),  # a `#` inside a string is no comment
+        ("head = nn.Parameter(w)  # trainable\n", True),
+        ('f"{p.requires_grad_()}"\n', True),  # an f-string's fields are code
+        ('x = "\u00e9"; p.requires_grad = True\n', True),  # non-ASCII before: code
+    ],
+)
+def test_only_code_may_unfreeze(text: str, unfreezes: bool) -> None:
+    assert may_unfreeze(text, ast.parse(text)) is unfreezes
+    assert may_unfreeze(text)  # without the tree, any mention counts

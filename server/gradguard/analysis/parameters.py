@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 import builtins
 import re
+from bisect import bisect_right
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -26,6 +27,7 @@ from gradguard.analysis import layer_lists, libraries
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.names import callee_name, dotted, kept_parameters, parameter_names
 from gradguard.analysis.node_cache import cached_by_node
+from gradguard.analysis.walk import module_nodes_of
 
 if TYPE_CHECKING:
     from gradguard.analysis.values import ClassInfo, ModuleRef
@@ -93,11 +95,57 @@ _MAY_UNFREEZE = re.compile(
 )
 
 
-def may_unfreeze(text: str) -> bool:
+def may_unfreeze(text: str, tree: ast.Module | None = None) -> bool:
     """True when the file has text that may unfreeze or add a parameter somewhere: then no
     module is ever known to be frozen (the unfreezing may happen in code the analysis does
-    not follow, such as a helper reached through an alias)."""
-    return _MAY_UNFREEZE.search(text) is not None
+    not follow, such as a helper reached through an alias). With the file's `tree` (parsed
+    from `text`), only code counts: a docstring or comment saying `requires_grad=True`
+    unfreezes nothing."""
+    found = _MAY_UNFREEZE.finditer(text)
+    if tree is None:
+        return next(found, None) is not None
+    prose: _Prose | None = None
+    for match in found:
+        prose = prose or _Prose(text, tree)
+        if not prose.holds(match.start()):
+            return True
+    return False
+
+
+class _Prose:
+    """Where the strings and comments of a file lie (one line of text, ASCII up to the
+    offset asked: other lines count as code, positions of the tree being UTF-8 bytes)."""
+
+    def __init__(self, text: str, tree: ast.Module) -> None:
+        self.text = text
+        in_fstrings = {
+            id(part) for joined in module_nodes_of(tree, ast.JoinedStr) for part in joined.values
+        }
+        spans = sorted(
+            ((n.lineno, n.col_offset), (n.end_lineno or n.lineno, n.end_col_offset or 0))
+            for n in module_nodes_of(tree, ast.Constant)
+            if isinstance(n.value, str) and id(n) not in in_fstrings
+        )
+        self.starts = [start for start, _ in spans]
+        self.ends = [end for _, end in spans]
+
+    def holds(self, offset: int) -> bool:
+        """True when the character at `offset` lies in a string or a comment."""
+        line_start = self.text.rfind("\n", 0, offset) + 1
+        before = self.text[line_start:offset]
+        if not before.isascii():
+            return False
+        line = self.text.count("\n", 0, offset) + 1
+        if self._in_string((line, len(before))):
+            return True
+        return any(
+            char == "#" and not self._in_string((line, column))
+            for column, char in enumerate(before)
+        )
+
+    def _in_string(self, position: tuple[int, int]) -> bool:
+        index = bisect_right(self.starts, position) - 1
+        return index >= 0 and position < self.ends[index]
 
 
 def is_false(expr: ast.expr) -> bool:

@@ -58,8 +58,10 @@ class FileSyntax:
         mentioned = text is None or _FREEZING.search(text) is not None or "detach_(" in text
         self.freezes_parameters = mentioned and _mentions_freezing(tree)
         # Certain freezing facts only where nothing in the file may unfreeze a parameter.
-        self.frozen_facts = self.freezes_parameters and not params.may_unfreeze(
-            text if text is not None else ast.unparse(tree)
+        self.frozen_facts = self.freezes_parameters and not (
+            params.may_unfreeze(text, tree)
+            if text is not None
+            else params.may_unfreeze(ast.unparse(tree))
         )
         source = text if text is not None else ast.unparse(tree)
         # Nothing in the file may switch a module out of training mode (`.eval()`,
