@@ -257,6 +257,11 @@ def test_a_parameter_changed_in_place_is_learnt_from_callers(body: str, learns: 
         ("opt = make({'params': logits})", True),  # or a dict literal
         ("name = logits.title()", False),  # a method that tells nothing
         ("build([1, 2])", False),
+        ("x, y = logits", True),  # taken apart: the parts are what the callers passed
+        ("obs = logits['obs']", True),
+        ("first = logits[0]", True),
+        ("head = logits[:2]", False),  # a slice of a tensor is no part of a container
+        ("x, y = 1, 2", False),
     ],
 )
 def test_what_a_function_does_with_a_parameter_makes_it_learn(body: str, learns: bool) -> None:

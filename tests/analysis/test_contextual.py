@@ -14,6 +14,7 @@ from gradguard.analysis.interpreter.contextual import (
     with_inference,
 )
 from gradguard.analysis.values import Grad, Kind, Loss, LossKind, ModuleRef, Value
+from tests.analysis.test_value_facets import fact_at
 
 T, U, N = Grad.TRACKED, Grad.UNTRACKED, Grad.UNKNOWN
 TENSOR = Value(kind=Kind.TENSOR)
@@ -70,3 +71,43 @@ def test_inference_tensors_are_what_the_run_in_that_mode_allocated() -> None:
     allocated = Value(U, Kind.TENSOR, inference=True)
     assert with_inference(TENSOR, allocated).inference
     assert not with_inference(TENSOR, CUT).inference
+
+
+_STEP_CALLED_IN_TWO_MODES = """
+class Runner:
+    def __init__(self, net):
+        self.net = net
+
+    def step(self, batch):
+        inputs, labels = batch
+        logits = self.net(inputs)
+        return {"loss": F.cross_entropy(logits, labels), "out": logits}
+
+    def train(self, loader):
+        for batch in loader:
+            self.step(batch)["loss"].backward()
+
+    def evaluate(self, loader):
+        for batch in loader:
+            out = self.step(batch)["out"]  # <- out
+
+    @torch.no_grad()
+    def evaluate_quietly(self, loader):
+        for batch in loader:
+            out = self.step(batch)["out"]
+from data import batches
+runner = Runner(model)
+runner.train(batches)
+runner.evaluate(batches)
+runner.evaluate_quietly(batches)
+"""
+
+
+def test_a_function_called_in_two_grad_modes_gives_each_call_its_mode(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`step`'s callers disagree on the grad mode, so its summary knows none: a call made
+    with recording on takes the history of what it returns (a dict of outputs, from batches
+    nothing is known of) from a run in that mode."""
+    out = fact_at(_STEP_CALLED_IN_TWO_MODES, monkeypatch)
+    assert out.grad is Grad.TRACKED

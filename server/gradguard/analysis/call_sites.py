@@ -443,6 +443,7 @@ def _may_learn(node: FunctionNode, *, skip_self: bool) -> bool:
                 and child.iter.id in parameters
             )
             or (skip_self and kept_on_self(child, names[0], parameters))
+            or (isinstance(child, ast.Assign) and _takes_apart(child, parameters))
             or (
                 isinstance(child, (ast.Assign, ast.AugAssign))
                 and _changes_in_place(child, parameters)
@@ -450,6 +451,23 @@ def _may_learn(node: FunctionNode, *, skip_self: bool) -> bool:
         ):
             return True
     return False
+
+
+def _takes_apart(assign: ast.Assign, parameters: set[str]) -> bool:
+    """`x, y = batch` or `obs = batch["obs"]`: the parts of a parameter (a caller's batch,
+    a rollout, a tuple of tensors) bound to names the function computes with."""
+    value = assign.value
+    if isinstance(value, ast.Subscript):
+        return (
+            isinstance(value.value, ast.Name)
+            and value.value.id in parameters
+            and isinstance(value.slice, ast.Constant)  # an item, not a slice of a tensor
+        )
+    return (
+        isinstance(value, ast.Name)
+        and value.id in parameters
+        and any(isinstance(target, ast.Tuple | ast.List) for target in assign.targets)
+    )
 
 
 def _mentions_parameter(arg: ast.expr, parameters: set[str]) -> bool:

@@ -47,10 +47,13 @@ def run_in_context(
     call: ast.Call,
     passed: dict[str, Value],
     mode: GradMode,
+    *,
+    shared: bool = False,
 ) -> ContextRun | None:
     """What running `node` with the arguments `call` passes (`passed`, by parameter name)
     under the caller's grad `mode` finds; None when it may not run now (inside another such
-    run or the function itself, or a function of another file)."""
+    run or the function itself, or a function of another file). A `shared` run (nothing
+    passed) is kept for every call of `node` in that mode."""
     nested = module.in_context and not _small(node)
     if nested and (module.inference_nested or not (_gives_inference(passed) or _leaf(node))):
         return None
@@ -61,7 +64,7 @@ def run_in_context(
         or module.owner_of(node) is not module
     ):
         return None
-    key: object = (id(call), id(node), mode, tuple(passed.items()))
+    key: object = (None if shared else id(call), id(node), mode, tuple(passed.items()))
     try:
         known = module.context_results.get(key)
     except TypeError:  # an argument's facts cannot be hashed: run without keeping it

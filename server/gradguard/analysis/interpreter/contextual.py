@@ -11,6 +11,10 @@ unknown autograd facts of the result are taken from that run
 (`ModuleInterpreter.result_in_context`). Only autograd facts are refined: the graph, carries
 and activations of the result stay those the summary gives the call.
 
+A function whose callers run it under different grad modes has a summary made under an
+unknown mode: a call made with recording on whose result has unknown history then takes it
+from one run of the function in that mode, with its callers' facts (`unknown_history`,
+`ModuleInterpreter.result_in_mode`: one run per function and mode, shared by its calls).
 A run in context never starts another (one level), only functions of this file qualify, and
 only calls made with gradient recording on (the summary assumes it).
 """
@@ -53,6 +57,11 @@ def wants_context(
         or reports_in_context(function)
         or any(v.inference and v.kind is Kind.TENSOR for v in passed.values())
     )
+
+
+def unknown_history(result: Value) -> bool:
+    """Some part of `result` (through tuples and dicts) has unknown history."""
+    return _unknown_grad(result, _DEPTH)
 
 
 def reports_in_context(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:

@@ -720,6 +720,13 @@ class ModuleInterpreter:
         `mode`, finds (see `gradguard.analysis.interpreter.context_runs`)."""
         return run_in_context(self, node, call, passed, mode)
 
+    def result_in_mode(
+        self, node: FunctionNode, call: ast.Call, mode: GradMode
+    ) -> ContextRun | None:
+        """What a run of `node` with its callers' facts under grad `mode` finds: one run per
+        function and mode, whichever of its calls asks (see `contextual`)."""
+        return run_in_context(self, node, call, {}, mode, shared=True)
+
 
 class _JournaledClassCheck(params.ClassCheck):
     """`ClassCheck` whose verdicts, read and made, a pass's journal can see: which verdicts

@@ -371,14 +371,25 @@ class ModuleCalls(ExpressionEvaluator):
         if self.mode.enabled is not True:
             return result
         passed = passed_arguments(function, call, args, skip_self=skip_self)
-        if passed is None or not contextual.wants_context(function, result, passed):
+        if passed is None:
             return result
-        found = self.module.result_in_context(function, call, passed, self.mode)
+        if contextual.wants_context(function, result, passed):
+            found = self.module.result_in_context(function, call, passed, self.mode)
+        elif self._mode_unknown_to(function) and contextual.unknown_history(result):
+            found = self.module.result_in_mode(function, call, self.mode)
+        else:
+            return result
         if found is None:
             return result
         if found.inference_saved:
             self._inference_arguments_saved(function, call, passed, found, skip_self=skip_self)
         return contextual.refined(result, found.returned)
+
+    def _mode_unknown_to(self, function: FunctionNode) -> bool:
+        """Whether `function`'s summary ran under a grad mode its callers left unknown (some
+        call it with recording on, others off)."""
+        callers = self.module.parameter_facts.get(id(function))
+        return callers is not None and callers.grad_enabled is not True
 
     def _inference_arguments_saved(
         self,
