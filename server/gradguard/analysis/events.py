@@ -75,7 +75,9 @@ class Conversion(Event):
 @dataclass(frozen=True, eq=False)
 class InPlaceChange(Event):
     """A tensor changed in place: `x += ...` (`operator` is the `ast` operator's class name,
-    "Add", "Sub"...), `x[i] = ...` ("setitem") or `x.add_(...)` (the method, "add_")."""
+    "Add", "Sub"...), `x[i] = ...` ("setitem"), `x.add_(...)` (the method, "add_"), a
+    function (`torch.relu_(x)`: "relu_"; `F.relu(x, inplace=True)`: "relu") or a layer built
+    with `inplace=True`, alone or first in an `nn.Sequential` (its class name, "ReLU")."""
 
     operator: str
 

@@ -11,7 +11,7 @@ from gradguard.analysis import graph as graphs
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.call_sites import passed_arguments
-from gradguard.analysis.events import InferenceSaved, LossInput, ModuleCall
+from gradguard.analysis.events import InferenceSaved, InPlaceChange, LossInput, ModuleCall
 from gradguard.analysis.graph import SavedNode, Saves
 from gradguard.analysis.interpreter import contextual
 from gradguard.analysis.interpreter.contextual import ContextRun
@@ -185,6 +185,31 @@ class ModuleCalls(ExpressionEvaluator):
         values.extend(self.eval(kw.value) for kw in call.keywords)
         return values
 
+    def _input_changed_in_place(
+        self, call: ast.Call, module: ModuleRef, args: list[Value], *, training: bool
+    ) -> None:
+        """A torch.nn layer built with `inplace=True`, or an nn.Sequential starting with one,
+        changes its first argument in place when called (dropout only in training mode)."""
+        if not call.args or not args or isinstance(call.args[0], ast.Starred):
+            return
+        if graphs.changes_input_in_place(module.changes_input, training=training):
+            assert module.changes_input is not None
+            layer = module.changes_input.rsplit(".", 1)[-1]
+            self.argument_changed_in_place(call, call.args[0], args[0], layer)
+        elif module.inplace and graphs.changes_input_in_place(module.qualified, training=training):
+            # Built with `inplace=<a name>`: maybe in place, which no graph node may rely on.
+            self.modified_in_place(call, call.args[0], args[0])
+
+    def argument_changed_in_place(
+        self, call: ast.Call, target: ast.expr, value: Value, operation: str
+    ) -> None:
+        """`value` (the expression `target`) changed in place by `call`, as by an in-place
+        tensor method: a layer built with `inplace=True` (`operation` is its class name), a
+        functional form (`F.relu(w, inplace=True)`: "relu"; `torch.relu_(w)`: "relu_")."""
+        if (site := self.site(call, target, value)) is not None:
+            self.emit(InPlaceChange(operation, **site))
+        self.modified_in_place(call, target, value)
+
     def module_call(
         self,
         call: ast.Call,
@@ -236,7 +261,9 @@ class ModuleCalls(ExpressionEvaluator):
             if loss_name is not None and module.qualified.startswith("torch.nn."):
                 self._record_loss_input(call, loss_name, args)
             kind = module.kind or api.nn_module_kind(module.qualified)
+            training = self.module.always_training
             if kind is None or kind.output is None:
+                self._input_changed_in_place(call, module, args, training=training)
                 self.taint_arguments(call)
                 if self.mode.enabled is False:
                     return evolve(self.tensor_op(call, args), kind=Kind.UNKNOWN)
@@ -253,14 +280,7 @@ class ModuleCalls(ExpressionEvaluator):
                 # The file freezes something: this module's output requires grad unless its
                 # parameters are the frozen ones, which only a certain freeze tells.
                 base = _frozen_output(base, frozen) if frozen else evolve(UNKNOWN, kind=base.kind)
-            training = self.module.always_training
-            if (
-                module.inplace
-                and call.args
-                and args
-                and graphs.changes_input_in_place(module.qualified, training=training)
-            ):
-                self.modified_in_place(call, call.args[0], args[0])
+            self._input_changed_in_place(call, module, args, training=training)
             saves = graphs.module_saves(module.qualified, inplace=module.inplace)
             if saves is None and kind.has_parameters:
                 saves = Saves.OTHER

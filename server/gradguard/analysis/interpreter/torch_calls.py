@@ -285,7 +285,10 @@ class TorchCalls(ModuleCalls):
         in_place = qualified.endswith("_") or self._flag_keyword(call, "inplace")
         if in_place and call.args and args:
             # torch.relu_(y), F.relu(y, inplace=True): the first argument changes in place.
-            self.modified_in_place(call, call.args[0], args[0])
+            if _recorded_in_place(call, qualified):
+                self.argument_changed_in_place(call, call.args[0], args[0], name)
+            else:
+                self.modified_in_place(call, call.args[0], args[0])
             self._forget_activation(call.args[0])
         if qualified in api.DIFFERENTIABLE or qualified.startswith(api.FUNCTIONAL_PREFIX):
             if qualified in api.SAVES_OPERANDS:
@@ -335,7 +338,11 @@ class TorchCalls(ModuleCalls):
                 return Value(kind=Kind.MODULE, module=module)
             fresh = not call.keywords and _fresh_layers(call.args, args)
             layers = shapes.sequence_of([a.module.layer if a.module else None for a in args])
-            first = args[0].module if args and call.args else None
+            first = (
+                args[0].module
+                if args and call.args and not isinstance(call.args[0], ast.Starred)
+                else None
+            )
             first_saves = first is not None and (
                 first.saves_input
                 or (first.qualified or "").rsplit(".", 1)[-1] in api.SAVES_INPUT_MODULES
@@ -346,6 +353,8 @@ class TorchCalls(ModuleCalls):
                 layer=layers,
                 self_contained=fresh,
                 saves_input=first_saves,
+                # Its first layer changing its input in place changes the container's.
+                changes_input=first.changes_input if first is not None else None,
                 applies=activations.of_sequential(call, args),
                 clashes=_layer_clashes(call.args, args),
                 steps=_local_steps(call, args),
@@ -360,6 +369,8 @@ class TorchCalls(ModuleCalls):
             in_place = inplace is not None and not (
                 isinstance(inplace.value, ast.Constant) and inplace.value.value is False
             )
+            # Only a literal `inplace=True` certainly makes the layer change its input.
+            certain = in_place and isinstance(inplace, ast.keyword) and _is_true(inplace.value)
             # A layer computes from its inputs and its own parameters only (containers and
             # wrappers such as DataParallel hold modules built elsewhere; lazy layers make
             # their parameters later).
@@ -372,6 +383,7 @@ class TorchCalls(ModuleCalls):
             ref = ModuleRef(
                 qualified=qualified,
                 inplace=in_place,
+                changes_input=qualified if certain else None,
                 layer=layer,
                 self_contained=own,
                 applies=activations.of_layer(call, qualified),
@@ -722,6 +734,28 @@ class TorchCalls(ModuleCalls):
             loss = Loss(LossKind.NO_GRAD, call, self.mode.off.description, self.mode.off)
             return Value(grad=Grad.UNTRACKED, kind=Kind.UNKNOWN, loss=loss)
         return Value(kind=Kind.UNKNOWN)
+
+
+def _recorded_in_place(call: ast.Call, qualified: str) -> bool:
+    """Whether `call` certainly changes its first argument in place as autograd records it,
+    as the tensor method of the same name would: `torch.relu_(w)`, `F.relu_(w)`,
+    `F.relu(w, inplace=True)` with a literal True. (Other functions ending in "_" work
+    under no_grad, `nn.init.uniform_(w)`, or change something else, `clip_grad_norm_`.)"""
+    if "dropout" in qualified or qualified == "torch.detach_":
+        return False  # (changes nothing in evaluation; a leaf may be detached)
+    if qualified.endswith("_"):
+        return qualified.count(".") == 1 or qualified.startswith(api.FUNCTIONAL_PREFIX)
+    keyword = next((kw for kw in call.keywords if kw.arg == "inplace"), None)
+    return (
+        qualified.startswith(api.FUNCTIONAL_PREFIX)
+        and keyword is not None
+        and _is_true(keyword.value)
+    )
+
+
+def _is_true(expr: ast.expr) -> bool:
+    """Whether `expr` is the literal True."""
+    return isinstance(expr, ast.Constant) and expr.value is True
 
 
 def _listed_modules(call: ast.Call, args: list[Value]) -> Value | None:

@@ -201,6 +201,10 @@ class ModuleRef:
     # An nn.Sequential holding a module class of this file: its layers, each a module value
     # (classes of this file, or torch.nn layers that do not work in place), run in order.
     steps: tuple[Value, ...] | None = None
+    # Calling it changes its first input in place: the torch.nn layer (its qualified name)
+    # built with a literal `inplace=True` that it is, or that an nn.Sequential starts with
+    # (dropout layers do so in training mode only: see `graph.changes_input_in_place`).
+    changes_input: str | None = None
 
 
 def evolve_module(module: ModuleRef, layer: Layer | None) -> ModuleRef:
