@@ -9,7 +9,10 @@ the still-scaled gradients:
 * `clip_grad_norm_` / `clip_grad_value_` after `scaler.scale(loss).backward()` and before
   `scaler.unscale_(optimizer)`, followed by `scaler.step(optimizer)`; also a clip that is
   the first thing a helper of the file does (`self._clip_gradients()`, defined once),
-  reported in the helper.
+  reported in the helper; also a clip that is the first thing the body of an `if` does
+  when the test is a configuration flag (`if cfg["grad_max_norm"] > 0:`), not one that may
+  tell whether the scaler is on (a negation, a read of the scaler or of an `enabled=`
+  expression given to a GradScaler of the file, a call).
 
 It fires only when the scaler is certain: every binding of its name in the file is a
 `torch.amp.GradScaler(...)` (also `torch.GradScaler`, `torch.cuda.amp.GradScaler`, however
@@ -207,6 +210,11 @@ scaler.update()
                 if clip is not None:
                     yield from self._early_clip(ctx, scaler, event, clip, block, stmt)
                     break
+                guarded = _clip_under_if(ctx, stmt, clips, scaler)
+                if guarded is not None:
+                    clip, inner = guarded
+                    yield from self._early_clip(ctx, scaler, event, clip, block, stmt, inner)
+                    break
                 if _reads_scaler_or_grad(stmt, scaler):
                     break
 
@@ -241,9 +249,11 @@ scaler.update()
         clip: TorchCall,
         block: list[ast.stmt],
         anchor: ast.stmt,
+        inner: ast.stmt | None = None,
     ) -> Iterator[Finding]:
-        """`anchor`: the statement of `block` that clips (the clip, or a call of a helper
-        of the file clipping first thing)."""
+        """`anchor`: the statement of `block` that clips (the clip, a call of a helper
+        of the file clipping first thing, or an `if` whose body does); `inner`: for an
+        `if`, the statement of its body that clips (where the fix unscales)."""
         at = _index(block, anchor)
         later = [s for s in block[at + 1 :] if _scaler_call(s, scaler, "step", None)]
         if not later:
@@ -261,9 +271,10 @@ scaler.update()
             Related(ctx.node_range(event.call), "the gradients are scaled here"),
             Related(ctx.node_range(later[0]), "unscaled only here"),
         ]
-        if anchor is not clip.stmt:
-            related.insert(1, Related(ctx.node_range(anchor), "the clipping helper runs here"))
-        fixes = _unscale_fix(ctx, scaler, anchor, later, block)
+        helper = inner if inner is not None else anchor
+        if helper is not clip.stmt:
+            related.insert(1, Related(ctx.node_range(helper), "the clipping helper runs here"))
+        fixes = _unscale_fix(ctx, scaler, anchor, later, block, inner)
         yield self.finding(message, ctx.node_range(clip.call), related, fixes)
 
 
@@ -282,11 +293,63 @@ def _clip_in_helper(
     for inner in defined.body:
         if id(inner) in clips:
             return clips[id(inner)]
-        if _reads_scaler_or_grad(inner, scaler) or any(
-            isinstance(node, ast.Attribute) and node.attr == "unscale_" for node in ast.walk(inner)
-        ):
+        if _reads_scaler_or_grad(inner, scaler) or _unscales(inner):
             return None
     return None
+
+
+def _clip_under_if(
+    ctx: RuleContext, stmt: ast.stmt, clips: dict[int, TorchCall], scaler: str
+) -> tuple[TorchCall, ast.stmt] | None:
+    """The clip the body of an `if` runs first (`if cfg["grad_max_norm"] > 0:
+    clip_grad_norm_(...)`), and the statement of the body that runs it (the clip or a
+    call of a clipping helper): the body's first statement that may touch the scaler or
+    the gradients, no `unscale_` before it. Only when the test cannot tell whether the
+    scaler is on: it reads neither the scaler nor what the file passes as its
+    `enabled=`, and negates nothing (`if not use_amp:` clips only without the scaler)."""
+    if not isinstance(stmt, ast.If) or not _test_ignores_scaler(ctx, stmt.test, scaler):
+        return None
+    for inner in stmt.body:
+        if id(inner) in clips:
+            return clips[id(inner)], inner
+        clip = _clip_in_helper(ctx, inner, clips, scaler)
+        if clip is not None:
+            return clip, inner
+        if _reads_scaler_or_grad(inner, scaler) or _unscales(inner):
+            return None
+    return None
+
+
+def _test_ignores_scaler(ctx: RuleContext, test: ast.expr, scaler: str) -> bool:
+    """The test of an `if` says nothing of whether the scaler is on: no negation, no read
+    of the scaler, of any `enabled=` expression given to a GradScaler in the file, nor a
+    call (which might ask the scaler)."""
+    switches = {
+        ast.unparse(keyword.value)
+        for call in ctx.analysis.torch_calls
+        if call.qualified in api.GRAD_SCALERS
+        for keyword in call.call.keywords
+        if keyword.arg == "enabled"
+    }
+    for node in ast.walk(test):
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            return False
+        if isinstance(node, ast.Compare) and any(
+            isinstance(c, ast.Constant) and c.value is False for c in node.comparators
+        ):
+            return False
+        if isinstance(node, ast.Call) or (isinstance(node, ast.expr) and dotted(node) == scaler):
+            return False
+        if isinstance(node, ast.expr) and ast.unparse(node) in switches:
+            return False
+    return True
+
+
+def _unscales(stmt: ast.stmt) -> bool:
+    """Whether `stmt` calls some `unscale_`."""
+    return any(
+        isinstance(node, ast.Attribute) and node.attr == "unscale_" for node in ast.walk(stmt)
+    )
 
 
 def _certain_scalers(ctx: RuleContext) -> set[str]:
@@ -455,11 +518,17 @@ def _step_fix(
 
 
 def _unscale_fix(
-    ctx: RuleContext, scaler: str, clip: ast.stmt, later: list[ast.stmt], block: list[ast.stmt]
+    ctx: RuleContext,
+    scaler: str,
+    clip: ast.stmt,
+    later: list[ast.stmt],
+    block: list[ast.stmt],
+    inner: ast.stmt | None = None,
 ) -> list[Fix]:
-    """`scaler.unscale_(optimizer)` before the statement that clips (`clip`), for the one
-    optimizer stepped after."""
-    if len(later) != 1 or not stands_alone(ctx.source, clip):
+    """`scaler.unscale_(optimizer)` before the statement that clips (`clip`, or `inner`
+    in the body of the `if` that `clip` is), for the one optimizer stepped after."""
+    at_clip = inner if inner is not None else clip
+    if len(later) != 1 or not stands_alone(ctx.source, at_clip):
         return []
     step = later[0]
     assert isinstance(step, ast.Expr) and isinstance(step.value, ast.Call)
@@ -469,5 +538,5 @@ def _unscale_fix(
     if not any(_scaler_call(s, scaler, "update", None) for s in block[at + 1 :]):
         return []
     optimizer = expr_text(ctx.source, step.value.args[0])
-    edit = insert_before(ctx.source, clip, f"{scaler}.unscale_({optimizer})")
+    edit = insert_before(ctx.source, at_clip, f"{scaler}.unscale_({optimizer})")
     return [Fix("Unscale before clipping", Safety.UNSAFE, (edit,))]
