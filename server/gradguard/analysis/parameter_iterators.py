@@ -9,7 +9,8 @@ clips nothing.
 
 The fact is certain only when all of this holds (anything else: silence):
 
-* the name is bound by `name = <one-shot>` in a function or module body, where the value is
+* the name is bound by `name = <one-shot>` in a function or module body, or is a parameter
+  that every call binds to one (see below), where the value is
   `M.parameters()` (or another generator method of torch.nn.Module) on a module the file
   certainly built (`self` of a module class of the file, a name bound only to constructions
   of torch.nn layers, local module classes or library models, a name the dataflow pass saw
@@ -32,6 +33,14 @@ The fact is certain only when all of this holds (anything else: silence):
 * nothing re-binds or deletes the name (or an alias, `a = name`) in between, no function
   declares it `global`/`nonlocal`, and no nested function or lambda reads it (it may run
   at any time).
+
+A parameter counts as bound to a one-shot iterator at the top of its function's body
+(D2L's `grad_clipping(params, theta)` called as `grad_clipping(model.parameters(), 1)`)
+when the function is a plain `def` of the module, defined once, not decorated, never
+re-bound, and never read but as the callee of a call (not passed around, stored or given
+as a callback: then some call is not seen), called at least once, no call unpacking `*`
+or `**` arguments, and every call passes a one-shot value (as above) at that parameter's
+position or keyword. Its body is then scanned as if the name were bound at its top.
 """
 
 from __future__ import annotations
@@ -96,15 +105,19 @@ class ReusedIterator:
     """A one-shot iterator bound to a name whose `second` consumption certainly sees it
     exhausted: by `first`, or (`first` None) by the same consumption on an earlier iteration
     of `loop`. `adjacent` is True when the statement right after the binding is where the
-    generator is first iterated (so iterating it eagerly at the binding changes nothing)."""
+    generator is first iterated (so iterating it eagerly at the binding changes nothing).
 
-    binding: ast.Assign
+    For a parameter (`binding` an `ast.arg`), `source` is the first call's argument and
+    `arguments` every call's one-shot argument for it, in the order of the file."""
+
+    binding: ast.Assign | ast.arg
     name: str
     source: ast.expr
     second: Consumption
     first: Consumption | None
     loop: LoopNode | None
     adjacent: bool
+    arguments: tuple[ast.expr, ...] = ()
 
 
 def reused_iterators(
@@ -116,10 +129,18 @@ def reused_iterators(
     bindings = [
         node for node in module_nodes_of(analysis.tree, ast.Assign) if _may_be_one_shot(node.value)
     ]
-    if not bindings:
+    handed = [
+        node
+        for node in module_nodes_of(analysis.tree, ast.Call)
+        if any(_may_be_one_shot(a) for a in [*node.args, *(k.value for k in node.keywords)])
+    ]
+    if not bindings and not handed:
         return []
     finder = _Finder(analysis, flow())
-    return [reuse for node in bindings if (reuse := finder.check(node)) is not None]
+    found = [reuse for node in bindings if (reuse := finder.check(node)) is not None]
+    if handed:
+        found.extend(finder.check_parameters())
+    return found
 
 
 class _Finder:
@@ -147,6 +168,51 @@ class _Finder:
         if any(self._read_elsewhere(name, key) for name in reads):
             return None
         return _Scan(self, stmt, key, keys).run()
+
+    def check_parameters(self) -> list[ReusedIterator]:
+        """Parameters every call binds to a one-shot iterator, iterated again in their
+        function (see the module docstring)."""
+        found = []
+        for function, calls in self._called_only().items():
+            for parameter in _plain_parameters(function):
+                arguments = [_argument_for(function, parameter, call) for call in calls]
+                if not all(a is not None and self.one_shot(a) for a in arguments):
+                    continue
+                reuse = self._check_parameter(function, parameter, tuple(filter(None, arguments)))
+                if reuse is not None:
+                    found.append(reuse)
+        return found
+
+    def _called_only(self) -> dict[ast.FunctionDef, list[ast.Call]]:
+        """Plain functions of the module, defined once and never re-bound, whose every read
+        is the callee of a call without unpacked arguments (at least one), with the calls."""
+        tree = self.analysis.tree
+        found: dict[ast.FunctionDef, list[ast.Call]] = {}
+        for function in tree.body:
+            if not isinstance(function, ast.FunctionDef) or function.decorator_list:
+                continue
+            key = (id(tree), function.name)
+            if len(self.flow.bindings.get(key, [])) != 1 or (
+                function.name in self._globally_declared()
+            ):
+                continue
+            calls = [self.flow.parents.get(id(n)) for n in self.flow.loads.get(key, [])]
+            if calls and all(_plain_call_of(c, function.name) for c in calls):
+                found[function] = [c for c in calls if isinstance(c, ast.Call)]
+        return found
+
+    def _check_parameter(
+        self, function: ast.FunctionDef, parameter: ast.arg, arguments: tuple[ast.expr, ...]
+    ) -> ReusedIterator | None:
+        """The parameter, bound at the top of the body, iterated again once exhausted."""
+        key = (id(function), parameter.arg)
+        if parameter.arg in self._globally_declared():
+            return None
+        keys = {key, *self._aliases(key)}
+        reads = [name for k in keys for name in self.flow.loads.get(k, [])]
+        if any(self._read_elsewhere(name, key) for name in reads):
+            return None
+        return _Scan(self, parameter, key, keys, arguments).run()
 
     def _plain_scope(self, key: Key) -> bool:
         """The name belongs to a function or the module (not a class body)."""
@@ -508,6 +574,35 @@ def _torch_layer(qualified: str) -> bool:
     )
 
 
+def _plain_call_of(node: ast.AST | None, name: str) -> bool:
+    """`node` is a call of the name `name` (as its callee) unpacking nothing."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == name
+        and not any(isinstance(a, ast.Starred) for a in node.args)
+        and all(k.arg is not None for k in node.keywords)
+    )
+
+
+def _plain_parameters(function: ast.FunctionDef) -> list[ast.arg]:
+    """The parameters a call binds by position or keyword (not `*args`, `**kwargs`)."""
+    arguments = function.args
+    return [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
+
+
+def _argument_for(function: ast.FunctionDef, parameter: ast.arg, call: ast.Call) -> ast.expr | None:
+    """What `call` passes for `parameter` (None: nothing, the default applies)."""
+    arguments = function.args
+    positional = [*arguments.posonlyargs, *arguments.args]
+    index = next((i for i, a in enumerate(positional) if a is parameter), None)
+    if index is not None and index < len(call.args):
+        return call.args[index]
+    if parameter in arguments.posonlyargs:
+        return None
+    return next((k.value for k in call.keywords if k.arg == parameter.arg), None)
+
+
 def _parameter_at(
     function: ast.FunctionDef, position: int | None, keyword: str | None
 ) -> str | None:
@@ -651,7 +746,16 @@ def _own_loop_nodes(body: list[ast.stmt]) -> Iterator[ast.AST]:
 class _Scan:
     """Walks the statements after one binding in run order (see the module docstring)."""
 
-    def __init__(self, finder: _Finder, binding: ast.Assign, key: Key, keys: set[Key]) -> None:
+    def __init__(
+        self,
+        finder: _Finder,
+        binding: ast.Assign | ast.arg,
+        key: Key,
+        keys: set[Key],
+        arguments: tuple[ast.expr, ...] = (),
+    ) -> None:
+        """`arguments`: for a parameter (`binding`), what every call passes for it."""
+        self.arguments = arguments
         self.finder = finder
         self.flow = finder.flow
         self.binding = binding
@@ -694,21 +798,34 @@ class _Scan:
             or any(a is first.node for a in _ancestors(self.flow, second.node, self.binding))
         ):
             return None  # one statement, or a read while the first loop still iterates
-        target = self.binding.targets[0]
-        assert isinstance(target, ast.Name)
+        binding = self.binding
+        if isinstance(binding, ast.arg):
+            name, source = binding.arg, self.arguments[0]
+        else:
+            target = binding.targets[0]
+            assert isinstance(target, ast.Name)
+            name, source = target.id, binding.value
         return ReusedIterator(
-            self.binding,
-            target.id,
-            self.binding.value,
+            binding,
+            name,
+            source,
             second,
             first,
             loop,
             self.first_unit == 0,
+            self.arguments,
         )
 
-    def _units(self, stmt: ast.stmt) -> Iterator[ast.stmt]:
+    def _units(self, stmt: ast.stmt | ast.arg) -> Iterator[ast.stmt]:
         """The statements after `stmt` in run order, `with` bodies flattened (a `with`
-        statement stands for its header), continuing after a `with` that holds `stmt`."""
+        statement stands for its header), continuing after a `with` that holds `stmt`; for
+        a parameter, its function's body."""
+        if isinstance(stmt, ast.arg):
+            function = self.flow.parents.get(id(self.flow.parents.get(id(stmt))))
+            assert isinstance(function, ast.FunctionDef)
+            for inner in function.body:
+                yield from _flattened(inner)
+            return
         owner, block = self.finder.analysis.block_of(stmt)
         index = next(i for i, s in enumerate(block) if s is stmt)
         for following in block[index + 1 :]:

@@ -7,6 +7,10 @@ Finds a generator of a model's parameters bound to a name and iterated a second 
 over them, first handed to an optimizer, a `for` loop, `list()`, `sum()` or
 `clip_grad_norm_` (or to a function of the file whose every call iterates that argument
 to its end, `describe(params)` summing the sizes), and then again to one of them. It also
+finds a parameter of a function of the file that every call (in the file; the function is
+never passed around) binds to such a generator, iterated twice in the body: D2L's
+`grad_clipping(params, theta)` called as `grad_clipping(model.parameters(), 1)` sums the
+norm in a first loop, and its rescaling loop never runs. It also
 finds one created before a training loop and iterated inside it (`clip_grad_norm_(params,
 1.0)` every step): every iteration after the first gets it exhausted.
 
@@ -61,7 +65,8 @@ for x, y in loader:
 ```
 
 ## Fix safety
-"Bind a list" wraps the bound value in `list(...)`: every read then iterates the same
+"Bind a list" wraps the bound value in `list(...)` ("Pass a list": for a parameter, the
+argument of every call): every read then iterates the same
 parameters, which is what reading the name twice means. It is safe when the generator is
 first iterated by the statement right after the binding: the list then holds exactly what
 that first read would have seen. When statements run in between, they may add a layer to
@@ -253,11 +258,17 @@ for step in range(3):
         source = expr_text(ctx.source, reuse.source)
         shown = f"`{source}`" if len(source) <= _QUOTABLE and "\n" not in source else "a generator"
         created = f"`{reuse.name}` is {shown} (line {reuse.binding.lineno})"
-        if name != reuse.name:
-            created = f"`{name}` is `{reuse.name}`, and {created}"
         related = [
             Related(ctx.node_range(reuse.binding), f"`{reuse.name}` is a one-shot generator")
         ]
+        if isinstance(reuse.binding, ast.arg):
+            every = "every call" if len(reuse.arguments) > 1 else "the call"
+            created = f"`{reuse.name}` is {shown} at {every} (line {reuse.source.lineno})"
+            related.extend(
+                Related(ctx.node_range(a), "passes a one-shot generator") for a in reuse.arguments
+            )
+        if name != reuse.name:
+            created = f"`{name}` is `{reuse.name}`, and {created}"
         if reuse.first is not None:
             first = reuse.first
             summary = f"`{name}` is already exhausted: {effect}"
@@ -279,7 +290,8 @@ for step in range(3):
         message = compose(
             summary,
             why,
-            f"Bind `list({_unwrapped(source)})` instead: a list can be iterated again",
+            f"{'Pass' if reuse.arguments else 'Bind'} `list({_unwrapped(source)})` instead: "
+            "a list can be iterated again",
             error.in_full if error is not None else "",
         )
         fix = _bind_list(ctx, reuse, source)
@@ -317,6 +329,11 @@ def _bind_list(ctx: RuleContext, reuse: ReusedIterator, source: str) -> Fix | No
         key[1] == "list" for key in flow.bindings if key[0] != id(ctx.tree)
     ):
         return None
-    edit = replace_expr(ctx.source, reuse.source, f"list({_unwrapped(source)})")
+    sources = reuse.arguments or (reuse.source,)
+    edits = tuple(
+        replace_expr(ctx.source, s, f"list({_unwrapped(expr_text(ctx.source, s))})")
+        for s in sources
+    )
     safety = Safety.SAFE if reuse.adjacent else Safety.UNSAFE
-    return Fix("Bind a list", safety, (edit,))
+    title = "Pass a list" if reuse.arguments else "Bind a list"
+    return Fix(title, safety, edits)
