@@ -13,10 +13,12 @@ answer "unknown", and unknown is never "on".
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from functools import cached_property
 
+from gradguard.analysis.events import Event, ForwardCall, ModuleModeCall
 from gradguard.analysis.model import FunctionNode
+from gradguard.analysis.values.vocabulary import ModuleRef
 from gradguard.analysis.walk import module_nodes_of, module_parents, own_nodes
 
 # Context managers and decorators that change the grad mode or inference mode (matched by
@@ -49,8 +51,17 @@ def _switches_mode(expr: ast.expr) -> bool:
 class GradContext:
     """Call sites, callers and grad-mode regions of one module's functions."""
 
-    def __init__(self, tree: ast.Module) -> None:
+    def __init__(self, tree: ast.Module, events: Iterable[Event] = ()) -> None:
+        """`events`: what the interpreter recorded; the method calls on a known module
+        (`self.model.train()`, `net.forward(x)`) tell which calls cannot run a method of
+        a class of the file (see `call_sites`)."""
         self.tree = tree
+        # id(call) -> the module `receiver.method(...)` was called on.
+        self.receivers: dict[int, ModuleRef] = {
+            id(event.node): event.value.module
+            for event in events
+            if isinstance(event, ModuleModeCall | ForwardCall) and event.value.module is not None
+        }
         self.parents: dict[int, ast.AST] = module_parents(tree)  # shared: read only
         self.functions: dict[str, list[FunctionNode]] = {}
         self.classes: dict[str, ast.ClassDef] = {
@@ -117,15 +128,52 @@ class GradContext:
         """Every call in the file that may run `function`: the calls of its name (a method's
         calls by attribute name, so the calls of other functions or methods of the same name
         are among them), or None when the name is also used another way (passed as a
-        callback, rebound)."""
+        callback, rebound). A method call on a module the analysis knows to be no instance of
+        the method's class (`self.model.train()`, `self.model` an `nn.Linear` or another
+        class of the file) is left out: Python looks the name up on that module's class."""
         name = function.name
+        owner = self.parents.get(id(function))
         calls: list[ast.Call] = []
         for reference in self.references.get(name, []):
             parent = self.parents.get(id(reference))
             if not (isinstance(parent, ast.Call) and parent.func is reference):
                 return None
+            module = self.receivers.get(id(parent))
+            if (
+                isinstance(owner, ast.ClassDef)
+                and module is not None
+                and not self._may_be_instance(module, owner)
+            ):
+                continue
             calls.append(parent)
         return calls
+
+    def _may_be_instance(self, module: ModuleRef, owner: ast.ClassDef) -> bool:
+        """Whether a module may be an instance of `owner`, a class of the file: unless the
+        analysis knows its class, and that class is a torch or library class (never a class
+        of this file) or a class of the file that neither inherits from `owner` nor is
+        inherited by it (a module known only by use, `model.eval()` on a parameter, may be
+        anything)."""
+        if module.local is not None:
+            built = module.local.node
+            return built is owner or self._inherits(built, owner) or self._inherits(owner, built)
+        return module.qualified is None
+
+    def _inherits(self, child: ast.ClassDef, parent: ast.ClassDef) -> bool:
+        """Whether `parent` is among the bases of `child`'s hierarchy, through the classes of
+        the file (by name, as `_plain_class` reads them)."""
+        seen: list[ast.ClassDef] = []
+        pending = [child]
+        while pending:  # each class of the file is visited once
+            current = pending.pop()
+            for base in current.bases:
+                local = self.classes.get(ast.unparse(base))
+                if local is parent:
+                    return True
+                if local is not None and local not in seen:
+                    seen.append(local)
+                    pending.append(local)
+        return False
 
     def entered_with_grad_on(self, function: FunctionNode | None, depth: int = 0) -> bool:
         """True when every run of `function` starts with gradient recording certainly on:

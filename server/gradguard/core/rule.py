@@ -58,9 +58,9 @@ class RuleContext:
     @cached_property
     def grad_context(self) -> GradContext:
         """Call sites, callers and grad-mode regions of the module's functions."""
-        from gradguard.analysis.facts import GradContext
+        from gradguard.analysis.facts import ForwardCall, GradContext, ModuleModeCall
 
-        return GradContext(self.tree)
+        return GradContext(self.tree, self.analysis.events.of(ModuleModeCall, ForwardCall))
 
     @cached_property
     def torch_alias(self) -> str | None:

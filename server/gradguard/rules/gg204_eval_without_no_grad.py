@@ -293,9 +293,14 @@ def _stored_text(ctx: RuleContext, store: _Store, target: str) -> str:
 
 
 def _stores_history(use: _Store) -> bool:
-    """`xs.append(v)` or `total += v` of a value that certainly has autograd history."""
+    """`xs.append(v)` or `total += v` of a value that certainly has autograd history, or of a
+    tuple or list holding such a tensor (`xs.append((f0, f1))`)."""
     stored = use.item if isinstance(use, Append) else use.added
-    return use.grad_enabled is True and stored.has_history and dotted(_kept_in(use)) is not None
+    return (
+        use.grad_enabled is True
+        and (stored.has_history or stored.holds_history())
+        and dotted(_kept_in(use)) is not None
+    )
 
 
 def _kept_in(use: _Store) -> ast.expr:
