@@ -309,8 +309,21 @@ CASES: list[tuple[str, str, list[Row]]] = [
         f = torch.tensor([0.5, 1], requires_grad=True)
         """,
         [
-            (IntegerGradRequest, "torch.arange(n)", {}),
-            (IntegerGradRequest, "ids", {}),
+            (IntegerGradRequest, "torch.arange(n)", {"in_place": False}),
+            (IntegerGradRequest, "ids", {"in_place": False}),
+        ],
+    ),
+    (
+        "integer tensors asked to require grad in place",
+        """
+        ids = torch.randint(0, 5, (3,))
+        ids.requires_grad_(False)
+        torch.arange(4).requires_grad_()
+        """,
+        [
+            (RequiresGradCall, "ids", {}),
+            (RequiresGradCall, "torch.arange(4)", {}),
+            (IntegerGradRequest, "torch.arange(4)", {"in_place": True}),
         ],
     ),
 ]

@@ -23,7 +23,7 @@ from collections.abc import Callable
 
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.names import keyword_value
-from gradguard.analysis.values import Kind, Value
+from gradguard.analysis.values import Grad, Kind, LossKind, Value, evolve
 
 # Factories whose default dtype is int64.
 _INTEGER_FACTORIES = frozenset({"randint", "randperm"})
@@ -97,3 +97,44 @@ def _integer_data(value: Value, depth: int = 4) -> bool:
     if depth == 0 or value.kind is not Kind.SEQUENCE or not elements:
         return False
     return all(_integer_data(e, depth - 1) for e in elements)
+
+
+# Tensor methods whose result has the receiver's dtype whatever their arguments (checked
+# against torch 2.13.0): copies, moves between devices without a dtype, and reshapes.
+_DTYPE_KEEPING_METHODS = frozenset(
+    "detach clone contiguous cpu reshape flatten squeeze unsqueeze t permute transpose "
+    "expand expand_as repeat narrow flip".split()
+)
+
+
+def certainly_integer(value: Value, expr: ast.expr) -> bool:
+    """True when `value`, what `expr` evaluates to, is certainly a tensor of an integer or
+    bool dtype: a tensor of the `integer_dtype` fact, a name bound straight from an integer
+    result (`Value.integer_valued`), or `expr` being that very integer op (`ids.long()`,
+    `(x > 0)`, `logits.argmax(1)`: a non-differentiable op's result, which is integer or
+    bool, see `torch_api.NON_DIFFERENTIABLE_METHODS`)."""
+    if value.kind is not Kind.TENSOR:
+        return False
+    if value.integer_valued:
+        return True
+    loss = value.loss
+    return loss is not None and loss.kind is LossKind.NON_DIFFERENTIABLE and loss.node is expr
+
+
+def kept_integer(name: str, call: ast.Call, receiver: Value, result: Value) -> Value:
+    """`result` of the tensor method `receiver.name(...)`, with the receiver's integer dtype
+    when the method certainly keeps it (`ids.detach().clone()`, `ids.view(-1)`)."""
+    if not receiver.integer_dtype or result.kind is not Kind.TENSOR or result.integer_dtype:
+        return result
+    if name not in _DTYPE_KEEPING_METHODS or any(k.arg == "dtype" for k in call.keywords):
+        return result
+    return evolve(result, integer_dtype=True)
+
+
+def floating_point_test(receiver: Value, expr: ast.expr) -> Value | None:
+    """`t.is_floating_point()`: the known False of a tensor certainly of an integer dtype
+    (so a guard `x.requires_grad_() if x.is_floating_point() else x` takes its else
+    branch), None when not known."""
+    if not certainly_integer(receiver, expr):
+        return None
+    return Value(grad=Grad.UNTRACKED, kind=Kind.SCALAR, const=False)

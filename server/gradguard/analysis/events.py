@@ -121,7 +121,11 @@ class RequiresGradCall(Event):
 class IntegerGradRequest(Event):
     """A tensor of an integer or bool dtype asked to require grad where it is made:
     `torch.tensor(ids, requires_grad=True)` of known ints, `nn.Parameter(t)` of an integer
-    `t` (`node` is the call, `target` its data argument, `value` the tensor made)."""
+    `t` (`node` is the call, `target` its data argument, `value` the tensor made); or, when
+    `in_place`, by `t.requires_grad_()` (or `requires_grad_(True)`) on a tensor `t` certainly
+    of one (`node` is the call, `target` the receiver, `value` its value)."""
+
+    in_place: bool = False
 
 
 @dataclass(frozen=True, eq=False)

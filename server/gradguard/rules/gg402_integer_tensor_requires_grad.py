@@ -10,12 +10,19 @@ integer dtype); the same with data or bounds held by names the analysis knows th
 requires_grad=True)`); `nn.Parameter(t)` of a tensor `t` certainly of an integer dtype (a
 parameter requires grad unless given `requires_grad=False`); and `x.requires_grad = True` on
 a tensor that is certainly integer or bool: the indices of `torch.max(x, 1)` (`_, predicted =
-torch.max(out, 1)`), an `argmax`, a comparison, a `.long()` cast.
+torch.max(out, 1)`), an `argmax`, a comparison, a `.long()` cast; and the in-place
+`t.requires_grad_()` (or `requires_grad_(True)`) on such a tensor or on one made by an
+integer factory (`torch.randint(...)`, `torch.arange(n)` of ints), copied or reshaped
+(`ids.detach().clone()`) or taken from a list of known tensors element by element
+(`[x.requires_grad_() for x in (ids, embeds)]`). A guard `x.is_floating_point()` is
+followed: `x.requires_grad_() if x.is_floating_point() else x` is fine.
 
 ## Why is this bad?
 Gradients are only defined for floating point and complex tensors. Creating the tensor raises
 
     RuntimeError: Only Tensors of floating point and complex dtype can require gradients
+
+(`t.requires_grad_()` raises "only Tensors of floating point dtype can require gradients").
 
 ## Example
 ```python
@@ -39,7 +46,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from gradguard.analysis.facts import AttributeSet, IntegerGradRequest
+from gradguard.analysis.facts import AttributeSet, IntegerGradRequest, LossKind
 from gradguard.core.findings import Finding, Fix, Range, Related, Safety, Severity, TextEdit
 from gradguard.core.messages import TorchError, capitalized, compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
@@ -74,7 +81,16 @@ _WITH_DTYPE = frozenset(
 # Factories that take `dtype=` (not `Variable`, whose data decides).
 _TAKES_DTYPE = _WITH_DTYPE | _FROM_DATA | _FROM_BOUNDS | _ALWAYS_INTEGER
 
+# Losses whose description says where an integer dtype came from (`torch.randint(...)`,
+# `.argmax()`); a `.detach()` or a move does not.
+_DTYPE_LOSSES = frozenset({LossKind.FACTORY, LossKind.NON_DIFFERENTIABLE})
+
 _NOT_FLOAT = TorchError(ERROR, "Only Tensors of floating point and complex dtype")
+# `t.requires_grad_()` words it differently (torch 2.13.0).
+_IN_PLACE = TorchError(
+    "only Tensors of floating point dtype can require gradients",
+    "only Tensors of floating point dtype",
+)
 
 
 class IntegerTensorRequiresGrad(Rule):
@@ -113,6 +129,15 @@ values, _ = torch.max(logits, 1)
 values.requires_grad = True
 mask = (logits > 0).double() * 1.5
 mask.requires_grad = True
+""",
+        # In place: only the floating-point inputs, or the ids cast first.
+        """
+import torch
+ids = torch.randint(0, 9, (2, 4))
+embeds = torch.randn(2, 4, 3)
+marked = [x.requires_grad_() if x.is_floating_point() else x for x in (ids, embeds)]
+weights = ids.float().requires_grad_()
+ids.requires_grad_(False)
 """,
     )
 
@@ -159,6 +184,15 @@ predicted.requires_grad = True
 """,
             error="floating point and complex dtype can require gradients",
         ),
+        Invalid(
+            """
+import torch
+ids = torch.randint(0, 9, (2, 4))
+embeds = torch.randn(2, 4, 3)
+marked = [x.requires_grad_() for x in (ids, embeds)]
+""",
+            error="only Tensors of floating point dtype can require gradients",
+        ),
     )
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
@@ -199,6 +233,9 @@ predicted.requires_grad = True
             if not isinstance(call, ast.Call) or id(call) in reported:
                 continue
             reported.add(id(call))
+            if event.in_place:
+                yield self._asked_in_place(ctx, event)
+                continue
             data = expr_text(ctx.source, event.target)
             shown = f"`{data}`" if "\n" not in data and len(data) <= 40 else "its data"
             requires = _keyword(call, "requires_grad")
@@ -220,6 +257,25 @@ predicted.requires_grad = True
                     _NOT_FLOAT.in_full,
                 )
             yield self.finding(message, ctx.node_range(call), (), fixes)
+
+    def _asked_in_place(self, ctx: RuleContext, event: IntegerGradRequest) -> Finding:
+        """`ids.requires_grad_()` on a tensor certainly of an integer dtype."""
+        name = expr_text(ctx.source, event.target)
+        shown = f"`{name}`" if "\n" not in name and len(name) <= 40 else "The tensor"
+        loss = event.value.loss
+        made = None
+        if loss is not None and loss.kind in _DTYPE_LOSSES and loss.node is not event.target:
+            made = loss.description
+        message = compose(
+            f"`requires_grad_()` on an integer tensor raises {_IN_PLACE.quoted}",
+            f"{shown} has an integer dtype" + (f": it comes from {made}" if made else ""),
+            _IN_PLACE.in_full,
+        )
+        related = []
+        origin = event.value.origin
+        if origin is not None and origin is not event.stmt:
+            related.append(Related(ctx.node_range(origin), f"{shown} made here"))
+        return self.finding(message, ctx.node_range(event.node), related, [])
 
     def _flag_set_on_integers(self, ctx: RuleContext) -> Iterator[Finding]:
         """`predicted.requires_grad = True` on a tensor known to be integer or bool."""

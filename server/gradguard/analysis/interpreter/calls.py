@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping
 from functools import reduce
 from typing import TYPE_CHECKING
 
-from gradguard.analysis import activations, graph_inputs, libraries
+from gradguard.analysis import activations, dtypes, graph_inputs, libraries
 from gradguard.analysis import backpropagated as backprop
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
@@ -417,6 +417,20 @@ class CallEvaluator(TorchCalls):
             self.backward_across_methods(call, method, owner, summary, graphs)
         return self._called_under_mode(method, call, result, args, skip_self=bound)
 
+    def _tensor_method_typed(
+        self, call: ast.Call, receiver: Value, key: str | None, name: str, args: list[Value]
+    ) -> Value:
+        """`tensor_method`, with what is certain about the dtype (see `dtypes`): the known
+        False of `ids.is_floating_point()` on an integer tensor, and the integer dtype a
+        copy or reshape keeps (`ids.detach().clone()`)."""
+        assert isinstance(call.func, ast.Attribute)
+        if name == "is_floating_point" and not call.args:
+            known = dtypes.floating_point_test(receiver, call.func.value)
+            if known is not None:
+                return known
+        result = self.tensor_method(call, receiver, key, name, args)
+        return dtypes.kept_integer(name, call, receiver, result)
+
     def method_call(self, call: ast.Call, receiver: Value, func: ast.Attribute) -> Value:
         """`receiver.name(...)` where the callee is not a known attribute value."""
         name = func.attr
@@ -469,7 +483,7 @@ class CallEvaluator(TorchCalls):
             # (`out.reshape(...)`): it is a tensor.
             receiver = evolve(receiver, kind=Kind.TENSOR)
         if receiver.kind is Kind.TENSOR:
-            return self.tensor_method(call, receiver, receiver_key, name, args)
+            return self._tensor_method_typed(call, receiver, receiver_key, name, args)
         if (
             name in _MODULE_ONLY_METHODS
             and not call.args

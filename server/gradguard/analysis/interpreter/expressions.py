@@ -397,8 +397,13 @@ class ExpressionEvaluator(TrainingEffects):
         outer = self.env
         self.env = dict(outer)
         try:
-            for generator in expr.generators:
-                self.bind(generator.target, element_of(self.eval(generator.iter)))
+            for index, generator in enumerate(expr.generators):
+                iterated = self.eval(generator.iter)
+                if index == 0:
+                    by_element = self._comprehension_by_element(expr, iterated)
+                    if by_element is not None:
+                        return by_element
+                self.bind(generator.target, element_of(iterated))
                 for condition in generator.ifs:
                     self.eval(condition)
             item = self.eval(expr.elt) if self.env is not None else UNKNOWN
@@ -407,6 +412,40 @@ class ExpressionEvaluator(TrainingEffects):
         if isinstance(expr, ast.SetComp):
             return Value(kind=Kind.OTHER, carries=item.all_carries())
         return Value(kind=Kind.SEQUENCE, items=item.with_origin(None))
+
+    def _comprehension_by_element(
+        self, expr: ast.ListComp | ast.GeneratorExp | ast.SetComp, source: Value
+    ) -> Value | None:
+        """`[x.detach().clone() for x in (ids, embeds)]`: a list comprehension without
+        conditions over a list or tuple whose few elements are known is run as Python runs
+        it, once per element in order, and gives one element per element (`[f(a), f(b)]`),
+        so an integer element stays integer. Its own name does not leak. None for any other
+        comprehension (evaluated for what its elements have in common). `source` is what
+        its iterable evaluated to."""
+        if not isinstance(expr, ast.ListComp) or len(expr.generators) != 1:
+            return None
+        generator = expr.generators[0]
+        target = generator.target
+        if generator.ifs or generator.is_async or not isinstance(target, ast.Name):
+            return None
+        elements = source.elements
+        if source.kind is not Kind.SEQUENCE or source.fields is not None or not elements:
+            return None
+        if len(elements) > _ELEMENTS_BY_ELEMENT or self.env is None:
+            return None
+        before = self.env.get(target.id)
+        results: list[Value] = []
+        for element in elements:
+            if self.env is None:
+                return UNKNOWN  # an element certainly raised
+            self.bind(target, element.with_origin(None))
+            results.append(self.eval(expr.elt).with_origin(None))
+        if self.env is not None:
+            if before is None:
+                self.env.pop(target.id, None)
+            else:
+                self.env[target.id] = before
+        return Value(grad=Grad.UNKNOWN, kind=Kind.SEQUENCE, elements=tuple(results))
 
     _expr_GeneratorExp = _expr_ListComp
 
@@ -652,6 +691,9 @@ def _is_true(value: Value) -> bool:
     """The literal `True` (a flag set on a tensor)."""
     return value.const is True and value.kind is Kind.SCALAR
 
+
+# The most elements of a list a comprehension is evaluated for one by one.
+_ELEMENTS_BY_ELEMENT = 8
 
 # A tensor's sizes (`x.shape`, `x.size()`): a tuple of Python ints.
 SIZES = Value(kind=Kind.SEQUENCE, items=Value(grad=Grad.UNTRACKED, kind=Kind.SCALAR))

@@ -519,12 +519,16 @@ class FunctionInterpreter(CallEvaluator):
         in batches]`) runs that call once per item, like a `for` loop: it is interpreted as
         one, so state a call carries from one item to the next (a hidden state kept on
         `self`) is seen. Other comprehensions (and lazy generator expressions, which may
-        never run) are evaluated once, see `ExpressionEvaluator._expr_ListComp`."""
+        never run) are evaluated once, see `ExpressionEvaluator._expr_ListComp`; one over a
+        few known elements is run once per element, see `_comprehension_by_element`."""
         loop = _as_loop(expr) if isinstance(expr, ast.ListComp) else None
         if loop is None or self.env is None:
             return super()._expr_ListComp(expr)
         generator = expr.generators[0]
         iterated = self.eval(generator.iter)
+        by_element = self._comprehension_by_element(expr, iterated)
+        if by_element is not None:
+            return by_element
         runs = certainly_entered(
             generator.iter, iterated, self.lookup, range_is_builtin=self._is_builtin("range")
         )

@@ -645,9 +645,14 @@ class TorchCalls(ModuleCalls):
             return NONE
         if name == "requires_grad_":
             assert isinstance(call.func, ast.Attribute)
-            if (site := self.site(call, call.func.value, receiver)) is not None:
+            site = self.site(call, call.func.value, receiver)
+            if site is not None:
                 self.emit(RequiresGradCall(**site))
             flag = args[0].const if args else True
+            integer = dtypes.certainly_integer(receiver, call.func.value)
+            if site is not None and flag is True and integer:
+                # Torch raises before anything changes: the report is GG402's.
+                self.emit(IntegerGradRequest(in_place=True, **site))
             value = (
                 forced_leaf(receiver)
                 if flag is True
