@@ -100,6 +100,14 @@ def _in_place_requests(body: str) -> list[str]:
         ("ids.float().requires_grad_()", []),
         ("xs = [x.requires_grad_() if x.is_floating_point() else x for x in (ids, emb)]", []),
         ("def f(t):\n    return t.requires_grad_()", []),
+        # Other tests of the dtype guard it too, whichever branch.
+        ("xs = [x.requires_grad_() if torch.is_floating_point(x) else x for x in (ids, emb)]", []),
+        ("xs = [x.requires_grad_() if x.dtype != torch.long else x for x in (ids, emb)]", []),
+        ("xs = [x.dtype.is_floating_point and x.requires_grad_() for x in (ids, emb)]", []),
+        ("if ids.dtype == torch.float32:\n    ids.requires_grad_()", []),
+        ("if ids.dtype == torch.long:\n    pass\nelse:\n    ids.requires_grad_()", []),
+        # A test of another tensor's dtype does not guard this one.
+        ("if emb.is_floating_point():\n    ids.requires_grad_()", ["ids"]),
         ("y = ids * 0.5\ny.requires_grad_()", []),
     ],
 )

@@ -138,3 +138,45 @@ def floating_point_test(receiver: Value, expr: ast.expr) -> Value | None:
     if not certainly_integer(receiver, expr):
         return None
     return Value(grad=Grad.UNTRACKED, kind=Kind.SCALAR, const=False)
+
+
+# What reads a tensor's dtype: `x.dtype`, `x.is_floating_point()`, `torch.is_complex(x)`.
+_DTYPE_READS = frozenset({"dtype", "is_floating_point", "is_complex"})
+
+
+def dtype_guarded(
+    call: ast.Call, receiver: ast.expr, stmt: ast.stmt, conditions: list[ast.expr]
+) -> bool:
+    """True when `call`, an operation on `receiver`, only runs under a test that reads the
+    receiver's dtype: an enclosing `if` (its test among `conditions`), the branch of a
+    conditional expression or a later operand of `and`/`or` in `stmt`
+    (`x.requires_grad_() if x.dtype == torch.float32 else x`). Whichever branch it is in,
+    the code asked about the dtype first: what it does there is not certain to run on an
+    integer tensor."""
+    tests = list(conditions)
+    for node in ast.walk(stmt):
+        if isinstance(node, ast.IfExp) and (_within(call, node.body) or _within(call, node.orelse)):
+            tests.append(node.test)
+        elif isinstance(node, ast.BoolOp):
+            for index, value in enumerate(node.values):
+                if _within(call, value):
+                    tests.extend(node.values[:index])
+    wanted = ast.dump(receiver)
+    return any(_reads_dtype(test, wanted) for test in tests)
+
+
+def _within(node: ast.AST, tree: ast.AST) -> bool:
+    return any(inner is node for inner in ast.walk(tree))
+
+
+def _reads_dtype(test: ast.expr, receiver: str) -> bool:
+    """`test` reads the dtype of the expression whose dump is `receiver`."""
+    for node in ast.walk(test):
+        if isinstance(node, ast.Attribute) and node.attr in _DTYPE_READS:
+            if ast.dump(node.value) == receiver:
+                return True
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute | ast.Name):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id
+            if name in _DTYPE_READS and any(ast.dump(a) == receiver for a in node.args):
+                return True
+    return False

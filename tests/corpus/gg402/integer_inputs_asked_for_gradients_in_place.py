@@ -10,7 +10,8 @@ said must raise, as it does now. Here the ids come from `torch.randint`, a tenso
 of ints and an integer cast; the list of inputs is known element by element, so only the
 integer one is reported.
 
-The look-alikes: the same comprehension guarded by `x.is_floating_point()`, ids cast to
+The look-alikes: the same comprehension guarded by `x.is_floating_point()` or a dtype
+comparison, a call under `if ids.dtype.is_floating_point:`, ids cast to
 float first, gradients turned off, float tensors, a cast after `requires_grad_()` (legal:
 the long copy just does not require grad) and the embedding's float output asked instead.
 """
@@ -56,6 +57,9 @@ def gradients_of_float_inputs(model):
     meta = torch.randn(2, N_META)
     inputs = [ids, meta]
     marked = [x.requires_grad_() if x.is_floating_point() else x for x in inputs]
+    also = [x.requires_grad_() if x.dtype == torch.float32 else x for x in inputs]
+    if ids.dtype.is_floating_point:
+        ids.requires_grad_()
     copies = [x.detach().clone() for x in inputs]
     copies[1].requires_grad_()
     ids.requires_grad_(False)
@@ -63,7 +67,7 @@ def gradients_of_float_inputs(model):
     embedded = model.emb(ids).detach().requires_grad_()
     cast_after = torch.randn(3).requires_grad_().long()
     grads = torch.autograd.grad(model(*marked).sum(), marked[1])
-    return grads, as_float, embedded, cast_after
+    return grads, also, as_float, embedded, cast_after
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ from gradguard.analysis.events import (
     InPlaceChange,
     IntegerGradRequest,
     RequiresGradCall,
+    Site,
 )
 from gradguard.analysis.graph import Saves
 from gradguard.analysis.interpreter.expressions import SIZES, argument_constants, shape_of
@@ -609,6 +610,18 @@ class TorchCalls(ModuleCalls):
         grad = Grad.TRACKED if wants_grad else Grad.UNTRACKED
         return Value(grad=grad, kind=Kind.TENSOR, loss=loss, leaf=True)
 
+    def _integer_asked_in_place(
+        self, call: ast.Call, target: ast.expr, receiver: Value, site: Site
+    ) -> None:
+        """`t.requires_grad_()` on a tensor certainly of an integer dtype, unless a test of
+        its dtype guards the call (`if t.is_floating_point():`): torch raises before
+        anything changes; the report is GG402's."""
+        if not dtypes.certainly_integer(receiver, target):
+            return
+        tests = [n.test for kind, n in self.frames if kind == "cond" and isinstance(n, ast.If)]
+        if not dtypes.dtype_guarded(call, target, site["stmt"], tests):
+            self.emit(IntegerGradRequest(in_place=True, **site))
+
     def _integral_dtype(self, call: ast.Call) -> str | None:
         """The integer or bool dtype a cast's arguments name (`torch.long`), if one does."""
         for argument in [*call.args, *(k.value for k in call.keywords if k.arg == "dtype")]:
@@ -649,10 +662,8 @@ class TorchCalls(ModuleCalls):
             if site is not None:
                 self.emit(RequiresGradCall(**site))
             flag = args[0].const if args else True
-            integer = dtypes.certainly_integer(receiver, call.func.value)
-            if site is not None and flag is True and integer:
-                # Torch raises before anything changes: the report is GG402's.
-                self.emit(IntegerGradRequest(in_place=True, **site))
+            if site is not None and flag is True:
+                self._integer_asked_in_place(call, call.func.value, receiver, site)
             value = (
                 forced_leaf(receiver)
                 if flag is True
