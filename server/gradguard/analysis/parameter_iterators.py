@@ -129,10 +129,19 @@ def reused_iterators(
     bindings = [
         node for node in module_nodes_of(analysis.tree, ast.Assign) if _may_be_one_shot(node.value)
     ]
+    # Calls of the module's plain functions handing one on: only their parameters may be
+    # bound to one at every call (`clip_grad_norm_(model.parameters())` is no such call).
+    plain = {
+        node.name
+        for node in analysis.tree.body
+        if isinstance(node, ast.FunctionDef) and not node.decorator_list
+    }
     handed = [
         node
         for node in module_nodes_of(analysis.tree, ast.Call)
-        if any(_may_be_one_shot(a) for a in [*node.args, *(k.value for k in node.keywords)])
+        if isinstance(node.func, ast.Name)
+        and node.func.id in plain
+        and any(_may_be_one_shot(a) for a in [*node.args, *(k.value for k in node.keywords)])
     ]
     if not bindings and not handed:
         return []
