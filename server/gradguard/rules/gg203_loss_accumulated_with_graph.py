@@ -190,6 +190,7 @@ assert not any(torch.is_tensor(v) for v in losses), "losses keep every iteration
             added_expr = _added_expression(use)
             total = expr_text(ctx.source, use.target)
             added = expr_text(ctx.source, added_expr)
+            number = with_method(ctx.source, added_expr, "item()")  # `(val * n).item()`
             shown = (
                 f"{total} += {added}"
                 if isinstance(use.stmt, ast.AugAssign)
@@ -202,13 +203,11 @@ assert not any(torch.is_tensor(v) for v in losses), "losses keep every iteration
                 f"`{total}` keeps every iteration's graph alive: memory grows each iteration",
                 f"`{shown}` adds a tensor that still holds its autograd graph, on "
                 f"every iteration of the loop at line {loop.lineno}",
-                f"Add `{added}.item()` instead",
+                f"Add `{number}` instead",
             )
             related = [Related(ctx.header_range(loop), "the training loop")]
-            edit = replace_expr(
-                ctx.source, added_expr, with_method(ctx.source, added_expr, "item()")
-            )
-            fix = Fix(f"Accumulate {added}.item()", Safety.UNSAFE, (edit,))
+            edit = replace_expr(ctx.source, added_expr, number)
+            fix = Fix(f"Accumulate {number}", Safety.UNSAFE, (edit,))
             yield self.finding(message, ctx.node_range(use.stmt), related, [fix])
         yield from self._appended(ctx, backpropagated)
 
@@ -249,15 +248,16 @@ assert not any(torch.is_tensor(v) for v in losses), "losses keep every iteration
                 )
                 yield self.finding(message, ctx.node_range(use.stmt), related, [])
                 continue
+            argument = call.args[0]
+            number = with_method(ctx.source, argument, "item()")
             message = compose(
                 f"`{key}` keeps every iteration's graph alive: memory grows each iteration",
                 f"`{key}.append({item})` stores the loss tensor, which still holds its "
                 f"autograd graph, on every iteration of the loop at line {loop.lineno}",
-                f"Append `{item}.item()` instead",
+                f"Append `{number}` instead",
             )
-            argument = call.args[0]
-            edit = replace_expr(ctx.source, argument, with_method(ctx.source, argument, "item()"))
-            fix = Fix(f"Append {item}.item()", Safety.UNSAFE, (edit,))
+            edit = replace_expr(ctx.source, argument, number)
+            fix = Fix(f"Append {number}", Safety.UNSAFE, (edit,))
             yield self.finding(message, ctx.node_range(use.stmt), related, [fix])
 
 
