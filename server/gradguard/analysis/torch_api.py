@@ -262,6 +262,22 @@ INTEGRAL_DTYPES = frozenset(
 )
 # Tensor methods that cast to a dtype given as an argument.
 DTYPE_CASTS = frozenset({"to", "type"})
+# Every dtype torch names (`torch.float32`, `torch.long`, ...: the 56 attributes of torch
+# 2.13.0 that are a `torch.dtype`), and `torch.device`, the class and what calling it
+# makes: none is a tensor, none has autograd history.
+DTYPE_NAMES = frozenset(
+    f"torch.{name}"
+    for name in (
+        "bfloat16 bit bits16 bits1x8 bits2x4 bits4x2 bits8 bool cdouble cfloat chalf "
+        "complex128 complex32 complex64 double float float16 float32 float4_e2m1fn_x2 "
+        "float64 float8_e4m3fn float8_e4m3fnuz float8_e5m2 float8_e5m2fnuz float8_e8m0fnu "
+        "half int int1 int16 int2 int3 int32 int4 int5 int6 int64 int7 int8 long qint32 "
+        "qint8 quint2x4 quint4x2 quint8 short uint1 uint16 uint2 uint3 uint32 uint4 uint5 "
+        "uint6 uint64 uint7 uint8"
+    ).split()
+)
+DEVICE_CLASS = "torch.device"
+NOT_TENSOR_NAMES = DTYPE_NAMES | {DEVICE_CLASS}
 CONVERSIONS = {"item": "scalar", "tolist": "list", "numpy": "ndarray"}
 DETACH_METHODS = frozenset({"detach"})
 DIFFERENTIABLE_METHODS = frozenset(
@@ -353,6 +369,11 @@ DIFFERENTIABLE_METHODS = frozenset(
 MAYBE_IDENTITY_METHODS = frozenset(
     "to cpu cuda float double half bfloat16 contiguous type_as type".split()
 )
+# Of those, the moves and casts: whatever they are given (a device, a dtype, a memory
+# format, or a tensor lending only its dtype and device: `t.to(other)`, `t.type_as(other)`),
+# their result has the receiver's history and nothing else (checked against torch 2.13.0:
+# `a.to(b)` and `a.type_as(b)` are a ToCopyBackward0 whose only input is `a`'s).
+RECEIVER_HISTORY_METHODS = MAYBE_IDENTITY_METHODS
 SHAPE_METHODS = frozenset({"size", "dim", "numel", "is_contiguous", "data_ptr", "element_size"})
 # Functions whose operands must be tensors (a number raises TypeError): what they keep for
 # backward is a tensor (checked against torch 2.13.0).

@@ -158,6 +158,18 @@ def _keeps_batch(name: str, args: list[Value]) -> bool:
     return name in ("clamp", "clip") and all(a.kind is Kind.SCALAR for a in args)
 
 
+def _keeps_detached(name: str, call: ast.Call, args: list[Value]) -> bool:
+    """A method that, called on what `.detach()` gave, gives something cut from autograd
+    too: a move or cast, whatever it is given (it lends the result only a dtype or device,
+    `v.detach().to(other)`), `type` given a dtype (without one it returns a string), or one
+    of `_BATCH_PRESERVING` given no tensor (nor what may be one)."""
+    if name in api.RECEIVER_HISTORY_METHODS:
+        return name != "type" or bool(call.args or call.keywords)
+    return name in _BATCH_PRESERVING and not any(
+        a.kind in (Kind.TENSOR, Kind.UNKNOWN) for a in args
+    )
+
+
 class CallEvaluator(TorchCalls):
     """Evaluates a call: routes it to torch, a builtin, a method of a known value, a module,
     or a function of the file; anything else is an opaque call."""
@@ -464,11 +476,11 @@ class CallEvaluator(TorchCalls):
             and receiver.grad is Grad.UNTRACKED
             and receiver.loss is not None
             and receiver.loss.kind is LossKind.DETACH
-            and name in _BATCH_PRESERVING
-            and not any(a.kind in (Kind.TENSOR, Kind.UNKNOWN) for a in args)
+            and _keeps_detached(name, call, args)
         ):
             # What `.detach()` gave (no module has one), moved, cast or reshaped
-            # (`logits.clone().detach().float()`): still cut from autograd.
+            # (`logits.clone().detach().float()`, `v.detach().to(torch.float32)`): still cut
+            # from autograd.
             return Value(Grad.UNTRACKED, Kind.UNKNOWN, receiver.loss)
         if receiver.batch and receiver.kind is Kind.UNKNOWN and _keeps_batch(name, args):
             # `x.to(device)`, `y.long()`, `x.view(-1, 784)`, `mask.sum().clamp(min=1)`: still

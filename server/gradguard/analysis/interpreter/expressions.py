@@ -36,6 +36,12 @@ from gradguard.analysis.values import (
 _PLAIN_KINDS = frozenset([Kind.SCALAR, Kind.NONE, Kind.OTHER])
 
 
+def dtype_value(node: ast.expr) -> Value:
+    """A torch dtype (`torch.float32`), `torch.device` or a device it makes: a constant,
+    never a tensor, without history (what it is given to takes no history from it)."""
+    return Value(Grad.UNTRACKED, Kind.OTHER, Loss(LossKind.LITERAL, node, "a constant"))
+
+
 def shape_of(value: Value) -> shapes.Shape:
     """A value's shape as an operand: Python numbers broadcast like 0-dim tensors."""
     if value.kind is Kind.TENSOR:
@@ -291,7 +297,13 @@ class ExpressionEvaluator(TrainingEffects):
         return Value(grad=Grad.UNTRACKED, kind=Kind.OTHER)
 
     def _expr_Name(self, expr: ast.Name) -> Value:
+        if self._names_dtype(expr):
+            return dtype_value(expr)  # `float32` imported from torch (and bound only so)
         return self.lookup(expr.id, expr)
+
+    def _names_dtype(self, expr: ast.Name | ast.Attribute) -> bool:
+        """`expr` is a torch dtype (`torch.float32`, `torch.long`) or `torch.device`."""
+        return self.scope.resolve(expr) in api.NOT_TENSOR_NAMES
 
     def _expr_Attribute(self, expr: ast.Attribute) -> Value:
         key = dotted(expr)
@@ -299,6 +311,8 @@ class ExpressionEvaluator(TrainingEffects):
             if expr.attr == "grad":
                 self._record_bound_grad(expr)
             return self.lookup(key, expr)
+        if self._names_dtype(expr):
+            return dtype_value(expr)
         base = self.eval(expr.value)
         if (
             base.kind in (Kind.SEQUENCE, Kind.MAPPING)

@@ -24,7 +24,12 @@ from gradguard.analysis.events import (
     Site,
 )
 from gradguard.analysis.graph import Saves
-from gradguard.analysis.interpreter.expressions import SIZES, argument_constants, shape_of
+from gradguard.analysis.interpreter.expressions import (
+    SIZES,
+    argument_constants,
+    dtype_value,
+    shape_of,
+)
 from gradguard.analysis.interpreter.module_calls import ModuleCalls
 from gradguard.analysis.model import (
     TorchCall,
@@ -208,6 +213,8 @@ class TorchCalls(ModuleCalls):
                 return self._gradients(call, values)
             return NONE
         args = self.arguments(call)
+        if qualified == api.DEVICE_CLASS:
+            return dtype_value(call)  # `torch.device("cuda", 0)`
         if qualified in api.GRAD_SCALERS:
             # A mixed-precision gradient scaler: `scaler.scale(loss)` is `loss` times a plain
             # factor (see `CallEvaluator.method_call`).
@@ -823,12 +830,14 @@ _NOT_TENSORS = (Kind.SEQUENCE, Kind.SCALAR, Kind.OTHER, Kind.NONE)
 
 
 def _inner_reason(wrapped: Value) -> Loss | None:
-    """Why what a constructor wraps has no history: its own reason, or for a list written
-    out of numbers (`torch.Tensor([loss.item()])`) the first element's that is not a mere
-    literal (the `.item()` that made the number)."""
-    if wrapped.loss is not None or wrapped.kind is not Kind.SEQUENCE or not wrapped.elements:
+    """Why what a constructor wraps has no history: its own reason, or for a list of
+    numbers, written out (`torch.Tensor([loss.item()])`) or appended to
+    (`lps.append(out.item())`, its `items`: the join of every value appended), the first
+    element's that is not a mere literal (the `.item()` that made the number)."""
+    if wrapped.loss is not None or wrapped.kind is not Kind.SEQUENCE:
         return wrapped.loss
-    for element in wrapped.elements:
+    held = wrapped.elements or ()
+    for element in (*held, wrapped.items) if wrapped.items is not None else held:
         reason = element.loss
         if (
             element.grad is Grad.UNTRACKED
