@@ -28,7 +28,17 @@ from gradguard.analysis.libraries import PLOTTING_METHODS
 from gradguard.analysis.names import callee_name, paired, parameter_names
 from gradguard.analysis.node_cache import cached_by_node
 from gradguard.analysis.torch_api import NUMPY_CONVERTS, uncast
-from gradguard.analysis.values import UNKNOWN, Grad, GradOff, Kind, Value, evolve, join, literal
+from gradguard.analysis.values import (
+    UNKNOWN,
+    Grad,
+    GradOff,
+    Kind,
+    Value,
+    element_of,
+    evolve,
+    join,
+    literal,
+)
 from gradguard.analysis.walk import children, module_nodes_of, walk
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
@@ -412,6 +422,9 @@ def _may_learn(node: FunctionNode, *, skip_self: bool) -> bool:
     costs an extra pass)."""
     names = parameter_names(node)
     parameters = set(names[1:] if skip_self else names)
+    vararg = node.args.vararg.arg if node.args.vararg is not None else None
+    if vararg is not None:
+        parameters.add(vararg)  # `for a in arrays:`, `arrays[0].numpy()`: a tuple of them
     if not parameters:
         return False
     for child in walk(node):
@@ -427,9 +440,12 @@ def _may_learn(node: FunctionNode, *, skip_self: bool) -> bool:
             if (
                 isinstance(func, ast.Attribute)
                 and func.attr in _TELLING_METHODS
-                and _root_name(func.value) in parameters
+                and (
+                    _root_name(func.value) in parameters
+                    or (vararg is not None and _item_of(func.value) == vararg)
+                )
             ):
-                return True  # `logits.max(1)`, `model.backbone.parameters()`
+                return True  # `logits.max(1)`, `model.backbone.parameters()`, `arrays[0].cpu()`
         elif (
             (
                 isinstance(child, ast.AugAssign)
@@ -490,6 +506,15 @@ def _root_name(expr: ast.expr) -> str | None:
     while isinstance(expr, ast.Attribute):
         expr = expr.value
     return expr.id if isinstance(expr, ast.Name) else None
+
+
+def _item_of(expr: ast.expr) -> str | None:
+    """`arrays` of `arrays[0]` (or of `arrays[i].data`): the name whose item is read."""
+    while isinstance(expr, ast.Attribute):
+        expr = expr.value
+    if not isinstance(expr, ast.Subscript):
+        return None
+    return expr.value.id if isinstance(expr.value, ast.Name) else None
 
 
 def _named_callee(func: ast.expr) -> bool:
@@ -564,17 +589,73 @@ def passed_arguments(
 ) -> dict[str, Value] | None:
     """What each parameter named at `call` receives (positional values come first in `args`,
     then keyword values, as the interpreter evaluates them); None when `*` or `**` unpacking
-    hides the mapping. Keywords the function does not name are kept under their own name."""
-    if any(isinstance(a, ast.Starred) for a in call.args):
-        return None
+    hides the mapping. Keywords the function does not name are kept under their own name.
+
+    A `*args` parameter receives the tuple of the positional values beyond the named ones
+    (see `_extra_positional`), when something is known of them: a call unpacking `*xs` maps
+    when every named positional parameter is given before it, and the function takes the
+    rest as `*args`."""
     if any(kw.arg is None for kw in call.keywords):
         return None
     positional = _positional(function, skip_self=skip_self)
+    vararg = function.args.vararg
+    starred = [i for i, a in enumerate(call.args) if isinstance(a, ast.Starred)]
+    if starred and (vararg is None or starred[0] < len(positional)):
+        return None
     passed = {p.arg: v for p, v in zip(positional, args[: len(call.args)], strict=False)}
     for kw, value in zip(call.keywords, args[len(call.args) :], strict=False):
         if kw.arg is not None:
             passed[kw.arg] = value
+    if vararg is not None:
+        extra = _extra_positional(
+            call.args[len(positional) :], args[len(positional) : len(call.args)]
+        )
+        if extra is not UNKNOWN:
+            passed[vararg.arg] = extra  # (a keyword of that name went to `**kwargs`)
     return passed
+
+
+def _extra_positional(exprs: list[ast.expr], values: list[Value]) -> Value:
+    """The tuple a `*args` parameter holds: the positional values beyond the named ones,
+    each as the callee sees it. `*xs` of a list or tuple of known elements adds them;
+    of a list of known items (a comprehension, appends) or of a tensor (its rows) adds
+    items of unknown number, and the tuple then holds such items (`Structure.items`). Its
+    `items` are what every element is at most (calls passing different numbers of values
+    still join to something).
+    UNKNOWN when an unpacked value is not such a sequence (a dict gives its keys, an unknown
+    object anything), or when nothing is known of any element."""
+    elements: list[Value] = []
+    held: Value | None = None
+    exact = True
+    for expr, value in zip(exprs, values, strict=False):
+        if not isinstance(expr, ast.Starred):
+            elements.append(_as_parameter(value))
+        elif value.kind is Kind.TENSOR:
+            exact = False  # `*batch`: its rows, each a view with the tensor's history
+            held = join(held, _as_parameter(element_of(value)))
+        elif value.kind is not Kind.SEQUENCE:
+            return UNKNOWN
+        elif value.elements is not None:
+            elements.extend(_as_parameter(e) for e in value.elements)
+        elif value.items is not None:
+            exact = False
+            held = join(held, _as_parameter(value.items))
+        else:
+            return UNKNOWN
+    parts = [*elements, *([held] if held is not None else [])]
+    if not any(_known(part) for part in parts):
+        return UNKNOWN
+    every = parts[0]
+    for part in parts[1:]:
+        every = join(every, part)
+    if not exact:
+        return Value(kind=Kind.SEQUENCE, items=every)
+    return Value(kind=Kind.SEQUENCE, elements=tuple(elements), items=every)
+
+
+def _known(value: Value) -> bool:
+    """Something is known of `value` that a fresh analysis would not assume."""
+    return value.kind is not Kind.UNKNOWN or value.grad is not Grad.UNKNOWN or value.batch
 
 
 def parameter_defaults(function: FunctionNode) -> dict[str, ast.expr]:
@@ -615,6 +696,9 @@ def _map_arguments(
     if spec.kwarg is None and any(kw.arg not in names for kw in call.keywords):
         return None
     mapped = {name: _as_parameter(value) for name, value in passed.items() if name in names}
+    if spec.vararg is not None:
+        # Every call maps it (the joins over calls read every parameter of each).
+        mapped[spec.vararg.arg] = passed.get(spec.vararg.arg, UNKNOWN)
     defaults = parameter_defaults(function)
     for param in (*positional, *spec.kwonlyargs):
         if param.arg in mapped:
