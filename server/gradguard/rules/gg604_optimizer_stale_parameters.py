@@ -3,9 +3,11 @@
 ## What it does
 Finds an optimizer built from `model.parameters()` that keeps stepping after the model got
 parameters it does not hold: a new layer assigned onto the model (`model.fc = nn.Linear(...)`,
-`model[-1] = nn.Linear(...)` on an `nn.Sequential`), or the name re-bound to a new model
-(`model = Net()`), followed by `optimizer.step()` on the old optimizer and a call of the model,
-there or in a function every caller hands the stale optimizer and the model to
+`model[-1] = nn.Linear(...)` on an `nn.Sequential`), a new `nn.Parameter(...)` bound to one
+of its parameters (`model.scale = nn.Parameter(...)`, or `self.scale = ...` in a method
+called on the model), or the name re-bound to a new model (`model = Net()`), followed by
+`optimizer.step()` on the old optimizer and a call of the model, there or in a function
+every caller hands the stale optimizer and the model to
 (`train(model, loader, optimizer)` after the replacement). A function of the file that sets
 an attribute of a module it is given (`def load_checkpoint(path, model): model.embedding =
 nn.Embedding(...)`, on some way through it) replaces that layer for its callers: the finding
@@ -13,10 +15,13 @@ is where the function replaces it, for a call made after the optimizer was built
 
 It fires only when the analysis is certain: the model is built in the file, the new module is
 built right there and has parameters, the model's forward runs it (any child of an
-`nn.Sequential`, or `self.<name>` read in the forward of a class of the file), and nothing
+`nn.Sequential`, or `self.<name>` read in the forward of a class of the file; for a new
+parameter, also one the class registers in `__init__`), and nothing
 can have handed the new parameters to the optimizer (`add_param_group`, `param_groups`,
 `load_state_dict`, the optimizer passed to other code). `model.to(device)`, `model.cuda()`
-and `model = model.to(device)` keep the very same parameter objects: they are not replacements.
+and `model = model.to(device)` keep the very same parameter objects: they are not replacements,
+nor are `p.copy_(...)` under `torch.no_grad()` and `p.data.copy_(...)` (they change the
+parameter the optimizer holds in place).
 
 ## Why is this bad?
 An optimizer stores references to the parameter tensors it was given when it was built.
@@ -66,6 +71,7 @@ from gradguard.analysis.facts import (
     OptimizedParameters,
     OptimizerCall,
     Replacement,
+    callee_name,
     within,
 )
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
@@ -390,11 +396,14 @@ assert not torch.equal(before, model[-1].weight), "the new head never trained"
             where = ""
             if new.through is not None:
                 where = f", by the call at line {new.stmt.lineno}"
+            fresh = _fresh_parameter(new)
+            what = "new parameter" if fresh else "new layer"
+            updated = "new parameter" if fresh else "new layer's parameters"
             message = compose(
-                f"`{target}` is replaced after `{optimizer}` was built: the new layer never trains",
+                f"`{target}` is replaced after `{optimizer}` was built: the {what} never trains",
                 f"`{optimizer}` was built from `{built.key}.parameters()` (line {built_at}) before "
                 f"the replacement{where}, so `{optimizer}.step()` (line {step.stmt.lineno}) never "
-                "updates the new layer's parameters",
+                f"updates the {updated}",
             )
         related = [
             Related(
@@ -408,6 +417,16 @@ assert not torch.equal(before, model[-1].weight), "the new head never trained"
         fix = _move_construction(ctx, built, new)
         shown = new.through if new.through is not None else new.stmt
         return self.finding(message, ctx.node_range(shown), related, [fix] if fix else [])
+
+
+def _fresh_parameter(new: Replacement) -> bool:
+    """True when the replacement binds `nn.Parameter(...)` rather than a module."""
+    stmt = new.through if new.through is not None else new.stmt
+    return (
+        isinstance(stmt, ast.Assign | ast.AnnAssign)
+        and isinstance(stmt.value, ast.Call)
+        and callee_name(stmt.value.func) == "Parameter"
+    )
 
 
 def _called_after(ctx: RuleContext, step: OptimizerCall, key: str, new: Replacement) -> bool:

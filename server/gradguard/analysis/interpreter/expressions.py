@@ -93,7 +93,7 @@ class ExpressionEvaluator(TrainingEffects):
 
     def bind(self, target: ast.expr, value: Value) -> None:
         """Assign `value` to an assignment target (names, attributes, tuples, subscripts)."""
-        if value.kind is Kind.MODULE:
+        if value.kind is Kind.MODULE or (value.kind is Kind.TENSOR and value.leaf):
             self._note_replacement(target, value)
         if isinstance(target, ast.Attribute | ast.Subscript) and value.kind not in _PLAIN_KINDS:
             # A module, tensor or unknown stored into some object may give a frozen module

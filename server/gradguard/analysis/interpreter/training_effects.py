@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+from collections.abc import Callable
 
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
@@ -27,7 +28,7 @@ from gradguard.analysis.model import (
     LoopNode,
     ModuleAnalysis,
 )
-from gradguard.analysis.names import dotted, kept_parameters, parameter_names
+from gradguard.analysis.names import callee_name, dotted, kept_parameters, parameter_names
 from gradguard.analysis.private_modules import private_names
 from gradguard.analysis.values import (
     UNKNOWN,
@@ -126,7 +127,12 @@ class TrainingEffects(GraphEffects):
 
     def _note_replacement(self, target: ast.expr, value: Value) -> None:
         """A freshly built module with parameters bound to `target`: optimizers built before
-        on the module it replaces (or joins) do not hold its parameters."""
+        on the module it replaces (or joins) do not hold its parameters. A freshly built
+        `nn.Parameter(...)` bound to an attribute is such a module too (see
+        `_note_new_parameter`)."""
+        if value.kind is Kind.TENSOR:
+            self._note_new_parameter(target, value)
+            return
         ref = value.module
         if (
             self.env is None
@@ -149,6 +155,33 @@ class TrainingEffects(GraphEffects):
             found = params.ReplacedAttribute(self.stmt, target, ref)
             self.replaced_attributes.setdefault(target.value.id, found)
         self._replace(target, target, ref)
+
+    def _note_new_parameter(self, target: ast.expr, value: Value) -> None:
+        """`<owner>.<attr> = nn.Parameter(...)`: a new leaf that requires grad, not the object
+        an optimizer built before on `<owner>` holds (`load_state_dict`, `p.copy_(...)` and
+        `p.data = ...` change the old object in place: they are not bindings of a fresh
+        parameter). It stands for the old parameter when `<owner>`'s class registers `attr`
+        as a parameter in `__init__` or reads `self.<attr>` in its forward (see `_replace`)."""
+        if (
+            self.env is None
+            or self.stmt is None
+            or not isinstance(target, ast.Attribute)
+            or value.grad is not Grad.TRACKED
+            or not value.leaf
+            or not _builds_parameter(self.stmt, self.scope.resolve)
+        ):
+            return
+        if (
+            isinstance(target.value, ast.Name)
+            and self.function is not None
+            and target.value.id in kept_parameters(self.function)
+            and not self.module.syntax.mentions_attribute("add_param_group")
+            and not self.module.syntax.mentions_attribute("param_groups")
+        ):
+            # The caller's argument (`self` for `model.reset_scale()`) gets the new leaf.
+            found = params.ReplacedAttribute(self.stmt, target, NEW_PARAMETER)
+            self.replaced_attributes.setdefault(target.value.id, found)
+        self._replace(target, target, NEW_PARAMETER)
 
     def replaced_by_call(self, argument: ast.expr, replaced: params.ReplacedAttribute) -> None:
         """A function called at this statement gave `argument.<attr>` (or `argument[i]`) a
@@ -189,6 +222,8 @@ class TrainingEffects(GraphEffects):
             elif base == built.key and same:
                 attr = target.attr if isinstance(target, ast.Attribute) else ""
                 runs = params.runs_attribute(built.module, attr)
+                if ref is NEW_PARAMETER:
+                    runs = runs or _registers_parameter(built.module, attr)
                 if isinstance(target, ast.Subscript):
                     runs = built.module.qualified in api.SEQUENTIAL
                 if not runs:
@@ -724,6 +759,51 @@ class TrainingEffects(GraphEffects):
             self._unfreeze(value.module)
         if value.optimizes is not None and optimizer:
             self.env[key] = evolve(value, optimizes=None)
+
+
+# What `ReplacedAttribute.module` holds when the attribute got a fresh `nn.Parameter(...)`
+# rather than a module: the replacement is of the parameter itself.
+NEW_PARAMETER = ModuleRef(qualified="torch.nn.Parameter")
+
+
+def _builds_parameter(stmt: ast.stmt, resolve: Callable[[ast.expr], str | None]) -> bool:
+    """`stmt` assigns the result of `nn.Parameter(...)` itself (not an expression built on
+    it): the bound object is the fresh parameter."""
+    if not isinstance(stmt, ast.Assign | ast.AnnAssign) or not isinstance(stmt.value, ast.Call):
+        return False
+    return resolve(stmt.value.func) in api.PARAMETER
+
+
+def _registers_parameter(ref: ModuleRef, attr: str) -> bool:
+    """True when the local class of `ref` registers `attr` as a parameter in `__init__`
+    (`self.<attr> = nn.Parameter(...)`): the module's parameters include it."""
+    if ref.local is None:
+        return False
+    init = next(
+        (
+            node
+            for node in ref.local.node.body
+            if isinstance(node, ast.FunctionDef) and node.name == "__init__"
+        ),
+        None,
+    )
+    if init is None:
+        return False
+    for node in ast.walk(init):
+        if (
+            isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Call)
+            and callee_name(node.value.func) == "Parameter"
+            and any(
+                isinstance(t, ast.Attribute)
+                and t.attr == attr
+                and isinstance(t.value, ast.Name)
+                and t.value.id == "self"
+                for t in node.targets
+            )
+        ):
+            return True
+    return False
 
 
 def _argument_value(call: ast.Call, values: list[Value], position: int, name: str) -> Value | None:
