@@ -1,10 +1,16 @@
 """Facts: a fresh `nn.Parameter(...)` bound to a parameter of a module an optimizer holds
-makes that optimizer stale (`OptimizedParameters.stale`)."""
+makes that optimizer stale (`OptimizedParameters.stale`); a function each of whose
+`if`/`else` branches backpropagates is seen to backpropagate on every call from the loops
+calling it (`ModuleAnalysis.backward_in_calls`)."""
 
 from __future__ import annotations
 
+import ast
+import textwrap
+
 import pytest
 
+from gradguard.analysis.model import analyse_module
 from tests.analysis.test_value_facets import fact_at
 
 SCALED = """
@@ -52,3 +58,61 @@ def test_fresh_parameter_makes_the_optimizer_stale(
 def test_in_place_changes_keep_the_optimizer(change: str, monkeypatch: pytest.MonkeyPatch) -> None:
     held = fact_at(SCALED + change + "\nheld = opt  # <- held\n", monkeypatch)
     assert held.optimizes is not None and held.optimizes.stale is None
+
+
+def _seen_from_the_loop(helper: str) -> bool:
+    source = textwrap.dedent(helper) + textwrap.dedent(
+        """
+        import torch
+        model = torch.nn.Linear(2, 1)
+        for x in [torch.randn(3, 2)]:
+            run(model(x).sum(), None)
+        """
+    )
+    analysis = analyse_module(ast.parse(source), source)
+    loop = next(n for n in ast.walk(analysis.tree) if isinstance(n, ast.For))
+    return any(loop in e.every_iteration for e in analysis.backward_in_calls)
+
+
+def test_every_branch_backpropagating_is_every_call() -> None:
+    assert _seen_from_the_loop(
+        """
+        def run(loss, scaler):
+            if scaler is not None:
+                scaler.scale(loss).backward()
+            elif loss.dim() > 0:
+                loss.sum().backward()
+            else:
+                loss.backward()
+        """
+    )
+
+
+@pytest.mark.parametrize(
+    "helper",
+    [
+        """
+        def run(loss, skip):
+            if skip:
+                print("skipped")
+            else:
+                loss.backward()
+        """,
+        """
+        def run(loss, skip):
+            if skip:
+                loss.backward()
+        """,
+        """
+        def run(loss, skip):
+            if skip:
+                return
+            if skip is None:
+                loss.backward()
+            else:
+                loss.backward()
+        """,
+    ],
+)
+def test_a_branch_without_backward_is_not_every_call(helper: str) -> None:
+    assert not _seen_from_the_loop(helper)

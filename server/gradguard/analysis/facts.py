@@ -58,9 +58,11 @@ from gradguard.analysis.model import (
 )
 from gradguard.analysis.name_flow import NameFlow
 from gradguard.analysis.names import (
+    arguments_by_parameter,
     callee_name,
     dotted,
     identifier_spelling,
+    kept_parameters,
     local_binding_counts,
     may_name_an_optimizer,
     parameter_names,
@@ -135,6 +137,7 @@ __all__ = [
     "UnfilledRead",
     "UnreachedOptimizer",
     "Value",
+    "arguments_by_parameter",
     "assigned_names",
     "bindings_of",
     "callee_name",
@@ -145,6 +148,7 @@ __all__ = [
     "holds_no_parameters",
     "identifier_spelling",
     "innermost_first",
+    "kept_parameters",
     "local_binding_counts",
     "local_callables",
     "may_have_hooks",

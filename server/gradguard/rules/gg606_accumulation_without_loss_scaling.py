@@ -16,9 +16,13 @@ file never multiplies or divides anything by k (not the loss, not the learning r
 gradients after the loop: `p.grad /= k`), never rescales a `.grad`, and has no loss with
 `reduction="sum"` (accumulating sums is then the convention). A function of the file whose
 body only returns an expression (`return self.criterion(self.model(x), y)`) is followed into
-that expression; it stays silent when a loss is computed by any other function of the file
-(it may divide), when the loop also steps an optimizer
-or clears gradients outside the guard (a WGAN critic updated every iteration, a generator
+that expression. A helper of the file that backpropagates a parameter of its own on every
+call, undivided (`def backward(loss, scaler):` running `scaler.scale(loss).backward()` on one
+branch, `loss.backward()` on the other), called on every iteration, is a backward of the
+loss it is given; the step may sit in further `if`s inside the periodic guard (`if scaler
+is not None: scaler.step(optimizer) else: optimizer.step()`). It stays silent when a loss
+is computed by any other function of the file (it may divide), when the loop also steps an
+optimizer or clears gradients outside the guard (a WGAN critic updated every iteration, a generator
 every `n_critic`; gradients cleared every iteration do not accumulate), when the guarded
 block runs a backward of its own, for a modulo guard around logging only, for `% 1`, and
 for accumulation inside a helper the analysis cannot see (`accelerator.backward(loss)`
@@ -69,15 +73,17 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from gradguard.analysis.facts import (
     BackwardCall,
     LossPath,
     ModuleCall,
     OptimizerCall,
+    arguments_by_parameter,
     callee_name,
     dotted,
+    kept_parameters,
     local_callables,
     may_name_an_optimizer,
     module_nodes_of,
@@ -374,8 +380,8 @@ def _accumulation(
     backward call of the same function run on every iteration of the loop around the `if`,
     before it."""
     context = ctx.grad_context
-    parent = context.parents.get(id(step.stmt))
-    if not isinstance(parent, ast.If) or not any(s is step.stmt for s in parent.body):
+    parent = _periodic_guard(ctx, step.stmt)
+    if parent is None:
         return None
     loop = next((a for a in context.ancestors(parent) if isinstance(a, _LOOPS)), None)
     function = context.enclosing_function(step.stmt)
@@ -401,7 +407,87 @@ def _accumulation(
             and not any(a is parent for a in context.ancestors(event.call))
         ):
             return parent, divisor, event
+    helped = _backward_through_helper(ctx, loop, parent)
+    return (parent, divisor, helped) if helped is not None else None
+
+
+def _periodic_guard(ctx: RuleContext, stmt: ast.stmt) -> ast.If | None:
+    """The `if` around the step, in whose body it runs: the innermost one, or through
+    further non-loop `if`s (`if scaler is not None: scaler.step(opt) else: opt.step()`) the
+    nearest one that tests a period (`% k == 0`)."""
+    context = ctx.grad_context
+    child: ast.AST = stmt
+    parent = context.parents.get(id(stmt))
+    innermost: ast.If | None = None
+    while isinstance(parent, ast.If):
+        if any(s is child for s in parent.body):
+            innermost = innermost or parent
+            loop = next((a for a in context.ancestors(parent) if isinstance(a, _LOOPS)), None)
+            if loop is not None and periodic_divisor(_guard_condition(loop, parent)) is not None:
+                return parent
+        child, parent = parent, context.parents.get(id(parent))
+    return innermost
+
+
+def _backward_through_helper(ctx: RuleContext, loop: ast.AST, guard: ast.If) -> BackwardCall | None:
+    """A call of a function of the file, on every iteration of `loop` before the guard,
+    that backpropagates on every call (`backward(loss, scaler)` running
+    `scaler.scale(loss).backward()` or `loss.backward()`), each of its backward calls on
+    one parameter it never rebinds: the call as a backward of the argument it passes."""
+    context = ctx.grad_context
+    for seen in ctx.analysis.backward_in_calls:
+        helper = seen.function
+        if helper is None or loop not in seen.every_iteration or seen.value.carries:
+            continue
+        loss = _backpropagated_parameter(ctx, helper)
+        if loss is None:
+            continue
+        for stmt in getattr(loop, "body", []):
+            call = stmt.value if isinstance(stmt, ast.Expr) else None
+            if (
+                not isinstance(call, ast.Call)
+                or not isinstance(call.func, ast.Name)
+                or call.lineno >= guard.lineno
+                or context.defined_once(call.func.id) is not helper
+            ):
+                continue
+            passed = arguments_by_parameter(helper, call)
+            argument = passed.get(loss) if passed is not None else None
+            if argument is not None:
+                return replace(seen, call=call, stmt=stmt, target=argument)
     return None
+
+
+def _backpropagated_parameter(ctx: RuleContext, helper: ast.AST) -> str | None:
+    """The one parameter of `helper` every backward call of it runs on, undivided
+    (`loss.backward()`, `scaler.scale(loss).backward()`), never rebound; None otherwise."""
+    if not isinstance(helper, ast.FunctionDef | ast.AsyncFunctionDef):
+        return None
+    names: set[str] = set()
+    for event in ctx.analysis.backward_calls:
+        if event.function is helper and event.via != "backward":
+            return None  # `torch.autograd.grad`, `accelerator.backward(loss)`
+    for node in ast.walk(helper):
+        if not (isinstance(node, ast.Attribute) and node.attr == "backward"):
+            continue
+        loss = _loss_of(node.value)
+        if not isinstance(loss, ast.Name):
+            return None  # `(loss / k).backward()`, or a backward not called here
+        names.add(loss.id)
+        if not isinstance(node.ctx, ast.Load) or _called_with_arguments(helper, node):
+            return None  # `backward(gradient)`, `retain_graph=True`: not followed
+    if len(names) != 1:
+        return None
+    (name,) = names
+    return name if name in kept_parameters(helper) else None
+
+
+def _called_with_arguments(helper: ast.AST, func: ast.Attribute) -> bool:
+    """True when `func` (a `.backward` of `helper`) is called with any argument."""
+    return any(
+        isinstance(node, ast.Call) and node.func is func and bool(node.args or node.keywords)
+        for node in ast.walk(helper)
+    )
 
 
 def _may_rescale(ctx: RuleContext, guard: ast.If) -> bool:

@@ -70,6 +70,45 @@ def _runs_on_every_call(analysis: ModuleAnalysis, stmt: ast.stmt, function: Func
     return owner is function
 
 
+def _backpropagates_on_every_path(body: list[ast.stmt], events: list[BackwardCall]) -> bool:
+    """True when every path through `body` runs one of the backward calls `events` (each
+    outside any loop of the function), or a `<tensor>.backward()` statement on a branch
+    the callers may never take (the interpreter skips a branch narrowed away): a statement
+    holding one directly, or an `if`/`else` both of whose branches do (recursively),
+    reached with no `return`, `raise`, `break` or `continue` before it (a `try` or `with`
+    around it is not followed)."""
+    holding = {id(event.stmt) for event in events}
+    for stmt in body:
+        if id(stmt) in holding or _backward_statement(stmt):
+            return True
+        if (
+            isinstance(stmt, ast.If)
+            and stmt.orelse
+            and _backpropagates_on_every_path(stmt.body, events)
+            and _backpropagates_on_every_path(stmt.orelse, events)
+        ):
+            return True
+        if any(isinstance(node, _LEAVES) for node in ast.walk(stmt)):
+            return False  # some path may leave before the backward
+    return False
+
+
+def _backward_statement(stmt: ast.stmt) -> bool:
+    """`<expr>.backward()` as a statement of its own, with no positional argument (a
+    tensor's backward; `accelerator.backward(loss)` takes one)."""
+    call = stmt.value if isinstance(stmt, ast.Expr) else None
+    return (
+        isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Attribute)
+        and call.func.attr == "backward"
+        and not call.args
+    )
+
+
+# Statements after which the rest of a block may not run.
+_LEAVES = (ast.Return, ast.Raise, ast.Break, ast.Continue)
+
+
 def restamp(summary: Value, base: Value, mode: GradMode) -> Value:
     """A local module's output: the structure its `forward` returns, with each tensor leaf
     re-evaluated for this call (grad mode, the call's own loop-carried inputs)."""
@@ -490,16 +529,21 @@ class TrainingEffects(GraphEffects):
         # A function of another project file: its backward calls are in its file's analysis.
         # Only they are seen from here (its steps, clears and the rest stay in its file).
         owner = self.module.owner_of(function)
-        for event in owner.analysis.backward_calls:
-            if (
-                event.function is function
-                and not event.loops
-                and _runs_on_every_call(owner.analysis, event.stmt, function)
-            ):
-                for loop in loops:
-                    analysis.backward_in_calls.append(
-                        _seen_from_loops(event, frozenset(), frozenset({loop}))
-                    )
+        own = [
+            event
+            for event in owner.analysis.backward_calls
+            if event.function is function and not event.loops
+        ]
+        every = [e for e in own if _runs_on_every_call(owner.analysis, e.stmt, function)]
+        if not every and own and _backpropagates_on_every_path(function.body, own):
+            # `if scaler is not None: scaler.scale(loss).backward() else: loss.backward()`:
+            # one backward or another runs on every call; the first stands for them.
+            every = [min(own, key=lambda e: (e.call.lineno, e.call.col_offset))]
+        for event in every:
+            for loop in loops:
+                analysis.backward_in_calls.append(
+                    _seen_from_loops(event, frozenset(), frozenset({loop}))
+                )
         if owner is not self.module:
             return
         for use in analysis.events.of(OptimizerCall):
