@@ -9,6 +9,7 @@ import textwrap
 import pytest
 
 from gradguard.analysis.command_line import parsed_namespaces
+from tests.analysis.test_value_facets import fact_at
 
 HEAD = "import argparse\nparser = argparse.ArgumentParser()\n"
 
@@ -92,3 +93,142 @@ def test_parse_known_args_returns_the_namespace_and_the_rest() -> None:
     assert pair.kind.name == "SEQUENCE" and pair.elements is not None
     namespace, leftover = pair.elements
     assert namespace.fields == ("lr",) and leftover.grad.name == "UNTRACKED"
+
+
+def _namespaces(source: str) -> list[dict[str, object]]:
+    """The consts of each parse call's namespace, in source order of the calls."""
+    tree = ast.parse(textwrap.dedent(source))
+    found = parsed_namespaces(tree, {})
+    calls = sorted(
+        (node for node in ast.walk(tree) if isinstance(node, ast.Call) and id(node) in found),
+        key=lambda node: node.lineno,
+    )
+    result = []
+    for call in calls:
+        namespace = found[id(call)]
+        if namespace.fields is None:  # `parse_known_args`: the namespace and the rest
+            assert namespace.elements is not None
+            namespace = namespace.elements[0]
+        assert namespace.fields is not None and namespace.elements is not None
+        result.append(
+            {n: v.const for n, v in zip(namespace.fields, namespace.elements, strict=True)}
+        )
+    return result
+
+
+def test_a_parser_is_known_whatever_other_scopes_bind_to_its_name() -> None:
+    source = """
+        import argparse
+        def parse():
+            p = argparse.ArgumentParser()
+            p.add_argument("--lr", type=float)
+            return p.parse_args()
+        def freeze(model):
+            for p in model.parameters():
+                p.requires_grad = False
+        def other():
+            p = argparse.ArgumentParser()
+            p.add_argument("--lr", type=float)
+            configure(p)
+            return p.parse_args()
+        """
+    assert len(_namespaces(source)) == 1  # `other`'s parser is handed to unknown code
+
+
+def test_a_parser_rebound_in_its_own_scope_stays_unknown() -> None:
+    source = """
+        import argparse
+        def parse():
+            p = argparse.ArgumentParser()
+            p.add_argument("--lr", type=float)
+            args = p.parse_args()
+            p = None
+            return args
+        """
+    assert _namespaces(source) == []
+
+
+EMPTY = """
+    import argparse
+    parser = argparse.ArgumentParser(description="d")
+    parser.add_argument("--batch-size", type=int, default=4)
+    parser.add_argument("--shift", type=int, default=-2)
+    parser.add_argument("--name", default="run")
+    parser.add_argument("--steps", type=int, default="3")
+    parser.add_argument("--fast", action="store_true")
+    parser.add_argument("--slow", action="store_false")
+    parser.add_argument("--seed", type=int)
+    parser.add_argument("--gpus", type=int, nargs="+", default=[0])
+    parser.add_argument("--data", type=str, required=True, default="x")
+    parser.add_argument("--on", action="store_true", default=True)
+    parser.add_argument("--off", action="store_false", default=False)
+    parser.add_argument("--count", action="count", default=0)
+    args = parser.parse_args([])
+    known, rest = parser.parse_known_args(args=[])
+    given = parser.parse_args()
+    listed = parser.parse_args(["--batch-size", "8"])
+    into = parser.parse_args([], namespace=existing)
+    """
+
+
+def test_an_empty_command_line_gives_the_defaults() -> None:
+    empty, known, given, listed, into = _namespaces(EMPTY)
+    expected = {
+        "batch_size": 4,
+        "shift": -2,
+        "name": "run",
+        "steps": None,  # a string default converted by `type`: not followed
+        "fast": False,
+        "slow": True,
+        "seed": None,
+        "gpus": None,  # a list
+        "data": None,  # required: parse_args([]) exits
+        "on": True,
+        "off": False,
+        "count": 0,
+    }
+    assert empty == expected and known == expected
+    pinned_only = {name: None for name in expected} | {"on": True, "off": False}
+    assert given == pinned_only and listed == pinned_only
+    assert into == {name: None for name in expected}  # its own attributes win
+
+
+@pytest.mark.parametrize(
+    "setup",
+    [
+        "parser = argparse.ArgumentParser(argument_default=0)\n",
+        "parser = argparse.ArgumentParser(parents=[base])\n",
+        "parser = argparse.ArgumentParser()\n"
+        'parser.add_argument("--no-on", dest="on", action="store_false")\n',  # a shared dest
+    ],
+)
+def test_defaults_another_setting_may_replace_are_unknown(setup: str) -> None:
+    source = (
+        "import argparse\n"
+        + setup
+        + 'parser.add_argument("--on", action="store_true", default=True)\n'
+        "args = parser.parse_args([])\n"
+    )
+    (namespace,) = _namespaces(source)
+    assert namespace["on"] is None
+
+
+def test_sizes_from_an_empty_command_line_give_a_known_shape(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    snippet = """
+        import argparse
+        def get_args():
+            p = argparse.ArgumentParser()
+            p.add_argument("--batch-size", type=int, default=4)
+            p.add_argument("--samples", type=int, default=256)
+            return p.parse_args([])
+        def zero(model):
+            for p in model.parameters():
+                p.grad = None
+        def main():
+            args = get_args()
+            signal = torch.randn(args.batch_size, 1, args.samples)  # <- signal
+        """
+    value = fact_at(snippet, monkeypatch)
+    assert value.shape.dims == (4, 1, 256) and value.shape.exact

@@ -10,8 +10,9 @@ anything with autograd history. So `args.lr * loss` is as differentiable as `los
 
 Known only when all of this holds for one parser (anything else: unknown):
 
-* it is bound once in the file, by `name = argparse.ArgumentParser(...)`, and is only ever
-  asked `name.add_argument(...)` and `name.parse_args(...)` or `name.parse_known_args(...)`
+* it is bound once in its scope, by `name = argparse.ArgumentParser(...)` (other functions
+  may bind the same name to anything: `for p in model.parameters()` beside a parser `p`),
+  and every read of that binding only asks `name.add_argument(...)` and `name.parse_args(...)` or `name.parse_known_args(...)`
   (which returns the namespace and a list of the strings it did not parse), or to print its
   help or report an error: no argument groups, sub-parsers or `set_defaults`, and it is
   handed to nothing;
@@ -24,16 +25,32 @@ Each attribute's kind is certain only when its conversion is: `int`/`float`/`boo
 the counting and flag actions give Python numbers (`Kind.SCALAR`); other arguments are
 strings, lists or None (`Kind.OTHER`). The namespace is a value whose fields are the
 attributes (`Structure.fields`), read by `args.lr`.
+
+Values are known too where no command line can change them, when the parser takes no
+arguments or defaults from elsewhere (`ArgumentParser` given no `parents`,
+`argument_default`, `prefix_chars`...), the call gives no `namespace=` (whose attributes
+would win), and no other argument shares the attribute:
+
+* `parse_args([])` (an empty list or tuple, `args=[]` too) ignores `sys.argv`: every optional
+  argument without `nargs` or `required` holds its `default=` literal (a number, string,
+  flag or None; a string converted by a `type` other than `str` is not followed), or what
+  its action implies without one (None; False for `store_true`, True for `store_false`).
+  `parse_args()` and any other list may override every default: those stay unknown;
+* whatever the command line, `action="store_true"` with `default=True` is True (the flag
+  only stores True) and `action="store_false"` with `default=False` is False.
 """
 
 from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
+from dataclasses import dataclass
 
+from gradguard.analysis.config_objects import constant_value
+from gradguard.analysis.name_flow import NameFlow
 from gradguard.analysis.names import binding_counts
-from gradguard.analysis.values import UNKNOWN, Grad, Kind, Loss, LossKind, Value
-from gradguard.analysis.walk import module_nodes, module_nodes_of, module_parents
+from gradguard.analysis.values import UNKNOWN, Grad, Kind, Loss, LossKind, Value, evolve
+from gradguard.analysis.walk import module_nodes, module_nodes_of
 
 _NUMBER_TYPES = frozenset({"int", "float", "bool"})
 _TYPES = _NUMBER_TYPES | {"str"}
@@ -56,20 +73,86 @@ def parsed_namespaces(tree: ast.Module, stored: dict[str, int]) -> dict[int, Val
     builders = _parser_builders(tree)
     if not builders:
         return {}
-    bound = binding_counts(module_nodes(tree))
+    flow = NameFlow(tree)
+    bound = binding_counts(module_nodes(tree))  # builtins re-bound anywhere: not trusted
     found: dict[int, Value] = {}
-    for name in builders:
-        if bound.get(name) != 1:
+    for target, build in builders:
+        key = flow.key_of(target)
+        if key is None or len(flow.bindings.get(key, ())) != 1:
             continue
-        namespace = _namespace(tree, name, bound, stored)
-        if namespace is not None:
-            value, parses = namespace
-            leftover = Value(grad=Grad.UNTRACKED, kind=Kind.OTHER)
-            pair = Value(kind=Kind.SEQUENCE, elements=(value, leftover))
-            for call in parses:
-                known = isinstance(call.func, ast.Attribute) and call.func.attr == _KNOWN
-                found[id(call)] = pair if known else value
+        parsed = _parsed(flow.loads.get(key, []), flow.parents, bound, stored)
+        if parsed is None:
+            continue
+        arguments, parses = parsed
+        plain = _plain_parser(build)
+        for call in parses:
+            value = _namespace(arguments, stored, _command_line(call) if plain else _ANY)
+            if isinstance(call.func, ast.Attribute) and call.func.attr == _KNOWN:
+                leftover = Value(grad=Grad.UNTRACKED, kind=Kind.OTHER)
+                value = Value(kind=Kind.SEQUENCE, elements=(value, leftover))
+            found[id(call)] = value
     return found
+
+
+@dataclass(frozen=True)
+class _Argument:
+    """One `add_argument` call: the attribute it adds, what that holds whatever the command
+    line (`value`), what it holds when the command line is empty (`default`, None when not
+    certain), and whether no command line can change it (`pinned`: `action="store_true"`
+    with `default=True`)."""
+
+    dest: str
+    value: Value
+    default: Value | None
+    pinned: bool
+
+
+# What a `parse_args` call is given (see `_command_line`).
+_ANY, _EMPTY, _FRESH = "any", "empty", "fresh"
+# `ArgumentParser` keywords that change neither the arguments nor their defaults (no
+# `parents`, `argument_default`, `prefix_chars`, `conflict_handler`...); the first four are
+# also its first positional parameters.
+_PLAIN_PARSER_KEYWORDS = frozenset(
+    "prog usage description epilog formatter_class add_help allow_abbrev exit_on_error".split()
+)
+
+
+def _plain_parser(build: ast.Call) -> bool:
+    """The parser adds no arguments nor defaults of its own (see `_PLAIN_PARSER_KEYWORDS`)."""
+    return (
+        len(build.args) <= 4
+        and not any(isinstance(a, ast.Starred) for a in build.args)
+        and all(k.arg in _PLAIN_PARSER_KEYWORDS for k in build.keywords)
+    )
+
+
+def _command_line(call: ast.Call) -> str:
+    """`_EMPTY` for `parse_args([])` (or `args=[]`, or `()`: the defaults, whatever
+    `sys.argv` holds), `_FRESH` for any other call that gives no `namespace` (the
+    namespace is a new one), `_ANY` otherwise."""
+    given = [*call.args, *(k.value for k in call.keywords)]
+    if any(isinstance(a, ast.Starred) for a in call.args) or len(given) > 1:
+        return _ANY
+    if any(k.arg not in ("args",) for k in call.keywords):
+        return _ANY  # a `namespace=` (its own attributes win over the defaults) or `**`
+    if given and isinstance(given[0], ast.List | ast.Tuple) and not given[0].elts:
+        return _EMPTY
+    return _FRESH
+
+
+def _namespace(arguments: list[_Argument], stored: dict[str, int], line: str) -> Value:
+    """The namespace one parse call returns: each attribute's default when the command line
+    is empty, pinned attributes' always (not for a dest two arguments share)."""
+    shared = {a.dest for a in arguments if sum(b.dest == a.dest for b in arguments) > 1}
+    fields: dict[str, Value] = {}
+    for argument in arguments:
+        value = argument.value
+        certain = line == _EMPTY or (line == _FRESH and argument.pinned)
+        if certain and argument.default is not None and argument.dest not in shared:
+            value = argument.default
+        fields[argument.dest] = value if not stored.get(argument.dest) else UNKNOWN
+    names = tuple(fields)
+    return Value(kind=Kind.SEQUENCE, elements=tuple(fields.values()), fields=names)
 
 
 def _rewrites_namespaces(tree: ast.Module) -> bool:
@@ -81,9 +164,9 @@ def _rewrites_namespaces(tree: ast.Module) -> bool:
     )
 
 
-def _parser_builders(tree: ast.Module) -> list[str]:
-    """Names bound to `argparse.ArgumentParser(...)` (through the file's module-level
-    imports of argparse)."""
+def _parser_builders(tree: ast.Module) -> list[tuple[ast.Name, ast.Call]]:
+    """Each `name = argparse.ArgumentParser(...)` (through the file's module-level imports of
+    argparse): the name bound and the call."""
     module_names: set[str] = set()
     class_names: set[str] = set()
     for stmt in tree.body:
@@ -91,7 +174,7 @@ def _parser_builders(tree: ast.Module) -> list[str]:
             module_names.update(a.asname or a.name for a in stmt.names if a.name == "argparse")
         elif isinstance(stmt, ast.ImportFrom) and stmt.module == "argparse":
             class_names.update(a.asname or a.name for a in stmt.names if a.name == "ArgumentParser")
-    found: list[str] = []
+    found: list[tuple[ast.Name, ast.Call]] = []
     for node in module_nodes_of(tree, ast.Assign):
         if (
             len(node.targets) == 1
@@ -99,7 +182,7 @@ def _parser_builders(tree: ast.Module) -> list[str]:
             and isinstance(node.value, ast.Call)
             and _names_parser_class(node.value.func, module_names, class_names)
         ):
-            found.append(node.targets[0].id)
+            found.append((node.targets[0], node.value))
     return found
 
 
@@ -114,13 +197,14 @@ def _names_parser_class(func: ast.expr, modules: set[str], classes: set[str]) ->
     )
 
 
-def _namespace(
-    tree: ast.Module, parser: str, bound: dict[str, int], stored: dict[str, int]
-) -> tuple[Value, list[ast.Call]] | None:
-    """What `parser.parse_args()` returns, and those calls; None when not certain."""
-    fields: dict[str, Value] = {}
+def _parsed(
+    uses: list[ast.Name], parents: dict[int, ast.AST], bound: dict[str, int], stored: dict[str, int]
+) -> tuple[list[_Argument], list[ast.Call]] | None:
+    """The arguments a parser read at `uses` (every read of its one binding) is given, and
+    its parse calls; None when not certain."""
+    arguments: list[_Argument] = []
     parses: list[ast.Call] = []
-    for call, method in _uses(tree, parser):
+    for call, method in _uses(uses, parents):
         if method is None:
             return None
         if method in ("parse_args", _KNOWN):
@@ -129,22 +213,16 @@ def _namespace(
             argument = _argument(call, bound)
             if argument is None:
                 return None
-            dest, value = argument
-            fields[dest] = value if not stored.get(dest) else UNKNOWN
-    if not parses:
-        return None
-    names = tuple(fields)
-    namespace = Value(kind=Kind.SEQUENCE, elements=tuple(fields.values()), fields=names)
-    return namespace, parses
+            arguments.append(argument)
+    return (arguments, parses) if parses else None
 
 
-def _uses(tree: ast.Module, parser: str) -> Iterator[tuple[ast.Call, str | None]]:
-    """Every read of `parser`: the call of its method, and the method's name when it is one
-    of the known ones (None: any other use)."""
-    parents = module_parents(tree)
-    for node in module_nodes_of(tree, ast.Name):
-        if node.id != parser or not isinstance(node.ctx, ast.Load):
-            continue
+def _uses(
+    uses: list[ast.Name], parents: dict[int, ast.AST]
+) -> Iterator[tuple[ast.Call, str | None]]:
+    """Every read of the parser: the call of its method, and the method's name when it is
+    one of the known ones (None: any other use)."""
+    for node in uses:
         attribute = parents.get(id(node))
         call = parents.get(id(attribute)) if attribute is not None else None
         if not (
@@ -161,7 +239,7 @@ def _uses(tree: ast.Module, parser: str) -> Iterator[tuple[ast.Call, str | None]
         yield call, method if known else None
 
 
-def _argument(call: ast.Call, bound: dict[str, int]) -> tuple[str, Value] | None:
+def _argument(call: ast.Call, bound: dict[str, int]) -> _Argument | None:
     """The attribute an `add_argument` call adds and what it holds; None when unsure."""
     options = [a.value for a in call.args if isinstance(a, ast.Constant)]
     if (
@@ -193,7 +271,61 @@ def _argument(call: ast.Call, bound: dict[str, int]) -> tuple[str, Value] | None
         return None
     kind = Kind.SCALAR if number and "nargs" not in keywords else Kind.OTHER
     loss = Loss(LossKind.LITERAL, call, f"the command-line setting `{dest}`")
-    return dest, Value(grad=Grad.UNTRACKED, kind=kind, loss=loss)
+    setting = Value(grad=Grad.UNTRACKED, kind=kind, loss=loss)
+    default = _default([str(o) for o in options], keywords)
+    if default is not None and default.kind is not Kind.NONE:
+        default = evolve(default, loss=loss)
+    action = keywords.get("action")
+    pinned = (
+        isinstance(action, ast.Constant)
+        and action.value in _PINNING
+        and default is not None
+        and default.const is _PINNING[action.value]
+    )
+    return _Argument(dest, setting, default, pinned)
+
+
+# Flag actions whose `default=` is the value they store: whatever the command line holds,
+# the attribute keeps it (`store_true` with `default=True` is always True).
+_PINNING = {"store_true": True, "store_false": False}
+# What an optional argument holds when the command line does not give it and has no
+# `default=`, by action (`store` when none is given).
+_IMPLIED_DEFAULTS: dict[object, bool | None] = {
+    "store": None,
+    "store_const": None,
+    "count": None,
+    "store_true": False,
+    "store_false": True,
+}
+
+
+def _default(options: list[str], keywords: dict[str | None, ast.expr]) -> Value | None:
+    """What `parse_args([])` certainly leaves in the attribute of an optional argument: its
+    `default=` literal (a number, string, flag or None; converted by `type` only when it is a
+    string, so a string with a `type` other than `str` is not known), or what its action
+    implies without one. None when not certain: a positional or required argument, `nargs`,
+    list actions, any other default."""
+    if not all(o.startswith("-") for o in options):
+        return None
+    if "nargs" in keywords or "required" in keywords:
+        return None
+    action = keywords.get("action")
+    kind = action.value if isinstance(action, ast.Constant) else "store" if action is None else ""
+    if kind not in _IMPLIED_DEFAULTS:
+        return None
+    given = keywords.get("default")
+    if given is None:
+        return constant_value(ast.Constant(_IMPLIED_DEFAULTS[kind]))
+    value = constant_value(given)
+    converter = keywords.get("type")
+    if (
+        value is not None
+        and isinstance(value.const, str)
+        and not (isinstance(converter, ast.Name) and converter.id == "str")
+        and converter is not None
+    ):
+        return None
+    return value
 
 
 def _literal(expr: ast.expr) -> bool:

@@ -424,7 +424,7 @@ def _carry_tree_facts(old: FileSyntax, new: FileSyntax) -> None:
     new._star_count, new._class_binds = old._star_count, old._class_binds
     new._attribute_stores, new._foreign_stores = old._attribute_stores, old._foreign_stores
     new._settings = old._settings
-    for name in ("_attribute_names", "_namespaces"):  # facts newer FileSyntax has
+    for name in ("_attribute_names", "_namespaces", "_configs"):  # facts newer FileSyntax has
         if getattr(old, name, None) is not None:
             setattr(new, name, getattr(old, name))
     new.appended_lists.update(old.appended_lists)
@@ -609,6 +609,7 @@ _KNOWN_SYNTAX = frozenset(
         "_settings",
         "_attribute_names",
         "_namespaces",
+        "_configs",
     }
 )
 
@@ -650,6 +651,8 @@ def _counts_differ(old: FileSyntax, new: FileSyntax, graft: Graft) -> str | None
         setattr(new, "_attribute_names", names)  # noqa: B010 (an attribute newer FileSyntax has)
     if getattr(old, "_namespaces", None) is not None:
         return "parsed namespaces"  # whole-file and keyed by calls: not compared here
+    if getattr(old, "_configs", None) is not None:
+        return "config instances"  # whole-file and keyed by calls: not compared here
     return None
 
 

@@ -711,7 +711,12 @@ class CallEvaluator(TorchCalls):
                 own = plain and checker.self_contained(info)
                 ref = ModuleRef(local=info, self_contained=own)
                 return Value(kind=Kind.MODULE, module=ref, instance_of=info)
-            return Value(kind=Kind.INSTANCE, instance_of=info)
+            instance = Value(kind=Kind.INSTANCE, instance_of=info)
+            decorated = bool(info.node.decorator_list)
+            settings = self.module.syntax.config_instance(call) if decorated else None
+            if settings is not None:  # a dataclass of settings (see `config_objects`)
+                return evolve(instance, elements=settings.elements, fields=settings.fields)
+            return instance
         if callee.kind is Kind.INSTANCE and callee.instance_of is not None:
             # `loss_compute(out, y)` of an instance whose class defines `__call__`.
             method = _local_method(callee, "__call__", self.module.owner_of)

@@ -315,7 +315,7 @@ class ExpressionEvaluator(TrainingEffects):
             return dtype_value(expr)
         base = self.eval(expr.value)
         if (
-            base.kind in (Kind.SEQUENCE, Kind.MAPPING)
+            base.kind in (Kind.SEQUENCE, Kind.MAPPING, Kind.INSTANCE)
             and base.fields is not None
             and base.elements is not None
             and expr.attr in base.fields

@@ -20,6 +20,7 @@ from bisect import bisect_left
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.command_line import parsed_namespaces
+from gradguard.analysis.config_objects import config_instances
 from gradguard.analysis.constant_dicts import literal_dicts, unchanged_dicts
 from gradguard.analysis.imports import COMPOUND, Scope, ScopeNode, build_scope, walrus_names
 from gradguard.analysis.interpreter.call_order import callees_first
@@ -77,6 +78,7 @@ class FileSyntax:
         self._foreign_stores: dict[str, int] | None = None
         self._attribute_names: frozenset[str] | None = None
         self._namespaces: dict[int, Value] | None = None
+        self._configs: dict[int, Value] | None = None
         self._class_binds: dict[str, int] | None = None
         self._settings: frozenset[str] | None = None
 
@@ -150,6 +152,15 @@ class FileSyntax:
             if self.text is None or "_args(" in self.text:
                 self._namespaces = parsed_namespaces(self.tree, self.attribute_stores())
         return self._namespaces.get(id(call))
+
+    def config_instance(self, call: ast.Call) -> Value | None:
+        """What the fields of the dataclass instance `call` builds certainly hold (`fields`
+        and `elements`), when nothing may change it (see `gradguard.analysis.config_objects`)."""
+        if self._configs is None:
+            self._configs = {}
+            if self.text is None or "dataclass" in self.text:
+                self._configs = config_instances(self.tree, self.attribute_stores())
+        return self._configs.get(id(call))
 
     def mentions_attribute(self, name: str) -> bool:
         """Whether any expression of the file reads, calls or stores `.name`
