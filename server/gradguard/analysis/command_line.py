@@ -12,10 +12,10 @@ Known only when all of this holds for one parser (anything else: unknown):
 
 * it is bound once in its scope, by `name = argparse.ArgumentParser(...)` (other functions
   may bind the same name to anything: `for p in model.parameters()` beside a parser `p`),
-  and every read of that binding only asks `name.add_argument(...)` and `name.parse_args(...)` or `name.parse_known_args(...)`
-  (which returns the namespace and a list of the strings it did not parse), or to print its
-  help or report an error: no argument groups, sub-parsers or `set_defaults`, and it is
-  handed to nothing;
+  and every read of that binding only asks `name.add_argument(...)` and
+  `name.parse_args(...)` or `name.parse_known_args(...)` (which returns the namespace and a
+  list of the strings it did not parse), or to print its help or report an error: no
+  argument groups, sub-parsers or `set_defaults`, and it is handed to nothing;
 * every `add_argument` has literal option strings and literal keywords (a `type` that is a
   builtin the file does not re-bind), and no `*`/`**` unpacking;
 * the file never calls `vars(...)` and never mentions `__dict__` (either can set any
