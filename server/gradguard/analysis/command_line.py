@@ -50,7 +50,7 @@ from gradguard.analysis.config_objects import constant_value
 from gradguard.analysis.name_flow import NameFlow
 from gradguard.analysis.names import binding_counts
 from gradguard.analysis.values import UNKNOWN, Grad, Kind, Loss, LossKind, Value, evolve
-from gradguard.analysis.walk import module_nodes, module_nodes_of
+from gradguard.analysis.walk import module_nodes, module_nodes_of, module_parents
 
 _NUMBER_TYPES = frozenset({"int", "float", "bool"})
 _TYPES = _NUMBER_TYPES | {"str"}
@@ -73,14 +73,23 @@ def parsed_namespaces(tree: ast.Module, stored: dict[str, int]) -> dict[int, Val
     builders = _parser_builders(tree)
     if not builders:
         return {}
-    flow = NameFlow(tree)
     bound = binding_counts(module_nodes(tree))  # builtins re-bound anywhere: not trusted
+    flow: NameFlow | None = None  # built only when some parser's name is bound elsewhere too
     found: dict[int, Value] = {}
     for target, build in builders:
-        key = flow.key_of(target)
-        if key is None or len(flow.bindings.get(key, ())) != 1:
-            continue
-        parsed = _parsed(flow.loads.get(key, []), flow.parents, bound, stored)
+        if bound.get(target.id) == 1:  # the file's only binding: every read is the parser
+            uses = [
+                node
+                for node in module_nodes_of(tree, ast.Name)
+                if node.id == target.id and isinstance(node.ctx, ast.Load)
+            ]
+        else:
+            flow = flow if flow is not None else NameFlow(tree)
+            key = flow.key_of(target)
+            if key is None or len(flow.bindings.get(key, ())) != 1:
+                continue
+            uses = flow.loads.get(key, [])
+        parsed = _parsed(uses, module_parents(tree), bound, stored)
         if parsed is None:
             continue
         arguments, parses = parsed

@@ -34,6 +34,7 @@ import ast
 
 from gradguard.analysis.constant_dicts import _Aliases, _methods, _unchanged
 from gradguard.analysis.name_flow import NameFlow
+from gradguard.analysis.names import binding_counts
 from gradguard.analysis.values import UNKNOWN, Value, evolve, literal
 from gradguard.analysis.walk import module_nodes, module_nodes_of
 
@@ -67,28 +68,24 @@ def config_instances(tree: ast.Module, stored: dict[str, int]) -> dict[int, Valu
     classes = _dataclasses(tree)
     if not classes or _sets_attributes_dynamically(tree):
         return {}
-    flow = NameFlow(tree)
-    nodes = list(module_nodes(tree))
-    methods = {
-        id(method): node
-        for node in nodes
-        if isinstance(node, ast.ClassDef)
-        for method in _methods(node)
-    }
+    bound = binding_counts(module_nodes(tree))
+    flow: _Flow | None = None  # built only for an instance that may need following
     found: dict[int, Value] = {}
     for call in module_nodes_of(tree, ast.Call):
         func = call.func
         if not isinstance(func, ast.Name) or func.id not in classes:
             continue
-        key = flow.key_of(func)
-        if key != (id(tree), func.id) or len(flow.bindings.get(key, ())) != 1:
+        if bound.get(func.id) != 1:  # the class statement is the file's only binding
             continue
         described = classes[func.id]
-        if not described.frozen and not _kept(call, flow, methods, nodes):
-            continue
         value = _instance(call, described, stored)
-        if value is not None:
-            found[id(call)] = value
+        if value is None:
+            continue
+        if not described.frozen:
+            flow = flow if flow is not None else _Flow(tree)
+            if not _kept(call, flow):
+                continue
+        found[id(call)] = value
     return found
 
 
@@ -213,12 +210,24 @@ def _sets_attributes_dynamically(tree: ast.Module) -> bool:
     )
 
 
-def _kept(
-    call: ast.Call, flow: NameFlow, methods: dict[int, ast.ClassDef], nodes: list[ast.AST]
-) -> bool:
+class _Flow:
+    """The file's name flow, its nodes and its methods by id() (what `_Aliases` follows)."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.names = NameFlow(tree)
+        self.nodes = list(module_nodes(tree))
+        self.methods = {
+            id(method): node
+            for node in self.nodes
+            if isinstance(node, ast.ClassDef)
+            for method in _methods(node)
+        }
+
+
+def _kept(call: ast.Call, flow: _Flow) -> bool:
     """The call is the value of `name = Config(...)` bound once, and no holder of that object
     may hand it to code that could change it (`constant_dicts._Aliases`)."""
-    parent = flow.parents.get(id(call))
+    parent = flow.names.parents.get(id(call))
     if isinstance(parent, ast.Assign) and len(parent.targets) == 1:
         target = parent.targets[0]
     elif isinstance(parent, ast.AnnAssign) and parent.value is call:
@@ -227,10 +236,10 @@ def _kept(
         return False
     if not isinstance(target, ast.Name):
         return False
-    key = flow.key_of(target)
-    if key is None or len(flow.bindings.get(key, ())) != 1:
+    key = flow.names.key_of(target)
+    if key is None or len(flow.names.bindings.get(key, ())) != 1:
         return False
-    return _unchanged(_Aliases(flow, key, methods), nodes)
+    return _unchanged(_Aliases(flow.names, key, flow.methods), flow.nodes)
 
 
 def _instance(call: ast.Call, described: _Dataclass, stored: dict[str, int]) -> Value | None:
