@@ -316,3 +316,58 @@ def test_edits_in_turn_equal_fresh_checks() -> None:
         fresh = check_source(text, path="scenario.py", settings=settings)
         assert _shown(text, found) == _shown(text, fresh), (old, new)
     assert incremental.counters.grafted >= 6
+
+
+_OUTPUTS = """
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+
+
+class ModelOutput(dict):
+    pass
+
+
+@dataclass
+class Output(ModelOutput):
+    logits: object = None
+
+
+@dataclass
+class Config:
+    hidden: int = 4
+
+
+def forward(net, x):
+    hidden = net(x)
+    return Output(logits=hidden)
+
+
+def train(net, x):
+    cfg = Config()
+    out = forward(net, torch.randn(2, cfg.hidden))
+    out.logits.sum().backward()
+"""
+
+
+@pytest.mark.parametrize(("certain", "full"), [(False, 2), (True, 7)])
+def test_dataclass_instances_fall_back_only_when_some_are_certain(certain: bool, full: int) -> None:
+    """A file building dataclass instances whose fields are not certain (an output class
+    with a base) keeps grafting; one with a certain settings instance analyses in full,
+    those facts being whole-file (and still equal to a fresh check)."""
+    text = _OUTPUTS if certain else _OUTPUTS.replace("class Config:", "class Config(dict):")
+    incremental = Incremental()
+    settings = Settings()
+    for _ in range(2):
+        check(incremental, "doc", text, path="outputs.py", settings=settings)
+    line, column = _assignment_site(text)
+    lines = text.split("\n")
+    for _ in range(5):
+        lines[line] = lines[line][:column] + "z" + lines[line][column:]
+        column += 1
+        edited = "\n".join(lines)
+        found = check(incremental, "doc", edited, path="outputs.py", settings=settings)
+        assert found is not None
+        assert _shown(edited, found) == _shown(edited, check_source(edited, path="outputs.py"))
+    assert incremental.counters.full == full

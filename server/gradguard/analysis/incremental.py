@@ -651,8 +651,10 @@ def _counts_differ(old: FileSyntax, new: FileSyntax, graft: Graft) -> str | None
         setattr(new, "_attribute_names", names)  # noqa: B010 (an attribute newer FileSyntax has)
     if getattr(old, "_namespaces", None) is not None:
         return "parsed namespaces"  # whole-file and keyed by calls: not compared here
-    if getattr(old, "_configs", None) is not None:
-        return "config instances"  # whole-file and keyed by calls: not compared here
+    configs = getattr(old, "_configs", None)
+    if configs is not None and (configs or new.config_instances()):
+        # Whole-file and keyed by calls: only "none certain" before and after compares.
+        return "config instances"
     return None
 
 

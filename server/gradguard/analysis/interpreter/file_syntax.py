@@ -156,11 +156,16 @@ class FileSyntax:
     def config_instance(self, call: ast.Call) -> Value | None:
         """What the fields of the dataclass instance `call` builds certainly hold (`fields`
         and `elements`), when nothing may change it (see `gradguard.analysis.config_objects`)."""
+        return self.config_instances().get(id(call))
+
+    def config_instances(self) -> dict[int, Value]:
+        """Every dataclass instance of the file whose fields are certain, by id() of the call
+        that builds it (see `config_instance`)."""
         if self._configs is None:
             self._configs = {}
             if self.text is None or "dataclass" in self.text:
                 self._configs = config_instances(self.tree, self.attribute_stores())
-        return self._configs.get(id(call))
+        return self._configs
 
     def mentions_attribute(self, name: str) -> bool:
         """Whether any expression of the file reads, calls or stores `.name`
