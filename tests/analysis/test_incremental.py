@@ -351,17 +351,14 @@ def train(net, x):
 """
 
 
-@pytest.mark.parametrize(("certain", "full"), [(False, 2), (True, 7)])
-def test_dataclass_instances_fall_back_only_when_some_are_certain(certain: bool, full: int) -> None:
-    """A file building dataclass instances whose fields are not certain (an output class
-    with a base) keeps grafting; one with a certain settings instance analyses in full,
-    those facts being whole-file (and still equal to a fresh check)."""
-    text = _OUTPUTS if certain else _OUTPUTS.replace("class Config:", "class Config(dict):")
+def _grafted_edits(text: str, site: tuple[int, int]) -> Incremental:
+    """Five one-letter edits at `site` (0-based line and column), each checked
+    incrementally and compared with a fresh check; the `Incremental` that made them."""
     incremental = Incremental()
     settings = Settings()
     for _ in range(2):
         check(incremental, "doc", text, path="outputs.py", settings=settings)
-    line, column = _assignment_site(text)
+    line, column = site
     lines = text.split("\n")
     for _ in range(5):
         lines[line] = lines[line][:column] + "z" + lines[line][column:]
@@ -370,4 +367,59 @@ def test_dataclass_instances_fall_back_only_when_some_are_certain(certain: bool,
         found = check(incremental, "doc", edited, path="outputs.py", settings=settings)
         assert found is not None
         assert _shown(edited, found) == _shown(edited, check_source(edited, path="outputs.py"))
-    assert incremental.counters.full == full
+    return incremental
+
+
+@pytest.mark.parametrize("config_base", ["", "(dict)"])
+def test_edits_away_from_settings_keep_grafting(config_base: str) -> None:
+    """An edit of a function that builds no settings instance leaves the file's settings
+    facts equal (a certain `Config()` or none): the edit grafts."""
+    text = _OUTPUTS.replace("class Config:", f"class Config{config_base}:")
+    incremental = _grafted_edits(text, _assignment_site(text))
+    assert incremental.counters.full == 2
+    assert not incremental.counters.fallbacks
+
+
+def test_an_edit_rebuilding_a_settings_instance_analyses_in_full() -> None:
+    """Typing in the statement that builds the certain `Config()` replaces that call: the
+    settings facts keyed by it differ, and the file is analysed in full."""
+    lines = _OUTPUTS.split("\n")
+    line = next(i for i, text in enumerate(lines) if "cfg = Config()" in text)
+    incremental = _grafted_edits(_OUTPUTS, (line, lines[line].index("cfg") + 3))
+    assert incremental.counters.fallbacks["config instances"] == 5
+
+
+_COMMAND_LINE = """
+import argparse
+
+import torch
+from torch import nn
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--hidden", type=int, default=4)
+parser.add_argument("--freeze", action="store_true", default=True)
+args = parser.parse_args()
+
+
+def build():
+    net = nn.Linear(args.hidden, 1)
+    if args.freeze:
+        net.requires_grad_(False)
+    return net
+
+
+def train(net, x):
+    loss = net(x).sum()
+    loss.backward()
+"""
+
+
+def test_edits_away_from_the_parser_keep_grafting() -> None:
+    """A script parsing its command line at module level: an edit inside a function leaves
+    the parsed namespace (a whole-file fact keyed by the `parse_args` call) equal, so it
+    grafts, and the check equals a fresh one."""
+    lines = _COMMAND_LINE.split("\n")
+    line = next(i for i, text in enumerate(lines) if "loss = net(x)" in text)
+    incremental = _grafted_edits(_COMMAND_LINE, (line, lines[line].index("loss") + 4))
+    assert incremental.counters.full == 2
+    assert not incremental.counters.fallbacks

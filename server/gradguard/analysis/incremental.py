@@ -649,11 +649,13 @@ def _counts_differ(old: FileSyntax, new: FileSyntax, graft: Graft) -> str | None
         if _attribute_part(graft.old) != _attribute_part(graft.new):
             return "attribute names"
         setattr(new, "_attribute_names", names)  # noqa: B010 (an attribute newer FileSyntax has)
-    if getattr(old, "_namespaces", None) is not None:
-        return "parsed namespaces"  # whole-file and keyed by calls: not compared here
+    # Whole-file facts keyed by the calls that build them: the same calls (unchanged nodes
+    # keep their identity) with equal facts, or the edit may change what code reads of them.
+    namespaces = getattr(old, "_namespaces", None)
+    if namespaces is not None and namespaces != new.namespaces():
+        return "parsed namespaces"
     configs = getattr(old, "_configs", None)
-    if configs is not None and (configs or new.config_instances()):
-        # Whole-file and keyed by calls: only "none certain" before and after compares.
+    if configs is not None and configs != new.config_instances():
         return "config instances"
     return None
 

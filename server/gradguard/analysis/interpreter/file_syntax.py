@@ -147,11 +147,16 @@ class FileSyntax:
     def parsed_namespace(self, call: ast.Call) -> Value | None:
         """What `call`, a `parser.parse_args(...)` or `parser.parse_known_args(...)`, returns
         when certain (see `gradguard.analysis.command_line`)."""
+        return self.namespaces().get(id(call))
+
+    def namespaces(self) -> dict[int, Value]:
+        """Every certain namespace of the file, by id() of the call that parses it (see
+        `parsed_namespace`)."""
         if self._namespaces is None:
             self._namespaces = {}
             if self.text is None or "_args(" in self.text:
                 self._namespaces = parsed_namespaces(self.tree, self.attribute_stores())
-        return self._namespaces.get(id(call))
+        return self._namespaces
 
     def config_instance(self, call: ast.Call) -> Value | None:
         """What the fields of the dataclass instance `call` builds certainly hold (`fields`
