@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import ast
 
-from gradguard.analysis.constant_dicts import _Aliases, _methods, _unchanged
+from gradguard.analysis.constant_dicts import Aliases, methods_taking_self, never_changed
 from gradguard.analysis.name_flow import NameFlow
 from gradguard.analysis.names import binding_counts
 from gradguard.analysis.values import UNKNOWN, Value, evolve, literal
@@ -211,7 +211,7 @@ def _sets_attributes_dynamically(tree: ast.Module) -> bool:
 
 
 class _Flow:
-    """The file's name flow, its nodes and its methods by id() (what `_Aliases` follows)."""
+    """The file's name flow, its nodes and its methods by id() (what `Aliases` follows)."""
 
     def __init__(self, tree: ast.Module) -> None:
         self.names = NameFlow(tree)
@@ -220,13 +220,13 @@ class _Flow:
             id(method): node
             for node in self.nodes
             if isinstance(node, ast.ClassDef)
-            for method in _methods(node)
+            for method in methods_taking_self(node)
         }
 
 
 def _kept(call: ast.Call, flow: _Flow) -> bool:
     """The call is the value of `name = Config(...)` bound once, and no holder of that object
-    may hand it to code that could change it (`constant_dicts._Aliases`)."""
+    may hand it to code that could change it (`constant_dicts.Aliases`)."""
     parent = flow.names.parents.get(id(call))
     if isinstance(parent, ast.Assign) and len(parent.targets) == 1:
         target = parent.targets[0]
@@ -239,7 +239,7 @@ def _kept(call: ast.Call, flow: _Flow) -> bool:
     key = flow.names.key_of(target)
     if key is None or len(flow.names.bindings.get(key, ())) != 1:
         return False
-    return _unchanged(_Aliases(flow.names, key, flow.methods), flow.nodes)
+    return never_changed(Aliases(flow.names, key, flow.methods), flow.nodes)
 
 
 def _instance(call: ast.Call, described: _Dataclass, stored: dict[str, int]) -> Value | None:

@@ -8,7 +8,7 @@ change), bound once at module level, and nothing in the file may change it, ever
 key gives that literal: a number is not a tensor, so a module built from it owns what it
 computes with, and a loop over `range(c["epochs"])` certainly runs.
 
-"Nothing may change it" is decided by following the dict object itself (`_Aliases`; an
+"Nothing may change it" is decided by following the dict object itself (`Aliases`; an
 element read by key is a literal, never the dict): into names it is assigned to, the
 parameters of the file's functions and constructors it is handed to, and the attributes of
 `self` it is stored in (read then by every method of every class of the file). It stays
@@ -97,19 +97,19 @@ def unchanged_dicts(tree: ast.Module, names: set[str]) -> frozenset[str]:
         id(method): node
         for node in nodes
         if isinstance(node, ast.ClassDef)
-        for method in _methods(node)
+        for method in methods_taking_self(node)
     }
     kept: set[str] = set()
     for name in names:
         key = (id(tree), name)
         if len(flow.bindings.get(key, ())) != 1:
             continue
-        if _unchanged(_Aliases(flow, key, methods), nodes):
+        if never_changed(Aliases(flow, key, methods), nodes):
             kept.add(name)
     return frozenset(kept)
 
 
-def _methods(node: ast.ClassDef) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+def methods_taking_self(node: ast.ClassDef) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
     """The methods of a class body that take at least one parameter (`self`)."""
     return [
         m
@@ -118,9 +118,10 @@ def _methods(node: ast.ClassDef) -> list[ast.FunctionDef | ast.AsyncFunctionDef]
     ]
 
 
-class _Aliases:
-    """The names that may hold the very dict object bound to one key (not a copy, not an
-    element: `cfg["lr"]` is a literal), found by following it whole."""
+class Aliases:
+    """The names that may hold the very object bound to one key (a settings dict here, a
+    dataclass instance in `config_objects`; not a copy, not an element: `cfg["lr"]` is a
+    literal), found by following it whole."""
 
     def __init__(self, flow: NameFlow, key: Key, methods: dict[int, ast.ClassDef]) -> None:
         self.flow = flow
@@ -203,13 +204,13 @@ class _Aliases:
         owner = self.methods.get(key[0]) if key is not None else None
         if owner is None:
             return None
-        method = next(m for m in _methods(owner) if key is not None and id(m) == key[0])
+        method = next(m for m in methods_taking_self(owner) if key is not None and id(m) == key[0])
         if method.args.args[0].arg != root.id:
             return None  # another parameter of the method
         return {
             (id(m), m.args.args[0].arg)
             for cls in dict.fromkeys(self.methods.values())
-            for m in _methods(cls)
+            for m in methods_taking_self(cls)
         }
 
     def _handed(self, call: ast.Call) -> bool | None:
@@ -279,8 +280,9 @@ def _pairs(stmt: ast.Assign) -> list[tuple[ast.expr, ast.expr]] | None:
     return list(zip(target.elts, value.elts, strict=True))
 
 
-def _unchanged(aliases: _Aliases, nodes: list[ast.AST]) -> bool:
-    """Follow the dict to a fixed point, then look for a change of any holder."""
+def never_changed(aliases: Aliases, nodes: list[ast.AST]) -> bool:
+    """Whether nothing in `nodes` (the module's) may change the object `aliases` follows:
+    follow it to a fixed point, then look for a change of any holder."""
     for _ in range(_ROUNDS):
         added = False
         for node in nodes:
