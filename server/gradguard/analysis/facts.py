@@ -66,6 +66,7 @@ from gradguard.analysis.names import (
     local_binding_counts,
     may_name_an_optimizer,
     parameter_names,
+    passed_keyword,
 )
 from gradguard.analysis.optimizer_reach import UnreachedOptimizer, unreached_optimizers
 from gradguard.analysis.parameter_iterators import Consumption, ReusedIterator, reused_iterators
@@ -157,6 +158,7 @@ __all__ = [
     "module_nodes_of",
     "names_feeding",
     "parameter_names",
+    "passed_keyword",
     "periodic_divisor",
     "read_names",
     "reads_key",

@@ -55,9 +55,15 @@ def root_name(expr: ast.expr) -> ast.Name | None:
             return None
 
 
+def passed_keyword(call: ast.Call, name: str) -> ast.keyword | None:
+    """The `name=...` keyword of a call (None when it passes none)."""
+    return next((kw for kw in call.keywords if kw.arg == name), None)
+
+
 def keyword_value(call: ast.Call, name: str) -> ast.expr | None:
     """The expression a call passes as `name=` (None when it passes none)."""
-    return next((kw.value for kw in call.keywords if kw.arg == name), None)
+    found = passed_keyword(call, name)
+    return found.value if found is not None else None
 
 
 def parameter_names(function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> list[str]:

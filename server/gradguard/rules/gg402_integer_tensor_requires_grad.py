@@ -46,7 +46,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from gradguard.analysis.facts import AttributeSet, IntegerGradRequest, LossKind
+from gradguard.analysis.facts import AttributeSet, IntegerGradRequest, LossKind, passed_keyword
 from gradguard.core.findings import Finding, Fix, Range, Related, Safety, Severity, TextEdit
 from gradguard.core.messages import TorchError, capitalized, compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
@@ -202,10 +202,10 @@ marked = [x.requires_grad_() for x in (ids, embeds)]
         reported: set[int] = set()
         for torch_call in ctx.analysis.torch_calls:
             call = torch_call.call
-            requires = _keyword(call, "requires_grad")
+            requires = passed_keyword(call, "requires_grad")
             if requires is None or not _is_constant(requires.value, True):
                 continue
-            dtype = _keyword(call, "dtype")
+            dtype = passed_keyword(call, "dtype")
             reason = _integer_reason(torch_call.qualified, call, dtype)
             if reason is None:
                 continue
@@ -238,7 +238,7 @@ marked = [x.requires_grad_() for x in (ids, embeds)]
                 continue
             data = expr_text(ctx.source, event.target)
             shown = f"`{data}`" if "\n" not in data and len(data) <= 40 else "its data"
-            requires = _keyword(call, "requires_grad")
+            requires = passed_keyword(call, "requires_grad")
             fixes = []
             if requires is not None:
                 made = f"{expr_text(ctx.source, call.func)}(...)"
@@ -248,7 +248,7 @@ marked = [x.requires_grad_() for x in (ids, embeds)]
                     _NOT_FLOAT.in_full,
                 )
                 if alias is not None and made_by.get(id(call)) in _TAKES_DTYPE:
-                    fixes.append(_fix(ctx, requires, _keyword(call, "dtype"), alias))
+                    fixes.append(_fix(ctx, requires, passed_keyword(call, "dtype"), alias))
             else:
                 message = compose(
                     f"Integer tensor made a parameter raises {_NOT_FLOAT.quoted}",
@@ -299,10 +299,6 @@ marked = [x.requires_grad_() for x in (ids, embeds)]
             if use.value.origin is not None:
                 related.append(Related(ctx.node_range(use.value.origin), f"`{name}` made here"))
             yield self.finding(message, ctx.node_range(statement), related, [])
-
-
-def _keyword(call: ast.Call, name: str) -> ast.keyword | None:
-    return next((kw for kw in call.keywords if kw.arg == name), None)
 
 
 def _is_constant(node: ast.expr, value: object) -> bool:

@@ -14,7 +14,7 @@ from gradguard.analysis.model import (
     BackwardCall,
     InPlaceOnSaved,
 )
-from gradguard.analysis.names import dotted
+from gradguard.analysis.names import dotted, passed_keyword
 from gradguard.analysis.values import (
     Grad,
     Kind,
@@ -203,7 +203,7 @@ class GraphEffects(InterpreterState):
             # An unknown keyword (`retain_variables=True`, from before torch 0.4) makes the
             # call unknown, never "the default".
             return False
-        if self._keyword(call, "inputs") is not None:
+        if passed_keyword(call, "inputs") is not None:
             return False
         return not (
             self._flag_keyword(call, "retain_graph") or self._flag_keyword(call, "create_graph")
@@ -232,7 +232,7 @@ class GraphEffects(InterpreterState):
                 via=via,
                 loops=loops,  # type: ignore[arg-type]
                 every_iteration=self.every_iteration(),
-                retain_graph=self._keyword(call, "retain_graph"),
+                retain_graph=passed_keyword(call, "retain_graph"),
                 function=self.function,
                 frees_graph=frees,
                 through_freed=through_freed,

@@ -11,7 +11,7 @@ from gradguard.analysis.graph import GRAPH_STATE_KEY, SavedNode, Saves
 from gradguard.analysis.imports import Scope
 from gradguard.analysis.interpreter.environment import GRAD_ON, Env, Frame, LoopFrame, join_envs
 from gradguard.analysis.model import BackwardCall, FunctionNode, LoopNode
-from gradguard.analysis.names import kept_parameters
+from gradguard.analysis.names import kept_parameters, passed_keyword
 from gradguard.analysis.parameters import Freeze, ReplacedAttribute
 from gradguard.analysis.values import (
     UNKNOWN,
@@ -188,12 +188,9 @@ class InterpreterState:
                 break  # an inner loop may run zero times: outer loops are not guaranteed
         return frozenset(loops)
 
-    def _keyword(self, call: ast.Call, name: str) -> ast.keyword | None:
-        return next((kw for kw in call.keywords if kw.arg == name), None)
-
     def _flag_keyword(self, call: ast.Call, name: str) -> bool:
         """True when `name=` is passed with a value other than a literal False/None."""
-        keyword = self._keyword(call, name)
+        keyword = passed_keyword(call, name)
         return keyword is not None and not (
             isinstance(keyword.value, ast.Constant) and keyword.value.value in (False, None)
         )

@@ -34,7 +34,7 @@ from gradguard.analysis.interpreter.module_calls import ModuleCalls
 from gradguard.analysis.model import (
     TorchCall,
 )
-from gradguard.analysis.names import dotted
+from gradguard.analysis.names import dotted, passed_keyword
 from gradguard.analysis.values import (
     NONE,
     UNKNOWN,
@@ -201,7 +201,7 @@ class TorchCalls(ModuleCalls):
         if qualified in api.BACKWARD_FUNCTIONS or qualified in api.GRAD_FUNCTIONS:
             keyword = "tensors" if qualified in api.BACKWARD_FUNCTIONS else "outputs"
             target = call.args[0] if call.args else None
-            kw = self._keyword(call, keyword)
+            kw = passed_keyword(call, keyword)
             if kw is not None:
                 target = kw.value
             values = self.arguments(call)
@@ -325,7 +325,7 @@ class TorchCalls(ModuleCalls):
             if (
                 qualified in api.MAY_ALIAS
                 or "dropout" in qualified
-                or self._keyword(call, "inplace") is not None
+                or passed_keyword(call, "inplace") is not None
             ):
                 return result
             return self.inference_result(result)
@@ -373,7 +373,7 @@ class TorchCalls(ModuleCalls):
         if module_kind is None and qualified.startswith("torch.nn.") and last in api.INSTANCE_NORMS:
             module_kind = _instance_norm_kind(call, api.INSTANCE_NORMS[last])
         if module_kind is not None or (qualified.startswith("torch.nn.") and last[:1].isupper()):
-            inplace = self._keyword(call, "inplace")
+            inplace = passed_keyword(call, "inplace")
             in_place = inplace is not None and not (
                 isinstance(inplace.value, ast.Constant) and inplace.value.value is False
             )
@@ -550,7 +550,7 @@ class TorchCalls(ModuleCalls):
         if any(isinstance(a, ast.Starred) for a in call.args):
             return None
         if api.INDEX_REDUCTIONS[name] == "with_dim":
-            has_dim = self._keyword(call, "dim") is not None
+            has_dim = passed_keyword(call, "dim") is not None
             if positional:
                 # The first argument after the input is `dim` only when it is a number.
                 has_dim = positional[0].kind is Kind.SCALAR
@@ -591,7 +591,7 @@ class TorchCalls(ModuleCalls):
             self.emit(IntegerGradRequest(**site))
 
     def _leaf(self, call: ast.Call, qualified: str, inner: Value | None) -> Value:
-        keyword = self._keyword(call, "requires_grad")
+        keyword = passed_keyword(call, "requires_grad")
         requires = keyword.value if keyword is not None else None
         if requires is None and qualified in api.VARIABLE and len(call.args) > 1:
             requires = call.args[1]  # `Variable(data, True)`

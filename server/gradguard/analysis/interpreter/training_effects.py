@@ -28,7 +28,13 @@ from gradguard.analysis.model import (
     LoopNode,
     ModuleAnalysis,
 )
-from gradguard.analysis.names import callee_name, dotted, kept_parameters, parameter_names
+from gradguard.analysis.names import (
+    callee_name,
+    dotted,
+    kept_parameters,
+    parameter_names,
+    passed_keyword,
+)
 from gradguard.analysis.private_modules import private_names
 from gradguard.analysis.values import (
     UNKNOWN,
@@ -403,7 +409,7 @@ class TrainingEffects(GraphEffects):
     def _optimized_module(self, call: ast.Call) -> params.OptimizedParameters | None:
         """`torch.optim.X(model.parameters(), ...)` on a module built in this file."""
         first: ast.expr | None = call.args[0] if call.args else None
-        keyword = self._keyword(call, "params")
+        keyword = passed_keyword(call, "params")
         if keyword is not None:
             first = keyword.value
         if not (
@@ -427,7 +433,7 @@ class TrainingEffects(GraphEffects):
         history only when `create_graph=True` (`values` are the call's arguments, positional
         then keywords: a `create_graph=flag` whose value is known False counts as False)."""
         inputs = call.args[1] if len(call.args) > 1 else None
-        keyword = self._keyword(call, "inputs")
+        keyword = passed_keyword(call, "inputs")
         if keyword is not None:
             inputs = keyword.value
         if any(kw.arg is None for kw in call.keywords) or len(call.args) > 4:
