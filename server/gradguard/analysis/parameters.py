@@ -56,6 +56,8 @@ class Replacement:
     # The statement that replaced it inside a function called at `stmt` (`load(model)`
     # setting `model.fc`), when the replacement was made there.
     through: ast.stmt | None = None
+    # The replacement is a fresh `nn.Parameter(...)`, not a module.
+    new_parameter: bool = False
 
 
 @dataclass(frozen=True, eq=False)

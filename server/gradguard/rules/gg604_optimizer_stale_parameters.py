@@ -71,7 +71,6 @@ from gradguard.analysis.facts import (
     OptimizedParameters,
     OptimizerCall,
     Replacement,
-    callee_name,
     within,
 )
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
@@ -396,7 +395,7 @@ assert not torch.equal(before, model[-1].weight), "the new head never trained"
             where = ""
             if new.through is not None:
                 where = f", by the call at line {new.stmt.lineno}"
-            fresh = _fresh_parameter(new)
+            fresh = new.new_parameter
             what = "new parameter" if fresh else "new layer"
             updated = "new parameter" if fresh else "new layer's parameters"
             message = compose(
@@ -417,16 +416,6 @@ assert not torch.equal(before, model[-1].weight), "the new head never trained"
         fix = _move_construction(ctx, built, new)
         shown = new.through if new.through is not None else new.stmt
         return self.finding(message, ctx.node_range(shown), related, [fix] if fix else [])
-
-
-def _fresh_parameter(new: Replacement) -> bool:
-    """True when the replacement binds `nn.Parameter(...)` rather than a module."""
-    stmt = new.through if new.through is not None else new.stmt
-    return (
-        isinstance(stmt, ast.Assign | ast.AnnAssign)
-        and isinstance(stmt.value, ast.Call)
-        and callee_name(stmt.value.func) == "Parameter"
-    )
 
 
 def _called_after(ctx: RuleContext, step: OptimizerCall, key: str, new: Replacement) -> bool:

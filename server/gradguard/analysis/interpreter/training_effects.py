@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
-from gradguard.analysis.call_sites import passed_arguments
+from gradguard.analysis.call_sites import keyword_argument, passed_arguments
 from gradguard.analysis.events import Accumulation, OptimizedTensor, OptimizerCall
 from gradguard.analysis.graph import SavedNode, Saves
 from gradguard.analysis.graph_inputs import own_nodes
@@ -188,6 +188,13 @@ class TrainingEffects(GraphEffects):
             or not params.owns_parameters(ref)
         ):
             return
+        self._replaced_here(target, ref)
+
+    def _replaced_here(self, target: ast.expr, ref: ModuleRef) -> None:
+        """`target` got the new module `ref` (or `NEW_PARAMETER`) at this statement:
+        optimizers built before on its owner are stale, and when the owner is a parameter
+        of this function the caller's argument gets it too (see `replaced_attributes`)."""
+        assert self.stmt is not None
         if (
             isinstance(target, ast.Attribute | ast.Subscript)
             and isinstance(target.value, ast.Name)
@@ -196,7 +203,6 @@ class TrainingEffects(GraphEffects):
             and not self.module.syntax.mentions_attribute("add_param_group")
             and not self.module.syntax.mentions_attribute("param_groups")
         ):
-            # The caller's argument gets the new layer (see `replaced_attributes`).
             found = params.ReplacedAttribute(self.stmt, target, ref)
             self.replaced_attributes.setdefault(target.value.id, found)
         self._replace(target, target, ref)
@@ -216,17 +222,8 @@ class TrainingEffects(GraphEffects):
             or not _builds_parameter(self.stmt, self.scope.resolve)
         ):
             return
-        if (
-            isinstance(target.value, ast.Name)
-            and self.function is not None
-            and target.value.id in kept_parameters(self.function)
-            and not self.module.syntax.mentions_attribute("add_param_group")
-            and not self.module.syntax.mentions_attribute("param_groups")
-        ):
-            # The caller's argument (`self` for `model.reset_scale()`) gets the new leaf.
-            found = params.ReplacedAttribute(self.stmt, target, NEW_PARAMETER)
-            self.replaced_attributes.setdefault(target.value.id, found)
-        self._replace(target, target, NEW_PARAMETER)
+        # The caller's argument (`self` for `model.reset_scale()`) gets the new leaf too.
+        self._replaced_here(target, NEW_PARAMETER)
 
     def replaced_by_call(self, argument: ast.expr, replaced: params.ReplacedAttribute) -> None:
         """A function called at this statement gave `argument.<attr>` (or `argument[i]`) a
@@ -274,7 +271,12 @@ class TrainingEffects(GraphEffects):
                 if not runs:
                     continue
                 replacement = params.Replacement(
-                    self.stmt, shown, built.module, rebound=False, through=through
+                    self.stmt,
+                    shown,
+                    built.module,
+                    rebound=False,
+                    through=through,
+                    new_parameter=ref is NEW_PARAMETER,
                 )
             else:
                 continue
@@ -863,8 +865,4 @@ def _argument_value(call: ast.Call, values: list[Value], position: int, name: st
         if any(isinstance(a, ast.Starred) for a in call.args[: position + 1]):
             return None
         return values[position] if position < len(values) else None
-    for index, kw in enumerate(call.keywords):
-        if kw.arg == name:
-            at = len(call.args) + index
-            return values[at] if at < len(values) else None
-    return None
+    return keyword_argument(call, values, name)
