@@ -82,8 +82,7 @@ class CallerFacts:
     def informative(self) -> bool:
         """True when the facts say anything a fresh analysis would not assume."""
         return self.grad_enabled is not True or any(
-            v.kind is not Kind.UNKNOWN or v.grad is not Grad.UNKNOWN or v.batch
-            for v in self.parameters.values()
+            known_argument(v) for v in self.parameters.values()
         )
 
 
@@ -643,7 +642,7 @@ def _extra_positional(exprs: list[ast.expr], values: list[Value]) -> Value:
         else:
             return UNKNOWN
     parts = [*elements, *([held] if held is not None else [])]
-    if not any(_known(part) for part in parts):
+    if not any(known_argument(part) for part in parts):
         return UNKNOWN
     every = parts[0]
     for part in parts[1:]:
@@ -653,8 +652,9 @@ def _extra_positional(exprs: list[ast.expr], values: list[Value]) -> Value:
     return Value(kind=Kind.SEQUENCE, elements=tuple(elements), items=every)
 
 
-def _known(value: Value) -> bool:
-    """Something is known of `value` that a fresh analysis would not assume."""
+def known_argument(value: Value) -> bool:
+    """Something is known of the argument `value` that a fresh analysis of the function
+    would not assume of its parameter (its kind, its history, that it is batch data)."""
     return value.kind is not Kind.UNKNOWN or value.grad is not Grad.UNKNOWN or value.batch
 
 

@@ -22,7 +22,7 @@ import ast
 from collections.abc import Callable
 
 from gradguard.analysis import torch_api as api
-from gradguard.analysis.names import keyword_value
+from gradguard.analysis.names import callee_name, keyword_value
 from gradguard.analysis.values import Grad, Kind, LossKind, Value, evolve
 
 # Factories whose default dtype is int64.
@@ -175,8 +175,10 @@ def _reads_dtype(test: ast.expr, receiver: str) -> bool:
         if isinstance(node, ast.Attribute) and node.attr in _DTYPE_READS:
             if ast.dump(node.value) == receiver:
                 return True
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute | ast.Name):
-            name = node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id
-            if name in _DTYPE_READS and any(ast.dump(a) == receiver for a in node.args):
-                return True
+        elif (
+            isinstance(node, ast.Call)
+            and callee_name(node.func) in _DTYPE_READS
+            and any(ast.dump(a) == receiver for a in node.args)
+        ):
+            return True
     return False

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from gradguard.analysis.events import AttributeSet, RequiresGradCall
 from gradguard.analysis.model import BackwardCall, ModuleAnalysis
 from gradguard.analysis.names import dotted
+from gradguard.analysis.parameters import is_true
 from gradguard.analysis.values import Grad, Kind, Loss, LossKind, Value
 
 # The events that may force requires_grad on a tensor: `x.requires_grad = True` and
@@ -111,14 +112,14 @@ def _forcing_kind(use: _Forcing) -> str | None:
     `x.requires_grad_(True)`; None for anything else."""
     if isinstance(use, AttributeSet) and use.attribute == "requires_grad":
         stmt = use.stmt
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and _is_true(stmt.value):
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and is_true(stmt.value):
             return "setattr"
         return None
     if isinstance(use, RequiresGradCall) and isinstance(use.node, ast.Call):
         call = use.node
         if call.keywords or len(call.args) > 1:
             return "method" if _flag_keyword_true(call) else None
-        if not call.args or _is_true(call.args[0]):
+        if not call.args or is_true(call.args[0]):
             return "method"
     return None
 
@@ -129,7 +130,7 @@ def _flag_keyword_true(call: ast.Call) -> bool:
         not call.args
         and len(call.keywords) == 1
         and call.keywords[0].arg == "requires_grad"
-        and _is_true(call.keywords[0].value)
+        and is_true(call.keywords[0].value)
     )
 
 
@@ -230,11 +231,7 @@ def _forced_by_rewrap(analysis: ModuleAnalysis) -> Iterator[ForcedGrad]:
         stmt = statements.get(id(call))
         if not isinstance(call, ast.Call) or not call.args or stmt is None:
             continue
-        if not any(kw.arg == "requires_grad" and _is_true(kw.value) for kw in call.keywords):
+        if not any(kw.arg == "requires_grad" and is_true(kw.value) for kw in call.keywords):
             continue
         seen.add(id(call))
         yield ForcedGrad(call, stmt, call.args[0], "rewrap", inner, event)
-
-
-def _is_true(node: ast.expr) -> bool:
-    return isinstance(node, ast.Constant) and node.value is True

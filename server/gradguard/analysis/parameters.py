@@ -155,6 +155,11 @@ def is_false(expr: ast.expr) -> bool:
     return isinstance(expr, ast.Constant) and expr.value is False
 
 
+def is_true(expr: ast.expr) -> bool:
+    """The literal `True`."""
+    return isinstance(expr, ast.Constant) and expr.value is True
+
+
 def freezes_argument(call: ast.Call) -> bool:
     """`x.requires_grad_(False)` or `x.requires_grad_(requires_grad=False)`."""
     if len(call.args) == 1 and not call.keywords:

@@ -10,6 +10,7 @@ from gradguard.analysis import backpropagated as backprop
 from gradguard.analysis import batches, libraries, narrowing
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
+from gradguard.analysis.call_sites import known_argument
 from gradguard.analysis.events import Accumulation, InPlaceChange
 from gradguard.analysis.graph import GRAPH_STATE_KEY, SavedNode, Saves
 from gradguard.analysis.graph_inputs import bind_stand_ins
@@ -101,7 +102,7 @@ class FunctionInterpreter(CallEvaluator):
         callers = self.module.parameter_facts.get(id(node))
         if callers is not None:
             for name, known in callers.parameters.items():
-                if known.kind is not Kind.UNKNOWN or known.grad is not Grad.UNKNOWN or known.batch:
+                if known_argument(known):
                     self.env[name] = known
             # The grad mode every call runs it under (a decorator below still wins).
             if callers.grad_enabled is False and callers.grad_off is not None:

@@ -378,7 +378,7 @@ class TorchCalls(ModuleCalls):
                 isinstance(inplace.value, ast.Constant) and inplace.value.value is False
             )
             # Only a literal `inplace=True` certainly makes the layer change its input.
-            certain = in_place and isinstance(inplace, ast.keyword) and _is_true(inplace.value)
+            certain = inplace is not None and params.is_true(inplace.value)
             # A layer computes from its inputs and its own parameters only (containers and
             # wrappers such as DataParallel hold modules built elsewhere; lazy layers make
             # their parameters later).
@@ -768,17 +768,12 @@ def _recorded_in_place(call: ast.Call, qualified: str) -> bool:
         return False  # (changes nothing in evaluation; a leaf may be detached)
     if qualified.endswith("_"):
         return qualified.count(".") == 1 or qualified.startswith(api.FUNCTIONAL_PREFIX)
-    keyword = next((kw for kw in call.keywords if kw.arg == "inplace"), None)
+    keyword = passed_keyword(call, "inplace")
     return (
         qualified.startswith(api.FUNCTIONAL_PREFIX)
         and keyword is not None
-        and _is_true(keyword.value)
+        and params.is_true(keyword.value)
     )
-
-
-def _is_true(expr: ast.expr) -> bool:
-    """Whether `expr` is the literal True."""
-    return isinstance(expr, ast.Constant) and expr.value is True
 
 
 def _listed_modules(call: ast.Call, args: list[Value]) -> Value | None:
