@@ -172,11 +172,8 @@ class _Finder:
             return None
         if target.id in self._globally_declared():
             return None
-        keys = {key, *self._aliases(key)}
-        reads = [name for k in keys for name in self.flow.loads.get(k, [])]
-        if any(self._read_elsewhere(name, key) for name in reads):
-            return None
-        return _Scan(self, stmt, key, keys).run()
+        keys = self._holders(key)
+        return _Scan(self, stmt, key, keys).run() if keys is not None else None
 
     def check_parameters(self) -> list[ReusedIterator]:
         """Parameters every call binds to a one-shot iterator, iterated again in their
@@ -217,11 +214,17 @@ class _Finder:
         key = (id(function), parameter.arg)
         if parameter.arg in self._globally_declared():
             return None
+        keys = self._holders(key)
+        return _Scan(self, parameter, key, keys, arguments).run() if keys is not None else None
+
+    def _holders(self, key: Key) -> set[Key] | None:
+        """`key` and the names of its scope bound only to a copy of it; None when one of
+        them is read inside a nested function, lambda or class (which may run any time)."""
         keys = {key, *self._aliases(key)}
         reads = [name for k in keys for name in self.flow.loads.get(k, [])]
         if any(self._read_elsewhere(name, key) for name in reads):
             return None
-        return _Scan(self, parameter, key, keys, arguments).run()
+        return keys
 
     def _plain_scope(self, key: Key) -> bool:
         """The name belongs to a function or the module (not a class body)."""
