@@ -34,7 +34,7 @@ import ast
 
 from gradguard.analysis.constant_dicts import Aliases, methods_taking_self, never_changed
 from gradguard.analysis.name_flow import NameFlow
-from gradguard.analysis.names import binding_counts
+from gradguard.analysis.names import binding_counts, dotted
 from gradguard.analysis.values import UNKNOWN, Value, evolve, literal
 from gradguard.analysis.walk import module_nodes, module_nodes_of
 
@@ -128,14 +128,7 @@ def _options(decorator: ast.expr, names: set[str]) -> bool | None:
     plain `dataclass` with literal keywords of `_PLAIN_OPTIONS`."""
     call = decorator if isinstance(decorator, ast.Call) else None
     func = call.func if call is not None else decorator
-    spelled = (
-        func.id
-        if isinstance(func, ast.Name)
-        else f"{func.value.id}.{func.attr}"
-        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
-        else None
-    )
-    if spelled not in names:
+    if dotted(func) not in names:
         return None
     if call is None:
         return False
