@@ -293,6 +293,10 @@ TENSOR_JOINS = [
     ("two activations", TensorFacts(activation=SOFTMAX), TensorFacts(activation=SIGMOID),
      NO_TENSOR),
     ("an activation on one path", TensorFacts(activation=SOFTMAX), NO_TENSOR, NO_TENSOR),
+    ("float32 on both paths", TensorFacts(float_dtype="torch.float32"),
+     TensorFacts(float_dtype="torch.float32"), TensorFacts(float_dtype="torch.float32")),
+    ("two float dtypes", TensorFacts(float_dtype="torch.float32"),
+     TensorFacts(float_dtype="torch.float64"), NO_TENSOR),
 ]  # fmt: skip
 
 
@@ -389,6 +393,7 @@ FLAT_FACTS: list[tuple[str, str, object]] = [
     ("shape", "tensor_facts", Shape((2,), exact=True)),
     ("activation", "tensor_facts", SIGMOID),
     ("integer_dtype", "tensor_facts", True),
+    ("float_dtype", "tensor_facts", "torch.float64"),
 ]
 FACETS = {
     "autograd": NO_AUTOGRAD,

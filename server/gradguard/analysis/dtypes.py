@@ -14,6 +14,14 @@ Only what is certain counts: the data's values must be known (literals, or names
 settings the interpreter knows the ints of), a `dtype=` must resolve to a torch dtype (a
 numpy dtype or its name for numpy).
 This module is pure: it reads the evaluated arguments and resolved names it is given.
+
+It also knows when a tensor's floating dtype is certain (`float_dtype`): a factory of
+floating values made without `dtype=` has torch's default dtype, float32, unless the file
+may change the default (`torch.set_default_dtype`); `dtype=` a floating dtype, or a cast
+(`.float()`, `.double()`, `.to(torch.float64)`), gives that one. A cast to the dtype a
+tensor already has returns the tensor itself (checked against torch 2.13.0:
+`torch.randn(3, requires_grad=True).float()` is the same leaf; `.double()` of it is a new
+tensor with a grad_fn), so what a leaf is stays a leaf.
 """
 
 from __future__ import annotations
@@ -105,6 +113,91 @@ _DTYPE_KEEPING_METHODS = frozenset(
     "detach clone contiguous cpu reshape flatten squeeze unsqueeze t permute transpose "
     "expand expand_as repeat narrow flip".split()
 )
+
+
+# Factories of floating values: torch's default dtype unless given `dtype=` (`normal` and
+# the `_like` factories follow their tensor arguments, `full` and `arange` their numbers).
+_FLOAT_FACTORIES = frozenset(
+    "zeros ones empty rand randn linspace logspace eye tensor as_tensor".split()
+)
+# The floating dtypes, by every name torch gives them.
+_FLOAT_DTYPES = {
+    "torch.float32": "torch.float32",
+    "torch.float": "torch.float32",
+    "torch.float64": "torch.float64",
+    "torch.double": "torch.float64",
+    "torch.float16": "torch.float16",
+    "torch.half": "torch.float16",
+    "torch.bfloat16": "torch.bfloat16",
+}
+# Casts to a floating dtype named by the method.
+_FLOAT_CAST_METHODS = {
+    "float": "torch.float32",
+    "double": "torch.float64",
+    "half": "torch.float16",
+    "bfloat16": "torch.bfloat16",
+}
+
+
+def factory_float_dtype(
+    qualified: str, call: ast.Call, resolve: Callable[[ast.expr], str | None], default: bool
+) -> str | None:
+    """The floating dtype the torch factory `qualified(...)` certainly makes: its `dtype=`,
+    or float32 (`default`: the file cannot change torch's default dtype) for a factory of
+    floating values (`torch.tensor` only of float literals); None when not certain."""
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(
+        kw.arg is None for kw in call.keywords
+    ):
+        return None
+    dtype = keyword_value(call, "dtype")
+    if dtype is not None:
+        return _FLOAT_DTYPES.get(resolve(dtype) or "")
+    name = qualified.removeprefix("torch.")
+    if not default or name not in _FLOAT_FACTORIES:
+        return None
+    if name in ("tensor", "as_tensor"):
+        return "torch.float32" if call.args and _float_literals(call.args[0]) else None
+    return "torch.float32"
+
+
+def _float_literals(node: ast.expr, depth: int = 4) -> bool:
+    """A float literal, or a non-empty list or tuple of them (nested)."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+        node = node.operand
+    if isinstance(node, ast.Constant):
+        return type(node.value) is float
+    if depth == 0 or not isinstance(node, ast.List | ast.Tuple) or not node.elts:
+        return False
+    return all(_float_literals(e, depth - 1) for e in node.elts)
+
+
+def cast_float_dtype(
+    name: str, call: ast.Call, resolve: Callable[[ast.expr], str | None]
+) -> str | None:
+    """The floating dtype the tensor method `name(...)` casts to, when it only casts
+    (`x.float()`, `x.to(torch.float64)`, `x.type(dtype=torch.half)`); None otherwise (a
+    device move may copy whatever the dtype)."""
+    if name in _FLOAT_CAST_METHODS:
+        return None if call.args or call.keywords else _FLOAT_CAST_METHODS[name]
+    if name not in api.DTYPE_CASTS:
+        return None
+    given = [*call.args, *(kw.value for kw in call.keywords if kw.arg == "dtype")]
+    if len(given) != 1 or len(call.args) + len(call.keywords) != 1:
+        return None
+    if isinstance(given[0], ast.Starred):
+        return None
+    return _FLOAT_DTYPES.get(resolve(given[0]) or "")
+
+
+def kept_float(name: str, call: ast.Call, receiver: Value, result: Value) -> Value:
+    """`result` of the tensor method `receiver.name(...)`, with the receiver's floating dtype
+    when the method certainly keeps it (`w.detach().clone()`)."""
+    dtype = receiver.float_dtype
+    if dtype is None or result.kind is not Kind.TENSOR or result.float_dtype is not None:
+        return result
+    if name not in _DTYPE_KEEPING_METHODS or any(k.arg == "dtype" for k in call.keywords):
+        return result
+    return evolve(result, float_dtype=dtype)
 
 
 def certainly_integer(value: Value, expr: ast.expr) -> bool:

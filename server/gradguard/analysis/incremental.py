@@ -563,7 +563,14 @@ def _syntax_differs(
     old: FileSyntax, new: FileSyntax, keys: dict[int, int], old_text: str, text: str
 ) -> str | None:
     """Which of the file-wide syntactic facts the steps read differs, if any."""
-    plain = ("walrus", "star_imports", "freezes_parameters", "frozen_facts", "always_training")
+    plain = (
+        "walrus",
+        "star_imports",
+        "freezes_parameters",
+        "frozen_facts",
+        "always_training",
+        "default_float32",
+    )
     for name in (*plain, "defines_item", "declared_global"):
         if getattr(old, name) != getattr(new, name):
             return name
@@ -599,6 +606,7 @@ _KNOWN_SYNTAX = frozenset(
         "freezes_parameters",
         "frozen_facts",
         "always_training",
+        "default_float32",
         "defines_item",
         "_order",
         "_backward_lines",

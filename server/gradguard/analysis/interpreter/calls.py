@@ -433,14 +433,22 @@ class CallEvaluator(TorchCalls):
         self, call: ast.Call, receiver: Value, key: str | None, name: str, args: list[Value]
     ) -> Value:
         """`tensor_method`, with what is certain about the dtype (see `dtypes`): the known
-        False of `ids.is_floating_point()` on an integer tensor, and the integer dtype a
-        copy or reshape keeps (`ids.detach().clone()`)."""
+        False of `ids.is_floating_point()` on an integer tensor, the dtype a copy or reshape
+        keeps (`ids.detach().clone()`), and what a floating cast gives: the receiver itself
+        when it already has that dtype (`torch.randn(3, requires_grad=True).float()` is the
+        same leaf), a tensor of that dtype otherwise."""
         assert isinstance(call.func, ast.Attribute)
         if name == "is_floating_point" and not call.args:
             known = dtypes.floating_point_test(receiver, call.func.value)
             if known is not None:
                 return known
+        cast = dtypes.cast_float_dtype(name, call, self.scope.resolve)
+        if cast is not None and receiver.kind is Kind.TENSOR and receiver.float_dtype == cast:
+            return receiver  # a cast to the dtype it has returns the tensor itself
         result = self.tensor_method(call, receiver, key, name, args)
+        if cast is not None and result.kind is Kind.TENSOR:
+            return evolve(result, float_dtype=cast)
+        result = dtypes.kept_float(name, call, receiver, result)
         return dtypes.kept_integer(name, call, receiver, result)
 
     def method_call(self, call: ast.Call, receiver: Value, func: ast.Attribute) -> Value:

@@ -68,6 +68,8 @@ class FileSyntax:
         # Nothing in the file may switch a module out of training mode (`.eval()`,
         # `.train(False)`, `.training = False`): dropout layers certainly run as in training.
         self.always_training = _MODE_CHANGE.search(source) is None
+        # Nothing in the file may change torch's default dtype: factories make float32.
+        self.default_float32 = _DEFAULT_DTYPE_CHANGE.search(source) is None
         # The file defines an `item` function or method, or imports names it cannot see.
         self.defines_item = self.star_imports or _DEFINES_ITEM.search(source) is not None
         self._index_scopes(tree)
@@ -236,6 +238,8 @@ class FileSyntax:
 # `def item(` or `item =` (each starting at a word boundary).
 _DEFINES_ITEM = re.compile(r"def(?<!\wdef)\s+item\s*\(|item(?<!\witem)\s*=")
 _MODE_CHANGE = re.compile(r"\.(?:eval|train)\s*\(|\.training\b")
+# What may change the dtype torch's factories default to.
+_DEFAULT_DTYPE_CHANGE = re.compile(r"set_default_(?:dtype|tensor_type)\b")
 
 
 def _lines_holding(text: str, needle: str) -> list[int]:

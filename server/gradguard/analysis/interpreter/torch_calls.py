@@ -578,10 +578,12 @@ class TorchCalls(ModuleCalls):
         return shapes.op_shape(name, call, positional, keywords, argument_constants(call, args))
 
     def _typed(self, call: ast.Call, qualified: str, args: list[Value], made: Value) -> Value:
-        """A factory's tensor with its integer dtype when certain (see `dtypes`); asked to
-        require grad, that is reported where it is made."""
+        """A factory's tensor with its integer or floating dtype when certain (see
+        `dtypes`); asked to require grad, an integer one is reported where it is made."""
         if not dtypes.integer_factory(qualified, call, args, self.scope.resolve):
-            return made
+            default = self.module.syntax.default_float32
+            dtype = dtypes.factory_float_dtype(qualified, call, self.scope.resolve, default)
+            return made if dtype is None else evolve(made, float_dtype=dtype)
         if made.grad is Grad.TRACKED:
             self._integer_grad_request(call, call.args[0] if call.args else call, made)
         return evolve(made, integer_dtype=True)

@@ -12,8 +12,8 @@ A `Value` (see `gradguard.analysis.values.value`) is its kind, its dataflow book
 * `Structure` (elements, fields, items): what a tuple, list or dict holds.
 * `GraphFacts` (graph, saved_in): which graph nodes that saved tensors its history runs
   through, and which saved it.
-* `TensorFacts` (shape, activation, integer_dtype): what is certain about a tensor's data:
-  its shape, its last activation, an integer dtype.
+* `TensorFacts` (shape, activation, integer_dtype, float_dtype): what is certain about a
+  tensor's data: its shape, its last activation, an integer or a floating dtype.
 
 Every join keeps only what holds on both control-flow paths; each facet's docstring says
 what survives and why. Joins never look across facets, except `Structure`, whose list rules
@@ -319,17 +319,20 @@ class TensorFacts:
     activation: Activation | None = None
     # Certainly of an integer or bool dtype (see `gradguard.analysis.dtypes`).
     integer_dtype: bool = False
+    # The floating dtype it certainly has (`"torch.float32"`; see `dtypes.float_dtype`).
+    float_dtype: str | None = None
 
     def join(self, other: TensorFacts) -> TensorFacts:
         """The shape both paths certainly have (dimension by dimension, see `join_shapes`);
         the activation when both paths applied the same one at the same expression; an
-        integer dtype when both paths made one."""
+        integer dtype when both paths made one; a floating dtype both paths have."""
         if self is other:
             return self
         return TensorFacts(
             shape=join_shapes(self.shape, other.shape),
             activation=self.activation if self.activation == other.activation else None,
             integer_dtype=self.integer_dtype and other.integer_dtype,
+            float_dtype=self.float_dtype if self.float_dtype == other.float_dtype else None,
         )
 
 

@@ -109,6 +109,7 @@ class ValueChanges(TypedDict, total=False):
     shape: Shape
     activation: Activation | None
     integer_dtype: bool
+    float_dtype: str | None
 
 
 @dataclass(frozen=True, init=False)
@@ -159,6 +160,7 @@ class Value:
         shape: Shape = UNKNOWN_SHAPE,
         activation: Activation | None = None,
         integer_dtype: bool = False,
+        float_dtype: str | None = None,
     ) -> None:
         """A value from flat facts, each given to its facet; a facet given none of its
         facts is the shared default."""
@@ -182,8 +184,13 @@ class Value:
             structure = Structure(elements, fields, items)
         graph_facts = NO_GRAPH if not graph and not saved_in else GraphFacts(graph, saved_in)
         tensor_facts = NO_TENSOR
-        if shape is not UNKNOWN_SHAPE or activation is not None or integer_dtype:
-            tensor_facts = TensorFacts(shape, activation, integer_dtype)
+        if (
+            shape is not UNKNOWN_SHAPE
+            or activation is not None
+            or integer_dtype
+            or float_dtype is not None
+        ):
+            tensor_facts = TensorFacts(shape, activation, integer_dtype, float_dtype)
         self.__dict__.update(
             kind=kind,
             origin=origin,
@@ -349,6 +356,11 @@ class Value:
     def integer_dtype(self) -> bool:
         """Certainly a tensor of an integer or bool dtype (`tensor_facts.integer_dtype`)."""
         return self.tensor_facts.integer_dtype
+
+    @property
+    def float_dtype(self) -> str | None:
+        """The floating dtype it certainly has (`tensor_facts.float_dtype`)."""
+        return self.tensor_facts.float_dtype
 
     @property
     def integer_valued(self) -> bool:
