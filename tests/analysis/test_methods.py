@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from gradguard.analysis.interpreter.methods import inherited_method
+from gradguard.analysis.interpreter.methods import class_methods, inherited_method
 from gradguard.analysis.interpreter.module import ModuleInterpreter
 from gradguard.analysis.model import ModuleAnalysis
 
@@ -77,3 +77,21 @@ def _lookup(owner: str, name: str) -> str | None:
 )
 def test_the_method_an_instance_inherits(owner: str, name: str, expected: str | None) -> None:
     assert _lookup(owner, name) == expected
+
+
+def test_a_later_definition_replaces_an_earlier_one() -> None:
+    tree = ast.parse(
+        textwrap.dedent(
+            """
+            class Net(nn.Module):
+                def forward(self, x):
+                    return x
+
+                def forward(self, x):
+                    return x.detach()
+            """
+        )
+    )
+    owner = tree.body[0]
+    assert isinstance(owner, ast.ClassDef)
+    assert class_methods(owner)["forward"] is owner.body[1]

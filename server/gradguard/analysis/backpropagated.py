@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 from collections import Counter
 
+from gradguard.analysis.names import attribute_root
 from gradguard.analysis.node_cache import cached_by_node
 
 
@@ -37,7 +38,7 @@ def _backpropagated_names(
     stored_attributes: set[str] = set()
     # `loss.requires_grad = True` / `loss.requires_grad_()`: backward then runs on a leaf
     # even when `loss` has no history, so the backward call proves nothing about it.
-    forced: set[str] = set()
+    forced: set[str | None] = set()
     stack: list[ast.AST] = list(body)
     while stack:
         node = stack.pop()
@@ -62,7 +63,7 @@ def _backpropagated_names(
                 bindings[name] += 2  # bound elsewhere too: never "once"
         elif isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load):
             if node.attr == "requires_grad":
-                forced.add(_root_name(node.value))
+                forced.add(attribute_root(node.value))
             if isinstance(node.value, ast.Name):
                 stored_attributes.add(f"{node.value.id}.{node.attr}")
         elif (
@@ -80,7 +81,7 @@ def _backpropagated_names(
             and isinstance(node.func, ast.Attribute)
             and node.func.attr == "requires_grad_"
         ):
-            forced.add(_root_name(node.func.value))
+            forced.add(attribute_root(node.func.value))
         if isinstance(node, ast.comprehension):
             # The loop variable of a comprehension lives in the comprehension's own scope
             # (`[loss.item() for loss in losses]` leaves the function's `loss` alone).
@@ -91,13 +92,6 @@ def _backpropagated_names(
     return frozenset(
         key for key in backward if key.split(".", 1)[0] in once and key not in stored_attributes
     )
-
-
-def _root_name(expr: ast.expr) -> str:
-    """`loss` for `loss`, `output` for `output.loss`; "" for anything else."""
-    while isinstance(expr, ast.Attribute):
-        expr = expr.value
-    return expr.id if isinstance(expr, ast.Name) else ""
 
 
 _cached = cached_by_node(_backpropagated_names)

@@ -65,7 +65,7 @@ def feeds_a_call(
         if not consumer(node.func):
             continue
         arguments = [*node.args, *(k.value for k in node.keywords)]
-        if any(_root_name(a) in names for a in arguments):
+        if any(_batch_root(a) in names for a in arguments):
             return True
     return False
 
@@ -75,7 +75,7 @@ def _derived(loop: ast.For | ast.AsyncFor, names: frozenset[str]) -> frozenset[s
     derived: set[str] = set()
     for node in _own_assigns_and_calls(loop)[0]:
         sources = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
-        if any(_root_name(source) in names | derived for source in sources):
+        if any(_batch_root(source) in names | derived for source in sources):
             for target in node.targets:
                 derived |= bound_names(target)
     return frozenset(derived)
@@ -97,7 +97,7 @@ def _own_assigns_and_calls(
     return tuple(assigns), tuple(calls)
 
 
-def _root_name(expr: ast.expr) -> str | None:
+def _batch_root(expr: ast.expr) -> str | None:
     """`x` of `x`, `*x`, `x.to(device)`, `x[0]`, `x["ids"].cuda()`."""
     while True:
         if isinstance(expr, ast.Starred):

@@ -25,7 +25,7 @@ import ast
 from dataclasses import dataclass, field
 
 from gradguard.analysis.libraries import PLOTTING_METHODS
-from gradguard.analysis.names import callee_name, paired, parameter_names
+from gradguard.analysis.names import attribute_root, callee_name, paired, parameter_names
 from gradguard.analysis.node_cache import cached_by_node
 from gradguard.analysis.torch_api import NUMPY_CONVERTS, uncast
 from gradguard.analysis.values import (
@@ -440,7 +440,7 @@ def _may_learn(node: FunctionNode, *, skip_self: bool) -> bool:
                 isinstance(func, ast.Attribute)
                 and func.attr in _TELLING_METHODS
                 and (
-                    _root_name(func.value) in parameters
+                    attribute_root(func.value) in parameters
                     or (vararg is not None and _item_of(func.value) == vararg)
                 )
             ):
@@ -498,13 +498,6 @@ def _mentions_parameter(arg: ast.expr, parameters: set[str]) -> bool:
     if isinstance(arg, ast.Dict):
         return any(_mentions_parameter(item, parameters) for item in arg.values)
     return False
-
-
-def _root_name(expr: ast.expr) -> str | None:
-    """`model` of `model.backbone.head`: the name an attribute chain starts from."""
-    while isinstance(expr, ast.Attribute):
-        expr = expr.value
-    return expr.id if isinstance(expr, ast.Name) else None
 
 
 def _item_of(expr: ast.expr) -> str | None:

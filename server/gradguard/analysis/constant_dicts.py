@@ -27,7 +27,12 @@ from __future__ import annotations
 import ast
 
 from gradguard.analysis.name_flow import Key, NameFlow
-from gradguard.analysis.names import arguments_by_parameter, binding_counts, parameter_names
+from gradguard.analysis.names import (
+    arguments_by_parameter,
+    binding_counts,
+    paired,
+    parameter_names,
+)
 from gradguard.analysis.walk import module_nodes
 
 # Methods of dicts and of the lists they may hold that change them in place.
@@ -147,7 +152,7 @@ class Aliases:
     def grow(self, node: ast.AST) -> bool | None:
         """Add what `node` makes hold the dict; True when something was added, None when the
         dict may reach code or objects whose names are not followed."""
-        if isinstance(node, ast.Assign) and (pairs := _pairs(node)) is not None:
+        if isinstance(node, ast.Assign) and (pairs := _pairs(node)):
             # `self.model, self.cfg = model, cfg`: each target gets its own value.
             return self._bind_all([t for t, v in pairs if self.whole(v)])
         if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
@@ -266,18 +271,12 @@ class Aliases:
         return bool(new)
 
 
-def _pairs(stmt: ast.Assign) -> list[tuple[ast.expr, ast.expr]] | None:
-    """`a, b = x, y`: each target with its value (None for any other assignment)."""
-    if len(stmt.targets) != 1:
-        return None
-    target, value = stmt.targets[0], stmt.value
-    if not isinstance(target, ast.Tuple | ast.List) or not isinstance(value, ast.Tuple | ast.List):
-        return None
-    if len(target.elts) != len(value.elts):
-        return None
-    if any(isinstance(e, ast.Starred) for e in [*target.elts, *value.elts]):
-        return None
-    return list(zip(target.elts, value.elts, strict=True))
+def _pairs(stmt: ast.Assign) -> list[tuple[ast.expr, ast.expr]]:
+    """`a, b = x, y`: each target with its value (`names.paired`); empty for any other
+    assignment, and when the sides cannot be matched."""
+    if len(stmt.targets) != 1 or not isinstance(stmt.targets[0], ast.Tuple | ast.List):
+        return []
+    return paired(stmt.targets[0], stmt.value)
 
 
 def never_changed(aliases: Aliases, nodes: list[ast.AST]) -> bool:

@@ -42,6 +42,14 @@ def paired(target: ast.expr, value: ast.expr) -> list[tuple[ast.expr, ast.expr]]
     ]
 
 
+def attribute_root(expr: ast.expr) -> str | None:
+    """The name an attribute chain starts from: `model` of `model.backbone.head` (and of
+    `model`); None when it starts from anything else (a call, a subscript)."""
+    while isinstance(expr, ast.Attribute):
+        expr = expr.value
+    return expr.id if isinstance(expr, ast.Name) else None
+
+
 def root_name(expr: ast.expr) -> ast.Name | None:
     """The name an attribute/subscript/call chain starts from: `a` of `a.b[0].c(x)`."""
     while True:

@@ -18,7 +18,7 @@ from gradguard.analysis.events import Append, ForwardCall, ModuleModeCall, Optim
 from gradguard.analysis.graph import SavedNode, Saves
 from gradguard.analysis.imports import Scope, is_torch
 from gradguard.analysis.interpreter.expressions import shape_of, with_field
-from gradguard.analysis.interpreter.methods import first_methods, inherited_method
+from gradguard.analysis.interpreter.methods import class_methods, inherited_method
 from gradguard.analysis.interpreter.module_calls import MODULE_BY_USE, OPTIMIZER_BY_USE
 from gradguard.analysis.interpreter.summary import (
     FunctionSummary,
@@ -102,7 +102,7 @@ def _local_method(
     info = receiver.local_class
     if info is None:
         return None
-    own = first_methods(info.node).get(name)
+    own = class_methods(info.node).get(name)
     return own if own is not None else inherited_method(owner_of(info.node), info.node, name)
 
 
@@ -706,7 +706,7 @@ class CallEvaluator(TorchCalls):
             return self.module_call(call, callee.module, args, callee.frozen)
         if callee.kind is Kind.CLASS and callee.instance_of is not None:
             info = callee.instance_of
-            init = first_methods(info.node).get("__init__")
+            init = class_methods(info.node).get("__init__")
             if init is not None:
                 # What `__init__`'s parameters receive (`call_sites.candidates` decides
                 # whether the class may learn from it).

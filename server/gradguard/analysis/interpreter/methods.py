@@ -13,14 +13,11 @@ if TYPE_CHECKING:
 
 
 @cached_by_node
-def first_methods(owner: ast.ClassDef) -> dict[str, FunctionNode]:
-    """The methods a class body defines, by name: the first definition of each (what
-    a method call on an instance of the class looks up)."""
-    found: dict[str, FunctionNode] = {}
-    for stmt in owner.body:
-        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
-            found.setdefault(stmt.name, stmt)
-    return found
+def class_methods(owner: ast.ClassDef) -> dict[str, FunctionNode]:
+    """The methods a class body defines, by name: the last definition of each, as Python
+    binds them (a later `def` of the same name replaces the earlier one; of `@overload`
+    stubs and their implementation, the implementation)."""
+    return {f.name: f for f in owner.body if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)}
 
 
 def inherited_method(
@@ -46,7 +43,7 @@ def inherited_method(
         base = module.class_named(base_name)
         if base is None or id(base) in seen:
             return None
-        found = first_methods(base).get(name)
+        found = class_methods(base).get(name)
         if found is not None:
             return found
         seen.add(id(base))

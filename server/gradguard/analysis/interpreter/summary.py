@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from gradguard.analysis.graph import SavedNode
+from gradguard.analysis.interpreter.methods import class_methods
 from gradguard.analysis.model import (
     BackwardCall,
     InPlaceOnSaved,
@@ -252,15 +253,9 @@ def _self_calls(function: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str, 
 
 
 @cached_by_node
-def _class_methods(owner: ast.ClassDef) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
-    """The methods defined in a class body, by name (the last definition wins)."""
-    return {f.name: f for f in owner.body if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)}
-
-
-@cached_by_node
 def _class_assigned(owner: ast.ClassDef) -> frozenset[str]:
     """The `self` attributes any method of the class assigns or changes in place."""
-    return frozenset().union(*map(assigned_self_attributes, _class_methods(owner).values()))
+    return frozenset().union(*map(assigned_self_attributes, class_methods(owner).values()))
 
 
 def changed_self_attributes(
@@ -292,7 +287,7 @@ def _through_own_methods(
     calls as `self.<name>(...)`, transitively. None when it calls `self.<name>(...)` for a
     name that is neither a method of the class nor an attribute the class assigns (an
     inherited method: it may do anything)."""
-    methods = _class_methods(owner) if owner is not None else {}
+    methods = class_methods(owner) if owner is not None else {}
     attributes = _class_assigned(owner) if owner is not None else frozenset()
     found: set[str] = set()
     seen: set[str] = set()
