@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from gradguard.analysis import narrowing
@@ -74,7 +74,18 @@ class LoopFrame:
     continues: list[Env | None] = field(default_factory=list)
 
 
-def join_env(a: Env | None, b: Env | None, *, absent_is_unbound: bool = False) -> Env | None:
+# What reading a dotted key gives on a path whose environment does not hold it (None: not
+# known without evaluating it there; see `ExpressionEvaluator.kept_attribute`).
+KeptRead = Callable[[str, Env], Value | None]
+
+
+def join_env(
+    a: Env | None,
+    b: Env | None,
+    *,
+    absent_is_unbound: bool = False,
+    kept: KeptRead | None = None,
+) -> Env | None:
     """Merge two environments; `None` stands for an unreachable path.
 
     With `absent_is_unbound`, a plain name bound on one path only keeps that path's value:
@@ -82,6 +93,10 @@ def join_env(a: Env | None, b: Env | None, *, absent_is_unbound: bool = False) -
     read succeeds it holds this value (`if c: y = f()`, a name bound in a loop's body). Only
     for joins of paths through one function's statements, where every binding statement
     the name could have met is in the environment (see `ModuleInterpreter.star_imports`).
+
+    With `kept`, an attribute key (`self.centers`) held on one path only is joined with
+    what reading it gives on the other: the value its class keeps, when `kept` knows it
+    (an item stored into a buffer inside a loop that may not run leaves the buffer).
     """
     if a is None:
         return None if b is None else dict(b)
@@ -95,10 +110,20 @@ def join_env(a: Env | None, b: Env | None, *, absent_is_unbound: bool = False) -
         elif right is not None:
             merged[key] = join(left, right)
         else:
-            merged[key] = left if absent_is_unbound and key.isidentifier() else UNKNOWN
+            merged[key] = _one_sided(key, left, b, absent_is_unbound, kept)
     for key in b.keys() - a.keys():
-        merged[key] = b[key] if absent_is_unbound and key.isidentifier() else UNKNOWN
+        merged[key] = _one_sided(key, b[key], a, absent_is_unbound, kept)
     return merged
+
+
+def _one_sided(
+    key: str, value: Value, other: Env, absent_is_unbound: bool, kept: KeptRead | None
+) -> Value:
+    """The join of `value`, what `key` holds on one path, with the path `other` lacking it."""
+    if key.isidentifier():
+        return value if absent_is_unbound else UNKNOWN
+    read = kept(key, other) if kept is not None else None
+    return join(value, read) if read is not None else UNKNOWN
 
 
 def merge_branch_graphs(stmt: ast.If, body: Env, orelse: Env, merged: Env) -> None:
@@ -121,7 +146,9 @@ def merge_branch_graphs(stmt: ast.If, body: Env, orelse: Env, merged: Env) -> No
         merged[key] = value
 
 
-def join_envs(envs: Iterable[Env | None], *, absent_is_unbound: bool = False) -> Env | None:
+def join_envs(
+    envs: Iterable[Env | None], *, absent_is_unbound: bool = False, kept: KeptRead | None = None
+) -> Env | None:
     """Merge many environments (see `join_env`)."""
     result: Env | None = None
     first = True
@@ -129,6 +156,6 @@ def join_envs(envs: Iterable[Env | None], *, absent_is_unbound: bool = False) ->
         if first:
             result = None if env is None else dict(env)
         else:
-            result = join_env(result, env, absent_is_unbound=absent_is_unbound)
+            result = join_env(result, env, absent_is_unbound=absent_is_unbound, kept=kept)
         first = False
     return result

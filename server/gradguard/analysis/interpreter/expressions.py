@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import operator
+from collections.abc import Callable
 from functools import reduce
+from typing import Any
 
 from gradguard.analysis import activations, narrowing, shapes
 from gradguard.analysis import graph as graphs
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.events import Accumulation, AttributeSet, GradRead, InPlaceChange
-from gradguard.analysis.interpreter.environment import GRAD_ON, GRAD_UNKNOWN, GradMode
+from gradguard.analysis.interpreter.environment import GRAD_ON, GRAD_UNKNOWN, Env, GradMode
 from gradguard.analysis.interpreter.training_effects import TrainingEffects
 from gradguard.analysis.names import callee_name, dotted
 from gradguard.analysis.values import (
@@ -305,6 +308,19 @@ class ExpressionEvaluator(TrainingEffects):
         """`expr` is a torch dtype (`torch.float32`, `torch.long`) or `torch.device`."""
         return self.scope.resolve(expr) in api.NOT_TENSOR_NAMES
 
+    def kept_attribute(self, key: str, env: Env) -> Value | None:
+        """What reading `key` (`self.centers`, `agent.memory`) gives on a path whose
+        environment `env` does not hold it: the value the class of the instance keeps for
+        that attribute (`ClassInfo.attributes`); None when that is not what a read finds."""
+        name, _, attr = key.partition(".")
+        base = env.get(name)
+        if base is None or not attr.isidentifier() or base.kind is Kind.CLASS:
+            return None
+        info = base.local_class
+        if info is None or attr not in info.attributes:
+            return None
+        return _through_instance(info.attributes[attr], name)
+
     def _expr_Attribute(self, expr: ast.Attribute) -> Value:
         key = dotted(expr)
         if key is not None and self.env is not None and key in self.env:
@@ -563,8 +579,11 @@ class ExpressionEvaluator(TrainingEffects):
         if isinstance(expr.op, ast.Not):
             return Value(grad=Grad.UNTRACKED, kind=Kind.SCALAR)
         result = self.arithmetic(expr, [operand])
-        if isinstance(expr.op, ast.USub) and type(operand.const) is int:
-            result = evolve(result, const=-operand.const)  # `-2`: a known int too
+        number = operand.const
+        # `-2`: a known number too (`-True` is the int -1, not a bool: left unknown).
+        if isinstance(expr.op, ast.USub) and type(number) in (int, float):
+            assert isinstance(number, int | float)
+            result = evolve(result, const=-number)
         # `+x` returns x itself; `-x` allocates.
         return self.inference_result(result) if isinstance(expr.op, ast.USub) else result
 
@@ -766,15 +785,32 @@ def _part(container: Value, element: Value) -> Value:
 
 
 def _folded_equality(expr: ast.Compare, values: list[Value]) -> bool | None:
-    """`phase == "train"` of two known literals (a class constant, a flag, a string or an
-    int): the comparison's bool; None for anything else."""
-    if len(expr.ops) != 1 or not isinstance(expr.ops[0], ast.Eq | ast.NotEq):
+    """`phase == "train"` of two known literals (a class constant, a flag, a string or a
+    number), `cfg["weight"] > 0` of two known numbers: the comparison's bool; None for
+    anything else."""
+    if len(expr.ops) != 1:
         return None
     left, right = values
     if not (_literal_const(left) and _literal_const(right)):
         return None
-    equal = bool(left.const == right.const)
-    return equal if isinstance(expr.ops[0], ast.Eq) else not equal
+    op = expr.ops[0]
+    if isinstance(op, ast.Eq | ast.NotEq):
+        equal = bool(left.const == right.const)
+        return equal if isinstance(op, ast.Eq) else not equal
+    order = _ORDERINGS.get(type(op))
+    numbers = (int, float, bool)
+    if order is None or type(left.const) not in numbers or type(right.const) not in numbers:
+        return None
+    return order(left.const, right.const)
+
+
+# Orderings folded between two known numbers.
+_ORDERINGS: dict[type, Callable[[Any, Any], bool]] = {
+    ast.Lt: operator.lt,
+    ast.LtE: operator.le,
+    ast.Gt: operator.gt,
+    ast.GtE: operator.ge,
+}
 
 
 # Kinds of value that are certainly not None (`OTHER` may be: an unknown library's result).
@@ -824,4 +860,4 @@ def _through_instance(kept: Value, receiver: str | None) -> Value:
 
 
 def _literal_const(value: Value) -> bool:
-    return value.kind in (Kind.SCALAR, Kind.OTHER) and type(value.const) in (str, int, bool)
+    return value.kind in (Kind.SCALAR, Kind.OTHER) and type(value.const) in (str, int, float, bool)

@@ -332,7 +332,12 @@ class FunctionInterpreter(CallEvaluator):
             self.run_block(stmt.orelse)
         after_else = self.env
         self._state_left_as_found(start, after_body, after_else)
-        self.env = join_env(after_body, after_else, absent_is_unbound=self.absent_is_unbound)
+        self.env = join_env(
+            after_body,
+            after_else,
+            absent_is_unbound=self.absent_is_unbound,
+            kept=self.kept_attribute,
+        )
         if after_body is not None and after_else is not None and self.env is not None:
             merge_branch_graphs(stmt, after_body, after_else, self.env)
         if body_mode == body_start and self.mode == else_start:
@@ -409,7 +414,7 @@ class FunctionInterpreter(CallEvaluator):
         self.run_block(stmt.body)
         after_body = self.env
         # An exception may leave the body at any point: handlers see either state.
-        handler_start = join_env(start, after_body)
+        handler_start = join_env(start, after_body, kept=self.kept_attribute)
         outcomes: list[Env | None] = []
         with self._frame("cond", stmt):
             for handler in stmt.handlers:
@@ -423,7 +428,7 @@ class FunctionInterpreter(CallEvaluator):
         self.env = after_body
         self.run_block(stmt.orelse)
         outcomes.insert(0, self.env)
-        self.env = join_envs(outcomes)
+        self.env = join_envs(outcomes, kept=self.kept_attribute)
         if stmt.finalbody:
             if self.env is None:
                 self.env = dict(handler_start) if handler_start is not None else None
@@ -449,7 +454,7 @@ class FunctionInterpreter(CallEvaluator):
                     self.eval(case.guard)
                 self.run_block(case.body)
                 outcomes.append(self.env)
-        self.env = join_envs(outcomes)
+        self.env = join_envs(outcomes, kept=self.kept_attribute)
 
     def _stmt_For(self, stmt: ast.For | ast.AsyncFor) -> None:
         iterated = self.eval(stmt.iter)
@@ -606,7 +611,9 @@ class FunctionInterpreter(CallEvaluator):
         exits: list[Env | None] = [end, *breaks]
         if not runs:
             exits.insert(0, _skipped(before, exits, None if empty else stmt))
-        self.env = join_envs(exits, absent_is_unbound=self.absent_is_unbound)
+        self.env = join_envs(
+            exits, absent_is_unbound=self.absent_is_unbound, kept=self.kept_attribute
+        )
         if stmt.orelse and not infinite:
             self.run_block(stmt.orelse)
 
@@ -687,7 +694,7 @@ class FunctionInterpreter(CallEvaluator):
                 self.run_block(stmt.body)
         finally:
             self.loops.pop()
-        end = join_envs([self.env, *frame.continues])
+        end = join_envs([self.env, *frame.continues], kept=self.kept_attribute)
         return end, frame.breaks
 
 

@@ -300,7 +300,7 @@ class Value:
 
     @property
     def const(self) -> object:
-        """Its bool, int or str literal value (`object_facts.const`)."""
+        """Its bool, int, float or str literal value (`object_facts.const`)."""
         return self.object_facts.const
 
     # --- parameter_facts (flat, read-only) ---
@@ -506,7 +506,7 @@ def literal(node: ast.Constant) -> Value:
     elif node.value is None:
         return NONE
     loss = Loss(LossKind.LITERAL, node, "a literal")
-    const = node.value if isinstance(node.value, bool | int | str) else None
+    const = node.value if isinstance(node.value, bool | int | float | str) else None
     return Value(grad=Grad.UNTRACKED, kind=kind, loss=loss, const=const)
 
 
