@@ -398,7 +398,7 @@ class CallEvaluator(TorchCalls):
             method, call, args, self.mode.enabled, self.mode.off, is_method=bound
         )
         summary = self.module.summary_of(method)
-        self._state_carried_across_calls(method, summary)
+        self._state_carried_across_calls(method, summary, call, receiver, receiver_key)
         self._params_carried_across_calls(method, summary, call, args, skip_self=bound)
         returned = summary.returned
         state = self._own_state_through(summary) if receiver_key == "self" else None

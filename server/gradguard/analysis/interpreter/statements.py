@@ -235,8 +235,7 @@ class FunctionInterpreter(CallEvaluator):
             total = current
             if isinstance(stmt.target, ast.Subscript):
                 # `totals[0] += loss` / `totals["mse"] += loss`: the container is the total.
-                base_key = dotted(stmt.target.value)
-                total = self.lookup(base_key) if base_key is not None else UNKNOWN
+                total = self._container(stmt.target)
             if (site := self.site(stmt, stmt.target, total)) is not None:
                 self.emit(Accumulation(value, **site))
         if current.kind is Kind.TENSOR:
@@ -253,6 +252,17 @@ class FunctionInterpreter(CallEvaluator):
         elif isinstance(stmt.target, ast.Subscript):
             self._subscript_store(stmt.target, stmt)
         self.bind(stmt.target, result)
+
+    def _container(self, target: ast.Subscript) -> Value:
+        """The total of `totals[i] += x`: the container, as bound here, or as read when an
+        attribute is not (`self.sums` in a method: the state a previous call left)."""
+        base_key = dotted(target.value)
+        if base_key is None:
+            return UNKNOWN
+        unbound = self.env is not None and base_key not in self.env
+        if unbound and isinstance(target.value, ast.Attribute):
+            return self.eval(target.value)
+        return self.lookup(base_key)
 
     def _stmt_Return(self, stmt: ast.Return) -> None:
         value = self.eval(stmt.value) if stmt.value is not None else NONE

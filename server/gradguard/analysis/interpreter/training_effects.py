@@ -15,6 +15,8 @@ from gradguard.analysis.graph import SavedNode, Saves
 from gradguard.analysis.graph_inputs import own_nodes
 from gradguard.analysis.interpreter.environment import GradMode
 from gradguard.analysis.interpreter.graph_effects import GraphEffects
+from gradguard.analysis.interpreter.held_state import ClassOf, state_held_across
+from gradguard.analysis.interpreter.methods import first_methods, inherited_method
 from gradguard.analysis.interpreter.state import STATE_GRAPH_PREFIX
 from gradguard.analysis.interpreter.summary import (
     FunctionSummary,
@@ -471,16 +473,24 @@ class TrainingEffects(GraphEffects):
             if value.kind is Kind.TENSOR and (site := self.site(call, expr, value)) is not None:
                 self.emit(OptimizedTensor(qualified, **site))
 
-    def _state_carried_across_calls(self, method: FunctionNode, summary: FunctionSummary) -> None:
-        """A method called on every iteration of a loop (`trainer.train_batch(x)`), seen
-        from that loop.
+    def _state_carried_across_calls(
+        self,
+        method: FunctionNode,
+        summary: FunctionSummary,
+        call: ast.Call,
+        receiver: Value,
+        receiver_key: str | None,
+    ) -> None:
+        """A method called on every iteration of a loop (`trainer.train_batch(x)`, on the
+        instance `receiver`, spelled `receiver_key`), seen from that loop.
 
         Its backward calls that run on every call of it make the loop a training loop; the
         ones that run through state the previous call left on `self`, without a detach in
         between, reach into the previous call's graph. Both are recorded in
         `ModuleAnalysis.backward_in_calls`, their value carrying that state from one call
-        to the next. A total it keeps on `self` (`self.running_loss += loss`) is an
-        accumulation carried by the loop (`ModuleAnalysis.events`).
+        to the next. A total it keeps on `self` (`self.running_loss += loss`,
+        `self.sums[i] += v`) is an accumulation carried by the loop (see
+        `_accumulations_carried`).
         """
         loops = self.every_iteration()
         if not self.record or not loops:
@@ -488,6 +498,7 @@ class TrainingEffects(GraphEffects):
         analysis = self.module.analysis
         inside = [event for event in analysis.backward_calls if event.function is method]
         self.training_step_seen_from_loops(method)
+        self._accumulations_carried(method, summary, call, receiver, receiver_key)
         for attr, (read, tag) in summary.state_reads.items():
             written = summary.state_writes.get(attr)
             rebound = summary.rebound_state.get(attr) if self.mode.enabled is True else None
@@ -507,22 +518,72 @@ class TrainingEffects(GraphEffects):
                     analysis.backward_in_calls.append(
                         _seen_from_loops(event, frozenset({carry}), frozenset({loop}))
                     )
-                for use in analysis.events.of(Accumulation):
-                    if use.function is not method:
-                        continue
-                    if dotted(use.target) != f"self.{attr}" or tag not in use.value.carries:
-                        continue
-                    if not use.every_iteration and not _runs_on_every_call(
-                        analysis, use.stmt, method
-                    ):
-                        continue
-                    analysis.events.add(
-                        dataclasses.replace(
-                            use,
-                            value=evolve(use.value, carries=frozenset({carry})),
-                            every_iteration=frozenset({loop}),
-                        )
+
+    def _accumulations_carried(
+        self,
+        method: FunctionNode,
+        summary: FunctionSummary,
+        call: ast.Call,
+        receiver: Value,
+        receiver_key: str | None,
+    ) -> None:
+        """`meter.update(loss)` on every iteration of a loop, where `update` adds what it is
+        given to state the previous call left (`self.sum += val`, `self.sums[i] += v`), on
+        every call: an accumulation carried by the loop (recorded again in
+        `ModuleAnalysis.events`, seen from each loop, with the state as the total).
+
+        Only when the state certainly persists: the method leaves the attribute holding
+        what it added to (not rebound afresh), and the loop keeps the same instance with
+        that attribute untouched by anything else (see `held_state.state_held_across`)."""
+        if receiver_key is None:
+            return  # `meters[k].update(x)`, `Meter().update(x)`: which instance is unknown
+        analysis = self.module.analysis
+        for use in analysis.events.of(Accumulation):
+            if use.function is not method:
+                continue
+            total = use.target.value if isinstance(use.target, ast.Subscript) else use.target
+            key = dotted(total)
+            if key is None or not key.startswith("self.") or key.count(".") != 1:
+                continue
+            attr = key[5:]
+            read = summary.state_reads.get(attr)
+            if read is None or read[1] not in use.value.carries:
+                continue  # not added to what the previous call left
+            written = summary.state_writes.get(attr)
+            if written is not None and read[1] not in written.all_carries():
+                continue  # rebound afresh before the method returns
+            if not use.every_iteration and not _runs_on_every_call(analysis, use.stmt, method):
+                continue
+            class_of = self._held_class(receiver, receiver_key)
+            for loop in self.every_iteration():
+                if not state_held_across(loop, receiver_key, attr, call, class_of, self._method_of):
+                    continue
+                carry = Carry(key, loop, use.stmt, use.value, None)
+                analysis.events.add(
+                    dataclasses.replace(
+                        use,
+                        value=evolve(use.value, carries=frozenset({carry})),
+                        every_iteration=frozenset({loop}),
                     )
+                )
+
+    def _held_class(self, receiver: Value, receiver_key: str) -> ClassOf:
+        """The class of the file the instance a key names belongs to: `receiver`'s for its
+        own key, a bound name's class for the names it is reached through, else None."""
+
+        def class_of(key: str) -> ast.ClassDef | None:
+            value = receiver if key == receiver_key else None
+            if value is None and self.env is not None:
+                value = self.env.get(key)
+            info = value.local_class if value is not None else None
+            return info.node if info is not None else None
+
+        return class_of
+
+    def _method_of(self, owner: ast.ClassDef, name: str) -> FunctionNode | None:
+        """The method `name` an instance of `owner` runs: its own, or one it inherits from a
+        class of the file."""
+        return first_methods(owner).get(name) or inherited_method(self.module, owner, name)
 
     def training_step_seen_from_loops(self, function: FunctionNode) -> None:
         """A function or method of the file called on every iteration of a loop
