@@ -337,10 +337,13 @@ class TorchCalls(ModuleCalls):
                 exprs = layer_lists.literal_elements(self.function or self.module.tree, call)
                 if exprs is None or len(exprs) != len(layers_given):
                     exprs = []
+                first = self._first_listed_layer(call, exprs, layers_given)
                 module = ModuleRef(
                     qualified,
                     kind=_sequential_kind(layers_given),
                     self_contained=bool(exprs) and _fresh_layers(exprs, layers_given),
+                    # Its first layer changing its input in place changes the container's.
+                    changes_input=first.changes_input if first is not None else None,
                     clashes=_layer_clashes(exprs, layers_given) if exprs else (),
                 )
                 return Value(kind=Kind.MODULE, module=module)
@@ -418,6 +421,33 @@ class TorchCalls(ModuleCalls):
                 optimizes=self._optimized_module(call),
             )
         return UNKNOWN
+
+    def _first_listed_layer(
+        self, call: ast.Call, exprs: list[ast.expr], layers: list[Value]
+    ) -> ModuleRef | None:
+        """The first layer of `nn.Sequential(*layers)`, when certain (see
+        `layer_lists.first_layer`): the list literal's own first value, or the value of the
+        name, attribute or `torch.nn` constructor of literal arguments put first."""
+        scope = self.function or self.module.tree
+        expr = layer_lists.first_layer(scope, call, self._decided)
+        if expr is None:
+            return None
+        if exprs and expr is exprs[0] and layers:
+            return layers[0].module
+        if isinstance(expr, ast.Call):
+            qualified = self.scope.resolve(expr.func)
+            if qualified is None or not qualified.startswith("torch.nn."):
+                return None
+        return self.eval(expr).module
+
+    def _decided(self, test: ast.expr) -> bool | None:
+        """The truth of an `if` test over a name, when its value is a known bool."""
+        negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
+        inner = test.operand if isinstance(test, ast.UnaryOp) else test
+        value = self.eval(inner)
+        if value.kind is not Kind.SCALAR or not isinstance(value.const, bool):
+            return None
+        return value.const is not negated
 
     def _alias_of(self, name: str, receiver: Value, result: Value) -> Value:
         """`t.view(-1)`, `t.float()` of an inference tensor `t`: a view of an inference
