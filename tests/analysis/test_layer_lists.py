@@ -251,3 +251,20 @@ def test_a_branch_that_may_put_another_layer_first_changes_nothing(
     )
     assert seq.module is not None
     assert seq.module.changes_input is None
+
+
+def test_an_in_place_layer_inserted_at_the_head_changes_its_input(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    seq = fact_at(
+        """
+        def build(n):
+            layers = list(make(n))
+            layers.insert(0, nn.ReLU(inplace=True))
+            seq = nn.Sequential(*layers)  # <- seq
+            return seq
+        """,
+        monkeypatch,
+    )
+    assert seq.module is not None
+    assert seq.module.changes_input == "torch.nn.ReLU"

@@ -438,7 +438,13 @@ class TorchCalls(ModuleCalls):
             qualified = self.scope.resolve(expr.func)
             if qualified is None or not qualified.startswith("torch.nn."):
                 return None
-        return self.eval(expr).module
+        # Evaluated again here for its value only: its own statement recorded its effects.
+        record, events = self.record, self.events_in_context
+        self.record, self.events_in_context = False, frozenset()
+        try:
+            return self.eval(expr).module
+        finally:
+            self.record, self.events_in_context = record, events
 
     def _decided(self, test: ast.expr) -> bool | None:
         """The truth of an `if` test over a name, when its value is a known bool."""
