@@ -16,7 +16,7 @@ from gradguard.analysis.graph_inputs import own_nodes
 from gradguard.analysis.interpreter.environment import GradMode
 from gradguard.analysis.interpreter.graph_effects import GraphEffects
 from gradguard.analysis.interpreter.held_state import ClassOf, state_held_across
-from gradguard.analysis.interpreter.methods import first_methods, inherited_method
+from gradguard.analysis.interpreter.methods import class_methods, inherited_method
 from gradguard.analysis.interpreter.state import STATE_GRAPH_PREFIX
 from gradguard.analysis.interpreter.summary import (
     FunctionSummary,
@@ -583,7 +583,7 @@ class TrainingEffects(GraphEffects):
     def _method_of(self, owner: ast.ClassDef, name: str) -> FunctionNode | None:
         """The method `name` an instance of `owner` runs: its own, or one it inherits from a
         class of the file."""
-        return first_methods(owner).get(name) or inherited_method(self.module, owner, name)
+        return class_methods(owner).get(name) or inherited_method(self.module, owner, name)
 
     def training_step_seen_from_loops(self, function: FunctionNode) -> None:
         """A function or method of the file called on every iteration of a loop
