@@ -957,6 +957,13 @@ OBJECT_FACTS = [
      "layers.append(nn.ReLU())\nk = layers[1]  # <- k", Kind.UNKNOWN, {"module": None}),
     ("ModuleList of unknown items", "def f(blocks):\n    layers = nn.ModuleList(blocks)\n"
      "    k = layers[0]  # <- k", Kind.UNKNOWN, {"module": None}),
+    # Iterating one binds one of them, under the same condition.
+    ("ModuleList iterated", "layers = nn.ModuleList([nn.Linear(2, 2) for _ in range(3)])\n"
+     "for layer in layers:\n    k = layer  # <- k", Kind.MODULE,
+     {"module.qualified": "torch.nn.Linear"}),
+    ("ModuleList appended to, iterated", "layers = nn.ModuleList([nn.Linear(2, 2)])\n"
+     "layers.append(nn.ReLU())\nfor layer in layers:\n    k = layer  # <- k", Kind.UNKNOWN,
+     {"module": None}),
     # An instance of a class of the file that `__init__` keeps (stored once, set nowhere
     # else) is what the other methods read.
     ("instance kept on self", "class Log:\n    pass\nclass Trainer:\n"

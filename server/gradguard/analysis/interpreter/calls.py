@@ -902,6 +902,7 @@ class CallEvaluator(TorchCalls):
         )
         fresh = SavedNode(call, Saves.OTHER)
         result = graph_inputs.instantiate(summary.returned.without_carries(), call, inputs, fresh)
+        result = self._with_argument_carries(function, summary, call, args, result, skip_self)
         if summary.rebound and self.mode.enabled is True:
             passed = passed_arguments(function, call, args, skip_self=skip_self) or {}
             result = with_rebound(result, summary, set(passed))
@@ -915,6 +916,42 @@ class CallEvaluator(TorchCalls):
                 fresh, dataclasses.replace(summary, changed_in_result=changes), realised=True
             )
         return result
+
+    def _with_argument_carries(
+        self,
+        function: FunctionNode,
+        summary: FunctionSummary,
+        call: ast.Call,
+        args: list[Value],
+        result: Value,
+        skip_self: bool,
+    ) -> Value:
+        """`result` depending on the loop-carried values of the arguments what the function
+        returns depends on (`loss = compute_loss(log_probs, values)` with `log_probs` built
+        from the carried hidden state carries it too), element by element for a tuple the
+        function returns."""
+        if not summary.param_tags:
+            return result
+        passed = passed_arguments(function, call, args, skip_self=skip_self) or {}
+        mapping = {
+            tag: passed[name].all_carries()
+            for name, tag in summary.param_tags.items()
+            if name in passed
+        }
+        returned = summary.returned.retagged(mapping)
+        return _carrying(result, returned)
+
+
+def _carrying(result: Value, returned: Value) -> Value:
+    """`result` with the carries of `returned`, what it stands for (its elements' in turn
+    when both are tuples of the same length)."""
+    elements, carried = result.elements, returned.elements
+    if elements is not None and carried is not None and len(elements) == len(carried):
+        parts = tuple(_carrying(e, c) for e, c in zip(elements, carried, strict=True))
+        result = evolve(result, elements=parts)
+    if not returned.carries or returned.carries <= result.carries:
+        return result
+    return evolve(result, carries=result.carries | returned.carries)
 
 
 def _loads(node: ast.AST, name: str) -> int:

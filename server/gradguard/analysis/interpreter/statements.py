@@ -30,7 +30,7 @@ from gradguard.analysis.model import (
     FunctionNode,
     LoopNode,
 )
-from gradguard.analysis.names import dotted
+from gradguard.analysis.names import callee_name, dotted
 from gradguard.analysis.node_cache import cached_by_node
 from gradguard.analysis.values import (
     NONE,
@@ -466,6 +466,17 @@ class FunctionInterpreter(CallEvaluator):
                 outcomes.append(self.env)
         self.env = join_envs(outcomes, kept=self.kept_attribute)
 
+    def _layer_of(self, iter_expr: ast.expr, iterated: Value) -> Value | None:
+        """`for layer in self.layers:` over an `nn.ModuleList` (or `nn.Sequential`) of like
+        modules no code of the file changes: each iteration binds one of them, as
+        `self.layers[i]` gives (None for anything else)."""
+        if iterated.kind is not Kind.MODULE or iterated.items is None:
+            return None
+        held = callee_name(iter_expr)
+        if held is None or held in self.module.changed_containers():
+            return None
+        return evolve(iterated.items, carries=iterated.all_carries())
+
     def _stmt_For(self, stmt: ast.For | ast.AsyncFor) -> None:
         iterated = self.eval(stmt.iter)
         builtin_range = self._is_builtin("range")
@@ -474,6 +485,8 @@ class FunctionInterpreter(CallEvaluator):
         if runs:
             self.entered_loops.add(stmt)
         element = element_of(iterated)
+        if element is UNKNOWN:
+            element = self._layer_of(stmt.iter, iterated) or element
         if element is UNKNOWN:
             element = self.parameters_element(stmt.iter) or element
         drawn = self._batch_names(stmt)
