@@ -2,7 +2,8 @@
 `train(net, opt, data)` everywhere in the file gets the facts of `net` and `opt`.
 
 Real training loops live in functions whose model, optimizer and loss arrive as parameters.
-A parameter's value is the join of the arguments every call in the file passes. That is
+A parameter's value is the join of the arguments every call in the file passes (a call
+leaving it out passes its default, where `interpreter.defaults` knows it). That is
 only sound when the file shows *every* call, so a function qualifies only when:
 
 * its name is defined once in the file, by this `def`, and bound nowhere else;
@@ -22,6 +23,7 @@ dunder methods never qualify: `__call__` and the runtime call them.
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from gradguard.analysis.libraries import PLOTTING_METHODS
@@ -37,7 +39,6 @@ from gradguard.analysis.values import (
     element_of,
     evolve,
     join,
-    literal,
 )
 from gradguard.analysis.walk import children, module_nodes_of, walk
 
@@ -120,12 +121,14 @@ class CallSites:
         args: list[Value],
         grad_enabled: bool | None,
         grad_off: GradOff | None,
+        defaults: Mapping[str, Value],
         *,
         is_method: bool,
     ) -> None:
         """Record one interpretation of `call`, whose evaluated arguments are `args`
-        (positional values first, then keyword values, as the interpreter evaluates them)."""
-        mapped = _map_arguments(function, call, args, skip_self=is_method)
+        (positional values first, then keyword values, as the interpreter evaluates them);
+        `defaults` holds what a parameter the call leaves out holds, where known."""
+        mapped = _map_arguments(function, call, args, defaults, skip_self=is_method)
         self.renote(Note(function, call, grad_enabled, grad_off, mapped))
 
     def renote(self, note: Note) -> None:
@@ -674,10 +677,16 @@ def _positional(function: FunctionNode, *, skip_self: bool) -> list[ast.arg]:
 
 
 def _map_arguments(
-    function: FunctionNode, call: ast.Call, args: list[Value], *, skip_self: bool
+    function: FunctionNode,
+    call: ast.Call,
+    args: list[Value],
+    known_defaults: Mapping[str, Value],
+    *,
+    skip_self: bool,
 ) -> dict[str, Value] | None:
-    """Parameter name -> argument value for one call, as the callee sees it (defaults filled
-    in); None when it cannot be mapped, or when the call would raise a TypeError."""
+    """Parameter name -> argument value for one call, as the callee sees it (a parameter
+    left out holds its default: `known_defaults`, else unknown); None when it cannot be
+    mapped, or when the call would raise a TypeError."""
     spec = function.args
     passed = passed_arguments(function, call, args, skip_self=skip_self)
     if passed is None:
@@ -699,7 +708,7 @@ def _map_arguments(
         default = defaults.get(param.arg)
         if default is None:
             return None  # a required parameter missing: a TypeError at run time
-        mapped[param.arg] = literal(default) if isinstance(default, ast.Constant) else UNKNOWN
+        mapped[param.arg] = known_defaults.get(param.arg, UNKNOWN)
     return mapped
 
 

@@ -382,6 +382,17 @@ class CallEvaluator(TorchCalls):
         previous = self.self_appends.get(attr)
         self.self_appends[attr] = args[0] if previous is None else join(previous, args[0])
 
+    def note_call(
+        self, function: FunctionNode, call: ast.Call, args: list[Value], *, is_method: bool
+    ) -> None:
+        """Tell the call sites what `call` of a function of the file passes, under which
+        grad mode (a parameter it leaves out holds its default, where known)."""
+        defaults = self.module.default_values(function)
+        mode = self.mode
+        self.module.call_sites.note(
+            function, call, args, mode.enabled, mode.off, defaults, is_method=is_method
+        )
+
     def bound_method_call(
         self,
         call: ast.Call,
@@ -394,9 +405,7 @@ class CallEvaluator(TorchCalls):
         the receiver, `self` inside the class), or an instance called (`__call__`)."""
         # A static method gets the call's arguments from its first parameter on.
         bound = not is_staticmethod(method)
-        self.module.call_sites.note(
-            method, call, args, self.mode.enabled, self.mode.off, is_method=bound
-        )
+        self.note_call(method, call, args, is_method=bound)
         summary = self.module.summary_of(method)
         self._state_carried_across_calls(method, summary, call, receiver, receiver_key)
         self._params_carried_across_calls(method, summary, call, args, skip_self=bound)
@@ -710,9 +719,7 @@ class CallEvaluator(TorchCalls):
             if init is not None:
                 # What `__init__`'s parameters receive (`call_sites.candidates` decides
                 # whether the class may learn from it).
-                self.module.call_sites.note(
-                    init, call, args, self.mode.enabled, self.mode.off, is_method=True
-                )
+                self.note_call(init, call, args, is_method=True)
             if info.is_module:
                 plain = self._built_from_own_parts(call, args, init)
                 checker = self.module.owner_of(info.node).class_check
@@ -733,9 +740,7 @@ class CallEvaluator(TorchCalls):
         if callee.kind is Kind.FUNCTION and callee.function is not None:
             if self.record and self.module.owner_of(callee.function) is self.module:
                 self.module.analysis.resolved_calls.append((call, callee.function))
-            self.module.call_sites.note(
-                callee.function, call, args, self.mode.enabled, self.mode.off, is_method=False
-            )
+            self.note_call(callee.function, call, args, is_method=False)
             summary = self.module.summary_of(callee.function)
             self.training_step_seen_from_loops(callee.function)
             self._params_carried_across_calls(callee.function, summary, call, args)

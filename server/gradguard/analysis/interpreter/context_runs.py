@@ -22,7 +22,6 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from gradguard.analysis import call_sites
 from gradguard.analysis.events import CheckpointInput, Conversion, Event, LossInput
 from gradguard.analysis.interpreter.contextual import ContextRun
 from gradguard.analysis.interpreter.environment import GradMode
@@ -30,7 +29,7 @@ from gradguard.analysis.interpreter.statements import FunctionInterpreter
 from gradguard.analysis.model import FunctionNode
 from gradguard.analysis.names import root_name
 from gradguard.analysis.node_cache import cached_by_node
-from gradguard.analysis.values import NONE, UNKNOWN, Kind, Value, join, literal
+from gradguard.analysis.values import NONE, UNKNOWN, Kind, Value, join
 from gradguard.analysis.walk import own_nodes
 
 if TYPE_CHECKING:
@@ -161,9 +160,9 @@ def _run(
             if name in env:
                 env[name] = value
         # A parameter this call leaves out holds its default (`return_tensor=True`).
-        for name, default in call_sites.parameter_defaults(node).items():
-            if name not in passed and name in env and isinstance(default, ast.Constant):
-                env[name] = literal(default)
+        for name, default in module.default_values(node).items():
+            if name not in passed and name in env:
+                env[name] = default
     interpreter.run_block(node.body)
     saved = tuple(interpreter.inference_saved)
     if interpreter.returned is None and interpreter.env is None:

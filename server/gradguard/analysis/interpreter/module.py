@@ -17,6 +17,7 @@ from gradguard.analysis.graph import GRAPH_STATE_KEY
 from gradguard.analysis.imports import Scope, ScopeNode
 from gradguard.analysis.interpreter.context_runs import run_in_context
 from gradguard.analysis.interpreter.contextual import ContextRun
+from gradguard.analysis.interpreter.defaults import default_values
 from gradguard.analysis.interpreter.environment import Env, GradMode, join_envs
 from gradguard.analysis.interpreter.expressions import with_field
 from gradguard.analysis.interpreter.file_syntax import FileSyntax
@@ -106,6 +107,7 @@ class ModuleInterpreter:
         self.in_context = False
         self.inference_nested = False  # inside a run started inside a run (`context_runs`)
         self.context_results: dict[object, ContextRun] = {}
+        self._defaults: dict[int, dict[str, Value]] = {}  # see `default_values`
         self.globals: Env = {}
         self.collecting_globals = False
         self._pending_attributes: list[ClassInfo] = []
@@ -162,6 +164,17 @@ class ModuleInterpreter:
     def scope_of(self, node: ScopeNode) -> Scope:
         """The name-resolution scope of a module, function or class node."""
         return self.syntax.scope_of(node)
+
+    def default_values(self, node: FunctionNode) -> dict[str, Value]:
+        """What each parameter of `node` holds when a call leaves it out, where known (see
+        `defaults`); evaluated once per function, as Python does when the `def` runs."""
+        owner = self.owner_of(node)
+        if owner is not self:
+            return owner.default_values(node)
+        known = self._defaults.get(id(node))
+        if known is None:
+            known = self._defaults[id(node)] = default_values(self, node)
+        return known
 
     # -- driver ------------------------------------------------------------------------------
 
