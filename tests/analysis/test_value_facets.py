@@ -40,6 +40,7 @@ from gradguard.analysis.values import (
     Autograd,
     ClassInfo,
     ConditionalLoss,
+    ForcedLeaf,
     Grad,
     GraphFacts,
     Kind,
@@ -72,6 +73,8 @@ DETACH, NO_GRAD, LITERAL, CONVERSION = map(
 )
 REWRAP = Loss(LossKind.REWRAP, ast.Constant(0), "torch.tensor(...)", wrapped_history=True)
 INERT_A, INERT_B = _loss(LossKind.NO_CREATE_GRAPH), _loss(LossKind.NO_CREATE_GRAPH)
+FORCED = ForcedLeaf(STMT, STMT, ast.Name("loss"), DETACH)
+OTHER_FORCED = ForcedLeaf(CALL, STMT, ast.Name("loss"), DETACH)
 PHASE = ConditionalLoss(Condition("phase", "train", when=True), NO_GRAD)
 OTHER_PHASE = ConditionalLoss(Condition("mode", "train", when=True), NO_GRAD)
 
@@ -134,6 +137,16 @@ AUTOGRAD_JOINS = [
     ("batch data on both paths", Autograd(batch=True), Autograd(batch=True),
      Autograd(batch=True)),
     ("batch data on one path", Autograd(batch=True), Autograd(), Autograd()),
+    ("the leaf of one forcing on both paths", Autograd(Grad.TRACKED, leaf=True, forced=FORCED),
+     Autograd(Grad.TRACKED, leaf=True, forced=FORCED),
+     Autograd(Grad.TRACKED, leaf=True, forced=FORCED)),
+    ("a forced leaf on one path", Autograd(Grad.TRACKED, leaf=True, forced=FORCED),
+     Autograd(Grad.TRACKED, leaf=True), Autograd(Grad.TRACKED, leaf=True)),
+    ("the leaves of two forcings", Autograd(Grad.TRACKED, leaf=True, forced=FORCED),
+     Autograd(Grad.TRACKED, leaf=True, forced=OTHER_FORCED), Autograd(Grad.TRACKED, leaf=True)),
+    ("a forcing whose tensor is no longer a leaf",
+     Autograd(Grad.TRACKED, leaf=True, forced=FORCED), Autograd(Grad.TRACKED, forced=FORCED),
+     Autograd(Grad.TRACKED)),
     ("the same conditional grad mode", Autograd(unless=PHASE), Autograd(unless=PHASE),
      Autograd(unless=PHASE)),
     ("different conditional grad modes", Autograd(unless=PHASE), Autograd(unless=OTHER_PHASE),
@@ -379,6 +392,7 @@ FLAT_FACTS: list[tuple[str, str, object]] = [
     ("unless", "autograd", PHASE),
     ("inert_terms", "autograd", frozenset({INERT_A})),
     ("batch", "autograd", True),
+    ("forced", "autograd", FORCED),
     ("module", "object_facts", LINEAR),
     ("function", "object_facts", FUNCTION),
     ("instance_of", "object_facts", NET),

@@ -7,10 +7,12 @@ nothing else changed: the gradient stops at the leaf and never reaches the model
 
 The interpreter already says why the tensor had no history before the forcing (`Value.loss`:
 computed under no_grad, detached, rebuilt from `.item()`, made by argmax...). What it binds
-after the forcing is a fresh leaf (`requires_grad_()`, `torch.tensor(..., requires_grad=True)`)
-or an unknown tensor with the same origin (`x.requires_grad = True`). This module ties the
-two together: a forcing use whose value certainly lost its history at a real cut, and a
-backward call on the same name whose value is what that forcing left.
+after the forcing is a leaf that requires grad; when the tensor certainly lost its history
+at a real cut, that leaf carries the forcing (`Value.forced`, a `ForcedLeaf`), which flows
+wherever that very tensor flows: assignments, returns of functions and of a module's
+`forward`, tuple elements. This module ties the two together: a forcing use whose value
+certainly lost its history at a real cut, and a backward call, in any function, on a value
+that carries that forcing (or on the same name, bound to what the forcing left).
 
 A fresh tensor (`x = torch.randn(3); x.requires_grad = True`) or data wrapped by
 `torch.tensor(array)` is a genuine leaf input and is never reported; nor is a forced leaf that
@@ -28,24 +30,22 @@ from gradguard.analysis.events import AttributeSet, RequiresGradCall
 from gradguard.analysis.model import BackwardCall, ModuleAnalysis
 from gradguard.analysis.names import dotted
 from gradguard.analysis.parameters import is_true
-from gradguard.analysis.values import Grad, Kind, Loss, LossKind, Value
+from gradguard.analysis.values import (
+    Grad,
+    Kind,
+    Loss,
+    LossKind,
+    Value,
+    cut_before_forcing,
+    forced_after_cut,
+    real_cut,
+)
 
 # The events that may force requires_grad on a tensor: `x.requires_grad = True` and
 # `x.requires_grad_()`.
 _Forcing = AttributeSet | RequiresGradCall
 
-# Reasons for a missing history that are a cut of a computation the code meant to train:
-# a fresh factory tensor or a literal is a real leaf, and forcing grad on it is legitimate.
-_CUTS = frozenset(
-    {
-        LossKind.NO_GRAD,
-        LossKind.DETACH,
-        LossKind.NON_DIFFERENTIABLE,
-        LossKind.FROZEN,
-        LossKind.NO_CREATE_GRAPH,
-        LossKind.CONVERSION,
-    }
-)
+__all__ = ["ForcedGrad", "forced_grad_backprops", "real_cut"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -65,18 +65,6 @@ class ForcedGrad:
     via: str
     cut: Loss
     backward: BackwardCall
-
-
-def real_cut(loss: Loss | None) -> Loss | None:
-    """The cut that explains a missing history, or None for a genuine leaf (a fresh factory
-    tensor, a literal, data wrapped by `torch.tensor(array)`) or an unknown reason."""
-    if loss is None:
-        return None
-    if loss.kind in _CUTS:
-        return loss
-    if loss.kind is LossKind.REWRAP and (loss.wrapped_history or real_cut(loss.inner)):
-        return loss
-    return None
 
 
 def forced_grad_backprops(analysis: ModuleAnalysis) -> Iterator[ForcedGrad]:
@@ -99,7 +87,7 @@ def _forced_by_use(analysis: ModuleAnalysis) -> Iterator[ForcedGrad]:
         if cut is None or len(cuts) != 1:
             continue  # some interpretation of the statement saw a tensor that may be tracked
         key = _forced_key(first)
-        if key is None or _data_replaced(analysis, first, key):
+        if key is not None and _data_replaced(analysis, first, key):
             continue
         event = _first_backward_on(analysis, first, key)
         via = _forcing_kind(first)
@@ -136,17 +124,7 @@ def _flag_keyword_true(call: ast.Call) -> bool:
 
 def _cut_before(use: _Forcing) -> Loss | None:
     """Why the forced tensor certainly had no history, when it is a real cut."""
-    value = use.value
-    if value.kind is not Kind.TENSOR or value.grad is not Grad.UNTRACKED:
-        return None
-    if value.integer_valued:
-        return None  # an integer tensor cannot require grad at all: GG402's business
-    if value.unless is not None:
-        return None
-    loss = value.loss
-    if loss is not None and loss.grad_off is not None and loss.grad_off.conditional:
-        return None
-    return real_cut(loss)
+    return cut_before_forcing(use.value)
 
 
 def _forced_key(use: _Forcing) -> str | None:
@@ -169,14 +147,18 @@ def _data_replaced(analysis: ModuleAnalysis, forcing: _Forcing, key: str) -> boo
 
 
 def _first_backward_on(
-    analysis: ModuleAnalysis, forcing: _Forcing, key: str
+    analysis: ModuleAnalysis, forcing: _Forcing, key: str | None
 ) -> BackwardCall | None:
-    """The first backward call, after the forcing in the same function, on `key` bound to
-    what the forcing left."""
+    """The first backward call on the leaf the forcing made: in any function, on a value
+    carrying the forcing (`Value.forced`), or after the forcing in the same function, on
+    `key` bound to what the forcing left."""
     for event in analysis.backward_calls:
-        if event.function is not forcing.function or dotted(event.target) != key:
+        forced = forced_after_cut(event.value)
+        if forced is not None and forced.node is forcing.node:
+            return event
+        if key is None or event.function is not forcing.function:
             continue
-        if not _left_by(event.value, forcing):
+        if dotted(event.target) != key or not _left_by(event.value, forcing):
             continue
         if _runs_after(analysis, forcing.stmt, event.stmt):
             return event

@@ -5,8 +5,9 @@ Finds `loss.requires_grad = True`, `loss.requires_grad_()` and
 `torch.tensor(loss, requires_grad=True)` applied to a tensor that certainly has no autograd
 history (computed under `torch.no_grad()`, cut by `.detach()`, made by `argmax` or a
 comparison, output of a frozen model, rebuilt from `.item()`/`.numpy()`), when that very
-tensor is then backpropagated. The message names the real cut and the rule whose fix
-restores the graph there (GG101, GG102, GG103, GG104, GG105, GG108, GG503).
+tensor is then backpropagated, in the same function or after a helper or a loss module's
+`forward` returned it as is (alone or in a tuple). The message names the real cut and the
+rule whose fix restores the graph there (GG101, GG102, GG103, GG104, GG105, GG108, GG503).
 
 Not reported: forcing grad on a genuine leaf (`x = torch.randn(3); x.requires_grad = True`,
 `torch.tensor(array, requires_grad=True)`), or on a detached copy that is only an *input* of
@@ -280,9 +281,8 @@ def _fix(ctx: RuleContext, forced: ForcedGrad) -> Fix | None:
             Fix(title, Safety.UNSAFE, (delete_statement(ctx.source, stmt),)) if deletable else None
         )
     assert isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-    assert isinstance(stmt, ast.Assign)
     receiver = node.func.value
-    if dotted(receiver) == dotted(stmt.targets[0]):
+    if isinstance(stmt, ast.Assign) and dotted(receiver) == dotted(stmt.targets[0]):
         return (
             Fix(title, Safety.UNSAFE, (delete_statement(ctx.source, stmt),)) if deletable else None
         )

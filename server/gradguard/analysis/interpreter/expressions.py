@@ -122,7 +122,8 @@ class ExpressionEvaluator(TrainingEffects):
                 ):
                     # It did not raise, so it is a leaf, and now it requires grad. Of a value
                     # not known yet, setting the flag is what one does to a tensor: it is one.
-                    self.env[base_key] = evolve(forced_leaf(base), origin=base.origin)
+                    forced = forced_leaf(base, self._setattr_forcing(target))
+                    self.env[base_key] = evolve(forced, origin=base.origin)
                 elif base.kind is Kind.TENSOR and target.attr in ("requires_grad", "data"):
                     self.env[base_key] = evolve(UNKNOWN, kind=Kind.TENSOR, origin=base.origin)
             if key is not None:
@@ -200,6 +201,19 @@ class ExpressionEvaluator(TrainingEffects):
                 self.emit(InPlaceChange("setitem", **site))
             self.modified_in_place(stmt, target.value, base)
         self.env[base_key] = activations.module_cleared(activations.cleared(base))
+
+    def _setattr_forcing(self, target: ast.Attribute) -> tuple[ast.AST, ast.stmt, ast.expr] | None:
+        """`x.requires_grad = True` written as a statement of its own (one target, the
+        literal True): the forcing (the statement), its statement and the forced tensor."""
+        stmt = self.stmt
+        if (
+            isinstance(stmt, ast.Assign)
+            and stmt.targets == [target]
+            and isinstance(stmt.value, ast.Constant)
+            and stmt.value.value is True
+        ):
+            return stmt, stmt, target.value
+        return None
 
     def _bind_sequence(self, targets: list[ast.expr], value: Value) -> None:
         has_star = any(isinstance(t, ast.Starred) for t in targets)

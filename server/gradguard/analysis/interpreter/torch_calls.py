@@ -709,8 +709,13 @@ class TorchCalls(ModuleCalls):
             flag = args[0].const if args else True
             if site is not None and flag is True:
                 self._integer_asked_in_place(call, call.func.value, receiver, site)
+            forcing = (
+                (call, self.stmt, call.func.value)
+                if self.stmt is not None and _forcing_call(call)
+                else None
+            )
             value = (
-                forced_leaf(receiver)
+                forced_leaf(receiver, forcing)
                 if flag is True
                 else Value(grad=Grad.UNKNOWN, kind=Kind.TENSOR, leaf=True)
             )
@@ -795,6 +800,21 @@ class TorchCalls(ModuleCalls):
             loss = Loss(LossKind.NO_GRAD, call, self.mode.off.description, self.mode.off)
             return Value(grad=Grad.UNTRACKED, kind=Kind.UNKNOWN, loss=loss)
         return Value(kind=Kind.UNKNOWN)
+
+
+def _forcing_call(call: ast.Call) -> bool:
+    """`x.requires_grad_()`, `x.requires_grad_(True)` or `x.requires_grad_(requires_grad=True)`:
+    a forcing whose flag is the literal True (or the default)."""
+    if not call.args and not call.keywords:
+        return True
+    if len(call.args) == 1 and not call.keywords:
+        return params.is_true(call.args[0])
+    return (
+        not call.args
+        and len(call.keywords) == 1
+        and call.keywords[0].arg == "requires_grad"
+        and params.is_true(call.keywords[0].value)
+    )
 
 
 def _recorded_in_place(call: ast.Call, qualified: str) -> bool:

@@ -48,6 +48,7 @@ from gradguard.analysis.values import (
     ModuleRef,
     Value,
     evolve,
+    forced_after_cut,
 )
 from gradguard.analysis.walk import walk
 
@@ -137,6 +138,16 @@ def restamp(summary: Value, base: Value, mode: GradMode) -> Value:
         # Cut inside `forward` whatever its inputs are (a `@torch.no_grad()` forward, a
         # `.detach()` on the way out): the caller's output has no history either.
         return evolve(summary, carries=base.carries, origin=None)
+    if (forced := forced_after_cut(summary)) is not None:
+        # The leaf `forward` forced to require grad after a cut, returned as is: every
+        # call returns such a leaf, cut from this call's inputs as from any other's.
+        return Value(
+            grad=Grad.TRACKED,
+            kind=Kind.TENSOR,
+            leaf=True,
+            forced=forced,
+            carries=base.carries,
+        )
     if summary.grad is Grad.TRACKED and mode.enabled:
         return Value(grad=Grad.TRACKED, kind=Kind.TENSOR, carries=base.carries)
     return Value(grad=Grad.UNKNOWN, kind=Kind.TENSOR, carries=base.carries)

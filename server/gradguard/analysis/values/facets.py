@@ -3,8 +3,8 @@
 A `Value` (see `gradguard.analysis.values.value`) is its kind, its dataflow bookkeeping
 (origin, carries) and one of each facet:
 
-* `Autograd` (grad, loss, leaf, retains_grad, inference, unless, inert_terms): does it
-  take part in autograd; if not, why and where was its history lost.
+* `Autograd` (grad, loss, leaf, retains_grad, inference, unless, inert_terms, batch,
+  forced): does it take part in autograd; if not, why and where was its history lost.
 * `ObjectFacts` (module, function, instance_of, const): which object it is: a module (of
   which class), a function or class of the file, an instance of one, a literal flag.
 * `ParameterFacts` (frozen, optimizes): what was done to a module's parameters: frozen
@@ -38,6 +38,7 @@ from gradguard.analysis.values.vocabulary import (
     Activation,
     ClassInfo,
     ConditionalLoss,
+    ForcedLeaf,
     Grad,
     Loss,
     LossKind,
@@ -90,6 +91,9 @@ class Autograd:
     # or view of one: data, which a DataLoader never hands out requiring grad. Its `grad`
     # stays UNKNOWN; only `combine` reads it (see there).
     batch: bool = False
+    # A leaf made by forcing requires_grad on a tensor cut from its history (see
+    # `ForcedLeaf`); only with `grad` TRACKED and `leaf`, since it is that very tensor.
+    forced: ForcedLeaf | None = None
 
     def join(self, other: Autograd) -> Autograd:
         """What holds on both paths.
@@ -100,7 +104,8 @@ class Autograd:
         "converted by .item()"); on a TRACKED join, the rewrap root is dropped. The flags
         (leaf, retains_grad, inference) survive when both have them, the inert terms both
         have survive, and `unless` survives when both paths were computed under the same
-        conditional grad mode."""
+        conditional grad mode. A forced leaf survives only when both paths hold the tensor
+        of the same forcing (a forward forcing on one branch only joins into nothing)."""
         if self is other and (self.loss is None or self.grad is Grad.UNTRACKED):
             return self
         grad = self.grad if self.grad is other.grad else Grad.UNKNOWN
@@ -113,6 +118,17 @@ class Autograd:
             unless=self.unless if self.unless == other.unless else None,
             inert_terms=self.inert_terms & other.inert_terms,
             batch=self.batch and other.batch,
+            forced=self.forced if self._same_forced_leaf(other) else None,
+        )
+
+    def _same_forced_leaf(self, other: Autograd) -> bool:
+        """Both paths hold the leaf of the same forcing (see `ForcedLeaf`)."""
+        return (
+            self.forced == other.forced
+            and self.grad is Grad.TRACKED
+            and other.grad is Grad.TRACKED
+            and self.leaf
+            and other.leaf
         )
 
 

@@ -55,6 +55,7 @@ from gradguard.analysis.values.vocabulary import (
     Carry,
     ClassInfo,
     ConditionalLoss,
+    ForcedLeaf,
     Grad,
     Kind,
     Loss,
@@ -90,6 +91,7 @@ class ValueChanges(TypedDict, total=False):
     unless: ConditionalLoss | None
     inert_terms: frozenset[Loss]
     batch: bool
+    forced: ForcedLeaf | None
     # ObjectFacts
     module: ModuleRef | None
     function: ast.FunctionDef | ast.AsyncFunctionDef | None
@@ -141,6 +143,7 @@ class Value:
         unless: ConditionalLoss | None = None,
         inert_terms: frozenset[Loss] = frozenset(),
         batch: bool = False,
+        forced: ForcedLeaf | None = None,
         # ObjectFacts
         module: ModuleRef | None = None,
         function: ast.FunctionDef | ast.AsyncFunctionDef | None = None,
@@ -165,9 +168,16 @@ class Value:
         """A value from flat facts, each given to its facet; a facet given none of its
         facts is the shared default."""
         autograd = NO_AUTOGRAD
-        if grad is not Grad.UNKNOWN or loss is not None or leaf or retains_grad or inference:
+        if (
+            grad is not Grad.UNKNOWN
+            or loss is not None
+            or leaf
+            or retains_grad
+            or inference
+            or forced is not None
+        ):
             autograd = Autograd(
-                grad, loss, leaf, retains_grad, inference, unless, inert_terms, batch
+                grad, loss, leaf, retains_grad, inference, unless, inert_terms, batch, forced
             )
         elif unless is not None or inert_terms or batch:
             autograd = Autograd(unless=unless, inert_terms=inert_terms, batch=batch)
@@ -273,6 +283,13 @@ class Value:
         """An element of a training loop's batches, or a move, cast or view of one
         (`autograd.batch`)."""
         return self.autograd.batch
+
+    @property
+    def forced(self) -> ForcedLeaf | None:
+        """The forcing of requires_grad after a real cut that made it a leaf
+        (`autograd.forced`; read it through `forced_after_cut`, which checks that the value
+        is still that leaf)."""
+        return self.autograd.forced
 
     # --- object_facts (flat, read-only) ---
     @property
@@ -589,19 +606,74 @@ def with_item(container: Value, stored: Value) -> Value | None:
     return Value(kind=Kind.MAPPING, items=held.with_origin(None), carries=carries)
 
 
-def forced_leaf(tensor: Value) -> Value:
+def forced_leaf(tensor: Value, forcing: tuple[ast.AST, ast.stmt, ast.expr] | None = None) -> Value:
     """`t.requires_grad = True` (or `t.requires_grad_()`) that did not raise: `t` is a leaf
     that now requires grad. A tensor made by re-wrapping a list or tuple of tensors with
     history (`torch.as_tensor((a, b))`) keeps that creation as its root, as
     `torch.tensor([a, b], requires_grad=True)` does: what grows from it still lost the
-    wrapped values' history (GG105). Any other forced leaf starts afresh (GG109 tells a
-    forcing on a value cut from its history)."""
+    wrapped values' history (GG105). Any other forced leaf starts afresh.
+
+    `forcing` is the forcing node, its statement and the forced expression: when `tensor`
+    certainly lost its history at a real cut (`cut_before_forcing`), the leaf carries
+    `ForcedLeaf` (GG109 tells a backward run on such a leaf)."""
     loss = tensor.loss
     if loss is None or not (
         loss.kind is LossKind.REWRAP and loss.wrapped_sequence and loss.wrapped_history
     ):
         loss = None
-    return Value(grad=Grad.TRACKED, kind=Kind.TENSOR, loss=loss, leaf=True)
+    cut = cut_before_forcing(tensor) if forcing is not None else None
+    forced = ForcedLeaf(*forcing, cut) if forcing is not None and cut is not None else None
+    return Value(grad=Grad.TRACKED, kind=Kind.TENSOR, loss=loss, leaf=True, forced=forced)
+
+
+def forced_after_cut(value: Value) -> ForcedLeaf | None:
+    """The forcing of requires_grad after a real cut whose leaf `value` certainly is: a
+    tensor still a leaf that requires grad (a value evolved into something else, a tensor
+    that is no longer a leaf, has dropped out of the fact)."""
+    forced = value.forced
+    if forced is None or value.kind is not Kind.TENSOR:
+        return None
+    return forced if value.leaf and value.grad is Grad.TRACKED else None
+
+
+# Reasons for a missing history that are a cut of a computation the code meant to train:
+# a fresh factory tensor or a literal is a real leaf, and forcing grad on it is legitimate.
+_CUTS = frozenset(
+    {
+        LossKind.NO_GRAD,
+        LossKind.DETACH,
+        LossKind.NON_DIFFERENTIABLE,
+        LossKind.FROZEN,
+        LossKind.NO_CREATE_GRAPH,
+        LossKind.CONVERSION,
+    }
+)
+
+
+def real_cut(loss: Loss | None) -> Loss | None:
+    """The cut that explains a missing history, or None for a genuine leaf (a fresh factory
+    tensor, a literal, data wrapped by `torch.tensor(array)`) or an unknown reason."""
+    if loss is None:
+        return None
+    if loss.kind in _CUTS:
+        return loss
+    if loss.kind is LossKind.REWRAP and (loss.wrapped_history or real_cut(loss.inner)):
+        return loss
+    return None
+
+
+def cut_before_forcing(value: Value) -> Loss | None:
+    """Why a tensor about to be forced to require grad certainly has no history, when that
+    is a real cut: on every path (no conditional grad mode), of a tensor that can require
+    grad (not of an integer dtype, which cannot: GG402's business)."""
+    if value.kind is not Kind.TENSOR or value.grad is not Grad.UNTRACKED:
+        return None
+    if value.integer_valued or value.unless is not None:
+        return None
+    loss = value.loss
+    if loss is not None and loss.grad_off is not None and loss.grad_off.conditional:
+        return None
+    return real_cut(loss)
 
 
 def _rank(loss: Loss | None) -> int:

@@ -97,6 +97,25 @@ class Loss:
     wrapped_sequence: bool = False  # for REWRAP: the wrapped data was a list or tuple
 
 
+@dataclass(frozen=True)
+class ForcedLeaf:
+    """requires_grad forced (`x.requires_grad = True`, `x.requires_grad_()`) on a tensor whose
+    history was certainly lost at a real cut (`cut`: detached, computed under no_grad,
+    converted to numbers or arrays and re-wrapped...): the tensor is now a leaf that requires
+    grad, and a gradient backpropagated from it stops there, never reaching what the cut
+    separated it from.
+
+    `node` is the forcing (the `x.requires_grad = True` statement or the `requires_grad_()`
+    call), `stmt` its statement and `target` the forced tensor's expression. The fact
+    belongs to the tensor object itself: it flows only where that very tensor flows
+    (assignments, returns, tuple elements), and any op on it makes another tensor."""
+
+    node: ast.AST
+    stmt: ast.stmt
+    target: ast.expr
+    cut: Loss
+
+
 class ActivationKind(enum.Enum):
     """The last thing certainly done to a tensor's values, for the losses that care whether
     they get logits or probabilities."""

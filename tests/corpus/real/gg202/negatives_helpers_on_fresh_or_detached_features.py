@@ -2,6 +2,8 @@
 argument from the graph, the features are computed again after the first backward, the
 first backward keeps the graph, the helper builds a new graph from a detached copy, and the
 pix2pix twin that detaches the fake image for the discriminator (the library's own code).
+The detaching helper is no second backward, but it is GG109's: it forces requires_grad on
+its detached result, so the backward on what it returns runs and trains nothing.
 
 Sources: https://github.com/facebookresearch/pytorch_GAN_zoo/issues/83 (fixed by summing
 the losses, pull request 85) and https://github.com/junyanz/pytorch-CycleGAN-and-pix2pix/issues/439
@@ -14,7 +16,7 @@ from torch import nn
 
 def diversity_of_detached(feats):
     centred = feats.detach() - feats.detach().mean(0, keepdim=True)
-    return (centred @ centred.t()).abs().mean().requires_grad_()
+    return (centred @ centred.t()).abs().mean().requires_grad_()  # expect: GG109
 
 
 def diversity(feats):
