@@ -11,8 +11,9 @@ it is a literal or an expression the interpreter knows the int of (`n` bound to 
   than one, so does the result (or the operation raises first);
 * ops that keep the number of elements (`.view`, `.reshape`, `.flatten`, `.t()` ...);
 * reductions without a `dim` (`.sum()`, `.mean()`, `torch.norm(x)`) and losses with their
-  default reduction, which give a 0-dim tensor; reductions over one literal `dim` of a tensor
-  whose dimensions are known there (`.sum(dim=1)` of a `(64, 1)` tensor is `(64,)`);
+  default reduction, which give a 0-dim tensor; reductions over literal dims (one, or a tuple:
+  `.mean(dim=(1, 2))`) of a tensor whose dimensions are known there (`.sum(dim=1)` of a
+  `(64, 1)` tensor is `(64,)`);
 * a few `torch.nn` layers with literal sizes: `nn.Linear(10, 2)` always outputs a last
   dimension of 2, `nn.Conv2d(3, 8, 3)` 8 channels, `nn.Embedding(100, 16)` a last dimension
   of 16, whatever their input; shape-preserving layers (activations, dropout, norms) keep
@@ -471,32 +472,63 @@ def op_shape(
 # takes `p` first, `std`/`var` an `unbiased` flag in some overloads, `count_nonzero` no
 # `keepdim`): for these `x.sum(1)` and `torch.sum(x, 1)` drop axis 1.
 _DIM_REDUCTIONS = frozenset("sum mean prod amax amin logsumexp nansum nanmean".split())
+# Those of them that also take a tuple or list of dims (`x.mean(dim=(1, 2))`); in torch
+# 2.13.0 `prod` takes one int only.
+_MULTI_DIM_REDUCTIONS = _DIM_REDUCTIONS - {"prod"}
 
 
 def _reduced_along(
     name: str, call: ast.Call, shape: Shape, constants: Constants, *, method: bool
 ) -> Shape:
-    """The shape after reducing `shape` over one literal dim (`x.sum(dim=1)`,
-    `torch.mean(x, -1, keepdim=True)`): the axis is dropped, or kept as 1 with a literal
-    `keepdim=True`. Unknown unless the axis is among the known dimensions."""
+    """The shape after reducing `shape` over literal dims (`x.sum(dim=1)`,
+    `torch.mean(x, -1, keepdim=True)`, `x.mean(dim=(1, 2))`): the axes are dropped, or kept
+    as 1 with a literal `keepdim=True`. Unknown unless every axis is among the known
+    dimensions (counted from the left only in an exact shape) and no axis repeats."""
     if name not in _DIM_REDUCTIONS or any(isinstance(a, ast.Starred) for a in call.args):
         return UNKNOWN_SHAPE
     allowed = {"dim", "keepdim", "dtype"}
     if any(kw.arg not in allowed for kw in call.keywords) or len(call.args) > 2 - method:
         return UNKNOWN_SHAPE
-    axis = _known_int(_argument(call, 0 if method else 1, "dim"), constants)
     keep = keyword_value(call, "keepdim")
+    if keep is not None and not isinstance(keep, ast.Constant):
+        return UNKNOWN_SHAPE
     keepdim = isinstance(keep, ast.Constant) and keep.value is True
-    if axis is None or (keep is not None and not isinstance(keep, ast.Constant)):
+    indices = _axis_indices(name, _argument(call, 0 if method else 1, "dim"), shape, constants)
+    if indices is None:
         return UNKNOWN_SHAPE
+    if keepdim:
+        dims = tuple(1 if i in indices else size for i, size in enumerate(shape.dims))
+    else:
+        dims = tuple(size for i, size in enumerate(shape.dims) if i not in indices)
+    return Shape(dims, exact=shape.exact)
+
+
+def _axis_indices(
+    name: str, node: ast.expr | None, shape: Shape, constants: Constants
+) -> frozenset[int] | None:
+    """The positions in `shape.dims` of the axes a reduction's `dim` names: one known int,
+    or (for `_MULTI_DIM_REDUCTIONS`) a non-empty tuple or list of them. None when one is
+    unknown, out of the known dimensions, counted from the left of an inexact shape, or
+    repeated (torch raises)."""
+    if isinstance(node, ast.Tuple | ast.List):
+        if name not in _MULTI_DIM_REDUCTIONS or not node.elts:
+            return None  # `dim=()` reduces everything in some ops, nothing in others
+        items: list[ast.expr] = list(node.elts)
+    elif node is not None:
+        items = [node]
+    else:
+        return None
     rank = len(shape.dims)
-    if axis >= 0 and not shape.exact:
-        return UNKNOWN_SHAPE  # counted from the left of a shape known only at its right
-    index = axis if axis >= 0 else rank + axis
-    if not 0 <= index < rank:
-        return UNKNOWN_SHAPE
-    kept: tuple[Dim, ...] = (1,) if keepdim else ()
-    return Shape((*shape.dims[:index], *kept, *shape.dims[index + 1 :]), exact=shape.exact)
+    indices: set[int] = set()
+    for item in items:
+        axis = _known_int(item, constants)
+        if axis is None or (axis >= 0 and not shape.exact):
+            return None  # unknown, or counted from the left of a shape known at its right
+        index = axis if axis >= 0 else rank + axis
+        if not 0 <= index < rank or index in indices:
+            return None
+        indices.add(index)
+    return frozenset(indices)
 
 
 def matmul(a: Shape, b: Shape) -> Shape:

@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping
 from functools import reduce
 from typing import TYPE_CHECKING
 
-from gradguard.analysis import activations, dtypes, graph_inputs, libraries
+from gradguard.analysis import activations, dtypes, graph_inputs, libraries, shapes
 from gradguard.analysis import backpropagated as backprop
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
@@ -327,7 +327,11 @@ class CallEvaluator(TorchCalls):
         if not parts:
             return None
         start = args[1] if len(args) > 1 else Value(grad=Grad.UNTRACKED, kind=Kind.SCALAR)
-        return self.arithmetic(call, [start, *parts])
+        result = self.arithmetic(call, [start, *parts])
+        if summed.elements is not None and result.kind is Kind.TENSOR:
+            # Each element is added in turn: the tensors broadcast as `a + b + ...` does.
+            result = evolve(result, shape=shapes.broadcast([shape_of(v) for v in (start, *parts)]))
+        return result
 
     def _own_state_through(self, summary: FunctionSummary) -> dict[Carry, frozenset[Carry]]:
         """`self.helper(...)` from a method: the `self` state the helper reads, as this
@@ -584,7 +588,10 @@ class CallEvaluator(TorchCalls):
                 if held is not None:
                     # `for name, loss in losses.items():` binds each value in turn.
                     pair = Value(kind=Kind.SEQUENCE, elements=(Value(kind=Kind.OTHER), held))
-                    return Value(kind=Kind.SEQUENCE, items=held if name == "values" else pair)
+                    each = _mapping_view(receiver, pairs=name == "items")
+                    return Value(
+                        kind=Kind.SEQUENCE, items=held if name == "values" else pair, elements=each
+                    )
             if name not in _READ_ONLY_MAPPING_METHODS and receiver_key is not None and self.env:
                 # update / pop / setdefault / clear...: the keys are no longer known.
                 changed = Value(kind=Kind.MAPPING, carries=receiver.all_carries())
@@ -1014,6 +1021,26 @@ def _mapping_values(mapping: Value) -> Value | None:
     if not parts:
         return None
     return reduce(join, parts).with_origin(None)
+
+
+def _mapping_view(mapping: Value, *, pairs: bool) -> tuple[Value, ...] | None:
+    """What `d.values()` (or, with `pairs`, `d.items()`) yields one by one, in key order,
+    when every key of the dict is known (`sum(d.values())` adds each of them); None when
+    some key is not (a store under an unknown key)."""
+    keys, values = mapping.fields, mapping.elements
+    if keys is None or values is None or mapping.items is not None:
+        return None
+    if not pairs:
+        return tuple(v.with_origin(None) for v in values)
+    return tuple(
+        Value(kind=Kind.SEQUENCE, elements=(_key(key), v.with_origin(None)))
+        for key, v in zip(keys, values, strict=True)
+    )
+
+
+def _key(key: str) -> Value:
+    """A dict's known string key, as its literal evaluates."""
+    return Value(grad=Grad.UNTRACKED, kind=Kind.OTHER, const=key)
 
 
 def _grad_scaler(value: Value) -> bool:

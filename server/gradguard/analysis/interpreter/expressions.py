@@ -460,36 +460,63 @@ class ExpressionEvaluator(TrainingEffects):
     def _comprehension_by_element(
         self, expr: ast.ListComp | ast.GeneratorExp | ast.SetComp, source: Value
     ) -> Value | None:
-        """`[x.detach().clone() for x in (ids, embeds)]`: a list comprehension without
-        conditions over a list or tuple whose few elements are known is run as Python runs
-        it, once per element in order, and gives one element per element (`[f(a), f(b)]`),
-        so an integer element stays integer. Its own name does not leak. None for any other
-        comprehension (evaluated for what its elements have in common). `source` is what
-        its iterable evaluated to."""
-        if not isinstance(expr, ast.ListComp) or len(expr.generators) != 1:
+        """`[x.detach().clone() for x in (ids, embeds)]`, `(w[k] * v for k, v in
+        losses.items() if k in w)`: a list comprehension or generator expression over a list,
+        tuple or dict view whose few elements are known is run as Python runs it, once per
+        element in order, and gives one element per element it keeps (`[f(a), f(b)]`), so an
+        integer element stays integer and `sum(...)` adds each. A condition known for an
+        element keeps or drops it; when one is not known, the result is a list whose every
+        item is at most what the elements not certainly dropped give. Its own names do not
+        leak. None for any other comprehension (evaluated for what its elements have in
+        common). `source` is what its iterable evaluated to."""
+        if isinstance(expr, ast.SetComp) or len(expr.generators) != 1:
             return None
         generator = expr.generators[0]
         target = generator.target
-        if generator.ifs or generator.is_async or not isinstance(target, ast.Name):
+        if generator.is_async or not isinstance(target, ast.Name | ast.Tuple):
             return None
         elements = source.elements
         if source.kind is not Kind.SEQUENCE or source.fields is not None or not elements:
             return None
         if len(elements) > _ELEMENTS_BY_ELEMENT or self.env is None:
             return None
-        before = self.env.get(target.id)
+        names = [node.id for node in ast.walk(target) if isinstance(node, ast.Name)]
+        before = {name: self.env.get(name) for name in names}
         results: list[Value] = []
+        certain = True
         for element in elements:
             if self.env is None:
                 return UNKNOWN  # an element certainly raised
             self.bind(target, element.with_origin(None))
-            results.append(self.eval(expr.elt).with_origin(None))
+            kept = self._kept(generator.ifs)
+            if kept is not False and self.env is not None:
+                results.append(self.eval(expr.elt).with_origin(None))
+            certain = certain and kept is not None
         if self.env is not None:
-            if before is None:
-                self.env.pop(target.id, None)
-            else:
-                self.env[target.id] = before
+            for name, value in before.items():
+                if value is None:
+                    self.env.pop(name, None)
+                else:
+                    self.env[name] = value
+        if not certain:
+            items = reduce(join, results).with_origin(None) if results else None
+            return Value(kind=Kind.SEQUENCE, items=items)
         return Value(grad=Grad.UNKNOWN, kind=Kind.SEQUENCE, elements=tuple(results))
+
+    def _kept(self, conditions: list[ast.expr]) -> bool | None:
+        """Whether a comprehension keeps the element bound now: every condition evaluated
+        (until one is certainly false); None when one is not known."""
+        kept: bool | None = True
+        for condition in conditions:
+            if self.env is None:
+                return None
+            test = self.eval(condition)
+            if test.kind is Kind.SCALAR and isinstance(test.const, bool):
+                if not test.const:
+                    return False
+            else:
+                kept = None
+        return kept
 
     _expr_GeneratorExp = _expr_ListComp
 
@@ -544,6 +571,8 @@ class ExpressionEvaluator(TrainingEffects):
                 result = evolve(result, shape=shapes.broadcast([shape_of(v) for v in values]))
             return result
         folded = _folded_equality(expr, values)
+        if folded is None:
+            folded = _folded_membership(expr, values)
         if folded is not None:
             return Value(grad=Grad.UNTRACKED, kind=Kind.SCALAR, const=folded)
         return UNKNOWN
@@ -825,6 +854,23 @@ _ORDERINGS: dict[type, Callable[[Any, Any], bool]] = {
     ast.Gt: operator.gt,
     ast.GtE: operator.ge,
 }
+
+
+def _folded_membership(expr: ast.Compare, values: list[Value]) -> bool | None:
+    """`"spec" in weights` / `"spec" not in weights` of a known string and a dict whose
+    every key is known (string keys written out or stored): the comparison's bool; None
+    for anything else (a list, a dict with some unknown key)."""
+    if len(expr.ops) != 1 or not isinstance(expr.ops[0], ast.In | ast.NotIn):
+        return None
+    key, mapping = values
+    if not (isinstance(key.const, str) and key.kind in (Kind.SCALAR, Kind.OTHER)):
+        return None
+    if mapping.kind is not Kind.MAPPING or mapping.fields is None or mapping.items is not None:
+        return None
+    if mapping.elements is None:
+        return None
+    found = key.const in mapping.fields
+    return found if isinstance(expr.ops[0], ast.In) else not found
 
 
 # Kinds of value that are certainly not None (`OTHER` may be: an unknown library's result).

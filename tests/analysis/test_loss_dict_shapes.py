@@ -1,0 +1,127 @@
+"""Shapes of per-sample loss terms and of the totals built from them.
+
+1. A reduction over a tuple of dims (`x.mean(dim=(1, 2))`) drops those axes (keeps them as 1
+   with `keepdim=True`); unknown unless every axis is among the known dimensions.
+2. `d.values()` / `d.items()` of a dict whose keys are all known yield each value, so
+   `sum(d.values())` is the broadcast of every value.
+3. A generator or list comprehension over a few known elements runs once per element; a
+   condition known for an element (`k in weights` of a dict with known keys) keeps or drops
+   it, an unknown one leaves only what the elements have in common.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from gradguard.analysis.shapes import UNKNOWN_SHAPE, Shape
+from tests.analysis.test_value_facets import fact_at
+
+
+@pytest.mark.parametrize(
+    ("reduction", "expected"),
+    [
+        ("mean(dim=(1, 2))", Shape((4,), exact=True)),
+        ("sum((-1, -2))", Shape((4,), exact=True)),
+        ("amax(dim=[0, 2])", Shape((3,), exact=True)),
+        ("mean(dim=(1, 2), keepdim=True)", Shape((4, 1, 1), exact=True)),
+        ("nanmean(dim=(0, 1, 2))", Shape((), exact=True)),
+        ("mean(dim=(1, 1))", UNKNOWN_SHAPE),  # torch raises: a repeated dim
+        ("mean(dim=(1, -2))", UNKNOWN_SHAPE),  # the same dim twice
+        ("mean(dim=(1, 3))", UNKNOWN_SHAPE),  # out of range
+        ("mean(dim=())", UNKNOWN_SHAPE),
+        ("prod(dim=(1,))", UNKNOWN_SHAPE),  # prod takes one int in torch 2.13.0
+    ],
+)
+def test_reductions_over_a_tuple_of_dims(
+    reduction: str, expected: Shape, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    snippet = f"""
+        error = F.mse_loss(torch.randn(4, 3, 5), torch.randn(4, 3, 5), reduction="none")
+        per_sample = error.{reduction}  # <- per_sample
+        """
+    assert fact_at(snippet, monkeypatch).shape == expected
+
+
+@pytest.mark.parametrize(
+    ("reduction", "expected"),
+    [("sum(dim=(-1,))", Shape(())), ("sum(dim=(0, -1))", UNKNOWN_SHAPE)],
+)
+def test_tuple_dims_of_a_shape_known_at_its_right(
+    reduction: str, expected: Shape, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    snippet = f"""
+        out = nn.Linear(3, 2)(x.view(-1, 3))  # (..., 2): dims are counted from the right
+        reduced = out.{reduction}  # <- reduced
+        """
+    assert fact_at(snippet, monkeypatch).shape == expected
+
+
+TERMS = (
+    "error = torch.randn(4, 3, requires_grad=True)\n"
+    'terms = {"rows": error.mean(dim=(1,)), "all": error.mean()}\n'
+    "weights = WEIGHTS\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("weights", "total", "expected"),
+    [
+        ("{}", "sum(terms.values())", Shape((4,), exact=True)),
+        ("{}", "sum(terms.values(), torch.zeros(()))", Shape((4,), exact=True)),
+        (
+            "{'rows': 1.0, 'all': 0.5}",
+            "sum(weights[k] * v for k, v in terms.items() if k in weights)",
+            Shape((4,), exact=True),
+        ),
+        (
+            "{'all': 0.5}",
+            "sum(weights[k] * v for k, v in terms.items() if k in weights)",
+            Shape((), exact=True),
+        ),
+        (
+            "{'all': 0.5}",
+            "sum([v for k, v in terms.items() if k not in weights])",
+            Shape((4,), exact=True),
+        ),
+    ],
+)
+def test_sums_over_a_dict_of_known_keys(
+    weights: str, total: str, expected: Shape, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    snippet = f"WEIGHTS = {weights}\n{TERMS}\ntotal = {total}  # <- total\n"
+    assert fact_at(snippet, monkeypatch).shape == expected
+
+
+@pytest.mark.parametrize(
+    "setup",
+    [
+        "terms[name] = error.sum()",  # a key not known: some value may be any
+        "terms.update(extra)",  # keys no longer known
+    ],
+)
+def test_sums_over_a_dict_of_unknown_keys_stay_unknown(
+    setup: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    snippet = f"WEIGHTS = {{}}\n{TERMS}\n{setup}\ntotal = sum(terms.values())  # <- total\n"
+    assert not fact_at(snippet, monkeypatch).shape.not_single
+
+
+def test_an_unknown_condition_keeps_only_what_the_elements_share(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    body = TERMS + "total = sum(v for k, v in terms.items() if k in active)  # <- total\n"
+    snippet = "WEIGHTS = {}\ndef f(active):\n" + "".join(
+        f"    {line}\n" for line in body.splitlines()
+    )
+    value = fact_at(snippet, monkeypatch)
+    assert not value.shape.not_single and not value.shape.exact
+
+
+def test_membership_in_a_dict_of_known_keys_is_known(monkeypatch: pytest.MonkeyPatch) -> None:
+    snippet = """
+        weights = {"a": 1.0}
+        found = ("a" in weights, "b" in weights, "b" not in weights)  # <- found
+        """
+    elements = fact_at(snippet, monkeypatch).elements
+    assert elements is not None
+    assert [e.const for e in elements] == [True, False, True]
