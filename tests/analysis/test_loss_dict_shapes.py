@@ -125,3 +125,51 @@ def test_membership_in_a_dict_of_known_keys_is_known(monkeypatch: pytest.MonkeyP
     elements = fact_at(snippet, monkeypatch).elements
     assert elements is not None
     assert [e.const for e in elements] == [True, False, True]
+
+
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    [
+        # squeeze drops a named axis of size 1, keeps one of another known size
+        ("torch.randn(4, 1, 20).squeeze(1)", Shape((4, 20), exact=True)),
+        ("torch.randn(4, 1, 20).squeeze(0)", Shape((4, 1, 20), exact=True)),
+        ("torch.squeeze(torch.randn(1, 1, 20), (0, 1))", Shape((20,), exact=True)),
+        ("torch.randn(4, 1, 20).squeeze(dim=-2)", Shape((4, 20), exact=True)),
+        ("torch.randn(4, 20).unsqueeze(-1)", Shape((4, 20, 1), exact=True)),
+        ("torch.unsqueeze(torch.randn(4, 20), 0)", Shape((1, 4, 20), exact=True)),
+        # a convolution keeps the batch size of an input of known rank
+        ("nn.Conv1d(1, 8, 3)(torch.randn(4, 1, 20))", Shape((4, 8, None), exact=True)),
+        ("nn.Conv1d(1, 8, 3)(torch.randn(1, 20))", Shape((8, None), exact=True)),
+        (
+            "nn.Sequential(nn.Conv2d(3, 8, 3), nn.ReLU())(torch.randn(2, 3, 9, 9))",
+            Shape((2, 8, None, None), exact=True),
+        ),
+        # stft of a batch of signals keeps the batch size
+        (
+            "torch.stft(torch.randn(4, 256), 64, window=torch.hann_window(64), "
+            "return_complex=True).abs()",
+            Shape((4, None, None), exact=True),
+        ),
+        ("torch.stft(torch.randn(256), 64, return_complex=True)", Shape((None, None), exact=True)),
+    ],
+)
+def test_ops_that_keep_the_batch_size(
+    expression: str, expected: Shape, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert fact_at(f"out = {expression}  # <- out\n", monkeypatch).shape == expected
+
+
+@pytest.mark.parametrize(
+    "expression",
+    [
+        "torch.randn(4, 1, 20).squeeze()",  # every size-1 axis: fine here, kept general
+        "x.view(-1, 1, 2).squeeze(1)",  # the rank is known, a size is not
+        "nn.Linear(3, 2)(x.view(-1, 3)).squeeze(0)",  # counted from the left of (..., 2)
+        "torch.stft(torch.randn(4, 256), 64, return_complex=False)",  # adds a last dim of 2
+        "torch.stft(torch.randn(2, 4, 256), 64, return_complex=True)",  # raises: 3-D
+        "nn.Conv1d(1, 8, 3)(x.view(-1, 2))",  # rank not known: batched or not
+    ],
+)
+def test_unknown_batch_sizes_stay_unknown(expression: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    shape = fact_at(f"out = {expression}  # <- out\n", monkeypatch).shape
+    assert not shape.exact or None in shape.dims[:1]

@@ -405,8 +405,21 @@ class Layer:
                 return Shape((*input_shape.dims, self.size), exact=True)
             return Shape((self.size,))
         if self.kind == "channels":
-            return Shape((self.size, *([None] * (self.offset - 1))))
+            return _convolved(self.size, self.offset, input_shape)
         return UNKNOWN_SHAPE
+
+
+def _convolved(channels: int, offset: int, input_shape: Shape) -> Shape:
+    """A convolution's output: `channels` at `offset` from the end, the spatial sizes unknown.
+    An input of known rank keeps its batch size: a convolution takes `(C, *spatial)` or
+    `(N, C, *spatial)` only (torch raises for any other rank), so an input with at least
+    `offset + 1` known dims is batched and `N` stays."""
+    spatial: tuple[Dim, ...] = (None,) * (offset - 1)
+    if len(input_shape.dims) == offset + 1:
+        return Shape((input_shape.dims[0], channels, *spatial), exact=True)
+    if input_shape.exact and len(input_shape.dims) == offset:
+        return Shape((channels, *spatial), exact=True)
+    return Shape((channels, *spatial))
 
 
 def layer_of(name: str, call: ast.Call, constants: Constants = NO_CONSTANTS) -> Layer | None:
@@ -455,8 +468,13 @@ def op_shape(
         return _reduced_along(name, call, first, constants, method=method)
     if name in SAME_SHAPE:
         return first
+    if name in ("squeeze", "unsqueeze"):
+        squeezed = _squeezed(name, call, first, constants, method=len(inputs) > len(call.args))
+        return squeezed if squeezed.known else numel_preserving(first)
     if name in NUMEL_PRESERVING:
         return numel_preserving(first)
+    if name == "stft":
+        return _stft(call, first)
     if name in ("clamp", "clip"):
         return broadcast([*inputs, *keywords])  # tensor bounds broadcast
     if name in BROADCASTING:
@@ -529,6 +547,52 @@ def _axis_indices(
             return None
         indices.add(index)
     return frozenset(indices)
+
+
+def _squeezed(
+    name: str, call: ast.Call, shape: Shape, constants: Constants, *, method: bool
+) -> Shape:
+    """`x.squeeze(1)` / `torch.squeeze(x, (0, 1))`: each named axis of size 1 is dropped, one
+    of another known size kept; `x.unsqueeze(-1)` inserts a 1. Unknown when an axis or its
+    size is not known, or for `squeeze()` without dims."""
+    if any(isinstance(a, ast.Starred) for a in call.args) or len(call.args) > 2 - method:
+        return UNKNOWN_SHAPE
+    node = _argument(call, 0 if method else 1, "dim")
+    if node is None or any(kw.arg != "dim" for kw in call.keywords):
+        return UNKNOWN_SHAPE
+    if name == "unsqueeze":
+        axis = _known_int(node, constants)
+        rank = len(shape.dims) + 1  # the result's rank, where the axis counts
+        if axis is None or (axis >= 0 and not shape.exact) or not -rank <= axis < rank:
+            return UNKNOWN_SHAPE
+        index = axis if axis >= 0 else rank + axis
+        return Shape((*shape.dims[:index], 1, *shape.dims[index:]), exact=shape.exact)
+    items = node.elts if isinstance(node, ast.Tuple | ast.List) else [node]
+    rank = len(shape.dims)
+    dropped: set[int] = set()
+    for item in items:
+        axis = _known_int(item, constants)
+        if axis is None or (axis >= 0 and not shape.exact) or not -rank <= axis < rank:
+            return UNKNOWN_SHAPE
+        index = axis if axis >= 0 else rank + axis
+        if shape.dims[index] is None:
+            return UNKNOWN_SHAPE  # dropped only if it is 1
+        if shape.dims[index] == 1:
+            dropped.add(index)
+    return Shape(tuple(d for i, d in enumerate(shape.dims) if i not in dropped), exact=shape.exact)
+
+
+def _stft(call: ast.Call, signal: Shape) -> Shape:
+    """`torch.stft(x, n_fft, ..., return_complex=True)` of an exactly known 1-D `(L,)` or 2-D
+    `(B, L)` signal: `(freqs, frames)` or `(B, freqs, frames)` (torch 2.13.0; it raises for a
+    real input without `return_complex`, and `return_complex=False` adds a last dim of 2).
+    Only the batch size is known: the others depend on n_fft, hop, centering and onesided."""
+    flag = keyword_value(call, "return_complex")
+    if not (isinstance(flag, ast.Constant) and flag.value is True):
+        return UNKNOWN_SHAPE
+    if not signal.exact or len(signal.dims) not in (1, 2):
+        return UNKNOWN_SHAPE
+    return Shape((*signal.dims[:-1], None, None), exact=True)
 
 
 def matmul(a: Shape, b: Shape) -> Shape:

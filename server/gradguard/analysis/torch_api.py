@@ -87,7 +87,7 @@ _DIFFERENTIABLE_TOP = (
     "selu clamp_min clamp_max amax amin nansum nanmean quantile linalg.norm linalg.vector_norm "
     "linalg.matrix_norm linalg.inv det logdet cholesky bilinear cosine_similarity "
     "pairwise_distance dist chain_matmul block_diag rot90 take take_along_dim scatter "
-    "scatter_add index_add masked_select ravel"
+    "scatter_add index_add masked_select ravel stft"
     # Checked against torch 2.13.0 (each keeps its own result for backward, see graph.py).
     " reciprocal special.expit special.exp2 special.expm1"
 )

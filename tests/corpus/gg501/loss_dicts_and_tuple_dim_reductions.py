@@ -8,9 +8,11 @@ loss were collected and summed, but one term still had two elements, so the sum 
 Either way backward() without `gradient=` raises "grad can be implicitly created only for
 scalar outputs". Written here in our own words.
 
-The look-alikes reduce the rest of the way, reduce over every dimension, keep dims of a
-tensor holding one element, or leave the per-sample term out of the sum (by a weight dict
-without its key, or by a condition that is not known).
+The batch size survives convolutions, `squeeze(1)` and `torch.stft`, so a spectral distance
+per clip is caught too. The look-alikes reduce the rest of the way, reduce over every
+dimension, keep dims of a tensor holding one element, measure a single clip, or leave the
+per-sample term out of the sum (by a weight dict without its key, or by a condition that is
+not known).
 """
 
 import torch
@@ -57,6 +59,24 @@ def weighted_items_through_a_helper():
     scale_and_backward(torch.amp.GradScaler("cpu", enabled=False), output["loss"])
 
 
+def spectral_distance_per_clip():
+    codec = nn.Sequential(nn.Conv1d(1, 8, 5, padding=2), nn.ELU(), nn.Conv1d(8, 1, 5, padding=2))
+    signal, window = torch.randn(4, 1, 256), torch.hann_window(64)
+    pred = torch.stft(codec(signal).squeeze(1), 64, window=window, return_complex=True).abs()
+    ref = torch.stft(signal.squeeze(1), 64, window=window, return_complex=True).abs()
+    distance = F.mse_loss(pred, ref, reduction="none").mean(dim=(1, 2))
+    distance.backward()  # expect: GG501
+
+
+def spectral_distance_of_one_clip():
+    codec = nn.Sequential(nn.Conv1d(1, 8, 5, padding=2), nn.ELU(), nn.Conv1d(8, 1, 5, padding=2))
+    signal, window = torch.randn(1, 1, 256), torch.hann_window(64)
+    pred = torch.stft(codec(signal).squeeze(1), 64, window=window, return_complex=True).abs()
+    ref = torch.stft(signal.squeeze(1), 64, window=window, return_complex=True).abs()
+    distance = F.mse_loss(pred, ref, reduction="none").mean(dim=(1, 2))
+    distance.backward()
+
+
 def unreduced_then_averaged():
     head = nn.Linear(5, 5)
     frames, target = torch.randn(8, 3, 5), torch.randn(8, 3, 5)
@@ -101,10 +121,16 @@ if __name__ == "__main__":
         every_dim_in_the_tuple,
         kept_dims_of_one_element,
         per_sample_term_not_weighted,
+        spectral_distance_of_one_clip,
     ):
         case()
     per_sample_term_left_out_by_an_unknown_choice({"recon"})
-    for case in (per_sample_over_tuple_dims, dict_values_summed, weighted_items_through_a_helper):
+    for case in (
+        per_sample_over_tuple_dims,
+        dict_values_summed,
+        weighted_items_through_a_helper,
+        spectral_distance_per_clip,
+    ):
         try:
             case()
         except RuntimeError as error:
