@@ -173,3 +173,53 @@ def test_ops_that_keep_the_batch_size(
 def test_unknown_batch_sizes_stay_unknown(expression: str, monkeypatch: pytest.MonkeyPatch) -> None:
     shape = fact_at(f"out = {expression}  # <- out\n", monkeypatch).shape
     assert not shape.exact or None in shape.dims[:1]
+
+
+CODEC = """
+class Codec(nn.Module):
+    def __init__(self, channels=8):
+        super().__init__()
+        self.encoder = nn.Sequential(nn.Conv1d(1, channels, 3), nn.ELU())
+        self.decoder = nn.ConvTranspose1d(channels, 1, 3)
+
+    def forward(self, x):
+        return {"audio": self.decoder(self.encoder(x))}
+
+
+def per_clip(pred, target):
+    return (pred - target).abs().mean(dim=(1, 2))
+"""
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        # a forward run with this call's input: the batch size survives layers of unknown width
+        (
+            'out = Codec()(torch.randn(4, 1, 20))["audio"]  # <- out',
+            Shape((4, 1, None), exact=True),
+        ),
+        # a helper run with this call's arguments
+        (
+            "out = per_clip(torch.randn(4, 1, 20), torch.randn(4, 1, 20))  # <- out",
+            Shape((4,), exact=True),
+        ),
+        (
+            "out = per_clip(torch.randn(1, 1, 20), torch.zeros(1, 1, 20))  # <- out",
+            Shape((1,), exact=True),
+        ),
+    ],
+)
+def test_results_of_calls_take_the_shape_their_arguments_give(
+    line: str, expected: Shape, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert fact_at(CODEC + line + "\n", monkeypatch).shape == expected
+
+
+def test_a_layer_of_unknown_width_keeps_the_other_dims(monkeypatch: pytest.MonkeyPatch) -> None:
+    snippet = """
+        def head(width):
+            out = nn.Linear(3, width)(torch.randn(5, 3))  # <- out
+            return out
+        """
+    assert fact_at(snippet, monkeypatch).shape == Shape((5, None), exact=True)

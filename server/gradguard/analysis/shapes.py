@@ -394,22 +394,21 @@ class Layer:
             for step in self.steps:
                 shape = step.output(shape) if step is not None else UNKNOWN_SHAPE
             return shape
-        if self.size is None:
-            return UNKNOWN_SHAPE
+        # A size not known (`nn.Linear(d, hidden)` of a parameter) still leaves the others.
         if self.kind == "last":
             if input_shape.exact and input_shape.dims:
                 return Shape((*input_shape.dims[:-1], self.size), exact=True)
-            return Shape((self.size,))
+            return Shape((self.size,)) if self.size is not None else UNKNOWN_SHAPE
         if self.kind == "append":
             if input_shape.exact:
                 return Shape((*input_shape.dims, self.size), exact=True)
-            return Shape((self.size,))
+            return Shape((self.size,)) if self.size is not None else UNKNOWN_SHAPE
         if self.kind == "channels":
             return _convolved(self.size, self.offset, input_shape)
         return UNKNOWN_SHAPE
 
 
-def _convolved(channels: int, offset: int, input_shape: Shape) -> Shape:
+def _convolved(channels: int | None, offset: int, input_shape: Shape) -> Shape:
     """A convolution's output: `channels` at `offset` from the end, the spatial sizes unknown.
     An input of known rank keeps its batch size: a convolution takes `(C, *spatial)` or
     `(N, C, *spatial)` only (torch raises for any other rank), so an input with at least
@@ -419,7 +418,7 @@ def _convolved(channels: int, offset: int, input_shape: Shape) -> Shape:
         return Shape((input_shape.dims[0], channels, *spatial), exact=True)
     if input_shape.exact and len(input_shape.dims) == offset:
         return Shape((channels, *spatial), exact=True)
-    return Shape((channels, *spatial))
+    return Shape((channels, *spatial)) if channels is not None else UNKNOWN_SHAPE
 
 
 def layer_of(name: str, call: ast.Call, constants: Constants = NO_CONSTANTS) -> Layer | None:

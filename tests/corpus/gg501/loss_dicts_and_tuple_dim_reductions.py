@@ -8,8 +8,9 @@ loss were collected and summed, but one term still had two elements, so the sum 
 Either way backward() without `gradient=` raises "grad can be implicitly created only for
 scalar outputs". Written here in our own words.
 
-The batch size survives convolutions, `squeeze(1)` and `torch.stft`, so a spectral distance
-per clip is caught too. The look-alikes reduce the rest of the way, reduce over every
+The batch size survives convolutions (of a width given by a parameter too), `squeeze(1)`,
+`torch.stft`, a module's `forward` and a helper given the batch, so a distance per clip is
+caught too. The look-alikes reduce the rest of the way, reduce over every
 dimension, keep dims of a tensor holding one element, measure a single clip, or leave the
 per-sample term out of the sum (by a weight dict without its key, or by a condition that is
 not known).
@@ -77,6 +78,32 @@ def spectral_distance_of_one_clip():
     distance.backward()
 
 
+class Codec(nn.Module):
+    def __init__(self, channels=8):
+        super().__init__()
+        self.encoder = nn.Sequential(nn.Conv1d(1, channels, 5, padding=2), nn.ELU())
+        self.decoder = nn.Conv1d(channels, 1, 5, padding=2)
+
+    def forward(self, x):
+        return {"audio": self.decoder(self.encoder(x))}
+
+
+def distance_per_clip(pred, target):
+    return (pred - target).abs().mean(dim=(1, 2))
+
+
+def codec_batch_through_forward_and_helper():
+    codec, clips = Codec(), torch.randn(4, 1, 256)
+    loss = distance_per_clip(codec(clips)["audio"], clips)
+    loss.backward()  # expect: GG501
+
+
+def codec_single_clip_through_forward_and_helper():
+    codec, clips = Codec(), torch.randn(1, 1, 256)
+    loss = distance_per_clip(codec(clips)["audio"], clips)
+    loss.backward()
+
+
 def unreduced_then_averaged():
     head = nn.Linear(5, 5)
     frames, target = torch.randn(8, 3, 5), torch.randn(8, 3, 5)
@@ -122,6 +149,7 @@ if __name__ == "__main__":
         kept_dims_of_one_element,
         per_sample_term_not_weighted,
         spectral_distance_of_one_clip,
+        codec_single_clip_through_forward_and_helper,
     ):
         case()
     per_sample_term_left_out_by_an_unknown_choice({"recon"})
@@ -130,6 +158,7 @@ if __name__ == "__main__":
         dict_values_summed,
         weighted_items_through_a_helper,
         spectral_distance_per_clip,
+        codec_batch_through_forward_and_helper,
     ):
         try:
             case()

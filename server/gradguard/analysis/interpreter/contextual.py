@@ -9,7 +9,10 @@ result leaves its grad facts unknown, the function is interpreted once more for 
 with those arguments bound and nothing recorded (its events are the summary's), and the
 unknown autograd facts of the result are taken from that run
 (`ModuleInterpreter.result_in_context`). Only autograd facts are refined: the graph, carries
-and activations of the result stay those the summary gives the call.
+and activations of the result stay those the summary gives the call. Shapes are the one
+exception: when a call passes a tensor whose whole shape is known and the summary leaves the
+shape of some tensor it returns partly unknown, the run's shape (which holds for this call's
+arguments) is taken where it tells more (`forward` of a batch keeps its batch size).
 
 A function whose callers run it under different grad modes has a summary made under an
 unknown mode: a call made with recording on whose result has unknown history then takes it
@@ -27,6 +30,7 @@ from dataclasses import dataclass
 from gradguard.analysis.events import InferenceSaved
 from gradguard.analysis.names import callee_name
 from gradguard.analysis.node_cache import cached_by_node
+from gradguard.analysis.shapes import Shape
 from gradguard.analysis.values import Grad, Kind, LossKind, Value, evolve
 from gradguard.analysis.walk import own_nodes
 
@@ -56,7 +60,40 @@ def wants_context(
         _unknown_grad(result, _DEPTH)
         or reports_in_context(function)
         or any(v.inference and v.kind is Kind.TENSOR for v in passed.values())
+        or (
+            any(_exactly_shaped(v, _DEPTH) for v in passed.values())
+            and _undecided_shape(result, _DEPTH)
+        )
     )
+
+
+def _exactly_shaped(value: Value, depth: int) -> bool:
+    """A tensor whose whole shape is known (or a tuple, list or dict holding one): what a
+    run can compute the shapes of the result from (a batch size through a forward)."""
+    if value.kind is Kind.TENSOR and value.shape.exact:
+        return True
+    if depth == 0 or value.elements is None:
+        return False
+    return any(_exactly_shaped(part, depth - 1) for part in value.elements)
+
+
+def _undecided_shape(value: Value, depth: int) -> bool:
+    """Some tensor part of `value` (through tuples and dicts) whose whole shape is not
+    known."""
+    if value.kind in (Kind.TENSOR, Kind.UNKNOWN) and not value.shape.exact:
+        return True
+    if depth == 0 or value.elements is None:
+        return False
+    return any(_undecided_shape(part, depth - 1) for part in value.elements)
+
+
+def _more_known(found: Shape, summary: Shape) -> bool:
+    """Whether a run's shape tells more than the summary's: the whole shape where the
+    summary's is partial, or the number of elements being one or not where it is unknown."""
+    if found.exact and not summary.exact:
+        return True
+    decided = found.single or found.not_single
+    return decided and not (summary.single or summary.not_single)
 
 
 def unknown_history(result: Value) -> bool:
@@ -152,6 +189,13 @@ def _refined(result: Value, found: Value, depth: int) -> Value:
         # No history either way; the run says whether what was re-wrapped had some
         # (`torch.tensor(task_losses)` of the losses this call computes).
         result = evolve(result, autograd=found.autograd)
+    if (
+        result.kind in (Kind.TENSOR, Kind.UNKNOWN)
+        and found.kind is Kind.TENSOR
+        and _more_known(found.shape, result.shape)
+    ):
+        # The run's shape holds for this call: its arguments are this call's.
+        result = evolve(result, shape=found.shape)
     if found.inert_terms - result.inert_terms and result.grad is found.grad:
         # Terms certainly without history the run found feeding the result (a gradient
         # penalty added on the path this call takes).
