@@ -760,3 +760,21 @@ CONCATENATING = frozenset(
     f"torch.{name}"
     for name in "cat concat concatenate vstack hstack row_stack column_stack dstack".split()
 )
+
+# Dropout that returns its input object itself (the same tensor: its history, its leafness)
+# when not training or when `p == 0` (checked against torch 2.13.0; `dropout3d` and
+# `nn.Dropout3d` always compute a new tensor): function -> (keyword naming the training
+# flag, its default; None when required). `p` is the second argument everywhere.
+DROPOUT_RETURNING_INPUT: dict[str, tuple[str, bool | None]] = {
+    f"{FUNCTIONAL_PREFIX}dropout": ("training", True),
+    f"{FUNCTIONAL_PREFIX}dropout1d": ("training", True),
+    f"{FUNCTIONAL_PREFIX}dropout2d": ("training", True),
+    f"{FUNCTIONAL_PREFIX}alpha_dropout": ("training", False),
+    f"{FUNCTIONAL_PREFIX}feature_alpha_dropout": ("training", False),
+    "torch.dropout": ("train", None),
+}
+DEFAULT_DROPOUT_P = 0.5
+# The layers of those functions: in eval mode, or built with `p=0`, they return their input.
+DROPOUT_LAYERS_RETURNING_INPUT = frozenset(
+    "Dropout Dropout1d Dropout2d AlphaDropout FeatureAlphaDropout".split()
+)

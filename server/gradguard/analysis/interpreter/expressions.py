@@ -685,7 +685,19 @@ class ExpressionEvaluator(TrainingEffects):
         return UNKNOWN
 
     def arithmetic(self, node: ast.AST, operands: list[Value]) -> Value:
-        """Arithmetic on tensors is a differentiable op; on Python numbers it is a number."""
+        """Arithmetic on tensors is a differentiable op; on Python numbers it is a number;
+        `+` of two lists (or tuples) of known elements is the list of both's elements."""
+        if (
+            isinstance(getattr(node, "op", None), ast.Add)
+            and len(operands) == 2
+            and all(v.kind is Kind.SEQUENCE and v.elements is not None for v in operands)
+        ):
+            first, second = operands
+            assert first.elements is not None and second.elements is not None
+            carries = first.carries | second.carries
+            return Value(
+                kind=Kind.SEQUENCE, elements=first.elements + second.elements, carries=carries
+            )
         if isinstance(getattr(node, "op", None), _TENSOR_ONLY_OPERATORS):
             # A value with history of unknown structure (a module's output) that `-`, `/`,
             # `**` or `@` applies to is a tensor: tuples, lists and dicts have none of them.

@@ -35,6 +35,7 @@ from gradguard.analysis.values import (
     ModuleRef,
     Value,
     evolve,
+    input_or_result,
 )
 from gradguard.analysis.values.facets import ANY_OPTIMIZER
 from gradguard.analysis.walk import module_nodes_of, walk
@@ -149,6 +150,26 @@ def _shaped(spec: object, leaf: Value) -> Value:
     if isinstance(spec, libraries.ModelOutput):
         return Value(kind=Kind.MAPPING, elements=(leaf,) * len(spec.fields), fields=spec.fields)
     return leaf
+
+
+def _dropout_layer_output(
+    call: ast.Call, module: ModuleRef, args: list[Value], base: Value
+) -> Value:
+    """What a dropout layer of `api.DROPOUT_LAYERS_RETURNING_INPUT` called on one tensor
+    gives: in eval mode (or built with `p=0`) its input object itself, else `base`, computed
+    from it; which one is not known here (its mode is not followed), so what holds for
+    both."""
+    qualified = module.qualified or ""
+    if (
+        not qualified.startswith("torch.nn.")
+        or qualified.rsplit(".", 1)[-1] not in api.DROPOUT_LAYERS_RETURNING_INPUT
+        or len(call.args) != 1
+        or call.keywords
+        or isinstance(call.args[0], ast.Starred)
+        or not args
+    ):
+        return base
+    return input_or_result(args[0], base)
 
 
 @cached_by_node
@@ -298,6 +319,7 @@ class ModuleCalls(ExpressionEvaluator):
                 base = self.inference_result(base)
             if kind.output == "tensor":
                 base = evolve(base, activation=activations.of_module_call(call, module))
+            base = _dropout_layer_output(call, module, args, base)
             return _shaped(kind.output, base)
         if module is MODULE_BY_USE:
             # A module of unknown class (see `_module_by_use`): its parameters require grad

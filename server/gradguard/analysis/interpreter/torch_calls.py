@@ -48,8 +48,53 @@ from gradguard.analysis.values import (
     combine,
     evolve,
     forced_leaf,
+    input_or_result,
     join,
 )
+
+
+def _dropout_output(call: ast.Call, qualified: str, args: list[Value], result: Value) -> Value:
+    """What `F.dropout(x, p, training)` (one of `api.DROPOUT_RETURNING_INPUT`) gives: `x`
+    itself when training is certainly off or `p` certainly 0, `result` (computed from `x`)
+    when training is certainly on and `p` certainly non-zero, else either."""
+    if isinstance(call.args[0], ast.Starred):
+        return result
+    returns = _dropout_returns_input(call, qualified, args)
+    if returns is True:
+        return args[0]  # the same tensor: its history, its leafness, its origin
+    if returns is None:
+        return input_or_result(args[0], result)
+    return result
+
+
+def _dropout_returns_input(call: ast.Call, qualified: str, args: list[Value]) -> bool | None:
+    """True when the dropout `call` certainly returns its input object, False when it
+    certainly computes a new tensor, None when not known (a flag or rate not known, or
+    arguments unpacked)."""
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(
+        kw.arg is None for kw in call.keywords
+    ):
+        return None
+    flag, default = api.DROPOUT_RETURNING_INPUT[qualified]
+    rate = _given_argument(call, args, 1, "p")
+    training = _given_argument(call, args, 2, flag)
+    p = api.DEFAULT_DROPOUT_P if rate is None and default is not None else None
+    if rate is not None and isinstance(rate.const, int | float) and type(rate.const) is not bool:
+        p = float(rate.const)
+    on = default if training is None else training.const
+    if on is False or p == 0:
+        return True
+    if on is True and p is not None:
+        return False
+    return None
+
+
+def _given_argument(call: ast.Call, args: list[Value], position: int, name: str) -> Value | None:
+    """The value `call` passes at `position` or as keyword `name`; None when not passed
+    (no argument is unpacked)."""
+    if position < len(call.args):
+        return args[position] if position < len(args) else UNKNOWN
+    return keyword_argument(call, args, name)
 
 
 def _unpacked_layers(call: ast.Call, args: list[Value]) -> list[Value] | None:
@@ -322,6 +367,8 @@ class TorchCalls(ModuleCalls):
             )
             if qualified in api.ZERO_GRADIENT_FUNCTIONS:
                 result = _zero_gradient(call, f"{qualified}()", result)
+            if qualified in api.DROPOUT_RETURNING_INPUT and call.args and args:
+                return _dropout_output(call, qualified, args, result)
             if (
                 qualified in api.MAY_ALIAS
                 or "dropout" in qualified

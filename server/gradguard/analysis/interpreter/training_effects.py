@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
@@ -476,12 +476,19 @@ class TrainingEffects(GraphEffects):
         return Value(kind=Kind.SEQUENCE, items=gradient)
 
     def _record_optimized(self, call: ast.Call, qualified: str, args: list[Value]) -> None:
-        """Tensors listed literally as an optimizer's parameters: `SGD([w, b], lr=...)`."""
-        if not call.args or not isinstance(call.args[0], ast.List | ast.Tuple) or not args:
+        """Tensors certainly given to an optimizer as parameters, one `OptimizedTensor` each:
+        listed (`SGD([w, b], lr=...)`), in the list of a parameter group
+        (`SGD([{"params": [w]}, {"params": b, "lr": 0.1}])`), or held by a list whose
+        elements are known (`params = [w] + [b]`, `params.append(w)`)."""
+        given = _argument_value(call, args, 0, "params")
+        expr: ast.expr | None = call.args[0] if call.args else None
+        keyword = passed_keyword(call, "params")
+        if keyword is not None:
+            expr = keyword.value
+        if given is None or expr is None or isinstance(expr, ast.Starred):
             return
-        elements = args[0].elements or ()
-        for expr, value in zip(call.args[0].elts, elements, strict=False):
-            if value.kind is Kind.TENSOR and (site := self.site(call, expr, value)) is not None:
+        for target, value in _optimized_tensors(expr, given, groups=True):
+            if (site := self.site(call, target, value)) is not None:
                 self.emit(OptimizedTensor(qualified, **site))
 
     def _state_carried_across_calls(
@@ -928,6 +935,73 @@ def _registers_parameter(ref: ModuleRef, attr: str) -> bool:
         ):
             return True
     return False
+
+
+def _optimized_tensors(
+    expr: ast.expr, given: Value, *, groups: bool
+) -> Iterator[tuple[ast.expr, Value]]:
+    """The tensors `given` (what `expr` evaluates to, an optimizer's `params`) certainly
+    holds, each with the expression naming it: a tensor; the elements of a list or tuple of
+    known elements (each a tensor, or, when `groups`, a parameter group: a dict whose
+    "params" is known). The
+    expression is the literal element when `expr` is a literal, else the name the tensor
+    was bound to (`w = ...`); a tensor without one is skipped."""
+    if given.kind is Kind.TENSOR:
+        yield expr, given
+        return
+    if given.kind is Kind.MAPPING and groups:
+        yield from _group_tensors(expr, given)
+        return
+    if given.kind is not Kind.SEQUENCE:
+        return
+    if given.elements is None:
+        return  # appended in a loop or on one branch: it may be empty (another error)
+    literal = isinstance(expr, ast.List | ast.Tuple) and len(expr.elts) == len(given.elements)
+    for index, element in enumerate(given.elements):
+        if literal:
+            assert isinstance(expr, ast.List | ast.Tuple)
+            target: ast.expr | None = expr.elts[index]
+        else:
+            target = _bound_name(element)
+        if isinstance(target, ast.Starred):
+            continue
+        if element.kind is Kind.TENSOR and target is not None:
+            yield target, element
+        elif element.kind is Kind.MAPPING and groups:
+            # A group's tensors are named by its literal, else by their own names.
+            yield from _group_tensors(target or expr, element)
+
+
+def _group_tensors(expr: ast.expr, group: Value) -> Iterator[tuple[ast.expr, Value]]:
+    """The tensors of the parameter group `group` (a dict, what `expr` evaluates to) whose
+    "params" is known: a tensor, or a list of them (not a group again)."""
+    fields, elements = group.fields, group.elements
+    if fields is None or elements is None or "params" not in fields:
+        return
+    held = elements[fields.index("params")]
+    target: ast.expr = expr
+    if isinstance(expr, ast.Dict):
+        keys = [k.value if isinstance(k, ast.Constant) else None for k in expr.keys]
+        if keys.count("params") != 1 or None in expr.keys:
+            return  # `**defaults` may rebind "params"
+        target = expr.values[keys.index("params")]
+    elif held.kind is Kind.TENSOR:
+        named = _bound_name(held)
+        if named is None:
+            return
+        target = named
+    yield from _optimized_tensors(target, held, groups=False)
+
+
+def _bound_name(value: Value) -> ast.expr | None:
+    """The name or attribute `value` was bound to by the single-target assignment it comes
+    from (`w = ...`), for naming it; None otherwise."""
+    origin = value.origin
+    if isinstance(origin, ast.Assign) and len(origin.targets) == 1:
+        target = origin.targets[0]
+        if isinstance(target, ast.Name | ast.Attribute):
+            return target
+    return None
 
 
 def _argument_value(call: ast.Call, values: list[Value], position: int, name: str) -> Value | None:

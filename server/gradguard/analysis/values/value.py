@@ -606,6 +606,17 @@ def with_item(container: Value, stored: Value) -> Value | None:
     return Value(kind=Kind.MAPPING, items=held.with_origin(None), carries=carries)
 
 
+def input_or_result(given: Value, result: Value) -> Value:
+    """What an op that may return its input object itself, or may compute `result` from
+    it, gives (`F.dropout(w, p, training=flag)`): what holds for both. A tensor requiring
+    grad that is a leaf on one path only may or may not have a grad_fn, which the autograd
+    facet cannot say (TRACKED and not `leaf` means "has history"): its grad is unknown."""
+    joined = join(given, result)
+    if joined.grad is Grad.TRACKED and given.leaf != result.leaf:
+        return evolve(joined, grad=Grad.UNKNOWN, loss=None, leaf=False)
+    return joined
+
+
 def forced_leaf(tensor: Value, forcing: tuple[ast.AST, ast.stmt, ast.expr] | None = None) -> Value:
     """`t.requires_grad = True` (or `t.requires_grad_()`) that did not raise: `t` is a leaf
     that now requires grad. A tensor made by re-wrapping a list or tuple of tensors with
