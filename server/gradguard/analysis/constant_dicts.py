@@ -134,6 +134,8 @@ class Aliases:
         self.methods = methods  # id() of each method -> its class
         # The attributes of `self` that may hold the dict, by key of each method's `self`.
         self.fields: dict[Key, set[str]] = {}
+        # Attribute names that may hold the dict on any object (`trainer.cfg`).
+        self.anywhere: set[str] = set()
 
     def whole(self, expr: ast.expr) -> bool:
         """`expr` may evaluate to the dict itself: a holder's name, an attribute of `self`
@@ -144,6 +146,8 @@ class Aliases:
             return any(self.whole(value) for value in expr.values)
         if isinstance(expr, ast.NamedExpr):
             return self.whole(expr.value)
+        if isinstance(expr, ast.Attribute) and expr.attr in self.anywhere:
+            return True
         if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
             key = self.flow.key_of(expr.value)
             return key is not None and expr.attr in self.fields.get(key, ())
@@ -323,3 +327,105 @@ def _literal(expr: ast.expr) -> bool:
     if isinstance(expr, ast.Tuple):
         return all(_literal(element) for element in expr.elts)
     return False
+
+
+def kept_setting(
+    tree: ast.Module,
+    settings: frozenset[str],
+    init: ast.FunctionDef | ast.AsyncFunctionDef,
+    attr: str,
+    expr: ast.expr,
+) -> bool:
+    """Whether `self.<attr> = expr`, in the `__init__` of a class of the module's body,
+    stores a dict of literals that no code of the file may change: `expr` is an unchanged
+    module-level dict (`settings`, see `unchanged_dicts`), a dict display of literals, or a
+    parameter of `__init__` every construction of the class binds to one of those; and the
+    dict, followed from the attribute (on any object: the receiver's type is not known
+    everywhere) and from the name or parameter through names, parameters and `self`
+    attributes, is never the root of a store nor the receiver of a mutating method
+    (see `Aliases`)."""
+    flow = NameFlow(tree)
+    nodes = list(module_nodes(tree))
+    methods = {
+        id(method): node
+        for node in nodes
+        if isinstance(node, ast.ClassDef)
+        for method in methods_taking_self(node)
+    }
+    if id(init) not in methods:
+        return False
+    key = flow.key_of(expr) if isinstance(expr, ast.Name) else None
+    if key is not None and key in {(id(tree), name) for name in settings}:
+        aliases = Aliases(flow, key, methods)
+    elif isinstance(expr, ast.Name) and expr.id in parameter_names(init):
+        if not _constructions_pass_settings(tree, flow, settings, init, expr.id):
+            return False
+        aliases = Aliases(flow, (id(init), expr.id), methods)
+    elif _literal_display(tree, expr):
+        aliases = Aliases(flow, (id(init), ""), methods)
+        aliases.keys = set()
+    else:
+        return False
+    # The attribute on any object (`trainer.cfg["lr"] = ...` from outside the class).
+    aliases.anywhere.add(attr)
+    return never_changed(aliases, nodes)
+
+
+def _literal_display(tree: ast.Module, expr: ast.expr) -> bool:
+    """`{"lr": 1e-3, ...}` (or `dict(lr=1e-3, ...)`, `dict` not rebound) of literals under
+    string keys: a fresh dict no other name holds."""
+    if isinstance(expr, ast.Call):
+        if "dict" in binding_counts(module_nodes(tree)):
+            return False
+        expr = _keyword_dict(expr)
+    return (
+        isinstance(expr, ast.Dict)
+        and all(isinstance(key, ast.Constant) and isinstance(key.value, str) for key in expr.keys)
+        and all(_literal(item) for item in expr.values)
+    )
+
+
+def _constructions_pass_settings(
+    tree: ast.Module,
+    flow: NameFlow,
+    settings: frozenset[str],
+    init: ast.FunctionDef | ast.AsyncFunctionDef,
+    parameter: str,
+) -> bool:
+    """Whether the class whose `__init__` this is, a class of the module's body bound once,
+    is only ever called (never otherwise named: no subclass, no alias), and every call
+    passes for `parameter` a dict display of literals or an unchanged module-level dict."""
+    owner = next(
+        (
+            stmt
+            for stmt in tree.body
+            if isinstance(stmt, ast.ClassDef) and any(s is init for s in stmt.body)
+        ),
+        None,
+    )
+    if owner is None or len(flow.bindings.get((id(tree), owner.name), ())) != 1:
+        return False
+    if init.args.vararg is not None or init.args.kwarg is not None:
+        return False
+    key = (id(tree), owner.name)
+    constant = {(id(tree), name) for name in settings}
+    calls = 0
+    for node in module_nodes(tree):
+        if not (isinstance(node, ast.Name) and node.id == owner.name):
+            continue
+        if flow.key_of(node) != key or isinstance(node.ctx, ast.Store):
+            continue
+        call = flow.parents.get(id(node))
+        if not (isinstance(call, ast.Call) and call.func is node):
+            return False
+        passed = arguments_by_parameter(init, call, skip_self=True)
+        argument = passed.get(parameter) if passed is not None else None
+        if argument is None:
+            return False
+        if not (
+            (isinstance(argument, ast.Name) and flow.key_of(argument) in constant)
+            or _literal_display(tree, argument)
+        ):
+            return False
+        calls += 1
+    return calls > 0

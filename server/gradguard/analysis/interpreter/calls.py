@@ -597,6 +597,8 @@ class CallEvaluator(TorchCalls):
                 changed = Value(kind=Kind.MAPPING, carries=receiver.all_carries())
                 self.env[receiver_key] = evolve(changed, origin=receiver.origin)
             return UNKNOWN
+        if _is_string(receiver):
+            return _string_method(name)
         if receiver.kind in (Kind.SCALAR, Kind.NONE, Kind.OTHER, Kind.SEQUENCE):
             if is_optimizer(receiver):
                 if (site := self.site(call, func.value, receiver)) is not None:
@@ -1050,3 +1052,32 @@ def _grad_scaler(value: Value) -> bool:
         and value.module is not None
         and value.module.qualified in api.GRAD_SCALERS
     )
+
+
+# A Python string (`"".join(...)`, `s.lower()`): the class its `module` names.
+STRING = ModuleRef("builtins.str")
+# `str` methods giving an int (a count or a position) or a bool.
+_STRING_NUMBER_METHODS = frozenset(
+    "count find rfind index rindex startswith endswith isdigit isalpha isalnum isspace "
+    "isupper islower isnumeric isdecimal isidentifier".split()
+)
+# `str` methods giving a string.
+_STRING_METHODS = frozenset(
+    "join lower upper strip lstrip rstrip replace format title capitalize casefold zfill "
+    "center ljust rjust removeprefix removesuffix swapcase expandtabs".split()
+)
+
+
+def _is_string(value: Value) -> bool:
+    """A Python string: a literal, or what a string method gave."""
+    return value.kind is Kind.OTHER and (isinstance(value.const, str) or value.module == STRING)
+
+
+def _string_method(name: str) -> Value:
+    """What a method of a Python string gives: no `str` method returns a tensor (counts and
+    positions are ints, tests are bools, the others strings, lists of them or bytes)."""
+    if name in _STRING_NUMBER_METHODS:
+        return Value(grad=Grad.UNTRACKED, kind=Kind.SCALAR)
+    if name in _STRING_METHODS:
+        return Value(grad=Grad.UNTRACKED, kind=Kind.OTHER, module=STRING)
+    return Value(grad=Grad.UNTRACKED, kind=Kind.OTHER)

@@ -13,6 +13,7 @@ from gradguard.analysis import appended_state, libraries
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.call_sites import CallerFacts, CallSites, kept_on_self
+from gradguard.analysis.constant_dicts import kept_setting
 from gradguard.analysis.graph import GRAPH_STATE_KEY
 from gradguard.analysis.imports import Scope, ScopeNode
 from gradguard.analysis.interpreter.context_runs import run_in_context
@@ -423,6 +424,8 @@ class ModuleInterpreter:
                     _kept_whole(known)
                     or _instance(known)
                     or (known.kind is Kind.SCALAR and known.grad is Grad.UNTRACKED)
+                    or _literal_mapping(known)
+                    or _file_function(known)
                 ):
                     scratch.env[name] = known
         changed = _containers_changed(self.tree, init)
@@ -470,7 +473,11 @@ class ModuleInterpreter:
                 if stores.get(attr) != 1:
                     continue
                 value = scratch.eval(expr)
-                if value.kind is Kind.MODULE or (
+                if self._kept_plain(init, attr, expr, value):
+                    # `self.cfg = cfg` of a settings dict nothing changes, `self.get_reward =
+                    # get_reward` of a function of the file.
+                    info.attributes[attr] = value
+                elif value.kind is Kind.MODULE or (
                     value.kind is Kind.TENSOR and (value.leaf or value.inference)
                 ):
                     # A module, a leaf, or an inference tensor (`self.features =
@@ -492,6 +499,19 @@ class ModuleInterpreter:
         for attr, value in containers.items():
             if _kept_whole(value):
                 info.attributes[attr] = value
+
+    def _kept_plain(self, init: FunctionNode, attr: str, expr: ast.expr, value: Value) -> bool:
+        """`self.<attr> = expr` in `__init__` (its only store, none from outside a method)
+        keeps `value` for every method: a dict of literals that no code of the file may
+        change (see `constant_dicts.kept_setting`), or a function of the file (a call of
+        `self.get_reward(...)` runs it)."""
+        if self.syntax.foreign_attribute_stores().get(attr):
+            return False
+        if _file_function(value):
+            return any(stmt is value.function for stmt in self.tree.body)
+        return _literal_mapping(value) and kept_setting(
+            self.tree, self.syntax.unchanged_dicts(), init, attr, expr
+        )
 
     def _kept_optimizer(
         self, init: FunctionNode, stores: dict[str, int], attr: str, value: Value
@@ -808,6 +828,26 @@ def _kept_whole(value: Value) -> bool:
         or all(e.kind is Kind.TENSOR and e.leaf for e in value.elements)
         or all(_instance(e) for e in value.elements)
     )
+
+
+def _literal_mapping(value: Value) -> bool:
+    """A dict of known keys whose every value is a literal number, string or flag."""
+    return (
+        value.kind is Kind.MAPPING
+        and value.elements is not None
+        and value.fields is not None
+        and all(
+            e.grad is Grad.UNTRACKED
+            and e.kind in (Kind.SCALAR, Kind.OTHER)
+            and type(e.const) in (int, float, str, bool)
+            for e in value.elements
+        )
+    )
+
+
+def _file_function(value: Value) -> bool:
+    """A function defined in the file."""
+    return value.kind is Kind.FUNCTION and value.function is not None
 
 
 def _instance(value: Value) -> bool:
