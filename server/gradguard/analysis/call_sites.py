@@ -18,6 +18,10 @@ code the file does not show) and no subclass in the file. A call of the attribut
 arguments cannot bind to the method's parameters is not one of its calls (`model.train()`
 beside `Trainer.train(self, model, loader)`: run, it would raise TypeError). `forward` and
 dunder methods never qualify: `__call__` and the runtime call them.
+
+A function that qualifies learns the grad mode every call runs it under whatever its
+parameters (`def main():` called after a module-level `torch.set_grad_enabled(False)`); its
+parameters' values only when its body may use them (`may_learn`).
 """
 
 from __future__ import annotations
@@ -59,6 +63,10 @@ class Candidate:
     # id() of the methods of the same name in other classes of the file: a call the
     # interpreter resolved to one of them is accounted for, and not this method's.
     siblings: frozenset[int] = frozenset()
+    # Whether its body may use what its callers pass (`may_learn`); when not, it learns
+    # only the grad mode its calls run it under (a `def main():` called after a top-level
+    # `torch.set_grad_enabled(False)`).
+    learns_parameters: bool = True
 
 
 @dataclass(frozen=True)
@@ -160,6 +168,8 @@ class CallSites:
             if not by_call or accounted != set(candidate.calls):
                 continue
             merged = _joined(by_call)
+            if merged is not None and not candidate.learns_parameters:
+                merged = CallerFacts({}, merged.grad_enabled, merged.grad_off)
             if merged is not None and merged.informative:
                 found[key] = merged
         return found
@@ -190,7 +200,8 @@ def candidates(tree: ast.Module) -> dict[int, Candidate]:
         if len(functions) == 1 and name not in names.other:
             calls = frozenset(names.calls.get(name, set()))
             if calls and _qualifies(functions[0], None, subclassed):
-                found[id(functions[0])] = Candidate(functions[0], False, calls)
+                learns = may_learn(functions[0])
+                found[id(functions[0])] = Candidate(functions[0], False, calls, frozenset(), learns)
         methods = [(node, owner) for node, owner in entries if owner is not None]
         if name in attributes.other or len({id(owner) for _, owner in methods}) != len(methods):
             continue  # mentioned otherwise, or defined twice in one class
@@ -201,7 +212,8 @@ def candidates(tree: ast.Module) -> dict[int, Candidate]:
             calls = frozenset(c for c in named if _may_bind(node, survey.calls[c]))
             if calls and _qualifies(node, owner, subclassed):
                 siblings = frozenset(id(other) for other, _ in methods if other is not node)
-                found[id(node)] = Candidate(node, True, calls, siblings)
+                learns = may_learn(node, skip_self=True)
+                found[id(node)] = Candidate(node, True, calls, siblings, learns)
     for cls in survey.classes:
         init = _constructor_candidate(cls, survey, subclassed)
         if init is not None:
@@ -236,7 +248,8 @@ def _may_bind(method: FunctionNode, call: ast.Call) -> bool:
 
 def _qualifies(node: FunctionNode, owner: ast.ClassDef | None, subclassed: set[str]) -> bool:
     """A function (`owner` None) or a method of `owner` whose every call the file may show
-    (see the module docs), and whose body may learn from them."""
+    (see the module docs). Whatever its parameters, it learns the grad mode its calls run
+    it under; `may_learn` tells whether it learns its parameters too."""
     if not transparent_decorators(node):
         return False
     if owner is not None:
@@ -250,7 +263,7 @@ def _qualifies(node: FunctionNode, owner: ast.ClassDef | None, subclassed: set[s
             for d in node.decorator_list
         ):
             return False
-    return may_learn(node, skip_self=owner is not None)
+    return True
 
 
 def _constructor_candidate(
@@ -567,6 +580,22 @@ def transparent_decorators(node: FunctionNode) -> bool:
         if name is None or name not in _TRANSPARENT_DECORATORS:
             return False
     return True
+
+
+@cached_by_node
+def switches_grad_mode(function: FunctionNode) -> bool:
+    """True when the function's body holds a statement `torch.set_grad_enabled(...)`: a
+    switch of the whole thread's mode that outlives the call (`def main():
+    torch.set_grad_enabled(True)` undoing a module-level `set_grad_enabled(False)`), so the
+    caller's mode after the call is not the one before. Code it calls is not searched."""
+    for node in walk(function):
+        if (
+            isinstance(node, ast.Expr)
+            and isinstance(node.value, ast.Call)
+            and callee_name(node.value.func) == "set_grad_enabled"
+        ):
+            return True
+    return False
 
 
 def keyword_argument(call: ast.Call, args: list[Value], name: str) -> Value | None:

@@ -904,7 +904,7 @@ def _analyse(
     passes: list[Pass] = []
     journal: Journal | None = None
     replayed = 0
-    for attempt in range(model._CALL_SITE_PASSES + 1):
+    for attempt in range(model._GRAD_MODE_PASSES + 1):
         if previous is not None and edit is not None and attempt < len(previous):
             before = passes[-1] if passes else None
             facts, changed = _reuse(facts, previous[attempt].facts, edit)
@@ -941,7 +941,7 @@ def _analyse(
             if found is None:
                 found = candidates(tree)
         learnt = sites.facts(found)
-        if learnt == facts or attempt == model._CALL_SITE_PASSES:
+        if model.settled(attempt, facts, learnt):
             return analysis, passes, replayed, found
         journal = Journal(passes[-1].steps, frozenset(facts) | frozenset(learnt), watcher=watcher)
         facts = learnt

@@ -205,7 +205,7 @@ def _analyse(
     found: dict[int, Candidate] | None = None
     syntax = FileSyntax(tree, text)  # shared by the passes: none of it depends on facts
     journal = Journal()
-    for attempt in range(_CALL_SITE_PASSES + 1):
+    for attempt in range(_GRAD_MODE_PASSES + 1):
         analysis = ModuleAnalysis(tree)
         journal.watch(analysis)
         sites = CallSites()
@@ -226,7 +226,7 @@ def _analyse(
                 return analysis, facts  # nothing to learn: no survey, no second pass
             found = candidates(tree)
         learnt = sites.facts(found)
-        if learnt == facts or attempt == _CALL_SITE_PASSES:
+        if settled(attempt, facts, learnt):
             journal.close()
             return analysis, facts
         # The next pass replays the steps that would do the same again: every function whose
@@ -245,3 +245,32 @@ REPLAY_STEPS = True
 
 # How many passes may learn parameter facts from call sites before the last one.
 _CALL_SITE_PASSES = 2
+
+# How many passes may learn grad modes from call sites before the last one: a grad mode
+# switched off at the top of a module reaches `main -> fit -> train_epoch -> loss` one link
+# per pass (see `settled`).
+_GRAD_MODE_PASSES = 6
+
+
+def settled(attempt: int, facts: dict[int, CallerFacts], learnt: dict[int, CallerFacts]) -> bool:
+    """Whether the pass numbered `attempt` (from 0), which ran with `facts` and learnt
+    `learnt`, is the last one.
+
+    It is when it learnt nothing new. Past `_CALL_SITE_PASSES`, only a grad mode that
+    changed asks for another pass, up to `_GRAD_MODE_PASSES`: grad modes are booleans that
+    stop changing once every link of a call chain has learnt its callers' mode, while
+    parameter values are rebuilt by each pass and may keep differing without saying more.
+    """
+    if learnt == facts:
+        return True
+    if attempt < _CALL_SITE_PASSES:
+        return False
+    return attempt >= _GRAD_MODE_PASSES or _grad_modes(learnt) == _grad_modes(facts)
+
+
+def _grad_modes(facts: dict[int, CallerFacts]) -> dict[int, tuple[bool | None, object]]:
+    """The grad mode each function's calls run it under (and where it was switched off),
+    when not the mode a body starts in without facts (recording on)."""
+    return {
+        key: (f.grad_enabled, f.grad_off) for key, f in facts.items() if f.grad_enabled is not True
+    }

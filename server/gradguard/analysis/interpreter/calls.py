@@ -13,10 +13,11 @@ from gradguard.analysis import activations, dtypes, graph_inputs, libraries, sha
 from gradguard.analysis import backpropagated as backprop
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
-from gradguard.analysis.call_sites import passed_arguments
+from gradguard.analysis.call_sites import passed_arguments, switches_grad_mode
 from gradguard.analysis.events import Append, ForwardCall, ModuleModeCall, OptimizerCall
 from gradguard.analysis.graph import SavedNode, Saves
 from gradguard.analysis.imports import Scope, is_torch
+from gradguard.analysis.interpreter.environment import GRAD_UNKNOWN
 from gradguard.analysis.interpreter.expressions import shape_of, with_field
 from gradguard.analysis.interpreter.methods import class_methods, inherited_method
 from gradguard.analysis.interpreter.module_calls import MODULE_BY_USE, OPTIMIZER_BY_USE
@@ -397,6 +398,16 @@ class CallEvaluator(TorchCalls):
             function, call, args, mode.enabled, mode.off, defaults, is_method=is_method
         )
 
+    def _mode_after_call(self, function: FunctionNode) -> None:
+        """After a call of `function`, which may switch the thread's grad mode for good
+        (`call_sites.switches_grad_mode`), the mode is unknown."""
+        if (
+            self.env is not None
+            and self.module.syntax.switches_grad_mode
+            and switches_grad_mode(function)
+        ):
+            self.mode = GRAD_UNKNOWN
+
     def bound_method_call(
         self,
         call: ast.Call,
@@ -410,6 +421,7 @@ class CallEvaluator(TorchCalls):
         # A static method gets the call's arguments from its first parameter on.
         bound = not is_staticmethod(method)
         self.note_call(method, call, args, is_method=bound)
+        self._mode_after_call(method)
         summary = self.module.summary_of(method)
         self._state_carried_across_calls(method, summary, call, receiver, receiver_key)
         self._params_carried_across_calls(method, summary, call, args, skip_self=bound)
@@ -750,6 +762,7 @@ class CallEvaluator(TorchCalls):
             if self.record and self.module.owner_of(callee.function) is self.module:
                 self.module.analysis.resolved_calls.append((call, callee.function))
             self.note_call(callee.function, call, args, is_method=False)
+            self._mode_after_call(callee.function)
             summary = self.module.summary_of(callee.function)
             self.training_step_seen_from_loops(callee.function)
             self._params_carried_across_calls(callee.function, summary, call, args)

@@ -48,6 +48,9 @@ class FileSyntax:
             self.star_imports = _STAR_IMPORT.search(text) is not None
         else:
             self.star_imports = _has_star_import(tree)
+        # Whether a call of the file's functions may switch the thread's grad mode for good
+        # (`call_sites.switches_grad_mode`): only when the text names the switch.
+        self.switches_grad_mode = text is None or "set_grad_enabled" in text
         self.functions: list[FunctionNode] = []
         self.declared_global: set[str] = set()
         self.parent_scope: dict[int, ScopeNode] = {}
