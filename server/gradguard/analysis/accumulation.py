@@ -16,7 +16,8 @@ import ast
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from gradguard.analysis.names import dotted
+from gradguard.analysis import batches
+from gradguard.analysis.names import arguments_by_parameter, dotted
 
 # Tensor methods that keep a loss's scale (checked against torch 2.13.0: conversions, views,
 # device moves and `mean`, which averages within the micro-batch only).
@@ -442,3 +443,149 @@ def local_callables(tree: ast.Module) -> frozenset[str]:
                 elif isinstance(target, ast.Attribute):
                     found.add(target.attr)
     return frozenset(found)
+
+
+# --- an accumulation window of a loop: clear, backward on every micro-batch, step ------------
+
+
+@dataclass(frozen=True)
+class LoopWindow:
+    """`zero_grad()`, then a loop backpropagating on every iteration over the micro-batches
+    a caller gathered from a loader, then one `step()`, all statements of one function's
+    body: the step applies the sum of the micro-batches' gradients."""
+
+    cleared: ast.stmt
+    loop: ast.For | ast.AsyncFor
+    step: ast.stmt
+
+
+def loop_window(function: ast.AST, step: ast.stmt, tree: ast.Module) -> LoopWindow | None:
+    """The window `step` (a statement of `function`'s own body) closes: the last loop before
+    it in that body iterating whole loader batches (`gathered_batches`), with a
+    `zero_grad()` before the loop, and no step, `zero_grad()` or write to a `.grad` inside
+    the loop nor between the loop and the step. None otherwise."""
+    body: list[ast.stmt] = getattr(function, "body", [])
+    at = next((i for i, s in enumerate(body) if s is step), None)
+    if at is None:
+        return None
+    found = [
+        i
+        for i, s in enumerate(body[:at])
+        if isinstance(s, ast.For | ast.AsyncFor) and gathered_batches(function, s, tree)
+    ]
+    if not found:
+        return None
+    loop = body[found[-1]]
+    assert isinstance(loop, ast.For | ast.AsyncFor)
+    if any(_updates(s) for s in body[found[-1] : at]):
+        return None
+    cleared = [s for s in body[: found[-1]] if _clears(s)]
+    return LoopWindow(cleared[-1], loop, step) if cleared else None
+
+
+def _clears(stmt: ast.stmt) -> bool:
+    """`optimizer.zero_grad()` (or `model.zero_grad(...)`) as a statement of its own."""
+    return (
+        isinstance(stmt, ast.Expr)
+        and isinstance(stmt.value, ast.Call)
+        and isinstance(stmt.value.func, ast.Attribute)
+        and stmt.value.func.attr == "zero_grad"
+    )
+
+
+def _updates(stmt: ast.stmt) -> bool:
+    """A step, a `zero_grad` or a write to a `.grad` anywhere in `stmt`."""
+    for node in ast.walk(stmt):
+        if isinstance(node, ast.Attribute) and node.attr in ("step", "zero_grad"):
+            return True
+        if (
+            isinstance(node, ast.Attribute)
+            and node.attr == "grad"
+            and not isinstance(node.ctx, ast.Load)
+        ):
+            return True
+    return False
+
+
+def gathered_batches(function: ast.AST, loop: ast.For | ast.AsyncFor, tree: ast.Module) -> bool:
+    """True when `loop` iterates a parameter of `function` that the function's only call in
+    the file fills with whole batches of a loader: `buffer.append(batch)` inside `for
+    batch in loader:` (or `enumerate(loader)`, `self.train_loader`...) around the call,
+    `buffer` passed for the parameter. Micro-batches, each a mean over its own samples:
+    not the tasks, heads or loss terms of one batch, nor pieces of one batch (`x.split`)."""
+    if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+        return False
+    if not isinstance(loop.iter, ast.Name) or not isinstance(loop.target, ast.Name | ast.Tuple):
+        return False
+    calls = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and _last_name(node.func) == function.name
+    ]
+    named = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+        and node.name == function.name
+    ]
+    if len(calls) != 1 or len(named) != 1:
+        return False
+    (call,) = calls
+    method = isinstance(call.func, ast.Attribute)
+    passed = arguments_by_parameter(function, call, skip_self=method)
+    argument = passed.get(loop.iter.id) if passed is not None else None
+    if not isinstance(argument, ast.Name):
+        return False
+    return any(
+        _appends_batches(outer, argument.id, call)
+        for outer in ast.walk(tree)
+        if isinstance(outer, ast.For | ast.AsyncFor)
+    )
+
+
+def _appends_batches(outer: ast.For | ast.AsyncFor, buffer: str, call: ast.Call) -> bool:
+    """`outer` draws batches from a loader (a source whose last name holds "loader"), holds
+    `call`, and appends a whole batch it binds to `buffer`."""
+    drawn = batches.drawn_from(outer)
+    if drawn is None or not any(n is call for n in ast.walk(outer)):
+        return False
+    source, target = drawn
+    if "loader" not in (dotted(source) or "").rsplit(".", 1)[-1].lower():
+        return False
+    if not isinstance(target, ast.Name):
+        return False
+    return any(
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "append"
+        and dotted(node.func.value) == buffer
+        and [dotted(a) for a in node.args] == [target.id]
+        and not node.keywords
+        for node in ast.walk(outer)
+    )
+
+
+def _last_name(func: ast.expr) -> str | None:
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return func.id if isinstance(func, ast.Name) else None
+
+
+def rescales_grad(tree: ast.AST) -> bool:
+    """True when the code rescales a `.grad` anywhere (`p.grad /= n`, `p.grad.mul_(s)`,
+    `p.grad = p.grad / n`, `p.grad.data.div_(n)`): the sum may be averaged there."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.AugAssign) and isinstance(node.op, _SCALING_OPERATORS):
+            if _touches_grad(node.target):
+                return True
+        elif isinstance(node, ast.Assign) and any(_touches_grad(t) for t in node.targets):
+            if any(isinstance(n, ast.BinOp | ast.Call) for n in ast.walk(node.value)):
+                return True
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in SCALING_CALLS
+            and _touches_grad(node.func.value)
+        ):
+            return True
+    return False

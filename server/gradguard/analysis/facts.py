@@ -11,10 +11,13 @@ See docs/contributing.md for which fact answers which question.
 from __future__ import annotations
 
 from gradguard.analysis.accumulation import (
+    LoopWindow,
     LossPath,
     counts_to_a_step,
     local_callables,
+    loop_window,
     periodic_divisor,
+    rescales_grad,
     returning_helpers,
     scales_by,
     sums_by_reduction,
@@ -114,6 +117,7 @@ __all__ = [
     "IntegerGradRequest",
     "Kind",
     "LoopNode",
+    "LoopWindow",
     "Loss",
     "LossInput",
     "LossKind",
@@ -152,6 +156,7 @@ __all__ = [
     "kept_parameters",
     "local_binding_counts",
     "local_callables",
+    "loop_window",
     "may_have_hooks",
     "may_name_an_optimizer",
     "module_nodes",
@@ -164,6 +169,7 @@ __all__ = [
     "reads_key",
     "real_cut",
     "reentrant_keyword",
+    "rescales_grad",
     "returning_helpers",
     "reused_iterators",
     "scales_by",

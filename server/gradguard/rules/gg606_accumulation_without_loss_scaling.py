@@ -33,6 +33,17 @@ place) is not such code. Mixed precision is followed: `scaler.scale(loss)`
 does not average (the factor is divided out before the step) and `scaler.step(optimizer)`
 is the step.
 
+It also finds the accumulation of a training step handed a list of micro-batches: a
+function that calls `zero_grad()`, then loops over a parameter backpropagating the loss of
+each item, then steps once after the loop, when the function's only call in the file passes
+a list its caller filled with whole batches of a loader (`pending.append(batch)` inside
+`for batch in train_loader:`). The same conditions on the loss apply (visible, unscaled, no
+`reduction="sum"`), no `.grad` may be rescaled anywhere in the file nor written between the
+loop and the step, and the message gives no k (the number of micro-batches is the list's
+length). Loops over the tasks, heads or loss terms of one batch (their sum is the
+objective) and over pieces of one batch (`x.split(...)` in truncated backpropagation
+through time) are not such windows.
+
 ## Why is this bad?
 `backward()` adds into `.grad`, so after k micro-batches the gradient is the *sum* of k
 mean-reduced micro-batch gradients: k times the gradient of the large batch the accumulation
@@ -77,6 +88,7 @@ from dataclasses import dataclass, replace
 
 from gradguard.analysis.facts import (
     BackwardCall,
+    LoopWindow,
     LossPath,
     ModuleCall,
     OptimizerCall,
@@ -85,9 +97,11 @@ from gradguard.analysis.facts import (
     dotted,
     kept_parameters,
     local_callables,
+    loop_window,
     may_name_an_optimizer,
     module_nodes_of,
     periodic_divisor,
+    rescales_grad,
     returning_helpers,
     scales_by,
     sums_by_reduction,
@@ -259,12 +273,22 @@ for i, (xb, yb) in enumerate(zip(x.chunk(4), y.chunk(4))):
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         """One finding per backward whose loss an accumulation step sums k times."""
-        if "%" not in ctx.source.text:
-            return  # every accumulation guard this rule knows is a modulo test
         steps = _steps(ctx)
         if not steps or sums_by_reduction(ctx.tree):
             return
         reported: set[int] = set()
+        if "%" in ctx.source.text:  # every periodic guard this rule knows is a modulo test
+            yield from self._periodic(ctx, steps, reported)
+        for step in steps.values():
+            window = _window_accumulation(ctx, step)
+            if window is not None and id(window[1].call) not in reported:
+                reported.add(id(window[1].call))
+                yield self._window_finding(ctx, step, *window)
+
+    def _periodic(
+        self, ctx: RuleContext, steps: dict[int, _Step], reported: set[int]
+    ) -> Iterator[Finding]:
+        """Accumulation under a periodic guard (`if (i + 1) % k == 0:`)."""
         for step in steps.values():
             found = _accumulation(ctx, step, steps)
             if found is None:
@@ -272,10 +296,32 @@ for i, (xb, yb) in enumerate(zip(x.chunk(4), y.chunk(4))):
             guard, divisor, backward = found
             if id(backward.call) in reported or scales_by(ctx.tree, divisor):
                 continue
-            if not _unscaled(ctx, backward, guard):
+            if not _unscaled(ctx, backward, _loop_of(ctx, guard)):
                 continue
             reported.add(id(backward.call))
             yield self._finding(ctx, step, guard, divisor, backward)
+
+    def _window_finding(
+        self, ctx: RuleContext, step: _Step, window: LoopWindow, backward: BackwardCall
+    ) -> Finding:
+        """A loop over gathered micro-batches between a `zero_grad()` and one step."""
+        loss = expr_text(ctx.source, _loss_of(backward.target))
+        stepping = expr_text(ctx.source, step.call)
+        message = compose(
+            f"Undivided `{loss}` sums the gradients of every micro-batch",
+            f"`{stepping}` runs once after the loop over micro-batches (line "
+            f"{window.loop.lineno}) that backpropagates `{loss}` undivided on each of them: "
+            "the step applies the sum of their mean gradients, as many times the averaged "
+            "gradient as there are micro-batches, as if the learning rate were multiplied "
+            "by their number",
+            "Divide the loss by the number of micro-batches before backward()",
+        )
+        related = [
+            Related(ctx.header_range(window.loop), "backpropagates every micro-batch"),
+            Related(ctx.node_range(window.cleared), "the accumulation starts here"),
+            Related(ctx.node_range(step.stmt), "applies the summed gradients"),
+        ]
+        return self.finding(message, ctx.node_range(backward.call), related, [])
 
     def _finding(
         self,
@@ -411,6 +457,27 @@ def _accumulation(
     return (parent, divisor, helped) if helped is not None else None
 
 
+def _window_accumulation(ctx: RuleContext, step: _Step) -> tuple[LoopWindow, BackwardCall] | None:
+    """The loop window the step closes (`loop_window`) and the one backward of the same
+    function run on every iteration of its loop, on a loss that reaches it unscaled; None
+    when the file rescales a `.grad` anywhere or code it cannot see, given the model, runs
+    between the loop and the step (it may rescale)."""
+    function = ctx.grad_context.enclosing_function(step.stmt)
+    window = loop_window(function, step.stmt, ctx.tree) if function is not None else None
+    if window is None or rescales_grad(ctx.tree):
+        return None
+    found = [
+        event
+        for event in ctx.analysis.backward_calls
+        if event.function is function and window.loop in event.every_iteration
+    ]
+    if len(found) != 1 or found[0].via != "backward" or found[0].call.args:
+        return None
+    if _may_rescale(ctx, window.loop, step.stmt.lineno):
+        return None
+    return (window, found[0]) if _unscaled(ctx, found[0], window.loop) else None
+
+
 def _periodic_guard(ctx: RuleContext, stmt: ast.stmt) -> ast.If | None:
     """The `if` around the step, in whose body it runs: the innermost one, or through
     further non-loop `if`s (`if scaler is not None: scaler.step(opt) else: opt.step()`) the
@@ -490,12 +557,12 @@ def _called_with_arguments(helper: ast.AST, func: ast.Attribute) -> bool:
     )
 
 
-def _may_rescale(ctx: RuleContext, guard: ast.If) -> bool:
+def _may_rescale(ctx: RuleContext, guard: ast.stmt, last: int | None = None) -> bool:
     """Code the analysis cannot see, given the model, its parameters or the optimizer in the
     guarded block (`self._grad_scaler(list(model.parameters()), 1 / n)`, torchtune's alias
     of `scale_grads_`), may rescale the gradients before the step. A GradScaler's own
     `step`/`update`/`unscale_` do not divide by k."""
-    first, last = guard.lineno, guard.end_lineno or guard.lineno
+    first, last = guard.lineno, last or guard.end_lineno or guard.lineno
     return any(
         first <= call.lineno <= last
         and id(call) in ctx.analysis.opaque_with_training_state
@@ -599,9 +666,15 @@ def _clears_gradients(body: list[ast.stmt]) -> bool:
     return False
 
 
-def _unscaled(ctx: RuleContext, backward: BackwardCall, guard: ast.If) -> bool:
+def _loop_of(ctx: RuleContext, guard: ast.If) -> ast.For | ast.AsyncFor | ast.While:
+    """The innermost loop around a periodic guard."""
+    return next(a for a in ctx.grad_context.ancestors(guard) if isinstance(a, _LOOPS))
+
+
+def _unscaled(
+    ctx: RuleContext, backward: BackwardCall, loop: ast.For | ast.AsyncFor | ast.While
+) -> bool:
     """True when the loss reaches backward() with every step visible and none scaling it."""
-    loop = next(a for a in ctx.grad_context.ancestors(guard) if isinstance(a, _LOOPS))
     torch_calls = {id(call.call) for call in ctx.analysis.torch_calls}
     module_calls = {id(u.node) for u in ctx.analysis.events.of(ModuleCall)}
     path = LossPath(
