@@ -33,6 +33,9 @@ def patched_walk(old: Walk, function: ast.AST, before: ast.AST) -> Walk | None:
     starts: list[int] = []
     at = 0
     for depth, (old_run, new_run) in enumerate(zip(old_levels, new_levels, strict=True)):
+        if _same_shared_run(old_run, new_run):
+            # The deepest run, of shared nodes only, unchanged: the walk keeps it where it is.
+            continue
         start = _run_start(nodes, old_run, at)
         if start is None and depth >= 2:
             start = _counted_start(nodes, old_levels, starts, depth)
@@ -54,6 +57,14 @@ def _levels(function: ast.AST) -> list[list[ast.AST]]:
         levels.append(level)
         level = [child for node in level for child in children(node)]
     return levels
+
+
+def _same_shared_run(old_run: list[ast.AST], new_run: list[ast.AST]) -> bool:
+    """The same nodes the parser shares (`ast.Load()`...), in the same order: nodes without
+    children, so this is the deepest run of the function, and nothing of it changed."""
+    return len(old_run) == len(new_run) and all(
+        a is b and isinstance(a, _SHARED) for a, b in zip(old_run, new_run, strict=True)
+    )
 
 
 def _run_start(nodes: tuple[ast.AST, ...], run: list[ast.AST], at: int) -> int | None:
