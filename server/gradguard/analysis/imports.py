@@ -49,6 +49,7 @@ _LIBRARIES = frozenset(
         "peft",
         "copy",
         "sklearn",
+        "math",
     }
 )
 

@@ -778,3 +778,75 @@ DEFAULT_DROPOUT_P = 0.5
 DROPOUT_LAYERS_RETURNING_INPUT = frozenset(
     "Dropout Dropout1d Dropout2d AlphaDropout FeatureAlphaDropout".split()
 )
+
+
+# The hyperparameters a torch.nn layer keeps as attributes (`embed.embedding_dim`), by the
+# position of the constructor argument each stores unchanged (None: derived, such as
+# MultiheadAttention's `head_dim`). Checked against torch 2.13.0: each is a Python int
+# (`p`: a float) built from the argument as given; reading one never gives a tensor.
+_RECURRENT = {"input_size": 0, "hidden_size": 1, "num_layers": 2}
+_CELL = {"input_size": 0, "hidden_size": 1}
+_CONVOLUTION = {"in_channels": 0, "out_channels": 1, "groups": None}
+_FEATURES: dict[str, int | None] = {"num_features": 0}
+LAYER_ATTRIBUTES: dict[str, dict[str, int | None]] = {
+    "Linear": {"in_features": 0, "out_features": 1},
+    "Bilinear": {"in1_features": 0, "in2_features": 1, "out_features": 2},
+    "Embedding": {"num_embeddings": 0, "embedding_dim": 1},
+    "EmbeddingBag": {"num_embeddings": 0, "embedding_dim": 1},
+    **{name: dict(_RECURRENT) for name in ("RNN", "LSTM", "GRU")},
+    **{name: dict(_CELL) for name in ("RNNCell", "LSTMCell", "GRUCell")},
+    **{f"Conv{d}d": dict(_CONVOLUTION) for d in (1, 2, 3)},
+    **{f"ConvTranspose{d}d": dict(_CONVOLUTION) for d in (1, 2, 3)},
+    **{f"BatchNorm{d}d": dict(_FEATURES) for d in (1, 2, 3)},
+    **{f"InstanceNorm{d}d": dict(_FEATURES) for d in (1, 2, 3)},
+    "GroupNorm": {"num_groups": 0, "num_channels": 1},
+    "MultiheadAttention": {"embed_dim": 0, "num_heads": 1, "head_dim": None},
+    **{name: {"p": 0} for name in ("Dropout", "Dropout1d", "Dropout2d", "Dropout3d")},
+}
+# Those kept as a tuple of ints whatever the constructor was given (`Conv2d(1, 8, 3)`
+# keeps `kernel_size == (3, 3)`; `LayerNorm(64)` keeps `normalized_shape == (64,)`).
+LAYER_SIZE_ATTRIBUTES: dict[str, frozenset[str]] = {
+    **{f"Conv{d}d": frozenset({"kernel_size"}) for d in (1, 2, 3)},
+    **{f"ConvTranspose{d}d": frozenset({"kernel_size"}) for d in (1, 2, 3)},
+    "LayerNorm": frozenset({"normalized_shape"}),
+}
+
+
+def layer_settings(
+    name: str, call: ast.Call, known: dict[ast.AST, object]
+) -> dict[str, int | float]:
+    """The hyperparameters of `LAYER_ATTRIBUTES` the torch.nn layer `name` built by `call`
+    was given as known numbers (`known`: what its argument expressions hold), by attribute:
+    `nn.Embedding(100, 32)` keeps `embedding_dim == 32`. Nothing after a `*args`."""
+    positions = LAYER_ATTRIBUTES.get(name, {})
+    if any(isinstance(a, ast.Starred) for a in call.args):
+        return {}
+    given: dict[str, ast.expr] = {kw.arg: kw.value for kw in call.keywords if kw.arg}
+    for attribute, position in positions.items():
+        if position is not None and position < len(call.args):
+            given[attribute] = call.args[position]
+    found: dict[str, int | float] = {}
+    for attribute, expr in given.items():
+        value = known.get(expr)
+        wanted = float if attribute == "p" else int
+        if attribute in positions and isinstance(value, int | float) and type(value) is wanted:
+            found[attribute] = value
+    return found
+
+
+# `math` functions, whose result is always a Python number (checked against torch 2.13.0:
+# given a one-element tensor, even one that requires grad, they convert it with
+# `__float__`/`__index__` and return a float, int or bool; never a tensor). Not
+# `math.prod` nor `math.sumprod`, which multiply their items with `*` and may return a
+# tensor.
+MATH_FUNCTIONS = frozenset(
+    f"math.{name}"
+    for name in (
+        "sqrt cbrt exp exp2 expm1 log log2 log10 log1p pow cos sin tan acos asin atan atan2 "
+        "cosh sinh tanh acosh asinh atanh fabs floor ceil trunc erf erfc gamma lgamma degrees "
+        "radians isnan isinf isfinite isclose factorial isqrt gcd lcm comb perm fmod copysign "
+        "hypot remainder ldexp dist fsum"
+    ).split()
+)
+# `math` constants: Python floats.
+MATH_CONSTANTS = frozenset({"math.pi", "math.e", "math.tau", "math.inf", "math.nan"})

@@ -182,6 +182,11 @@ class CallEvaluator(TorchCalls):
             return self.torch_call(call, qualified)
         if qualified is not None and qualified.startswith("numpy."):
             return self.numpy_call(call, qualified)
+        if qualified in api.MATH_FUNCTIONS:
+            # Always a Python number: a tensor given is converted, like `float(x)`.
+            self.arguments(call)
+            loss = Loss(LossKind.CONVERSION, call, f"{qualified}()")
+            return Value(grad=Grad.UNTRACKED, kind=Kind.SCALAR, loss=loss)
         if qualified in libraries.PLOTTING_FUNCTIONS:
             return self.plot_call(call)
         if qualified in libraries.SKLEARN_METRICS:

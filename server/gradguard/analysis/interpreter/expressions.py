@@ -316,7 +316,16 @@ class ExpressionEvaluator(TrainingEffects):
     def _expr_Name(self, expr: ast.Name) -> Value:
         if self._names_dtype(expr):
             return dtype_value(expr)  # `float32` imported from torch (and bound only so)
-        return self.lookup(expr.id, expr)
+        constant = self._math_constant(expr)
+        return constant if constant is not None else self.lookup(expr.id, expr)
+
+    def _math_constant(self, expr: ast.Name | ast.Attribute) -> Value | None:
+        """`math.pi`, `math.e` (or `pi` imported from math): a Python float."""
+        qualified = self.scope.resolve(expr)
+        if qualified not in api.MATH_CONSTANTS:
+            return None
+        loss = Loss(LossKind.LITERAL, expr, "a constant")
+        return Value(grad=Grad.UNTRACKED, kind=Kind.SCALAR, loss=loss)
 
     def _names_dtype(self, expr: ast.Name | ast.Attribute) -> bool:
         """`expr` is a torch dtype (`torch.float32`, `torch.long`) or `torch.device`."""
@@ -343,6 +352,9 @@ class ExpressionEvaluator(TrainingEffects):
             return self.lookup(key, expr)
         if self._names_dtype(expr):
             return dtype_value(expr)
+        constant = self._math_constant(expr)
+        if constant is not None:
+            return constant
         base = self.eval(expr.value)
         if (
             base.kind in (Kind.SEQUENCE, Kind.MAPPING, Kind.INSTANCE)
@@ -356,6 +368,9 @@ class ExpressionEvaluator(TrainingEffects):
             return _through_instance(info.attributes[expr.attr], dotted(expr.value))
         if info is not None and expr.attr in info.constants:
             return info.constants[expr.attr]
+        setting = self._layer_setting(base, expr.attr)
+        if setting is not None:
+            return setting
         if expr.attr == "weight" and self._owns_weight(dotted(expr.value), base, expr):
             # `layer.weight` of a torch.nn layer built here: a leaf parameter that requires
             # grad (unless the file may change requires_grad somewhere).
@@ -387,6 +402,25 @@ class ExpressionEvaluator(TrainingEffects):
                 return SIZES  # a torch.Size: a tuple of ints
             return Value(kind=Kind.OTHER if expr.attr in ("dtype", "device") else Kind.UNKNOWN)
         return UNKNOWN
+
+    def _layer_setting(self, base: Value, attr: str) -> Value | None:
+        """A hyperparameter a torch.nn layer keeps (`embed.embedding_dim`, `conv.kernel_size`,
+        see `torch_api.LAYER_ATTRIBUTES`): a Python int (or tuple of ints, `p` a float), never
+        a tensor; the number itself when the layer was built with it. None for anything else,
+        and when the file may store that attribute name on some object (then it may not be
+        the layer's own)."""
+        module = base.module
+        if base.kind is not Kind.MODULE or module is None or module.local is not None:
+            return None
+        qualified = module.qualified or ""
+        name = qualified.rsplit(".", 1)[-1]
+        if not qualified.startswith("torch.nn.") or self.module.syntax.may_store_attribute(attr):
+            return None
+        if attr in api.LAYER_SIZE_ATTRIBUTES.get(name, ()):
+            return SIZES
+        if attr not in api.LAYER_ATTRIBUTES.get(name, {}):
+            return None
+        return Value(grad=Grad.UNTRACKED, kind=Kind.SCALAR, const=dict(module.settings).get(attr))
 
     def _record_bound_grad(self, expr: ast.Attribute) -> None:
         """A read of `x.grad` after `x.grad = ...` on some path (or joined from a loop's

@@ -81,6 +81,7 @@ class FileSyntax:
         self._star_count: int | None = None
         self._attribute_stores: dict[str, int] | None = None
         self._foreign_stores: dict[str, int] | None = None
+        self._sets_any_attribute = False
         self._attribute_names: frozenset[str] | None = None
         self._namespaces: dict[int, Value] | None = None
         self._configs: dict[int, Value] | None = None
@@ -215,6 +216,13 @@ class FileSyntax:
                 dynamic = True
         self._attribute_stores = {a: 2 for a in counts} if dynamic else counts
         self._foreign_stores = {a: 2 for a in counts} if dynamic else foreign
+        self._sets_any_attribute = dynamic
+
+    def may_store_attribute(self, name: str) -> bool:
+        """Whether the file may store into or delete `.name` of some object: it does so by
+        name, or calls `setattr`/`delattr`, which may bind any name."""
+        stores = self.attribute_stores()
+        return name in stores or self._sets_any_attribute
 
     def unchanged_dicts(self) -> frozenset[str]:
         """Module-level dicts of literals nothing in the file may change (see

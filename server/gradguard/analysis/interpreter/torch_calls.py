@@ -437,9 +437,11 @@ class TorchCalls(ModuleCalls):
                 and module_kind.output is not None
                 and not last.startswith("Lazy")
             )
-            layer = shapes.layer_of(last, call, argument_constants(call, args))
+            known = argument_constants(call, args)
+            layer = shapes.layer_of(last, call, known)
             ref = ModuleRef(
                 qualified=qualified,
+                settings=tuple(api.layer_settings(last, call, known).items()),
                 inplace=in_place,
                 changes_input=qualified if certain else None,
                 layer=layer,

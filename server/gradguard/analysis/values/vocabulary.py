@@ -224,6 +224,9 @@ class ModuleRef:
     # built with a literal `inplace=True` that it is, or that an nn.Sequential starts with
     # (dropout layers do so in training mode only: see `graph.changes_input_in_place`).
     changes_input: str | None = None
+    # A torch.nn layer's hyperparameters it was given as known numbers, by the attribute
+    # that keeps them (`torch_api.layer_settings`): `(("embedding_dim", 32),)`.
+    settings: tuple[tuple[str, int | float], ...] = ()
 
 
 def evolve_module(module: ModuleRef, layer: Layer | None) -> ModuleRef:
