@@ -7,7 +7,8 @@ the file given `model.encoder.hidden_size`, a plain int torch keeps on the LSTM,
 happens after the optimizer was built: the new head's weights get gradients that no
 optimizer applies. The look-alikes build the optimizer after the swap, and build the new
 head from `model.embed.weight` (a layer attribute that is a parameter the optimizer
-already holds, not a number: the head brings no parameter of its own).
+already holds, not a number: the head brings no parameter of its own, so nothing is
+stale).
 """
 
 import torch
