@@ -6,7 +6,8 @@ Syntactic and conservative. A call of a function of the file is followed into it
 calls `self.model.eval()`; `eval_epoch()` defined inside `main` switches the `model` of
 `main`), binding its parameters to the caller's arguments. A plain name is resolved by
 Python's scoping: a parameter or any other binding of it in an enclosing function leaves
-the call unknown. `model.train()`
+the call unknown. A local alias (`model = self.model`, bound once: `local_aliases`) stands
+for what it names, in the callee and in the caller. `model.train()`
 anywhere a call may reach counts as a switch back to training mode (whatever its receiver,
 so an alias is never missed), and so does a call of code the file does not define that is
 given the model: that code may switch it.
@@ -69,11 +70,15 @@ def _binds_in_expression(scope: ast.AST, name: str) -> bool:
 @dataclass(frozen=True)
 class ModeSwitch:
     """`key.eval()` (or `key.train(False)`) run by `call`: the call itself, or a call of a
-    function of the file that switches the module it is given (`via`)."""
+    function of the file that switches the module it is given (`via`). `key` is spelt as
+    the scope around the call spells it, through its own alias when it has one."""
 
     call: ast.Call
     key: str
     via: FunctionNode | None
+    # What a local alias `key` names in the scope (`self.model` for `model` after `model =
+    # self.model`): the same module under its other spelling, or None.
+    aliased: str | None = None
 
 
 def switches_off(call: ast.Call) -> str | None:
@@ -252,7 +257,8 @@ class ModeSwitches:
             for inner_key in self._switched_in(function, _DEPTH - 1):
                 outer = _rebind(inner_key, bound, function)
                 if outer is not None:
-                    yield ModeSwitch(call, outer, function)
+                    spelt = _as_alias(outer, node)
+                    yield ModeSwitch(call, spelt, function, outer if spelt != outer else None)
 
     def _switched_in(self, function: FunctionNode, depth: int) -> Iterator[str]:
         """The modules `function` switches to evaluation mode, as it names them: by its own
@@ -331,8 +337,13 @@ def _trains_here(func: ast.Attribute) -> bool:
 
 def _rebind(key: str, bound: dict[str, str], function: FunctionNode) -> str | None:
     """A key of the callee (`model`, `model.module`, `self.net`) as the caller spells it: a
-    parameter becomes the caller's argument, `self` and a global stay as they are."""
+    local alias becomes what it names (`model = self.model`), a parameter becomes the
+    caller's argument, `self` and a global stay as they are."""
     head, _, rest = key.partition(".")
+    alias = local_aliases(function).get(head)
+    if alias is not None:
+        key = f"{alias}.{rest}" if rest else alias
+        head, _, rest = key.partition(".")
     if head == "self":
         return key
     if head in bound:
@@ -342,6 +353,86 @@ def _rebind(key: str, bound: dict[str, str], function: FunctionNode) -> str | No
     if arguments.vararg is not None or arguments.kwarg is not None or head in params:
         return None
     return key if head not in _local_names(function) else None
+
+
+def _as_alias(key: str, scope: ast.AST) -> str:
+    """`key` as the function `scope` spells it: through its own alias of the key's head
+    (`self.model` is `model` after `model = self.model`) when exactly one alias names it."""
+    if not isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef):
+        return key
+    for target in _heads(key):
+        names = [name for name, value in local_aliases(scope).items() if value == target]
+        if len(names) == 1:
+            return names[0] + key[len(target) :]
+        if names:
+            return key
+    return key
+
+
+def _heads(key: str) -> list[str]:
+    """`self.model` for `self.model.encoder`, and `self` (the key's leading parts, longest
+    first, the key included)."""
+    parts = key.split(".")
+    return [".".join(parts[:n]) for n in range(len(parts), 0, -1)]
+
+
+@cached_by_node
+def local_aliases(function: FunctionNode) -> dict[str, str]:
+    """Local names that stand for one module all through `function`: `model = self.model`
+    (or `model = net`, a parameter or a global), when the statement is a top-level statement
+    of the function, the only binding of `model`, the named object is not rebound in the
+    function (no `self.model = ...`, no other binding of `net`), and `self` is the
+    function's first parameter. `model = self.model.module` or `copy.deepcopy(self.model)`
+    is no alias (a part, a copy)."""
+    counts = local_binding_counts(function)
+    found: dict[str, str] = {}
+    for stmt in function.body:
+        if not (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(target := stmt.targets[0], ast.Name)
+            and counts.get(target.id) == 1
+            and not _declared(function, target.id)
+        ):
+            continue
+        value = _aliased(function, stmt.value, counts)
+        if value is not None:
+            found[target.id] = value
+    return found
+
+
+def _aliased(function: FunctionNode, value: ast.expr, counts: dict[str, int]) -> str | None:
+    """The key `value` names when it is `self.x`, a parameter or a global that `function`
+    never rebinds (not `self.x = ...` either, nor `del self.x`, nested code included)."""
+    params = parameter_names(function)
+    if isinstance(value, ast.Name):
+        name = value.id
+        parameter = name in params and counts.get(name) == 1
+        unbound = name not in counts and name not in _local_names(function)
+        return name if (parameter or unbound) and not _declared(function, name) else None
+    if not (
+        isinstance(value, ast.Attribute)
+        and isinstance(value.value, ast.Name)
+        and value.value.id == "self"
+        and params[:1] == ["self"]
+        and counts.get("self") == 1
+        and not _declared(function, "self")
+    ):
+        return None
+    key = f"self.{value.attr}"
+    stored = any(
+        (isinstance(n, ast.Attribute) and not isinstance(n.ctx, ast.Load) and dotted(n) == key)
+        or (isinstance(n, ast.Call) and dotted(n.func) in ("setattr", "delattr"))
+        for n in ast.walk(function)
+    )
+    return None if stored else key
+
+
+def _declared(function: FunctionNode, name: str) -> bool:
+    """`global name` or `nonlocal name` somewhere in `function` (nested code included)."""
+    return any(
+        isinstance(n, ast.Global | ast.Nonlocal) and name in n.names for n in ast.walk(function)
+    )
 
 
 def _local_names(function: FunctionNode) -> set[str]:

@@ -6,15 +6,16 @@ iterations) that switches a model to evaluation mode, `model.eval()` or
 `model.train(False)`, directly or by calling a function of the file that does it to the
 model it is given, to the same global, or to `self.model` (`validate(val_loader, model)`,
 `self.validate()`), also a few calls deep (`self._maybe_evaluate()` calling
-`self.evaluate()` every N steps), and never switches it back: no `.train()` anywhere in
-the loop, nor in the functions of the file the loop calls. The loop must train again after
-the switch: a statement of the loop body (other than the one switching) runs or hands over
-the model, and one runs a backward pass or an optimizer step (directly or in a function of
-the file). And
-the model must be the one that trains: an optimizer of the file is built from its
-parameters (or by its own `configure_optimizers`; for `self.model`, also from the argument
-`__init__` keeps as `self.model`), the file updates its parameters by hand
-from their `.grad`, or the loop calls it outside `torch.no_grad()` and backpropagates.
+`self.evaluate()` every N steps) and through a local alias bound once (`model =
+self.model; model.eval()`, not a copy or a part of it), and never switches it back: no
+`.train()` anywhere in the loop, nor in the functions of the file the loop calls. The loop
+must train again after the switch: a statement of the loop body (other than the one
+switching) runs or hands over the model, and one runs a backward pass or an optimizer step
+(directly or in a function of the file). And the model must be the one that trains: an
+optimizer of the file is built from its parameters (or by its own `configure_optimizers`;
+for `self.model`, also from the argument `__init__` keeps as `self.model`), the file
+updates its parameters by hand from their `.grad`, or the loop calls it outside
+`torch.no_grad()` and backpropagates.
 
 It stays silent when anything may switch the model back: a `.train()` call on any receiver
 in the loop or in a function it calls (the usual `def train(...): model.train()`), code the
@@ -334,21 +335,32 @@ def _left_in_eval(
     it back, and its first statement that runs or trains the model."""
     if _ends_after(ctx, switch.call):
         return None
-    if switch.key not in known:
-        known[switch.key] = _optimized(ctx.tree, switch.key)
-    optimized = known[switch.key]
+    keys = _spellings(switch)
+    for key in keys:
+        if key not in known:
+            known[key] = _optimized(ctx.tree, key)
+    optimized = any(known[key] for key in keys)
     for loop in _loops_around(ctx, switch.call):
         first = _first_training_statement(switches, loop, switch)
         if first is None:
             continue
-        if not optimized and not _runs_with_grad(ctx, loop, switch.key):
+        if not optimized and not any(_runs_with_grad(ctx, loop, key) for key in keys):
             return None
-        if switches.may_switch_on(loop) or _handed_to_unknown(ctx, switches, loop, switch):
+        if switches.may_switch_on(loop) or any(
+            _handed_to_unknown(ctx, switches, loop, key) for key in keys
+        ):
             return None
-        if _mode_free(ctx, switch.key, ctx.grad_context.enclosing_function(switch.call), loop):
+        function = ctx.grad_context.enclosing_function(switch.call)
+        if any(_mode_free(ctx, key, function, loop) for key in keys):
             return None
         return loop, first
     return None
+
+
+def _spellings(switch: ModeSwitch) -> tuple[str, ...]:
+    """The keys the switched module goes by in the scope of the loop: its own, and what a
+    local alias of it names (`model` and `self.model` after `model = self.model`)."""
+    return (switch.key,) if switch.aliased is None else (switch.key, switch.aliased)
 
 
 def _loops_around(ctx: RuleContext, node: ast.AST) -> Iterator[LoopNode]:
@@ -366,7 +378,8 @@ def _first_training_statement(
     """The first statement of the loop body that runs or trains the model (not the one
     holding the switch), when the loop trains it at all."""
     body = [s for s in loop.body if not _contains(s, switch.call)]
-    uses = [s for s in body if _uses(switches, s, switch.key)]
+    keys = _spellings(switch)
+    uses = [s for s in body if any(_uses(switches, s, key) for key in keys)]
     trains = [s for s in body if switches.trains(s)]
     if not uses or not trains:
         return None
@@ -397,30 +410,24 @@ def _self_method(call: ast.Call) -> bool:
     return isinstance(call.func, ast.Attribute) and dotted(call.func.value) == "self"
 
 
-def _handed_to_unknown(
-    ctx: RuleContext, switches: ModeSwitches, loop: LoopNode, switch: ModeSwitch
-) -> bool:
-    """Code the analysis cannot see is given the model (or `self`) in the loop: it may switch
-    the model back. Calling the model itself, or a torch.nn module kept on `self`
+def _handed_to_unknown(ctx: RuleContext, switches: ModeSwitches, loop: LoopNode, key: str) -> bool:
+    """Code the analysis cannot see is given the model `key` (or `self`) in the loop: it may
+    switch the model back. Calling the model itself, or a torch.nn module kept on `self`
     (`self.criterion(out, y)`), switches nothing."""
-    root = switch.key.split(".", 1)[0]
+    root = key.split(".", 1)[0]
     torch_modules = {
         id(event.node) for event in ctx.analysis.events.of(ModuleCall) if event.layer_class
     }
     for call in calls_in(loop):
         if switches.resolve(call) is not None or dotted(call.func) in _INERT_CALLS:
             continue
-        if dotted(call.func) == switch.key or id(call) in torch_modules:
+        if dotted(call.func) == key or id(call) in torch_modules:
             continue
-        if (
-            root == "self"
-            and _self_method(call)
-            and not switches.instance_attribute(call, switch.key)
-        ):
+        if root == "self" and _self_method(call) and not switches.instance_attribute(call, key):
             return True  # a method the class inherits
         for arg in [*call.args, *(k.value for k in call.keywords)]:
             name = dotted(arg)
-            if name is not None and (name == switch.key or name == root == "self"):
+            if name is not None and (name == key or name == root == "self"):
                 return True
     return False
 
