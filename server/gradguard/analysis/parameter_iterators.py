@@ -80,6 +80,10 @@ _ACCELERATORS = frozenset(["accelerate.Accelerator", "accelerate.accelerator.Acc
 _ACCELERATOR_CLIPS = frozenset(["clip_grad_norm_", "clip_grad_value_"])
 _NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
+# Names through which the file may set or read attributes by computed names.
+_DYNAMIC_NAMES = frozenset(["setattr", "delattr", "vars", "__dict__", "__setattr__"])
+# Methods of a class that change what reading or setting an attribute does.
+_ATTRIBUTE_ACCESS = frozenset(["__getattr__", "__getattribute__", "__setattr__", "__slots__"])
 _EXITS = (ast.Break, ast.Return, ast.Raise)
 
 
@@ -160,6 +164,7 @@ class _Finder:
         self.flow = flow
         self._declared: set[str] | None = None
         self._called_modules: set[Key] | None = None
+        self._dynamic: bool | None = None
 
     # -- the binding -----------------------------------------------------------------------
 
@@ -301,6 +306,8 @@ class _Finder:
 
     def certain_module(self, receiver: ast.expr) -> bool:
         """`receiver` certainly holds a torch.nn.Module whose generator methods are torch's."""
+        if isinstance(receiver, ast.Attribute):
+            return self._module_attribute(receiver)
         if not isinstance(receiver, ast.Name):
             return False
         key = self.flow.key_of(receiver)
@@ -390,6 +397,12 @@ class _Finder:
 
     def _self_of_module(self, receiver: ast.Name, key: Key) -> bool:
         """`self` of a plain method of a module class of the file, never re-bound."""
+        owner = self._self_class(receiver, key)
+        return owner is not None and self._module_class(owner, set())
+
+    def _self_class(self, receiver: ast.Name, key: Key) -> ast.ClassDef | None:
+        """The class of the file whose plain method has `receiver` as its first parameter,
+        never re-bound (`self`)."""
         method = next(
             (
                 n
@@ -399,16 +412,107 @@ class _Finder:
             None,
         )
         if method is None or self.flow.bindings.get(key):
-            return False
+            return None
         owner = self.flow.parents.get(id(method))
         arguments = method.args.posonlyargs + method.args.args
-        return (
+        if (
             isinstance(owner, ast.ClassDef)
             and not method.decorator_list
-            and bool(arguments)
+            and arguments
             and arguments[0].arg == receiver.id
-            and self._module_class(owner, set())
+        ):
+            return owner
+        return None
+
+    # -- modules held in attributes --------------------------------------------------------
+
+    def _module_attribute(self, receiver: ast.Attribute) -> bool:
+        """`self.net` (or `agent.net`, `agent` an instance of the class): every store of the
+        attribute in the file sets it to a new module in a method of the class."""
+        holder = receiver.value
+        key = self.flow.key_of(holder) if isinstance(holder, ast.Name) else None
+        if key is None or not isinstance(holder, ast.Name):
+            return False
+        owner = self._self_class(holder, key) or self._instance_class(key)
+        return owner is not None and self._holds_modules(owner, receiver.attr)
+
+    def _instance_class(self, key: Key) -> ast.ClassDef | None:
+        """The class of the file the name `key` is bound to instances of, by plain
+        assignments of `Class(...)` only."""
+        owners = [
+            self._local_class(b.value.func)
+            if isinstance(b.node, ast.Assign) and isinstance(b.value, ast.Call)
+            else None
+            for b in self.flow.bindings.get(key, [])
+        ]
+        first = owners[0] if owners else None
+        return first if first is not None and all(o is first for o in owners) else None
+
+    def _holds_modules(self, owner: ast.ClassDef, attribute: str) -> bool:
+        """Every store of `attribute` in the file is `self.<attribute> = <new module>` in a
+        method of `owner`; the file never sets attributes by computed names; no class of
+        the file defines `attribute` in its body; `owner` and its bases are classes of the
+        file, `object` or torch.nn.Module and redefine no attribute access."""
+        if self._dynamic_attributes() or not self._plain_class(owner, set()):
+            return False
+        classes = module_nodes_of(self.analysis.tree, ast.ClassDef)
+        if any(attribute in _class_names(c) for c in classes):
+            return False
+        stores = [
+            node
+            for node in module_nodes_of(self.analysis.tree, ast.Attribute)
+            if node.attr == attribute and not isinstance(node.ctx, ast.Load)
+        ]
+        return bool(stores) and all(self._module_store(node, owner) for node in stores)
+
+    def _module_store(self, target: ast.Attribute, owner: ast.ClassDef) -> bool:
+        """`self.<attribute> = <new module>`, alone, in a plain method of `owner`."""
+        stmt = self.flow.parents.get(id(target))
+        holder = target.value
+        if not (
+            isinstance(stmt, ast.Assign)
+            and stmt.targets == [target]
+            and isinstance(holder, ast.Name)
+            and self._constructs_module(stmt.value)
+        ):
+            return False
+        key = self.flow.key_of(holder)
+        return key is not None and self._self_class(holder, key) is owner
+
+    def _plain_class(self, node: ast.ClassDef, seen: set[int]) -> bool:
+        """A class whose bases are classes of the file (alike), `object` or
+        torch.nn.Module, none of them redefining attribute access."""
+        if id(node) in seen or node.keywords or node.decorator_list:
+            return False
+        seen.add(id(node))
+        if _class_names(node) & _ATTRIBUTE_ACCESS:
+            return False
+        for base in node.bases:
+            if self._base_object(base) or self.flow.qualified(base) in api.MODULE_BASES:
+                continue
+            local = self._local_class(base)
+            if local is None or not self._plain_class(local, seen):
+                return False
+        return True
+
+    def _base_object(self, base: ast.expr) -> bool:
+        """`object`, the builtin (not shadowed)."""
+        return (
+            isinstance(base, ast.Name)
+            and base.id == "object"
+            and not self.flow.bound_in_module("object")
         )
+
+    def _dynamic_attributes(self) -> bool:
+        """The file names `setattr`, `delattr`, `vars`, `__dict__` or `__setattr__`: an
+        attribute may be set by a computed name."""
+        if self._dynamic is None:
+            self._dynamic = any(
+                (isinstance(n, ast.Name) and n.id in _DYNAMIC_NAMES)
+                or (isinstance(n, ast.Attribute) and n.attr in _DYNAMIC_NAMES)
+                for n in module_nodes_of(self.analysis.tree, ast.Name, ast.Attribute)
+            )
+        return self._dynamic
 
     def _modules_called(self) -> set[Key]:
         """Keys of names the dataflow pass saw called as a known module (`model(x)`)."""
@@ -715,14 +819,18 @@ def _group_consumption(call: ast.Call, name: ast.Name, consumer: str) -> Consump
 
 def _may_be_one_shot(value: ast.expr) -> bool:
     """The shapes `_Finder.one_shot` may accept, told from the syntax alone: a generator
-    method called on a name, or a generator expression or call around such a call."""
+    method called on a name or on an attribute of a name, or a generator expression or call
+    around such a call."""
     if isinstance(value, ast.GeneratorExp):
         return _calls_generator_method(value)
     if not isinstance(value, ast.Call):
         return False
     func = value.func
     if isinstance(func, ast.Attribute) and func.attr in api.MODULE_GENERATOR_METHODS:
-        return isinstance(func.value, ast.Name)
+        receiver = func.value
+        if isinstance(receiver, ast.Attribute):
+            receiver = receiver.value
+        return isinstance(receiver, ast.Name)
     named = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
     wrapper = named in _ONE_SHOT_BUILTINS or named in _ONE_SHOT_NAMES
     return wrapper and any(_calls_generator_method(a) for a in [*value.args, *value.keywords])
@@ -736,6 +844,18 @@ def _calls_generator_method(node: ast.AST) -> bool:
         and n.func.attr in api.MODULE_GENERATOR_METHODS
         for n in ast.walk(node)
     )
+
+
+def _class_names(node: ast.ClassDef) -> set[str]:
+    """The names a class body binds: methods, classes, assignments, annotated names."""
+    found: set[str] = set()
+    for stmt in node.body:
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            found.add(stmt.name)
+        elif isinstance(stmt, ast.Assign | ast.AugAssign | ast.AnnAssign):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            found.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
+    return found
 
 
 def _assigned(stmt: ast.Assign) -> list[str]:
