@@ -15,7 +15,12 @@ The fact is certain only when all of this holds (anything else: silence):
   certainly built (`self` of a module class of the file, a name bound only to constructions
   of torch.nn layers, local module classes or library models, a name the dataflow pass saw
   called as a known module, or a parameter holding exactly such a name's value: the only
-  call of its function passes that name, `NameFlow.forwarded`), or one of the one-shot
+  call of its function passes that name, `NameFlow.forwarded`; or an attribute
+  `self.<a>` / `obj.<a>`, `obj` bound only to instances of a class of the file, when every
+  store of `<a>` in the file is `self.<a> = <such a construction>` in a plain method of that
+  class, no class body of the file defines `<a>`, the class and its bases are of the file,
+  `object` or torch.nn.Module and redefine no attribute access, and the file never names
+  `setattr`, `delattr`, `vars`, `__dict__` or `__setattr__`), or one of the one-shot
   wrappers above around an expression that calls such a method (whatever its receiver: the
   wrapper itself is one-shot);
 * a later read iterates it to its end for certain: a `for` loop over it without `break`,
