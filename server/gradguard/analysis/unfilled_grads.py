@@ -32,7 +32,7 @@ from gradguard.analysis import torch_api as api
 from gradguard.analysis.events import GradRead, ModuleCall, OptimizerCall
 from gradguard.analysis.model import LoopNode, ModuleAnalysis
 from gradguard.analysis.names import dotted
-from gradguard.analysis.values import Grad, Kind
+from gradguard.analysis.values import Grad, Kind, Value
 
 # Builtins that never call back into user code that could run backward.
 _HARMLESS_BUILTINS = frozenset(
@@ -114,7 +114,7 @@ def unfilled_grad_reads(analysis: ModuleAnalysis) -> Iterator[UnfilledRead]:
     seen: set[tuple[int, int]] = set()
     for use in uses:
         value = use.value
-        if value.grad is not Grad.TRACKED or not value.leaf or value.kind is not Kind.TENSOR:
+        if value.kind is not Kind.TENSOR or not (_grad_leaf(value) or value.grad is Grad.UNKNOWN):
             continue
         if not isinstance(use.node, ast.Attribute) or (id(use.stmt), id(use.node)) in seen:
             continue
@@ -126,9 +126,29 @@ def unfilled_grad_reads(analysis: ModuleAnalysis) -> Iterator[UnfilledRead]:
         if found is None:
             continue
         creation, created = found
+        if not _grad_leaf(value) and not _forced_fresh(creation, created):
+            continue
         clean, loop = paths.clean_until(creation, use.stmt, use.node)
         if clean:
             yield UnfilledRead(use, creation, created, error, loop)
+
+
+def _grad_leaf(value: Value) -> bool:
+    """A leaf that requires grad."""
+    return value.grad is Grad.TRACKED and value.leaf
+
+
+def _forced_fresh(creation: ast.stmt, key: str) -> bool:
+    """`x = (image + noise).requires_grad_()`: a fresh tensor (checked by `creation`) asked
+    to require grad, whose leafness the analysis may not know (the method keeps the history
+    of a computed tensor). Its `.grad` is None either way: a new leaf's until a backward
+    reaches it, a computed tensor's (which backward never fills without `retain_grad()`)."""
+    value = _assigned_expression(creation, key)
+    return (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Attribute)
+        and value.func.attr == "requires_grad_"
+    )
 
 
 def _parents(root: ast.AST) -> dict[int, ast.AST]:

@@ -763,12 +763,8 @@ class TorchCalls(ModuleCalls):
                 if self.stmt is not None and _forcing_call(call)
                 else None
             )
-            value = (
-                forced_leaf(receiver, forcing)
-                if flag is True
-                else Value(grad=Grad.UNKNOWN, kind=Kind.TENSOR, leaf=True)
-            )
-            if key is not None:
+            value = _after_requires_grad(receiver, flag, forcing)
+            if key is not None and value is not receiver:
                 self.bind_key(key, value)
             return value
         if name in api.NON_DIFFERENTIABLE_METHODS:
@@ -849,6 +845,31 @@ class TorchCalls(ModuleCalls):
             loss = Loss(LossKind.NO_GRAD, call, self.mode.off.description, self.mode.off)
             return Value(grad=Grad.UNTRACKED, kind=Kind.UNKNOWN, loss=loss)
         return Value(kind=Kind.UNKNOWN)
+
+
+def _after_requires_grad(
+    receiver: Value, flag: object, forcing: tuple[ast.AST, ast.stmt, ast.expr] | None
+) -> Value:
+    """The tensor `receiver.requires_grad_(flag)` returns (and leaves in the receiver's
+    name). Unlike the setter, the method does not raise on a non-leaf asked for True: it
+    returns that tensor unchanged, grad_fn and all, so a tensor with history stays what it
+    is. Asked for False (or for a flag not known), a non-leaf raises ("you can only change
+    requires_grad flags of leaf variables"), so what follows holds a leaf, unless the flag
+    may be True: then a tensor that may have history may still have it. A tensor certainly
+    without history (no grad, or batch data: `Autograd.batch`) is a leaf already, and True
+    makes it a leaf that requires grad (`forced_leaf`). Of a tensor whose grad is not known,
+    True leaves a tensor that requires grad but may or may not be a leaf, which the
+    autograd facet cannot say (TRACKED and not `leaf` means "has history"): unknown."""
+    no_history = receiver.grad is Grad.UNTRACKED or receiver.leaf or receiver.batch
+    if flag is True:
+        if receiver.has_history:
+            return receiver
+        if no_history:
+            return forced_leaf(receiver, forcing)
+        return Value(grad=Grad.UNKNOWN, kind=Kind.TENSOR)
+    if flag is False or no_history:
+        return Value(grad=Grad.UNKNOWN, kind=Kind.TENSOR, leaf=True)
+    return Value(grad=Grad.UNKNOWN, kind=Kind.TENSOR)
 
 
 def _forcing_call(call: ast.Call) -> bool:
