@@ -1,12 +1,14 @@
 """GG401 `requires-grad-on-non-leaf`
 
 ## What it does
-Finds `y.requires_grad = True` (or `= False`, meant as a detach) on a tensor that was
-computed from tensors requiring grad (a non-leaf: it has a `grad_fn`), also when that
-happens from a loop's second iteration on: `image.requires_grad = True` at the top of a
+Finds `y.requires_grad = True` (or `= False`, meant as a detach, or any other value: the
+setter raises whatever it is given) on a tensor that was computed from tensors requiring
+grad (a non-leaf: it has a `grad_fn`); with `True`, also when that happens from a loop's
+second iteration on: `image.requires_grad = True` at the top of a
 loop whose body ends with `image = image + r`
 (an adversarial attack's steps) sets the flag on a leaf once, then on the computed image.
-(`y.requires_grad_()` on such a tensor is a harmless no-op and is not reported, nor is a
+(The method `y.requires_grad_()` on such a tensor is a harmless no-op that returns `y`
+unchanged, and is not reported, nor is a
 loop that ends with a cast or move, `image = image.float()`: it returns the leaf itself when
 the dtype and device already match.)
 
@@ -41,7 +43,8 @@ the previous iterations' graph: what the loop means when it takes the gradient w
 to `y`, but a change of meaning if anything backpropagates through the earlier steps, so it
 is unsafe. For `y.requires_grad = False`, "Detach instead" replaces the statement with
 `y = y.detach()`: what the line meant, but other names bound to the same tensor keep its
-graph, so it is unsafe.
+graph, so it is unsafe. A value that is not a literal (`y.requires_grad = flag`) gets no
+fix: which one is meant depends on the value.
 """
 
 from __future__ import annotations
@@ -141,38 +144,46 @@ for _ in range(3):
             statement = use.stmt
             if not isinstance(statement, ast.Assign):
                 continue
-            if _is_false(statement.value):
-                if use.value.has_history:
-                    yield self._switched_off(ctx, use, statement)
-                continue
-            if not _is_true(statement.value):
-                continue
-            if not use.value.has_history:
+            if use.value.has_history:
+                # The setter raises on a non-leaf whatever the value assigned.
+                yield self._on_computed(ctx, use, statement)
+            elif _is_true(statement.value):
                 carried = _carried_history(use)
                 if carried is not None:
                     yield self._second_pass(ctx, use, carried)
-                continue
-            name = expr_text(ctx.source, use.target)
-            message = compose(
-                f'`{name}` is not a leaf: this raises "{ERROR}"',
-                f"`{name}` is computed from tensors that require grad (it has a grad_fn), so "
-                f"its requires_grad cannot change; to read `{name}.grad`, call "
-                f"`{name}.retain_grad()`",
-            )
-            related = []
-            if use.value.origin is not None:
-                related.append(Related(ctx.node_range(use.value.origin), f"`{name}` computed here"))
-            fixes = []
-            if stands_alone(ctx.source, statement):
-                rng = ctx.node_range(statement)
-                fixes.append(
-                    Fix(
-                        "Use retain_grad()",
-                        Safety.SAFE,
-                        (TextEdit(rng, f"{name}.retain_grad()"),),
-                    )
-                )
-            yield self.finding(message, ctx.node_range(statement), related, fixes)
+
+    def _on_computed(self, ctx: RuleContext, use: AttributeSet, statement: ast.Assign) -> Finding:
+        """`target.requires_grad = value` on a tensor with history, worded by the value when
+        it is a literal."""
+        if _is_false(statement.value):
+            return self._switched_off(ctx, use, statement)
+        if _is_true(statement.value):
+            return self._switched_on(ctx, use, statement)
+        name = expr_text(ctx.source, use.target)
+        message = compose(
+            f'`{name}` is not a leaf: this raises "{ERROR}"',
+            f"`{name}` is computed from tensors that require grad (it has a grad_fn), so its "
+            f"requires_grad cannot change, whatever the value assigned; to read "
+            f"`{name}.grad`, call `{name}.retain_grad()`, to stop gradients flowing through "
+            f"it, use `{name} = {name}.detach()`",
+        )
+        return self.finding(message, ctx.node_range(statement), _computed_here(ctx, use))
+
+    def _switched_on(self, ctx: RuleContext, use: AttributeSet, statement: ast.Assign) -> Finding:
+        """`target.requires_grad = True` on a tensor with history: meant to read its grad."""
+        name = expr_text(ctx.source, use.target)
+        message = compose(
+            f'`{name}` is not a leaf: this raises "{ERROR}"',
+            f"`{name}` is computed from tensors that require grad (it has a grad_fn), so "
+            f"its requires_grad cannot change; to read `{name}.grad`, call "
+            f"`{name}.retain_grad()`",
+        )
+        fixes = []
+        if stands_alone(ctx.source, statement):
+            rng = ctx.node_range(statement)
+            edit = TextEdit(rng, f"{name}.retain_grad()")
+            fixes.append(Fix("Use retain_grad()", Safety.SAFE, (edit,)))
+        return self.finding(message, ctx.node_range(statement), _computed_here(ctx, use), fixes)
 
     def _switched_off(self, ctx: RuleContext, use: AttributeSet, statement: ast.Assign) -> Finding:
         """`target.requires_grad = False` on a tensor with history: meant as a detach."""
@@ -183,14 +194,11 @@ for _ in range(3):
             f"requires_grad cannot be turned off; to stop gradients flowing through it, use "
             f"`{name} = {name}.detach()`",
         )
-        related = []
-        if use.value.origin is not None:
-            related.append(Related(ctx.node_range(use.value.origin), f"`{name}` computed here"))
         fixes = []
         if stands_alone(ctx.source, statement) and dotted(use.target) is not None:
             edit = TextEdit(ctx.node_range(statement), f"{name} = {name}.detach()")
             fixes.append(Fix("Detach instead", Safety.UNSAFE, (edit,)))
-        return self.finding(message, ctx.node_range(statement), related, fixes)
+        return self.finding(message, ctx.node_range(statement), _computed_here(ctx, use), fixes)
 
     def _second_pass(self, ctx: RuleContext, use: AttributeSet, carried: Carry) -> Finding:
         """The flag set again on what the previous iteration computed."""
@@ -214,6 +222,14 @@ for _ in range(3):
 
 
 _SHORT_ERROR = "can only change requires_grad flags of leaf variables"
+
+
+def _computed_here(ctx: RuleContext, use: AttributeSet) -> list[Related]:
+    """Where the target was computed, when known."""
+    if use.value.origin is None:
+        return []
+    name = expr_text(ctx.source, use.target)
+    return [Related(ctx.node_range(use.value.origin), f"`{name}` computed here")]
 
 
 def _carried_history(use: AttributeSet) -> Carry | None:
