@@ -523,6 +523,11 @@ MODULE_INFO_METHODS = frozenset(
         "register_buffer",
     ]
 )
+# torch.nn layers holding the int64 buffer `num_batches_tracked` unless built with
+# `track_running_stats=False` (the keyword, or their fifth positional argument).
+COUNTING_NORMS = frozenset("BatchNorm1d BatchNorm2d BatchNorm3d SyncBatchNorm".split())
+# nn.Module methods listing its buffers (`state_dict` lists its parameters too).
+BUFFER_LISTINGS = frozenset(["buffers", "named_buffers", "state_dict"])
 SEQUENTIAL = frozenset({"torch.nn.Sequential", "torch.nn.modules.container.Sequential"})
 MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 PARAMETER = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})

@@ -14,7 +14,10 @@ torch.max(out, 1)`), an `argmax`, a comparison, a `.long()` cast; and the in-pla
 `t.requires_grad_()` (or `requires_grad_(True)`) on such a tensor or on one made by an
 integer factory (`torch.randint(...)`, `torch.arange(n)` of ints), copied or reshaped
 (`ids.detach().clone()`) or taken from a list of known tensors element by element
-(`[x.requires_grad_() for x in (ids, embeds)]`). A guard `x.is_floating_point()` is
+(`[x.requires_grad_() for x in (ids, embeds)]`, or a loop over them); also the int64
+`num_batches_tracked` of a BatchNorm layer built with running statistics, read directly or
+reached by a loop over its (or its nn.Sequential's) `buffers()`, `named_buffers()` or
+`state_dict().values()`/`.items()` that asks each tensor to require grad. A guard `x.is_floating_point()` is
 followed: `x.requires_grad_() if x.is_floating_point() else x` is fine.
 
 ## Why is this bad?

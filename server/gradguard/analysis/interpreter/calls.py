@@ -566,6 +566,12 @@ class CallEvaluator(TorchCalls):
                 ):
                     self.emit(ModuleModeCall(name, **site))
                 return receiver
+            if (
+                name in api.BUFFER_LISTINGS
+                and receiver.module is not None
+                and receiver.module.integer_buffer
+            ):
+                return _integer_buffers(name)
             if name in api.MODULE_INFO_METHODS:
                 element = self.parameters_element(call)
                 if element is not None and not args:
@@ -593,6 +599,11 @@ class CallEvaluator(TorchCalls):
             return module_value
         if (optimizer := self._optimizer_by_use(call, receiver, receiver_key)) is not None:
             receiver = optimizer
+        if receiver.kind is Kind.MAPPING and receiver.integer_dtype and receiver.fields is None:
+            # `model.state_dict().values()` / `.items()` (see `_integer_buffers`).
+            if name in ("values", "items") and not call.args:
+                return _integer_buffers("buffers" if name == "values" else "named_buffers")
+            return UNKNOWN
         if receiver.kind is Kind.MAPPING:
             key = (
                 call.args[0].value if call.args and isinstance(call.args[0], ast.Constant) else None
@@ -1074,6 +1085,23 @@ def _grad_scaler(value: Value) -> bool:
 
 # A Python string (`"".join(...)`, `s.lower()`): the class its `module` names.
 STRING = ModuleRef("builtins.str")
+
+# An item of `named_buffers()` or `state_dict().items()`: a (name, tensor) pair.
+_NAMED = Value(kind=Kind.SEQUENCE, elements=(UNKNOWN, UNKNOWN))
+
+
+def _integer_buffers(method: str) -> Value:
+    """What `method` (`buffers`, `named_buffers`, `state_dict`) of a module holding an
+    integer buffer (`ModuleRef.integer_buffer`) gives: a sequence (or, for `state_dict`, a
+    mapping) with the `integer_dtype` fact, which on a container says that one of its items
+    (the tensor of a pair, for `named_buffers`) is certainly a tensor of an integer dtype;
+    what each item is stays unknown."""
+    if method == "state_dict":
+        return Value(kind=Kind.MAPPING, integer_dtype=True)
+    items = _NAMED if method == "named_buffers" else None
+    return Value(kind=Kind.SEQUENCE, items=items, integer_dtype=True)
+
+
 # `str` methods giving an int (a count or a position) or a bool.
 _STRING_NUMBER_METHODS = frozenset(
     "count find rfind index rindex startswith endswith isdigit isalpha isalnum isspace "

@@ -371,6 +371,16 @@ class ExpressionEvaluator(TrainingEffects):
         setting = self._layer_setting(base, expr.attr)
         if setting is not None:
             return setting
+        if (
+            expr.attr == "num_batches_tracked"
+            and base.kind is Kind.MODULE
+            and base.module is not None
+            and base.module.integer_buffer
+            and base.module.qualified is not None
+            and base.module.qualified.rsplit(".", 1)[-1] in api.COUNTING_NORMS
+        ):
+            # The int64 counter of a BatchNorm layer (see `ModuleRef.integer_buffer`).
+            return Value(Grad.UNTRACKED, Kind.TENSOR, leaf=True, integer_dtype=True)
         if expr.attr == "weight" and self._owns_weight(dotted(expr.value), base, expr):
             # `layer.weight` of a torch.nn layer built here: a leaf parameter that requires
             # grad (unless the file may change requires_grad somewhere).

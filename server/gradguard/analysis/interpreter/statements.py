@@ -5,13 +5,19 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+from collections.abc import Iterator
 
 from gradguard.analysis import backpropagated as backprop
-from gradguard.analysis import batches, libraries, narrowing
+from gradguard.analysis import batches, dtypes, libraries, narrowing
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.call_sites import known_argument
-from gradguard.analysis.events import Accumulation, InPlaceChange
+from gradguard.analysis.events import (
+    Accumulation,
+    AttributeSet,
+    InPlaceChange,
+    IntegerGradRequest,
+)
 from gradguard.analysis.graph import GRAPH_STATE_KEY, SavedNode, Saves
 from gradguard.analysis.graph_inputs import bind_stand_ins
 from gradguard.analysis.interpreter.calls import CallEvaluator
@@ -38,6 +44,7 @@ from gradguard.analysis.values import (
     Carry,
     Grad,
     Kind,
+    Loss,
     LossKind,
     ModuleRef,
     Value,
@@ -490,6 +497,7 @@ class FunctionInterpreter(CallEvaluator):
         if element is UNKNOWN:
             element = self.parameters_element(stmt.iter) or element
         drawn = self._batch_names(stmt)
+        self._integer_elements_asked(stmt, iterated)
 
         def at_head() -> None:
             self.bind(stmt.target, element)
@@ -508,6 +516,35 @@ class FunctionInterpreter(CallEvaluator):
                 self._freeze(owner, stmt, f"a loop over `{ast.unparse(owner)}.{method}()`")
 
     _stmt_AsyncFor = _stmt_For
+
+    def _integer_elements_asked(self, stmt: ast.For | ast.AsyncFor, iterated: Value) -> None:
+        """`for t in (embeds, ids): t.requires_grad_()`, `for t in bn.buffers():
+        t.requires_grad = True`: the loop binds its target to each element in turn, so an
+        element certainly of an integer dtype (a known element, or the one a module's
+        integer buffer certainly is, see `ModuleRef.integer_buffer`) reaches an unguarded
+        request at the top of the body and raises; the join the body is interpreted with
+        cannot tell. Reported as GG402 reports it for one tensor."""
+        held = _integer_element(stmt.target, stmt.iter, iterated)
+        if held is None:
+            return
+        name, element = held
+        tests = [n.test for kind, n in self.frames if kind == "cond" and isinstance(n, ast.If)]
+        outer = self.stmt
+        try:
+            for body_stmt, node, target in _unguarded_requests(stmt.body, name):
+                self.stmt = body_stmt
+                site = self.site(node, target, element)
+                if site is None or (
+                    isinstance(node, ast.Call)
+                    and dtypes.dtype_guarded(node, target, body_stmt, tests)
+                ):
+                    continue
+                if isinstance(node, ast.Call):
+                    self.emit(IntegerGradRequest(in_place=True, **site))
+                else:
+                    self.emit(AttributeSet("requires_grad", **site))
+        finally:
+            self.stmt = outer
 
     def _batch_names(self, stmt: ast.For | ast.AsyncFor) -> frozenset[str]:
         """The names the loop binds to batches of data (see `gradguard.analysis.batches`):
@@ -873,3 +910,86 @@ def _knows_nothing(value: Value) -> bool:
     """Nothing is known of `value` but where it was bound, the loop state it carries and
     the stand-in a parameter's history is traced by (see `graph_inputs`)."""
     return evolve(value, origin=None, carries=frozenset(), graph=frozenset()) == UNKNOWN
+
+
+def _integer_element(
+    target: ast.expr, iterable: ast.expr, iterated: Value
+) -> tuple[str, Value] | None:
+    """The name a loop binds to an element certainly of an integer dtype, and that element:
+    a known element of a list or tuple (`for t in (embeds, ids)`), or the tensor of a module's
+    buffers (`for t in bn.buffers()`, `for k, t in bn.named_buffers()`, see
+    `calls._integer_buffers`). None when no element certainly is one."""
+    if iterated.kind is Kind.SEQUENCE and iterated.integer_dtype and iterated.fields is None:
+        pair = iterated.items is not None
+        if pair and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+            target = target.elts[1]
+        elif pair or isinstance(target, ast.Tuple):
+            return None
+        counter = Loss(LossKind.NON_DIFFERENTIABLE, iterable, "a BatchNorm's int64 buffer")
+        held = Value(Grad.UNTRACKED, Kind.TENSOR, counter, leaf=True, integer_dtype=True)
+        return (target.id, held) if isinstance(target, ast.Name) else None
+    if not isinstance(target, ast.Name) or iterated.kind is not Kind.SEQUENCE:
+        return None
+    if iterated.fields is not None or not iterated.elements:
+        return None
+    for element in iterated.elements:
+        if element.integer_valued:
+            return target.id, element.with_origin(None)
+    return None
+
+
+def _unguarded_requests(
+    body: list[ast.stmt], name: str
+) -> Iterator[tuple[ast.stmt, ast.AST, ast.expr]]:
+    """`name.requires_grad_()` (or `requires_grad_(True)`) and `name.requires_grad = True`
+    among the simple statements that start a loop's body, before any statement that may
+    skip them (`if`, `continue`, `break`, any compound statement) or mentions `name`
+    otherwise (which may rebind or convert it): (the statement, the call or the
+    statement, the receiver)."""
+    for body_stmt in body:
+        request = _request_of(body_stmt, name)
+        if request is not None:
+            yield body_stmt, request[0], request[1]
+            continue
+        if not isinstance(body_stmt, ast.Expr | ast.Assign | ast.AnnAssign | ast.AugAssign):
+            return
+        if any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(body_stmt)):
+            return
+
+
+def _request_of(body_stmt: ast.stmt, name: str) -> tuple[ast.AST, ast.expr] | None:
+    """(the request, its receiver) when `body_stmt` is `name.requires_grad_()` (with no
+    argument or a literal True) or `name.requires_grad = True`."""
+    if isinstance(body_stmt, ast.Expr) and isinstance(body_stmt.value, ast.Call):
+        call = body_stmt.value
+        func = call.func
+        flag_true = not call.keywords and (
+            not call.args
+            or (
+                len(call.args) == 1
+                and isinstance(call.args[0], ast.Constant)
+                and call.args[0].value is True
+            )
+        )
+        if (
+            isinstance(func, ast.Attribute)
+            and func.attr == "requires_grad_"
+            and isinstance(func.value, ast.Name)
+            and func.value.id == name
+            and flag_true
+        ):
+            return call, func.value
+        return None
+    if isinstance(body_stmt, ast.Assign) and len(body_stmt.targets) == 1:
+        target = body_stmt.targets[0]
+        value = body_stmt.value
+        if (
+            isinstance(target, ast.Attribute)
+            and target.attr == "requires_grad"
+            and isinstance(target.value, ast.Name)
+            and target.value.id == name
+            and isinstance(value, ast.Constant)
+            and value.value is True
+        ):
+            return body_stmt, target.value
+    return None

@@ -115,6 +115,26 @@ def _unpacked_layers(call: ast.Call, args: list[Value]) -> list[Value] | None:
     return layers
 
 
+def _counts_batches(call: ast.Call, last: str) -> bool:
+    """`nn.BatchNorm2d(n)` (see `ModuleRef.integer_buffer`): a counting norm whose
+    `track_running_stats` is not given or is a literal True; unknown otherwise."""
+    if last not in api.COUNTING_NORMS or any(k.arg is None for k in call.keywords):
+        return False
+    if any(isinstance(a, ast.Starred) for a in call.args):
+        return False
+    given = passed_keyword(call, "track_running_stats")
+    if given is not None:
+        return params.is_true(given.value)
+    return len(call.args) < 5 or params.is_true(call.args[4])
+
+
+def _holds_integer_buffer(call: ast.Call, layers: list[Value]) -> bool:
+    """An nn.Sequential given, as plain arguments, a layer holding an integer buffer."""
+    if call.keywords or any(isinstance(a, ast.Starred) for a in call.args):
+        return False
+    return any(v.module is not None and v.module.integer_buffer for v in layers)
+
+
 def _fresh_layers(exprs: list[ast.expr], layers: list[Value]) -> bool:
     """Every layer of an nn.Sequential is built right here and self-contained."""
     return bool(layers) and all(
@@ -416,6 +436,7 @@ class TorchCalls(ModuleCalls):
                 applies=activations.of_sequential(call, args),
                 clashes=_layer_clashes(call.args, args),
                 steps=_local_steps(call, args),
+                integer_buffer=_holds_integer_buffer(call, args),
             )
             return Value(kind=Kind.MODULE, module=module)
         module_kind = api.nn_module_kind(qualified)
@@ -447,6 +468,7 @@ class TorchCalls(ModuleCalls):
                 layer=layer,
                 self_contained=own,
                 applies=activations.of_layer(call, qualified),
+                integer_buffer=_counts_batches(call, last),
             )
             if last in api.INSTANCE_NORMS:
                 ref = dataclasses.replace(ref, kind=module_kind)

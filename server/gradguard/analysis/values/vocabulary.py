@@ -227,6 +227,11 @@ class ModuleRef:
     # A torch.nn layer's hyperparameters it was given as known numbers, by the attribute
     # that keeps them (`torch_api.layer_settings`): `(("embedding_dim", 32),)`.
     settings: tuple[tuple[str, int | float], ...] = ()
+    # It certainly holds an integer buffer: a torch.nn BatchNorm1d/2d/3d or SyncBatchNorm
+    # built without `track_running_stats` or with a literal True keeps the int64
+    # `num_batches_tracked` (casts such as `.half()` or `.to(dtype)` leave it int64), and an
+    # nn.Sequential given such a layer holds it among its buffers and its state_dict.
+    integer_buffer: bool = False
 
 
 def evolve_module(module: ModuleRef, layer: Layer | None) -> ModuleRef:
