@@ -121,3 +121,31 @@ def test_a_loop_asks_each_element() -> None:
             t.requires_grad_()
     """
     assert _requests(source) == [6, 9]
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        "convert(bn)",
+        "bn.register_buffer('num_batches_tracked', None)",
+        "bn.num_batches_tracked = None",
+        "del bn.num_batches_tracked",
+        "bn.apply(convert)",
+        "pass",
+    ],
+)
+def test_a_module_changed_elsewhere_is_not_known(
+    change: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    held = fact_at(
+        f"""
+        def convert(module):
+            pass
+        def f():
+            bn = nn.BatchNorm2d(4)
+            {change}
+            held = bn.buffers()  # <- held
+        """,
+        monkeypatch,
+    )
+    assert held.integer_dtype is (change == "pass")

@@ -17,8 +17,9 @@ integer factory (`torch.randint(...)`, `torch.arange(n)` of ints), copied or res
 (`[x.requires_grad_() for x in (ids, embeds)]`, or a loop over them); also the int64
 `num_batches_tracked` of a BatchNorm layer built with running statistics, read directly or
 reached by a loop over its (or its nn.Sequential's) `buffers()`, `named_buffers()` or
-`state_dict().values()`/`.items()` that asks each tensor to require grad. A guard `x.is_floating_point()` is
-followed: `x.requires_grad_() if x.is_floating_point() else x` is fine.
+`state_dict().values()`/`.items()` that asks each tensor to require grad. A guard
+`x.is_floating_point()` is followed: `x.requires_grad_() if x.is_floating_point() else x`
+is fine.
 
 ## Why is this bad?
 Gradients are only defined for floating point and complex tensors. Creating the tensor raises

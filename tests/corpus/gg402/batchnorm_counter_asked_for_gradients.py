@@ -11,7 +11,8 @@ one of which is integer.
 
 Look-alikes: the same loops guarded by `is_floating_point()`, over an InstanceNorm (no
 buffers by default), over a BatchNorm built with `track_running_stats=False` (no buffers)
-or with a flag not known here, and over `parameters()` (always floating point).
+or with a flag not known here, over a BatchNorm handed to other code or given a new
+counter first, and over `parameters()` (always floating point).
 """
 
 import torch
@@ -76,6 +77,22 @@ def untracked_buffers(track):
     return off, maybe
 
 
+def without_counter(convert):
+    handed = nn.BatchNorm2d(8)
+    convert(handed)  # may drop or replace its buffers
+    for t in handed.buffers():
+        t.requires_grad_(True)
+    dropped = nn.BatchNorm2d(8)
+    dropped.register_buffer("num_batches_tracked", None)
+    for t in dropped.buffers():
+        t.requires_grad_(True)
+    return handed, dropped
+
+
+def _drop_counter(module):
+    module.register_buffer("num_batches_tracked", None)
+
+
 def parameters_only():
     bn = nn.BatchNorm2d(8)
     for p in bn.parameters():
@@ -95,5 +112,6 @@ if __name__ == "__main__":
     skipped_state()
     instance_norm_buffers()
     untracked_buffers(False)
+    without_counter(_drop_counter)
     parameters_only()
     print("ok")

@@ -17,6 +17,7 @@ from gradguard.analysis.call_sites import passed_arguments, switches_grad_mode
 from gradguard.analysis.events import Append, ForwardCall, ModuleModeCall, OptimizerCall
 from gradguard.analysis.graph import SavedNode, Saves
 from gradguard.analysis.imports import Scope, is_torch
+from gradguard.analysis.integer_buffers import counter_kept
 from gradguard.analysis.interpreter.environment import GRAD_UNKNOWN
 from gradguard.analysis.interpreter.expressions import shape_of, with_field
 from gradguard.analysis.interpreter.methods import class_methods, inherited_method
@@ -570,6 +571,7 @@ class CallEvaluator(TorchCalls):
                 name in api.BUFFER_LISTINGS
                 and receiver.module is not None
                 and receiver.module.integer_buffer
+                and counter_kept(self.function or self.module.tree, func.value)
             ):
                 return _integer_buffers(name)
             if name in api.MODULE_INFO_METHODS:

@@ -14,6 +14,7 @@ from gradguard.analysis import activations, narrowing, shapes
 from gradguard.analysis import graph as graphs
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.events import Accumulation, AttributeSet, GradRead, InPlaceChange
+from gradguard.analysis.integer_buffers import counter_kept
 from gradguard.analysis.interpreter.environment import GRAD_ON, GRAD_UNKNOWN, Env, GradMode
 from gradguard.analysis.interpreter.training_effects import TrainingEffects
 from gradguard.analysis.names import callee_name, dotted
@@ -378,6 +379,7 @@ class ExpressionEvaluator(TrainingEffects):
             and base.module.integer_buffer
             and base.module.qualified is not None
             and base.module.qualified.rsplit(".", 1)[-1] in api.COUNTING_NORMS
+            and counter_kept(self.function or self.module.tree, expr.value)
         ):
             # The int64 counter of a BatchNorm layer (see `ModuleRef.integer_buffer`).
             return Value(Grad.UNTRACKED, Kind.TENSOR, leaf=True, integer_dtype=True)
