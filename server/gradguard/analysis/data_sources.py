@@ -50,7 +50,7 @@ def tensor_dataset(call: ast.Call, args: list[Value]) -> Value | None:
             value,
             leaf=False,
             elements=None,
-            shape=UNKNOWN_SHAPE if length is None else Shape(value.shape.dims[1:], exact=True),
+            shape=_row_shape(value.shape) if length is not None else UNKNOWN_SHAPE,
         )
         for value in args
     )
@@ -61,10 +61,18 @@ def tensor_dataset(call: ast.Call, args: list[Value]) -> Value | None:
 
 
 def _rows(tensors: list[Value]) -> int | None:
-    """The number of rows `N` of tensors whose shapes are all known exactly with the same
-    first dimension (what a TensorDataset of them has); None otherwise."""
-    firsts = {t.shape.dims[0] if t.shape.exact and t.shape.dims else None for t in tensors}
+    """The number of rows `N` of a TensorDataset of these tensors: TensorDataset asserts that
+    every tensor has the same first dimension, so one known exactly tells it (two different
+    ones raise). None when none is known."""
+    firsts = {t.shape.dims[0] for t in tensors if t.shape.exact and t.shape.dims}
+    firsts.discard(None)
     return firsts.pop() if len(firsts) == 1 else None
+
+
+def _row_shape(shape: Shape) -> Shape:
+    """The shape of one row of a tensor of `shape`: its dimensions after the first when it is
+    known exactly, unknown otherwise."""
+    return Shape(shape.dims[1:], exact=True) if shape.exact and shape.dims else UNKNOWN_SHAPE
 
 
 def data_loader(call: ast.Call, args: list[Value]) -> Value | None:
@@ -91,7 +99,16 @@ def data_loader(call: ast.Call, args: list[Value]) -> Value | None:
         shape = UNKNOWN_SHAPE
         if row.shape.exact and batch is not None:
             shape = Shape((*batch, *row.shape.dims), exact=True)
-        fields.append(Value(grad=Grad.UNTRACKED, kind=Kind.TENSOR, loss=row.loss, shape=shape))
+        # Stacking rows keeps their dtype.
+        fields.append(
+            Value(
+                grad=Grad.UNTRACKED,
+                kind=Kind.TENSOR,
+                loss=row.loss,
+                shape=shape,
+                integer_dtype=row.integer_dtype,
+            )
+        )
     return Value(kind=Kind.SEQUENCE, items=Value(kind=Kind.SEQUENCE, elements=tuple(fields)))
 
 

@@ -350,8 +350,17 @@ def reduction_of(name: str, call: ast.Call, *, functional: bool) -> str | None:
     return None
 
 
-def loss_shape(name: str, reduction: str | None, input_shape: Shape, target: Shape) -> Shape:
-    """The output shape of a loss (module or functional) with a given reduction."""
+def loss_shape(
+    name: str,
+    reduction: str | None,
+    input_shape: Shape,
+    target: Shape,
+    *,
+    integer_target: bool = False,
+) -> Shape:
+    """The output shape of a loss (module or functional) with a given reduction. A class
+    loss with class-index targets (`integer_target`, or always for nll) gives one value per
+    target: the target's shape."""
     if reduction is None:
         return UNKNOWN_SHAPE
     if reduction != "none":
@@ -360,6 +369,9 @@ def loss_shape(name: str, reduction: str | None, input_shape: Shape, target: Sha
         return broadcast([input_shape, target])
     if name in _CLASS_LOSSES and input_shape.exact and len(input_shape.dims) >= 2:
         return Shape((input_shape.dims[0], *input_shape.dims[2:]), exact=True)
+    indices = integer_target or name in ("NLLLoss", "nll_loss")
+    if name in _CLASS_LOSSES and indices and target.exact:
+        return target
     return UNKNOWN_SHAPE
 
 
@@ -369,7 +381,8 @@ class Layer:
 
     `kind` is "same" (output shaped like the input), "last" (the last dimension becomes
     `size`: nn.Linear), "append" (a dimension `size` is added: nn.Embedding), "channels"
-    (`size` channels at `offset` from the end: convolutions), "numel" (rearranged:
+    (`size` channels at `offset` from the end: convolutions), "recurrent" (the first output
+    of nn.RNN/GRU/LSTM: the last dimension becomes `size`), "numel" (rearranged:
     nn.Flatten), "loss" (`name` with `reduction`) or "sequence" (`steps` in order; an unknown
     step is None).
     """
@@ -381,14 +394,19 @@ class Layer:
     reduction: str | None = None
     steps: tuple[Layer | None, ...] = ()
 
-    def output(self, input_shape: Shape, target: Shape = UNKNOWN_SHAPE) -> Shape:
-        """The output shape for an input (and, for losses, a target) shape."""
+    def output(
+        self, input_shape: Shape, target: Shape = UNKNOWN_SHAPE, *, integer_target: bool = False
+    ) -> Shape:
+        """The output shape for an input (and, for losses, a target, certainly of an integer
+        dtype with `integer_target`) shape."""
         if self.kind == "same":
             return input_shape
         if self.kind == "numel":
             return numel_preserving(input_shape)
         if self.kind == "loss":
-            return loss_shape(self.name, self.reduction, input_shape, target)
+            return loss_shape(
+                self.name, self.reduction, input_shape, target, integer_target=integer_target
+            )
         if self.kind == "sequence":
             shape = input_shape
             for step in self.steps:
@@ -405,7 +423,39 @@ class Layer:
             return Shape((self.size,)) if self.size is not None else UNKNOWN_SHAPE
         if self.kind == "channels":
             return _convolved(self.size, self.offset, input_shape)
+        if self.kind == "recurrent":
+            return _recurrent(self.size, input_shape)
         return UNKNOWN_SHAPE
+
+
+def _recurrent(features: int | None, input_shape: Shape) -> Shape:
+    """The output (first result) of nn.RNN/GRU/LSTM: torch takes an input of rank 2
+    (unbatched) or 3 only and replaces its last dimension by `features` (`D * H_out`)."""
+    if input_shape.exact and len(input_shape.dims) in (2, 3):
+        return Shape((*input_shape.dims[:-1], features), exact=True)
+    return Shape((features,)) if features is not None else UNKNOWN_SHAPE
+
+
+def _recurrent_layer(name: str, call: ast.Call, constants: Constants) -> Layer | None:
+    """nn.RNN/GRU/LSTM(input_size, hidden_size, ...) with literal options: its output's last
+    dimension is `(2 if bidirectional else 1) * (proj_size or hidden_size)`. None when options
+    are passed positionally or by `**`, or `bidirectional`/`proj_size` are not literal."""
+    if len(call.args) > 2 or any(isinstance(a, ast.Starred) for a in call.args):
+        return None
+    keywords = {kw.arg: kw.value for kw in call.keywords}
+    if None in keywords:
+        return None
+    directions = 1
+    if (flag := keywords.get("bidirectional")) is not None:
+        if not (isinstance(flag, ast.Constant) and isinstance(flag.value, bool)):
+            return None
+        directions = 2 if flag.value else 1
+    hidden = _int(_argument(call, 1, "hidden_size"), constants)
+    if (proj := keywords.get("proj_size")) is not None:
+        if name != "LSTM" or (size := _int(proj, constants)) is None:
+            return None
+        hidden = size or hidden  # proj_size=0 (the default) projects nothing
+    return Layer("recurrent", size=hidden * directions if hidden is not None else None)
 
 
 def _convolved(channels: int | None, offset: int, input_shape: Shape) -> Shape:
@@ -434,6 +484,8 @@ def layer_of(name: str, call: ast.Call, constants: Constants = NO_CONSTANTS) -> 
     if name in _CONVOLUTIONS:
         size = _int(_argument(call, 1, "out_channels"), constants)
         return Layer("channels", size=size, offset=_CONVOLUTIONS[name])
+    if name in ("RNN", "GRU", "LSTM"):
+        return _recurrent_layer(name, call, constants)
     if name in LOSSES:
         return Layer("loss", name=name, reduction=reduction_of(name, call, functional=False))
     return None
@@ -610,3 +662,65 @@ def operator_shape(op: ast.operator | ast.unaryop, operands: Sequence[Shape]) ->
     if isinstance(op, ast.Not):
         return UNKNOWN_SHAPE
     return broadcast(operands)
+
+
+def _index_item(item: ast.expr) -> str | int | None:
+    """One item of a basic index: "new" (`None`), "all" (`:`), "rest" (`...`), a literal int,
+    or None for anything else (a tensor, a list, a bounded slice, a name)."""
+    if isinstance(item, ast.Slice):
+        return "all" if item.lower is None and item.upper is None and item.step is None else None
+    if isinstance(item, ast.Constant):
+        if item.value is None:
+            return "new"
+        if item.value is Ellipsis:
+            return "rest"
+    return _known_int(item, NO_CONSTANTS)
+
+
+def _apply_index(items: Sequence[str | int], dims: Sequence[Dim]) -> list[Dim] | None:
+    """`dims` after the items (without "rest") that index them from the left; None when an
+    int is out of range of a known size or there are more indexed dims than `dims`."""
+    result: list[Dim] = []
+    position = 0
+    for item in items:
+        if item == "new":
+            result.append(1)
+            continue
+        if position >= len(dims):
+            return None  # too many indices: torch raises
+        size = dims[position]
+        if isinstance(item, int) and size is not None and not -size <= item < size:
+            return None  # out of range: torch raises
+        if item == "all":
+            result.append(size)
+        position += 1
+    return result + list(dims[position:])
+
+
+def indexed(shape: Shape, index: ast.expr) -> Shape:
+    """The shape of `x[index]` for an exact `shape` when every item of the index is `None`,
+    `...`, `:` or a literal int (`x[None, :]`, `x[:, None]`, `x[..., 0]`): `None` inserts a
+    1, an int drops its dimension, `:` keeps it, `...` stands for the dimensions no other item
+    names. Unknown otherwise (advanced indexing, bounded slices, a rank torch rejects)."""
+    raw = index.elts if isinstance(index, ast.Tuple) else [index]
+    items = [_index_item(item) for item in raw]
+    if not shape.exact or any(item is None for item in items):
+        return UNKNOWN_SHAPE
+    known = [item for item in items if item is not None]
+    if known.count("rest") > 1:
+        return UNKNOWN_SHAPE  # torch raises: an index can only have a single ellipsis
+    if "rest" not in known:
+        dims = _apply_index(known, shape.dims)
+        return UNKNOWN_SHAPE if dims is None else Shape(tuple(dims), exact=True)
+    split = known.index("rest")
+    front, back = known[:split], known[split + 1 :]
+    used_back = sum(1 for item in back if item != "new")
+    used_front = sum(1 for item in front if item != "new")
+    if used_front + used_back > len(shape.dims):
+        return UNKNOWN_SHAPE
+    cut = len(shape.dims) - used_back
+    head = _apply_index(front, shape.dims[:cut])
+    tail = _apply_index(back, shape.dims[cut:])
+    if head is None or tail is None:
+        return UNKNOWN_SHAPE
+    return Shape((*head, *tail), exact=True)

@@ -693,6 +693,9 @@ class ExpressionEvaluator(TrainingEffects):
             return evolve(joined, carries=base.all_carries() | joined.all_carries())
         if base.kind is Kind.TENSOR:
             selected = self.view_op(expr, base, view=_basic_index(expr.slice, index), index=index)
+            picked = shapes.indexed(base.shape, expr.slice)
+            if picked.known and selected.kind is Kind.TENSOR:
+                selected = evolve(selected, shape=picked)
             # Indexing only picks values: what an activation made them stays (`probs[mask]`).
             return activations.kept(selected, base)
         if (

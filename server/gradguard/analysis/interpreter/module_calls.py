@@ -152,6 +152,15 @@ def _shaped(spec: object, leaf: Value) -> Value:
     return leaf
 
 
+def _first_shaped(result: Value, shape: shapes.Shape) -> Value:
+    """A layer's tuple result whose first element has a known `shape` (the output of
+    nn.GRU/LSTM/RNN, beside its hidden state)."""
+    if result.kind is not Kind.SEQUENCE or not result.elements or not shape.known:
+        return result
+    first = evolve(result.elements[0], shape=shape)
+    return evolve(result, elements=(first, *result.elements[1:]))
+
+
 def _dropout_layer_output(
     call: ast.Call, module: ModuleRef, args: list[Value], base: Value
 ) -> Value:
@@ -312,15 +321,19 @@ class ModuleCalls(ExpressionEvaluator):
                     bool(args) and args[0].grad is Grad.TRACKED
                 ):
                     base = self._layers_clash(call, clash, base, training=training)
-            if module.layer is not None and kind.output == "tensor" and call.args:
+            output_shape = shapes.UNKNOWN_SHAPE
+            if module.layer is not None and call.args:
                 inputs = [shape_of(a) for a in args[: len(call.args)]] + [shapes.UNKNOWN_SHAPE]
-                base = evolve(base, shape=module.layer.output(inputs[0], inputs[1]))
+                integer = len(call.args) > 1 and len(args) > 1 and args[1].integer_dtype
+                output_shape = module.layer.output(inputs[0], inputs[1], integer_target=integer)
+            if kind.output == "tensor" and module.layer is not None and call.args:
+                base = evolve(base, shape=output_shape)
             if kind.has_parameters:
                 base = self.inference_result(base)
             if kind.output == "tensor":
                 base = evolve(base, activation=activations.of_module_call(call, module))
             base = _dropout_layer_output(call, module, args, base)
-            return _shaped(kind.output, base)
+            return _first_shaped(_shaped(kind.output, base), output_shape)
         if module is MODULE_BY_USE:
             # A module of unknown class (see `_module_by_use`): its parameters require grad
             # unless this file freezes something; what it returns is a tensor or a structure

@@ -681,7 +681,8 @@ class TorchCalls(ModuleCalls):
         if name in shapes.LOSSES and qualified.startswith(api.FUNCTIONAL_PREFIX):
             reduction = shapes.reduction_of(name, call, functional=True)
             inputs = [*positional, shapes.UNKNOWN_SHAPE, shapes.UNKNOWN_SHAPE]
-            return shapes.loss_shape(name, reduction, inputs[0], inputs[1])
+            integer = len(call.args) > 1 and len(args) > 1 and args[1].integer_dtype
+            return shapes.loss_shape(name, reduction, inputs[0], inputs[1], integer_target=integer)
         return shapes.op_shape(name, call, positional, keywords, argument_constants(call, args))
 
     def _typed(self, call: ast.Call, qualified: str, args: list[Value], made: Value) -> Value:
@@ -791,8 +792,11 @@ class TorchCalls(ModuleCalls):
             return value
         if name in api.NON_DIFFERENTIABLE_METHODS:
             result = self.non_differentiable(call, f".{name}()")
-            # A cast may return the receiver itself; anything else is a new tensor.
-            return result if name in api.INTEGRAL_CAST_METHODS else self.inference_result(result)
+            if name in api.INTEGRAL_CAST_METHODS:
+                # A cast may return the receiver itself; it keeps its shape, and its dtype is
+                # an integer or bool one.
+                return evolve(result, shape=receiver.shape, integer_dtype=True)
+            return self.inference_result(result)
         if name in api.SPLITTING_METHODS and (receiver.kind is Kind.TENSOR or receiver.graph):
             # (A value with graph nodes is a tensor, a parameter's stand-in included.)
             # A piece shares the receiver's history; changing it in place raises at once
