@@ -130,3 +130,81 @@ def test_nll_loss_targets_are_always_class_indices(monkeypatch: pytest.MonkeyPat
         a = nn.NLLLoss(reduction="none")(log_probs, torch.zeros(4, 7, dtype=torch.long))  # <- a
     """
     assert fact_at(snippet, monkeypatch).shape == Shape((4, 7), exact=True)
+
+
+@pytest.mark.parametrize(("given", "expected"), [("y", Shape((8,), exact=True)), ("", None)])
+def test_a_forward_of_two_structures_takes_the_calls_path(
+    given: str, expected: Shape | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A `forward` returning a tensor on one path and a tuple on the other: its summary
+    knows neither, the run with the call's arguments knows which path is taken."""
+    snippet = f"""
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 3)
+
+        def forward(self, x, y=None):
+            logits = self.fc(x)
+            if y is None:
+                return logits
+            return F.cross_entropy(logits, y, reduction="none"), logits
+
+    m = M()
+    y = torch.randint(0, 3, (8,))
+    out = m(torch.randn(8, 4), {given})  # <- out
+    """
+    value = fact_at(snippet, monkeypatch)
+    if expected is None:
+        assert value.elements is None  # the tensor path: not a tuple
+    else:
+        assert value.elements is not None and len(value.elements) == 2
+        assert value.elements[0].shape == expected
+
+
+_PASSED_DOWN = """
+import argparse
+def get_args(argv=None):
+    p = argparse.ArgumentParser()
+    p.add_argument("--batch_size", type=int, default=8)
+    return p.parse_args(argv)
+def main(argv=None):
+    args = get_args(argv)  # <- args
+    return args
+"""
+
+
+@pytest.mark.parametrize(
+    ("entry", "known"),
+    [
+        ("main([])", True),
+        ("main(argv=())", True),
+        ("main()", False),  # None: sys.argv decides
+        ("main(['--batch_size', '1'])", False),
+        ("main([])\nmain(sys.argv[1:])", False),  # every call must pass an empty list
+        ("main([])\nrun = main", False),  # mentioned otherwise: not every call is seen
+    ],
+)
+def test_an_empty_command_line_passed_down_by_every_caller(
+    entry: str, known: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    value = fact_at("import sys\n" + _PASSED_DOWN + entry + "\n", monkeypatch)
+    assert value.fields is not None and value.elements is not None
+    size = value.elements[value.fields.index("batch_size")].const
+    assert size == (8 if known else None)
+
+
+def test_a_loader_sized_by_a_parameters_setting_learns_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    snippet = (
+        _PASSED_DOWN.replace("    return args\n", "    build(args)\n").replace("  # <- args", "")
+        + """
+from torch.utils.data import DataLoader, TensorDataset
+def build(args):
+    for (xb,) in DataLoader(TensorDataset(torch.ones(48, 3)), batch_size=args.batch_size):
+        b = xb  # <- b
+main([])
+"""
+    )
+    assert fact_at(snippet, monkeypatch).shape == Shape((8, 3), exact=True)

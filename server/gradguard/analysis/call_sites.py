@@ -450,6 +450,8 @@ def _may_learn(node: FunctionNode, *, skip_self: bool) -> bool:
             hands_on = any(_mentions_parameter(arg, parameters) for arg in child.args)
             if hands_on and (isinstance(func, ast.Name) or _named_callee(func)):
                 return True  # handed on to another function, which may need it
+            if _sizes_batches(child, parameters):
+                return True  # `DataLoader(data, batch_size=args.batch_size)`
             if hands_on and isinstance(func, ast.Attribute) and func.attr in _CONVERTING:
                 return True  # plotted or given to numpy (`plt.plot(history)`, `np.mean(x)`)
             if (
@@ -514,6 +516,17 @@ def _mentions_parameter(arg: ast.expr, parameters: set[str]) -> bool:
     if isinstance(arg, ast.Dict):
         return any(_mentions_parameter(item, parameters) for item in arg.values)
     return False
+
+
+def _sizes_batches(call: ast.Call, parameters: set[str]) -> bool:
+    """`DataLoader(data, batch_size=args.batch_size)`: a loader whose batch size is read
+    from a parameter's attribute, which decides the shape of every batch."""
+    if callee_name(call.func) != "DataLoader":
+        return False
+    sizes = [k.value for k in call.keywords if k.arg == "batch_size"] + call.args[1:2]
+    return any(
+        isinstance(size, ast.Attribute) and attribute_root(size) in parameters for size in sizes
+    )
 
 
 def _item_of(expr: ast.expr) -> str | None:

@@ -36,6 +36,9 @@ would win), and no other argument shares the attribute:
   flag or None; a string converted by a `type` other than `str` is not followed), or what
   its action implies without one (None; False for `store_true`, True for `store_false`).
   `parse_args()` and any other list may override every default: those stay unknown;
+  `parse_args(argv)` counts as empty when `argv` is a parameter every call of its function
+  in the file passes an empty list (or its own such parameter, a few callers up: `main([])`
+  calling `get_args(argv)`), where every call is seen (`call_sites.candidates`);
 * whatever the command line, `action="store_true"` with `default=True` is True (the flag
   only stores True) and `action="store_false"` with `default=False` is False.
 """
@@ -46,9 +49,15 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from gradguard.analysis.call_sites import (
+    Candidate,
+    FunctionNode,
+    candidates,
+    parameter_defaults,
+)
 from gradguard.analysis.config_objects import constant_value
 from gradguard.analysis.name_flow import NameFlow
-from gradguard.analysis.names import binding_counts
+from gradguard.analysis.names import binding_counts, parameter_names
 from gradguard.analysis.values import UNKNOWN, Grad, Kind, Loss, LossKind, Value, evolve
 from gradguard.analysis.walk import module_nodes, module_nodes_of, module_parents
 
@@ -95,7 +104,10 @@ def parsed_namespaces(tree: ast.Module, stored: dict[str, int]) -> dict[int, Val
         arguments, parses = parsed
         plain = _plain_parser(build)
         for call in parses:
-            value = _namespace(arguments, stored, _command_line(call) if plain else _ANY)
+            line = _command_line(call) if plain else _ANY
+            if line == _FRESH and _given_empty_by_callers(call, tree):
+                line = _EMPTY
+            value = _namespace(arguments, stored, line)
             if isinstance(call.func, ast.Attribute) and call.func.attr == _KNOWN:
                 leftover = Value(grad=Grad.UNTRACKED, kind=Kind.OTHER)
                 value = Value(kind=Kind.SEQUENCE, elements=(value, leftover))
@@ -147,6 +159,93 @@ def _command_line(call: ast.Call) -> str:
     if given and isinstance(given[0], ast.List | ast.Tuple) and not given[0].elts:
         return _EMPTY
     return _FRESH
+
+
+# How many callers up an empty command line is followed (`main([])` -> `get_args(argv)`).
+_CALLER_DEPTH = 3
+
+
+def _given_empty_by_callers(call: ast.Call, tree: ast.Module) -> bool:
+    """`parse_args(argv)` where `argv` is a parameter of the enclosing function that every
+    call of it in the file passes an empty list (literally, or through a parameter of its
+    own caller that every call of that passes an empty list, a few callers up)."""
+    given = [*call.args, *(k.value for k in call.keywords)]
+    if len(given) != 1 or not isinstance(given[0], ast.Name):
+        return False
+    found = candidates(tree)
+    calls = {id(node): node for node in module_nodes_of(tree, ast.Call)}
+    return _always_empty(given[0], module_parents(tree), found, calls, _CALLER_DEPTH)
+
+
+def _always_empty(
+    expr: ast.expr,
+    parents: dict[int, ast.AST],
+    found: dict[int, Candidate],
+    calls: dict[int, ast.Call],
+    depth: int,
+) -> bool:
+    """`expr` certainly holds an empty list or tuple: a literal one, or a parameter of a
+    plain function (never re-bound in it) whose every call passes one (see `candidates`)."""
+    if isinstance(expr, ast.List | ast.Tuple):
+        return not expr.elts
+    if depth == 0 or not isinstance(expr, ast.Name):
+        return False
+    function = _enclosing_function(expr, parents)
+    candidate = found.get(id(function)) if function is not None else None
+    if function is None or candidate is None or candidate.is_method:
+        return False
+    if expr.id not in parameter_names(function) or _rebinds(function, expr.id):
+        return False
+    for call_id in candidate.calls:
+        passed = _passed(function, calls[call_id], expr.id)
+        if passed is None or not _always_empty(passed, parents, found, calls, depth - 1):
+            return False
+    return True
+
+
+def _enclosing_function(node: ast.AST, parents: dict[int, ast.AST]) -> FunctionNode | None:
+    """The innermost function whose body holds `node` (None at module level or in a lambda
+    or class body first)."""
+    parent = parents.get(id(node))
+    while parent is not None:
+        if isinstance(parent, ast.FunctionDef | ast.AsyncFunctionDef):
+            return parent
+        if isinstance(parent, ast.Lambda | ast.ClassDef):
+            return None
+        parent = parents.get(id(parent))
+    return None
+
+
+def _rebinds(function: FunctionNode, name: str) -> bool:
+    """`name` is stored, deleted or declared global/nonlocal anywhere inside `function`."""
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load):
+            return True
+        if isinstance(node, ast.Global | ast.Nonlocal) and name in node.names:
+            return True
+        if (
+            node is not function
+            and isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+            and (name in parameter_names(node) or node.name == name)
+        ):
+            return True  # shadowed in a nested function: not followed
+    return False
+
+
+def _passed(function: FunctionNode, call: ast.Call, name: str) -> ast.expr | None:
+    """What `call` of `function` passes for its parameter `name` (its default when left
+    out); None when `*`/`**` unpacking hides it or there is neither."""
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(
+        k.arg is None for k in call.keywords
+    ):
+        return None
+    for keyword in call.keywords:
+        if keyword.arg == name:
+            return keyword.value
+    positional = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+    if name in positional and positional.index(name) < len(call.args):
+        return call.args[positional.index(name)]
+    return parameter_defaults(function).get(name)
 
 
 def _namespace(arguments: list[_Argument], stored: dict[str, int], line: str) -> Value:

@@ -8,7 +8,8 @@ facts that each keep a shape: token ids cast with `.long()`, a padding mask buil
 `lengths[:, None]` broadcasting, a TensorDataset whose only exactly known tensor is the
 label vector (the others have a width given by a parameter), a bidirectional GRU, the last
 step picked with `[:, -1]`, and integer class targets that give `cross_entropy` its
-output's shape even though the logits' width is not known.
+output's shape even though the logits' width is not known. A module that returns its own
+loss only when labels are given is called with them: the call takes that path.
 """
 
 import torch
@@ -56,6 +57,36 @@ def first_score():
     model = Tagger(50, 16)
     for (batch_ids,) in DataLoader(TensorDataset(ids), batch_size=8, shuffle=True):
         model(batch_ids)[..., 0].backward()  # expect: GG501
+
+
+class LossTagger(Tagger):
+    """Returns its own loss when labels are given (as multi-replica training code does), a
+    mean score and the logits otherwise."""
+
+    def forward(self, ids, labels=None):
+        logits = super().forward(ids)
+        if labels is None:
+            return logits.logsumexp(1).mean(), logits
+        return F.nll_loss(F.log_softmax(logits, 1), labels, reduction="none"), logits
+
+
+def train_own_loss():
+    ids = torch.randint(1, 50, (ROWS, 10))
+    labels = torch.randint(0, 3, (ROWS,))
+    model = LossTagger(50, 16)
+    for batch_ids, batch_labels in DataLoader(TensorDataset(ids, labels), batch_size=8):
+        loss, _ = model(batch_ids, batch_labels)
+        loss.backward()  # expect: GG501
+
+
+def score_without_labels():
+    # Look-alike: without labels the call takes the other path, whose first result is a
+    # mean: one element.
+    ids = torch.randint(1, 50, (ROWS, 10))
+    model = LossTagger(50, 16)
+    for (batch_ids,) in DataLoader(TensorDataset(ids), batch_size=8):
+        score, _ = model(batch_ids)
+        score.backward()
 
 
 def reduced(seq_len=10, vocab=50, hidden=16):
@@ -107,6 +138,13 @@ if __name__ == "__main__":
         assert "grad can be implicitly created only for scalar outputs" in str(error)
     else:
         raise SystemExit("expected a RuntimeError")
+    try:
+        train_own_loss()
+    except RuntimeError as error:
+        assert "grad can be implicitly created only for scalar outputs" in str(error)
+    else:
+        raise SystemExit("expected a RuntimeError")
+    score_without_labels()
     reduced()
     last_batch_of_one()
     soft_targets()

@@ -200,6 +200,12 @@ def _refined(result: Value, found: Value, depth: int) -> Value:
         # Terms certainly without history the run found feeding the result (a gradient
         # penalty added on the path this call takes).
         result = evolve(result, inert_terms=result.inert_terms | found.inert_terms)
+    if _structure_from_run(result, found, depth):
+        # The summary joined paths of different structure (`return logits` when no labels
+        # are given, `return loss, logits` otherwise); the run takes this call's path.
+        assert found.elements is not None
+        parts = tuple(_refined(result, theirs, depth - 1) for theirs in found.elements)
+        return evolve(result, kind=Kind.SEQUENCE, elements=parts)
     if (
         depth == 0
         or result.elements is None
@@ -215,6 +221,19 @@ def _refined(result: Value, found: Value, depth: int) -> Value:
     if all(a is b for a, b in zip(parts, result.elements, strict=True)):
         return result
     return evolve(result, elements=parts)
+
+
+def _structure_from_run(result: Value, found: Value, depth: int) -> bool:
+    """`result` is of unknown kind and structure where the run in context returned a tuple
+    (no fields) of known length: the run's structure holds for this call."""
+    return (
+        depth > 0
+        and result.kind is Kind.UNKNOWN
+        and result.elements is None
+        and found.kind is Kind.SEQUENCE
+        and found.elements is not None
+        and found.fields is None
+    )
 
 
 def with_inference(result: Value, found: Value) -> Value:
