@@ -98,12 +98,7 @@ def unchanged_dicts(tree: ast.Module, names: set[str]) -> frozenset[str]:
         return frozenset()
     flow = NameFlow(tree)
     nodes = list(module_nodes(tree))
-    methods = {
-        id(method): node
-        for node in nodes
-        if isinstance(node, ast.ClassDef)
-        for method in methods_taking_self(node)
-    }
+    methods = _methods_by_id(nodes)
     kept: set[str] = set()
     for name in names:
         key = (id(tree), name)
@@ -283,6 +278,16 @@ def _pairs(stmt: ast.Assign) -> list[tuple[ast.expr, ast.expr]]:
     return paired(stmt.targets[0], stmt.value)
 
 
+def _methods_by_id(nodes: list[ast.AST]) -> dict[int, ast.ClassDef]:
+    """id() of each method taking `self` of the classes among `nodes` -> its class."""
+    return {
+        id(method): node
+        for node in nodes
+        if isinstance(node, ast.ClassDef)
+        for method in methods_taking_self(node)
+    }
+
+
 def never_changed(aliases: Aliases, nodes: list[ast.AST]) -> bool:
     """Whether nothing in `nodes` (the module's) may change the object `aliases` follows:
     follow it to a fixed point, then look for a change of any holder."""
@@ -346,12 +351,7 @@ def kept_setting(
     (see `Aliases`)."""
     flow = NameFlow(tree)
     nodes = list(module_nodes(tree))
-    methods = {
-        id(method): node
-        for node in nodes
-        if isinstance(node, ast.ClassDef)
-        for method in methods_taking_self(node)
-    }
+    methods = _methods_by_id(nodes)
     if id(init) not in methods:
         return False
     key = flow.key_of(expr) if isinstance(expr, ast.Name) else None
