@@ -423,3 +423,34 @@ def test_edits_away_from_the_parser_keep_grafting() -> None:
     incremental = _grafted_edits(_COMMAND_LINE, (line, lines[line].index("loss") + 4))
     assert incremental.counters.full == 2
     assert not incremental.counters.fallbacks
+
+
+_DYNAMIC_ATTRIBUTES = """
+import torch
+from torch import nn
+
+
+class Settings:
+    hidden = 4
+
+
+def configure(obj, **options):
+    for name, value in options.items():
+        setattr(obj, name, value)
+
+
+def train(net, x):
+    loss = net(x).sum()
+    loss.backward()
+"""
+
+
+def test_a_file_calling_setattr_keeps_grafting() -> None:
+    """`setattr` makes every attribute name possibly stored (a whole-file fact): an edit
+    elsewhere leaves it, so it grafts (it used to take the full path on every edit of
+    such a file, transformers' modeling_utils.py among them)."""
+    lines = _DYNAMIC_ATTRIBUTES.split("\n")
+    line = next(i for i, text in enumerate(lines) if "loss = net(x)" in text)
+    incremental = _grafted_edits(_DYNAMIC_ATTRIBUTES, (line, lines[line].index("loss") + 4))
+    assert incremental.counters.full == 2
+    assert not incremental.counters.fallbacks

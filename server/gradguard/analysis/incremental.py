@@ -613,6 +613,7 @@ _KNOWN_SYNTAX = frozenset(
         "_star_count",
         "_attribute_stores",
         "_foreign_stores",
+        "_sets_any_attribute",
         "_class_binds",
         "_settings",
         "_attribute_names",
@@ -651,6 +652,7 @@ def _counts_differ(old: FileSyntax, new: FileSyntax, graft: Graft) -> str | None
         if _stores_part(graft.old) != _stores_part(graft.new):
             return "attribute stores"
         new._attribute_stores, new._foreign_stores = old._attribute_stores, old._foreign_stores
+        new._sets_any_attribute = old._sets_any_attribute
     # Facts newer than this module knows by type (read when the syntax has them).
     names = getattr(old, "_attribute_names", None)
     if names is not None:
