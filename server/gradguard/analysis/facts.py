@@ -71,6 +71,7 @@ from gradguard.analysis.names import (
     parameter_names,
     passed_keyword,
 )
+from gradguard.analysis.optimized_modules import optimized as optimized_module
 from gradguard.analysis.optimizer_reach import UnreachedOptimizer, unreached_optimizers
 from gradguard.analysis.parameter_iterators import Consumption, ReusedIterator, reused_iterators
 from gradguard.analysis.parameters import OptimizedParameters, Replacement, holds_no_parameters
@@ -162,6 +163,7 @@ __all__ = [
     "module_nodes",
     "module_nodes_of",
     "names_feeding",
+    "optimized_module",
     "parameter_names",
     "passed_keyword",
     "periodic_divisor",

@@ -52,7 +52,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from gradguard.analysis import appended_state, model
+from gradguard.analysis import appended_state, model, syntax_parts
 from gradguard.analysis import walk as walk_module
 from gradguard.analysis.appended_state import _empty_list_stores as _list_resets
 from gradguard.analysis.call_sites import (
@@ -63,7 +63,7 @@ from gradguard.analysis.call_sites import (
     candidates,
     may_learn,
 )
-from gradguard.analysis.interpreter.file_syntax import FileSyntax
+from gradguard.analysis.interpreter.file_syntax import FileSyntax, ScopeIndex, text_may_freeze
 from gradguard.analysis.interpreter.module import ModuleInterpreter, _grad_state_changed
 from gradguard.analysis.interpreter.replay import Journal, Step
 from gradguard.analysis.model import FunctionNode, ModuleAnalysis
@@ -95,7 +95,54 @@ STATE_BUDGET_LINES = 6_000
 class _Syntax(FileSyntax):
     """`FileSyntax` whose whole-file counts, when a step asks for them, are not noted as
     that step's reads of the module's walk: the next edit compares them itself
-    (`_counts_differ`, `_syntax_differs`)."""
+    (`_counts_differ`, `_syntax_differs`). Made for an edit confined to one function
+    (`edit`), it takes the facts that are unions over the module's statements from the
+    last analysis's (`previous`) when the edited function's part of them is unchanged
+    (`gradguard.analysis.syntax_parts`)."""
+
+    def __init__(
+        self,
+        tree: ast.Module,
+        text: str,
+        previous: FileSyntax | None = None,
+        edit: syntax_parts.EditedPart | None = None,
+    ) -> None:
+        self._previous, self._edit = previous, edit
+        super().__init__(tree, text)
+        del self._previous, self._edit  # only what every `FileSyntax` has stays
+
+    def _index_scopes(self, tree: ast.Module) -> None:
+        if self._previous is not None and self._edit is not None:
+            old = self._previous
+            index = syntax_parts.scopes(
+                ScopeIndex(old.functions, old.parent_scope, old.declared_global), self._edit
+            )
+            if index is not None:
+                self.functions, self.parent_scope = index.functions, index.parent_scope
+                self.declared_global = index.declared_global
+                return
+        super()._index_scopes(tree)
+
+    def _tree_freezes(self, tree: ast.Module) -> bool:
+        if self._previous is not None and self._edit is not None:
+            # The old tree's answer, when its text let it be asked.
+            old = (
+                self._previous.freezes_parameters if text_may_freeze(self._edit.old_text) else None
+            )
+            found = syntax_parts.freezes(old, self._edit)
+            if found is not None:
+                return found
+        return super()._tree_freezes(tree)
+
+    def _may_unfreeze(self, tree: ast.Module, text: str | None) -> bool:
+        if self._previous is not None and self._edit is not None:
+            old = self._previous
+            found = syntax_parts.unfreezes(
+                not old.frozen_facts if old.freezes_parameters else None, self._edit
+            )
+            if found is not None:
+                return found
+        return super()._may_unfreeze(tree, text)
 
     def class_level_binds(self) -> dict[str, int]:
         with unwatched_module_reads():
@@ -523,10 +570,11 @@ def _validate(state: State, graft: Graft, text: str) -> tuple[Edit | None, str, 
     journal entry differs for the new tree."""
     old_defs = [n for n in walk(graft.old) if isinstance(n, _DEFS)][1:]  # nested ones
     new_defs = [n for n in walk(graft.new) if isinstance(n, _DEFS)][1:]
-    syntax = _Syntax(state.tree, text)
     if [d.name for d in old_defs] != [d.name for d in new_defs]:
-        return None, "nested definitions", syntax
+        return None, "nested definitions", _Syntax(state.tree, text)
     keys = {id(new): id(old) for old, new in zip(old_defs, new_defs, strict=True)}
+    part = syntax_parts.EditedPart(graft.old, graft.new, state.text, text, keys)
+    syntax = _Syntax(state.tree, text, state.syntax, part)
     old_classes = [n for n in walk(graft.old) if isinstance(n, ast.ClassDef)]
     why = _syntax_differs(state.syntax, syntax, keys, state.text, text)
     if why is None:

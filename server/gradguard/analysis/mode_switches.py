@@ -130,6 +130,8 @@ class ModeSwitches:
         # Answers by (id(node), depth): every loop and call asks them again.
         self._switches_on: dict[tuple[int, int], bool] = {}
         self._trains: dict[tuple[int, int], bool] = {}
+        self._switched: dict[tuple[int, int], tuple[str, ...]] = {}
+        self._resolved: dict[int, FunctionNode | None] = {}
         self.functions: dict[str, FunctionNode] = {}
         self.methods: dict[int, dict[str, FunctionNode]] = {}
         twice: set[str] = set()
@@ -156,7 +158,13 @@ class ModeSwitches:
         """The function of the file `call` runs: `f(...)` for an `f` defined once in the
         nearest enclosing function that binds the name (`def _eval_epoch(): ...` inside
         `main`), else at module level; `self.m(...)` for a method `m` of the class around
-        the call."""
+        the call. (Answered once per call: every loop and caller asks again.)"""
+        key = id(call)
+        if key not in self._resolved:
+            self._resolved[key] = self._resolve(call)
+        return self._resolved[key]
+
+    def _resolve(self, call: ast.Call) -> FunctionNode | None:
         func = call.func
         if isinstance(func, ast.Name):
             return self._named(call, func.id)
@@ -260,10 +268,18 @@ class ModeSwitches:
                     spelt = _as_alias(outer, node)
                     yield ModeSwitch(call, spelt, function, outer if spelt != outer else None)
 
-    def _switched_in(self, function: FunctionNode, depth: int) -> Iterator[str]:
+    def _switched_in(self, function: FunctionNode, depth: int) -> tuple[str, ...]:
         """The modules `function` switches to evaluation mode, as it names them: by its own
         calls, or (`depth` calls deep) by a function of the file it calls that cannot switch
-        anything back (`self._maybe_evaluate()` calling `self.evaluate()`)."""
+        anything back (`self._maybe_evaluate()` calling `self.evaluate()`). Answered once
+        per function and depth (the depth falls on every call: no cycle reaches a question
+        being answered)."""
+        key = (id(function), depth)
+        if key not in self._switched:
+            self._switched[key] = tuple(self._switched_by_calls(function, depth))
+        return self._switched[key]
+
+    def _switched_by_calls(self, function: FunctionNode, depth: int) -> Iterator[str]:
         for inner in calls_in(function):
             key = switches_off(inner)
             if key is not None:

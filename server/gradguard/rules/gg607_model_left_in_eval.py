@@ -88,9 +88,9 @@ from gradguard.analysis.facts import (
     dotted,
     identifier_spelling,
     module_nodes_of,
-    parameter_names,
+    optimized_module,
 )
-from gradguard.analysis.torch_api import MODULE_CONTAINERS, mode_free_layer, uncast
+from gradguard.analysis.torch_api import MODULE_CONTAINERS, mode_free_layer
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
 from gradguard.core.messages import compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
@@ -338,13 +338,13 @@ def _left_in_eval(
     keys = _spellings(switch)
     for key in keys:
         if key not in known:
-            known[key] = _optimized(ctx.tree, key)
-    optimized = any(known[key] for key in keys)
+            known[key] = optimized_module(ctx.tree, key)
+    trained = any(known[key] for key in keys)
     for loop in _loops_around(ctx, switch.call):
         first = _first_training_statement(switches, loop, switch)
         if first is None:
             continue
-        if not optimized and not any(_runs_with_grad(ctx, loop, key) for key in keys):
+        if not trained and not any(_runs_with_grad(ctx, loop, key) for key in keys):
             return None
         if switches.may_switch_on(loop) or any(
             _handed_to_unknown(ctx, switches, loop, key) for key in keys
@@ -477,84 +477,6 @@ def _under_grad_mode(ctx: RuleContext, node: ast.AST, loop: LoopNode) -> bool:
         ):
             return True
     return False
-
-
-def _optimized(tree: ast.Module, key: str) -> bool:
-    """An optimizer of the file is built from the model's parameters (or given the model),
-    or the file updates them by hand from their gradients (`for p in model.parameters():
-    p.data.add_(p.grad, alpha=-lr)`): it is the model that trains, not a frozen teacher
-    evaluated beside it."""
-    for node in module_nodes_of(tree, ast.For, ast.Call, ast.FunctionDef, ast.AsyncFunctionDef):
-        if isinstance(node, ast.For) and _updated_by_hand(node, key):
-            return True
-        if isinstance(node, ast.Call) and _optimizes(node, key):
-            return True
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and key.startswith("self."):
-            # `self.model = model` then `SGD(model.parameters())` in one method (a trainer's
-            # `__init__`): the optimizer holds the parameters of `self.model`.
-            for alias in _aliases_on_self(node, key):
-                if any(isinstance(c, ast.Call) and _optimizes(c, alias) for c in ast.walk(node)):
-                    return True
-    return False
-
-
-def _optimizes(call: ast.Call, key: str) -> bool:
-    """`call` builds an optimizer from `key`'s parameters (or hands it `key`)."""
-    callee = dotted(call.func)
-    if callee is None or "optim" not in callee.lower():
-        return False
-    if callee.startswith(f"{key}."):
-        return True  # `model.configure_optimizers(...)` (nanoGPT)
-    for arg in [*call.args, *(k.value for k in call.keywords)]:
-        if dotted(arg) == key:
-            return True
-        if any(_parameters_of(inner, key) for inner in ast.walk(arg)):
-            return True
-    return False
-
-
-def _aliases_on_self(function: FunctionNode, key: str) -> list[str]:
-    """Names `function` binds to `key` in its own body: `self.model = model` (also through
-    `model.to(device)`) gives `model`, when `model` is bound nowhere else in it."""
-    found: list[str] = []
-    for stmt in function.body:
-        if not (
-            isinstance(stmt, ast.Assign)
-            and len(stmt.targets) == 1
-            and dotted(stmt.targets[0]) == key
-        ):
-            continue
-        value = uncast(stmt.value)
-        if isinstance(value, ast.Name) and _bound_once(function, value.id):
-            found.append(value.id)
-    return found
-
-
-def _bound_once(function: FunctionNode, name: str) -> bool:
-    """`name` is a parameter of `function` never re-bound in it."""
-    if name not in parameter_names(function):
-        return False
-    return not any(
-        isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)
-        for n in ast.walk(function)
-    )
-
-
-def _updated_by_hand(loop: ast.For, key: str) -> bool:
-    """`for p in key.parameters():` with a `.grad` read in its body."""
-    return _parameters_of(loop.iter, key) and any(
-        isinstance(n, ast.Attribute) and n.attr == "grad" for n in ast.walk(loop)
-    )
-
-
-def _parameters_of(node: ast.AST, key: str) -> bool:
-    """`key.parameters()` or `key.named_parameters()`."""
-    return (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr in ("parameters", "named_parameters")
-        and dotted(node.func.value) == key
-    )
 
 
 def _mode_free(ctx: RuleContext, key: str, function: FunctionNode | None, loop: LoopNode) -> bool:

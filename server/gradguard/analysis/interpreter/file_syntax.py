@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import re
 from bisect import bisect_left
+from dataclasses import dataclass, field
 
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
@@ -59,14 +60,9 @@ class FileSyntax:
         self.appended_lists: dict[int, dict[str, tuple[FunctionNode, ...]]] = {}
         # The text scan is cheap and rules most files out; the tree says which mentions
         # may reach a parameter.
-        mentioned = text is None or _FREEZING.search(text) is not None or "detach_(" in text
-        self.freezes_parameters = mentioned and _mentions_freezing(tree)
+        self.freezes_parameters = text_may_freeze(text) and self._tree_freezes(tree)
         # Certain freezing facts only where nothing in the file may unfreeze a parameter.
-        self.frozen_facts = self.freezes_parameters and not (
-            params.may_unfreeze(text, tree)
-            if text is not None
-            else params.may_unfreeze(ast.unparse(tree))
-        )
+        self.frozen_facts = self.freezes_parameters and not self._may_unfreeze(tree, text)
         source = text if text is not None else ast.unparse(tree)
         # Nothing in the file may switch a module out of training mode (`.eval()`,
         # `.train(False)`, `.training = False`): dropout layers certainly run as in training.
@@ -74,7 +70,7 @@ class FileSyntax:
         # Nothing in the file may change torch's default dtype: factories make float32.
         self.default_float32 = _DEFAULT_DTYPE_CHANGE.search(source) is None
         # The file defines an `item` function or method, or imports names it cannot see.
-        self.defines_item = self.star_imports or _DEFINES_ITEM.search(source) is not None
+        self.defines_item = self.star_imports or any(p.search(source) for p in _DEFINES_ITEM)
         self._index_scopes(tree)
         self._order: list[FunctionNode] | None = None
         self._backward_lines: list[int] | None = None
@@ -88,29 +84,22 @@ class FileSyntax:
         self._class_binds: dict[str, int] | None = None
         self._settings: frozenset[str] | None = None
 
+    def _tree_freezes(self, tree: ast.Module) -> bool:
+        """Whether code of the tree may freeze a parameter (`mentions_freezing`)."""
+        return mentions_freezing(tree)
+
+    def _may_unfreeze(self, tree: ast.Module, text: str | None) -> bool:
+        """Whether code of the file may unfreeze or add a parameter (`may_unfreeze`)."""
+        if text is None:
+            return params.may_unfreeze(ast.unparse(tree))
+        return params.may_unfreeze(text, tree)
+
     def _index_scopes(self, tree: ast.Module) -> None:
         """Record each function's and class's enclosing scope, visiting statements only."""
-        stack: list[tuple[ast.stmt, ScopeNode]] = [(stmt, tree) for stmt in reversed(tree.body)]
-        while stack:
-            stmt, owner = stack.pop()
-            if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-                self.parent_scope[id(stmt)] = owner
-                if not isinstance(stmt, ast.ClassDef):
-                    self.functions.append(stmt)
-                stack.extend((child, stmt) for child in reversed(stmt.body))
-                continue
-            if isinstance(stmt, ast.Global):
-                self.declared_global.update(stmt.names)
-            if not isinstance(stmt, COMPOUND):
-                continue
-            for name in ("finalbody", "orelse", "body"):
-                block = getattr(stmt, name, None)
-                if block:
-                    stack.extend((child, owner) for child in reversed(block))
-            for handler in getattr(stmt, "handlers", ()):
-                stack.extend((child, owner) for child in reversed(handler.body))
-            for case in getattr(stmt, "cases", ()):
-                stack.extend((child, owner) for child in reversed(case.body))
+        index = index_scopes(tree)
+        self.functions = index.functions
+        self.parent_scope = index.parent_scope
+        self.declared_global = index.declared_global
 
     def scope_of(self, node: ScopeNode) -> Scope:
         """The name-resolution scope of a module, function or class node."""
@@ -247,7 +236,9 @@ class FileSyntax:
 
 
 # `def item(` or `item =` (each starting at a word boundary).
-_DEFINES_ITEM = re.compile(r"def(?<!\wdef)\s+item\s*\(|item(?<!\witem)\s*=")
+# Two patterns, each starting with its literal: one alternation of both would be tried at
+# every offset of the text.
+_DEFINES_ITEM = (re.compile(r"def(?<!\wdef)\s+item\s*\("), re.compile(r"item(?<!\witem)\s*="))
 _MODE_CHANGE = re.compile(r"\.(?:eval|train)\s*\(|\.training\b")
 # What may change the dtype torch's factories default to.
 _DEFAULT_DTYPE_CHANGE = re.compile(r"set_default_(?:dtype|tensor_type)\b")
@@ -263,13 +254,56 @@ def _lines_holding(text: str, needle: str) -> list[int]:
     return lines
 
 
+@dataclass
+class ScopeIndex:
+    """Each function of a tree in statement order, the scope each function and class is
+    defined in (by id()), and the names declared `global` anywhere."""
+
+    functions: list[FunctionNode] = field(default_factory=list)
+    parent_scope: dict[int, ScopeNode] = field(default_factory=dict)
+    declared_global: set[str] = field(default_factory=set)
+
+
+def index_scopes(tree: ast.Module) -> ScopeIndex:
+    """The scope index of a module, visiting statements only."""
+    index = ScopeIndex()
+    stack: list[tuple[ast.stmt, ScopeNode]] = [(stmt, tree) for stmt in reversed(tree.body)]
+    while stack:
+        stmt, owner = stack.pop()
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            index.parent_scope[id(stmt)] = owner
+            if not isinstance(stmt, ast.ClassDef):
+                index.functions.append(stmt)
+            stack.extend((child, stmt) for child in reversed(stmt.body))
+            continue
+        if isinstance(stmt, ast.Global):
+            index.declared_global.update(stmt.names)
+        if not isinstance(stmt, COMPOUND):
+            continue
+        for name in ("finalbody", "orelse", "body"):
+            block = getattr(stmt, name, None)
+            if block:
+                stack.extend((child, owner) for child in reversed(block))
+        for handler in getattr(stmt, "handlers", ()):
+            stack.extend((child, owner) for child in reversed(handler.body))
+        for case in getattr(stmt, "cases", ()):
+            stack.extend((child, owner) for child in reversed(case.body))
+    return index
+
+
 # `x.requires_grad = <anything but True>` or `x.requires_grad_(<anything but True>)`.
 _FREEZING = re.compile(
     r"requires_grad(?:(?<=\.requires_grad)\s*=(?!=)(?!\s*True\b)|_\((?!\s*\)|\s*True\b))"
 )
 
 
-def _mentions_freezing(tree: ast.Module) -> bool:
+def text_may_freeze(text: str | None) -> bool:
+    """Whether the text may freeze a parameter (True without the text): the cheap test that
+    rules most files out before the tree is asked (`mentions_freezing`)."""
+    return text is None or _FREEZING.search(text) is not None or "detach_(" in text
+
+
+def mentions_freezing(tree: ast.Module) -> bool:
     """True when the file may freeze parameters (`requires_grad = False`,
     `requires_grad_(False)`, `p.detach_()` in a loop over `.parameters()`): a module call's
     output is then tracked only if its input is.
