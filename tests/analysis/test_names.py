@@ -39,3 +39,17 @@ def test_paired(statement: str, expected: list[tuple[str, str]]) -> None:
 )
 def test_identifier_spelling_normalises_as_the_whole_text_would(text: str) -> None:
     assert identifier_spelling(text) == unicodedata.normalize("NFKC", text)
+
+
+def test_mentions_reads_identifiers_as_the_parser_does() -> None:
+    """`mentions` finds a pattern in the raw text, or spelt in fullwidth letters (NFKC makes
+    them ASCII, as the parser does), and not where the text does not say it."""
+    import re
+
+    from gradguard.analysis.names import mentions
+
+    pattern = re.compile(r"\.eval\(")
+    assert mentions(pattern, "model.eval()\n# é")
+    assert mentions(pattern, "model.\uff45val()\n")  # fullwidth `e`
+    assert not mentions(pattern, "model.train()\n# é")
+    assert not mentions(pattern, "model.train()\n")

@@ -25,6 +25,7 @@ def _facts(syntax: FileSyntax) -> tuple[Any, ...]:
         syntax.declared_global,
         syntax.freezes_parameters,
         syntax.frozen_facts,
+        [id(f) for f in syntax.order()],
     )
 
 
@@ -92,6 +93,10 @@ def train(model, data):
     global counter
     loss = model(data).sum()
     loss.backward()
+
+
+def report(model):
+    return model
 """
 
 
@@ -101,6 +106,7 @@ def train(model, data):
         ("return model(y).sum()", "return model(y).mean()"),  # nested functions kept
         ("def inner(y):", "def inner(z):"),  # a nested definition's header
         ("global counter", "global counterz"),  # a `global` declaration
+        ("loss.backward()", "report(model)"),  # a new call: callees first, `report` first
         ("p.requires_grad = False", "p.requires_grad = True"),  # the only freeze goes
         # Still a freeze by its text, but of a tensor the function makes: no parameter's.
         ("p.requires_grad = False", "q = torch.zeros(1); q.requires_grad = False"),

@@ -68,6 +68,7 @@ from gradguard.analysis.names import (
     kept_parameters,
     local_binding_counts,
     may_name_an_optimizer,
+    mentions,
     parameter_names,
     passed_keyword,
 )
@@ -160,6 +161,7 @@ __all__ = [
     "loop_window",
     "may_have_hooks",
     "may_name_an_optimizer",
+    "mentions",
     "module_nodes",
     "module_nodes_of",
     "names_feeding",

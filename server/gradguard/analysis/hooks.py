@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 import re
 
-from gradguard.analysis.names import identifier_spelling
+from gradguard.analysis.names import identifier_spelling, mentions
 
 # `register_forward_hook`, `register_forward_pre_hook`, `register_full_backward_hook`,
 # `register_backward_hook`, `register_module_forward_hook`, ...
@@ -26,9 +26,9 @@ _SUBMODULE_ACCESSORS = frozenset({"modules", "named_modules", "children", "named
 
 def may_have_hooks(tree: ast.Module, text: str) -> bool:
     """True when some module of the file may have a hook registered on it."""
-    text = identifier_spelling(text)
-    if _REGISTERS_A_HOOK.search(text):
+    if mentions(_REGISTERS_A_HOOK, text):
         return True
+    text = identifier_spelling(text)
     if not any(f".{name}(" in text for name in _SUBMODULE_ACCESSORS):
         return False
     return any(_hands_over_submodules(node) for node in ast.walk(tree))

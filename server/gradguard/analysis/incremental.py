@@ -109,7 +109,9 @@ class _Syntax(FileSyntax):
     ) -> None:
         self._previous, self._edit = previous, edit
         super().__init__(tree, text)
-        del self._previous, self._edit  # only what every `FileSyntax` has stays
+        if previous is not None and edit is not None and previous._order is not None:
+            self._order = syntax_parts.order(previous._order, edit)
+        del self._previous, self._edit  # a syntax keeps no chain of the ones before it
 
     def _index_scopes(self, tree: ast.Module) -> None:
         if self._previous is not None and self._edit is not None:
@@ -573,7 +575,9 @@ def _validate(state: State, graft: Graft, text: str) -> tuple[Edit | None, str, 
     if [d.name for d in old_defs] != [d.name for d in new_defs]:
         return None, "nested definitions", _Syntax(state.tree, text)
     keys = {id(new): id(old) for old, new in zip(old_defs, new_defs, strict=True)}
-    part = syntax_parts.EditedPart(graft.old, graft.new, state.text, text, keys)
+    part = syntax_parts.EditedPart(
+        graft.old, graft.new, state.text, text, keys, tuple(new_defs), tuple(old_defs)
+    )
     syntax = _Syntax(state.tree, text, state.syntax, part)
     old_classes = [n for n in walk(graft.old) if isinstance(n, ast.ClassDef)]
     why = _syntax_differs(state.syntax, syntax, keys, state.text, text)

@@ -107,6 +107,16 @@ def identifier_spelling(text: str) -> str:
     )
 
 
+def mentions(pattern: re.Pattern[str], text: str) -> bool:
+    """Whether the text says `pattern` as the parser reads identifiers: found in the raw
+    text (the common case: no normalisation needed), or in `identifier_spelling(text)`
+    when the text is not ASCII. A cheap "may the file do X" test; a raw match counts even
+    where normalising would merge a character into its neighbour."""
+    if pattern.search(text):
+        return True
+    return not text.isascii() and pattern.search(identifier_spelling(text)) is not None
+
+
 # Words that name an optimizer in training code: `optimizer`, `optim`, `opt`, alone or as one
 # `_`-separated part (`opt_g`, `d_optimizer`), or with a one-letter or numeric suffix
 # (`optimizerG`, `optimizer2`).

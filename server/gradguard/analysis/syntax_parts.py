@@ -17,6 +17,7 @@ import ast
 from dataclasses import dataclass
 
 from gradguard.analysis import parameters as params
+from gradguard.analysis.interpreter.call_order import names_called
 from gradguard.analysis.interpreter.file_syntax import ScopeIndex, index_scopes, mentions_freezing
 from gradguard.analysis.model import FunctionNode
 
@@ -32,6 +33,9 @@ class EditedPart:
     text: str
     # id() of each definition nested in the new function -> id() of the old one it stands for.
     keys: dict[int, int]
+    # The definitions nested in the new function (walk order), and in the old one.
+    nested: tuple[FunctionNode, ...]
+    old_nested: tuple[FunctionNode, ...]
 
     def part(self, new: bool) -> ast.Module:
         """A module holding the edited function alone, new or old."""
@@ -75,6 +79,23 @@ def scopes(old: ScopeIndex, edit: EditedPart) -> ScopeIndex | None:
     parents.update((k, v) for k, v in after.parent_scope.items() if k != id(edit.new))
     functions = [nested.get(id(f), f) for f in old.functions]
     return ScopeIndex(functions, parents, set(old.declared_global))
+
+
+def order(old: list[FunctionNode], edit: EditedPart) -> list[FunctionNode] | None:
+    """`callees_first` of the new tree from the old order: the same when the edited
+    function and each definition nested in it call the same names (as the text shows them,
+    `names_called`), the old nested definitions standing for the new ones; else None."""
+    pairs = zip((edit.old, *edit.old_nested), (edit.new, *edit.nested), strict=True)
+    old_lines, new_lines = edit.old_text.split("\n"), edit.text.split("\n")
+    for before, after in pairs:
+        if _names_called(before, old_lines) != _names_called(after, new_lines):
+            return None
+    renamed = {edit.keys[id(f)]: f for f in edit.nested}
+    return [renamed.get(id(f), f) for f in old]
+
+
+def _names_called(function: FunctionNode, lines: list[str]) -> tuple[str, ...]:
+    return names_called("\n".join(lines[function.lineno - 1 : function.end_lineno]))
 
 
 def freezes(old: bool | None, edit: EditedPart) -> bool | None:

@@ -86,7 +86,7 @@ from gradguard.analysis.facts import (
     ModuleModeCall,
     calls_in,
     dotted,
-    identifier_spelling,
+    mentions,
     module_nodes_of,
     optimized_module,
 )
@@ -276,7 +276,7 @@ for epoch in range(2):
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         """One finding per switch to evaluation mode that later training steps inherit."""
-        if not _SWITCHES_OFF.search(identifier_spelling(ctx.source.text)):
+        if not mentions(_SWITCHES_OFF, ctx.source.text):
             return  # no `.eval()` / `.train(False)` anywhere: nothing to follow
         switches = ModeSwitches(ctx.tree, ctx.grad_context.parents)
         functions: list[FunctionNode] = sorted(
