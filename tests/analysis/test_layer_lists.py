@@ -268,3 +268,34 @@ def test_an_in_place_layer_inserted_at_the_head_changes_its_input(
     )
     assert seq.module is not None
     assert seq.module.changes_input == "torch.nn.ReLU"
+
+
+@pytest.mark.parametrize(
+    ("appended", "grad"),
+    [
+        ("nn.ReLU()", "unknown"),  # layers with and without parameters: not known
+        ("nn.Linear(2, 2)", "tracked"),  # every layer has parameters
+    ],
+)
+def test_a_list_of_layers_with_and_without_parameters_is_no_parameterless_model(
+    appended: str, grad: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A list grown in a loop holds its layers joined: a layer with parameters and one
+    without join into a module whose output may or may not have history (the join once
+    claimed "no parameters", so the model's output had none: a false GG108)."""
+    out = fact_at(
+        f"""
+        def build(n):
+            layers = []
+            for _ in range(n):
+                layers.append({appended})
+            layers.append(nn.Linear(2, 2))
+            return nn.Sequential(*layers)
+
+        def fit(n):
+            out = build(n)(torch.randn(3, 2))  # <- out
+            return out
+        """,
+        monkeypatch,
+    )
+    assert out.grad.value == grad

@@ -407,6 +407,10 @@ class ModuleKind:
     has_parameters: bool
     # "tensor", or a nested structure spec: ("tensor", ("tensor", "tensor")) for nn.LSTM.
     output: object
+    # False for what may be one of several layers (a list of layers joined: `nn.Linear` or
+    # `nn.ReLU`): `has_parameters` is then True when some of them owns parameters, and a
+    # call's output has history only when its input has (see `module_calls`).
+    parameters_known: bool = True
 
 
 _TENSOR = "tensor"

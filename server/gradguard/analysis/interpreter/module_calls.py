@@ -305,7 +305,10 @@ class ModuleCalls(ExpressionEvaluator):
             self._note_module_inputs(call, module, owns_graph, args)
             base = self.tensor_op(call, args)
             if owns_graph and self.mode.enabled is True:
-                base = evolve(base, grad=Grad.TRACKED, loss=None)
+                if kind.parameters_known or base.grad is Grad.TRACKED:
+                    base = evolve(base, grad=Grad.TRACKED, loss=None)
+                else:  # maybe a layer with parameters, maybe one without: not known
+                    base = evolve(UNKNOWN, kind=base.kind)
             elif kind.has_parameters and self.mode.enabled is True and _without_grad(base):
                 # The file freezes something: this module's output requires grad unless its
                 # parameters are the frozen ones, which only a certain freeze tells.

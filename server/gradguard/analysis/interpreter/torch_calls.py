@@ -145,7 +145,8 @@ def _fresh_layers(exprs: list[ast.expr], layers: list[Value]) -> bool:
 
 def _sequential_kind(layers: list[Value]) -> api.ModuleKind | None:
     """An `nn.Sequential` of known tensor-to-tensor layers is itself one."""
-    has_parameters = False
+    has_parameters = certain = False
+    known = True
     for layer in layers:
         ref = layer.module
         kind = api.nn_module_kind(ref.qualified) if ref and ref.qualified else None
@@ -154,7 +155,12 @@ def _sequential_kind(layers: list[Value]) -> api.ModuleKind | None:
         if layer.kind is not Kind.MODULE or kind is None or kind.output != "tensor":
             return None
         has_parameters = has_parameters or kind.has_parameters
-    return api.ModuleKind(has_parameters, "tensor") if layers else None
+        certain = certain or (kind.has_parameters and kind.parameters_known)
+        known = known and kind.parameters_known
+    if not layers:
+        return None
+    # One layer certainly owning parameters makes the container own some.
+    return api.ModuleKind(has_parameters, "tensor", parameters_known=known or certain)
 
 
 def _local_steps(call: ast.Call, layers: list[Value]) -> tuple[Value, ...] | None:

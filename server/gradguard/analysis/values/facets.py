@@ -187,8 +187,16 @@ def _join_module(a: ModuleRef | None, b: ModuleRef | None) -> ModuleRef | None:
     kind_a, kind_b = _layer_kind(a), _layer_kind(b)
     if kind_a is not None and kind_b is not None:
         # Two torch.nn layers (a list of layers built by a helper): what holds for both.
+        # Owning parameters is known only when both agree; else the join may own some
+        # (`nn.Linear` or `nn.ReLU` in one list: see `ModuleKind.parameters_known`).
         output = kind_a.output if kind_a.output == kind_b.output else None
-        return ModuleRef(kind=ModuleKind(kind_a.has_parameters and kind_b.has_parameters, output))
+        known = (
+            kind_a.parameters_known
+            and kind_b.parameters_known
+            and kind_a.has_parameters == kind_b.has_parameters
+        )
+        owns = kind_a.has_parameters or kind_b.has_parameters
+        return ModuleRef(kind=ModuleKind(owns, output, parameters_known=known))
     return None
 
 
