@@ -33,7 +33,10 @@ CASES = [
     ("passed as a callback too", "step(net, 0)\nrun(step)", None, None),
     ("rebound elsewhere", "step(net, 0)\nstep = wrap(step)", None, None),
     ("argument unpacking", "step(*[net, 0])", None, None),
-    ("keyword unpacking", "step(**{'model': net, 'x': 0})", None, None),
+    ("keyword unpacking", "step(**{'model': net, 'x': 0})", Kind.MODULE, True),
+    ("unpacking an unknown dict", "step(**load())", None, None),
+    ("unpacking an unknown dict after a module", "step(net, **load())", Kind.MODULE, True),
+    ("a name given twice", "step(net, **{'model': net, 'x': 0})", None, None),
     ("never called", "", None, None),
     ("under no_grad", "with torch.no_grad():\n    step(net, 0)", Kind.MODULE, False),
     (

@@ -3,7 +3,7 @@
 `def plot_maps(*arrays)` called as `plot_maps(out, out2)` binds `arrays` to the tuple
 `(out, out2)`: joined over every call of the file (call sites), and per call in a run in
 context. `f(*xs)` gives the tuple `xs`'s elements or items. Nothing is learnt from callers
-the file does not show, from unpacking an unknown value, or from keywords (`**kwargs`).
+the file does not show or from unpacking an unknown value; keywords go to `**kwargs`.
 """
 
 from __future__ import annotations
@@ -93,9 +93,11 @@ def test_under_no_grad_the_items_have_no_history(monkeypatch: pytest.MonkeyPatch
     assert _item_facts(calls, monkeypatch) == (Kind.TENSOR, Grad.UNTRACKED)
 
 
-def test_keyword_arguments_stay_out_of_the_tuple_and_kwargs_stays_unknown(
+def test_keyword_arguments_stay_out_of_the_tuple_and_fill_kwargs(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """`arrays=` cannot name a `*args` parameter: it goes to `**named` with the rest (see
+    `test_keyword_arguments.py`), and the tuple gets nothing."""
     snippet = """
     def plot_named(*arrays, **named):
         for a in named.values():
@@ -103,7 +105,15 @@ def test_keyword_arguments_stay_out_of_the_tuple_and_kwargs_stays_unknown(
         return arrays
     plot_named(arrays=model(x), other=model(x))
     """
-    assert fact_at(snippet, monkeypatch).grad is Grad.UNKNOWN
+    assert fact_at(snippet, monkeypatch).grad is Grad.TRACKED
+    arrays = """
+    def plot_named(*arrays, **named):
+        for a in named.values():
+            print(a.sum())
+        kept = arrays  # <- kept
+    plot_named(arrays=model(x), other=model(x))
+    """
+    assert fact_at(arrays, monkeypatch).elements is None
 
 
 @pytest.mark.parametrize(

@@ -9,8 +9,11 @@ only sound when the file shows *every* call, so a function qualifies only when:
 * its name is defined once in the file, by this `def`, and bound nowhere else;
 * every mention of it is the callee of a call (it is never passed, stored or decorated by
   anything but a grad-mode decorator), and a method is never overridden;
-* each of those calls was interpreted and its arguments mapped to parameters (no `*args` or
-  `**kwargs` at the call), which the interpreter reports with `CallSites.note`.
+* each of those calls was interpreted and its arguments mapped to parameters, which the
+  interpreter reports with `CallSites.note`. `*xs` maps only into a `*args` parameter;
+  `**d` of a dict whose every key is known passes those keys, and of any other dict leaves
+  every parameter the call does not name unknown (the dict may fill it). A `**kwargs`
+  parameter holds the dict of the keywords no other parameter takes.
 
 Methods qualify the same way through their attribute name, when their class has no base but
 `object` or `nn.Module` (framework hooks such as Lightning's `training_step` are called by
@@ -31,6 +34,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from gradguard.analysis.libraries import PLOTTING_METHODS
+from gradguard.analysis.mappings import exact_keys, mapping_of, pairs_of
 from gradguard.analysis.names import attribute_root, callee_name, paired, parameter_names
 from gradguard.analysis.node_cache import cached_by_node
 from gradguard.analysis.torch_api import NUMPY_CONVERTS, uncast
@@ -440,6 +444,10 @@ def _may_learn(node: FunctionNode, *, skip_self: bool) -> bool:
     vararg = node.args.vararg.arg if node.args.vararg is not None else None
     if vararg is not None:
         parameters.add(vararg)  # `for a in arrays:`, `arrays[0].numpy()`: a tuple of them
+    if node.args.kwarg is not None and _reads(node, node.args.kwarg.arg):
+        # `{**DEFAULTS, **kwargs}`, `kwargs["lr"]`, `fit(**kwargs)`: the options it is given
+        # decide what the body does.
+        return True
     if not parameters:
         return False
     for child in walk(node):
@@ -447,7 +455,10 @@ def _may_learn(node: FunctionNode, *, skip_self: bool) -> bool:
             func = child.func
             if isinstance(func, ast.Name) and func.id in parameters:
                 return True
-            hands_on = any(_mentions_parameter(arg, parameters) for arg in child.args)
+            hands_on = any(_mentions_parameter(arg, parameters) for arg in child.args) or any(
+                kw.arg is None and _mentions_parameter(kw.value, parameters)
+                for kw in child.keywords
+            )
             if hands_on and (isinstance(func, ast.Name) or _named_callee(func)):
                 return True  # handed on to another function, which may need it
             if _sizes_batches(child, parameters):
@@ -484,6 +495,14 @@ def _may_learn(node: FunctionNode, *, skip_self: bool) -> bool:
         ):
             return True
     return False
+
+
+def _reads(node: FunctionNode, name: str) -> bool:
+    """Whether the function's body reads the name `name` (nested code included)."""
+    return any(
+        isinstance(child, ast.Name) and child.id == name and isinstance(child.ctx, ast.Load)
+        for child in walk(node)
+    )
 
 
 def _takes_apart(assign: ast.Assign, parameters: set[str]) -> bool:
@@ -621,6 +640,18 @@ def keyword_argument(call: ast.Call, args: list[Value], name: str) -> Value | No
     return None
 
 
+@dataclass(frozen=True)
+class _Binding:
+    """What a call gives a function's parameters: `passed` by name (see
+    `passed_arguments`), the keyword names it passes (written out or unpacked from a dict
+    whose keys are known), and whether it also unpacks a dict of unknown keys (`hidden`),
+    which may fill any parameter it does not name."""
+
+    passed: dict[str, Value]
+    keywords: frozenset[str]
+    hidden: bool
+
+
 def passed_arguments(
     function: FunctionNode, call: ast.Call, args: list[Value], *, skip_self: bool
 ) -> dict[str, Value] | None:
@@ -628,28 +659,78 @@ def passed_arguments(
     then keyword values, as the interpreter evaluates them); None when `*` or `**` unpacking
     hides the mapping. Keywords the function does not name are kept under their own name.
 
-    A `*args` parameter receives the tuple of the positional values beyond the named ones
-    (see `_extra_positional`), when something is known of them: a call unpacking `*xs` maps
-    when every named positional parameter is given before it, and the function takes the
-    rest as `*args`."""
-    if any(kw.arg is None for kw in call.keywords):
-        return None
+    `f(**d)` of a dict whose every key is known (`mappings.exact_keys`) passes each key as
+    a keyword. A `**kwargs` parameter receives the dict of the keywords no other parameter
+    takes (`{}` when there are none). A `*args` parameter receives the tuple of the
+    positional values beyond the named ones (see `_extra_positional`), when something is
+    known of them: a call unpacking `*xs` maps when every named positional parameter is
+    given before it, and the function takes the rest as `*args`."""
+    binding = _bind(function, call, args, skip_self=skip_self)
+    return None if binding is None or binding.hidden else binding.passed
+
+
+def _bind(
+    function: FunctionNode, call: ast.Call, args: list[Value], *, skip_self: bool
+) -> _Binding | None:
+    """`passed_arguments`, and whether a dict of unknown keys is unpacked too; None when
+    the mapping is hidden (`*xs` before a named positional parameter) or the call raises a
+    TypeError (a parameter given twice)."""
     positional = _positional(function, skip_self=skip_self)
-    vararg = function.args.vararg
+    spec = function.args
+    vararg = spec.vararg
     starred = [i for i, a in enumerate(call.args) if isinstance(a, ast.Starred)]
     if starred and (vararg is None or starred[0] < len(positional)):
         return None
+    keywords = _keywords(call, args[len(call.args) :])
+    if keywords is None:
+        return None
+    given, hidden = keywords
     passed = {p.arg: v for p, v in zip(positional, args[: len(call.args)], strict=False)}
-    for kw, value in zip(call.keywords, args[len(call.args) :], strict=False):
-        if kw.arg is not None:
-            passed[kw.arg] = value
+    if not passed.keys().isdisjoint(given):
+        return None  # a parameter given by position and by keyword: a TypeError
+    passed.update(given)
     if vararg is not None:
         extra = _extra_positional(
             call.args[len(positional) :], args[len(positional) : len(call.args)]
         )
         if extra is not UNKNOWN:
             passed[vararg.arg] = extra  # (a keyword of that name went to `**kwargs`)
-    return passed
+    if spec.kwarg is not None and not hidden:
+        named = {a.arg for a in (*spec.args, *spec.kwonlyargs)}
+        others = [(k, _as_parameter(v)) for k, v in given.items() if k not in named]
+        passed[spec.kwarg.arg] = mapping_of(others)
+    return _Binding(passed, frozenset(given), hidden)
+
+
+def _keywords(call: ast.Call, values: list[Value]) -> tuple[dict[str, Value], bool] | None:
+    """The keywords `call` passes by name (written out, or the keys of an unpacked dict
+    whose every key is known), with their values in `values` (one per keyword of the call),
+    and whether it unpacks some dict of unknown keys too; None when a name is given twice
+    (a TypeError at run time)."""
+    given: dict[str, Value] = {}
+    hidden = False
+    for index, kw in enumerate(call.keywords):
+        value = values[index] if index < len(values) else None
+        if kw.arg is not None:
+            pairs = [(kw.arg, value)] if value is not None else []
+        elif value is not None and exact_keys(value):
+            pairs = [(key, _keyword_value(part, value)) for key, part in pairs_of(value)]
+        else:
+            hidden = True
+            continue
+        for key, part in pairs:
+            if key in given:
+                return None
+            given[key] = part
+    return given, hidden
+
+
+def _keyword_value(part: Value, unpacked: Value) -> Value:
+    """A value of a dict unpacked at a call (`**cfg`), as that keyword passes it: carried
+    from an earlier iteration whenever the dict is."""
+    if unpacked.carries <= part.carries:
+        return part
+    return evolve(part, carries=part.carries | unpacked.carries)
 
 
 def _extra_positional(exprs: list[ast.expr], values: list[Value]) -> Value:
@@ -728,24 +809,32 @@ def _map_arguments(
 ) -> dict[str, Value] | None:
     """Parameter name -> argument value for one call, as the callee sees it (a parameter
     left out holds its default: `known_defaults`, else unknown); None when it cannot be
-    mapped, or when the call would raise a TypeError."""
+    mapped, or when the call would raise a TypeError.
+
+    A call unpacking a dict of unknown keys (`train(model, **cfg)`) maps what it names; every
+    parameter it leaves out may be filled by that dict, so is unknown, and so is `**kwargs`."""
     spec = function.args
-    passed = passed_arguments(function, call, args, skip_self=skip_self)
-    if passed is None:
+    binding = _bind(function, call, args, skip_self=skip_self)
+    if binding is None:
         return None
+    passed = binding.passed
     positional = _positional(function, skip_self=skip_self)
     if len(call.args) > len(positional) and spec.vararg is None:
         return None  # a TypeError at run time: nothing to learn
     names = {p.arg for p in (*positional, *spec.kwonlyargs)}
-    if spec.kwarg is None and any(kw.arg not in names for kw in call.keywords):
+    if spec.kwarg is None and not binding.keywords <= names:
         return None
     mapped = {name: _as_parameter(value) for name, value in passed.items() if name in names}
-    if spec.vararg is not None:
-        # Every call maps it (the joins over calls read every parameter of each).
-        mapped[spec.vararg.arg] = passed.get(spec.vararg.arg, UNKNOWN)
+    # Every call maps these (the joins over calls read every parameter of each).
+    for extra in (spec.vararg, spec.kwarg):
+        if extra is not None:
+            mapped[extra.arg] = passed.get(extra.arg, UNKNOWN)
     defaults = parameter_defaults(function)
     for param in (*positional, *spec.kwonlyargs):
         if param.arg in mapped:
+            continue
+        if binding.hidden:
+            mapped[param.arg] = UNKNOWN  # the unpacked dict may hold it
             continue
         default = defaults.get(param.arg)
         if default is None:

@@ -172,8 +172,13 @@ class Aliases:
             parent = self.flow.parents.get(id(node))
             if isinstance(parent, ast.Assign) and parent.value is node and _pairs(parent):
                 return False  # unpacked into as many targets (see above)
-            parts = node.values if isinstance(node, ast.Dict) else node.elts
-            return None if any(self.whole(p) for p in parts if p is not None) else False
+            # `{**cfg, "lr": 0.1}` copies the dict's items (literals, nothing it could change).
+            parts = (
+                [v for k, v in zip(node.keys, node.values, strict=True) if k is not None]
+                if isinstance(node, ast.Dict)
+                else node.elts
+            )
+            return None if any(self.whole(p) for p in parts) else False
         if isinstance(node, ast.For | ast.AsyncFor | ast.comprehension | ast.withitem):
             return False  # iterating a dict gives its keys; `with` never takes a dict
         return False

@@ -30,6 +30,7 @@ from gradguard.analysis.interpreter.summary import (
 )
 from gradguard.analysis.interpreter.torch_calls import TorchCalls
 from gradguard.analysis.interpreter.training_effects import is_optimizer
+from gradguard.analysis.mappings import exact_keys, mapping_of, merged
 from gradguard.analysis.model import (
     FunctionNode,
 )
@@ -122,6 +123,27 @@ def _with_item(sequence: Value, item: Value) -> Value:
         carries=sequence.carries,
         origin=sequence.origin,
     )
+
+
+def _built_dict(call: ast.Call, args: list[Value]) -> Value | None:
+    """`dict(hidden=32, lr=1e-3)`, `dict(cfg, lr=0.1)`, `dict(**a, **b)`: the dict of the
+    keywords, over a copy of the one positional dict, when every key of every part is known
+    (`mappings.merged`); None for anything else, or a call raising TypeError (a keyword
+    given twice)."""
+    if len(call.args) > 1 or any(isinstance(a, ast.Starred) for a in call.args):
+        return None
+    parts = list(args[: len(call.args)])
+    seen: set[str] = set()
+    for kw, value in zip(call.keywords, args[len(call.args) :], strict=True):
+        part = mapping_of([(kw.arg, value)]) if kw.arg is not None else value
+        if not exact_keys(part):
+            return None
+        assert part.fields is not None
+        if seen & set(part.fields):
+            return None
+        seen |= set(part.fields)
+        parts.append(part)
+    return merged([*parts, *([] if parts else [mapping_of([])])])
 
 
 def _plain(value: Value) -> bool:
@@ -279,10 +301,8 @@ class CallEvaluator(TorchCalls):
             if args[0].kind is Kind.SEQUENCE and args[0].items is not None:
                 # `list(model.parameters())`: the same items, now in a list.
                 return Value(kind=Kind.SEQUENCE, items=args[0].items)
-        if name == "dict" and not call.args and all(kw.arg is not None for kw in call.keywords):
-            # `dict(hidden=32, lr=1e-3)`: the mapping the display `{"hidden": 32, ...}` makes.
-            fields = tuple(kw.arg for kw in call.keywords if kw.arg is not None)
-            return Value(kind=Kind.MAPPING, elements=tuple(args), fields=fields)
+        if name == "dict" and (built := _built_dict(call, args)) is not None:
+            return built
         if name == "sum":
             summed = self._summed(call, args)
             return summed if summed is not None else self.call_value(call, UNKNOWN, args)
@@ -613,6 +633,15 @@ class CallEvaluator(TorchCalls):
             fields, elements = receiver.fields, receiver.elements
             if name == "get" and fields is not None and elements is not None and key in fields:
                 return elements[fields.index(key)]
+            if (
+                name == "get"
+                and isinstance(key, str)
+                and exact_keys(receiver)
+                and len(call.args) in (1, 2)
+                and not call.keywords
+            ):
+                # A key the dict certainly lacks (`kwargs.get("scale")`): the default given.
+                return args[1] if len(call.args) == 2 else NONE
             if name in ("values", "items") and not args and not call.keywords:
                 held = _mapping_values(receiver)
                 if held is not None:

@@ -17,6 +17,7 @@ from gradguard.analysis.events import Accumulation, AttributeSet, GradRead, InPl
 from gradguard.analysis.integer_buffers import counter_kept
 from gradguard.analysis.interpreter.environment import GRAD_ON, GRAD_UNKNOWN, Env, GradMode
 from gradguard.analysis.interpreter.training_effects import TrainingEffects
+from gradguard.analysis.mappings import mapping_of, merged
 from gradguard.analysis.names import callee_name, dotted
 from gradguard.analysis.values import (
     UNKNOWN,
@@ -462,22 +463,28 @@ class ExpressionEvaluator(TrainingEffects):
     _expr_List = _expr_Tuple
 
     def _expr_Dict(self, expr: ast.Dict) -> Value:
-        """`{"loss": loss, "logits": out}`: a mapping whose string keys are known."""
+        """`{"loss": loss, "logits": out}`: a mapping whose string keys are known;
+        `{**DEFAULTS, **kwargs, "lr": lr}` of dicts whose every key is known merges them
+        (`mappings.merged`: later keys win)."""
         values = [self.eval(value) for value in expr.values]
-        keys: list[str] = []
-        for key in expr.keys:
-            if key is None or not isinstance(key, ast.Constant) or not isinstance(key.value, str):
-                for key_expr in expr.keys:
-                    if key_expr is not None:
-                        self.eval(key_expr)
-                carries = frozenset().union(*(v.all_carries() for v in values))
-                return Value(kind=Kind.OTHER, carries=carries)
-            keys.append(key.value)
-        if len(set(keys)) != len(keys):
-            return Value(
-                kind=Kind.OTHER, carries=frozenset().union(*(v.all_carries() for v in values))
-            )
-        return Value(kind=Kind.MAPPING, elements=tuple(values), fields=tuple(keys))
+        parts: list[Value] = []
+        for key, value in zip(expr.keys, values, strict=True):
+            if key is None:
+                parts.append(value)
+            elif isinstance(key, ast.Constant) and isinstance(key.value, str):
+                parts.append(mapping_of([(key.value, value)]))
+            else:
+                parts = []
+                break
+        spelled = [k.value for k in expr.keys if isinstance(k, ast.Constant)]
+        joined = merged(parts) if len(parts) == len(values) else None
+        if joined is None or len(set(spelled)) != len(spelled):
+            for key_expr in expr.keys:
+                if key_expr is not None and not isinstance(key_expr, ast.Constant):
+                    self.eval(key_expr)
+            carries = frozenset().union(*(v.all_carries() for v in values))
+            return Value(kind=Kind.OTHER, carries=carries)
+        return joined
 
     def _expr_ListComp(self, expr: ast.ListComp | ast.GeneratorExp | ast.SetComp) -> Value:
         """`[f(x) for x in xs]`: a list whose every element is what `f(x)` gives (the
