@@ -122,8 +122,21 @@ AUTOGRAD_JOINS = [
      Autograd(Grad.TRACKED, REWRAP), Autograd(Grad.TRACKED)),
     ("a leaf on both paths", Autograd(Grad.TRACKED, leaf=True), Autograd(Grad.TRACKED, leaf=True),
      Autograd(Grad.TRACKED, leaf=True)),
+    # Requires grad on both paths, a leaf on one only: requires grad, leafness unknown
+    # (neither `leaf` nor `has_history`; see `join_leaf`).
     ("a leaf on one path", Autograd(Grad.TRACKED, leaf=True), Autograd(Grad.TRACKED),
-     Autograd(Grad.TRACKED)),
+     Autograd(Grad.TRACKED, leaf=None)),
+    ("leafness unknown joined with a leaf", Autograd(Grad.TRACKED, leaf=None),
+     Autograd(Grad.TRACKED, leaf=True), Autograd(Grad.TRACKED, leaf=None)),
+    ("leafness unknown joined with history", Autograd(Grad.TRACKED, leaf=None),
+     Autograd(Grad.TRACKED), Autograd(Grad.TRACKED, leaf=None)),
+    ("leafness unknown on both paths", Autograd(Grad.TRACKED, leaf=None),
+     Autograd(Grad.TRACKED, leaf=None), Autograd(Grad.TRACKED, leaf=None)),
+    # Without requires_grad on both paths leafness says nothing: not known to be a leaf.
+    ("leafness unknown joined with an unknown grad", Autograd(Grad.TRACKED, leaf=None),
+     Autograd(leaf=True), NO_AUTOGRAD),
+    ("a leaf joined with a tensor without grad", Autograd(Grad.TRACKED, leaf=True),
+     Autograd(Grad.UNTRACKED, DETACH), NO_AUTOGRAD),
     ("retain_grad on one path", Autograd(Grad.TRACKED, retains_grad=True),
      Autograd(Grad.TRACKED), Autograd(Grad.TRACKED)),
     ("inference tensors on both paths", Autograd(Grad.UNTRACKED, NO_GRAD, inference=True),
@@ -146,7 +159,7 @@ AUTOGRAD_JOINS = [
      Autograd(Grad.TRACKED, leaf=True, forced=OTHER_FORCED), Autograd(Grad.TRACKED, leaf=True)),
     ("a forcing whose tensor is no longer a leaf",
      Autograd(Grad.TRACKED, leaf=True, forced=FORCED), Autograd(Grad.TRACKED, forced=FORCED),
-     Autograd(Grad.TRACKED)),
+     Autograd(Grad.TRACKED, leaf=None)),
     ("the same conditional grad mode", Autograd(unless=PHASE), Autograd(unless=PHASE),
      Autograd(unless=PHASE)),
     ("different conditional grad modes", Autograd(unless=PHASE), Autograd(unless=OTHER_PHASE),
@@ -372,6 +385,20 @@ def test_the_value_join_is_the_composition_of_the_facet_joins(a: Value, b: Value
         tensor_facts=a.tensor_facts.join(b.tensor_facts),
     )
     assert join(b, a) == joined
+
+
+def test_a_leaf_joined_with_history_is_neither() -> None:
+    """Both paths require grad, one is a leaf: requires grad still (what `.numpy()` or
+    `.item()` rules need), but neither certainly a leaf nor certainly with a grad_fn (what
+    an optimizer's or `.grad`'s rules need); anything computed from it has history."""
+    leaf = Value(Grad.TRACKED, Kind.TENSOR, leaf=True)
+    computed = Value(Grad.TRACKED, Kind.TENSOR)
+    for joined in (join(leaf, computed), join(computed, leaf)):
+        assert joined.grad is Grad.TRACKED and joined.leaf is None
+        assert not joined.leaf and not joined.has_history and not joined.holds_history()
+        assert join(joined, computed).leaf is None and join(joined, leaf).leaf is None
+    assert join(leaf, leaf).leaf is True and join(computed, computed).has_history
+    assert join(leaf, Value(kind=Kind.TENSOR)).leaf is False
 
 
 def test_a_missing_path_is_the_other_one() -> None:
@@ -911,6 +938,33 @@ AUTOGRAD_FACTS = [
     ("a source known to the analysis is not a loader", "def f(net):\n"
      "    for a, b in [(x, x)]:\n        out = net(a)\n        k = b  # <- k", Kind.UNKNOWN,
      {"batch": False}),
+    # A tensor requiring grad that is a leaf on one path and computed on the other requires
+    # grad, but whether it has a grad_fn is not known (`leaf` None, not `has_history`).
+    ("a leaf or its product", "def f(c):\n    w = torch.zeros(3, requires_grad=True)\n"
+     "    v = w if c else w * 2  # <- v", Kind.TENSOR,
+     {"grad": T, "leaf": None}),
+    ("a leaf or its product, by branches", "def f(c):\n"
+     "    w = torch.zeros(3, requires_grad=True)\n    if c:\n        v = w\n    else:\n"
+     "        v = w * 2\n    u = v  # <- u", Kind.TENSOR,
+     {"grad": T, "leaf": None}),
+    ("a product or another product", "def f(c):\n"
+     "    w = torch.zeros(3, requires_grad=True)\n    v = w * 3 if c else w * 2  # <- v",
+     Kind.TENSOR, {"grad": T, "leaf": False}),
+    ("a leaf or another leaf", "def f(c):\n    w = torch.zeros(3, requires_grad=True)\n"
+     "    q = torch.ones(3, requires_grad=True)\n    v = w if c else q  # <- v", Kind.TENSOR,
+     {"grad": T, "leaf": True}),
+    # A loop rebinding a leaf to what it computes from it: at the top of an iteration the
+    # leaf (first iteration) or the computed tensor (later ones).
+    ("a leaf rebound by a loop, at its head", "w = torch.zeros(3, requires_grad=True)\n"
+     "for _ in range(3):\n    v = w  # <- v\n    w = w * 2", Kind.TENSOR,
+     {"grad": T, "leaf": None}),
+    ("... and after the rebinding", "w = torch.zeros(3, requires_grad=True)\n"
+     "for _ in range(3):\n    w = w * 2\n    v = w  # <- v", Kind.TENSOR,
+     {"grad": T, "leaf": False}),
+    # Anything computed from it has history on every path; a view of it too.
+    ("computed from a leaf or its product", "def f(c):\n"
+     "    w = torch.zeros(3, requires_grad=True)\n    v = w if c else w * 2\n"
+     "    y = v + 1  # <- y", Kind.TENSOR, {"grad": T, "leaf": False}),
 ]  # fmt: skip
 
 

@@ -22,6 +22,7 @@ from gradguard.analysis.accumulation import (
     scales_by,
     sums_by_reduction,
 )
+from gradguard.analysis.carried_history import carried_history
 from gradguard.analysis.checkpoints import reentrant_keyword
 from gradguard.analysis.dependencies import assigned_names, names_feeding, read_names, reads_key
 from gradguard.analysis.events import (
@@ -149,6 +150,7 @@ __all__ = [
     "bindings_of",
     "callee_name",
     "calls_in",
+    "carried_history",
     "counts_to_a_step",
     "dotted",
     "forced_grad_backprops",

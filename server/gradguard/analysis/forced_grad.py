@@ -172,7 +172,7 @@ def _left_by(value: Value, forcing: _Forcing) -> bool:
     if value.kind is not Kind.TENSOR or value.loss is not None or value.origin is None:
         return False
     if _forcing_kind(forcing) == "method":
-        return value.grad is Grad.TRACKED and value.leaf and value.origin is forcing.stmt
+        return value.grad is Grad.TRACKED and value.leaf is True and value.origin is forcing.stmt
     if value.grad is Grad.UNTRACKED:
         return False
     return value.origin is forcing.value.origin

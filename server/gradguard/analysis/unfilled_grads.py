@@ -135,7 +135,7 @@ def unfilled_grad_reads(analysis: ModuleAnalysis) -> Iterator[UnfilledRead]:
 
 def _grad_leaf(value: Value) -> bool:
     """A leaf that requires grad."""
-    return value.grad is Grad.TRACKED and value.leaf
+    return value.grad is Grad.TRACKED and value.leaf is True
 
 
 def _forced_fresh(creation: ast.stmt, key: str) -> bool:

@@ -180,7 +180,7 @@ for p in model.parameters():
 
 
 def _is_flagged(use: InPlaceChange) -> bool:
-    return use.value.grad is Grad.TRACKED and use.value.leaf and use.grad_enabled is True
+    return use.value.grad is Grad.TRACKED and use.value.leaf is True and use.grad_enabled is True
 
 
 def _fix(ctx: RuleContext, stmt: ast.stmt, flagged: set[int], alias: str | None) -> Fix | None:

@@ -52,8 +52,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from gradguard.analysis.facts import AttributeSet, Carry, dotted
-from gradguard.analysis.torch_api import MAYBE_IDENTITY_METHODS
+from gradguard.analysis.facts import AttributeSet, Carry, carried_history, dotted
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity, TextEdit
 from gradguard.core.messages import compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
@@ -148,7 +147,7 @@ for _ in range(3):
                 # The setter raises on a non-leaf whatever the value assigned.
                 yield self._on_computed(ctx, use, statement)
             elif _is_true(statement.value):
-                carried = _carried_history(use)
+                carried = carried_history(use)
                 if carried is not None:
                     yield self._second_pass(ctx, use, carried)
 
@@ -230,37 +229,6 @@ def _computed_here(ctx: RuleContext, use: AttributeSet) -> list[Related]:
         return []
     name = expr_text(ctx.source, use.target)
     return [Related(ctx.node_range(use.value.origin), f"`{name}` computed here")]
-
-
-def _carried_history(use: AttributeSet) -> Carry | None:
-    """The value the previous iteration of a loop left in the target, when it certainly has
-    history: computed by a statement straight in the loop's body (so every iteration that
-    goes on to the next ran it; no `continue` skips it) of a loop that runs this one each
-    iteration."""
-    key = dotted(use.target)
-    for carry in use.value.carries:
-        loop, stmt = carry.loop, carry.stmt
-        if carry.key != key or loop is None or stmt is None or loop not in use.every_iteration:
-            continue
-        if not carry.value.has_history or not any(s is stmt for s in loop.body):
-            continue
-        if _may_return_itself(stmt):
-            continue  # `image = image.float()` of a float leaf is that same leaf
-        if any(isinstance(node, ast.Continue) for node in ast.walk(loop)):
-            continue
-        return carry
-    return None
-
-
-def _may_return_itself(stmt: ast.stmt) -> bool:
-    """`x = x.to(device)`, `x = x.float()`: a cast or move that returns its receiver when it
-    already has that dtype and device, so a leaf may stay the same leaf."""
-    value = stmt.value if isinstance(stmt, ast.Assign | ast.AnnAssign) else None
-    return (
-        isinstance(value, ast.Call)
-        and isinstance(value.func, ast.Attribute)
-        and value.func.attr in MAYBE_IDENTITY_METHODS
-    )
 
 
 def _is_true(node: ast.expr) -> bool:

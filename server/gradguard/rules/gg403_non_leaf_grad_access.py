@@ -40,7 +40,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from gradguard.analysis.facts import GradRead
+from gradguard.analysis.facts import Carry, Grad, GradRead, carried_history
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
 from gradguard.core.messages import compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
@@ -113,25 +113,61 @@ assert hidden.grad is not None, "hidden.grad is None"
             return
         reported: set[str] = set()
         for use in ctx.analysis.events.of(GradRead):
-            if use.bound or not use.value.has_history or use.value.retains_grad:
+            if use.bound or use.value.retains_grad:
+                continue
+            carried = None if use.value.has_history else _carried_non_leaf(use)
+            if not use.value.has_history and carried is None:
                 continue
             name = expr_text(ctx.source, use.target)
-            origin = use.value.origin
+            origin = use.value.origin if carried is None else carried.stmt
             key = f"{name}@{id(origin)}"
             if key in reported:
                 continue
             reported.add(key)
-            message = compose(
-                f"`{name}.grad` is None: `{name}` is not a leaf and does not retain its gradient",
-                f"`{name}` is computed from tensors that require grad, and backward() keeps "
-                "gradients only for leaves",
-                f"Call `{name}.retain_grad()` before backward()",
-            )
+            message = _message(name, carried)
             related = []
             fixes = []
             if origin is not None:
                 related.append(Related(ctx.node_range(origin), f"`{name}` computed here"))
-                if isinstance(use.target, ast.Name) and stands_alone(ctx.source, origin):
+                # Of a loop's update (`w = w - lr * w.grad`), retain_grad() would silence the
+                # read but keep growing one graph through every step: no fix offered.
+                alone = carried is None and stands_alone(ctx.source, origin)
+                if isinstance(use.target, ast.Name) and alone:
                     edit = insert_after(ctx.source, origin, f"{name}.retain_grad()")
                     fixes.append(Fix("Call retain_grad()", Safety.SAFE, (edit,)))
             yield self.finding(message, ctx.node_range(use.node), related, fixes)
+
+
+def _carried_non_leaf(use: GradRead) -> Carry | None:
+    """A read of a tensor that requires grad, a leaf on the first iteration of a loop and
+    what the previous iteration computed from it on every later one (`w = w - lr * w.grad`
+    outside no_grad): the computed tensor, when it certainly has history and does not
+    retain its gradient. From the second iteration on, the read sees None."""
+    value = use.value
+    if value.grad is not Grad.TRACKED or value.leaf is not None:
+        return None
+    carried = carried_history(use)
+    if carried is None or carried.value.retains_grad:
+        return None
+    return carried
+
+
+def _message(name: str, carried: Carry | None) -> str:
+    """Of a tensor computed here, or of one a loop's previous iteration computed."""
+    fix = f"Call `{name}.retain_grad()` before backward()"
+    if carried is None:
+        return compose(
+            f"`{name}.grad` is None: `{name}` is not a leaf and does not retain its gradient",
+            f"`{name}` is computed from tensors that require grad, and backward() keeps "
+            "gradients only for leaves",
+            fix,
+        )
+    assert carried.loop is not None and carried.stmt is not None
+    return compose(
+        f"`{name}.grad` is None from the second iteration on: `{name}` is then not a leaf",
+        f"In the loop at line {carried.loop.lineno}, line {carried.stmt.lineno} computes "
+        f"`{name}` from tensors that require grad and the next iteration reads `{name}.grad` "
+        "of that tensor: backward() keeps gradients only for leaves",
+        f"To update a leaf, change it in place under `torch.no_grad()`; to read this "
+        f"gradient, {fix[0].lower()}{fix[1:]}",
+    )

@@ -900,7 +900,7 @@ def _registered_buffer(node: ast.AST) -> tuple[str, ast.expr] | None:
 
 def _parameter_leaf(value: Value) -> bool:
     """A leaf tensor that requires grad (`w = torch.randn(3, requires_grad=True)`)."""
-    return value.kind is Kind.TENSOR and value.leaf and value.grad is Grad.TRACKED
+    return value.kind is Kind.TENSOR and value.leaf is True and value.grad is Grad.TRACKED
 
 
 # `w.requires_grad = ...`, `w.requires_grad_(...)`, `w.data = ...`: what makes a module-level

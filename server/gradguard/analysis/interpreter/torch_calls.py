@@ -890,8 +890,8 @@ def _after_requires_grad(
     may be True: then a tensor that may have history may still have it. A tensor certainly
     without history (no grad, or batch data: `Autograd.batch`) is a leaf already, and True
     makes it a leaf that requires grad (`forced_leaf`). Of a tensor whose grad is not known,
-    True leaves a tensor that requires grad but may or may not be a leaf, which the
-    autograd facet cannot say (TRACKED and not `leaf` means "has history"): unknown."""
+    True leaves a tensor that requires grad but may or may not be a leaf (TRACKED with
+    `leaf` None would say so; kept unknown, as before that state existed)."""
     no_history = receiver.grad is Grad.UNTRACKED or receiver.leaf or receiver.batch
     if flag is True:
         if receiver.has_history:

@@ -76,7 +76,11 @@ class Autograd:
     # its history starts without reaching what came before: the leaf a rewrap of data with
     # history made, or an op whose gradient is zero (`LossKind.ZERO_GRADIENT`; see `combine`).
     loss: Loss | None = None
-    leaf: bool = False  # a leaf tensor (no grad_fn); with TRACKED it requires grad
+    # True: a leaf tensor (no grad_fn); with TRACKED it requires grad. False: not known to be
+    # one; with TRACKED, a tensor with history (a grad_fn). None: with TRACKED only, a tensor
+    # that requires grad on every path, a leaf on some and computed on others (`v = w if c
+    # else w * 2`): neither "a leaf" nor "has history" is certain (see `join_leaf`).
+    leaf: bool | None = False
     retains_grad: bool = False  # `x.retain_grad()` was called on this tensor
     inference: bool = False  # certainly an inference tensor (allocated under inference_mode)
     # Computed under a grad mode decided by a test of one name
@@ -101,8 +105,10 @@ class Autograd:
         The grad state survives when both agree, else it is UNKNOWN. A reason for lost
         history survives only on a join that is UNTRACKED, and then when both reasons agree
         or one is a mere literal (`total = 0.0` joined with `total += x.item()` is still
-        "converted by .item()"); on a TRACKED join, the rewrap root is dropped. The flags
-        (leaf, retains_grad, inference) survive when both have them, the inert terms both
+        "converted by .item()"); on a TRACKED join, the rewrap root is dropped. Leafness
+        survives when both agree; a leaf joined with a tensor with history, both requiring
+        grad, requires grad and its leafness is unknown (see `join_leaf`). The flags
+        (retains_grad, inference) survive when both have them, the inert terms both
         have survive, and `unless` survives when both paths were computed under the same
         conditional grad mode. A forced leaf survives only when both paths hold the tensor
         of the same forcing (a forward forcing on one branch only joins into nothing)."""
@@ -112,7 +118,7 @@ class Autograd:
         return Autograd(
             grad=grad,
             loss=join_loss(self.loss, other.loss) if grad is Grad.UNTRACKED else None,
-            leaf=self.leaf and other.leaf,
+            leaf=join_leaf(self.leaf, other.leaf, grad),
             retains_grad=self.retains_grad and other.retains_grad,
             inference=self.inference and other.inference,
             unless=self.unless if self.unless == other.unless else None,
@@ -127,9 +133,20 @@ class Autograd:
             self.forced == other.forced
             and self.grad is Grad.TRACKED
             and other.grad is Grad.TRACKED
-            and self.leaf
-            and other.leaf
+            and self.leaf is True
+            and other.leaf is True
         )
+
+
+def join_leaf(a: bool | None, b: bool | None, grad: Grad) -> bool | None:
+    """The leafness both paths agree on; else, of a join that requires grad (TRACKED), None:
+    a leaf on one path and computed on the other, so rules that need only requires_grad
+    (`.numpy()` raises on both) still hold, and rules that need a grad_fn (an optimizer of
+    non-leaf tensors, `.grad` of a non-leaf) do not. Of any other join, False: not known to
+    be a leaf (leafness means nothing certain without TRACKED)."""
+    if a is b:
+        return a
+    return None if grad is Grad.TRACKED else False
 
 
 def join_loss(a: Loss | None, b: Loss | None) -> Loss | None:

@@ -85,7 +85,7 @@ class ValueChanges(TypedDict, total=False):
     # Autograd
     grad: Grad
     loss: Loss | None
-    leaf: bool
+    leaf: bool | None
     retains_grad: bool
     inference: bool
     unless: ConditionalLoss | None
@@ -137,7 +137,7 @@ class Value:
         origin: ast.stmt | None = None,
         carries: frozenset[Carry] = frozenset(),
         # Autograd (with `grad` and `loss`)
-        leaf: bool = False,
+        leaf: bool | None = False,
         retains_grad: bool = False,
         inference: bool = False,
         unless: ConditionalLoss | None = None,
@@ -254,8 +254,10 @@ class Value:
         return self.autograd.loss
 
     @property
-    def leaf(self) -> bool:
-        """A leaf tensor (no grad_fn); with TRACKED it requires grad (`autograd.leaf`)."""
+    def leaf(self) -> bool | None:
+        """True: a leaf tensor (no grad_fn), with TRACKED one that requires grad; None: with
+        TRACKED, a leaf on some paths only (`autograd.leaf`). Test it for truth ("certainly
+        a leaf"); "certainly computed" is `has_history`."""
         return self.autograd.leaf
 
     @property
@@ -399,8 +401,9 @@ class Value:
 
     @property
     def has_history(self) -> bool:
-        """True when the value certainly has a grad_fn (a non-leaf tracked tensor)."""
-        return self.grad is Grad.TRACKED and not self.leaf
+        """True when the value certainly has a grad_fn (a non-leaf tracked tensor): not a
+        leaf on any path (`leaf` False, not None)."""
+        return self.grad is Grad.TRACKED and self.leaf is False
 
     def holds_history(self) -> bool:
         """True when the value, or an element of it, is a tensor with history."""
@@ -609,8 +612,8 @@ def with_item(container: Value, stored: Value) -> Value | None:
 def input_or_result(given: Value, result: Value) -> Value:
     """What an op that may return its input object itself, or may compute `result` from
     it, gives (`F.dropout(w, p, training=flag)`): what holds for both. A tensor requiring
-    grad that is a leaf on one path only may or may not have a grad_fn, which the autograd
-    facet cannot say (TRACKED and not `leaf` means "has history"): its grad is unknown."""
+    grad that is a leaf on one path only may or may not have a grad_fn; the join says so
+    (`leaf` None), but this keeps its grad unknown, as before that state existed."""
     joined = join(given, result)
     if joined.grad is Grad.TRACKED and given.leaf != result.leaf:
         return evolve(joined, grad=Grad.UNKNOWN, loss=None, leaf=False)
