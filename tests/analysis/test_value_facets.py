@@ -557,6 +557,9 @@ def _no_create_graph(terms: frozenset[Loss]) -> bool:
 
 T, U, N = Grad.TRACKED, Grad.UNTRACKED, Grad.UNKNOWN
 _LOADER_LOOP = "def f(net, loader):\n    for xb, yb in loader:\n        out = net(xb)\n"
+# A function building a loader, whatever its name, over a dataset it is handed.
+_DL = "from torch.utils.data import DataLoader\ndef f(ds):\n    dl = DataLoader(ds, batch_size=4)\n"
+
 AUTOGRAD_FACTS = [
     ("module output", "h = model(x)  # <- h", Kind.TENSOR,
      {"grad": T, "leaf": False, "loss": None}),
@@ -965,6 +968,49 @@ AUTOGRAD_FACTS = [
     ("computed from a leaf or its product", "def f(c):\n"
      "    w = torch.zeros(3, requires_grad=True)\n    v = w if c else w * 2\n"
      "    y = v + 1  # <- y", Kind.TENSOR, {"grad": T, "leaf": False}),
+    # An item of a `DataLoader(...)` is a batch by what the loader is, whatever its name and
+    # whatever the loop does with it (see `data_sources.data_loader`).
+    ("item of a DataLoader over a dataset handed in", f"{_DL}    for b in dl:\n"
+     "        k = b  # <- k", Kind.UNKNOWN, {"grad": N, "batch": True}),
+    ("field of a loop target unpacked", f"{_DL}    for xb, yb in dl:\n        k = yb  # <- k",
+     Kind.UNKNOWN, {"batch": True}),
+    ("field of a batch unpacked", f"{_DL}    for b in dl:\n        xb, yb = b\n"
+     "        k = yb  # <- k", Kind.UNKNOWN, {"batch": True}),
+    ("field of a stacked TensorDataset batch unpacked",
+     "from torch.utils.data import DataLoader, TensorDataset\n"
+     "dl = DataLoader(TensorDataset(torch.randn(8, 2), torch.zeros(8)), batch_size=2)\n"
+     "for b in dl:\n    xb, yb = b\n    k = xb  # <- k",
+     Kind.TENSOR, {"grad": U, "batch": True}),
+    ("batch through enumerate", f"{_DL}    for i, b in enumerate(dl):\n        k = b  # <- k",
+     Kind.UNKNOWN, {"batch": True}),
+    ("batch of the second of two zipped loaders", f"{_DL}    other = DataLoader(ds)\n"
+     "    for a, b in zip(dl, other):\n        k = b  # <- k", Kind.UNKNOWN, {"batch": True}),
+    ("batch through iter and next", f"{_DL}    train_iter = iter(dl)\n"
+     "    k = next(train_iter)  # <- k", Kind.UNKNOWN, {"batch": True}),
+    ("batch through itertools.islice", f"import itertools\n{_DL}"
+     "    for b in itertools.islice(dl, 3):\n        k = b  # <- k", Kind.UNKNOWN,
+     {"batch": True}),
+    ("batch of a loader kept on self", "from torch.utils.data import DataLoader\n"
+     "class T:\n    def __init__(self, ds):\n        self.data = DataLoader(ds)\n"
+     "    def run(self):\n        for b in self.data:\n            k = b  # <- k\n"
+     "T(input()).run()", Kind.UNKNOWN, {"batch": True}),
+    ("batch of a loader every caller passes", "from torch.utils.data import DataLoader\n"
+     "def run(train_iter):\n    for b in train_iter:\n        k = b  # <- k\n"
+     "run(DataLoader(input()))", Kind.UNKNOWN, {"batch": True}),
+    # Look-alikes: a list of strings whatever its name; a loader's length.
+    ("string of a list named like a loader", "loader_names = ['train', 'val']\n"
+     "for n in loader_names:\n    k = n  # <- k", Kind.OTHER, {"batch": False}),
+    ("next of a list of strings", "names = iter(['a', 'b'])\nk = next(names)  # <- k",
+     Kind.OTHER, {"batch": False}),
+    ("length of a loader", f"{_DL}    k = len(dl)  # <- k", Kind.SCALAR, {"batch": False}),
+    # Items of an unknown iterable only appended to a list are not batches (the append
+    # consumes nothing), unless the list reaches a call in the loop.
+    ("items only appended to a list", "def f(pairs, out):\n    kept = []\n"
+     "    for a in pairs:\n        kept.append(a)\n        k = a  # <- k\n    out(kept)",
+     Kind.UNKNOWN, {"batch": False}),
+    ("items appended to a list handed to a step", "def f(pairs, step):\n    kept = []\n"
+     "    for a in pairs:\n        kept.append(a)\n        k = a  # <- k\n        step(kept)",
+     Kind.UNKNOWN, {"batch": True}),
 ]  # fmt: skip
 
 

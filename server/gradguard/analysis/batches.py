@@ -8,12 +8,20 @@ file, `train_step(model, x, y)`, whose parameters then hold batch data when ever
 passes it, see `call_sites`), draws batches of data. A `DataLoader` never yields
 tensors that require grad, so these names hold data: `Autograd.batch`, which lets a loss
 computed from a cut prediction and the batch's targets (`F.cross_entropy(out.detach(), y)`)
-be known to have no history. Everything here is syntactic; the interpreter checks that the
+be known to have no history. A batch appended to a list (`pending.append(batch)`) reaches
+the calls that list is handed to (`train_step(pending)`); the append itself (or a `put` on a
+queue) consumes nothing. Everything here is syntactic; the interpreter checks that the
 source's value is unknown and marks only names bound to unknown values.
 
-Left out on purpose: `zip(...)` (pairs of outputs and targets are zipped, not loaded), calls
-other than the wrappers above (`model.named_parameters()`, `dict.items()`), and loops whose
-body hands a drawn name only to torch functions, builtins or methods of the drawn values.
+A loader the analysis does know, `DataLoader(...)` (built here, kept on `self`, or passed by
+every caller), needs none of this: its items are batches by what it is (see
+`data_sources.data_loader`), through `enumerate`, `zip`, `iter`/`next`, `itertools.islice`
+and `tqdm` too, whatever the loop's body does with them.
+
+Left out on purpose: `zip(...)` of unknown sources (pairs of outputs and targets are zipped,
+not loaded), calls other than the wrappers above (`model.named_parameters()`,
+`dict.items()`), and loops whose body hands a drawn name only to torch functions, builtins,
+methods of the drawn values or a container's `append`.
 """
 
 from __future__ import annotations
@@ -62,7 +70,7 @@ def feeds_a_call(
     batch[1]`) count as drawn."""
     names = names | _derived(loop, names)
     for node in _own_assigns_and_calls(loop)[1]:
-        if not consumer(node.func):
+        if _inserts(node) or not consumer(node.func):
             continue
         arguments = [*node.args, *(k.value for k in node.keywords)]
         if any(_batch_root(a) in names for a in arguments):
@@ -71,14 +79,44 @@ def feeds_a_call(
 
 
 def _derived(loop: ast.For | ast.AsyncFor, names: frozenset[str]) -> frozenset[str]:
-    """Names assigned in the loop body from one of `names` (in order, so chains count)."""
+    """Names assigned in the loop body from one of `names` (in order, so chains count), and
+    the lists the body appends one of them to (`pending.append(batch)`, then
+    `train_step(pending)`): the batches reach a call through the list."""
     derived: set[str] = set()
     for node in _own_assigns_and_calls(loop)[0]:
         sources = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
         if any(_batch_root(source) in names | derived for source in sources):
             for target in node.targets:
                 derived |= bound_names(target)
+    for call in _own_assigns_and_calls(loop)[1]:
+        container = _container(call)
+        if container is not None and _batch_root(call.args[0]) in names | derived:
+            derived.add(container)
     return frozenset(derived)
+
+
+# Methods that put their one argument into the container they are called on (a list, a
+# queue): they hand it to no model, they only keep it.
+_INSERTIONS = frozenset({"append", "put"})
+
+
+def _inserts(call: ast.Call) -> bool:
+    """`pending.append(batch)`, `self.queue.put(batch)`: one item put into a container."""
+    func = call.func
+    return (
+        isinstance(func, ast.Attribute)
+        and func.attr in _INSERTIONS
+        and len(call.args) == 1
+        and not call.keywords
+    )
+
+
+def _container(call: ast.Call) -> str | None:
+    """The plain name of the container an insertion puts its item into, if it is one."""
+    func = call.func
+    if _inserts(call) and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+        return func.value.id
+    return None
 
 
 @cached_by_node

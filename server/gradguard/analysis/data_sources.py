@@ -75,7 +75,20 @@ def _row_shape(shape: Shape) -> Shape:
     return Shape(shape.dims[1:], exact=True) if shape.exact and shape.dims else UNKNOWN_SHAPE
 
 
-def data_loader(call: ast.Call, args: list[Value]) -> Value | None:
+def data_loader(call: ast.Call, args: list[Value]) -> Value:
+    """`DataLoader(...)`: a sequence whose every item is a batch (`Value.batch`). With the
+    default collate over a dataset whose items are tuples of rows without history, each
+    batch is the list of stacked fields, each a tensor without history (`_stacked_batches`);
+    otherwise nothing more is known of a batch than that it is one."""
+    stacked = _stacked_batches(call, args)
+    return stacked if stacked is not None else Value(kind=Kind.SEQUENCE, items=BATCH)
+
+
+# What a batch of a loader is, when nothing more is known: data drawn from a loader.
+BATCH = Value(batch=True)
+
+
+def _stacked_batches(call: ast.Call, args: list[Value]) -> Value | None:
     """`DataLoader(dataset, ...)` with the default collate over a dataset whose items are
     tuples of rows without history: a sequence whose every item is the list of stacked
     fields, each a tensor without history. None for anything else."""
@@ -107,9 +120,11 @@ def data_loader(call: ast.Call, args: list[Value]) -> Value | None:
                 loss=row.loss,
                 shape=shape,
                 integer_dtype=row.integer_dtype,
+                batch=True,
             )
         )
-    return Value(kind=Kind.SEQUENCE, items=Value(kind=Kind.SEQUENCE, elements=tuple(fields)))
+    batch_value = Value(kind=Kind.SEQUENCE, elements=tuple(fields), batch=True)
+    return Value(kind=Kind.SEQUENCE, items=batch_value)
 
 
 # DataLoader's parameters in order, up to those that decide the batches' sizes.

@@ -50,6 +50,8 @@ _LIBRARIES = frozenset(
         "copy",
         "sklearn",
         "math",
+        "itertools",
+        "tqdm",
     }
 )
 

@@ -254,3 +254,18 @@ BACKWARD_OWNERS = frozenset(
 # peft wraps a model with adapters whose parameters require grad, freezing the base model's:
 # the wrapped model returns what the base model returns, and its output requires grad.
 ADAPTER_WRAPPERS = frozenset({"peft.get_peft_model", "peft.mapping.get_peft_model"})
+
+# Calls that hand out the items of the iterable they are given first, in order (or the first
+# of them): `itertools.islice(loader, n)` (its `start`, `stop` and `step` only skip items),
+# and tqdm's progress bars over an iterable (`tqdm(loader, desc=...)`), which yield what
+# they wrap. Their items are those of the iterable (a loader's batches stay batches).
+ITEM_WRAPPERS = frozenset(
+    {
+        "itertools.islice",
+        "tqdm.tqdm",
+        "tqdm.auto.tqdm",
+        "tqdm.notebook.tqdm",
+        "tqdm.std.tqdm",
+        "tqdm.rich.tqdm",
+    }
+)

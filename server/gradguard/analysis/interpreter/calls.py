@@ -97,6 +97,18 @@ _PLAIN_BUILTINS = frozenset(
 _READ_ONLY_MAPPING_METHODS = frozenset({"get", "keys", "values", "items", "copy"})
 
 
+def _iterated(name: str, given: Value) -> Value | None:
+    """`iter(xs)` over a list or loader whose items are known: an iterator over the same
+    items (`Value(kind=SEQUENCE, items=...)`, as `element_of` reads it); `next(it)` of
+    one: one of those items. None when the items are not known."""
+    if given.kind is not Kind.SEQUENCE or given.elements == ():
+        return None
+    item = element_of(given)
+    if item is UNKNOWN:
+        return None
+    return Value(kind=Kind.SEQUENCE, items=item) if name == "iter" else item
+
+
 def _local_method(
     receiver: Value, name: str, owner_of: Callable[[ast.AST], ModuleInterpreter]
 ) -> FunctionNode | None:
@@ -231,6 +243,8 @@ class CallEvaluator(TorchCalls):
             if qualified == libraries.SUBPLOTS:
                 return Value(kind=Kind.SEQUENCE, elements=(Value(kind=Kind.OTHER), axes))
             return axes
+        if qualified in libraries.ITEM_WRAPPERS:
+            return self._items_wrapped(call)
         if qualified == "copy.deepcopy":
             return self._deep_copy(call)
         if qualified is not None and (built := libraries.library_model(qualified, call)):
@@ -254,6 +268,15 @@ class CallEvaluator(TorchCalls):
                     return self.method_call(call, receiver, func)
                 return self.call_value(call, attribute)
         return self.call_value(call, self.eval(func))
+
+    def _items_wrapped(self, call: ast.Call) -> Value:
+        """`itertools.islice(loader, n)`, `tqdm(loader)`: an iterator over the items of the
+        iterable given first, when they are known (see `libraries.ITEM_WRAPPERS`)."""
+        args = self.arguments(call)
+        if not call.args or isinstance(call.args[0], ast.Starred):
+            return UNKNOWN
+        wrapped = _iterated("iter", args[0])
+        return wrapped if wrapped is not None else UNKNOWN
 
     def _deep_copy(self, call: ast.Call) -> Value:
         """`copy.deepcopy(model)`: another module of the same kind, whose parameters are
@@ -306,6 +329,10 @@ class CallEvaluator(TorchCalls):
         if name == "sum":
             summed = self._summed(call, args)
             return summed if summed is not None else self.call_value(call, UNKNOWN, args)
+        if name in ("iter", "next") and len(call.args) == 1 and not call.keywords:
+            iterated = _iterated(name, args[0])
+            if iterated is not None:
+                return iterated
         if name in ("zip", "enumerate") and args and not call.keywords:
             if any(isinstance(a, ast.Starred) for a in call.args):
                 return Value(kind=Kind.OTHER)

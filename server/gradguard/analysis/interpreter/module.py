@@ -814,15 +814,19 @@ def _class_level(node: ast.ClassDef, attr: str) -> bool:
 def _kept_whole(value: Value) -> bool:
     """A module, or a dict or list of modules, of leaf tensors (`{"w1": w1, ...}` of
     hand-made parameters) or of instances of one class of the file (`[User(...) for i in
-    range(n)]`): what an object keeps of it stays what it was given, as long as no code of
-    the file changes the container (see `_containers_changed`)."""
+    range(n)]`), or a loader of batches: what an object keeps of it stays what it was
+    given, as long as no code of the file changes the container (see
+    `_containers_changed`)."""
     if value.kind is Kind.MODULE:
         return True
     if value.kind not in (Kind.MAPPING, Kind.SEQUENCE):
         return False
     if not value.elements:
         items = value.items
-        return value.kind is Kind.SEQUENCE and items is not None and _instance(items)
+        # (A loader, `DataLoader(...)`: what it hands out is batches, see `data_sources`.)
+        return (
+            value.kind is Kind.SEQUENCE and items is not None and (_instance(items) or items.batch)
+        )
     return (
         all(e.kind is Kind.MODULE for e in value.elements)
         or all(e.kind is Kind.TENSOR and e.leaf for e in value.elements)

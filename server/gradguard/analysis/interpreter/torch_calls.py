@@ -292,15 +292,12 @@ class TorchCalls(ModuleCalls):
             return Value(kind=Kind.OTHER, module=ModuleRef(qualified))
         if qualified in api.CHECKPOINT_FUNCTIONS:
             return self._checkpoint(call, qualified, args)
-        if qualified in data_sources.TENSOR_DATASETS or qualified in data_sources.DATA_LOADERS:
-            build = (
-                data_sources.tensor_dataset
-                if qualified in data_sources.TENSOR_DATASETS
-                else data_sources.data_loader
-            )
-            source = build(call, args)
-            if source is not None:
-                return source
+        if qualified in data_sources.DATA_LOADERS:
+            return data_sources.data_loader(call, args)
+        if qualified in data_sources.TENSOR_DATASETS:
+            dataset = data_sources.tensor_dataset(call, args)
+            if dataset is not None:
+                return dataset
         loss_name = api.LOSS_FUNCTIONS.get(qualified)
         if loss_name is not None:
             self._record_loss_input(call, loss_name, args)

@@ -90,10 +90,12 @@ class Autograd:
     # Terms without history that certainly feed this tracked value and so contribute no
     # gradient: gradients from autograd.grad without create_graph (a gradient penalty).
     inert_terms: frozenset[Loss] = frozenset()
-    # An element of the batches a training loop draws from a data source (`for x, y in
-    # loader:` over an unknown iterable whose elements feed a model call), or a move, cast
-    # or view of one: data, which a DataLoader never hands out requiring grad. Its `grad`
-    # stays UNKNOWN; only `combine` reads it (see there).
+    # An element of the batches a training loop draws from a data source (an item of a
+    # `DataLoader(...)`, see `data_sources.data_loader`, or `for x, y in loader:` over an
+    # unknown iterable whose elements feed a model call, see `batches`), a part of one
+    # (`x, y = batch`) or a move, cast or view of one: data, which a DataLoader never hands
+    # out requiring grad. Its `grad` stays UNKNOWN unless known otherwise; `combine` reads
+    # it, and so does an accumulation window (`accumulation.gathered_batches`).
     batch: bool = False
     # A leaf made by forcing requires_grad on a tensor cut from its history (see
     # `ForcedLeaf`); only with `grad` TRACKED and `leaf`, since it is that very tensor.
