@@ -12,7 +12,9 @@ import textwrap
 
 import pytest
 
-from gradguard.analysis.accumulation import loop_window, rescales_grad
+from gradguard.analysis.accumulation import batch_appends, loop_window, rescales_grad
+from gradguard.analysis.events import Append
+from gradguard.analysis.model import analyse_module
 
 TRAIN_STEP = """
 def train_step(model, optimizer, samples):
@@ -37,7 +39,9 @@ def fit(model, optimizer, train_loader, k):
 def _window(source: str) -> tuple[int, int, int] | None:
     """(cleared, loop, step) lines of the window the last `.step()` statement of
     `train_step` closes, or None."""
-    tree = ast.parse(textwrap.dedent(source))
+    text = textwrap.dedent(source)
+    tree = ast.parse(text)
+    appended = batch_appends(analyse_module(tree, text).events.of(Append))
     function = next(
         n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "train_step"
     )
@@ -49,7 +53,7 @@ def _window(source: str) -> tuple[int, int, int] | None:
         and isinstance(s.value.func, ast.Attribute)
         and s.value.func.attr == "step"
     ][-1]
-    window = loop_window(function, step, tree)
+    window = loop_window(function, step, tree, appended)
     if window is None:
         return None
     return window.cleared.lineno, window.loop.lineno, window.step.lineno
@@ -168,3 +172,49 @@ def test_a_step_inside_the_loop_makes_no_window() -> None:
 )
 def test_rescales_grad(code: str, expected: bool) -> None:
     assert rescales_grad(ast.parse(code)) is expected
+
+
+@pytest.mark.parametrize(
+    ("case", "caller", "window"),
+    [
+        # A loader of the file, whatever its name: its items are batches (`Value.batch`).
+        (
+            "a DataLoader named dl",
+            "def fit(model, optimizer, ds, k):\n"
+            "    dl = DataLoader(ds, batch_size=8)\n"
+            "    buffer = []\n"
+            "    for i, batch in enumerate(dl):\n"
+            "        buffer.append(batch)\n"
+            "        if len(buffer) == k:\n"
+            "            train_step(model, optimizer, buffer)\n"
+            "            buffer = []\n",
+            True,
+        ),
+        (
+            "batches drawn with next()",
+            "def fit(model, optimizer, ds, k):\n"
+            "    train_iter = iter(DataLoader(ds))\n"
+            "    buffer = []\n"
+            "    while True:\n"
+            "        buffer.append(next(train_iter))\n"
+            "        if len(buffer) == k:\n"
+            "            train_step(model, optimizer, buffer)\n"
+            "            buffer = []\n",
+            True,
+        ),
+        # A list of strings named like a loader holds no batches.
+        (
+            "names of loaders",
+            "def fit(model, optimizer, k):\n"
+            "    loader_names = ['train', 'val']\n"
+            "    buffer = []\n"
+            "    for name in loader_names:\n"
+            "        buffer.append(name)\n"
+            "        train_step(model, optimizer, buffer)\n",
+            False,
+        ),
+    ],
+)
+def test_gathered_batches_are_known_by_the_batch_fact(case: str, caller: str, window: bool) -> None:
+    source = "from torch.utils.data import DataLoader\n" + TRAIN_STEP.format(between="pass")
+    assert (_window(source + caller) is not None) is window, case

@@ -15,9 +15,12 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from gradguard.analysis import batches
 from gradguard.analysis.names import arguments_by_parameter, dotted
+
+if TYPE_CHECKING:
+    from gradguard.analysis.events import Append
 
 # Tensor methods that keep a loss's scale (checked against torch 2.13.0: conversions, views,
 # device moves and `mean`, which averages within the micro-batch only).
@@ -459,9 +462,22 @@ class LoopWindow:
     step: ast.stmt
 
 
-def loop_window(function: ast.AST, step: ast.stmt, tree: ast.Module) -> LoopWindow | None:
+def batch_appends(appends: Iterable[Append]) -> frozenset[int]:
+    """id() of every `xs.append(item)` call whose every recorded run appends batch data
+    (`Value.batch`: a batch drawn from a loader, or a part of one), for `loop_window`."""
+    batch: set[int] = set()
+    other: set[int] = set()
+    for event in appends:
+        (batch if event.item.batch else other).add(id(event.node))
+    return frozenset(batch - other)
+
+
+def loop_window(
+    function: ast.AST, step: ast.stmt, tree: ast.Module, appended_batches: frozenset[int]
+) -> LoopWindow | None:
     """The window `step` (a statement of `function`'s own body) closes: the last loop before
-    it in that body iterating whole loader batches (`gathered_batches`), with a
+    it in that body iterating loader batches (`gathered_batches`, `appended_batches` the
+    ids `batch_appends` gives), with a
     `zero_grad()` before the loop, and no step, `zero_grad()` or write to a `.grad` inside
     the loop nor between the loop and the step. None otherwise."""
     body: list[ast.stmt] = getattr(function, "body", [])
@@ -471,7 +487,8 @@ def loop_window(function: ast.AST, step: ast.stmt, tree: ast.Module) -> LoopWind
     found = [
         i
         for i, s in enumerate(body[:at])
-        if isinstance(s, ast.For | ast.AsyncFor) and gathered_batches(function, s, tree)
+        if isinstance(s, ast.For | ast.AsyncFor)
+        and gathered_batches(function, s, tree, appended_batches)
     ]
     if not found:
         return None
@@ -507,12 +524,19 @@ def _updates(stmt: ast.stmt) -> bool:
     return False
 
 
-def gathered_batches(function: ast.AST, loop: ast.For | ast.AsyncFor, tree: ast.Module) -> bool:
+def gathered_batches(
+    function: ast.AST,
+    loop: ast.For | ast.AsyncFor,
+    tree: ast.Module,
+    appended_batches: frozenset[int],
+) -> bool:
     """True when `loop` iterates a parameter of `function` that the function's only call in
-    the file fills with whole batches of a loader: `buffer.append(batch)` inside `for
-    batch in loader:` (or `enumerate(loader)`, `self.train_loader`...) around the call,
-    `buffer` passed for the parameter. Micro-batches, each a mean over its own samples:
-    not the tasks, heads or loss terms of one batch, nor pieces of one batch (`x.split`)."""
+    the file fills with batches of a loader: `buffer.append(batch)` of batch data
+    (`Value.batch`, whatever the loader is called: `for batch in dl:`,
+    `enumerate(self.data)`, `next(it)`; `appended_batches` holds those appends) in a loop
+    around the call, `buffer` passed for the parameter. Micro-batches, each a mean over its
+    own samples: not the tasks, heads or loss terms of one batch, nor pieces of one batch
+    (`x.split`)."""
     if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
         return False
     if not isinstance(loop.iter, ast.Name) or not isinstance(loop.target, ast.Name | ast.Tuple):
@@ -537,30 +561,27 @@ def gathered_batches(function: ast.AST, loop: ast.For | ast.AsyncFor, tree: ast.
     if not isinstance(argument, ast.Name):
         return False
     return any(
-        _appends_batches(outer, argument.id, call)
+        _appends_batches(outer, argument.id, call, appended_batches)
         for outer in ast.walk(tree)
-        if isinstance(outer, ast.For | ast.AsyncFor)
+        if isinstance(outer, ast.For | ast.AsyncFor | ast.While)
     )
 
 
-def _appends_batches(outer: ast.For | ast.AsyncFor, buffer: str, call: ast.Call) -> bool:
-    """`outer` draws batches from a loader (a source whose last name holds "loader"), holds
-    `call`, and appends a whole batch it binds to `buffer`."""
-    drawn = batches.drawn_from(outer)
-    if drawn is None or not any(n is call for n in ast.walk(outer)):
-        return False
-    source, target = drawn
-    if "loader" not in (dotted(source) or "").rsplit(".", 1)[-1].lower():
-        return False
-    if not isinstance(target, ast.Name):
+def _appends_batches(
+    outer: ast.For | ast.AsyncFor | ast.While,
+    buffer: str,
+    call: ast.Call,
+    appended_batches: frozenset[int],
+) -> bool:
+    """`outer` holds `call` and appends to `buffer` a value that is batch data (its id in
+    `appended_batches`)."""
+    if not any(n is call for n in ast.walk(outer)):
         return False
     return any(
         isinstance(node, ast.Call)
+        and id(node) in appended_batches
         and isinstance(node.func, ast.Attribute)
-        and node.func.attr == "append"
         and dotted(node.func.value) == buffer
-        and [dotted(a) for a in node.args] == [target.id]
-        and not node.keywords
         for node in ast.walk(outer)
     )
 

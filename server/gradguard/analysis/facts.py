@@ -13,6 +13,7 @@ from __future__ import annotations
 from gradguard.analysis.accumulation import (
     LoopWindow,
     LossPath,
+    batch_appends,
     counts_to_a_step,
     local_callables,
     loop_window,
@@ -147,6 +148,7 @@ __all__ = [
     "Value",
     "arguments_by_parameter",
     "assigned_names",
+    "batch_appends",
     "bindings_of",
     "callee_name",
     "calls_in",

@@ -36,13 +36,15 @@ is the step.
 It also finds the accumulation of a training step handed a list of micro-batches: a
 function that calls `zero_grad()`, then loops over a parameter backpropagating the loss of
 each item, then steps once after the loop, when the function's only call in the file passes
-a list its caller filled with whole batches of a loader (`pending.append(batch)` inside
-`for batch in train_loader:`). The same conditions on the loss apply (visible, unscaled, no
-`reduction="sum"`), no `.grad` may be rescaled anywhere in the file nor written between the
-loop and the step, and the message gives no k (the number of micro-batches is the list's
-length). Loops over the tasks, heads or loss terms of one batch (their sum is the
-objective) and over pieces of one batch (`x.split(...)` in truncated backpropagation
-through time) are not such windows.
+a list its caller filled with batches of a loader (`pending.append(batch)` inside `for
+batch in dl:`, `dl` a `DataLoader` of the file whatever its name, or a loader handed in whose
+batches reach a call through the list; also through `enumerate`, `zip`, `iter`/`next` or
+`itertools.islice`). A list of anything else (names, tasks, pairs of a dataset) is no such
+list. The same conditions on the loss apply (visible, unscaled, no `reduction="sum"`), no
+`.grad` may be rescaled anywhere in the file nor written between the loop and the step,
+and the message gives no k (the number of micro-batches is the list's length). Loops over
+the tasks, heads or loss terms of one batch (their sum is the objective) and over pieces of
+one batch (`x.split(...)` in truncated backpropagation through time) are not such windows.
 
 ## Why is this bad?
 `backward()` adds into `.grad`, so after k micro-batches the gradient is the *sum* of k
@@ -87,12 +89,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from gradguard.analysis.facts import (
+    Append,
     BackwardCall,
     LoopWindow,
     LossPath,
     ModuleCall,
     OptimizerCall,
     arguments_by_parameter,
+    batch_appends,
     callee_name,
     dotted,
     kept_parameters,
@@ -463,7 +467,10 @@ def _window_accumulation(ctx: RuleContext, step: _Step) -> tuple[LoopWindow, Bac
     when the file rescales a `.grad` anywhere or code it cannot see, given the model, runs
     between the loop and the step (it may rescale)."""
     function = ctx.grad_context.enclosing_function(step.stmt)
-    window = loop_window(function, step.stmt, ctx.tree) if function is not None else None
+    if function is None:
+        return None
+    appended = batch_appends(ctx.analysis.events.of(Append))
+    window = loop_window(function, step.stmt, ctx.tree, appended)
     if window is None or rescales_grad(ctx.tree):
         return None
     found = [
