@@ -177,7 +177,11 @@ OBJECT_JOINS = [
     ("the same module", ObjectFacts(LINEAR), ObjectFacts(LINEAR), ObjectFacts(LINEAR)),
     ("one class built with other sizes", ObjectFacts(LINEAR), ObjectFacts(WIDER_LINEAR),
      ObjectFacts(ModuleRef("torch.nn.Linear"))),
+    # A layer with parameters and one without: may own some (not "owns none").
     ("two torch.nn layers", ObjectFacts(LINEAR), ObjectFacts(RELU),
+     ObjectFacts(ModuleRef(kind=ModuleKind(True, "tensor", parameters_known=False)))),
+    ("two torch.nn layers without parameters", ObjectFacts(RELU),
+     ObjectFacts(ModuleRef("torch.nn.Tanh")),
      ObjectFacts(ModuleRef(kind=ModuleKind(False, "tensor")))),
     ("a local module and a layer", ObjectFacts(LOCAL_NET), ObjectFacts(RELU), NO_OBJECT),
     # Two optimizer classes: an optimizer, whichever; a scheduler is not one.
@@ -1094,7 +1098,8 @@ OBJECT_FACTS = [
      "    m = nn.Linear(4, 3)\nk = m  # <- k", Kind.MODULE,
      {"module.qualified": "torch.nn.Linear", "module.layer": None}),
     ("two layers", "if input():\n    m = nn.Linear(2, 3)\nelse:\n    m = nn.ReLU()\nk = m  # <- k",
-     Kind.MODULE, {"module.qualified": None, "module.kind": ModuleKind(False, "tensor")}),
+     Kind.MODULE,
+     {"module.qualified": None, "module.kind": ModuleKind(True, "tensor", parameters_known=False)}),
     ("1 or True", "if input():\n    n = 1\nelse:\n    n = True\nk = n  # <- k", Kind.SCALAR,
      {"const": None}),
     # InstanceNorm layers own parameters only with affine=True (default False).
