@@ -66,7 +66,7 @@ def config_instances(tree: ast.Module, stored: dict[str, int]) -> dict[int, Valu
     not certain). `stored` counts the attribute stores of the file
     (`FileSyntax.attribute_stores`)."""
     classes = _dataclasses(tree)
-    if not classes or _sets_attributes_dynamically(tree):
+    if not classes or sets_attributes_dynamically(tree):
         return {}
     bound = binding_counts(module_nodes(tree))
     flow: _Flow | None = None  # built only for an instance that may need following
@@ -194,7 +194,7 @@ def constant_value(expr: ast.expr) -> Value | None:
     return None
 
 
-def _sets_attributes_dynamically(tree: ast.Module) -> bool:
+def sets_attributes_dynamically(tree: ast.Module) -> bool:
     """The file names `setattr`, `delattr`, `vars`, `__dict__` or `__setattr__`."""
     return any(
         (isinstance(node, ast.Name) and node.id in _DYNAMIC)

@@ -70,7 +70,7 @@ def literal_dicts(tree: ast.Module) -> dict[str, ast.Dict]:
             and all(
                 isinstance(key, ast.Constant) and isinstance(key.value, str) for key in value.keys
             )
-            and all(_literal(item) for item in value.values)
+            and all(is_literal(item) for item in value.values)
         ):
             found[stmt.targets[0].id] = value
     return found
@@ -325,7 +325,7 @@ def never_changed(aliases: Aliases, nodes: list[ast.AST]) -> bool:
 _ROUNDS = 6
 
 
-def _literal(expr: ast.expr) -> bool:
+def is_literal(expr: ast.expr) -> bool:
     """A number, string, flag or None, possibly negated, or a tuple of those (not a list:
     code given one element could change it in place)."""
     if isinstance(expr, ast.Constant):
@@ -335,7 +335,7 @@ def _literal(expr: ast.expr) -> bool:
             expr.operand.value, int | float
         )
     if isinstance(expr, ast.Tuple):
-        return all(_literal(element) for element in expr.elts)
+        return all(is_literal(element) for element in expr.elts)
     return False
 
 
@@ -386,7 +386,7 @@ def _literal_display(tree: ast.Module, expr: ast.expr) -> bool:
     return (
         isinstance(expr, ast.Dict)
         and all(isinstance(key, ast.Constant) and isinstance(key.value, str) for key in expr.keys)
-        and all(_literal(item) for item in expr.values)
+        and all(is_literal(item) for item in expr.values)
     )
 
 

@@ -671,6 +671,7 @@ _KNOWN_SYNTAX = frozenset(
         "_attribute_names",
         "_namespaces",
         "_configs",
+        "_settings_classes",
     }
 )
 
@@ -719,6 +720,9 @@ def _counts_differ(old: FileSyntax, new: FileSyntax, graft: Graft) -> str | None
     configs = getattr(old, "_configs", None)
     if configs is not None and configs != new.config_instances():
         return "config instances"
+    classes = getattr(old, "_settings_classes", None)
+    if classes is not None and classes != new.settings_classes():
+        return "settings classes"
     return None
 
 

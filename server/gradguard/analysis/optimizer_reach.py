@@ -9,12 +9,18 @@ learn from it.
 The fact is certain only when all of this holds (anything else: silence):
 
 * the optimizer is `opt = torch.optim.X(m.parameters(), ...)` with plain names, both bound
-  exactly once (`m = m.to(device)` aside); `m` is built right there from plain arguments by
+  exactly once (`m = m.to(device)` aside), or `opt = make_opt(m, ...)` of a builder whose
+  body is only `return torch.optim.X(net.parameters(), ...)` on a parameter it mentions
+  nowhere else; when `m` is a parameter holding exactly what one caller's name holds
+  (`train(netg, ...)` called once), that name is the model; `m` is built from plain
+  arguments (settings objects too: `gradguard.analysis.settings_classes`) by
   a class that owns every parameter it computes with (`ModuleRef.self_contained`), or is a
   `copy.deepcopy(...)`: its parameters are its own and no other object's;
 * `m` is only ever called, asked for its parameters, state or a deep copy, moved, put in
   train/eval mode, or asked a method of its own class that keeps it to itself (`_self_kept`:
-  `model.init_hidden()`, whose result counts as computed from `m`); never stored, aliased or
+  `model.init_hidden()`, whose result counts as computed from `m`), or returned whole by
+  the function that built it when the optimizer lives there or in a function handed the
+  model (every step has run by then); never stored, aliased or
   given a new submodule; and `opt` only steps
   (without a closure), zeroes gradients or feeds a `torch.optim.lr_scheduler`: nothing else
   can reach `m`'s parameters or put other parameters into `opt`. Either may be handed to a
@@ -36,7 +42,7 @@ from gradguard.analysis import torch_api as api
 from gradguard.analysis.events import OptimizerCall
 from gradguard.analysis.model import BackwardCall, ModuleAnalysis
 from gradguard.analysis.name_flow import UNKNOWN_KEY, Key, NameBinding, NameFlow
-from gradguard.analysis.names import binding_counts
+from gradguard.analysis.names import arguments_by_parameter, binding_counts, parameter_names
 from gradguard.analysis.values import Grad
 from gradguard.analysis.walk import own_nodes
 
@@ -122,6 +128,8 @@ class _Check:
         self.module_keys: frozenset[Key] = frozenset()
         # The module's class when it is a class of the file (its own methods may be called).
         self.module_class: ast.ClassDef | None = None
+        # The builder's optimizer construction, when `opt = make_opt(m)` (`_construction`).
+        self.built_in: tuple[ast.Call, ast.Name] | None = None
 
     def run(self) -> UnreachedOptimizer | None:
         built = self._construction()
@@ -131,11 +139,13 @@ class _Check:
         module_key = self.flow.key_of(module)
         if module_key is None:
             return None
-        copied = self._fresh(module_key, call)
+        # `Adam(netg.parameters())` in `train(netg, ...)`: the model the caller built.
+        module_key = _origin(self.flow, module_key)
+        copied = self._fresh(module_key, call if self.built_in is None else self.built_in[0])
         self.module_keys = _aliases(self.flow, module_key)
+        self.module_key = module_key
         if copied is None or not self._confined():
             return None
-        self.module_key = module_key
         backwards: list[BackwardCall] = []
         trained: list[str] = []
         for step in self.steps:
@@ -161,7 +171,9 @@ class _Check:
     # -- the optimizer and its module ------------------------------------------------------
 
     def _construction(self) -> tuple[ast.Call, ast.stmt, ast.Name] | None:
-        """`opt = torch.optim.X(m.parameters(), ...)`, the only binding of `opt`."""
+        """`opt = torch.optim.X(m.parameters(), ...)`, the only binding of `opt`; or
+        `opt = make_opt(m, ...)` of a builder returning one built on its parameter's
+        parameters (`_builder_optimizer`), `m` then the caller's argument."""
         bindings = self.flow.bindings.get(self.key, [])
         if len(bindings) != 1 or not isinstance(bindings[0].node, ast.Assign):
             return None
@@ -170,21 +182,43 @@ class _Check:
         if len(stmt.targets) != 1 or not isinstance(call, ast.Call):
             return None
         if not api.optimizer_class(self.flow.qualified(call.func)):
+            built = self._builder_optimizer(call)
+            if built is None:
+                return None
+            self.built_in = built
+            return call, stmt, built[1]
+        module = _parameters_of(_params_argument(call))
+        return (call, stmt, module) if module is not None else None
+
+    def _builder_optimizer(self, call: ast.Call) -> tuple[ast.Call, ast.Name] | None:
+        """`make_opt(model, cfg)` of a plain function of the file, bound once, whose body is
+        only `return torch.optim.X(net.parameters(), ...)` (a docstring aside) on one of its
+        parameters, which nothing else there mentions: the optimizer built, and the plain
+        name the call passes for that parameter (the very model the optimizer holds)."""
+        if not isinstance(call.func, ast.Name):
             return None
-        params: ast.expr | None = call.args[0] if call.args else None
-        for keyword in call.keywords:
-            if keyword.arg == "params":
-                params = keyword.value
-        if not (
-            isinstance(params, ast.Call)
-            and isinstance(params.func, ast.Attribute)
-            and params.func.attr == "parameters"
-            and isinstance(params.func.value, ast.Name)
-            and not params.args
-            and not params.keywords
+        key = self.flow.key_of(call.func)
+        bindings = self.flow.bindings.get(key, []) if key is not None else []
+        if len(bindings) != 1 or not isinstance(bindings[0].node, ast.FunctionDef):
+            return None
+        function = bindings[0].node
+        body = function.body[1:] if _docstring(function.body[0]) else function.body
+        if function.decorator_list or len(body) != 1 or not isinstance(body[0], ast.Return):
+            return None
+        built = body[0].value
+        if not isinstance(built, ast.Call) or not api.optimizer_class(
+            self.flow.qualified(built.func)
         ):
             return None
-        return call, stmt, params.func.value
+        net = _parameters_of(_params_argument(built))
+        passed = arguments_by_parameter(function, call)
+        if net is None or net.id not in parameter_names(function) or passed is None:
+            return None
+        mentions = [n for n in ast.walk(function) if isinstance(n, ast.Name) and n.id == net.id]
+        argument = passed.get(net.id)
+        if mentions != [net] or not isinstance(argument, ast.Name):
+            return None
+        return built, argument
 
     def _fresh(self, module_key: Key, call: ast.Call) -> bool | None:
         """Whether the module's parameters are its own: True for a deep copy, False for a
@@ -237,6 +271,8 @@ class _Check:
         if self.flow.forwarded(name) in self.module_keys:
             return True  # train(model, ...): what `train` does with it is checked too
         parent = self.flow.parents.get(id(name))
+        if self._returned_after_training(name, parent):
+            return True
         if isinstance(parent, ast.Call):
             if parent.func is name:
                 return True  # model(x)
@@ -249,6 +285,19 @@ class _Check:
             outer = self.flow.parents.get(id(parent))
             return isinstance(outer, ast.Call) and outer.func is parent
         return False
+
+    def _returned_after_training(self, name: ast.Name, parent: ast.AST | None) -> bool:
+        """`return model` (or `return stats, model`) from the function that built it, when
+        the optimizer lives in that function or in one it hands the model to: every step
+        has run before the return, and each call of the function builds a new model, so
+        what the caller does with the one returned reaches none of those steps."""
+        if isinstance(parent, ast.Tuple):
+            parent = self.flow.parents.get(id(parent))
+        if not isinstance(parent, ast.Return) or self.flow.key_of(name) != self.module_key:
+            return False
+        if self.module_key[0] == id(self.flow.tree):
+            return False  # a module-level name: no function to return from
+        return self.key[0] in {key[0] for key in self.module_keys}
 
     def _keeps_to_itself(self, method: str) -> bool:
         """`model.init_hidden(batch)`: a method of the module's own class (see
@@ -325,9 +374,19 @@ class _Check:
                 last = value.func.id
             if last is None or not last[:1].isupper() or last.endswith("Loss"):
                 return False
-            if _not_a_module(self.flow.qualified(value.func)):
+            if _not_a_module(self.flow.qualified(value.func)) or self._plain_class(value.func):
                 return False
         return True
+
+    def _plain_class(self, func: ast.expr) -> bool:
+        """A class of the file without a base (`class Hyper: lr = 0.1`): never a module."""
+        key = self.flow.key_of(func) if isinstance(func, ast.Name) else None
+        bindings = self.flow.bindings.get(key, []) if key is not None else []
+        return (
+            len(bindings) == 1
+            and isinstance(bindings[0].node, ast.ClassDef)
+            and not (bindings[0].node.bases)
+        )
 
     def _since_cleared(self, step: ast.stmt) -> list[ast.stmt]:
         """The statements run before `step` since the optimizer's gradients were last
@@ -385,6 +444,33 @@ class _Check:
             and path.startswith(_LR_SCHEDULERS)
             for b in bindings
         )
+
+
+def _params_argument(call: ast.Call) -> ast.expr | None:
+    """What an optimizer construction is given as its parameters."""
+    params: ast.expr | None = call.args[0] if call.args else None
+    for keyword in call.keywords:
+        if keyword.arg == "params":
+            params = keyword.value
+    return params
+
+
+def _parameters_of(params: ast.expr | None) -> ast.Name | None:
+    """`m` of `m.parameters()`, a plain name asked with nothing."""
+    if (
+        isinstance(params, ast.Call)
+        and isinstance(params.func, ast.Attribute)
+        and params.func.attr == "parameters"
+        and isinstance(params.func.value, ast.Name)
+        and not params.args
+        and not params.keywords
+    ):
+        return params.func.value
+    return None
+
+
+def _docstring(stmt: ast.stmt) -> bool:
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
 
 
 def _origin(flow: NameFlow, key: Key) -> Key:

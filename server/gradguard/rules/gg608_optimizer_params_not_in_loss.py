@@ -9,7 +9,10 @@ computed on `fake.detach()`). The optimizer's construction is flagged.
 
 It fires only when the analysis is certain. `model` and the optimizer are plain names bound
 once (also `G, D = Generator(), Discriminator()`); `model` is built right there by a class
-that owns all its parameters (or is a deep copy), so no other object shares them; `model` is
+that owns all its parameters, from numbers or a settings object (`class Opt: lr = 2e-4`,
+never given anything else), or is a deep copy, so no other object shares them; the optimizer
+may come from a builder (`make_opt(model)` returning `torch.optim.X(net.parameters())`),
+and `model` may be returned after training by the function that built it; `model` is
 only called, moved, put in train/eval mode, deep-copied, asked for its parameters or state,
 or asked a method of its own class that stores nothing and hands itself to nothing
 (`model.init_hidden()`), never stored or aliased; the optimizer only steps (no closure),

@@ -160,7 +160,10 @@ def _built_dict(call: ast.Call, args: list[Value]) -> Value | None:
 
 def _plain(value: Value) -> bool:
     """A constructor argument that cannot bring parameters or tensors in: numbers, strings,
-    None, and tuples or lists of them."""
+    None, tuples or lists of them, and instances of classes holding only settings
+    (`gradguard.analysis.settings_classes`)."""
+    if value.kind is Kind.INSTANCE:
+        return value.instance_of is not None and value.instance_of.settings
     if value.kind is Kind.SEQUENCE and value.elements is not None:
         return all(_plain(e) for e in value.elements)
     if value.kind is Kind.OTHER:

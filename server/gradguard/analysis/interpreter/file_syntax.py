@@ -28,6 +28,7 @@ from gradguard.analysis.interpreter.call_order import callees_first
 from gradguard.analysis.interpreter.statements import is_true
 from gradguard.analysis.model import FunctionNode
 from gradguard.analysis.names import dotted
+from gradguard.analysis.settings_classes import settings_classes
 from gradguard.analysis.values import Value
 from gradguard.analysis.walk import (
     assignment_targets,
@@ -83,6 +84,7 @@ class FileSyntax:
         self._configs: dict[int, Value] | None = None
         self._class_binds: dict[str, int] | None = None
         self._settings: frozenset[str] | None = None
+        self._settings_classes: frozenset[str] | None = None
 
     def _tree_freezes(self, tree: ast.Module) -> bool:
         """Whether code of the tree may freeze a parameter (`mentions_freezing`)."""
@@ -166,6 +168,13 @@ class FileSyntax:
             if self.text is None or "dataclass" in self.text:
                 self._configs = config_instances(self.tree, self.attribute_stores())
         return self._configs
+
+    def settings_classes(self) -> frozenset[str]:
+        """The module-level classes whose instances hold only settings, by name (see
+        `gradguard.analysis.settings_classes`)."""
+        if self._settings_classes is None:
+            self._settings_classes = settings_classes(self.tree)
+        return self._settings_classes
 
     def mentions_attribute(self, name: str) -> bool:
         """Whether any expression of the file reads, calls or stores `.name`

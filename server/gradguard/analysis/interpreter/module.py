@@ -346,7 +346,10 @@ class ModuleInterpreter:
                 if base_info is not None:
                     is_module = is_module or base_info.is_module
                     lightning = lightning or base_info.lightning
-        info = ClassInfo(node=node, is_module=is_module, lightning=lightning)
+        settings = (
+            node.name in self.syntax.settings_classes() and self.class_named(node.name) is node
+        )
+        info = ClassInfo(node=node, is_module=is_module, lightning=lightning, settings=settings)
         info.constants.update(self._class_constants(node))
         self.classes[key] = info
         if self.collecting_globals:

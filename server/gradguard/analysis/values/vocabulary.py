@@ -182,6 +182,9 @@ class ClassInfo:
     # Literals the class body binds that nothing else may change (`class cfg: bins = 16`),
     # readable on the class and its instances.
     constants: dict[str, Value] = field(default_factory=dict, compare=False, hash=False)
+    # Its instances hold only settings, never a tensor or a module (`class Opt: lr = 2e-4`;
+    # see `gradguard.analysis.settings_classes`).
+    settings: bool = False
 
 
 @dataclass(frozen=True)
