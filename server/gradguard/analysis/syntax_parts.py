@@ -25,7 +25,8 @@ from gradguard.analysis.model import FunctionNode
 @dataclass(frozen=True)
 class EditedPart:
     """The edited function: its old definition (a copy holding the old fields), the
-    definition node now holding the new code, both texts, and the last analysis's facts."""
+    definition node now holding the new code, both texts, and the definitions nested in
+    it, old and new, paired."""
 
     old: FunctionNode
     new: FunctionNode
