@@ -380,3 +380,94 @@ def test_a_torch_module_method_of_the_same_name_is_not_a_call_of_the_method(
     train = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "train")
     facts = learn_caller_facts(tree, source).get(id(train))
     assert (facts is not None and facts.parameters["module"].kind is Kind.MODULE) is learns
+
+
+@pytest.mark.parametrize(
+    ("body", "learns"),
+    [
+        ("g = torch.autograd.grad(model, logits)", True),  # an imported module's function
+        ("n = np.linalg.norm(logits)", True),
+        ("s = torch.nn.utils.clip_grad_norm_(model, 1.0)", True),
+        ("table = {}; table.rows.insert(logits)", False),  # a local object's attribute chain
+        ("t = threading.Thread(target=work, args=(model, 2))", True),  # a thread's target
+        ("t = threading.Thread(target=work, kwargs={'data': logits})", True),
+        ("t = threading.Thread(target=work, args=(1, 2))", False),
+    ],
+)
+def test_a_parameter_handed_to_an_imported_module_makes_it_learn(body: str, learns: bool) -> None:
+    """`torch.autograd.grad(loss, params)` or `np.linalg.norm(x)` in a function whose
+    parameters come from its callers: what the callers pass (gradients without a graph, a
+    tensor that requires grad) decides a finding at that call. So does a thread started on
+    a parameter (`Thread(target=work, args=(model,))` calls `work(model)`)."""
+    (function,) = ast.parse(f"def f(model, logits):\n    {body}\n").body
+    assert isinstance(function, ast.FunctionDef)
+    assert may_learn(function) is learns
+
+
+_THREADED = """
+import threading
+import torch
+from torch import nn
+
+def work(model, steps, data=None):
+    model(data).sum().backward()
+
+class Runner:
+    def _loop(self, model):
+        model(torch.randn(2, 3)).sum().backward()
+
+    def start(self, model):
+        threading.Thread(target=self._loop, args=(model,)).start()
+
+net = nn.Linear(3, 1)
+with torch.no_grad():
+    threading.Thread(target=work, args=(net, 2), kwargs={"data": torch.randn(2, 3)}).start()
+Runner().start(net)
+"""
+
+
+def test_a_thread_calls_its_target_with_grad_on() -> None:
+    """`Thread(target=work, args=(net, 2), kwargs={...})` calls `work(net, 2, data=...)` in
+    a new thread, which starts with grad on whatever the mode it was started under (grad
+    mode is thread-local); a method target (`target=self._loop`) is called bound."""
+    tree = ast.parse(_THREADED)
+    functions = {n.name: n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
+    facts = learn_caller_facts(tree, _THREADED)
+    work = facts[id(functions["work"])]
+    assert work.grad_enabled is True
+    assert work.parameters["model"].kind is Kind.MODULE
+    assert work.parameters["steps"].kind is Kind.SCALAR
+    assert work.parameters["data"].kind is Kind.TENSOR
+    loop = facts[id(functions["_loop"])]
+    assert loop.parameters["model"].kind is Kind.MODULE
+
+
+@pytest.mark.parametrize(
+    "start",
+    [
+        "Thread(target=work, args=(net, 2))",  # a `Thread` the file defines itself
+        "threading.Thread(target=work, args=args)",  # arguments not known one by one
+        "threading.Thread(target=work, args=(net,))",  # a TypeError in the thread
+    ],
+)
+def test_a_thread_of_unknown_arguments_teaches_nothing(start: str) -> None:
+    source = textwrap.dedent(
+        f"""
+        import threading
+        from torch import nn
+
+        class Thread:
+            def __init__(self, target, args):
+                self.run = lambda: target(*args)
+
+        def work(model, steps):
+            model.train()
+
+        net = nn.Linear(3, 1)
+        args = (net, 2)
+        {start}
+        """
+    )
+    tree = ast.parse(source)
+    work = next(n for n in tree.body if isinstance(n, ast.FunctionDef))
+    assert id(work) not in learn_caller_facts(tree, source)

@@ -239,3 +239,35 @@ def test_a_name_defined_once_is_what_its_calls_run() -> None:
     assert context.defined_once("step") is None  # two definitions: which one runs is unknown
     assert context.defined_once("missing") is None
     assert context.defined_once(None) is None
+
+
+def test_a_thread_target_starts_with_grad_on() -> None:
+    """Grad mode is thread-local: the target of a thread started under `torch.no_grad()`
+    runs with recording on. A `Thread` the file defines itself may call its target in the
+    caller's mode."""
+    context, functions = _context(
+        """
+        import threading
+        import torch
+        def work(x):
+            pass
+        def main():
+            with torch.no_grad():
+                threading.Thread(target=work, args=(1,)).start()
+        main()
+        """
+    )
+    assert context.entered_with_grad_on(functions["work"])
+    own, own_functions = _context(
+        """
+        import torch
+        class Thread:
+            def __init__(self, target):
+                target()
+        def work():
+            pass
+        with torch.no_grad():
+            Thread(target=work)
+        """
+    )
+    assert not own.entered_with_grad_on(own_functions["work"])

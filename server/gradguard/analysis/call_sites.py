@@ -7,8 +7,10 @@ leaving it out passes its default, where `interpreter.defaults` knows it). That 
 only sound when the file shows *every* call, so a function qualifies only when:
 
 * its name is defined once in the file, by this `def`, and bound nowhere else;
-* every mention of it is the callee of a call (it is never passed, stored or decorated by
-  anything but a grad-mode decorator), and a method is never overridden;
+* every mention of it is the callee of a call, or the target of a thread
+  (`threading.Thread(target=f, args=(a,))` calls `f(a)`, see `threads`), so it is never
+  passed, stored or decorated by anything but a grad-mode decorator, and a method is never
+  overridden;
 * each of those calls was interpreted and its arguments mapped to parameters, which the
   interpreter reports with `CallSites.note`. `*xs` maps only into a `*args` parameter;
   `**d` of a dict whose every key is known passes those keys, and of any other dict leaves
@@ -35,8 +37,15 @@ from dataclasses import dataclass, field
 
 from gradguard.analysis.libraries import PLOTTING_METHODS
 from gradguard.analysis.mappings import exact_keys, mapping_of, pairs_of
-from gradguard.analysis.names import attribute_root, callee_name, paired, parameter_names
+from gradguard.analysis.names import (
+    attribute_root,
+    callee_name,
+    local_binding_counts,
+    paired,
+    parameter_names,
+)
 from gradguard.analysis.node_cache import cached_by_node
+from gradguard.analysis.threads import target_call
 from gradguard.analysis.torch_api import NUMPY_CONVERTS, uncast
 from gradguard.analysis.values import (
     UNKNOWN,
@@ -136,11 +145,15 @@ class CallSites:
         defaults: Mapping[str, Value],
         *,
         is_method: bool,
+        binding: ast.Call | None = None,
     ) -> None:
         """Record one interpretation of `call`, whose evaluated arguments are `args`
         (positional values first, then keyword values, as the interpreter evaluates them);
-        `defaults` holds what a parameter the call leaves out holds, where known."""
-        mapped = _map_arguments(function, call, args, defaults, skip_self=is_method)
+        `defaults` holds what a parameter the call leaves out holds, where known. `binding`
+        is the call as it binds the parameters when that is not `call` itself (the call of
+        a thread's target, `threads.target_call`)."""
+        bound = binding if binding is not None else call
+        mapped = _map_arguments(function, bound, args, defaults, skip_self=is_method)
         self.renote(Note(function, call, grad_enabled, grad_off, mapped))
 
     def renote(self, note: Note) -> None:
@@ -213,7 +226,7 @@ def candidates(tree: ast.Module) -> dict[int, Candidate]:
         for node, owner in methods:
             # A call whose arguments cannot bind to the method's parameters is another
             # method of that name (`model.train()` beside `Trainer.train(self, model)`).
-            calls = frozenset(c for c in named if _may_bind(node, survey.calls[c]))
+            calls = frozenset(c for c in named if _may_bind(node, survey.binding(c)))
             if calls and _qualifies(node, owner, subclassed):
                 siblings = frozenset(id(other) for other, _ in methods if other is not node)
                 learns = may_learn(node, skip_self=True)
@@ -352,6 +365,12 @@ class _Survey:
     names: _Mentions = field(default_factory=_Mentions)
     attributes: _Mentions = field(default_factory=_Mentions)
     calls: dict[int, ast.Call] = field(default_factory=dict)  # every call, by id()
+    # id() of a `Thread(target=f, ...)` call -> the call of `f` it makes (`threads`).
+    bindings: dict[int, ast.Call] = field(default_factory=dict)
+
+    def binding(self, key: int) -> ast.Call:
+        """The call, by id(), as it binds its callee's parameters."""
+        return self.bindings.get(key) or self.calls[key]
 
     def visit(self, tree: ast.Module) -> None:
         """Record every node of `tree` it reads (`_VISITED`), in the order of the module's
@@ -401,6 +420,23 @@ class _Survey:
             elif type(callee) is ast.Attribute:
                 self.attributes.calls.setdefault(callee.attr, set()).add(id(node))
                 callees.add(id(callee))
+            made = target_call(node)
+            if made is not None:
+                self._thread_target(node, made, callees)
+
+    def _thread_target(self, call: ast.Call, made: ast.Call, callees: set[int]) -> None:
+        """`Thread(target=f, args=(x,))`: a call of `f` (`made`, `threads.target_call`),
+        recorded under the id() of the `Thread` call; a target that is no name nor
+        attribute stays another mention."""
+        target = made.func
+        if type(target) is ast.Name:
+            self.names.calls.setdefault(target.id, set()).add(id(call))
+        elif type(target) is ast.Attribute:
+            self.attributes.calls.setdefault(target.attr, set()).add(id(call))
+        else:
+            return
+        callees.add(id(target))
+        self.bindings[id(call)] = made
 
     @staticmethod
     def _own_methods(cls: ast.ClassDef, owners: dict[int, ast.ClassDef]) -> None:
@@ -437,8 +473,9 @@ def may_learn(node: FunctionNode, *, skip_self: bool = False) -> bool:
 def _may_learn(node: FunctionNode, *, skip_self: bool) -> bool:
     """True when the function calls a parameter (`model(x)`) or a telling method of one
     (`optimizer.step()`, `loss.backward()`), adds one to a total, iterates one or hands one
-    on to a function: only then can facts from its callers matter to a rule (learning them
-    costs an extra pass)."""
+    on to a function (`helper(x)`, `self.criterion(out, y)`, an imported module's
+    `torch.autograd.grad(loss, params)`, a thread's target): only then can facts from its
+    callers matter to a rule (learning them costs an extra pass)."""
     names = parameter_names(node)
     parameters = set(names[1:] if skip_self else names)
     vararg = node.args.vararg.arg if node.args.vararg is not None else None
@@ -450,6 +487,7 @@ def _may_learn(node: FunctionNode, *, skip_self: bool) -> bool:
         return True
     if not parameters:
         return False
+    local = local_binding_counts(node)
     for child in walk(node):
         if isinstance(child, ast.Call):
             func = child.func
@@ -459,8 +497,12 @@ def _may_learn(node: FunctionNode, *, skip_self: bool) -> bool:
                 kw.arg is None and _mentions_parameter(kw.value, parameters)
                 for kw in child.keywords
             )
-            if hands_on and (isinstance(func, ast.Name) or _named_callee(func)):
+            if hands_on and (
+                isinstance(func, ast.Name) or _named_callee(func) or _global_callee(func, local)
+            ):
                 return True  # handed on to another function, which may need it
+            if _handed_to_thread(child, parameters):
+                return True  # `Thread(target=work, args=(model,))`: a call of `work`
             if _sizes_batches(child, parameters):
                 return True  # `DataLoader(data, batch_size=args.batch_size)`
             if hands_on and isinstance(func, ast.Attribute) and func.attr in _CONVERTING:
@@ -562,6 +604,27 @@ def _named_callee(func: ast.expr) -> bool:
     module kept on `self`, a function of an imported module), whose facts about what it is
     given (a loss and its input's activation) depend on the argument."""
     return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+
+
+def _handed_to_thread(call: ast.Call, parameters: set[str]) -> bool:
+    """`Thread(target=work, args=(model,), kwargs={"data": data})` handing a parameter on to
+    the thread's target (`threads.target_call`)."""
+    made = target_call(call)
+    if made is None:
+        return False
+    given = [*made.args, *(kw.value for kw in made.keywords)]
+    return any(_mentions_parameter(arg, parameters) for arg in given)
+
+
+def _global_callee(func: ast.expr, local: Mapping[str, int]) -> bool:
+    """`torch.autograd.grad`, `np.linalg.norm`: a callee reached through attributes of a
+    name the function does not bind (an imported module), whose facts about what it is
+    given (a gradient without a graph, an array of a tensor that requires grad) depend on
+    the argument."""
+    root = func
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    return root is not func and isinstance(root, ast.Name) and root.id not in local
 
 
 def kept_on_self(node: ast.AST, me: str, parameters: set[str]) -> bool:

@@ -58,6 +58,7 @@ from gradguard.analysis.call_sites import (
 from gradguard.analysis.config_objects import constant_value
 from gradguard.analysis.name_flow import NameFlow
 from gradguard.analysis.names import binding_counts, parameter_names
+from gradguard.analysis.threads import as_call_of
 from gradguard.analysis.values import UNKNOWN, Grad, Kind, Loss, LossKind, Value, evolve
 from gradguard.analysis.walk import module_nodes, module_nodes_of, module_parents
 
@@ -197,7 +198,7 @@ def _always_empty(
     if expr.id not in parameter_names(function) or _rebinds(function, expr.id):
         return False
     for call_id in candidate.calls:
-        passed = _passed(function, calls[call_id], expr.id)
+        passed = _passed(function, as_call_of(function.name, calls[call_id]), expr.id)
         if passed is None or not _always_empty(passed, parents, found, calls, depth - 1):
             return False
     return True

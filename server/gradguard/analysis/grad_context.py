@@ -7,7 +7,9 @@ tensor used in a graph) need more: every call of the function in this file must 
 recording on. Everything here is syntactic and conservative: a reference to the function
 that is not a plain call (a callback, `functools.partial`), a caller inside any grad-mode
 `with` block or decorator, or a caller that switches modes with `set_grad_enabled` makes the
-answer "unknown", and unknown is never "on".
+answer "unknown", and unknown is never "on". The target of a `threading.Thread` is called
+by the new thread, which starts with recording on whatever the mode of its starter
+(`gradguard.analysis.threads`).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from functools import cached_property
 
 from gradguard.analysis.events import Event, ForwardCall, ModuleModeCall
 from gradguard.analysis.model import FunctionNode
+from gradguard.analysis.threads import thread_target
 from gradguard.analysis.values.vocabulary import ModuleRef
 from gradguard.analysis.walk import module_nodes_of, module_parents, own_nodes
 
@@ -135,8 +138,10 @@ class GradContext:
         owner = self.parents.get(id(function))
         calls: list[ast.Call] = []
         for reference in self.references.get(name, []):
-            parent = self.parents.get(id(reference))
-            if not (isinstance(parent, ast.Call) and parent.func is reference):
+            parent = self.thread_of(reference) or self.parents.get(id(reference))
+            if not isinstance(parent, ast.Call):
+                return None
+            if parent.func is not reference and thread_target(parent) is not reference:
                 return None
             module = self.receivers.get(id(parent))
             if (
@@ -147,6 +152,18 @@ class GradContext:
                 continue
             calls.append(parent)
         return calls
+
+    def thread_of(self, reference: ast.expr) -> ast.Call | None:
+        """The `threading.Thread(target=reference, ...)` call starting a thread that runs
+        `reference` (see `gradguard.analysis.threads`), when the file defines no `Thread`
+        of its own; None for any other mention."""
+        keyword = self.parents.get(id(reference))
+        call = self.parents.get(id(keyword)) if isinstance(keyword, ast.keyword) else None
+        if not isinstance(call, ast.Call) or thread_target(call) is not reference:
+            return None
+        if "Thread" in self.functions or "Thread" in self.classes:
+            return None
+        return call
 
     def _may_be_instance(self, module: ModuleRef, owner: ast.ClassDef) -> bool:
         """Whether a module may be an instance of `owner`, a class of the file: unless the
@@ -190,6 +207,8 @@ class GradContext:
         if not sites:
             return False  # passed as a callback, or rebound: who calls it is unknown
         for call in sites:
+            if thread_target(call) is not None and function.name != "Thread":
+                continue  # a new thread starts with grad on, whatever its starter's mode
             if self.in_mode_region(call):
                 return False
             caller = self.enclosing_function(call)

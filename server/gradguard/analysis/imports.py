@@ -33,7 +33,8 @@ class Binding:
 
 # Packages whose names resolve to qualified paths: torch, numpy (whose functions turn a
 # tensor that requires grad into an array, see `torch_api.NUMPY_CONVERTS`), and the
-# libraries of `gradguard.analysis.libraries` (models, plotting, metrics).
+# libraries of `gradguard.analysis.libraries` (models, plotting, metrics), and `threading`
+# (a thread's target is called with grad on, see `gradguard.analysis.threads`).
 _LIBRARIES = frozenset(
     {
         "torch",
@@ -52,6 +53,7 @@ _LIBRARIES = frozenset(
         "math",
         "itertools",
         "tqdm",
+        "threading",
     }
 )
 

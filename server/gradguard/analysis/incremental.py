@@ -1034,6 +1034,9 @@ def _candidates_moved(
         _call_shape(a) != _call_shape(b) for a, b in zip(old_calls, new_calls, strict=True)
     ):
         return None
+    old_bound = [_call_shape(b) for b in before.bindings.values()]
+    if old_bound != [_call_shape(b) for b in after.bindings.values()]:
+        return None  # a thread's target, or what it is given, changed
     if any(
         may_learn(graft.old, skip_self=s) != may_learn(graft.new, skip_self=s)
         for s in (False, True)

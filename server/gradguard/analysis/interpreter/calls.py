@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping
 from functools import reduce
 from typing import TYPE_CHECKING
 
-from gradguard.analysis import activations, dtypes, graph_inputs, libraries, shapes
+from gradguard.analysis import activations, dtypes, graph_inputs, libraries, shapes, threads
 from gradguard.analysis import backpropagated as backprop
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
@@ -250,6 +250,8 @@ class CallEvaluator(TorchCalls):
             return self._items_wrapped(call)
         if qualified == "copy.deepcopy":
             return self._deep_copy(call)
+        if qualified == threads.THREAD:
+            return self._thread(call)
         if qualified is not None and (built := libraries.library_model(qualified, call)):
             self.arguments(call)
             return Value(kind=Kind.MODULE, module=ModuleRef(built.builder, kind=built.kind))
@@ -293,6 +295,45 @@ class CallEvaluator(TorchCalls):
         if original.kind is not Kind.MODULE or original.module is None:
             return UNKNOWN
         return Value(kind=Kind.MODULE, module=original.module, frozen=original.frozen)
+
+    def _thread(self, call: ast.Call) -> Value:
+        """`threading.Thread(target=f, args=(a, b))`: a call of `f(a, b)` made in a new
+        thread, so with grad on whatever this code's mode (`gradguard.analysis.threads`);
+        noted for the call sites of `f`, when `f` is a function or method of the file. The
+        thread itself is no tensor nor module."""
+        made = threads.target_call(call)
+        if made is None:
+            self.arguments(call)
+            return Value(kind=Kind.OTHER)
+        for arg in call.args:
+            self.eval(arg)
+        for kw in call.keywords:
+            if kw.arg not in ("target", "args", "kwargs"):
+                self.eval(kw.value)
+        args = self.arguments(made)
+        target = self._thread_target(made.func)
+        if target is not None:
+            function, bound = target
+            defaults = self.module.default_values(function)
+            self.module.call_sites.note(
+                function, call, args, True, None, defaults, is_method=bound, binding=made
+            )
+        return Value(kind=Kind.OTHER)
+
+    def _thread_target(self, func: ast.expr) -> tuple[FunctionNode, bool] | None:
+        """The function of the file a thread runs (`target=train`, `target=self.worker`),
+        and whether it is bound to `self`; None when it is not known."""
+        key = dotted(func)
+        if isinstance(func, ast.Attribute) and not (self.env is not None and key in self.env):
+            receiver = self.eval(func.value)
+            method = _local_method(receiver, func.attr, self.module.owner_of)
+            if method is None or receiver.kind is Kind.CLASS:
+                return None
+            return method, not is_staticmethod(method)
+        callee = self.eval(func)
+        if callee.kind is Kind.FUNCTION and callee.function is not None:
+            return callee.function, False
+        return None
 
     def _is_builtin(self, name: str) -> bool:
         if self.env is not None and name in self.env:
