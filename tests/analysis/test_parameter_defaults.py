@@ -13,7 +13,7 @@ import pytest
 from gradguard.analysis.events import LossInput
 from gradguard.analysis.interpreter.statements import FunctionInterpreter
 from gradguard.analysis.model import analyse_module
-from gradguard.analysis.values import Value
+from gradguard.analysis.values import Grad, Value
 from tests.analysis.test_value_facets import PRELUDE, fact_at
 
 TRAINER = """
@@ -194,3 +194,46 @@ def test_a_run_for_one_call_binds_a_constructor_default() -> None:
 )
 def test_a_run_for_one_call_keeps_what_it_passes_or_unknown(default: str, passed: str) -> None:
     assert _losses_in_context(default, passed) == []
+
+
+# A tuple of literals (`sizes=(1, 2)`) is immutable: every call leaving it out iterates over
+# the same numbers, so pooling a tensor without history by each keeps it without history.
+POOLS = """
+def pooled(img, sizes={default}):
+    total = 0.0
+    for k in sizes:
+        part = F.avg_pool2d(img, k)  # <- part
+        total = total + part.mean()
+    return total
+base = torch.rand(1, 3, 8, 8)
+out = pooled(base{passed})
+"""
+
+
+@pytest.mark.parametrize("default", ["(1, 2)", "(2,)", "((2, 2), (4, 4))"])
+def test_a_left_out_tuple_of_literals_holds_those_numbers(
+    default: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    value = fact_at(POOLS.format(default=default, passed=""), monkeypatch)
+    assert value.grad is Grad.UNTRACKED
+
+
+@pytest.mark.parametrize(
+    ("default", "passed"),
+    [
+        # A list may have been changed by an earlier call (`sizes.append(w)`).
+        ("[1, 2]", ""),
+        # A name, or a tuple holding one: whatever it held when the `def` ran.
+        ("SIZES", ""),
+        ("(1, WIDTH)", ""),
+        ("(1, torch.ones(1, requires_grad=True))", ""),
+        # The call passes its own sizes, whose elements are not known.
+        ("(1, 2)", ", sizes=json.loads(TEXT)"),
+    ],
+)
+def test_a_tuple_with_other_elements_or_passed_over_says_nothing(
+    default: str, passed: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    prelude = "import json\nSIZES = (1, 2)\nWIDTH = 2\nTEXT = input()\n"
+    snippet = prelude + POOLS.format(default=default, passed=passed)
+    assert fact_at(snippet, monkeypatch).grad is Grad.UNKNOWN

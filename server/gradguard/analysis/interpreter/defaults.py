@@ -6,6 +6,10 @@ object. So a default is known when its expression means the same thing whenever 
 runs:
 
 * a literal (`return_tensor=True`, `reduction="mean"`);
+* a tuple display of literals, nested or not (`scales=(1, 2)`, `betas=(0.9, 0.999)`,
+  `pad=((0, 1), (0, 1))`): a tuple cannot change, so every call leaving the parameter out
+  sees those very elements (a list display can: a call may append to it, and the next
+  call sees that, so it stays unknown);
 * a torch.nn class called with literal arguments only (`loss_func=nn.CrossEntropyLoss()`,
   `act=nn.ReLU(inplace=True)`), its name resolved through the imports of the enclosing
   scope: the module it builds is of that class whatever runs before. The value is the one
@@ -43,11 +47,12 @@ def default_values(module: ModuleInterpreter, node: FunctionNode) -> dict[str, V
         if enclosing is None:
             owner = module.parent_scope.get(id(node), module.tree)
             enclosing = module.scope_of(owner)
-        if not _torch_module_built(default, enclosing):
+        literals = _literal_tuple(default)
+        if not literals and not _torch_module_built(default, enclosing):
             continue
         scratch = FunctionInterpreter(module, enclosing, None, record=False)
         value = scratch.eval(default)
-        if value.kind is Kind.MODULE:
+        if literals or value.kind is Kind.MODULE:
             known[name] = value
     return known
 
@@ -73,3 +78,10 @@ def _literal(expr: ast.expr) -> bool:
     if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub):
         expr = expr.operand
     return isinstance(expr, ast.Constant)
+
+
+def _literal_tuple(expr: ast.expr) -> bool:
+    """A tuple display whose every element is a literal (`_literal`) or such a tuple."""
+    return isinstance(expr, ast.Tuple) and all(
+        _literal(element) or _literal_tuple(element) for element in expr.elts
+    )
