@@ -471,3 +471,61 @@ def test_a_thread_of_unknown_arguments_teaches_nothing(start: str) -> None:
     tree = ast.parse(source)
     work = next(n for n in tree.body if isinstance(n, ast.FunctionDef))
     assert id(work) not in learn_caller_facts(tree, source)
+_ON_A_BASE = """
+{base}
+
+class Runner({base_name}):
+    def run(self, batches):
+        with torch.no_grad():
+            for x in batches:
+                self.fit_one(net, x)
+
+    def fit_one(self, model, x):
+        model(x).sum().backward()
+
+Runner().run([torch.randn(2, 3)])
+"""
+
+
+@pytest.mark.parametrize(
+    ("base", "base_name", "learns"),
+    [
+        ("class Base:\n    def close(self):\n        pass", "Base", True),
+        ("class Base(object):\n    pass", "Base", True),
+        # An override: the base's own code calling `self.fit_one` would run it unseen.
+        ("class Base:\n    def fit_one(self, model, x):\n        pass", "Base", False),
+        # Two levels of the file's own classes, the lowest on nn.Module.
+        ("class Root(nn.Module):\n    pass\nclass Base(Root):\n    pass", "Base", True),
+        # A base of the file on a framework class: the framework may call `fit_one`.
+        ("import lightning\nclass Base(lightning.LightningModule):\n    pass", "Base", False),
+        ("from engine import Base", "Base", False),
+        # A metaclass or a class decorator may wrap the methods.
+        ("class Base(metaclass=Registry):\n    pass", "Base", False),
+        ("@register\nclass Base:\n    pass", "Base", False),
+        # Two classes of the name: which one is the base is a matter of scopes.
+        (
+            "def a():\n    class Base:\n        pass\n    return Base\n"
+            "def b():\n    class Base(Engine):\n        pass\n    return Base",
+            "Base",
+            False,
+        ),
+    ],
+)
+def test_a_method_on_a_plain_base_of_the_file_learns_from_calls(
+    base: str, base_name: str, learns: bool
+) -> None:
+    """A class built on a plain class of the file (itself on `object` or `nn.Module`) is
+    as plain as one on `object`: only the file's code calls its methods, so `fit_one`
+    learns its callers' arguments and grad mode (here: every call under no_grad)."""
+    source = PRELUDE + _ON_A_BASE.format(base=base, base_name=base_name)
+    tree = ast.parse(source)
+    method = next(
+        n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "fit_one"
+    )
+    facts = learn_caller_facts(tree, source).get(id(method))
+    if not learns:
+        assert facts is None
+        return
+    assert facts is not None
+    assert facts.grad_enabled is False
+    assert facts.parameters["model"].kind is Kind.MODULE

@@ -18,8 +18,10 @@ only sound when the file shows *every* call, so a function qualifies only when:
   parameter holds the dict of the keywords no other parameter takes.
 
 Methods qualify the same way through their attribute name, when their class has no base but
-`object` or `nn.Module` (framework hooks such as Lightning's `training_step` are called by
-code the file does not show) and no subclass in the file. A call of the attribute name whose
+`object`, `nn.Module` or classes of the file that are such classes themselves (framework
+hooks such as Lightning's `training_step` are called by code the file does not show), no
+subclass in the file, and the method overrides no method of those bases (their code's
+`self.<name>()` would run it). A call of the attribute name whose
 arguments cannot bind to the method's parameters is not one of its calls (`model.train()`
 beside `Trainer.train(self, model, loader)`: run, it would raise TypeError). `forward` and
 dunder methods never qualify: `__call__` and the runtime call them.
@@ -209,6 +211,7 @@ def candidates(tree: ast.Module) -> dict[int, Candidate]:
     names, attributes = survey.names, survey.attributes
     class_names = {cls.name for cls in survey.classes}
     subclassed = {_base_name(base) for cls in survey.classes for base in cls.bases}
+    plain = plain_classes(survey.classes)
     found: dict[int, Candidate] = {}
     for name, entries in survey.defs.items():
         if name in class_names:
@@ -216,7 +219,7 @@ def candidates(tree: ast.Module) -> dict[int, Candidate]:
         functions = [node for node, owner in entries if owner is None]
         if len(functions) == 1 and name not in names.other:
             calls = frozenset(names.calls.get(name, set()))
-            if calls and _qualifies(functions[0], None, subclassed):
+            if calls and _qualifies(functions[0], None, subclassed, plain):
                 learns = may_learn(functions[0])
                 found[id(functions[0])] = Candidate(functions[0], False, calls, frozenset(), learns)
         methods = [(node, owner) for node, owner in entries if owner is not None]
@@ -227,12 +230,12 @@ def candidates(tree: ast.Module) -> dict[int, Candidate]:
             # A call whose arguments cannot bind to the method's parameters is another
             # method of that name (`model.train()` beside `Trainer.train(self, model)`).
             calls = frozenset(c for c in named if _may_bind(node, survey.binding(c)))
-            if calls and _qualifies(node, owner, subclassed):
+            if calls and _qualifies(node, owner, subclassed, plain):
                 siblings = frozenset(id(other) for other, _ in methods if other is not node)
                 learns = may_learn(node, skip_self=True)
                 found[id(node)] = Candidate(node, True, calls, siblings, learns)
     for cls in survey.classes:
-        init = _constructor_candidate(cls, survey, subclassed)
+        init = _constructor_candidate(cls, survey, subclassed, plain)
         if init is not None:
             found[id(init.node)] = init
     return found
@@ -263,17 +266,25 @@ def _may_bind(method: FunctionNode, call: ast.Call) -> bool:
     return all(a.arg in given for a in required) and all(k in named for k in required_kw)
 
 
-def _qualifies(node: FunctionNode, owner: ast.ClassDef | None, subclassed: set[str]) -> bool:
+def _qualifies(
+    node: FunctionNode,
+    owner: ast.ClassDef | None,
+    subclassed: set[str],
+    plain: Mapping[str, ast.ClassDef],
+) -> bool:
     """A function (`owner` None) or a method of `owner` whose every call the file may show
-    (see the module docs). Whatever its parameters, it learns the grad mode its calls run
-    it under; `may_learn` tells whether it learns its parameters too."""
+    (see the module docs); `plain` holds the classes of the file such a method's class may
+    be built on, and the method overrides none of theirs (their code's `self.<name>()`
+    would run it where the analysis reads a call of their own). Whatever its parameters, it
+    learns the grad mode its calls run it under; `may_learn` tells whether it learns its
+    parameters too."""
     if not transparent_decorators(node):
         return False
     if owner is not None:
         name = node.name
         if name.startswith("__") or name == "forward" or owner.name in subclassed:
             return False
-        if not all(_base_name(base) in _PLAIN_BASES for base in owner.bases):
+        if not _on_plain_bases(owner, plain) or _overrides(node.name, owner, plain):
             return False
         if any(
             isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod")
@@ -284,7 +295,7 @@ def _qualifies(node: FunctionNode, owner: ast.ClassDef | None, subclassed: set[s
 
 
 def _constructor_candidate(
-    cls: ast.ClassDef, survey: _Survey, subclassed: set[str]
+    cls: ast.ClassDef, survey: _Survey, subclassed: set[str], plain: Mapping[str, ast.ClassDef]
 ) -> Candidate | None:
     """The `__init__` of a class whose every mention in the file is a call (`Trainer(model,
     opt)`), not subclassed, with plain bases and one definition, that keeps one of its
@@ -295,7 +306,7 @@ def _constructor_candidate(
         return None
     if len(survey.defs.get(name, [])) != 0 or sum(c.name == name for c in survey.classes) != 1:
         return None
-    if cls.decorator_list or not all(_base_name(base) in _PLAIN_BASES for base in cls.bases):
+    if cls.decorator_list or not _on_plain_bases(cls, plain):
         return None
     inits = [
         s
@@ -653,6 +664,54 @@ def _changes_in_place(node: ast.Assign | ast.AugAssign, parameters: set[str]) ->
             continue
         if isinstance(target, ast.Name) and target.id in parameters:
             return True
+    return False
+
+
+def plain_classes(classes: list[ast.ClassDef]) -> dict[str, ast.ClassDef]:
+    """The file's classes that only the file's own code calls into, like a class based on
+    `object` or `nn.Module`, by name: each defined once, undecorated, without class
+    keywords (a metaclass may wrap methods), on bases that are `object`, `nn.Module` or such
+    classes themselves (`class Predictor(BasePredictor)` with `class BasePredictor:` in the
+    file). A base from elsewhere (a framework class) may call methods the file never calls."""
+    counts: dict[str, int] = {}
+    for cls in classes:
+        counts[cls.name] = counts.get(cls.name, 0) + 1
+    pending = [
+        cls
+        for cls in classes
+        if counts[cls.name] == 1 and not cls.decorator_list and not cls.keywords
+    ]
+    found: dict[str, ast.ClassDef] = {}
+    grew = True
+    while grew:  # each round admits the classes whose bases the earlier rounds admitted
+        grew = False
+        for cls in pending:
+            if cls.name not in found and _on_plain_bases(cls, found):
+                found[cls.name] = cls
+                grew = True
+    return found
+
+
+def _on_plain_bases(cls: ast.ClassDef, plain: Mapping[str, ast.ClassDef]) -> bool:
+    """Whether every base of `cls` is `object`, `nn.Module` or one of the `plain` classes."""
+    return all(_base_name(b) in _PLAIN_BASES or _base_name(b) in plain for b in cls.bases)
+
+
+def _overrides(name: str, cls: ast.ClassDef, plain: Mapping[str, ast.ClassDef]) -> bool:
+    """Whether a class of the file that `cls` is built on defines a method `name`."""
+    seen: set[str] = set()
+    pending = [_base_name(b) for b in cls.bases]
+    while pending:
+        base = plain.get(pending.pop())
+        if base is None or base.name in seen:
+            continue
+        seen.add(base.name)
+        if any(
+            isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef) and s.name == name
+            for s in base.body
+        ):
+            return True
+        pending.extend(_base_name(b) for b in base.bases)
     return False
 
 
