@@ -198,6 +198,10 @@ OBJECT_JOINS = [
     ("two classes", ObjectFacts(instance_of=NET), ObjectFacts(instance_of=OTHER_NET), NO_OBJECT),
     ("the same flag", ObjectFacts(const=True), ObjectFacts(const=True), ObjectFacts(const=True)),
     ("1 is not True", ObjectFacts(const=1), ObjectFacts(const=True), NO_OBJECT),
+    # The modules a loop binds in turn, kept apart only when both paths agree.
+    ("the same alternatives", ObjectFacts(alternatives=(TRACKED,)),
+     ObjectFacts(alternatives=(TRACKED,)), ObjectFacts(alternatives=(TRACKED,))),
+    ("other alternatives", ObjectFacts(alternatives=(TRACKED,)), ObjectFacts(), NO_OBJECT),
     ("two numbers", ObjectFacts(const=1), ObjectFacts(const=2), NO_OBJECT),
 ]  # fmt: skip
 
@@ -428,6 +432,7 @@ FLAT_FACTS: list[tuple[str, str, object]] = [
     ("function", "object_facts", FUNCTION),
     ("instance_of", "object_facts", NET),
     ("const", "object_facts", 0),
+    ("alternatives", "object_facts", (TRACKED,)),
     ("frozen", "parameter_facts", FREEZE),
     ("optimizes", "parameter_facts", OPTIMIZES),
     ("elements", "structure", ()),

@@ -468,7 +468,7 @@ _TELLING_METHODS = frozenset(
     "backward step zero_grad eval train parameters named_parameters forward item numpy "
     "detach append requires_grad_ cpu cuda to max min argmax argmin sort topk float long "
     "int sum mean view reshape squeeze unsqueeze softmax log_softmax masked_fill "
-    "masked_fill_ clone gather".split()
+    "masked_fill_ clone gather modules named_modules children named_children".split()
 )
 
 

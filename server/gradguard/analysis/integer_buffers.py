@@ -19,6 +19,8 @@ _KEEPING = (api.MODULE_SELF_METHODS | api.MODULE_INFO_METHODS | {"forward", "eva
     "register_buffer",
 }
 _COUNTER = "num_batches_tracked"
+# Builtins that only read what they are given (`isinstance(m, nn.BatchNorm2d)`).
+_READING = frozenset({"isinstance", "type", "id", "len", "print", "repr", "str", "hasattr"})
 
 
 def counter_kept(scope: ast.AST, receiver: ast.expr) -> bool:
@@ -47,6 +49,8 @@ def _changed_roots(scope: ast.AST) -> frozenset[str]:
 def _call_roots(call: ast.Call) -> set[str]:
     """What `call` may change: what it is handed (`convert(bn)`, `fix(net[1])`) and the
     receiver of a method that may replace buffers (`bn.register_buffer(...)`)."""
+    if isinstance(call.func, ast.Name) and call.func.id in _READING:
+        return set()
     exprs = [a.value if isinstance(a, ast.Starred) else a for a in call.args]
     exprs += [k.value for k in call.keywords]
     func = call.func

@@ -5,7 +5,9 @@ no path carries the old graph on. Without narrowing the `else` path would keep t
 value and the join would look like an undetached carry. Only facts that hold whatever the
 values are: `x is None` / `x is not None` (identity tests cannot be overloaded), combined
 with `not`, `and` (all conjuncts hold on the true branch) and `or` (all disjuncts fail on
-the false branch).
+the false branch). `isinstance(m, nn.BatchNorm2d)` is recorded as it is written: what it
+keeps of `m` depends on the classes it names and the modules `m` may be (see
+`gradguard.analysis.submodules.narrowed`, applied by the interpreter).
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ class Facts:
     unequal: frozenset[tuple[str, object]] = frozenset()
     truthy: frozenset[str] = frozenset()
     falsy: frozenset[str] = frozenset()
+    # `isinstance(key, classes)` came out as the flag: (key, the classes' expression, flag).
+    instance: frozenset[tuple[str, ast.expr, bool]] = frozenset()
 
     def __and__(self, other: Facts) -> Facts:
         return Facts(
@@ -35,6 +39,7 @@ class Facts:
             self.unequal | other.unequal,
             self.truthy | other.truthy,
             self.falsy | other.falsy,
+            self.instance | other.instance,
         )
 
     def decides(self, condition: Condition) -> bool | None:
@@ -115,6 +120,13 @@ def of_test(test: ast.expr) -> tuple[Facts, Facts]:
         for _, when_false in parts:
             combined = combined & when_false
         return NOTHING, combined
+    instance = _isinstance_test(test)
+    if instance is not None:
+        key, classes = instance
+        return (
+            Facts(instance=frozenset({(key, classes, True)})),
+            Facts(instance=frozenset({(key, classes, False)})),
+        )
     condition = condition_of(test)
     if condition is not None:
         return _condition_facts(condition, True), _condition_facts(condition, False)
@@ -132,6 +144,21 @@ def of_test(test: ast.expr) -> tuple[Facts, Facts]:
         if isinstance(test.ops[0], ast.IsNot):
             return NOTHING, Facts(frozenset({key}))
     return NOTHING, NOTHING
+
+
+def _isinstance_test(test: ast.expr) -> tuple[str, ast.expr] | None:
+    """`isinstance(m, C)` of a dotted name: the name and the classes' expression."""
+    if not (
+        isinstance(test, ast.Call)
+        and isinstance(test.func, ast.Name)
+        and test.func.id == "isinstance"
+        and len(test.args) == 2
+        and not test.keywords
+        and not any(isinstance(a, ast.Starred) for a in test.args)
+    ):
+        return None
+    key = dotted(test.args[0])
+    return None if key is None else (key, test.args[1])
 
 
 def _condition_facts(condition: Condition, outcome: bool) -> Facts:

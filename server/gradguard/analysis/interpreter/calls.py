@@ -9,7 +9,15 @@ from collections.abc import Callable, Mapping
 from functools import reduce
 from typing import TYPE_CHECKING
 
-from gradguard.analysis import activations, dtypes, graph_inputs, libraries, shapes, threads
+from gradguard.analysis import (
+    activations,
+    dtypes,
+    graph_inputs,
+    libraries,
+    shapes,
+    submodules,
+    threads,
+)
 from gradguard.analysis import backpropagated as backprop
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
@@ -36,6 +44,7 @@ from gradguard.analysis.model import (
 )
 from gradguard.analysis.names import (
     arguments_by_parameter,
+    callee_name,
     dotted,
     is_staticmethod,
     names_an_optimizer,
@@ -334,6 +343,32 @@ class CallEvaluator(TorchCalls):
         if callee.kind is Kind.FUNCTION and callee.function is not None:
             return callee.function, False
         return None
+
+    def submodule_classes(self) -> submodules.Classes:
+        """How `gradguard.analysis.submodules` resolves classes here."""
+        owner = self.module
+
+        def resolve(node: ast.ClassDef | None, expr: ast.expr) -> str | None:
+            if node is None:
+                return self.scope.resolve(expr)
+            return owner.scope_of(owner.parent_scope.get(id(node), owner.tree)).resolve(expr)
+
+        return submodules.Classes(
+            resolve, owner.class_named, owner.class_info, owner.changed_containers()
+        )
+
+    def _held_submodules(self, receiver_expr: ast.expr, receiver: Value, name: str) -> Value | None:
+        """What a loop over `receiver.<name>()` (`modules()`, `children()`, ...) binds, when
+        nothing may have changed the structure of the module (see `submodules.listed`)."""
+        scope = self.function or self.module.tree
+        root = callee_name(receiver_expr)
+        if (
+            submodules.structure_may_change(self.module.tree)
+            or not counter_kept(scope, receiver_expr)
+            or (root is not None and root in self.module.changed_containers())
+        ):
+            return None
+        return submodules.listed(receiver, name, self.submodule_classes())
 
     def _is_builtin(self, name: str) -> bool:
         if self.env is not None and name in self.env:
@@ -658,6 +693,11 @@ class CallEvaluator(TorchCalls):
                 ):
                     self.emit(ModuleModeCall(name, **site))
                 return receiver
+            if name in submodules.LISTINGS and not args and not call.keywords:
+                held = self._held_submodules(func.value, receiver, name)
+                if held is not None:
+                    # `for m in model.modules():` binds each module in turn.
+                    return Value(kind=Kind.SEQUENCE, items=held)
             if (
                 name in api.BUFFER_LISTINGS
                 and receiver.module is not None

@@ -8,7 +8,7 @@ import dataclasses
 from collections.abc import Iterator
 
 from gradguard.analysis import backpropagated as backprop
-from gradguard.analysis import batches, dtypes, libraries, narrowing
+from gradguard.analysis import batches, dtypes, libraries, narrowing, submodules
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.call_sites import known_argument
@@ -400,6 +400,13 @@ class FunctionInterpreter(CallEvaluator):
         for key in facts.none:
             if key in branch or self._read_state(key):
                 branch[key] = NONE
+        if facts.instance and self._is_builtin("isinstance"):
+            classes = self.submodule_classes()
+            for key, tested, when in facts.instance:
+                held = branch.get(key)
+                kept = None if held is None else submodules.narrowed(held, tested, when, classes)
+                if kept is not None:
+                    branch[key] = kept
         if facts.equal or facts.unequal or facts.truthy or facts.falsy:
             for key, value in env.items():
                 unless = value.autograd.unless

@@ -415,6 +415,7 @@ class TorchCalls(ModuleCalls):
                     # Its first layer changing its input in place changes the container's.
                     changes_input=first.changes_input if first is not None else None,
                     clashes=_layer_clashes(exprs, layers_given) if exprs else (),
+                    children=_held_modules(layers_given),
                 )
                 return Value(kind=Kind.MODULE, module=module)
             fresh = not call.keywords and _fresh_layers(call.args, args)
@@ -440,6 +441,7 @@ class TorchCalls(ModuleCalls):
                 clashes=_layer_clashes(call.args, args),
                 steps=_local_steps(call, args),
                 integer_buffer=_holds_integer_buffer(call, args),
+                children=None if call.keywords else _held_modules(args),
             )
             return Value(kind=Kind.MODULE, module=module)
         module_kind = api.nn_module_kind(qualified)
@@ -485,6 +487,7 @@ class TorchCalls(ModuleCalls):
             ):
                 ref = dataclasses.replace(ref, kind=api.ModuleKind(False, module_kind.output))
             if last == "ModuleList":
+                ref = dataclasses.replace(ref, children=_module_list_children(call, args))
                 return Value(kind=Kind.MODULE, module=ref, items=_listed_modules(call, args))
             return Value(kind=Kind.MODULE, module=ref)
         if api.optimizer_class(qualified):
@@ -946,6 +949,29 @@ def _listed_modules(call: ast.Call, args: list[Value]) -> Value | None:
     if not parts or any(p is None or p.kind is not Kind.MODULE for p in parts):
         return None
     return reduce(join, parts).with_origin(None)
+
+
+def _held_modules(layers: list[Value]) -> tuple[Value, ...]:
+    """The modules a container holds, as built from `layers` (one not known to be a module
+    is an unknown possibility: see `gradguard.analysis.submodules`)."""
+    return tuple(
+        layer.with_origin(None) if layer.kind is Kind.MODULE else UNKNOWN for layer in layers
+    )
+
+
+def _module_list_children(call: ast.Call, args: list[Value]) -> tuple[Value, ...] | None:
+    """The modules `nn.ModuleList(<list>)` holds: the list's elements (or what each item
+    is), `()` for `nn.ModuleList()`; None otherwise."""
+    if not call.args and not call.keywords:
+        return ()
+    if len(call.args) != 1 or call.keywords or isinstance(call.args[0], ast.Starred) or not args:
+        return None
+    listed = args[0]
+    if listed.kind is not Kind.SEQUENCE or listed.fields is not None:
+        return None
+    if listed.items is not None:
+        return _held_modules([listed.items])
+    return None if listed.elements is None else _held_modules(list(listed.elements))
 
 
 def _zero_gradient(call: ast.Call, description: str, result: Value) -> Value:

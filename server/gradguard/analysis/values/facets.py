@@ -27,6 +27,7 @@ joining such values is an identity check per facet. `evolve_facet` is the per-ca
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -173,6 +174,10 @@ class ObjectFacts:
     function: ast.FunctionDef | ast.AsyncFunctionDef | None = None
     instance_of: ClassInfo | None = None
     const: object = None  # bool, int and str literal values (flags, loop bounds, modes)
+    # The modules it is one of, each possibility apart (what a loop over `model.modules()`
+    # binds: see `gradguard.analysis.submodules`); an `isinstance` test keeps those of the
+    # class tested. None: not known apart (an unknown possibility is `UNKNOWN`).
+    alternatives: tuple[Value, ...] | None = None
 
     def join(self, other: ObjectFacts) -> ObjectFacts:
         """What holds on both paths.
@@ -181,7 +186,7 @@ class ObjectFacts:
         sizes (the shape mapping is dropped), and two torch.nn layers join into what holds
         for both (a list of layers built by a helper). A function or class survives when it
         is the very same definition on both paths; a literal when equal and of the same type
-        (`1` and `True` are not one flag)."""
+        (`1` and `True` are not one flag). The alternatives survive when the same."""
         if self is other:
             return self
         same_const = self.const == other.const and type(self.const) is type(other.const)
@@ -190,6 +195,7 @@ class ObjectFacts:
             function=self.function if self.function is other.function else None,
             instance_of=self.instance_of if self.instance_of is other.instance_of else None,
             const=self.const if same_const else None,
+            alternatives=self.alternatives if self.alternatives == other.alternatives else None,
         )
 
 
@@ -198,7 +204,11 @@ def _join_module(a: ModuleRef | None, b: ModuleRef | None) -> ModuleRef | None:
     if a == b:
         return a
     if a is not None and b is not None and evolve_module(a, None) == evolve_module(b, None):
-        return evolve_module(a, None)
+        # Built with other sizes: an integer buffer both hold is still held.
+        joined = evolve_module(a, None)
+        if a.integer_buffer and b.integer_buffer:
+            joined = dataclasses.replace(joined, integer_buffer=True)
+        return joined
     if _optimizer(a) and _optimizer(b):
         # Two optimizer classes (a helper given AdamW by one caller, SGD by another): an
         # optimizer whichever it is; which parameters it holds is `ParameterFacts`' join.

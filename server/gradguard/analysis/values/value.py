@@ -97,6 +97,7 @@ class ValueChanges(TypedDict, total=False):
     function: ast.FunctionDef | ast.AsyncFunctionDef | None
     instance_of: ClassInfo | None
     const: object
+    alternatives: tuple[Value, ...] | None
     # ParameterFacts
     frozen: Freeze | None
     optimizes: OptimizedParameters | None
@@ -149,6 +150,7 @@ class Value:
         function: ast.FunctionDef | ast.AsyncFunctionDef | None = None,
         instance_of: ClassInfo | None = None,
         const: object = None,
+        alternatives: tuple[Value, ...] | None = None,
         # ParameterFacts
         frozen: Freeze | None = None,
         optimizes: OptimizedParameters | None = None,
@@ -182,8 +184,13 @@ class Value:
         elif unless is not None or inert_terms or batch:
             autograd = Autograd(unless=unless, inert_terms=inert_terms, batch=batch)
         object_facts = NO_OBJECT
-        if module is not None or function is not None or instance_of is not None:
-            object_facts = ObjectFacts(module, function, instance_of, const)
+        if (
+            module is not None
+            or function is not None
+            or instance_of is not None
+            or alternatives is not None
+        ):
+            object_facts = ObjectFacts(module, function, instance_of, const, alternatives)
         elif const is not None:
             object_facts = ObjectFacts(const=const)
         parameter_facts = NO_PARAMETERS
@@ -321,6 +328,11 @@ class Value:
     def const(self) -> object:
         """Its bool, int, float or str literal value (`object_facts.const`)."""
         return self.object_facts.const
+
+    @property
+    def alternatives(self) -> tuple[Value, ...] | None:
+        """The modules it is one of, each apart (`object_facts.alternatives`)."""
+        return self.object_facts.alternatives
 
     # --- parameter_facts (flat, read-only) ---
     @property
