@@ -122,10 +122,10 @@ def of_test(test: ast.expr) -> tuple[Facts, Facts]:
         return NOTHING, combined
     instance = _isinstance_test(test)
     if instance is not None:
-        key, classes = instance
+        tested, classes = instance
         return (
-            Facts(instance=frozenset({(key, classes, True)})),
-            Facts(instance=frozenset({(key, classes, False)})),
+            Facts(instance=frozenset({(tested, classes, True)})),
+            Facts(instance=frozenset({(tested, classes, False)})),
         )
     condition = condition_of(test)
     if condition is not None:
