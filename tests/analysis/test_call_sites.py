@@ -471,6 +471,8 @@ def test_a_thread_of_unknown_arguments_teaches_nothing(start: str) -> None:
     tree = ast.parse(source)
     work = next(n for n in tree.body if isinstance(n, ast.FunctionDef))
     assert id(work) not in learn_caller_facts(tree, source)
+
+
 _ON_A_BASE = """
 {base}
 
