@@ -12,6 +12,7 @@ from gradguard.analysis.call_sites import candidates, may_learn
 from gradguard.analysis.events import Accumulation
 from gradguard.analysis.model import analyse_module, learn_caller_facts
 from gradguard.analysis.values import Grad, Kind
+from tests.analysis.test_value_facets import fact_at
 
 PRELUDE = "import torch\nfrom torch import nn\nnet = nn.Linear(3, 1)\n"
 
@@ -260,6 +261,12 @@ def test_a_parameter_changed_in_place_is_learnt_from_callers(body: str, learns: 
         ("opt = make({'params': logits})", True),  # or a dict literal
         ("name = logits.title()", False),  # a method that tells nothing
         ("build([1, 2])", False),
+        ("grid(model.size)", True),  # a setting of the namespace a caller passes, handed on
+        ("grid(model.cfg.sizes[0])", True),
+        ("grid(other.size)", False),  # an attribute of something else
+        ("name = model.size", False),  # read, not handed on
+        ("grid(-model.size, model.size * 2)", True),  # bounds computed from it
+        ("grid(other + 1)", False),
         ("x, y = logits", True),  # taken apart: the parts are what the callers passed
         ("obs = logits['obs']", True),
         ("first = logits[0]", True),
@@ -489,6 +496,25 @@ Runner().run([torch.randn(2, 3)])
 """
 
 
+SETTINGS = """
+import argparse
+
+def axis(count):
+    made = torch.arange(0, count)  # <- made
+    return made
+
+def fit(settings):
+    return axis(settings.count)
+
+def options(argv):
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--count", type={kind}, default={default})
+    return parser.parse_args(argv)
+
+fit(options([]))
+"""
+
+
 @pytest.mark.parametrize(
     ("base", "base_name", "learns"),
     [
@@ -531,3 +557,16 @@ def test_a_method_on_a_plain_base_of_the_file_learns_from_calls(
     assert facts is not None
     assert facts.grad_enabled is False
     assert facts.parameters["model"].kind is Kind.MODULE
+
+
+@pytest.mark.parametrize(
+    ("kind", "default", "integer"), [("int", "12", True), ("float", "12.0", False)]
+)
+def test_a_setting_handed_on_by_attribute_reaches_the_helper(
+    kind: str, default: str, integer: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`fit(settings)` only hands `settings.count` on: it learns what its one caller
+    passes (the parsed defaults), so `axis` knows its count is the int 12 (an int64 range)
+    or the float 12.0 (a float range)."""
+    value = fact_at(SETTINGS.format(kind=kind, default=default), monkeypatch)
+    assert value.integer_dtype is integer

@@ -577,14 +577,23 @@ def _takes_apart(assign: ast.Assign, parameters: set[str]) -> bool:
 
 def _mentions_parameter(arg: ast.expr, parameters: set[str]) -> bool:
     """A parameter given as it is, one of its items (`policy(batch["obs"])`: what a caller's
-    dict or tuple holds), or as an item of a tuple, list or dict literal
-    (`optimizer_groups([model.alpha, model])`, `{"params": params}`)."""
-    while isinstance(arg, ast.Subscript):
+    dict or tuple holds) or attributes (`make_grid(args.n_points)`: a setting of the
+    namespace or config object a caller passes, `train(agent.policy)`), as an operand of
+    arithmetic (`torch.arange(-radius, radius + 1)`: sizes and bounds computed from it), or
+    as an item of a tuple, list or dict literal (`optimizer_groups([model.alpha, model])`,
+    `{"params": params}`)."""
+    while isinstance(arg, ast.Subscript | ast.Attribute):
         arg = arg.value
     if isinstance(arg, ast.Name):
         return arg.id in parameters
     if isinstance(arg, ast.Tuple | ast.List):
         return any(_mentions_parameter(item, parameters) for item in arg.elts)
+    if isinstance(arg, ast.BinOp):
+        return _mentions_parameter(arg.left, parameters) or _mentions_parameter(
+            arg.right, parameters
+        )
+    if isinstance(arg, ast.UnaryOp):
+        return _mentions_parameter(arg.operand, parameters)
     if isinstance(arg, ast.Dict):
         return any(_mentions_parameter(item, parameters) for item in arg.values)
     return False
