@@ -10,6 +10,10 @@ objects of training code that have it), even when the analysis does not know wha
 the receiver (a criterion given as a parameter); a file that defines its own `item()` (a
 small autodiff engine's scalar) keeps such receivers unknown.
 
+Numbers of a tensor that certainly never had a history (a fresh `torch.randn(...)`, data)
+wrapped again with `requires_grad=True` make the leaf the code means to differentiate: it
+lost nothing, so that re-wrap is not reported.
+
 ## Why is this bad?
 `.item()` and friends copy the number out of the tensor and leave the autograd graph behind.
 `loss = criterion(out, y).item(); loss.backward()` raises
@@ -190,6 +194,7 @@ loss.backward()
                 loss.kind is LossKind.REWRAP
                 and loss.inner
                 and loss.inner.kind is LossKind.CONVERSION
+                and not (loss.inner.converted_fresh and _requires_grad(loss.node))
             ):
                 conversion, rewrap = loss.inner, loss
             else:

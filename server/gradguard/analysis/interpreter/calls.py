@@ -63,6 +63,7 @@ from gradguard.analysis.values import (
     element_of,
     evolve,
     join,
+    never_had_history,
 )
 from gradguard.analysis.walk import walk
 
@@ -390,7 +391,8 @@ class CallEvaluator(TorchCalls):
         """`float(x)`, `int(x)`, `tuple(x)`, `len(x)`...: builtins not shadowed in this file."""
         args = self.arguments(call)
         if name in _CONVERSION_BUILTINS:
-            loss = Loss(LossKind.CONVERSION, call, f"{name}()")
+            fresh = len(args) == 1 and never_had_history(args[0])
+            loss = Loss(LossKind.CONVERSION, call, f"{name}()", converted_fresh=fresh)
             return Value(grad=Grad.UNTRACKED, kind=Kind.SCALAR, loss=loss)
         if name == "len" and len(call.args) == 1 and not call.keywords:
             # Python makes `len()` an int whatever `__len__` returns (a tensor's is its size).

@@ -50,6 +50,7 @@ from gradguard.analysis.values import (
     forced_leaf,
     input_or_result,
     join,
+    never_had_history,
 )
 
 
@@ -218,8 +219,9 @@ class TorchCalls(ModuleCalls):
         converts = api.NUMPY_CONVERTS.get(qualified.removeprefix("numpy."))
         if converts is not None and call.args and not isinstance(call.args[0], ast.Starred):
             self._converted(call, call.args[0], args[0], tensors=converts == "tensor")
-        loss = Loss(LossKind.CONVERSION, call, f"{qualified}()")
         data = args[0] if args and call.args else None
+        fresh = data is not None and never_had_history(data)
+        loss = Loss(LossKind.CONVERSION, call, f"{qualified}()", converted_fresh=fresh)
         if data is not None and data.kind is not Kind.TENSOR and data.loss is not None:
             # `np.abs(out.detach().numpy() - y)`: still the data that conversion made.
             loss = data.loss if _converted(data.loss) else loss
@@ -759,7 +761,8 @@ class TorchCalls(ModuleCalls):
         """A method of a value known to be a tensor."""
         if name in api.CONVERSIONS:
             kind = Kind.SCALAR if name == "item" else Kind.OTHER
-            loss = Loss(LossKind.CONVERSION, call, f".{name}()")
+            fresh = never_had_history(receiver)
+            loss = Loss(LossKind.CONVERSION, call, f".{name}()", converted_fresh=fresh)
             assert isinstance(call.func, ast.Attribute)
             if (site := self.site(call, call.func.value, receiver)) is not None:
                 self.emit(Conversion(name, **site))

@@ -33,6 +33,7 @@ from gradguard.analysis.values.value import (
     instance_value,
     join,
     literal,
+    never_had_history,
     real_cut,
     with_item,
 )
@@ -97,6 +98,7 @@ __all__ = [
     "join",
     "join_loss",
     "literal",
+    "never_had_history",
     "real_cut",
     "with_item",
 ]

@@ -688,6 +688,19 @@ def real_cut(loss: Loss | None) -> Loss | None:
     return None
 
 
+def never_had_history(value: Value) -> bool:
+    """A tensor certainly without autograd history on every path that no cut explains: a
+    fresh factory tensor, a literal's tensor, data (`torch.randn(3)`). Turning it into
+    numbers and wrapping them again (`torch.tensor(t.numpy(), requires_grad=True)`) loses
+    nothing: the new leaf is what the code means to differentiate."""
+    if value.kind is not Kind.TENSOR or value.grad is not Grad.UNTRACKED:
+        return False
+    loss = value.loss
+    if value.unless is not None or (loss is not None and loss.grad_off is not None):
+        return False
+    return real_cut(loss) is None
+
+
 def cut_before_forcing(value: Value) -> Loss | None:
     """Why a tensor about to be forced to require grad certainly has no history, when that
     is a real cut: on every path (no conditional grad mode), of a tensor that can require

@@ -95,6 +95,9 @@ class Loss:
     wrapped_unknown: bool = False  # for REWRAP: whether the wrapped data did is not known
     wrapped_tensor: bool = False  # for REWRAP: the wrapped data was one tensor
     wrapped_sequence: bool = False  # for REWRAP: the wrapped data was a list or tuple
+    # for CONVERSION: the converted tensor certainly never had a history to lose (a fresh
+    # factory tensor, data): wrapping its numbers again loses nothing
+    converted_fresh: bool = False
 
 
 @dataclass(frozen=True)
