@@ -147,6 +147,9 @@ AUTOGRAD_JOINS = [
     ("inert terms of both paths", Autograd(Grad.TRACKED, inert_terms=frozenset({INERT_A, INERT_B})),
      Autograd(Grad.TRACKED, inert_terms=frozenset({INERT_B})),
      Autograd(Grad.TRACKED, inert_terms=frozenset({INERT_B}))),
+    ("copies of both paths", Autograd(Grad.TRACKED, copies=frozenset({INERT_A, INERT_B})),
+     Autograd(Grad.TRACKED, copies=frozenset({INERT_A})),
+     Autograd(Grad.TRACKED, copies=frozenset({INERT_A}))),
     ("batch data on both paths", Autograd(batch=True), Autograd(batch=True),
      Autograd(batch=True)),
     ("batch data on one path", Autograd(batch=True), Autograd(), Autograd()),
@@ -428,6 +431,7 @@ FLAT_FACTS: list[tuple[str, str, object]] = [
     ("inert_terms", "autograd", frozenset({INERT_A})),
     ("batch", "autograd", True),
     ("forced", "autograd", FORCED),
+    ("copies", "autograd", frozenset({INERT_A})),
     ("module", "object_facts", LINEAR),
     ("function", "object_facts", FUNCTION),
     ("instance_of", "object_facts", NET),
@@ -562,6 +566,11 @@ def _saves(*kinds: Saves) -> Callable[[frozenset[SavedNode]], bool]:
 
 def _no_create_graph(terms: frozenset[Loss]) -> bool:
     return [term.kind for term in terms] == [LossKind.NO_CREATE_GRAPH]
+
+
+def _one_copy(copies: frozenset[Loss]) -> bool:
+    """One copy of tensors with history (`Autograd.copies`)."""
+    return [(c.kind, c.wrapped_history) for c in copies] == [(LossKind.REWRAP, True)]
 
 
 T, U, N = Grad.TRACKED, Grad.UNTRACKED, Grad.UNKNOWN
@@ -853,6 +862,25 @@ AUTOGRAD_FACTS = [
      "    w = torch.ones(3, requires_grad=True)\n    g = torch.autograd.grad(w.sum(), w)[0]\n"
      "    loss = (cost + g.sum()).mean()  # <- loss", Kind.TENSOR,
      {"grad": N, "inert_terms": _no_create_graph}),
+    # A copy of tensors with history (`torch.tensor(losses)`) feeds what is computed from
+    # it through any op, products included; not through a loss's target (constant by
+    # design), nor on a join where one path holds none.
+    ("copy of losses scaled by a parameter", "w = torch.ones(2, requires_grad=True)\n"
+     "c = torch.tensor([model(x).sum(), model(x).mean()])\n"
+     "loss = (w.exp() * c).sum()  # <- loss", Kind.TENSOR, {"grad": T, "copies": _one_copy}),
+    ("copy of an output given to a loss as its input",
+     "c = torch.tensor(model(x))\nloss = F.mse_loss(c * 2, x)  # <- loss", Kind.TENSOR,
+     {"copies": _one_copy}),
+    ("copy of an output given to a loss as its target",
+     "c = torch.tensor(model(x))\nloss = F.mse_loss(model(x), c)  # <- loss", Kind.TENSOR,
+     {"grad": T, "copies": frozenset()}),
+    ("copy of an output given to a loss module as its target",
+     "c = torch.tensor(model(x))\nloss = nn.SmoothL1Loss()(model(x), target=c)  # <- loss",
+     Kind.TENSOR, {"grad": T, "copies": frozenset()}),
+    ("copy on one path only", "c = torch.tensor(model(x))\nif input():\n"
+     "    c = model(x)\nk = c * 2  # <- k", Kind.TENSOR, {"copies": frozenset()}),
+    ("copy of data without history", "c = torch.tensor(x.tolist())\nk = model(c)  # <- k",
+     Kind.TENSOR, {"grad": T, "copies": frozenset()}),
     ("gradient penalty scaled by an unknown factor", "def f(scale):\n"
      "    w = torch.ones(3, requires_grad=True)\n    g = torch.autograd.grad(w.sum(), w)[0]\n"
      "    loss = scale * g.sum()  # <- loss", Kind.TENSOR,

@@ -652,6 +652,24 @@ LOSS_MODULES = {
 _LOSSES = "cross_entropy nll_loss binary_cross_entropy binary_cross_entropy_with_logits"
 LOSS_FUNCTIONS = {f"{FUNCTIONAL_PREFIX}{name}": name for name in _LOSSES.split()}
 LOSS_FUNCTIONS["torch.binary_cross_entropy_with_logits"] = "binary_cross_entropy_with_logits"
+# Losses taking `(input, target, ...)`: the torch.nn module classes and the functional forms
+# (torch 2.13.0). The target is the second positional argument or `target=`; losses of two
+# inputs (`margin_ranking_loss(x1, x2, y)`, `triplet_margin_loss`, `cosine_embedding_loss`)
+# and `ctc_loss` are not among them.
+_TARGET_LOSSES = (
+    "l1_loss mse_loss smooth_l1_loss huber_loss cross_entropy nll_loss kl_div "
+    "binary_cross_entropy binary_cross_entropy_with_logits poisson_nll_loss gaussian_nll_loss "
+    "soft_margin_loss multilabel_soft_margin_loss multilabel_margin_loss multi_margin_loss "
+    "hinge_embedding_loss"
+)
+TARGET_LOSS_FUNCTIONS = frozenset(f"{FUNCTIONAL_PREFIX}{name}" for name in _TARGET_LOSSES.split())
+TARGET_LOSS_MODULES = frozenset(
+    (
+        "L1Loss MSELoss SmoothL1Loss HuberLoss CrossEntropyLoss NLLLoss KLDivLoss BCELoss "
+        "BCEWithLogitsLoss PoissonNLLLoss GaussianNLLLoss SoftMarginLoss "
+        "MultiLabelSoftMarginLoss MultiLabelMarginLoss MultiMarginLoss HingeEmbeddingLoss"
+    ).split()
+)
 
 # Parameters an optimizer step changes in place under a graph that saved them (GG205).
 # Checked against torch 2.13.0 by running `out = layer(x)`, `out.mean().backward(

@@ -12,6 +12,13 @@ wrapped data had already been cut from its graph (`torch.tensor(out.data)`,
 backpropagated and raises just the same. (Re-wrapping a number taken out with `.item()` or
 an array from `.numpy()` is GG102.)
 
+The copy need not be what is backpropagated: a copy of tensors with history that feeds the
+loss through any other op is reported too (`torch.exp(-log_vars) * torch.tensor(task_losses)`
+of an uncertainty weighting: the loss has history through `log_vars`, so backward runs, and
+the model that computed the task losses gets nothing). A copy given to a loss as its
+*target* (`F.mse_loss(q, torch.tensor(r + gamma * q_next))`) is constant on purpose and is
+not reported, nor is a copy whose `.grad` the code reads.
+
 ## Why is this bad?
 `torch.tensor` copies the *values* into a brand-new leaf tensor; the history of its inputs
 is dropped. Backpropagating from the copy raises
@@ -230,6 +237,34 @@ loss.backward()
             related = [Related(ctx.node_range(event.call), f"`{name}.backward()`")]
             fix = _fix(ctx, loss, alias)
             yield self.finding(message, ctx.node_range(loss.node), related, [fix] if fix else [])
+        yield from self._copies_in_losses(ctx, alias, reported)
+
+    def _copies_in_losses(
+        self, ctx: RuleContext, alias: str | None, reported: set[int]
+    ) -> Iterator[Finding]:
+        """Copies of tensors with history that feed a backpropagated value through other
+        ops (`torch.exp(-log_vars) * torch.tensor(task_losses)`): the backward runs, and
+        through the copy no gradient reaches what the copied tensors came from."""
+        for event in ctx.analysis.backward_calls:
+            for copy in sorted(event.value.copies, key=_line):
+                if id(copy.node) in reported or _gradient_read(ctx, copy.node):
+                    continue
+                reported.add(id(copy.node))
+                name = expr_text(ctx.source, event.target)
+                keep = "the tensor itself" if copy.wrapped_tensor else "torch.stack"
+                message = compose(
+                    f"`{name}` is computed from a copy that {copy.description} made of tensors "
+                    "with autograd history: backward() runs, but no gradient reaches what "
+                    "they were computed from",
+                    f"{copy.description} (line {_line(copy)}) copies their values into a new "
+                    f"tensor without history, which then feeds `{name}.backward()` (line "
+                    f"{event.call.lineno}); use {keep} to keep the graph",
+                )
+                related = [Related(ctx.node_range(event.call), f"`{name}.backward()`")]
+                fix = _fix(ctx, copy, alias)
+                yield self.finding(
+                    message, ctx.node_range(copy.node), related, [fix] if fix else []
+                )
 
 
 def _raises_whatever_was_wrapped(event: BackwardCall, loss: Loss) -> bool:

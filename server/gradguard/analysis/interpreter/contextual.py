@@ -105,7 +105,9 @@ def reports_in_context(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool
     """Whether the function's own code calls a loss or a checkpoint by name, or converts
     to numpy: what those are given decides findings inside it (GG110-GG113: softmax output
     given to `nll_loss`; GG112: a checkpoint's inputs; GG502: `np.abs(w)` of a parameter a
-    caller passes), and a run with a call's arguments reports them."""
+    caller passes), and a run with a call's arguments reports them. Or it copies values
+    into a new tensor (`torch.tensor(per_task)`): whether they had history, and so whether
+    the result holds a copy that cuts it (`Autograd.copies`, GG105), is the call's."""
     return _calls_reported(function)
 
 
@@ -138,6 +140,8 @@ _REPORTED_CALLEES = frozenset(
         "binary_cross_entropy_with_logits",
         "checkpoint",
         "checkpoint_sequential",
+        "tensor",
+        "as_tensor",
     }
 )
 
@@ -200,6 +204,10 @@ def _refined(result: Value, found: Value, depth: int) -> Value:
         # Terms certainly without history the run found feeding the result (a gradient
         # penalty added on the path this call takes).
         result = evolve(result, inert_terms=result.inert_terms | found.inert_terms)
+    if found.copies - result.copies and result.grad is found.grad:
+        # Copies of tensors with history the run found feeding the result
+        # (`torch.tensor(task_losses)` inside a loss module's forward).
+        result = evolve(result, copies=result.copies | found.copies)
     if _structure_from_run(result, found, depth):
         # The summary joined paths of different structure (`return logits` when no labels
         # are given, `return loss, logits` otherwise); the run takes this call's path.

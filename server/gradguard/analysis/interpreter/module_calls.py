@@ -287,9 +287,12 @@ class ModuleCalls(ExpressionEvaluator):
     ) -> Value:
         """What calling `module` at `call` with `args` returns (see `module_call`)."""
         if module.qualified is not None:
-            loss_name = api.LOSS_MODULES.get(module.qualified.rsplit(".", 1)[-1])
+            class_name = module.qualified.rsplit(".", 1)[-1]
+            loss_name = api.LOSS_MODULES.get(class_name)
             if loss_name is not None and module.qualified.startswith("torch.nn."):
                 self._record_loss_input(call, loss_name, args)
+            if class_name in api.TARGET_LOSS_MODULES and module.qualified.startswith("torch.nn."):
+                args = target_held_constant(call, args)
             kind = module.kind or api.nn_module_kind(module.qualified)
             training = self.module.always_training
             if kind is None or kind.output is None:
@@ -627,3 +630,22 @@ class ModuleCalls(ExpressionEvaluator):
         if passed is not None:
             found = self.module.result_in_context(function, call, passed, self.mode)
         return contextual.with_inference(stamped, found.returned) if found is not None else stamped
+
+
+def target_held_constant(call: ast.Call, args: list[Value]) -> list[Value]:
+    """The arguments of a loss call (`F.mse_loss(q, target)`, `criterion(out, y)`, one of
+    `api.TARGET_LOSS_FUNCTIONS` or `api.TARGET_LOSS_MODULES`) with the copies of tensors
+    with history that its target holds forgotten (`Autograd.copies`): a target is constant
+    by design (`torch.tensor(r + gamma * q_next)`); only what it is compared with is meant
+    to carry gradients."""
+    if any(isinstance(a, ast.Starred) for a in call.args):
+        return args
+    names = [None] * len(call.args) + [kw.arg for kw in call.keywords]
+    target = (
+        1 if len(call.args) > 1 else next((i for i, n in enumerate(names) if n == "target"), -1)
+    )
+    if not 0 <= target < len(args) or not args[target].copies:
+        return args
+    held = list(args)
+    held[target] = evolve(args[target], copies=frozenset())
+    return held

@@ -30,7 +30,7 @@ from gradguard.analysis.interpreter.expressions import (
     dtype_value,
     shape_of,
 )
-from gradguard.analysis.interpreter.module_calls import ModuleCalls
+from gradguard.analysis.interpreter.module_calls import ModuleCalls, target_held_constant
 from gradguard.analysis.model import (
     TorchCall,
 )
@@ -303,6 +303,8 @@ class TorchCalls(ModuleCalls):
         loss_name = api.LOSS_FUNCTIONS.get(qualified)
         if loss_name is not None:
             self._record_loss_input(call, loss_name, args)
+        if qualified in api.TARGET_LOSS_FUNCTIONS:
+            args = target_held_constant(call, args)
         if qualified in api.DATA_PARALLEL and len(call.args) >= 2 and len(args) >= 2:
             parallel = args[0]
             if parallel.kind is Kind.MODULE and parallel.module is not None:
@@ -733,7 +735,8 @@ class TorchCalls(ModuleCalls):
         else:
             loss = Loss(LossKind.FACTORY, call, f"{qualified}(...)")
         grad = Grad.TRACKED if wants_grad else Grad.UNTRACKED
-        return Value(grad=grad, kind=Kind.TENSOR, loss=loss, leaf=True)
+        copies = frozenset({loss}) if loss.wrapped_history else frozenset()
+        return Value(grad=grad, kind=Kind.TENSOR, loss=loss, leaf=True, copies=copies)
 
     def _integer_asked_in_place(
         self, call: ast.Call, target: ast.expr, receiver: Value, site: Site

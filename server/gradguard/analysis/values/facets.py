@@ -4,7 +4,7 @@ A `Value` (see `gradguard.analysis.values.value`) is its kind, its dataflow book
 (origin, carries) and one of each facet:
 
 * `Autograd` (grad, loss, leaf, retains_grad, inference, unless, inert_terms, batch,
-  forced): does it take part in autograd; if not, why and where was its history lost.
+  forced, copies): does it take part in autograd; if not, why and where was its history lost.
 * `ObjectFacts` (module, function, instance_of, const): which object it is: a module (of
   which class), a function or class of the file, an instance of one, a literal flag.
 * `ParameterFacts` (frozen, optimizes): what was done to a module's parameters: frozen
@@ -101,6 +101,11 @@ class Autograd:
     # A leaf made by forcing requires_grad on a tensor cut from its history (see
     # `ForcedLeaf`); only with `grad` TRACKED and `leaf`, since it is that very tensor.
     forced: ForcedLeaf | None = None
+    # Copies of tensors with history (`torch.tensor(task_losses)`, a REWRAP with
+    # `wrapped_history`) that certainly feed this value, through any op but a loss's target
+    # (a constant target is what a copy is for): no gradient reaches, through them, what
+    # the copied tensors were computed from (GG105).
+    copies: frozenset[Loss] = frozenset()
 
     def join(self, other: Autograd) -> Autograd:
         """What holds on both paths.
@@ -111,8 +116,8 @@ class Autograd:
         "converted by .item()"); on a TRACKED join, the rewrap root is dropped. Leafness
         survives when both agree; a leaf joined with a tensor with history, both requiring
         grad, requires grad and its leafness is unknown (see `join_leaf`). The flags
-        (retains_grad, inference) survive when both have them, the inert terms both
-        have survive, and `unless` survives when both paths were computed under the same
+        (retains_grad, inference) survive when both have them, the inert terms and copies
+        both have survive, and `unless` survives when both paths were computed under the same
         conditional grad mode. A forced leaf survives only when both paths hold the tensor
         of the same forcing (a forward forcing on one branch only joins into nothing)."""
         if self is other and (self.loss is None or self.grad is Grad.UNTRACKED):
@@ -128,6 +133,7 @@ class Autograd:
             inert_terms=self.inert_terms & other.inert_terms,
             batch=self.batch and other.batch,
             forced=self.forced if self._same_forced_leaf(other) else None,
+            copies=self.copies & other.copies,
         )
 
     def _same_forced_leaf(self, other: Autograd) -> bool:

@@ -92,6 +92,7 @@ class ValueChanges(TypedDict, total=False):
     inert_terms: frozenset[Loss]
     batch: bool
     forced: ForcedLeaf | None
+    copies: frozenset[Loss]
     # ObjectFacts
     module: ModuleRef | None
     function: ast.FunctionDef | ast.AsyncFunctionDef | None
@@ -145,6 +146,7 @@ class Value:
         inert_terms: frozenset[Loss] = frozenset(),
         batch: bool = False,
         forced: ForcedLeaf | None = None,
+        copies: frozenset[Loss] = frozenset(),
         # ObjectFacts
         module: ModuleRef | None = None,
         function: ast.FunctionDef | ast.AsyncFunctionDef | None = None,
@@ -179,10 +181,19 @@ class Value:
             or forced is not None
         ):
             autograd = Autograd(
-                grad, loss, leaf, retains_grad, inference, unless, inert_terms, batch, forced
+                grad,
+                loss,
+                leaf,
+                retains_grad,
+                inference,
+                unless,
+                inert_terms,
+                batch,
+                forced,
+                copies,
             )
-        elif unless is not None or inert_terms or batch:
-            autograd = Autograd(unless=unless, inert_terms=inert_terms, batch=batch)
+        elif unless is not None or inert_terms or batch or copies:
+            autograd = Autograd(unless=unless, inert_terms=inert_terms, batch=batch, copies=copies)
         object_facts = NO_OBJECT
         if (
             module is not None
@@ -286,6 +297,11 @@ class Value:
     def inert_terms(self) -> frozenset[Loss]:
         """Terms without history that certainly feed it (`autograd.inert_terms`)."""
         return self.autograd.inert_terms
+
+    @property
+    def copies(self) -> frozenset[Loss]:
+        """Copies of tensors with history that certainly feed it (`autograd.copies`)."""
+        return self.autograd.copies
 
     @property
     def batch(self) -> bool:
@@ -775,6 +791,7 @@ def combine(values: Iterable[Value], *, result_kind: Kind = Kind.TENSOR) -> Valu
     graph: frozenset[SavedNode] = frozenset()
     inert: frozenset[Loss] = frozenset()
     carried: frozenset[Loss] = frozenset()  # the inert terms operands already held
+    copied: frozenset[Loss] = frozenset()  # copies of tensors with history (`Autograd.copies`)
     tracked = unknown = history = False
     batch = True  # every unknown input is batch data
     first_loss: Loss | None = None
@@ -789,6 +806,7 @@ def combine(values: Iterable[Value], *, result_kind: Kind = Kind.TENSOR) -> Valu
             inert |= autograd.inert_terms
             carried |= autograd.inert_terms
         grad, loss = autograd.grad, autograd.loss
+        copied |= autograd.copies
         if grad is Grad.UNTRACKED and loss and loss.kind in _INERT:
             inert |= {loss}
         if kind in (Kind.SCALAR, Kind.NONE) or (kind is Kind.OTHER and loss):
@@ -806,6 +824,7 @@ def combine(values: Iterable[Value], *, result_kind: Kind = Kind.TENSOR) -> Valu
             graph |= inner.graph
             inert |= inner.inert_terms
             carried |= inner.inert_terms
+            copied |= inner.copies
         if grad is Grad.TRACKED:
             tracked = True
             if loss is not None and loss.kind is LossKind.REWRAP and loss.wrapped_history:
@@ -831,11 +850,12 @@ def combine(values: Iterable[Value], *, result_kind: Kind = Kind.TENSOR) -> Valu
             carries=carries,
             graph=graph,
             inert_terms=inert,
+            copies=copied,
         )
     if unknown and batch:
         if first_loss is not None and _rank(first_loss) >= _CUT:
-            return Value(grad=Grad.UNTRACKED, kind=result_kind, loss=first_loss)
-        return Value(kind=result_kind, carries=carries, graph=graph, batch=True)
+            return Value(grad=Grad.UNTRACKED, kind=result_kind, loss=first_loss, copies=copied)
+        return Value(kind=result_kind, carries=carries, graph=graph, batch=True, copies=copied)
     if unknown:
         # (The graph nodes stay: if the result has history, it runs through them. So do the
         # inert terms an operand already carried: an op on a sum holding one still holds it.
@@ -843,6 +863,11 @@ def combine(values: Iterable[Value], *, result_kind: Kind = Kind.TENSOR) -> Valu
         # `added_inert_terms`: multiplied by an unknown factor, it may be that factor's
         # gradient.)
         return Value(
-            grad=Grad.UNKNOWN, kind=result_kind, carries=carries, graph=graph, inert_terms=carried
+            grad=Grad.UNKNOWN,
+            kind=result_kind,
+            carries=carries,
+            graph=graph,
+            inert_terms=carried,
+            copies=copied,
         )
-    return Value(grad=Grad.UNTRACKED, kind=result_kind, loss=first_loss)
+    return Value(grad=Grad.UNTRACKED, kind=result_kind, loss=first_loss, copies=copied)
