@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from gradguard.analysis.incremental import _MODULE_WALK, Incremental, State
+from gradguard.analysis.incremental import _MODULE_WALK, _TYPE_INDEX, Incremental, State
 from gradguard.analysis.model import ModuleAnalysis
 from gradguard.analysis.node_cache import answer_in
 from gradguard.core.engine import check_source
@@ -192,6 +192,13 @@ def test_typing_in_a_function_grafts_and_replays() -> None:
         fresh = _MODULE_WALK(tree)
         assert kept[0] == fresh[0]
         assert kept[1] == fresh[1]
+        # So is its index by node type (patched too).
+        indexed = answer_in(state.stores, _TYPE_INDEX, tree)
+        assert indexed is not None and indexed[0] is kept[0]
+        by_type: dict[type, list[int]] = {}
+        for position, node in enumerate(fresh[0]):
+            by_type.setdefault(type(node), []).append(position)
+        assert indexed[1] == by_type
     counters = incremental.counters
     assert counters.grafted == 5
     assert counters.patched_walks == 5

@@ -84,7 +84,7 @@ from gradguard.analysis.walk import (
     own_nodes,
     walk,
 )
-from gradguard.analysis.walk_patch import patched_walk
+from gradguard.analysis.walk_patch import patched_index, patched_walk_runs
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 # The states kept total at most this many lines, beyond the last edited document's: a state
@@ -328,11 +328,18 @@ class Incremental:
             return None if tree is None else (tree, None, None, None)
         self.counters.grafted += 1
         walked = answer_in(stores, _MODULE_WALK, state.tree)
+        indexed = answer_in(stores, _TYPE_INDEX, state.tree)
         changed = {id(state.tree), id(grafted.new), *map(id, grafted.classes), *_old_body(grafted)}
         drop_answers(stores, lambda node: node not in changed)
-        patched = patched_walk(walked, grafted.new, grafted.old) if walked is not None else None
+        patched = (
+            patched_walk_runs(walked, grafted.new, grafted.old) if walked is not None else None
+        )
         if patched is not None:
-            seed(stores, _MODULE_WALK, state.tree, patched)
+            (nodes, parents), runs = patched
+            seed(stores, _MODULE_WALK, state.tree, (nodes, parents))
+            if indexed is not None and indexed[0] is walked[0]:
+                index = patched_index(indexed[1], nodes, runs)
+                seed(stores, _TYPE_INDEX, state.tree, (nodes, index, {}))
             self.counters.patched_walks += 1
         edit, why, syntax = _validate(state, grafted, text)
         if edit is None:
@@ -812,6 +819,7 @@ _WALKS = frozenset(
 _THROUGH_SYNTAX = frozenset({id(getattr(appended_state._index, "__wrapped__", None))})
 
 _MODULE_WALK = getattr(walk_module._module_walk, "__wrapped__", walk_module._module_walk)
+_TYPE_INDEX = getattr(walk_module._type_index, "__wrapped__", walk_module._type_index)
 
 # Scans of a whole module or class whose answer is the union, the sum or the walk-ordered
 # list of what each part gives: equal parts for the edited function mean equal answers. (The

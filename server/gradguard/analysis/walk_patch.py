@@ -6,11 +6,17 @@ part of them. The walk is breadth-first, so a function's descendants at each dep
 form one run of consecutive nodes of the walk: `patched_walk` swaps the old runs for the new
 ones. It gives up (None) when the function's depth changed (a run would appear or vanish at
 a place the old walk does not show) or a run is not where it should be.
+
+The index of the walk by node type (`walk.module_nodes_of`) follows the same runs
+(`patched_index`): positions before the first run stay, those after a run move by what the
+runs before them added or removed, and the new runs' nodes are indexed alone, so an edit
+that keeps the number of nodes (a name typed longer) costs a few slices, not a walk.
 """
 
 from __future__ import annotations
 
 import ast
+from bisect import bisect_left
 from itertools import chain
 
 from gradguard.analysis.walk import children
@@ -20,14 +26,27 @@ from gradguard.analysis.walk import children
 _SHARED = (ast.expr_context, ast.operator, ast.unaryop, ast.boolop, ast.cmpop)
 
 Walk = tuple[tuple[ast.AST, ...], dict[int, ast.AST]]
+# One replaced run: where it started in the old walk, how many nodes it had, how many now.
+Run = tuple[int, int, int]
+# Positions of each node type in a walk (see `walk._type_index`).
+TypeIndex = dict[type, list[int]]
 
 
 def patched_walk(old: Walk, function: ast.AST, before: ast.AST) -> Walk | None:
     """The module walk (nodes, parents) with `function`'s descendants as they are now, from
     the walk `old` made when they were those of `before` (a copy of the function then)."""
+    patched = patched_walk_runs(old, function, before)
+    return None if patched is None else patched[0]
+
+
+def patched_walk_runs(
+    old: Walk, function: ast.AST, before: ast.AST
+) -> tuple[Walk, list[Run]] | None:
+    """`patched_walk`, and the runs it replaced, in walk order (for `patched_index`)."""
     old_levels, new_levels = _levels(before), _levels(function)
     if len(old_levels) != len(new_levels):
         return None
+    runs: list[Run] = []
     nodes, parents = old
     pieces: list[tuple[ast.AST, ...]] = []
     starts: list[int] = []
@@ -42,11 +61,46 @@ def patched_walk(old: Walk, function: ast.AST, before: ast.AST) -> Walk | None:
         if start is None or start < at or nodes[start : start + len(old_run)] != tuple(old_run):
             return None
         starts.append(start)
+        runs.append((start, len(old_run), len(new_run)))
         pieces += [nodes[at:start], tuple(new_run)]
         at = start + len(old_run)
     pieces.append(nodes[at:])
     patched = tuple(chain.from_iterable(pieces))
-    return patched, _patched_parents(parents, patched, (function, new_levels), (before, old_levels))
+    parents_now = _patched_parents(parents, patched, (function, new_levels), (before, old_levels))
+    return (patched, parents_now), runs
+
+
+def patched_index(old: TypeIndex, nodes: tuple[ast.AST, ...], runs: list[Run]) -> TypeIndex:
+    """The positions of each node type in `nodes` (a walk `patched_walk_runs` made), from
+    `old`, those in the walk before, and the `runs` it replaced."""
+    pieces: list[tuple[int, int | None, int]] = []  # old positions [lo, hi) kept, their shift
+    fresh: list[TypeIndex] = []  # the positions of each run's nodes now, after each piece
+    at = shift = 0
+    for start, old_length, new_length in runs:
+        pieces.append((at, start, shift))
+        begin = start + shift
+        indexed: TypeIndex = {}
+        for position in range(begin, begin + new_length):
+            indexed.setdefault(type(nodes[position]), []).append(position)
+        fresh.append(indexed)
+        shift += new_length - old_length
+        at = start + old_length
+    pieces.append((at, None, shift))
+    index: TypeIndex = {}
+    for kind in {*old, *chain.from_iterable(fresh)}:
+        positions = old.get(kind, [])
+        found: list[int] = []
+        for number, (lo, hi, moved) in enumerate(pieces):
+            first = bisect_left(positions, lo)
+            last = len(positions) if hi is None else bisect_left(positions, hi, first)
+            if first < last:
+                kept = positions[first:last]
+                found += kept if moved == 0 else [p + moved for p in kept]
+            if number < len(fresh):
+                found += fresh[number].get(kind, ())
+        if found:
+            index[kind] = found
+    return index
 
 
 def _levels(function: ast.AST) -> list[list[ast.AST]]:
