@@ -331,10 +331,8 @@ class Incremental:
         indexed = answer_in(stores, _TYPE_INDEX, state.tree)
         changed = {id(state.tree), id(grafted.new), *map(id, grafted.classes), *_old_body(grafted)}
         drop_answers(stores, lambda node: node not in changed)
-        patched = (
-            patched_walk_runs(walked, grafted.new, grafted.old) if walked is not None else None
-        )
-        if patched is not None:
+        patched = None if walked is None else patched_walk_runs(walked, grafted.new, grafted.old)
+        if walked is not None and patched is not None:
             (nodes, parents), runs = patched
             seed(stores, _MODULE_WALK, state.tree, (nodes, parents))
             if indexed is not None and indexed[0] is walked[0]:
