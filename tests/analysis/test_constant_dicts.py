@@ -52,18 +52,69 @@ def test_a_settings_dict_is_known_unless_something_may_change_it(
 ) -> None:
     tree = ast.parse(textwrap.dedent(HEAD + code))
     candidates = literal_dicts(tree)
-    assert ("CFG" in unchanged_dicts(tree, set(candidates))) is known, case
+    assert ("CFG" in unchanged_dicts(tree, candidates)) is known, case
 
 
-def test_only_literals_under_string_keys_are_candidates() -> None:
+NESTED = (
+    'CFG = {"model": {"dim": 4, "layers": [8, 8]}, "init": [0, 0], "lr": 0.1}\n'
+    "import torch\nimport numpy as np\n"
+)
+
+# (case, code after a dict holding a dict and lists, whether the dict is known unchanged)
+NESTED_CASES = [
+    ("read by keys", "def f():\n    return CFG['model']['dim'] + CFG['lr']\n", True),
+    ("a list copied into a tensor", "t = torch.tensor(CFG['init'], dtype=torch.float32)\n",
+     True),
+    ("a list copied into an array", "a = np.asarray(CFG['model']['layers'])\n", True),
+    ("a list iterated and measured",
+     "def f():\n    for n in CFG['model']['layers']:\n        print(n)\n"
+     "    return len(CFG['init']), list(zip(CFG['init'], CFG['init']))\n", True),
+    ("a literal element handed to unknown code",
+     "w = torch.nn.Linear(CFG['model']['dim'], 2)\n", True),
+    ("a part unpacked into keywords", "def f(g):\n    g(**CFG['model'])\n", True),
+    ("handed whole, parts read and copied", "def build(cfg):\n"
+     "    return torch.tensor(cfg['init']), {'lr': cfg['lr'], 'n': cfg['model']['dim']}\n"
+     "build(CFG)\n", True),
+    ("a key of a part stored", "CFG['model']['dim'] = 8\n", False),
+    ("a list appended to", "CFG['init'].append(1)\n", False),
+    ("a list changed by index", "def f(i):\n    CFG['model']['layers'][i] = 2\n", False),
+    ("a part changed through a name", "def f():\n    m = CFG['model']\n    m['dim'] = 8\n",
+     False),
+    ("a part changed through a parameter", "def grow(layers):\n    layers.append(4)\n"
+     "def f(cfg):\n    grow(cfg['model']['layers'])\n\nf(CFG)\n", False),
+    ("a part read by an unknown key and changed", "def f(k):\n    CFG[k].clear()\n", False),
+    ("a part handed to unknown code", "import random\nrandom.shuffle(CFG['init'])\n", False),
+    ("a part returned", "def f():\n    return CFG['model']\nf()['dim'] = 2\n", False),
+    ("a part put in a list", "parts = [CFG['init']]\nparts[0].append(3)\n", False),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("case", "code", "known"), NESTED_CASES, ids=[c[0] for c in NESTED_CASES]
+)
+def test_a_nested_settings_dict_is_known_unless_something_may_change_a_part(
+    case: str, code: str, known: bool
+) -> None:
+    tree = ast.parse(textwrap.dedent(NESTED + code))
+    candidates = literal_dicts(tree)
+    assert "CFG" in candidates
+    assert ("CFG" in unchanged_dicts(tree, candidates)) is known, case
+
+
+def test_only_settings_values_under_string_keys_are_candidates() -> None:
+    """Literals, lists of literals and dicts of those under string keys (three deep at
+    most); not lists of lists, calls, unpacking or other keys."""
     tree = ast.parse(
         "A = {'n': 1, 's': 'x', 't': (1, -2.5), 'z': None}\n"
-        "B = {'layers': [64, 64]}\n"
+        "B = {'layers': [64, 64], 'opt': {'lr': 0.1, 'betas': (0.9, 0.99)}}\n"
         "C = {1: 'x'}\n"
         "D = {'w': make()}\n"
         "E = {**A}\n"
+        "F = {'grid': [[1, 2], [3, 4]]}\n"
+        "G = {'a': {'b': {'c': {'d': {'e': 1}}}}}\n"
+        "H = {'opt': {1: 'x'}}\n"
     )
-    assert set(literal_dicts(tree)) == {"A"}
+    assert set(literal_dicts(tree)) == {"A", "B"}
 
 
 def test_a_dict_built_from_keywords_is_a_candidate() -> None:
@@ -75,7 +126,7 @@ def test_a_dict_built_from_keywords_is_a_candidate() -> None:
         "C = dict(**A)\n"
         "D = dict([('n', 1)])\n"
     )
-    assert set(literal_dicts(tree)) == {"A"}
+    assert set(literal_dicts(tree)) == {"A", "B"}
     shadowed = ast.parse("from helpers import dict\nA = dict(n=1)\n")
     assert literal_dicts(shadowed) == {}
     rebound = ast.parse("A = dict(n=1)\ndict = OrderedDict\n")

@@ -3,10 +3,18 @@
 Training scripts keep their settings in a dict: `CONFIG = {"hidden": 32, "lr": 1e-3,
 "epochs": 3}` (or `dict(hidden=32, lr=1e-3, epochs=3)`, the same dict), then
 `Net(CONFIG["hidden"])` or `c = CONFIG; range(c["epochs"])`. When the dict is a literal of
-numbers, strings, flags and tuples of them (no lists, which code given an element could
-change), bound once at module level, and nothing in the file may change it, every read of a
-key gives that literal: a number is not a tensor, so a module built from it owns what it
-computes with, and a loop over `range(c["epochs"])` certainly runs.
+numbers, strings, flags and tuples of them, bound once at module level, and nothing in the
+file may change it, every read of a key gives that literal: a number is not a tensor, so a
+module built from it owns what it computes with, and a loop over `range(c["epochs"])`
+certainly runs.
+
+Its values may also be lists of such literals and dicts of settings in turn (`{"model":
+{"hidden": 32}, "loss": {"init": [0, 0]}}`): then its mutable parts are followed as the
+dict is (`Aliases` with the display): `cfg["loss"]` and `cfg["loss"]["init"]` hold parts
+code could change, `cfg["model"]["hidden"]` a literal. A name bound to a part, or a
+parameter given one, holds some part (which one is not followed further); a part handed to
+code outside the file leaves the dict unknown, except to functions that only read what they
+are given (`torch.tensor(cfg["loss"]["init"])`, `np.array`, `len`, `zip`...).
 
 "Nothing may change it" is decided by following the dict object itself (`Aliases`; an
 element read by key is a literal, never the dict): into names it is assigned to, the
@@ -25,6 +33,7 @@ module-level bindings the file makes once.
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping
 
 from gradguard.analysis.name_flow import Key, NameFlow
 from gradguard.analysis.names import (
@@ -42,14 +51,25 @@ _MUTATING_METHODS = frozenset(
 )
 # Builtins that only read what they are given.
 _READING_BUILTINS = frozenset(
-    "print len str repr sorted list tuple dict set iter isinstance type bool any all".split()
+    (
+        "print len str repr sorted list tuple dict set iter isinstance type bool any all "
+        "zip enumerate sum min max float int round"
+    ).split()
 )
+# Functions of torch and numpy, by their usual spelling, that copy a list they are given
+# into a new tensor or array (a part of a settings dict handed to them stays unchanged).
+_COPYING_FUNCTIONS = frozenset(
+    "torch.tensor torch.as_tensor torch.Tensor torch.FloatTensor torch.LongTensor "
+    "np.array np.asarray numpy.array numpy.asarray".split()
+)
+# A part of a settings dict whose key is not known (`cfg[name]`): any mutable part of it.
+_ANY_PART = ast.Dict(keys=[], values=[])
 
 
 def literal_dicts(tree: ast.Module) -> dict[str, ast.Dict]:
-    """Module-level `NAME = {...}` statements whose dict holds literals under string keys;
-    `NAME = dict(key=..., ...)` too (as the dict display it builds), where no code of the
-    module binds the name `dict`."""
+    """Module-level `NAME = {...}` statements whose dict holds settings values (see
+    `settings_value`) under string keys; `NAME = dict(key=..., ...)` too (as the dict
+    display it builds), where no code of the module binds the name `dict`."""
     found: dict[str, ast.Dict] = {}
     shadowed: bool | None = None  # whether the module binds `dict`: walked only if asked
     for stmt in tree.body:
@@ -70,7 +90,7 @@ def literal_dicts(tree: ast.Module) -> dict[str, ast.Dict]:
             and all(
                 isinstance(key, ast.Constant) and isinstance(key.value, str) for key in value.keys
             )
-            and all(is_literal(item) for item in value.values)
+            and all(settings_value(item) for item in value.values)
         ):
             found[stmt.targets[0].id] = value
     return found
@@ -91,20 +111,20 @@ def _keyword_dict(expr: ast.expr) -> ast.expr:
     return ast.Dict(keys=keys, values=[kw.value for kw in expr.keywords])
 
 
-def unchanged_dicts(tree: ast.Module, names: set[str]) -> frozenset[str]:
-    """Which of `names` (module-level literal dicts, see `literal_dicts`) nothing in the file
-    may change (see the module docstring)."""
-    if not names:
+def unchanged_dicts(tree: ast.Module, dicts: Mapping[str, ast.Dict]) -> frozenset[str]:
+    """Which of `dicts` (module-level settings dicts by name, from `literal_dicts`) nothing
+    in the file may change (see the module docstring)."""
+    if not dicts:
         return frozenset()
     flow = NameFlow(tree)
     nodes = list(module_nodes(tree))
     methods = _methods_by_id(nodes)
     kept: set[str] = set()
-    for name in names:
+    for name, display in dicts.items():
         key = (id(tree), name)
         if len(flow.bindings.get(key, ())) != 1:
             continue
-        if never_changed(Aliases(flow, key, methods), nodes):
+        if never_changed(Aliases(flow, key, methods, display), nodes):
             kept.add(name)
     return frozenset(kept)
 
@@ -121,9 +141,20 @@ def methods_taking_self(node: ast.ClassDef) -> list[ast.FunctionDef | ast.AsyncF
 class Aliases:
     """The names that may hold the very object bound to one key (a settings dict here, a
     dataclass instance in `config_objects`; not a copy, not an element: `cfg["lr"]` is a
-    literal), found by following it whole."""
+    literal), found by following it whole.
 
-    def __init__(self, flow: NameFlow, key: Key, methods: dict[int, ast.ClassDef]) -> None:
+    With `display` (the dict display bound to the key, holding lists or dicts of settings),
+    the mutable parts of the dict are followed too: `whole` then also holds for an element
+    read that may give one (`cfg["loss"]`), and the names bound to parts are holders of
+    parts (`parts`, `part_fields`), whose elements may all be mutable."""
+
+    def __init__(
+        self,
+        flow: NameFlow,
+        key: Key,
+        methods: dict[int, ast.ClassDef],
+        display: ast.Dict | None = None,
+    ) -> None:
         self.flow = flow
         self.keys: set[Key] = {key}
         self.methods = methods  # id() of each method -> its class
@@ -131,16 +162,54 @@ class Aliases:
         self.fields: dict[Key, set[str]] = {}
         # Attribute names that may hold the dict on any object (`trainer.cfg`).
         self.anywhere: set[str] = set()
+        self.display = display if display is not None and mutable_parts(display) else None
+        self.parts: set[Key] = set()  # names that may hold a mutable part of the dict
+        self.part_fields: dict[Key, set[str]] = {}  # and attributes of `self`
 
     def whole(self, expr: ast.expr) -> bool:
         """`expr` may evaluate to the dict itself: a holder's name, an attribute of `self`
-        the dict was stored in (`self.cfg`), or a choice between such values."""
+        the dict was stored in (`self.cfg`), or a choice between such values; with a
+        display, also to a mutable part of it (see `part`)."""
+        if self.display is not None and self.part(expr) is not None:
+            return True
+        return self._holds_whole(expr)
+
+    def part(self, expr: ast.expr) -> ast.Dict | ast.List | None:
+        """The display of the mutable part of the dict `expr` may evaluate to (the dict's
+        own display for the dict itself, `_ANY_PART` when not known which), or None."""
+        if isinstance(expr, ast.Subscript):
+            outer = self.part(expr.value)
+            if outer is None or outer is _ANY_PART:
+                return outer
+            return _element(outer, expr.slice)
+        if isinstance(expr, ast.IfExp | ast.BoolOp | ast.NamedExpr):
+            if self._holds_whole(expr) or self._holds_part(expr):
+                return _ANY_PART
+            return None
+        if self._holds_whole(expr):
+            return self.display
+        return _ANY_PART if self._holds_part(expr) else None
+
+    def _holds_part(self, expr: ast.expr) -> bool:
+        """A name or `self` attribute bound to a part of the dict."""
         if isinstance(expr, ast.IfExp):
-            return self.whole(expr.body) or self.whole(expr.orelse)
+            return self._holds_part(expr.body) or self._holds_part(expr.orelse)
         if isinstance(expr, ast.BoolOp):
-            return any(self.whole(value) for value in expr.values)
+            return any(self._holds_part(value) for value in expr.values)
         if isinstance(expr, ast.NamedExpr):
-            return self.whole(expr.value)
+            return self._holds_part(expr.value)
+        if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
+            key = self.flow.key_of(expr.value)
+            return key is not None and expr.attr in self.part_fields.get(key, ())
+        return isinstance(expr, ast.Name) and self.flow.key_of(expr) in self.parts
+
+    def _holds_whole(self, expr: ast.expr) -> bool:
+        if isinstance(expr, ast.IfExp):
+            return self._holds_whole(expr.body) or self._holds_whole(expr.orelse)
+        if isinstance(expr, ast.BoolOp):
+            return any(self._holds_whole(value) for value in expr.values)
+        if isinstance(expr, ast.NamedExpr):
+            return self._holds_whole(expr.value)
         if isinstance(expr, ast.Attribute) and expr.attr in self.anywhere:
             return True
         if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
@@ -153,14 +222,15 @@ class Aliases:
         dict may reach code or objects whose names are not followed."""
         if isinstance(node, ast.Assign) and (pairs := _pairs(node)):
             # `self.model, self.cfg = model, cfg`: each target gets its own value.
-            return self._bind_all([t for t, v in pairs if self.whole(v)])
+            return self._bind_all([(t, self._whole_or_part(v)) for t, v in pairs if self.whole(v)])
         if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
             if not self.whole(node.value):
                 return False
             targets: list[ast.expr] = (
                 node.targets if isinstance(node, ast.Assign) else [node.target]
             )
-            return self._bind_all(targets)
+            whole = self._whole_or_part(node.value)
+            return self._bind_all([(target, whole) for target in targets])
         if isinstance(node, ast.Call):
             return self._handed(node)
         if isinstance(node, ast.Return | ast.Yield | ast.YieldFrom | ast.Lambda):
@@ -183,25 +253,38 @@ class Aliases:
             return False  # iterating a dict gives its keys; `with` never takes a dict
         return False
 
-    def _bind_all(self, targets: list[ast.expr]) -> bool | None:
+    def _whole_or_part(self, expr: ast.expr) -> bool:
+        """Whether `expr`, which may hold the dict or a mutable part of it, holds the dict
+        itself on its own (not a part, not a choice with a part)."""
+        return self._holds_whole(expr) and (self.display is None or not self._holds_part(expr))
+
+    def _bind_all(self, targets: list[tuple[ast.expr, bool]]) -> bool | None:
+        """Bind each target to the dict (True) or to some mutable part of it (False)."""
         added = False
-        for target in targets:
+        for target, whole in targets:
             if isinstance(target, ast.Name):
                 key = self.flow.key_of(target)
                 if key is None:
                     return None
-                added |= self._add({key})
+                added |= self._add({key}) if whole else self._add_part(key)
             elif isinstance(target, ast.Attribute):
                 selves = self._instance_keys(target)
                 if selves is None:
                     return None
                 for key in selves:
-                    fields = self.fields.setdefault(key, set())
+                    held = self.fields if whole else self.part_fields
+                    fields = held.setdefault(key, set())
                     added |= target.attr not in fields
                     fields.add(target.attr)
             else:
                 return None  # into a container, or unpacked: not followed
         return added
+
+    def _add_part(self, key: Key) -> bool:
+        if key in self.parts:
+            return False
+        self.parts.add(key)
+        return True
 
     def _instance_keys(self, target: ast.Attribute) -> set[Key] | None:
         """`self.cfg = ...` in a method: the `self` of every method of every class of the
@@ -236,7 +319,7 @@ class Aliases:
         func = call.func
         key = self.flow.key_of(func) if isinstance(func, ast.Name) else None
         if key is None:
-            return None
+            return False if _dotted(func) in _COPYING_FUNCTIONS else None
         bindings = self.flow.bindings.get(key, ())
         if not bindings:
             return False if isinstance(func, ast.Name) and func.id in _READING_BUILTINS else None
@@ -262,17 +345,51 @@ class Aliases:
             return None
         names = parameter_names(definition)
         keys: set[Key] = set()
+        added = False
         for name, argument in passed.items():
             if self.whole(argument):
                 if name not in names:
                     return None
-                keys.add((id(definition), name))
-        return self._add(keys)
+                if self._whole_or_part(argument):
+                    keys.add((id(definition), name))
+                else:
+                    added |= self._add_part((id(definition), name))
+        return self._add(keys) or added
 
     def _add(self, keys: set[Key]) -> bool:
         new = keys - self.keys
         self.keys |= new
         return bool(new)
+
+
+def _element(display: ast.Dict | ast.List, key: ast.expr) -> ast.Dict | ast.List | None:
+    """The mutable part `display[key]` gives: the display of a dict or list value, None for
+    a literal (or a slice: a copy), `_ANY_PART` when the key is not known and some value
+    is mutable."""
+    if isinstance(display, ast.List):
+        return None  # lists hold literals only (see `settings_value`)
+    if isinstance(key, ast.Constant) and isinstance(key.value, str):
+        for name, value in zip(display.keys, display.values, strict=True):
+            if isinstance(name, ast.Constant) and name.value == key.value:
+                return value if isinstance(value, ast.Dict | ast.List) else None
+        return None  # no such key: reading it raises
+    return _ANY_PART if mutable_parts(display) else None
+
+
+def mutable_parts(display: ast.Dict) -> bool:
+    """Whether a settings dict display holds lists or dicts (see `settings_value`)."""
+    return any(isinstance(value, ast.Dict | ast.List) for value in display.values)
+
+
+def _dotted(expr: ast.expr) -> str | None:
+    """`np.array` as "np.array"; None for anything but names and attributes of names."""
+    parts: list[str] = []
+    while isinstance(expr, ast.Attribute):
+        parts.append(expr.attr)
+        expr = expr.value
+    if not isinstance(expr, ast.Name):
+        return None
+    return ".".join([expr.id, *reversed(parts)])
 
 
 def _pairs(stmt: ast.Assign) -> list[tuple[ast.expr, ast.expr]]:
@@ -339,6 +456,21 @@ def is_literal(expr: ast.expr) -> bool:
     return False
 
 
+def settings_value(expr: ast.expr, depth: int = 3) -> bool:
+    """A value a settings dict may hold: a literal (`is_literal`), a list of literals, or a
+    dict display of settings values under string keys (nested at most `depth` deep)."""
+    if is_literal(expr):
+        return True
+    if isinstance(expr, ast.List):
+        return all(is_literal(element) for element in expr.elts)
+    return (
+        depth > 0
+        and isinstance(expr, ast.Dict)
+        and all(isinstance(key, ast.Constant) and isinstance(key.value, str) for key in expr.keys)
+        and all(settings_value(value, depth - 1) for value in expr.values)
+    )
+
+
 def kept_setting(
     tree: ast.Module,
     settings: frozenset[str],
@@ -360,6 +492,8 @@ def kept_setting(
     if id(init) not in methods:
         return False
     key = flow.key_of(expr) if isinstance(expr, ast.Name) else None
+    if _deep_settings(tree, settings):
+        return False  # (parts of nested settings are followed from the module's dicts only)
     if key is not None and key in {(id(tree), name) for name in settings}:
         aliases = Aliases(flow, key, methods)
     elif isinstance(expr, ast.Name) and expr.id in parameter_names(init):
@@ -374,6 +508,13 @@ def kept_setting(
     # The attribute on any object (`trainer.cfg["lr"] = ...` from outside the class).
     aliases.anywhere.add(attr)
     return never_changed(aliases, nodes)
+
+
+def _deep_settings(tree: ast.Module, settings: frozenset[str]) -> bool:
+    """Whether one of the module's settings dicts holds lists or dicts."""
+    return any(
+        mutable_parts(display) for name, display in literal_dicts(tree).items() if name in settings
+    )
 
 
 def _literal_display(tree: ast.Module, expr: ast.expr) -> bool:

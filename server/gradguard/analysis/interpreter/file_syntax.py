@@ -226,8 +226,7 @@ class FileSyntax:
         """Module-level dicts of literals nothing in the file may change (see
         `gradguard.analysis.constant_dicts`); computed once, only for files that have one."""
         if self._settings is None:
-            candidates = literal_dicts(self.tree)
-            self._settings = unchanged_dicts(self.tree, set(candidates))
+            self._settings = unchanged_dicts(self.tree, literal_dicts(self.tree))
         return self._settings
 
     def may_call_backward(self, node: FunctionNode | ast.Module) -> bool:
