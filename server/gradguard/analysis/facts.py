@@ -92,7 +92,13 @@ from gradguard.analysis.values import (
     ModuleRef,
     Value,
 )
-from gradguard.analysis.walk import innermost_first, module_nodes, module_nodes_of, within
+from gradguard.analysis.walk import (
+    innermost_first,
+    module_nodes,
+    module_nodes_of,
+    own_nodes,
+    within,
+)
 
 __all__ = [
     "REBOUND_PREFIX",
@@ -170,6 +176,7 @@ __all__ = [
     "module_nodes_of",
     "names_feeding",
     "optimized_module",
+    "own_nodes",
     "parameter_names",
     "passed_keyword",
     "periodic_divisor",

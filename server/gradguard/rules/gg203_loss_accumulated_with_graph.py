@@ -10,6 +10,12 @@ same way, when the appended name is what `backward()` runs on every iteration an
 the loss is read from (`output["loss"].backward()`, then `outputs.append(output)`; no fix is
 offered then: what to keep of it is the author's call).
 
+A total the function returns is the caller's: when a caller backpropagates what the
+function returns (`loss_q = self.meta_loss(...); loss_q.backward()`, the query losses of
+meta-learning summed over tasks, each task's loop computing gradients with
+`torch.autograd.grad`), keeping every iteration's graph is the point, and it is not
+reported.
+
 ## Why is this bad?
 `loss` still holds its autograd graph, so `total_loss` becomes a tensor whose graph links
 every iteration's graph: none of them can be freed. Memory grows with every batch until the
@@ -51,8 +57,11 @@ from gradguard.analysis.facts import (
     Carry,
     Grad,
     LoopNode,
+    callee_name,
     dotted,
     innermost_first,
+    own_nodes,
+    reads_key,
     within,
 )
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
@@ -187,6 +196,8 @@ assert not any(torch.is_tensor(v) for v in losses), "losses keep every iteration
             ]
             if not carries or any(c in backpropagated for c in carries):
                 continue
+            if key is not None and _returned_to_a_backward(ctx, use, key):
+                continue
             added_expr = _added_expression(use)
             total = expr_text(ctx.source, use.target)
             added = expr_text(ctx.source, added_expr)
@@ -259,6 +270,29 @@ assert not any(torch.is_tensor(v) for v in losses), "losses keep every iteration
             edit = replace_expr(ctx.source, argument, number)
             fix = Fix(f"Append {number}", Safety.UNSAFE, (edit,))
             yield self.finding(message, ctx.node_range(use.stmt), related, [fix])
+
+
+def _returned_to_a_backward(ctx: RuleContext, use: Accumulation, key: str) -> bool:
+    """Whether the function holding `use` returns its total (`return total / n`) and a
+    backward of the file runs on what a call of that function gave."""
+    function = use.function
+    if function is None or not any(
+        isinstance(node, ast.Return) and node.value is not None and reads_key(node.value, key)
+        for node in own_nodes(function.body)
+    ):
+        return False
+    for event in ctx.analysis.backward_calls:
+        origin = event.value.origin
+        sources: list[ast.AST] = [event.target]
+        if isinstance(origin, ast.Assign | ast.AnnAssign) and origin.value is not None:
+            sources.append(origin.value)
+        if any(
+            isinstance(node, ast.Call) and callee_name(node.func) == function.name
+            for source in sources
+            for node in ast.walk(source)
+        ):
+            return True
+    return False
 
 
 def _backpropagated_every_iteration(
