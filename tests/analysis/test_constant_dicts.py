@@ -89,9 +89,7 @@ NESTED_CASES = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(
-    ("case", "code", "known"), NESTED_CASES, ids=[c[0] for c in NESTED_CASES]
-)
+@pytest.mark.parametrize(("case", "code", "known"), NESTED_CASES, ids=[c[0] for c in NESTED_CASES])
 def test_a_nested_settings_dict_is_known_unless_something_may_change_a_part(
     case: str, code: str, known: bool
 ) -> None:
