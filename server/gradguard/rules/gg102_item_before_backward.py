@@ -10,6 +10,10 @@ objects of training code that have it), even when the analysis does not know wha
 the receiver (a criterion given as a parameter); a file that defines its own `item()` (a
 small autodiff engine's scalar) keeps such receivers unknown.
 
+A number taken out of a tensor with history and then added to the loss that is
+backpropagated (`loss = l1 + adv.item()`) is reported too: backward runs without an error,
+but that term is a constant and trains nothing.
+
 Numbers of a tensor that certainly never had a history (a fresh `torch.randn(...)`, data)
 wrapped again with `requires_grad=True` make the leaf the code means to differentiate: it
 lost nothing, so that re-wrap is not reported.
@@ -204,6 +208,29 @@ loss.backward()
                 continue
             reported.add(id(anchor.node))
             yield self._finding(ctx, event, conversion, rewrap)
+        yield from self._converted_terms(ctx, reported)
+
+    def _converted_terms(self, ctx: RuleContext, reported: set[int]) -> Iterator[Finding]:
+        """A number converted from a tensor with history, added to the value that is
+        backpropagated (`l1 + adv.item()`): backward runs, the term is a constant."""
+        for event in ctx.analysis.backward_calls:
+            terms = [t for t in event.value.inert_terms if t.kind is LossKind.CONVERSION]
+            for term in sorted(terms, key=lambda t: getattr(t.node, "lineno", 0)):
+                if id(term.node) in reported:
+                    continue
+                reported.add(id(term.node))
+                name = expr_text(ctx.source, event.target)
+                call = describe_backward(name, event.via)
+                message = compose(
+                    f"A term of `{name}` went through {term.description}: it is a constant, "
+                    "so no gradient reaches what it was computed from",
+                    f"{term.description} (line {term.node.lineno}) turns a tensor with "  # type: ignore[attr-defined]
+                    f"autograd history into plain data, which is then added to `{name}`; "
+                    f"{call} (line {event.call.lineno}) runs but trains nothing through it. "
+                    f"Add the tensor itself and take {term.description} for logging only",
+                )
+                related = [Related(ctx.node_range(event.call), f"{call} runs without it")]
+                yield self.finding(message, ctx.node_range(term.node), related, [])
 
     def _finding(
         self, ctx: RuleContext, event: BackwardCall, conversion: Loss, rewrap: Loss | None

@@ -180,7 +180,8 @@ loss.backward()
             yield self.finding(message, ctx.node_range(call), related, [_fix(ctx, call)])
         reported: set[int] = set()
         for event in ctx.analysis.backward_calls:
-            for term in sorted(event.value.inert_terms, key=lambda t: getattr(t.node, "lineno", 0)):
+            terms = [t for t in event.value.inert_terms if t.kind is LossKind.NO_CREATE_GRAPH]
+            for term in sorted(terms, key=lambda t: getattr(t.node, "lineno", 0)):
                 call = term.node
                 if not isinstance(call, ast.Call) or id(call) in reported:
                     continue

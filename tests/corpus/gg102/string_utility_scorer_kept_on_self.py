@@ -9,10 +9,12 @@ number, and with `.item()` on the log-probability the whole loss is a float: bac
 raises "'float' object has no attribute 'backward'".
 
 The analysis sees it only because the function and the dict are kept on `self` (each
-stored once in `__init__`, never changed) and because no `str` method returns a tensor. The
-look-alike keeps the log-probability tensor and adds a penalty from an object's own
-`count` method, which returns a tensor with history: a method named like a string's is not
-one.
+stored once in `__init__`, never changed) and because no `str` method returns a tensor.
+
+The second trainer adds a penalty from an object's own `count` method, which returns a
+tensor with history (a method named like a string's is not one): its loss is a tensor and
+backward() runs. Its REINFORCE term still went through `.item()`, though: a constant added
+to the loss, through which the policy gets no gradient (the silent form of GG102).
 """
 
 import torch
@@ -70,8 +72,8 @@ class RepeatPenalty(nn.Module):
 
 
 class PenalisedTrainer:
-    """Look-alike: `.item()` on the log-probability, but the penalty's `count` is a tensor
-    with history, so the loss is one."""
+    """`.item()` on the log-probability, and the penalty's `count` a tensor with history:
+    the loss is one, backward() runs, the REINFORCE term trains nothing."""
 
     def __init__(self, policy, penalty, score):
         self.policy = policy
@@ -84,7 +86,7 @@ class PenalisedTrainer:
         log_probs = self.policy()
         tokens = torch.multinomial(log_probs.exp(), 4, replacement=True).tolist()
         reward = self.score(tokens)
-        loss = -log_probs[tokens[0]].item() * reward + self.penalty.count(log_probs, 2)
+        loss = -log_probs[tokens[0]].item() * reward + self.penalty.count(log_probs, 2)  # expect: GG102
         self.opt.zero_grad()
         loss.backward()
         self.opt.step()

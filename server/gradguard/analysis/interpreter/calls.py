@@ -392,7 +392,16 @@ class CallEvaluator(TorchCalls):
         args = self.arguments(call)
         if name in _CONVERSION_BUILTINS:
             fresh = len(args) == 1 and never_had_history(args[0])
-            loss = Loss(LossKind.CONVERSION, call, f"{name}()", converted_fresh=fresh)
+            history = (
+                len(args) == 1 and args[0].kind is Kind.TENSOR and args[0].grad is Grad.TRACKED
+            )
+            loss = Loss(
+                LossKind.CONVERSION,
+                call,
+                f"{name}()",
+                converted_fresh=fresh,
+                converted_history=history,
+            )
             return Value(grad=Grad.UNTRACKED, kind=Kind.SCALAR, loss=loss)
         if name == "len" and len(call.args) == 1 and not call.keywords:
             # Python makes `len()` an int whatever `__len__` returns (a tensor's is its size).

@@ -742,7 +742,23 @@ class ExpressionEvaluator(TrainingEffects):
 
     def arithmetic(self, node: ast.AST, operands: list[Value]) -> Value:
         """Arithmetic on tensors is a differentiable op; on Python numbers it is a number;
-        `+` of two lists (or tuples) of known elements is the list of both's elements."""
+        `+` of two lists (or tuples) of known elements is the list of both's elements.
+
+        A number converted from a tensor with history (`adv.item()`), added to anything
+        but a number, is a term of the sum that has lost that history: it joins the
+        result's inert terms (`Autograd.inert_terms`; GG102 reports it when the sum is
+        backpropagated)."""
+        result = self._arithmetic(node, operands)
+        if isinstance(getattr(node, "op", None), ast.Add | ast.Sub) and result.kind in (
+            Kind.TENSOR,
+            Kind.UNKNOWN,
+        ):
+            converted = converted_terms(operands)
+            if converted - result.inert_terms:
+                result = evolve(result, inert_terms=result.inert_terms | converted)
+        return result
+
+    def _arithmetic(self, node: ast.AST, operands: list[Value]) -> Value:
         if (
             isinstance(getattr(node, "op", None), ast.Add)
             and len(operands) == 2
@@ -829,6 +845,19 @@ class ExpressionEvaluator(TrainingEffects):
                 unless = ConditionalLoss(self.mode.condition, loss)
             return evolve(result, grad=Grad.UNKNOWN, loss=None, graph=frozenset(), unless=unless)
         return result
+
+
+def converted_terms(operands: list[Value]) -> frozenset[Loss]:
+    """The conversions of tensors with history among `operands` (`l1 + adv.item()`): plain
+    numbers or arrays that were a loss or an output a moment before."""
+    return frozenset(
+        v.loss
+        for v in operands
+        if v.kind in (Kind.SCALAR, Kind.OTHER)
+        and v.loss is not None
+        and v.loss.kind is LossKind.CONVERSION
+        and v.loss.converted_history
+    )
 
 
 def _is_true(value: Value) -> bool:

@@ -765,7 +765,14 @@ class TorchCalls(ModuleCalls):
         if name in api.CONVERSIONS:
             kind = Kind.SCALAR if name == "item" else Kind.OTHER
             fresh = never_had_history(receiver)
-            loss = Loss(LossKind.CONVERSION, call, f".{name}()", converted_fresh=fresh)
+            history = receiver.grad is Grad.TRACKED
+            loss = Loss(
+                LossKind.CONVERSION,
+                call,
+                f".{name}()",
+                converted_fresh=fresh,
+                converted_history=history,
+            )
             assert isinstance(call.func, ast.Attribute)
             if (site := self.site(call, call.func.value, receiver)) is not None:
                 self.emit(Conversion(name, **site))

@@ -98,6 +98,8 @@ class Loss:
     # for CONVERSION: the converted tensor certainly never had a history to lose (a fresh
     # factory tensor, data): wrapping its numbers again loses nothing
     converted_fresh: bool = False
+    # for CONVERSION: the converted tensor certainly had history (a loss, a model output)
+    converted_history: bool = False
 
 
 @dataclass(frozen=True)
