@@ -8,8 +8,12 @@ logits cut by `.data`. When a call passes arguments whose facts are known and th
 result leaves its grad facts unknown, the function is interpreted once more for that call,
 with those arguments bound and nothing recorded (its events are the summary's), and the
 unknown autograd facts of the result are taken from that run
-(`ModuleInterpreter.result_in_context`). Only autograd facts are refined: the graph, carries
-and activations of the result stay those the summary gives the call. Shapes are the one
+(`ModuleInterpreter.result_in_context`). Only autograd facts are refined: the carries and
+activations of the result stay those the summary gives the call. The graph is refined where
+the summary gives a part with history none (`with_run_graph`): the saving operations the
+run went through for this call stand, one fresh node each, for this evaluation of the call
+(two parts of the result share a node where the run found them sharing an operation), and
+the nodes of the call's own arguments stay themselves. Shapes are the other
 exception: when a call passes a tensor whose whole shape is known and the summary leaves the
 shape of some tensor it returns partly unknown, the run's shape (which holds for this call's
 arguments) is taken where it tells more (`forward` of a batch keeps its batch size).
@@ -25,9 +29,12 @@ only calls made with gradient recording on (the summary assumes it).
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from gradguard.analysis.events import InferenceSaved
+from gradguard.analysis.graph import SavedNode, Saves
+from gradguard.analysis.graph_inputs import is_stand_in
 from gradguard.analysis.names import callee_name
 from gradguard.analysis.node_cache import cached_by_node
 from gradguard.analysis.shapes import Shape
@@ -278,3 +285,64 @@ def _unknown_rewrap(value: Value) -> bool:
         and loss.wrapped_unknown
         and not loss.wrapped_history
     )
+
+
+def with_run_graph(result: Value, found: Value, call: ast.Call, passed: dict[str, Value]) -> Value:
+    """`result` of `call` with the graph the run in context (`found`) certainly went through,
+    part by part, where the summary left a part with history no graph (`forward` returning
+    `(out, feats) if return_feats else out`: the summary joined both paths; the run took
+    this call's). A node of a passed argument's graph stays itself; every other node the run
+    went through (made by the function's own code, on this call's path) becomes a node of
+    this call, created afresh: each evaluation of the call builds its own graph. Nodes that
+    save only when a parameter requires grad (`SavedNode.given`) and parameters' stand-ins
+    are left out: only what certainly saved counts."""
+    theirs = frozenset().union(*(_graph_of(v, _DEPTH) for v in passed.values()))
+    fresh: dict[SavedNode, SavedNode] = {}
+
+    def mapped(node: SavedNode) -> SavedNode:
+        if node in theirs:
+            return node
+        if node not in fresh:
+            fresh[node] = SavedNode(call, Saves.OTHER)
+        return fresh[node]
+
+    return _with_graph(result, found, mapped, _DEPTH)
+
+
+def _graph_of(value: Value, depth: int) -> frozenset[SavedNode]:
+    """The graph nodes of `value` and of its parts (tuples, dicts)."""
+    nodes = value.graph
+    if depth > 0:
+        for part in [*(value.elements or ()), *([value.items] if value.items is not None else [])]:
+            nodes |= _graph_of(part, depth - 1)
+    return nodes
+
+
+def _with_graph(
+    result: Value, found: Value, mapped: Callable[[SavedNode], SavedNode], depth: int
+) -> Value:
+    certain = frozenset(n for n in found.graph if not n.given and not is_stand_in(n))
+    if (
+        certain
+        and not result.graph
+        and result.kind is Kind.TENSOR
+        and found.kind is Kind.TENSOR
+        and result.grad is Grad.TRACKED
+        and found.grad is Grad.TRACKED
+    ):
+        result = evolve(result, graph=frozenset(mapped(n) for n in certain))
+    if (
+        depth == 0
+        or result.elements is None
+        or found.elements is None
+        or len(result.elements) != len(found.elements)
+        or result.fields != found.fields
+    ):
+        return result
+    parts = tuple(
+        _with_graph(mine, theirs, mapped, depth - 1)
+        for mine, theirs in zip(result.elements, found.elements, strict=True)
+    )
+    if all(a is b for a, b in zip(parts, result.elements, strict=True)):
+        return result
+    return evolve(result, elements=parts)

@@ -444,7 +444,8 @@ class ModuleCalls(ExpressionEvaluator):
             return result
         if found.inference_saved:
             self._inference_arguments_saved(function, call, passed, found, skip_self=skip_self)
-        return contextual.refined(result, found.returned)
+        refined = contextual.refined(result, found.returned)
+        return contextual.with_run_graph(refined, found.returned, call, passed)
 
     def _mode_unknown_to(self, function: FunctionNode) -> bool:
         """Whether `function`'s summary ran under a grad mode its callers left unknown (some
