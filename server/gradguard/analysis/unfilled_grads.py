@@ -6,7 +6,9 @@ None (`w.grad.zero_()`, `lr * w.grad`, `w.grad[0]`) is certain to fail when:
 * `w` is a leaf that requires grad created by the same function (or module body) as a fresh
   tensor (`torch.randn(..., requires_grad=True)`, `nn.Parameter(...)`, `x.detach()
   .requires_grad_()`), or a parameter of a module it built (`for p in model.parameters()`
-  after `model = nn.Linear(...)`);
+  after `model = nn.Linear(...)`), or returned by a helper of the file that makes it anew on
+  every call and runs no backward (`w1, w2 = init_weights()` where the helper returns
+  `torch.randn(..., requires_grad=True)` results, alone or in a tuple);
 * on every way from the creation to the first execution of the read, nothing can have run
   backward: no `backward()`/`torch.autograd.backward` call, no call of code this analysis
   cannot see into (unknown callables and methods, helpers that are not provably free of
@@ -222,6 +224,12 @@ class _Paths:
                 self.local[stmt.name] = stmt
                 counts[stmt.name] = counts.get(stmt.name, 0) + 1
         self.local = {k: v for k, v in self.local.items() if counts[k] == 1}
+        # Names also bound by assignment somewhere (`make = other`): not surely the `def`.
+        self.rebound = frozenset(
+            node.id
+            for node in ast.walk(analysis.tree)
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del)
+        )
         self._clean_functions: dict[int, bool] = {}
         self._depth = 0
 
@@ -326,7 +334,11 @@ class _Paths:
                 return None
             return self._module_creation(origin)
         value = _assigned_expression(origin, key)
-        if value is None or not self._fresh_tensor(value):
+        if value is None:
+            unpacked = _unpacked_call(origin, key)
+            fresh = unpacked is not None and self._returns_fresh(*unpacked)
+            return (origin, key) if fresh else None
+        if not self._fresh_tensor(value):
             return None
         return origin, key
 
@@ -345,12 +357,56 @@ class _Paths:
                 or qualified in api.PARAMETER
             )
         func = expr.func
+        if isinstance(func, ast.Name):
+            return self._returns_fresh(expr, None)
         if not isinstance(func, ast.Attribute):
             return False
         if func.attr in _SELF_RETURNING or func.attr.endswith("_"):
             return self._fresh_tensor(func.value)
         # `.clone()` always allocates a new tensor, as `.detach()` makes a new object.
         return func.attr in api.DETACH_METHODS or (func.attr == "clone" and not expr.args)
+
+    def _returns_fresh(self, call: ast.Call, index: int | None, size: int = 1) -> bool:
+        """`make(n)` (or element `index` of the tuple it returns), a call of a helper of the
+        file that runs no backward and returns, on every `return`, a tensor it creates anew
+        (a fresh-tensor expression, or a local name bound only to such expressions)."""
+        func = call.func
+        helper = self.local.get(func.id) if isinstance(func, ast.Name) else None
+        if not isinstance(helper, ast.FunctionDef) or helper.name in self.rebound:
+            return False
+        if self._depth >= _DEPTH or not self._function_clean(helper):
+            return False
+        returned = [node.value for node in _scope_nodes(helper) if isinstance(node, ast.Return)]
+        if not returned:
+            return False
+        self._depth += 1
+        try:
+            return all(self._fresh_local(helper, _element(expr, index, size)) for expr in returned)
+        finally:
+            self._depth -= 1
+
+    def _fresh_local(self, helper: ast.FunctionDef, expr: ast.expr | None) -> bool:
+        """`expr`, returned by `helper`, is a tensor made by this call of it."""
+        if not isinstance(expr, ast.Name):
+            return expr is not None and self._fresh_tensor(expr)
+        name = expr.id
+        parameters = helper.args.posonlyargs + helper.args.args + helper.args.kwonlyargs
+        if any(arg.arg == name for arg in parameters):
+            return False
+        bindings = [node for node in _scope_nodes(helper) if _binds(node, name)]
+        statements = [
+            stmt
+            for stmt in _scope_nodes(helper)
+            if isinstance(stmt, ast.Assign | ast.AnnAssign)
+            and _assigned_expression(stmt, name) is not None
+        ]
+        if not bindings or len(bindings) != len(statements):
+            return False  # bound by a loop, an unpacked call, `global`...: unknown
+        return all(
+            self._fresh_tensor(value)
+            for value in (_assigned_expression(stmt, name) for stmt in statements)
+            if value is not None
+        )
 
     def _module_creation(self, loop: ast.For) -> tuple[ast.stmt, str] | None:
         """For `for p in model.parameters()`: the statement building `model` in this scope."""
@@ -539,6 +595,31 @@ def _assigned_expression(stmt: ast.stmt, key: str) -> ast.expr | None:
             for element, expr in zip(target.elts, stmt.value.elts, strict=True):
                 if dotted(element) == key:
                     return expr
+    return None
+
+
+def _unpacked_call(stmt: ast.stmt, key: str) -> tuple[ast.Call, int, int] | None:
+    """`a, w = make(n)`: the call, the position of `key` and the number of names."""
+    if not (isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call)):
+        return None
+    for target in stmt.targets:
+        if isinstance(target, ast.Tuple | ast.List) and not any(
+            isinstance(element, ast.Starred) for element in target.elts
+        ):
+            for position, element in enumerate(target.elts):
+                if dotted(element) == key:
+                    return stmt.value, position, len(target.elts)
+    return None
+
+
+def _element(expr: ast.expr | None, index: int | None, size: int) -> ast.expr | None:
+    """The returned expression (`index` None) or its element `index` (`return a, w`, of
+    `size` elements: any other length fails to unpack before the read)."""
+    if index is None or expr is None:
+        return expr
+    if isinstance(expr, ast.Tuple | ast.List) and len(expr.elts) == size:
+        element = expr.elts[index]
+        return None if isinstance(element, ast.Starred) else element
     return None
 
 

@@ -4,7 +4,8 @@
 Finds a use of `w.grad` that fails on None (`w.grad.zero_()`, `lr * w.grad`, `w.grad[0]`,
 `-w.grad`) at a point where no backward pass can have run since `w` was created: `w` is a
 leaf created in the same function (`torch.randn(..., requires_grad=True)`,
-`nn.Parameter(...)`, a parameter of a module built there), and nothing on the way from its
+`nn.Parameter(...)`, a parameter of a module built there, a tensor a helper of the file
+creates and returns: `w1, w2 = init_weights()`), and nothing on the way from its
 creation to the read calls `backward()`, `torch.autograd.backward` or code the analysis
 cannot see into. A read at the top of a training loop, before the loop's own backward, fails
 on the first iteration.
