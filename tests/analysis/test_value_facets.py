@@ -881,6 +881,15 @@ AUTOGRAD_FACTS = [
      "    c = model(x)\nk = c * 2  # <- k", Kind.TENSOR, {"copies": frozenset()}),
     ("copy of data without history", "c = torch.tensor(x.tolist())\nk = model(c)  # <- k",
      Kind.TENSOR, {"grad": T, "copies": frozenset()}),
+    # A tensor with history stored once on `self` in `__init__` is that tensor in every
+    # method, unless some code may change its grad state in place.
+    ("computed attribute read by a method", "class M:\n    def __init__(self):\n"
+     "        self.w = torch.ones(2, requires_grad=True) * 2\n    def read(self):\n"
+     "        v = self.w  # <- v\nM().read()\n", Kind.TENSOR, {"grad": T, "leaf": False}),
+    ("computed attribute detached in place elsewhere", "class M:\n"
+     "    def __init__(self):\n        self.w = torch.ones(2, requires_grad=True) * 2\n"
+     "    def cut(self):\n        self.w.detach_()\n    def read(self):\n"
+     "        v = self.w  # <- v\nM().read()\n", Kind.UNKNOWN, {"grad": N}),
     ("gradient penalty scaled by an unknown factor", "def f(scale):\n"
      "    w = torch.ones(3, requires_grad=True)\n    g = torch.autograd.grad(w.sum(), w)[0]\n"
      "    loss = scale * g.sum()  # <- loss", Kind.TENSOR,

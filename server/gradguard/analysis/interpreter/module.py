@@ -486,6 +486,10 @@ class ModuleInterpreter:
                     # A module, a leaf, or an inference tensor (`self.features =
                     # self._encode_all(data)` under inference_mode: it stays one).
                     info.attributes[attr] = value
+                elif self._kept_computed(attr, value):
+                    # `self.weights = torch.randn(n, k, requires_grad=True) / n ** 0.5`: a
+                    # tensor with history, every method reads that very tensor.
+                    info.attributes[attr] = evolve(value, carries=frozenset(), graph=frozenset())
                 elif value.kind in (Kind.MAPPING, Kind.SEQUENCE) and attr not in changed:
                     containers[attr] = value
                 elif (
@@ -502,6 +506,24 @@ class ModuleInterpreter:
         for attr, value in containers.items():
             if _kept_whole(value):
                 info.attributes[attr] = value
+
+    def _kept_computed(self, attr: str, value: Value) -> bool:
+        """A tensor with history (not a leaf) that `self.<attr> = ...` in `__init__` stores
+        (its only store), when nothing outside a method stores the attribute and no code of
+        the file may change its grad state in place (`.requires_grad_()`, `.data = `,
+        `.detach_()`): what every method reads is that tensor, with its history. Its graph
+        is the construction's business, not the methods'."""
+        if (
+            value.kind is not Kind.TENSOR
+            or value.grad is not Grad.TRACKED
+            or value.leaf is not False
+        ):
+            return False
+        if self.syntax.foreign_attribute_stores().get(attr):
+            return False
+        retouched = _grad_state_changed(self.text)
+        text = self.text or ""
+        return retouched is not None and attr not in retouched and "detach_" not in text
 
     def _kept_plain(self, init: FunctionNode, attr: str, expr: ast.expr, value: Value) -> bool:
         """`self.<attr> = expr` in `__init__` (its only store, none from outside a method)
