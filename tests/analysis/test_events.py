@@ -33,6 +33,7 @@ from gradguard.analysis.events import (
     OptimizedTensor,
     OptimizerCall,
     RequiresGradCall,
+    StaleOptimizer,
 )
 from gradguard.analysis.model import ModuleAnalysis, analyse_module
 from gradguard.analysis.values import Value
@@ -324,6 +325,26 @@ CASES: list[tuple[str, str, list[Row]]] = [
             (RequiresGradCall, "ids", {}),
             (RequiresGradCall, "torch.arange(4)", {}),
             (IntegerGradRequest, "torch.arange(4)", {"in_place": True}),
+        ],
+    ),
+    (
+        "optimizers left stale by a new layer, in a function and in a method",
+        """
+        class Harness:
+            def __init__(self):
+                self.net = nn.Sequential(nn.Linear(3, 4), nn.Linear(4, 2))
+                self.opt = torch.optim.SGD(self.net.parameters(), lr=0.1)
+
+            def regrow(self):
+                self.net[1] = nn.Linear(4, 5)
+
+        model = nn.Sequential(nn.Linear(3, 4), nn.Linear(4, 2))
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        model[1] = nn.Linear(4, 5)
+        """,
+        [
+            (StaleOptimizer, "self.net[1]", {"optimizer": "self.opt", "stale": "UNKNOWN"}),
+            (StaleOptimizer, "model[1]", {"optimizer": "opt", "stale": "UNKNOWN"}),
         ],
     ),
 ]

@@ -205,6 +205,17 @@ class CheckpointInput(Event):
     direct: Value | None
 
 
+@dataclass(frozen=True, eq=False)
+class StaleOptimizer(Event):
+    """An optimizer (`optimizer`, the name it is bound to here; `value` is it before) left
+    without parameters its module now has: `target` (a layer of the module the optimizer was
+    built on, or the module's own name) was just given a new module or parameter at `stmt`.
+    `stale` is the optimizer from then on: its `optimizes.stale` says where and how."""
+
+    optimizer: str
+    stale: Value
+
+
 # Every kind of event, in the order of the classes above.
 KINDS: tuple[type[Event], ...] = (
     Conversion,
@@ -223,6 +234,7 @@ KINDS: tuple[type[Event], ...] = (
     InferenceSaved,
     LossInput,
     CheckpointInput,
+    StaleOptimizer,
 )
 
 E = TypeVar("E", bound=Event)

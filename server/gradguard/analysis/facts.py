@@ -45,6 +45,7 @@ from gradguard.analysis.events import (
     OptimizedTensor,
     OptimizerCall,
     RequiresGradCall,
+    StaleOptimizer,
 )
 from gradguard.analysis.forced_grad import ForcedGrad, forced_grad_backprops, real_cut
 from gradguard.analysis.grad_context import GradContext
@@ -52,6 +53,7 @@ from gradguard.analysis.graph import SavedNode
 from gradguard.analysis.hooks import may_have_hooks
 from gradguard.analysis.imports import torch_alias
 from gradguard.analysis.interpreter.summary import REBOUND_PREFIX
+from gradguard.analysis.method_order import called_after, method_class
 from gradguard.analysis.mode_switches import ModeSwitch, ModeSwitches, calls_in
 from gradguard.analysis.model import (
     BackwardCall,
@@ -148,6 +150,7 @@ __all__ = [
     "ReusedIterator",
     "SavedNode",
     "SavedParameter",
+    "StaleOptimizer",
     "TorchCall",
     "UnfilledRead",
     "UnreachedOptimizer",
@@ -156,6 +159,7 @@ __all__ = [
     "assigned_names",
     "batch_appends",
     "bindings_of",
+    "called_after",
     "callee_name",
     "calls_in",
     "carried_history",
@@ -172,6 +176,7 @@ __all__ = [
     "may_have_hooks",
     "may_name_an_optimizer",
     "mentions",
+    "method_class",
     "module_nodes",
     "module_nodes_of",
     "names_feeding",

@@ -11,7 +11,12 @@ every caller hands the stale optimizer and the model to
 (`train(model, loader, optimizer)` after the replacement). A function of the file that sets
 an attribute of a module it is given (`def load_checkpoint(path, model): model.embedding =
 nn.Embedding(...)`, on some way through it) replaces that layer for its callers: the finding
-is where the function replaces it, for a call made after the optimizer was built.
+is where the function replaces it, for a call made after the optimizer was built. In a
+class that keeps the optimizer built in `__init__` (`self.optimizer = Adam(self.model.
+parameters())`), a method replacing a layer of `self.model` stales it for the rest of that
+method, and for a method that steps it and calls `self.model` when the file calls that
+method (or one reaching it through `self.<method>()`) on the same instance after the
+replacing one (`trainer.new_head(5)`, then `trainer.fit(loader)`).
 
 It fires only when the analysis is certain: the model is built in the file, the new module is
 built right there and has parameters, the model's forward runs it (any child of an
@@ -71,6 +76,9 @@ from gradguard.analysis.facts import (
     OptimizedParameters,
     OptimizerCall,
     Replacement,
+    StaleOptimizer,
+    called_after,
+    method_class,
     within,
 )
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
@@ -378,9 +386,54 @@ assert not torch.equal(before, model[-1].weight), "the new head never trained"
                 continue
             seen.add(key)
             yield self._finding(ctx, use, built, replacement)
+        yield from self._across_methods(ctx, seen)
+
+    def _across_methods(self, ctx: RuleContext, seen: set[tuple[int, int]]) -> Iterator[Finding]:
+        """A method replaces a layer of `self.<m>` whose optimizer `__init__` keeps in
+        `self.<opt>`, and a method stepping `self.<opt>` and calling `self.<m>` is called on
+        the same instance after it (`trainer.new_head(); trainer.fit(loader)`)."""
+        stale = [
+            e
+            for e in ctx.analysis.events.of(StaleOptimizer)
+            if e.optimizer.startswith("self.") and e.context is None
+        ]
+        if not stale:
+            return
+        for use in ctx.analysis.events.of(OptimizerCall):
+            built = use.value.optimizes
+            if use.method != "step" or built is None or built.stale is not None:
+                continue
+            cls = method_class(ctx.tree, use.function)
+            if cls is None or use.function is None or _extended_elsewhere(ctx, use):
+                continue
+            for event in stale:
+                new = event.stale.optimizes.stale if event.stale.optimizes else None
+                if (
+                    new is None
+                    or new.rebound
+                    or event.stale.optimizes is None
+                    or event.stale.optimizes.call is not built.call
+                    or event.function is use.function
+                    or method_class(ctx.tree, event.function) is not cls
+                    or (id(built.stmt), id(new.stmt)) in seen
+                    or not _calls_module(ctx, use.function, new)
+                ):
+                    continue
+                assert isinstance(event.function, ast.FunctionDef | ast.AsyncFunctionDef)
+                name = getattr(use.function, "name", "")
+                later = called_after(ctx.tree, cls, event.function.name, name)
+                if later is not None:
+                    seen.add((id(built.stmt), id(new.stmt)))
+                    after = Related(ctx.node_range(later), "runs the step after the replacement")
+                    yield self._finding(ctx, use, built, new, after)
 
     def _finding(
-        self, ctx: RuleContext, step: OptimizerCall, built: OptimizedParameters, new: Replacement
+        self,
+        ctx: RuleContext,
+        step: OptimizerCall,
+        built: OptimizedParameters,
+        new: Replacement,
+        *extra: Related,
     ) -> Finding:
         optimizer = expr_text(ctx.source, step.target)
         target = expr_text(ctx.source, new.target)
@@ -413,6 +466,7 @@ assert not torch.equal(before, model[-1].weight), "the new head never trained"
         ]
         if new.through is not None:
             related.append(Related(ctx.node_range(new.stmt), "the call that replaces the layer"))
+        related.extend(extra)
         fix = _move_construction(ctx, built, new)
         shown = new.through if new.through is not None else new.stmt
         return self.finding(message, ctx.node_range(shown), related, [fix] if fix else [])
@@ -426,6 +480,14 @@ def _called_after(ctx: RuleContext, step: OptimizerCall, key: str, new: Replacem
         and node.lineno > (new.stmt.end_lineno or new.stmt.lineno)
         and expr_text(ctx.source, node.func) == key
         for node in ast.walk(scope)
+    )
+
+
+def _calls_module(ctx: RuleContext, function: ast.AST, new: Replacement) -> bool:
+    """True when `function` calls the module whose forward runs the new layer."""
+    return any(
+        use.function is function and use.value.module is new.module
+        for use in ctx.analysis.events.of(ModuleCall)
     )
 
 

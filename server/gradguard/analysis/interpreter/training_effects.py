@@ -10,7 +10,12 @@ from collections.abc import Callable, Iterator
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.call_sites import keyword_argument, passed_arguments
-from gradguard.analysis.events import Accumulation, OptimizedTensor, OptimizerCall
+from gradguard.analysis.events import (
+    Accumulation,
+    OptimizedTensor,
+    OptimizerCall,
+    StaleOptimizer,
+)
 from gradguard.analysis.graph import SavedNode, Saves
 from gradguard.analysis.graph_inputs import own_nodes
 from gradguard.analysis.interpreter.environment import GradMode
@@ -264,11 +269,11 @@ class TrainingEffects(GraphEffects):
         assert self.env is not None and self.stmt is not None
         key = dotted(target)
         base = dotted(target.value) if isinstance(target, ast.Attribute | ast.Subscript) else None
-        for name, optimizer in list(self.env.items()):
+        for name, optimizer in [*self.env.items(), *self._kept_optimizers(base)]:
             built = optimizer.optimizes
             if built is None or built.stale is not None:
                 continue
-            owner = self.env.get(built.key)
+            owner = self._bound_or_kept(built.key) if built.key == base else self.env.get(built.key)
             same = owner is not None and owner.module is built.module
             if isinstance(target, ast.Name) and key == built.key:
                 if ref is built.module:
@@ -293,8 +298,34 @@ class TrainingEffects(GraphEffects):
                 )
             else:
                 continue
-            stale = dataclasses.replace(built, stale=replacement)
-            self.env[name] = evolve(optimizer, optimizes=stale)
+            stale = evolve(optimizer, optimizes=dataclasses.replace(built, stale=replacement))
+            self.env[name] = stale
+            # (The module's top level is run again with the names it left bound: a
+            # statement before the construction, outside any loop, stales nothing.)
+            ordered = built.stmt.lineno < self.stmt.lineno or self.every_iteration()
+            if ordered and (site := self.site(self.stmt, shown, optimizer)) is not None:
+                self.emit(StaleOptimizer(name, stale, **site))
+
+    def _kept_optimizers(self, base: str | None) -> list[tuple[str, Value]]:
+        """`self.<opt>` of a method other than `__init__`, not read here yet, when the class
+        keeps in it an optimizer built on `base` (`self.<m>`, see
+        `ModuleInterpreter._kept_optimizer`): a layer of `self.<m>` replaced in this method
+        leaves that optimizer stale for the rest of it."""
+        if base is None or not base.startswith("self.") or base.count(".") != 1:
+            return []
+        if self.env is None or self.function is None or self.function.name == "__init__":
+            return []
+        owner = self.env.get("self")
+        info = owner.local_class if owner is not None and owner.kind is not Kind.CLASS else None
+        if info is None:
+            return []
+        return [
+            (f"self.{attr}", value)
+            for attr, value in info.attributes.items()
+            if value.optimizes is not None
+            and value.optimizes.key == base
+            and f"self.{attr}" not in self.env
+        ]
 
     def parameters_element(self, expr: ast.expr) -> Value | None:
         """What `for p in model.parameters()` binds over a known module: a leaf that
