@@ -50,7 +50,7 @@ def test_tuple_dims_of_a_shape_known_at_its_right(
     reduction: str, expected: Shape, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     snippet = f"""
-        out = nn.Linear(3, 2)(x.view(-1, 3))  # (..., 2): dims are counted from the right
+        out = nn.Linear(2, 2)(x.flatten(1))  # (..., 2): dims are counted from the right
         reduced = out.{reduction}  # <- reduced
         """
     assert fact_at(snippet, monkeypatch).shape == expected
@@ -163,11 +163,11 @@ def test_ops_that_keep_the_batch_size(
     "expression",
     [
         "torch.randn(4, 1, 20).squeeze()",  # every size-1 axis: fine here, kept general
-        "x.view(-1, 1, 2).squeeze(1)",  # the rank is known, a size is not
-        "nn.Linear(3, 2)(x.view(-1, 3)).squeeze(0)",  # counted from the left of (..., 2)
+        "x.flatten().view(-1, 1, 2).squeeze(1)",  # the rank is known, a size is not
+        "nn.Linear(2, 2)(x.flatten(1)).squeeze(0)",  # counted from the left of (..., 2)
         "torch.stft(torch.randn(4, 256), 64, return_complex=False)",  # adds a last dim of 2
         "torch.stft(torch.randn(2, 4, 256), 64, return_complex=True)",  # raises: 3-D
-        "nn.Conv1d(1, 8, 3)(x.view(-1, 2))",  # rank not known: batched or not
+        "nn.Conv1d(1, 8, 3)(x.flatten(1))",  # rank not known: batched or not
     ],
 )
 def test_unknown_batch_sizes_stay_unknown(expression: str, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -522,8 +522,14 @@ def op_shape(
     if name in ("squeeze", "unsqueeze"):
         squeezed = _squeezed(name, call, first, constants, method=len(inputs) > len(call.args))
         return squeezed if squeezed.known else numel_preserving(first)
+    if name in ("view", "reshape"):
+        method = len(inputs) > len(call.args)
+        reshaped = _reshaped(call, first, constants, method=method)
+        return reshaped if reshaped.known else numel_preserving(first)
     if name in NUMEL_PRESERVING:
         return numel_preserving(first)
+    if name == "gather":
+        return _gathered(call, inputs, keywords)
     if name == "stft":
         return _stft(call, first)
     if name in ("clamp", "clip"):
@@ -535,6 +541,46 @@ def op_shape(
     if name in ("matmul", "mm") and len(inputs) == 2:
         return matmul(inputs[0], inputs[1])
     return UNKNOWN_SHAPE
+
+
+def _reshaped(call: ast.Call, shape: Shape, constants: Constants, *, method: bool) -> Shape:
+    """`x.view(4, -1)`, `x.reshape((-1, 1))`, `torch.reshape(x, (2, 3))` with every size
+    known: those sizes (torch raises unless they hold the same number of elements). A `-1`
+    stands for the number of elements left: known when `shape` is exact with every size
+    known (`(8,)` viewed as `(-1, 1)` is `(8, 1)`), else that dimension is unknown and the
+    tensor still holds more than one element if `shape` did. Unknown for any other form (a
+    dtype, a size not known, two `-1`s)."""
+    if call.keywords or any(isinstance(a, ast.Starred) for a in call.args):
+        return UNKNOWN_SHAPE
+    given = call.args if method else call.args[1:]
+    if len(given) == 1 and isinstance(given[0], ast.Tuple | ast.List):
+        given = given[0].elts
+    found = [_known_int(item, constants) for item in given]
+    sizes = [size for size in found if size is not None and size >= -1]
+    if not given or len(sizes) != len(found):
+        return UNKNOWN_SHAPE
+    if sizes.count(-1) > 1:
+        return UNKNOWN_SHAPE  # torch raises: only one dimension can be inferred
+    if -1 not in sizes:
+        return Shape(tuple(sizes), exact=True)
+    rest = math.prod(size for size in sizes if size != -1)
+    known = shape.exact and all(d is not None for d in shape.dims)
+    if known and rest > 0:
+        total = math.prod(d for d in shape.dims if d is not None)
+        if total % rest:
+            return UNKNOWN_SHAPE  # torch raises: the sizes do not fit
+        return Shape(tuple(total // rest if s == -1 else s for s in sizes), exact=True)
+    dims = tuple(None if s == -1 else s for s in sizes)
+    return Shape(dims, exact=True, many=shape.not_single)
+
+
+def _gathered(call: ast.Call, inputs: Sequence[Shape], keywords: Sequence[Shape]) -> Shape:
+    """`x.gather(dim, index)` / `torch.gather(x, dim, index)`: the result has the shape of
+    `index` (torch 2.13.0), given third (the receiver counted first) or as `index=`."""
+    for keyword, shape in zip(call.keywords, keywords, strict=False):
+        if keyword.arg == "index":
+            return shape
+    return inputs[2] if len(inputs) > 2 else UNKNOWN_SHAPE
 
 
 # Reductions whose only positional argument after the input is `dim` (in torch 2.13.0 `norm`

@@ -778,8 +778,13 @@ class TorchCalls(ModuleCalls):
                 self.emit(Conversion(name, **site))
             return Value(grad=Grad.UNTRACKED, kind=kind, loss=loss)
         if name in api.DETACH_METHODS:
+            # The same data without history: the receiver's shape.
             return Value(
-                Grad.UNTRACKED, Kind.TENSOR, Loss(LossKind.DETACH, call, ".detach()"), leaf=True
+                Grad.UNTRACKED,
+                Kind.TENSOR,
+                Loss(LossKind.DETACH, call, ".detach()"),
+                leaf=True,
+                shape=receiver.shape,
             )
         if name == "detach_":
             detached = Value(
