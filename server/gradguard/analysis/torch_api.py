@@ -546,6 +546,15 @@ def optimizer_class(qualified: str | None) -> bool:
     return len(parts) == 3 and parts[:2] == ["torch", "optim"] and parts[2][:1].isupper()
 
 
+# `nn.Embedding.from_pretrained(vectors, freeze=False)`: the layer class each classmethod
+# builds, whose weight (the given vectors) requires grad only with `freeze=False` (the
+# default, True, freezes it; torch 2.13.0).
+PRETRAINED_LAYERS = {
+    "torch.nn.Embedding.from_pretrained": "torch.nn.Embedding",
+    "torch.nn.EmbeddingBag.from_pretrained": "torch.nn.EmbeddingBag",
+}
+
+
 def nn_module_kind(qualified: str) -> ModuleKind | None:
     """The `ModuleKind` of `torch.nn.X` (also `torch.nn.modules...X`), if known."""
     if not qualified.startswith("torch.nn."):

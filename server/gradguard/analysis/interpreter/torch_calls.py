@@ -448,6 +448,8 @@ class TorchCalls(ModuleCalls):
                 children=None if call.keywords else _held_modules(args),
             )
             return Value(kind=Kind.MODULE, module=module)
+        if qualified in api.PRETRAINED_LAYERS:
+            return self._pretrained_layer(call, api.PRETRAINED_LAYERS[qualified], args)
         module_kind = api.nn_module_kind(qualified)
         last = qualified.rsplit(".", 1)[-1]
         if module_kind is None and qualified.startswith("torch.nn.") and last in api.INSTANCE_NORMS:
@@ -502,6 +504,17 @@ class TorchCalls(ModuleCalls):
                 optimizes=self._optimized_module(call),
             )
         return UNKNOWN
+
+    def _pretrained_layer(self, call: ast.Call, layer: str, args: list[Value]) -> Value:
+        """`nn.Embedding.from_pretrained(vectors, freeze=False)`: a new layer of class
+        `layer` whose weight requires grad. Frozen (the default) or not known: unknown (its
+        parameters exist but train nothing)."""
+        flag = keyword_argument(call, args, "freeze")
+        if flag is None and len(call.args) > 1 and len(args) > 1:
+            flag = args[1]
+        if flag is None or flag.const is not False or flag.kind is not Kind.SCALAR:
+            return UNKNOWN
+        return Value(kind=Kind.MODULE, module=ModuleRef(qualified=layer, self_contained=True))
 
     def _first_listed_layer(
         self, call: ast.Call, exprs: list[ast.expr], layers: list[Value]
