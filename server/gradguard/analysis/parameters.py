@@ -25,7 +25,13 @@ from typing import TYPE_CHECKING
 
 from gradguard.analysis import layer_lists, libraries
 from gradguard.analysis import torch_api as api
-from gradguard.analysis.names import callee_name, dotted, kept_parameters, parameter_names
+from gradguard.analysis.names import (
+    callee_name,
+    dotted,
+    kept_parameters,
+    local_binding_counts,
+    parameter_names,
+)
 from gradguard.analysis.node_cache import cached_by_node
 from gradguard.analysis.walk import module_nodes_of
 
@@ -343,19 +349,26 @@ def stored_whole(init: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]
     return frozenset(n for n in names if n in stored and stored[n] == 0)
 
 
-def owns_parameters(ref: ModuleRef) -> bool:
+def owns_parameters(ref: ModuleRef, seen: frozenset[int] = frozenset()) -> bool:
     """True when a module certainly has parameters of its own (so freezing or replacing it
     matters): a torch.nn layer with weights, a Sequential holding one, or a local class whose
-    `__init__` builds one."""
+    `__init__` builds one, or keeps a module that owns parameters (`self.llm = TinyLM(...)`,
+    a class of the file; `seen`: the classes asked about already, against cycles)."""
     if ref.kind is not None:
         return ref.kind.has_parameters
     if ref.qualified is not None:
         kind = api.nn_module_kind(ref.qualified)
         return kind is not None and kind.has_parameters
-    if ref.local is not None:
-        init = _method(ref.local.node, "__init__")
-        return init is not None and _builds_parameters(init)
-    return False
+    if ref.local is None or id(ref.local.node) in seen:
+        return False
+    init = _method(ref.local.node, "__init__")
+    if init is None:
+        return False
+    seen = seen | {id(ref.local.node)}
+    return _builds_parameters(init) or any(
+        kept.module is not None and owns_parameters(kept.module, seen)
+        for kept in ref.local.attributes.values()
+    )
 
 
 @cached_by_node
@@ -591,12 +604,18 @@ class ClassCheck:
             listed = layer_lists.literal_elements(init, expr) if init is not None else None
             for arg in listed or [*expr.args, *(kw.value for kw in expr.keywords)]:
                 for element in _container_elements(arg):
-                    found |= self._registered_tree(owner, element)
+                    found |= self._registered_tree(owner, _handed_module(init, element), init)
             return found
         kind = api.NN_MODULES.get(last)
-        # Only layers whose arguments cannot carry parameters in (TransformerEncoder copies
-        # its layer, which is built right here when it qualifies).
-        return found if kind is not None and kind.output is not None else set()
+        # Only layers whose arguments cannot carry parameters in.
+        if kind is None or kind.output is None:
+            return set()
+        for arg in [*expr.args, *(kw.value for kw in expr.keywords)]:
+            # A layer handed to it (`nn.TransformerEncoder(layer, 2)`, `layer` built in
+            # `__init__`): a torch.nn module registers what it is given, or copies it
+            # (TransformerEncoder's clones): either way the parameters are this one's.
+            found |= self._registered_tree(owner, _handed_module(init, arg), init)
+        return found
 
     def _reads_only_known_names(self, method: ast.FunctionDef, owner: str) -> bool:
         """The method reads only its own locals, builtins, imports, module-level constants,
@@ -618,6 +637,35 @@ class ClassCheck:
                 continue
             return False
         return True
+
+
+def _handed_module(init: ast.FunctionDef | None, expr: ast.expr) -> ast.expr:
+    """What `expr`, handed to a module's constructor in `__init__`, is: for a local of
+    `__init__` bound once, by a plain assignment run at most once (not in a loop), and read
+    only there, the value bound (`layer = nn.TransformerEncoderLayer(...)`); else `expr`
+    itself (a layer also kept elsewhere may be what `forward` runs: a copy's original)."""
+    if init is None or not isinstance(expr, ast.Name):
+        return expr
+    if local_binding_counts(init).get(expr.id) != 1 or _loads(init, expr.id) != 1:
+        return expr
+    for stmt in _branch_statements(init.body):
+        if (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+            and stmt.targets[0].id == expr.id
+        ):
+            return stmt.value
+    return expr
+
+
+def _loads(function: ast.FunctionDef, name: str) -> int:
+    """How often `function` reads `name` (nested code included)."""
+    return sum(
+        1
+        for node in ast.walk(function)
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)
+    )
 
 
 def _container_elements(expr: ast.expr) -> Iterator[ast.expr]:

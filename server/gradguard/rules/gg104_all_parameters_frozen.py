@@ -10,11 +10,15 @@ require grad.
 It fires only when all of this is certain: the model is built in the file (a `torch.nn` layer,
 an `nn.Sequential` of layers built in place, or a class of the file that computes only from
 its inputs and its registered submodules, including a module built just before and handed to
-its constructor whole); the freeze covers every parameter unconditionally (not
-`model.backbone.parameters()`, not `named_parameters()` filtered by an `if`), done where the
-model is or by a function of the file that freezes the model it is given on every way out
-(`evaluate(model)` switching it off "to save memory"); and nothing can unfreeze a parameter
-or add a new one afterwards. Any `requires_grad = True`, `requires_grad_()`, `nn.Parameter`,
+its constructor whole, or a layer template built in `__init__` and handed to
+`nn.TransformerEncoder`); the freeze covers every parameter the value is computed with
+unconditionally (not `named_parameters()` filtered by an `if`): the whole model's, or those of
+each layer its forward runs (`model.backbone.requires_grad_(False)` and
+`model.head.requires_grad_(False)`), done where the model is, by a function or method of the
+file that freezes the model (or a layer of it) it is given on every way out (`evaluate(model)`
+switching it off "to save memory"), or by `__init__` for every other method of the class
+(`self.backbone`, stored and frozen there only); and nothing can unfreeze a parameter or add a
+new one afterwards. Any `requires_grad = True`, `requires_grad_()`, `nn.Parameter`,
 a submodule assigned onto the model (a new head), or the model handed to code the analysis
 cannot see keeps the rule silent.
 

@@ -1051,15 +1051,20 @@ class CallEvaluator(TorchCalls):
     def _frozen_by(
         self, function: FunctionNode, summary: FunctionSummary, call: ast.Call, *, skip_self: bool
     ) -> None:
-        """A function of this file that freezes the whole module a parameter holds, on every
-        way out (`def freeze(model): model.requires_grad_(False)`): the module the call
-        passes is frozen after it, by the function's own freeze (where the fix belongs)."""
+        """A function of this file that freezes the whole module a parameter holds, or a
+        layer of it, on every way out (`def freeze(model): model.requires_grad_(False)`):
+        the module the call passes (or its layer) is frozen after it, by the function's own
+        freeze (where the fix belongs)."""
         if not summary.frozen_parameters or self.module.owner_of(function) is not self.module:
             return
-        for name, inner in summary.frozen_parameters.items():
+        for key, inner in summary.frozen_parameters.items():
+            name, *attrs = key.split(".")
             expr = _argument_expr(function, call, name, skip_self=skip_self)
             if expr is None:
                 continue
+            for attr in attrs:
+                # `freeze_embeddings(model)` froze `model.embeddings`.
+                expr = ast.Attribute(expr, attr, ast.Load())
             how = f"the call of `{function.name}()` at line {call.lineno}, through its "
             self._freeze(expr, inner.node, how + inner.description)
 

@@ -4,7 +4,6 @@ tuples, subscripts)."""
 from __future__ import annotations
 
 import ast
-import dataclasses
 import operator
 from collections.abc import Callable
 from functools import reduce
@@ -15,8 +14,8 @@ from gradguard.analysis import graph as graphs
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.events import Accumulation, AttributeSet, GradRead, InPlaceChange
 from gradguard.analysis.integer_buffers import counter_kept
-from gradguard.analysis.interpreter.environment import GRAD_ON, GRAD_UNKNOWN, Env, GradMode
-from gradguard.analysis.interpreter.training_effects import TrainingEffects
+from gradguard.analysis.interpreter.environment import GRAD_ON, GRAD_UNKNOWN, GradMode
+from gradguard.analysis.interpreter.training_effects import TrainingEffects, through_instance
 from gradguard.analysis.mappings import mapping_of, merged
 from gradguard.analysis.names import callee_name, dotted
 from gradguard.analysis.values import (
@@ -333,19 +332,6 @@ class ExpressionEvaluator(TrainingEffects):
         """`expr` is a torch dtype (`torch.float32`, `torch.long`) or `torch.device`."""
         return self.scope.resolve(expr) in api.NOT_TENSOR_NAMES
 
-    def kept_attribute(self, key: str, env: Env) -> Value | None:
-        """What reading `key` (`self.centers`, `agent.memory`) gives on a path whose
-        environment `env` does not hold it: the value the class of the instance keeps for
-        that attribute (`ClassInfo.attributes`); None when that is not what a read finds."""
-        name, _, attr = key.partition(".")
-        base = env.get(name)
-        if base is None or not attr.isidentifier() or base.kind is Kind.CLASS:
-            return None
-        info = base.local_class
-        if info is None or attr not in info.attributes:
-            return None
-        return _through_instance(info.attributes[attr], name)
-
     def _expr_Attribute(self, expr: ast.Attribute) -> Value:
         key = dotted(expr)
         if key is not None and self.env is not None and key in self.env:
@@ -367,7 +353,7 @@ class ExpressionEvaluator(TrainingEffects):
             return base.elements[base.fields.index(expr.attr)]
         info = base.local_class
         if info is not None and expr.attr in info.attributes and base.kind is not Kind.CLASS:
-            return _through_instance(info.attributes[expr.attr], dotted(expr.value))
+            return through_instance(info.attributes[expr.attr], dotted(expr.value))
         if info is not None and expr.attr in info.constants:
             return info.constants[expr.attr]
         setting = self._layer_setting(base, expr.attr)
@@ -1001,19 +987,6 @@ def _identity_to_none(expr: ast.Compare, values: list[Value]) -> bool | None:
     else:
         return None
     return same if isinstance(expr.ops[0], ast.Is) else not same
-
-
-def _through_instance(kept: Value, receiver: str | None) -> Value:
-    """An attribute a class keeps, read through an instance (`agent.actor.optimizer`): the
-    `self` of what it refers to is that instance (an optimizer of `self.parameters()` holds
-    `agent.actor`'s). Unknown when the instance is not a dotted name."""
-    built = kept.optimizes
-    if built is None or (built.key != "self" and not built.key.startswith("self.")):
-        return kept
-    if receiver is None or receiver == "self":
-        return kept if receiver == "self" else evolve(kept, optimizes=None)
-    key = receiver + built.key[4:]
-    return evolve(kept, optimizes=dataclasses.replace(built, key=key))
 
 
 def _literal_const(value: Value) -> bool:

@@ -434,7 +434,14 @@ class ModuleInterpreter:
         changed = _containers_changed(self.tree, init)
         containers: dict[str, Value] = {}
         locals_once = local_binding_counts(init)
+        freezes = _layer_freezes(init) if self.frozen_facts else frozenset()
         for stmt in init.body:
+            if id(stmt) in freezes:
+                # `self.backbone.requires_grad_(False)` (or a loop freezing its parameters)
+                # on every way through `__init__`: the layer it kept so far is frozen.
+                scratch.stmt = stmt
+                scratch.run_stmt(stmt)
+                continue
             if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
                 # A helper building layers (`def block(...): ... return layers`), for
                 # `self.model = nn.Sequential(*block(...))` below.
@@ -506,6 +513,26 @@ class ModuleInterpreter:
         for attr, value in containers.items():
             if _kept_whole(value):
                 info.attributes[attr] = value
+        if freezes:
+            self._keep_freezes(info, scratch.env, stores)
+
+    def _keep_freezes(self, info: ClassInfo, env: Env | None, stores: dict[str, int]) -> None:
+        """Layers `__init__` froze whole after storing them (`self.backbone`, see
+        `_layer_freezes`), as every other method finds them: frozen, when that store is the
+        only one of the attribute, no code outside the class's methods sets it, and nothing
+        in the file may unfreeze a parameter (`frozen_facts`)."""
+        foreign = self.syntax.foreign_attribute_stores()
+        for attr, value in list(info.attributes.items()):
+            frozen = env.get(f"self.{attr}") if env is not None else None
+            if (
+                frozen is not None
+                and frozen.frozen is not None
+                and value.kind is Kind.MODULE
+                and frozen.module is value.module
+                and stores.get(attr) == 1
+                and not foreign.get(attr)
+            ):
+                info.attributes[attr] = evolve(value, frozen=frozen.frozen)
 
     def _kept_computed(self, attr: str, value: Value) -> bool:
         """A tensor with history (not a leaf) that `self.<attr> = ...` in `__init__` stores
@@ -895,6 +922,31 @@ def _self_pairs(target: ast.expr, value: ast.expr) -> list[tuple[str, ast.expr]]
 
 
 @cached_by_node
+def _layer_freezes(init: FunctionNode) -> frozenset[int]:
+    """Statements of `__init__`'s own block that freeze every parameter of a layer of
+    `self` (`self.backbone.requires_grad_(False)`, `for p in self.backbone.parameters():
+    p.requires_grad = False`) and run on every way through it: no `return` comes first."""
+    found: set[int] = set()
+    for stmt in init.body:
+        owner: ast.expr | None = None
+        if isinstance(stmt, ast.For):
+            owner = params.freeze_loop_owner(stmt)
+        elif (
+            isinstance(stmt, ast.Expr)
+            and isinstance(stmt.value, ast.Call)
+            and isinstance(stmt.value.func, ast.Attribute)
+            and stmt.value.func.attr == "requires_grad_"
+            and params.freezes_argument(stmt.value)
+        ):
+            owner = stmt.value.func.value
+        key = dotted(owner) if owner is not None else None
+        if key is not None and key.startswith("self.") and key.count(".") == 1:
+            found.add(id(stmt))
+        if any(isinstance(node, ast.Return) for node in walk(stmt)):
+            break
+    return frozenset(found)
+
+
 def _self_stores(node: ast.ClassDef) -> dict[str, int]:
     """How many assignments to each `self.<attr>` the methods of a class hold."""
     stores: dict[str, int] = {}

@@ -434,6 +434,8 @@ class ModuleCalls(ExpressionEvaluator):
         passed = passed_arguments(function, call, args, skip_self=skip_self)
         if passed is None:
             return result
+        if skip_self:
+            passed = {**passed, **self._frozen_layers(function, call)}
         if contextual.wants_context(function, result, passed):
             found = self.module.result_in_context(function, call, passed, self.mode)
         elif self._mode_unknown_to(function) and contextual.unknown_history(result):
@@ -446,6 +448,25 @@ class ModuleCalls(ExpressionEvaluator):
             self._inference_arguments_saved(function, call, passed, found, skip_self=skip_self)
         refined = contextual.refined(result, found.returned)
         return contextual.with_run_graph(refined, found.returned, call, passed)
+
+    def _frozen_layers(self, function: FunctionNode, call: ast.Call) -> dict[str, Value]:
+        """Layers of the object a method runs on that are frozen here (`model.embeddings`
+        after `model.embeddings.requires_grad_(False)`), under the keys the method reads
+        them by (`self.embeddings`): what a run of it in this call's context starts with."""
+        positional = [*function.args.posonlyargs, *function.args.args]
+        func = call.func
+        receiver = (
+            func.value if isinstance(func, ast.Attribute) and func.attr == function.name else func
+        )
+        key = dotted(receiver)
+        if not positional or key is None or self.env is None or not self.module.frozen_facts:
+            return {}
+        prefix, own = key + ".", positional[0].arg
+        return {
+            own + name[len(key) :]: value
+            for name, value in self.env.items()
+            if name.startswith(prefix) and value.frozen is not None and value.kind is Kind.MODULE
+        }
 
     def _mode_unknown_to(self, function: FunctionNode) -> bool:
         """Whether `function`'s summary ran under a grad mode its callers left unknown (some

@@ -141,12 +141,17 @@ class InterpreterState:
     def frozen_parameters(self) -> dict[str, Freeze]:
         """Parameters whose module this function froze whole on every way out of it, by name,
         with the freeze (`model.requires_grad_(False)` in `def freeze(model)`): the caller's
-        argument is that module. Only names nothing in the function rebinds."""
+        argument is that module; and layers of them so frozen, by dotted key
+        (`model.embeddings`). Only parameters nothing in the function rebinds."""
         if not self.module.frozen_facts or self.function is None:
             return {}  # no certain freeze anywhere in the file
         exits = [env for env in (*self.exits, self.env) if env is not None]
         found: dict[str, Freeze] = {}
-        for name in kept_parameters(self.function) if exits else ():
+        kept = kept_parameters(self.function) if exits else frozenset()
+        # A layer of a parameter, frozen whole (`model.embeddings.requires_grad_(False)`,
+        # `self.backbone` in a `freeze_backbone(self)` method): the argument's layer is.
+        layers = {k for env in exits for k, v in env.items() if v.frozen is not None and "." in k}
+        for name in [*kept, *sorted(k for k in layers if k.split(".", 1)[0] in kept)]:
             # As a join of the exits would keep it: the very same freeze on every one.
             freezes = {id(v.frozen): v.frozen for env in exits if (v := env.get(name))}
             frozen = next(iter(freezes.values())) if len(freezes) == 1 else None

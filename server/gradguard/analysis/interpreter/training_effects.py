@@ -18,7 +18,7 @@ from gradguard.analysis.events import (
 )
 from gradguard.analysis.graph import SavedNode, Saves
 from gradguard.analysis.graph_inputs import own_nodes
-from gradguard.analysis.interpreter.environment import GradMode
+from gradguard.analysis.interpreter.environment import Env, GradMode
 from gradguard.analysis.interpreter.graph_effects import GraphEffects
 from gradguard.analysis.interpreter.held_state import ClassOf, state_held_across
 from gradguard.analysis.interpreter.methods import class_methods, inherited_method
@@ -162,6 +162,19 @@ class TrainingEffects(GraphEffects):
     """Transfer functions of training state: parameters (frozen or not), optimizers and the
     modules they hold, gradients, and state carried across calls of methods and helpers."""
 
+    def kept_attribute(self, key: str, env: Env) -> Value | None:
+        """What reading `key` (`self.centers`, `agent.memory`) gives on a path whose
+        environment `env` does not hold it: the value the class of the instance keeps for
+        that attribute (`ClassInfo.attributes`); None when that is not what a read finds."""
+        name, _, attr = key.partition(".")
+        base = env.get(name)
+        if base is None or not attr.isidentifier() or base.kind is Kind.CLASS:
+            return None
+        info = base.local_class
+        if info is None or attr not in info.attributes:
+            return None
+        return through_instance(info.attributes[attr], name)
+
     def _freeze(self, owner: ast.expr, node: ast.AST, description: str) -> Value | None:
         """Every parameter of the module `owner` was just frozen: remember where, if the
         module is one whose outputs then certainly have no history."""
@@ -171,6 +184,10 @@ class TrainingEffects(GraphEffects):
         if not self.module.frozen_facts:
             return None
         value = self.env.get(key)
+        if value is None and "." in key:
+            # A layer of a model (`model.backbone`, `self.embeddings`): the module the
+            # class keeps at that attribute; bound below, later reads of it see the freeze.
+            value = self.kept_attribute(key, self.env)
         ref = value.module if value is not None else None
         if value is None or value.kind is not Kind.MODULE or ref is None:
             return None
@@ -1043,3 +1060,16 @@ def _argument_value(call: ast.Call, values: list[Value], position: int, name: st
             return None
         return values[position] if position < len(values) else None
     return keyword_argument(call, values, name)
+
+
+def through_instance(kept: Value, receiver: str | None) -> Value:
+    """An attribute a class keeps, read through an instance (`agent.actor.optimizer`): the
+    `self` of what it refers to is that instance (an optimizer of `self.parameters()` holds
+    `agent.actor`'s). Unknown when the instance is not a dotted name."""
+    built = kept.optimizes
+    if built is None or (built.key != "self" and not built.key.startswith("self.")):
+        return kept
+    if receiver is None or receiver == "self":
+        return kept if receiver == "self" else evolve(kept, optimizes=None)
+    key = receiver + built.key[4:]
+    return evolve(kept, optimizes=dataclasses.replace(built, key=key))

@@ -1,0 +1,256 @@
+"""Freezes of a model's layers (`model.encoder.requires_grad_(False)`): seen where they are
+made, through the helpers and methods that make them, in a run of the model's `forward`,
+and, made by `__init__`, in every other method of the class. Also which classes of the file
+own every parameter they compute with (a layer template handed to `nn.TransformerEncoder`)
+and own parameters at all (a class built only of classes of the file)."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from gradguard.core.engine import check_source
+from gradguard.core.settings import Settings
+
+NET = """
+import torch
+from torch import nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Linear(4, 8)
+        self.head = nn.Linear(8, 2)
+
+    def forward(self, x):
+        return self.head(self.body(x))
+"""
+
+CASES = [
+    (
+        "a layer frozen, then run alone",
+        """
+        model = Net()
+        model.body.requires_grad_(False)
+        model.body(torch.randn(3, 4)).sum().backward()
+        """,
+        True,
+    ),
+    (
+        "a layer frozen, the next one trains",
+        """
+        model = Net()
+        model.body.requires_grad_(False)
+        model.head(model.body(torch.randn(3, 4))).sum().backward()
+        """,
+        False,
+    ),
+    (
+        "a layer frozen, then replaced by a new one",
+        """
+        model = Net()
+        model.body.requires_grad_(False)
+        model.body = nn.Linear(4, 8)
+        model.body(torch.randn(3, 4)).sum().backward()
+        """,
+        False,
+    ),
+    (
+        "both layers frozen by helpers, forward runs them",
+        """
+        def freeze_body(m):
+            for p in m.body.parameters():
+                p.requires_grad = False
+
+        def freeze_head(m):
+            m.head.requires_grad_(False)
+
+        def main():
+            model = Net()
+            freeze_body(model)
+            freeze_head(model)
+            model(torch.randn(3, 4)).sum().backward()
+        """,
+        True,
+    ),
+    (
+        "one helper freezes under a flag",
+        """
+        def freeze_head(m, flag):
+            if flag:
+                m.head.requires_grad_(False)
+
+        def main(flag):
+            model = Net()
+            model.body.requires_grad_(False)
+            freeze_head(model, flag)
+            model(torch.randn(3, 4)).sum().backward()
+        """,
+        False,
+    ),
+    (
+        "only the body frozen, forward runs the head too",
+        """
+        def main():
+            model = Net()
+            model.body.requires_grad_(False)
+            model(torch.randn(3, 4)).sum().backward()
+        """,
+        False,
+    ),
+    (
+        "frozen by __init__, run by another method",
+        """
+        class Trainer:
+            def __init__(self):
+                self.model = Net()
+                self.model.requires_grad_(False)
+
+            def step(self, x):
+                self.model(x).sum().backward()
+
+        Trainer().step(torch.randn(3, 4))
+        """,
+        True,
+    ),
+    (
+        "frozen by __init__ under a flag",
+        """
+        class Trainer:
+            def __init__(self, frozen):
+                self.model = Net()
+                if frozen:
+                    self.model.requires_grad_(False)
+
+            def step(self, x):
+                self.model(x).sum().backward()
+
+        Trainer(False).step(torch.randn(3, 4))
+        """,
+        False,
+    ),
+    (
+        "frozen by __init__, replaced from outside",
+        """
+        class Trainer:
+            def __init__(self):
+                self.model = Net()
+                self.model.requires_grad_(False)
+
+            def step(self, x):
+                self.model(x).sum().backward()
+
+        trainer = Trainer()
+        trainer.model = Net()
+        trainer.step(torch.randn(3, 4))
+        """,
+        False,
+    ),
+    (
+        "frozen by __init__ after an early return",
+        """
+        class Trainer:
+            def __init__(self, pretrained):
+                self.model = Net()
+                if not pretrained:
+                    return
+                self.model.requires_grad_(False)
+
+            def step(self, x):
+                self.model(x).sum().backward()
+
+        Trainer(False).step(torch.randn(3, 4))
+        """,
+        False,
+    ),
+    (
+        "a class built of classes of the file, frozen whole",
+        """
+        class Pair(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.first = Net()
+                self.second = Net()
+
+            def forward(self, x):
+                return self.first(x) + self.second(x)
+
+        pair = Pair()
+        pair.requires_grad_(False)
+        pair(torch.randn(3, 4)).sum().backward()
+        """,
+        True,
+    ),
+    (
+        "an encoder of a layer template built in __init__, frozen whole",
+        """
+        class Encoder(nn.Module):
+            def __init__(self):
+                super().__init__()
+                layer = nn.TransformerEncoderLayer(4, 2, dim_feedforward=8, batch_first=True)
+                self.layers = nn.TransformerEncoder(layer, 2)
+
+            def forward(self, x):
+                return self.layers(x)
+
+        encoder = Encoder()
+        encoder.requires_grad_(False)
+        encoder(torch.randn(2, 3, 4)).sum().backward()
+        """,
+        True,
+    ),
+    (
+        "a layer template also kept in a plain list, its original run by forward",
+        """
+        class Encoder(nn.Module):
+            def __init__(self):
+                super().__init__()
+                layer = nn.TransformerEncoderLayer(4, 2, dim_feedforward=8, batch_first=True)
+                self.extra = [layer]
+                self.layers = nn.TransformerEncoder(layer, 2)
+
+            def forward(self, x):
+                return self.layers(x) + self.extra[0](x)
+
+        encoder = Encoder()
+        encoder.requires_grad_(False)
+        encoder(torch.randn(2, 3, 4)).sum().backward()
+        """,
+        False,
+    ),
+]
+
+
+@pytest.mark.parametrize(("title", "code", "found"), CASES, ids=[c[0] for c in CASES])
+def test_frozen_layers(title: str, code: str, found: bool) -> None:
+    source = NET + textwrap.dedent(code)
+    findings = check_source(source, settings=Settings(select=("GG104",))).findings
+    assert [f.code for f in findings] == (["GG104"] if found else []), title
+
+
+def test_classes_keeping_each_other_are_asked_once() -> None:
+    """Two classes whose instances keep each other (a child kept by its parent, the parent
+    by the child): whether they own parameters ends."""
+    source = NET + textwrap.dedent(
+        """
+        class Child(nn.Module):
+            def __init__(self, parent):
+                super().__init__()
+                self.parent = parent
+
+        class Parent(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.child = Child(self)
+
+            def forward(self, x):
+                return x
+
+        parent = Parent()
+        parent.requires_grad_(False)
+        parent(torch.randn(3, 4)).sum().backward()
+        """
+    )
+    findings = check_source(source, settings=Settings(select=("GG104",))).findings
+    assert list(findings) == []
