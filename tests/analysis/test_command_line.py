@@ -64,11 +64,27 @@ def test_an_attribute_stored_by_the_file_is_unknown() -> None:
     assert fields == {"lr": ("UNKNOWN", "UNKNOWN")}
 
 
+def test_a_default_that_is_not_a_literal_leaves_its_attribute_unknown() -> None:
+    """`default=os.path.join(...)` may be any object: that attribute is unknown, the
+    parser's other arguments are not; text for the help message may be anything."""
+    fields = _fields(
+        'parser.add_argument("--root", default=os.path.join(HOME, "runs"))\n'
+        'parser.add_argument("--w", type=float, default=DEFAULT, help=f"weight ({DEFAULT})")\n'
+        'parser.add_argument("--lr", type=float, default=0.1, help="lr " + UNITS)\n'
+        'parser.add_argument("--mode", action="store_const", const=make_mode())\n'
+    )
+    assert fields == {
+        "root": ("UNKNOWN", "UNKNOWN"),
+        "w": ("UNKNOWN", "UNKNOWN"),
+        "lr": ("SCALAR", "UNTRACKED"),
+        "mode": ("UNKNOWN", "UNKNOWN"),
+    }
+
+
 @pytest.mark.parametrize(
     ("body", "tail"),
     [
         ('parser.add_argument("--w", type=to_tensor)\n', ""),  # a converter of the file
-        ('parser.add_argument("--w", type=float, default=DEFAULT)\n', ""),  # not a literal
         ('parser.add_argument("--w", action=MyAction)\n', ""),  # a custom action
         ("parser.add_argument(*OPTIONS)\n", ""),
         ('parser.add_argument("--w", **extra)\n', ""),

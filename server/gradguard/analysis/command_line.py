@@ -17,7 +17,9 @@ Known only when all of this holds for one parser (anything else: unknown):
   list of the strings it did not parse), or to print its help or report an error: no
   argument groups, sub-parsers or `set_defaults`, and it is handed to nothing;
 * every `add_argument` has literal option strings and literal keywords (a `type` that is a
-  builtin the file does not re-bind), and no `*`/`**` unpacking;
+  builtin the file does not re-bind), and no `*`/`**` unpacking; except that `help=` and
+  `metavar=` may be any text, and a `default=` or `const=` that is not a literal
+  (`default=os.path.join(root, "ckpt")`) leaves only that argument's attribute unknown;
 * the file never calls `vars(...)` and never mentions `__dict__` (either can set any
   attribute); an attribute the file stores into anywhere (`args.lr = ...`) stays unknown.
 
@@ -361,6 +363,7 @@ def _argument(call: ast.Call, bound: dict[str, int]) -> _Argument | None:
     if None in keywords:
         return None  # `**kwargs`
     number = False
+    opaque = False  # a `default=` or `const=` that is not a literal: the attribute is unknown
     for key, value in keywords.items():
         if key == "type":
             if not (isinstance(value, ast.Name) and value.id in _TYPES and not bound.get(value.id)):
@@ -370,7 +373,11 @@ def _argument(call: ast.Call, bound: dict[str, int]) -> _Argument | None:
             if not (isinstance(value, ast.Constant) and value.value in _ACTIONS):
                 return None
             number = number or value.value in _NUMBER_ACTIONS
-        elif key in ("default", "dest") or key in _PLAIN_KEYWORDS:
+        elif key in ("help", "metavar"):
+            continue  # text for the help message only (`help=f"... {DEFAULT}"`)
+        elif key in ("default", "const"):
+            opaque = opaque or not _literal(value)
+        elif key == "dest" or key in _PLAIN_KEYWORDS:
             if not _literal(value):
                 return None
         else:
@@ -378,6 +385,10 @@ def _argument(call: ast.Call, bound: dict[str, int]) -> _Argument | None:
     dest = _dest([str(o) for o in options], keywords.get("dest"))
     if dest is None:
         return None
+    if opaque:
+        # `default=os.path.join(...)`, `default=torch.device("cpu")`: whatever the default
+        # is, this attribute alone is not known; the parser's others still are.
+        return _Argument(dest, UNKNOWN, None, False)
     kind = Kind.SCALAR if number and "nargs" not in keywords else Kind.OTHER
     loss = Loss(LossKind.LITERAL, call, f"the command-line setting `{dest}`")
     setting = Value(grad=Grad.UNTRACKED, kind=kind, loss=loss)
