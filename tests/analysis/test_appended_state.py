@@ -86,6 +86,17 @@ def test_a_mention_elsewhere_in_the_file_disqualifies_it() -> None:
     assert appended_lists(tree, cls, build_scope(tree, None).resolve) == {}
 
 
+def test_an_append_through_an_instance_in_a_function_qualifies_it() -> None:
+    """`agent.history.append(x)` inside a function: that function's appends join the list's
+    items (at module level, no summary holds them: see the test above)."""
+    source = textwrap.dedent(CLASS).format(appended="loss", report="pass")
+    source += "\ndef record(agent, x):\n    agent.history.append(x)\n"
+    tree = ast.parse(source)
+    cls = next(n for n in tree.body if isinstance(n, ast.ClassDef))
+    found = appended_lists(tree, cls, build_scope(tree, None).resolve)
+    assert sorted(f.name for f in found["history"]) == ["learn", "record"]
+
+
 def _items_converted(appended: str, bases: str = "") -> list[tuple[Grad, Kind]]:
     """The items numpy converts in `report()`, from what `learn()` appends."""
     source = textwrap.dedent(CLASS).format(appended=appended, report="return np.mean(self.history)")

@@ -1057,6 +1057,28 @@ AUTOGRAD_FACTS = [
     ("items appended to a list handed to a step", "def f(pairs, step):\n    kept = []\n"
      "    for a in pairs:\n        kept.append(a)\n        k = a  # <- k\n        step(kept)",
      Kind.UNKNOWN, {"batch": True}),
+    # Numbers out of a tensor with history keep that conversion as their reason through
+    # items, arithmetic with numbers, `max`/`abs`, loops and returns (`converted_numbers`).
+    ("item of .tolist()", "s = model(x).sum(1).tolist()\nk = s[0]  # <- k", Kind.OTHER,
+     {"grad": U, "loss.kind": LossKind.CONVERSION, "loss.converted_history": True}),
+    ("hinge of converted items", "s = model(x).sum(1).tolist()\n"
+     "k = max(0.0, 1.0 - (s[0] - s[1]))  # <- k", Kind.OTHER,
+     {"grad": U, "loss.description": ".tolist()"}),
+    ("total accumulated from .item()", "t = 0.0\nfor r in [1.0, 0.5]:\n"
+     "    t += -model(x).sum().item() * r\nk = t / max(2, 1)  # <- k", Kind.SCALAR,
+     {"grad": U, "loss.description": ".item()", "loss.converted_history": True}),
+    ("returned by a helper", "def hinge(scores):\n    s = scores.tolist()\n    total = 0.0\n"
+     "    for i in range(len(s)):\n        total += abs(s[i])\n    return total\n"
+     "k = hinge(model(x).sum(1))  # <- k", Kind.UNKNOWN,
+     {"grad": U, "loss.kind": LossKind.CONVERSION, "loss.converted_history": True}),
+    ("a setting's number stays without a cut", "def f(cfg):\n"
+     "    k = max(float(cfg.temp), 0.1) * 2  # <- k", Kind.SCALAR,
+     {"grad": U, "loss.converted_history": False}),
+    ("an unknown factor stays unknown", "def f(reward):\n"
+     "    k = model(x).sum().item() * reward  # <- k", Kind.UNKNOWN, {"grad": N, "loss": None}),
+    ("items of fresh data", "s = torch.randn(3).tolist()\nk = max(s)  # <- k", Kind.OTHER,
+     {"grad": N, "loss": None}),
+    ("a number max of literals", "k = max(3, 1)  # <- k", Kind.SCALAR, {"grad": U}),
 ]  # fmt: skip
 
 

@@ -12,6 +12,10 @@ known everywhere) is one of:
   of the class, one of them in `__init__`;
 * `self.<attr>.append(x)` in a method of the class (one argument, no keywords), or a method
   that adds nothing (`pop`, `clear`, `count`, `index`, `copy`);
+* `<instance>.<attr>.append(x)` in any function of the file (`self.memory.logprobs.append(x)`
+  in another class's method): the receiver's class is not known there, so that function's
+  appends to any list of that name join what the list holds (a join only loses certainty);
+  such an append at module or class level disqualifies the attribute;
 * a read that cannot change or keep the list: an item (`self.<attr>[-1]`), the iterable of a
   loop or comprehension, a test, or an argument of a builtin, numpy, torch or matplotlib
   function or of a plotting method.
@@ -123,11 +127,24 @@ def _appenders(
         if isinstance(node.ctx, ast.Del) or parent is None:
             return None
         use = _use(node, parent, parents, resolve)
+        if use == "append" and method is None:
+            method = _enclosing_function(node, parents)  # `self.memory.logprobs.append(x)`
         if use == "append" and method is not None:
             appenders[id(method)] = method
         elif use != "read":
             return None
     return tuple(appenders.values())
+
+
+def _enclosing_function(node: ast.AST, parents: dict[int, ast.AST]) -> FunctionNode | None:
+    """The innermost function whose body holds `node`; None at module or class level (no
+    summary holds what is appended there)."""
+    current = parents.get(id(node))
+    while current is not None and not isinstance(current, ast.ClassDef | ast.Lambda):
+        if isinstance(current, ast.FunctionDef | ast.AsyncFunctionDef):
+            return current
+        current = parents.get(id(current))
+    return None
 
 
 def _mentions(tree: ast.Module, attr: str) -> Iterator[ast.Attribute | ast.Constant]:

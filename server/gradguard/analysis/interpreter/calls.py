@@ -22,6 +22,7 @@ from gradguard.analysis import backpropagated as backprop
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.call_sites import passed_arguments, switches_grad_mode
+from gradguard.analysis.converted_numbers import number_builtin
 from gradguard.analysis.events import Append, ForwardCall, ModuleModeCall, OptimizerCall
 from gradguard.analysis.graph import SavedNode, Saves
 from gradguard.analysis.imports import Scope, is_torch
@@ -416,6 +417,10 @@ class CallEvaluator(TorchCalls):
                 return Value(kind=Kind.SEQUENCE, items=args[0].items)
         if name == "dict" and (built := _built_dict(call, args)) is not None:
             return built
+        plain = not call.keywords and not any(isinstance(a, ast.Starred) for a in call.args)
+        number = number_builtin(name, args, len(args) == 1) if plain else None
+        if number is not None:
+            return number  # `max(0.0, margin - gap)` of numbers out of a loss
         if name == "sum":
             summed = self._summed(call, args)
             return summed if summed is not None else self.call_value(call, UNKNOWN, args)
@@ -521,12 +526,14 @@ class CallEvaluator(TorchCalls):
             self.env[key] = evolve(changed, carries=mapping.carries, origin=mapping.origin)
 
     def _note_self_append(self, receiver_key: str, call: ast.Call, args: list[Value]) -> None:
-        """`self.history.append(x)`: remember `x` for the summary (see `appended_state`)."""
-        if not receiver_key.startswith("self.") or receiver_key.count(".") != 1:
+        """`self.history.append(x)`, or through an instance (`self.memory.logprobs.append(x)`,
+        `memory.logprobs.append(x)`): remember `x` for the summary, by the name of the list's
+        attribute (see `appended_state`)."""
+        if "." not in receiver_key:
             return
         if len(call.args) != 1 or call.keywords or isinstance(call.args[0], ast.Starred):
             return
-        attr = receiver_key[5:]
+        attr = receiver_key.rsplit(".", 1)[1]
         previous = self.self_appends.get(attr)
         self.self_appends[attr] = args[0] if previous is None else join(previous, args[0])
 

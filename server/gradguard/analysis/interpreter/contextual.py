@@ -32,6 +32,7 @@ import ast
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from gradguard.analysis.converted_numbers import converted_from_history
 from gradguard.analysis.events import InferenceSaved
 from gradguard.analysis.graph import SavedNode, Saves
 from gradguard.analysis.graph_inputs import is_stand_in
@@ -185,7 +186,7 @@ def _refined(result: Value, found: Value, depth: int) -> Value:
         result.grad is Grad.UNKNOWN
         and found.grad is not Grad.UNKNOWN
         and result.kind in (Kind.TENSOR, Kind.UNKNOWN)
-        and found.kind in (Kind.TENSOR, Kind.SCALAR)
+        and (found.kind in (Kind.TENSOR, Kind.SCALAR) or converted_from_history(found))
         and result.kind in (found.kind, Kind.UNKNOWN)
     ):
         # All its autograd facts at once: they hold together (a leaf made by

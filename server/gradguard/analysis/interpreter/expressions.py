@@ -12,6 +12,7 @@ from typing import Any
 from gradguard.analysis import activations, narrowing, shapes
 from gradguard.analysis import graph as graphs
 from gradguard.analysis import torch_api as api
+from gradguard.analysis.converted_numbers import part_of_converted, plain_data
 from gradguard.analysis.events import Accumulation, AttributeSet, GradRead, InPlaceChange
 from gradguard.analysis.integer_buffers import counter_kept
 from gradguard.analysis.interpreter.environment import GRAD_ON, GRAD_UNKNOWN, GradMode
@@ -715,6 +716,8 @@ class ExpressionEvaluator(TrainingEffects):
             return evolve(base.items, carries=base.all_carries())
         if base.kind is Kind.AXES:
             return base  # `axs[0, 1]` of a grid of Axes
+        if (part := part_of_converted(base)) is not None:
+            return part  # `scores.tolist()[i]`: a number without history, for that reason
         # (A part of a batch, `batch[0]` or `batch["label"]`, is batch data.)
         return evolve(UNKNOWN, carries=base.all_carries(), batch=base.batch)
 
@@ -771,6 +774,8 @@ class ExpressionEvaluator(TrainingEffects):
                 shape = shapes.operator_shape(op, [shape_of(v) for v in operands])
                 result = evolve(result, shape=shape)
             return result
+        if (data := plain_data(operands)) is not None:
+            return data  # numbers, or data out of a tensor with history, and numbers
         if all(v.kind is Kind.SCALAR for v in operands):
             losses = [v.loss for v in operands if v.loss is not None]
             reasons = [loss for loss in losses if loss.kind is not LossKind.LITERAL] or losses
