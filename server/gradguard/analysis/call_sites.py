@@ -485,8 +485,8 @@ def _may_learn(node: FunctionNode, *, skip_self: bool) -> bool:
     """True when the function calls a parameter (`model(x)`) or a telling method of one
     (`optimizer.step()`, `loss.backward()`), adds one to a total, iterates one or hands one
     on to a function (`helper(x)`, `self.criterion(out, y)`, an imported module's
-    `torch.autograd.grad(loss, params)`, a thread's target): only then can facts from its
-    callers matter to a rule (learning them costs an extra pass)."""
+    `torch.autograd.grad(loss, params)`, a thread's target) or reads one's `.grad`: only
+    then can facts from its callers matter to a rule (learning them costs an extra pass)."""
     names = parameter_names(node)
     parameters = set(names[1:] if skip_self else names)
     vararg = node.args.vararg.arg if node.args.vararg is not None else None
@@ -538,6 +538,12 @@ def _may_learn(node: FunctionNode, *, skip_self: bool) -> bool:
                 isinstance(child, ast.For | ast.AsyncFor)
                 and isinstance(child.iter, ast.Name)
                 and child.iter.id in parameters
+            )
+            or (
+                # `w.grad.zero_()`: whether `w` is a fresh leaf decides whether it fails.
+                isinstance(child, ast.Attribute)
+                and child.attr == "grad"
+                and attribute_root(child.value) in parameters
             )
             or (skip_self and kept_on_self(child, names[0], parameters))
             or (isinstance(child, ast.Assign) and _takes_apart(child, parameters))

@@ -40,7 +40,7 @@ from gradguard.analysis.values import Grad, Kind, Value
 _HARMLESS_BUILTINS = frozenset(
     "print len range enumerate zip min max abs round sorted reversed list tuple dict set "
     "frozenset str int float bool isinstance issubclass hasattr type id format repr iter next "
-    "open divmod pow any all hash".split()
+    "open divmod pow any all hash super".split()
 )
 # Method names that never run backward: tensor methods, module and optimizer bookkeeping,
 # container and string methods. (A method named `backward` always may.)
@@ -112,27 +112,39 @@ def unfilled_grad_reads(analysis: ModuleAnalysis) -> Iterator[UnfilledRead]:
     uses = analysis.events.of(GradRead)
     if not uses:
         return
+    from gradguard.analysis.handed_leaves import HandedLeaves
+
     paths = _Paths(analysis)
+    handed = HandedLeaves(paths)
     seen: set[tuple[int, int]] = set()
     for use in uses:
-        value = use.value
-        if value.kind is not Kind.TENSOR or not (_grad_leaf(value) or value.grad is Grad.UNKNOWN):
-            continue
         if not isinstance(use.node, ast.Attribute) or (id(use.stmt), id(use.node)) in seen:
             continue
-        seen.add((id(use.stmt), id(use.node)))
+        if use.value.kind not in (Kind.TENSOR, Kind.UNKNOWN):
+            continue
         error = _failure(use.stmt, use.node)
         if error is None or not paths.only_failing_reads(use.stmt, use.node):
             continue
-        found = paths.creation(use)
-        if found is None:
-            continue
-        creation, created = found
-        if not _grad_leaf(value) and not _forced_fresh(creation, created):
-            continue
-        clean, loop = paths.clean_until(creation, use.stmt, use.node)
-        if clean:
-            yield UnfilledRead(use, creation, created, error, loop)
+        found = _in_scope(paths, use) or handed.creation(use)
+        if found is not None:
+            seen.add((id(use.stmt), id(use.node)))
+            yield UnfilledRead(use, *found[:2], error, found[2])
+
+
+def _in_scope(paths: _Paths, use: GradRead) -> tuple[ast.stmt, str, LoopNode | None] | None:
+    """The creation of the tensor read in the read's own scope, when no backward can run
+    between it and the read (and the loop whose first iteration that relies on)."""
+    value = use.value
+    if value.kind is not Kind.TENSOR or not (_grad_leaf(value) or value.grad is Grad.UNKNOWN):
+        return None
+    found = paths.creation(use)
+    if found is None:
+        return None
+    creation, created = found
+    if not _grad_leaf(value) and not _forced_fresh(creation, created):
+        return None
+    clean, loop = paths.clean_until(creation, use.stmt, use.node)
+    return (creation, created, loop) if clean else None
 
 
 def _grad_leaf(value: Value) -> bool:
@@ -231,15 +243,19 @@ class _Paths:
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del)
         )
         self._clean_functions: dict[int, bool] = {}
+        self._parents: dict[int, ast.AST] | None = None
         self._depth = 0
 
     # -- which code may run backward ---------------------------------------------------------
 
-    def clean(self, node: ast.AST, exempt: ast.AST | None = None) -> bool:
+    def clean(self, node: ast.AST, exempt: ast.AST | None = None, *, called: bool = False) -> bool:
         """True when evaluating `node` certainly runs no backward and assigns no `.grad`.
 
-        Calls on `exempt` (`w.grad.zero_()` for the read `w.grad`) are the read itself.
-        Bodies of nested functions and lambdas do not run here and are skipped.
+        Calls on `exempt` (`w.grad.zero_()` for the read `w.grad`), or `exempt` itself
+        when it is a call (`zero_grads(w)`, a call reading `w.grad` on entry), are the
+        read itself. Bodies of nested functions and lambdas do not run here and are
+        skipped. In a `called` function's body, `yield` hands control back to the loop
+        iterating it, which is checked where it is: only `await` may run anything.
         """
         stack: list[ast.AST] = [node]
         while stack:
@@ -251,7 +267,9 @@ class _Paths:
                 stack.extend([*current.decorator_list, *current.args.defaults])
                 stack.extend(d for d in current.args.kw_defaults if d is not None)
                 continue
-            if isinstance(current, ast.Yield | ast.YieldFrom | ast.Await):
+            if isinstance(current, ast.Await) or (
+                isinstance(current, ast.Yield | ast.YieldFrom) and not called
+            ):
                 return False
             if (
                 isinstance(current, ast.Attribute)
@@ -265,6 +283,8 @@ class _Paths:
         return True
 
     def _harmless_call(self, call: ast.Call, exempt: ast.AST | None) -> bool:
+        if call is exempt:
+            return True
         func = call.func
         qualified = self.torch.get(id(call))
         if qualified is not None:
@@ -309,7 +329,7 @@ class _Paths:
         self._clean_functions[key] = False  # recursion: assume the worst
         self._depth += 1
         try:
-            result = all(self.clean(stmt) for stmt in function.body)
+            result = all(self.clean(stmt, called=True) for stmt in function.body)
         finally:
             self._depth -= 1
         self._clean_functions[key] = result
@@ -420,7 +440,7 @@ class _Paths:
             and isinstance(iterable.func.value, ast.Name)
         ):
             return None
-        return self._built_in_scope(iterable.func.value.id, loop)
+        return self.built_in_scope(iterable.func.value.id, loop)
 
     def _layer_parameter(
         self, target: ast.Attribute, read: ast.stmt
@@ -429,7 +449,7 @@ class _Paths:
         this scope (its weight is a fresh parameter)."""
         if target.attr not in _LAYER_PARAMETERS or not isinstance(target.value, ast.Name):
             return None
-        found = self._built_in_scope(target.value.id, read)
+        found = self.built_in_scope(target.value.id, read)
         if found is None:
             return None
         value = _assigned_expression(found[0], found[1])
@@ -438,10 +458,10 @@ class _Paths:
         )
         return found if layer else None
 
-    def _built_in_scope(self, name: str, stmt: ast.stmt) -> tuple[ast.stmt, str] | None:
+    def built_in_scope(self, name: str, stmt: ast.stmt) -> tuple[ast.stmt, str] | None:
         """The statement binding `name` to a fresh module, when it is the only binding of
         `name` in the scope of `stmt` (so the binding found is the one read)."""
-        nodes = list(_scope_nodes(self._scope_of(stmt)))
+        nodes = list(_scope_nodes(self.scope_of(stmt)))
         if sum(1 for node in nodes if _binds(node, name)) != 1:
             return None
         for node in nodes:
@@ -449,6 +469,24 @@ class _Paths:
                 value = _assigned_expression(node, name)
                 fresh = value is not None and self._fresh_module(value)
                 return (node, name) if fresh else None
+        return None
+
+    def fresh_binding(self, name: str, stmt: ast.stmt) -> tuple[ast.stmt, str] | None:
+        """The statement binding `name` to a fresh tensor (`w = torch.randn(...)`,
+        `w1, w2 = init_weights()`), when it is the only binding of `name` in the scope of
+        `stmt`."""
+        nodes = list(_scope_nodes(self.scope_of(stmt)))
+        if sum(1 for node in nodes if _binds(node, name)) != 1:
+            return None
+        for node in nodes:
+            if not isinstance(node, ast.Assign | ast.AnnAssign):
+                continue
+            value = _assigned_expression(node, name)
+            if value is not None:
+                return (node, name) if self._fresh_tensor(value) else None
+            unpacked = _unpacked_call(node, name)
+            if unpacked is not None:
+                return (node, name) if self._returns_fresh(*unpacked) else None
         return None
 
     def _fresh_module(self, expr: ast.expr) -> bool:
@@ -468,7 +506,16 @@ class _Paths:
             return self._harmless_call(expr, None)  # a class of this file, clean `__init__`
         return False
 
-    def _scope_of(self, stmt: ast.stmt) -> ast.AST:
+    def statement_of(self, node: ast.AST) -> ast.stmt | None:
+        """The statement an expression of the file belongs to."""
+        if self._parents is None:
+            self._parents = _parents(self.analysis.tree)
+        current: ast.AST | None = node
+        while current is not None and not isinstance(current, ast.stmt):
+            current = self._parents.get(id(current))
+        return current
+
+    def scope_of(self, stmt: ast.stmt) -> ast.AST:
         owner: ast.AST = stmt
         while True:
             owner, _ = self.analysis.block_of(owner)  # type: ignore[arg-type]
@@ -496,13 +543,25 @@ class _Paths:
         return True
 
     def clean_until(
-        self, creation: ast.stmt, read: ast.stmt, node: ast.Attribute
+        self, creation: ast.stmt, read: ast.stmt, node: ast.AST
     ) -> tuple[bool, LoopNode | None]:
         """Whether no backward can run between `creation` and the first execution of `read`,
         and the loop whose first iteration that relies on (see the module docstring)."""
+        _, home = self.analysis.block_of(creation)
+        return self._clean_path(home, _index(home, creation), read, node)
+
+    def clean_from_entry(
+        self, function: ast.FunctionDef | ast.AsyncFunctionDef, read: ast.stmt, node: ast.AST
+    ) -> tuple[bool, LoopNode | None]:
+        """`clean_until` from the first statement of `function` (which holds `read`)."""
+        return self._clean_path(function.body, -1, read, node)
+
+    def _clean_path(
+        self, home: list[ast.stmt], start: int, read: ast.stmt, node: ast.AST
+    ) -> tuple[bool, LoopNode | None]:
+        """`clean_until` from the statement at `start` in `home` (-1: its beginning)."""
         if not all(self.clean(part, exempt=node) for part in _header(read)):
             return False, None
-        _, home = self.analysis.block_of(creation)
         chain: list[tuple[ast.stmt, list[ast.stmt], ast.stmt]] = []
         current = read
         while True:
@@ -513,11 +572,11 @@ class _Paths:
                 return False, None
             chain.append((owner, block, current))
             current = owner
-        start = _index(home, creation)
         end = _index(home, current)
         if end <= start or not self.block_clean(home[start + 1 : end]):
             return False, None
         first_iteration: LoopNode | None = None
+        since: list[tuple[ast.stmt, list[ast.stmt], ast.stmt]] = []
         for owner, block, child in reversed(chain):
             if isinstance(owner, ast.Try | ast.Match) or type(owner).__name__ == "TryStar":
                 return False, None  # an exception may skip the read, or be the point of it
@@ -530,12 +589,29 @@ class _Paths:
             if not self.block_clean(block[: _index(block, child)]):
                 return False, None
             if first_iteration is not None and not _transparent(owner):
-                return False, None  # a later iteration may be the first to get here
+                # A later iteration may be the first to get here: fine only when all that
+                # may run backward in the loop sits in `owner`, after the read.
+                if not all(self._side_clean(*level) for level in since):
+                    return False, None
+                since = []
             if isinstance(owner, ast.For | ast.AsyncFor | ast.While) and not self.block_clean(
                 owner.body
             ):
-                first_iteration = owner
+                first_iteration, since = owner, []
+            if first_iteration is not None:
+                since.append((owner, block, child))
         return True, first_iteration
+
+    def _side_clean(self, owner: ast.stmt, block: list[ast.stmt], child: ast.stmt) -> bool:
+        """Everything `owner` may run besides `child` and what precedes it in `block` is
+        clean: the rest of the block, and its other blocks (`else:`)."""
+        rest = block[_index(block, child) + 1 :]
+        others = [
+            other
+            for name in ("body", "orelse")
+            if isinstance(other := getattr(owner, name, None), list) and other is not block
+        ]
+        return self.block_clean(rest) and all(self.block_clean(other) for other in others)
 
 
 def _transparent(owner: ast.stmt) -> bool:

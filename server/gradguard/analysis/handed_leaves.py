@@ -1,0 +1,187 @@
+"""Fresh leaves handed down to a function, and `.grad` reads a function makes on entry.
+
+Two facts let `unfilled_grads` follow a `.grad` read across calls of the file's functions
+(`zero_grads(model)` at the top of the loop of `train(model)`, called by `main` right after
+`model = Net()`):
+
+* a function **reads its parameter's gradient on entry** when a read of `P.grad` (or of
+  `p.grad`, `p` the only binding of its name, by `for p in P.parameters()`) that fails on
+  None is reached from the function's first statement with nothing on the way that may run
+  backward (the path rules of `unfilled_grads`, the first iteration of a loop included);
+  the read then happens at each call, on the argument passed for `P`;
+* a parameter is **handed a fresh leaf** when the file shows every call of its function
+  (`call_sites.candidates`: the function is only ever called, never passed or stored), and
+  each call passes for it, by position or keyword, a name its scope binds once, to a fresh
+  tensor (`unfilled_grads` `fresh_binding`) or a freshly built module (`built_in_scope`)
+  according to what the read needs, with nothing between that binding and the call that
+  may run backward; or a parameter of its own function handed a fresh leaf in turn, the
+  call reached from that function's entry the same way.
+
+A read on entry of a parameter handed a fresh leaf fails at the first call: the binding
+found at the file's first call (in source order) is the read's creation point. Anything
+else (a `*args` call, an argument that is an expression, a model loaded or trained before
+the call, a read under `if p.grad is not None`) leaves the read unknown.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+from gradguard.analysis.call_sites import Candidate, candidates
+from gradguard.analysis.events import GradRead
+from gradguard.analysis.model import LoopNode
+from gradguard.analysis.names import parameter_names
+from gradguard.analysis.unfilled_grads import _binds, _scope_nodes
+from gradguard.analysis.walk import walk
+
+if TYPE_CHECKING:
+    from gradguard.analysis.unfilled_grads import _Paths
+
+FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
+# What a read on entry needs its argument to be: the tensor read, or the module whose
+# parameters are read.
+TENSOR = "tensor"
+MODULE = "module"
+_DEPTH = 4  # how many callers up a handed leaf is followed
+Found = tuple[ast.stmt, str, LoopNode | None]
+
+
+class HandedLeaves:
+    """Creation points of `.grad` reads made on a function's entry (see module docs)."""
+
+    def __init__(self, paths: _Paths) -> None:
+        self.paths = paths
+        self._candidates: dict[int, Candidate] | None = None
+        self._calls: dict[int, ast.Call] = {}
+        self._depth = 0
+
+    def creation(self, use: GradRead) -> Found | None:
+        """The statement creating the leaf read by `use` one or more calls up, its name,
+        and the loop whose first iteration the read relies on (the innermost)."""
+        function = self.paths.scope_of(use.stmt)
+        if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+            return None
+        entry = _entry_parameter(function, use.target)
+        if entry is None:
+            return None
+        clean, loop = self.paths.clean_from_entry(function, use.stmt, use.node)
+        if not clean:
+            return None
+        found = self._handed(function, *entry)
+        if found is None:
+            return None
+        return found[0], found[1], loop or found[2]
+
+    def _handed(self, function: FunctionNode, name: str, kind: str) -> Found | None:
+        """What every call of `function` passes for its parameter `name`, when each passes a
+        fresh leaf (of `kind`): the first call's creation point."""
+        candidate = self._candidate(function)
+        if candidate is None or self._depth >= _DEPTH:
+            return None
+        calls = sorted(
+            (self._calls[key] for key in candidate.calls if key in self._calls),
+            key=lambda call: (call.lineno, call.col_offset),
+        )
+        if not calls or len(calls) != len(candidate.calls):
+            return None
+        self._depth += 1
+        try:
+            found = [self._fresh_at(call, _argument(candidate, call, name), kind) for call in calls]
+        finally:
+            self._depth -= 1
+        first = found[0]
+        return first if all(item is not None for item in found) else None
+
+    def _fresh_at(self, call: ast.Call, argument: ast.expr | None, kind: str) -> Found | None:
+        """The creation of the leaf `argument` names at `call`, with a clean way to it."""
+        if not isinstance(argument, ast.Name):
+            return None
+        stmt = self.paths.statement_of(call)
+        if stmt is None:
+            return None
+        scope = self.paths.scope_of(stmt)
+        name = argument.id
+        if isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef) and _unbound_parameter(
+            scope, name
+        ):
+            clean, loop = self.paths.clean_from_entry(scope, stmt, call)
+            found = self._handed(scope, name, kind) if clean else None
+            return None if found is None else (found[0], found[1], loop or found[2])
+        if kind == MODULE:
+            made = self.paths.built_in_scope(name, stmt)
+        else:
+            made = self.paths.fresh_binding(name, stmt)
+        if made is None:
+            return None
+        clean, loop = self.paths.clean_until(made[0], stmt, call)
+        return (made[0], made[1], loop) if clean else None
+
+    def _candidate(self, function: FunctionNode) -> Candidate | None:
+        if self._candidates is None:
+            self._candidates = candidates(self.paths.analysis.tree)
+            wanted = {key for found in self._candidates.values() for key in found.calls}
+            for node in walk(self.paths.analysis.tree):
+                if isinstance(node, ast.Call) and id(node) in wanted:
+                    self._calls[id(node)] = node
+        return self._candidates.get(id(function))
+
+
+def _entry_parameter(function: FunctionNode, target: ast.expr) -> tuple[str, str] | None:
+    """The parameter of `function` whose gradient the read of `target.grad` reads: `target`
+    itself (a tensor), or the module whose `.parameters()` the only loop binding `target`
+    iterates."""
+    if not isinstance(target, ast.Name):
+        return None
+    if _unbound_parameter(function, target.id):
+        return target.id, TENSOR
+    bindings = [node for node in _scope_nodes(function) if _binds(node, target.id)]
+    loops = [
+        node
+        for node in _scope_nodes(function)
+        if isinstance(node, ast.For) and node.target in bindings
+    ]
+    if len(bindings) != 1 or len(loops) != 1:
+        return None
+    iterable = loops[0].iter
+    if (
+        isinstance(iterable, ast.Call)
+        and not iterable.args
+        and not iterable.keywords
+        and isinstance(iterable.func, ast.Attribute)
+        and iterable.func.attr == "parameters"
+        and isinstance(iterable.func.value, ast.Name)
+        and _unbound_parameter(function, iterable.func.value.id)
+    ):
+        return iterable.func.value.id, MODULE
+    return None
+
+
+def _unbound_parameter(function: FunctionNode, name: str) -> bool:
+    """`name` is a parameter of `function` (not `self` of a method) its body never rebinds."""
+    if name not in parameter_names(function):
+        return False
+    return not any(_binds(node, name) for node in _scope_nodes(function))
+
+
+def _argument(candidate: Candidate, call: ast.Call, name: str) -> ast.expr | None:
+    """The expression `call` passes for the parameter `name` of the candidate, when the call
+    passes it plainly (no `*xs` before it, no `**d`)."""
+    function = candidate.node
+    positional = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+    if candidate.is_method:
+        positional = positional[1:]
+    for keyword in call.keywords:
+        if keyword.arg is None:
+            return None
+        if keyword.arg == name:
+            return keyword.value
+    if name not in positional:
+        return None
+    index = positional.index(name)
+    for position, arg in enumerate(call.args):
+        if isinstance(arg, ast.Starred):
+            return None
+        if position == index:
+            return arg
+    return None
