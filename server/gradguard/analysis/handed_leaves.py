@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 from gradguard.analysis.call_sites import Candidate, candidates
 from gradguard.analysis.events import GradRead
 from gradguard.analysis.model import LoopNode
-from gradguard.analysis.names import parameter_names
+from gradguard.analysis.names import parameter_names, parameters_receiver
 from gradguard.analysis.unfilled_grads import _binds, _scope_nodes
 from gradguard.analysis.walk import walk
 
@@ -143,17 +143,9 @@ def _entry_parameter(function: FunctionNode, target: ast.expr) -> tuple[str, str
     ]
     if len(bindings) != 1 or len(loops) != 1:
         return None
-    iterable = loops[0].iter
-    if (
-        isinstance(iterable, ast.Call)
-        and not iterable.args
-        and not iterable.keywords
-        and isinstance(iterable.func, ast.Attribute)
-        and iterable.func.attr == "parameters"
-        and isinstance(iterable.func.value, ast.Name)
-        and _unbound_parameter(function, iterable.func.value.id)
-    ):
-        return iterable.func.value.id, MODULE
+    module = parameters_receiver(loops[0].iter)
+    if module is not None and _unbound_parameter(function, module):
+        return module, MODULE
     return None
 
 

@@ -90,6 +90,21 @@ def callee_name(func: ast.expr) -> str | None:
     return None
 
 
+def parameters_receiver(expr: ast.expr) -> str | None:
+    """`model` for `model.parameters()`: the name whose `parameters()` a call without
+    arguments asks for; None for anything else."""
+    if (
+        isinstance(expr, ast.Call)
+        and not expr.args
+        and not expr.keywords
+        and isinstance(expr.func, ast.Attribute)
+        and expr.func.attr == "parameters"
+        and isinstance(expr.func.value, ast.Name)
+    ):
+        return expr.func.value.id
+    return None
+
+
 def identifier_spelling(text: str) -> str:
     """Source text as the parser reads its identifiers, for raw-text look-ups.
 

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.events import GradRead, ModuleCall, OptimizerCall
 from gradguard.analysis.model import LoopNode, ModuleAnalysis
-from gradguard.analysis.names import dotted
+from gradguard.analysis.names import dotted, parameters_receiver
 from gradguard.analysis.values import Grad, Kind, Value
 
 # Builtins that never call back into user code that could run backward.
@@ -430,17 +430,8 @@ class _Paths:
 
     def _module_creation(self, loop: ast.For) -> tuple[ast.stmt, str] | None:
         """For `for p in model.parameters()`: the statement building `model` in this scope."""
-        iterable = loop.iter
-        if not (
-            isinstance(iterable, ast.Call)
-            and not iterable.args
-            and not iterable.keywords
-            and isinstance(iterable.func, ast.Attribute)
-            and iterable.func.attr == "parameters"
-            and isinstance(iterable.func.value, ast.Name)
-        ):
-            return None
-        return self.built_in_scope(iterable.func.value.id, loop)
+        module = parameters_receiver(loop.iter)
+        return None if module is None else self.built_in_scope(module, loop)
 
     def _layer_parameter(
         self, target: ast.Attribute, read: ast.stmt

@@ -222,21 +222,29 @@ def _refined(result: Value, found: Value, depth: int) -> Value:
         assert found.elements is not None
         parts = tuple(_refined(result, theirs, depth - 1) for theirs in found.elements)
         return evolve(result, kind=Kind.SEQUENCE, elements=parts)
-    if (
-        depth == 0
-        or result.elements is None
-        or found.elements is None
-        or len(result.elements) != len(found.elements)
-        or result.fields != found.fields
-    ):
+    pairs = _paired_parts(result, found, depth)
+    if pairs is None:
         return result
-    parts = tuple(
-        _refined(mine, theirs, depth - 1)
-        for mine, theirs in zip(result.elements, found.elements, strict=True)
-    )
-    if all(a is b for a, b in zip(parts, result.elements, strict=True)):
+    parts = tuple(_refined(mine, theirs, depth - 1) for mine, theirs in pairs)
+    if all(a is b for a, (b, _) in zip(parts, pairs, strict=True)):
         return result
     return evolve(result, elements=parts)
+
+
+def _paired_parts(result: Value, found: Value, depth: int) -> list[tuple[Value, Value]] | None:
+    """The parts of a tuple or dict the summary gives (`result`) with the run's parts of
+    the same place (`found`), when both have the same structure and `depth` allows looking
+    into them; None otherwise."""
+    mine, theirs = result.elements, found.elements
+    if (
+        depth == 0
+        or mine is None
+        or theirs is None
+        or len(mine) != len(theirs)
+        or result.fields != found.fields
+    ):
+        return None
+    return list(zip(mine, theirs, strict=True))
 
 
 def _structure_from_run(result: Value, found: Value, depth: int) -> bool:
@@ -332,18 +340,10 @@ def _with_graph(
         and found.grad is Grad.TRACKED
     ):
         result = evolve(result, graph=frozenset(mapped(n) for n in certain))
-    if (
-        depth == 0
-        or result.elements is None
-        or found.elements is None
-        or len(result.elements) != len(found.elements)
-        or result.fields != found.fields
-    ):
+    pairs = _paired_parts(result, found, depth)
+    if pairs is None:
         return result
-    parts = tuple(
-        _with_graph(mine, theirs, mapped, depth - 1)
-        for mine, theirs in zip(result.elements, found.elements, strict=True)
-    )
-    if all(a is b for a, b in zip(parts, result.elements, strict=True)):
+    parts = tuple(_with_graph(mine, theirs, mapped, depth - 1) for mine, theirs in pairs)
+    if all(a is b for a, (b, _) in zip(parts, pairs, strict=True)):
         return result
     return evolve(result, elements=parts)
