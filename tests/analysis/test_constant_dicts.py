@@ -41,6 +41,8 @@ CASES = [
      "    def tune(self):\n        self.cfg.pop('lr')\nU(CFG)\n", False),
     ("stored on another object", "class T:\n    pass\nt = T()\nt.cfg = CFG\n", False),
     ("put in a list", "def main():\n    configs = [CFG]\n    configs[0]['lr'] = 2\n", False),
+    ("bound by a walrus, then changed", "def main():\n    if (c := CFG):\n        c['lr'] = 2\n",
+     False),
     ("returned", "def get():\n    return CFG\nget()['lr'] = 3\n", False),
     ("rebound", "CFG = {'dim': 8}\n", False),
 ]  # fmt: skip
@@ -86,6 +88,10 @@ NESTED_CASES = [
     ("a part handed to unknown code", "import random\nrandom.shuffle(CFG['init'])\n", False),
     ("a part returned", "def f():\n    return CFG['model']\nf()['dim'] = 2\n", False),
     ("a part put in a list", "parts = [CFG['init']]\nparts[0].append(3)\n", False),
+    ("the dict or a part, then changed", "def f(flag):\n"
+     "    c = CFG if flag else CFG['model']\n    c['layers'].append(2)\n", False),
+    ("a part by a walrus, then changed", "def f():\n"
+     "    if (m := CFG['model']):\n        m['layers'].clear()\n", False),
 ]  # fmt: skip
 
 

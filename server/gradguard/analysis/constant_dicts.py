@@ -182,13 +182,15 @@ class Aliases:
             if outer is None or outer is _ANY_PART:
                 return outer
             return _element(outer, expr.slice)
-        if isinstance(expr, ast.IfExp | ast.BoolOp | ast.NamedExpr):
-            if self._holds_whole(expr) or self._holds_part(expr):
-                return _ANY_PART
-            return None
-        if self._holds_whole(expr):
-            return self.display
-        return _ANY_PART if self._holds_part(expr) else None
+        if isinstance(expr, ast.NamedExpr):
+            return self.part(expr.value)
+        if isinstance(expr, ast.IfExp | ast.BoolOp):
+            options = [expr.body, expr.orelse] if isinstance(expr, ast.IfExp) else expr.values
+            found = [self.part(option) for option in options]
+            return None if all(f is None for f in found) else _ANY_PART
+        if self._holds_part(expr):
+            return _ANY_PART  # (a name bound to the dict on some path and to a part on others)
+        return self.display if self._holds_whole(expr) else None
 
     def _holds_part(self, expr: ast.expr) -> bool:
         """A name or `self` attribute bound to a part of the dict."""
@@ -231,6 +233,9 @@ class Aliases:
             )
             whole = self._whole_or_part(node.value)
             return self._bind_all([(target, whole) for target in targets])
+        if isinstance(node, ast.NamedExpr) and self.whole(node.value):
+            # `if (c := cfg["model"]):` binds `c` as an assignment does.
+            return self._bind_all([(node.target, self._whole_or_part(node.value))])
         if isinstance(node, ast.Call):
             return self._handed(node)
         if isinstance(node, ast.Return | ast.Yield | ast.YieldFrom | ast.Lambda):
@@ -254,9 +259,9 @@ class Aliases:
         return False
 
     def _whole_or_part(self, expr: ast.expr) -> bool:
-        """Whether `expr`, which may hold the dict or a mutable part of it, holds the dict
-        itself on its own (not a part, not a choice with a part)."""
-        return self._holds_whole(expr) and (self.display is None or not self._holds_part(expr))
+        """Whether `expr`, which may hold the dict or a mutable part of it, certainly holds
+        the dict itself (not a part, not a choice with a part)."""
+        return self.display is None or self.part(expr) is self.display
 
     def _bind_all(self, targets: list[tuple[ast.expr, bool]]) -> bool | None:
         """Bind each target to the dict (True) or to some mutable part of it (False)."""
