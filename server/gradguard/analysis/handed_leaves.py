@@ -31,12 +31,12 @@ from typing import TYPE_CHECKING
 from gradguard.analysis.call_sites import Candidate, candidates
 from gradguard.analysis.events import GradRead
 from gradguard.analysis.model import LoopNode
-from gradguard.analysis.names import parameter_names, parameters_receiver
-from gradguard.analysis.unfilled_grads import _binds, _scope_nodes
-from gradguard.analysis.walk import walk
+from gradguard.analysis.names import arguments_by_parameter, parameter_names, parameters_receiver
+from gradguard.analysis.unfilled_grads import binds, scope_nodes
+from gradguard.analysis.walk import module_nodes_of
 
 if TYPE_CHECKING:
-    from gradguard.analysis.unfilled_grads import _Paths
+    from gradguard.analysis.unfilled_grads import Paths
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 # What a read on entry needs its argument to be: the tensor read, or the module whose
@@ -50,7 +50,7 @@ Found = tuple[ast.stmt, str, LoopNode | None]
 class HandedLeaves:
     """Creation points of `.grad` reads made on a function's entry (see module docs)."""
 
-    def __init__(self, paths: _Paths) -> None:
+    def __init__(self, paths: Paths) -> None:
         self.paths = paths
         self._candidates: dict[int, Candidate] | None = None
         self._calls: dict[int, ast.Call] = {}
@@ -121,8 +121,8 @@ class HandedLeaves:
         if self._candidates is None:
             self._candidates = candidates(self.paths.analysis.tree)
             wanted = {key for found in self._candidates.values() for key in found.calls}
-            for node in walk(self.paths.analysis.tree):
-                if isinstance(node, ast.Call) and id(node) in wanted:
+            for node in module_nodes_of(self.paths.analysis.tree, ast.Call):
+                if id(node) in wanted:
                     self._calls[id(node)] = node
         return self._candidates.get(id(function))
 
@@ -135,10 +135,10 @@ def _entry_parameter(function: FunctionNode, target: ast.expr) -> tuple[str, str
         return None
     if _unbound_parameter(function, target.id):
         return target.id, TENSOR
-    bindings = [node for node in _scope_nodes(function) if _binds(node, target.id)]
+    bindings = [node for node in scope_nodes(function) if binds(node, target.id)]
     loops = [
         node
-        for node in _scope_nodes(function)
+        for node in scope_nodes(function)
         if isinstance(node, ast.For) and node.target in bindings
     ]
     if len(bindings) != 1 or len(loops) != 1:
@@ -153,27 +153,13 @@ def _unbound_parameter(function: FunctionNode, name: str) -> bool:
     """`name` is a parameter of `function` (not `self` of a method) its body never rebinds."""
     if name not in parameter_names(function):
         return False
-    return not any(_binds(node, name) for node in _scope_nodes(function))
+    return not any(binds(node, name) for node in scope_nodes(function))
 
 
 def _argument(candidate: Candidate, call: ast.Call, name: str) -> ast.expr | None:
     """The expression `call` passes for the parameter `name` of the candidate, when the call
-    passes it plainly (no `*xs` before it, no `**d`)."""
-    function = candidate.node
-    positional = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
-    if candidate.is_method:
-        positional = positional[1:]
-    for keyword in call.keywords:
-        if keyword.arg is None:
-            return None
-        if keyword.arg == name:
-            return keyword.value
-    if name not in positional:
+    passes it plainly (no `*xs`, no `**d`)."""
+    if any(keyword.arg is None for keyword in call.keywords):
         return None
-    index = positional.index(name)
-    for position, arg in enumerate(call.args):
-        if isinstance(arg, ast.Starred):
-            return None
-        if position == index:
-            return arg
-    return None
+    passed = arguments_by_parameter(candidate.node, call, skip_self=candidate.is_method)
+    return None if passed is None else passed.get(name)

@@ -18,19 +18,15 @@ from __future__ import annotations
 
 import ast
 
-from gradguard.analysis.walk import module_nodes_of, own_nodes
+from gradguard.analysis.walk import module_nodes_of, module_parents, own_nodes
 
 _Scope = ast.Module | ast.FunctionDef | ast.AsyncFunctionDef
 
 
 def method_class(tree: ast.Module, function: ast.AST | None) -> ast.ClassDef | None:
     """The class of the file whose body defines `function` directly (a method), or None."""
-    if function is None:
-        return None
-    for node in module_nodes_of(tree, ast.ClassDef):
-        if any(s is function for s in node.body):
-            return node
-    return None
+    owner = module_parents(tree).get(id(function)) if function is not None else None
+    return owner if isinstance(owner, ast.ClassDef) else None
 
 
 def called_after(tree: ast.Module, cls: ast.ClassDef, first: str, then: str) -> ast.Call | None:

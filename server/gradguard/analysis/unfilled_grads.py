@@ -35,6 +35,7 @@ from gradguard.analysis.events import GradRead, ModuleCall, OptimizerCall
 from gradguard.analysis.model import LoopNode, ModuleAnalysis
 from gradguard.analysis.names import dotted, parameters_receiver
 from gradguard.analysis.values import Grad, Kind, Value
+from gradguard.analysis.walk import module_nodes_of, module_parents
 
 # Builtins that never call back into user code that could run backward.
 _HARMLESS_BUILTINS = frozenset(
@@ -114,7 +115,7 @@ def unfilled_grad_reads(analysis: ModuleAnalysis) -> Iterator[UnfilledRead]:
         return
     from gradguard.analysis.handed_leaves import HandedLeaves
 
-    paths = _Paths(analysis)
+    paths = Paths(analysis)
     handed = HandedLeaves(paths)
     seen: set[tuple[int, int]] = set()
     for use in uses:
@@ -131,7 +132,7 @@ def unfilled_grad_reads(analysis: ModuleAnalysis) -> Iterator[UnfilledRead]:
             yield UnfilledRead(use, *found[:2], error, found[2])
 
 
-def _in_scope(paths: _Paths, use: GradRead) -> tuple[ast.stmt, str, LoopNode | None] | None:
+def _in_scope(paths: Paths, use: GradRead) -> tuple[ast.stmt, str, LoopNode | None] | None:
     """The creation of the tensor read in the read's own scope, when no backward can run
     between it and the read (and the loop whose first iteration that relies on)."""
     value = use.value
@@ -220,7 +221,7 @@ def _mentions_grad(node: ast.AST) -> bool:
     return any(isinstance(n, ast.Attribute) and n.attr == "grad" for n in ast.walk(node))
 
 
-class _Paths:
+class Paths:
     """Which code can run backward, and which paths from a creation to a read avoid it."""
 
     def __init__(self, analysis: ModuleAnalysis) -> None:
@@ -239,11 +240,10 @@ class _Paths:
         # Names also bound by assignment somewhere (`make = other`): not surely the `def`.
         self.rebound = frozenset(
             node.id
-            for node in ast.walk(analysis.tree)
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del)
+            for node in module_nodes_of(analysis.tree, ast.Name)
+            if isinstance(node.ctx, ast.Store | ast.Del)
         )
         self._clean_functions: dict[int, bool] = {}
-        self._parents: dict[int, ast.AST] | None = None
         self._depth = 0
 
     # -- which code may run backward ---------------------------------------------------------
@@ -396,7 +396,7 @@ class _Paths:
             return False
         if self._depth >= _DEPTH or not self._function_clean(helper):
             return False
-        returned = [node.value for node in _scope_nodes(helper) if isinstance(node, ast.Return)]
+        returned = [node.value for node in scope_nodes(helper) if isinstance(node, ast.Return)]
         if not returned:
             return False
         self._depth += 1
@@ -413,10 +413,10 @@ class _Paths:
         parameters = helper.args.posonlyargs + helper.args.args + helper.args.kwonlyargs
         if any(arg.arg == name for arg in parameters):
             return False
-        bindings = [node for node in _scope_nodes(helper) if _binds(node, name)]
+        bindings = [node for node in scope_nodes(helper) if binds(node, name)]
         statements = [
             stmt
-            for stmt in _scope_nodes(helper)
+            for stmt in scope_nodes(helper)
             if isinstance(stmt, ast.Assign | ast.AnnAssign)
             and _assigned_expression(stmt, name) is not None
         ]
@@ -452,8 +452,8 @@ class _Paths:
     def built_in_scope(self, name: str, stmt: ast.stmt) -> tuple[ast.stmt, str] | None:
         """The statement binding `name` to a fresh module, when it is the only binding of
         `name` in the scope of `stmt` (so the binding found is the one read)."""
-        nodes = list(_scope_nodes(self.scope_of(stmt)))
-        if sum(1 for node in nodes if _binds(node, name)) != 1:
+        nodes = list(scope_nodes(self.scope_of(stmt)))
+        if sum(1 for node in nodes if binds(node, name)) != 1:
             return None
         for node in nodes:
             if isinstance(node, ast.Assign) and _assigned_expression(node, name) is not None:
@@ -466,8 +466,8 @@ class _Paths:
         """The statement binding `name` to a fresh tensor (`w = torch.randn(...)`,
         `w1, w2 = init_weights()`), when it is the only binding of `name` in the scope of
         `stmt`."""
-        nodes = list(_scope_nodes(self.scope_of(stmt)))
-        if sum(1 for node in nodes if _binds(node, name)) != 1:
+        nodes = list(scope_nodes(self.scope_of(stmt)))
+        if sum(1 for node in nodes if binds(node, name)) != 1:
             return None
         for node in nodes:
             if not isinstance(node, ast.Assign | ast.AnnAssign):
@@ -499,11 +499,10 @@ class _Paths:
 
     def statement_of(self, node: ast.AST) -> ast.stmt | None:
         """The statement an expression of the file belongs to."""
-        if self._parents is None:
-            self._parents = _parents(self.analysis.tree)
+        parents = module_parents(self.analysis.tree)
         current: ast.AST | None = node
         while current is not None and not isinstance(current, ast.stmt):
-            current = self._parents.get(id(current))
+            current = parents.get(id(current))
         return current
 
     def scope_of(self, stmt: ast.stmt) -> ast.AST:
@@ -690,7 +689,7 @@ def _element(expr: ast.expr | None, index: int | None, size: int) -> ast.expr | 
     return None
 
 
-def _scope_nodes(scope: ast.AST) -> Iterator[ast.AST]:
+def scope_nodes(scope: ast.AST) -> Iterator[ast.AST]:
     """Every node of a scope, not descending into nested functions and classes."""
     stack = list(ast.iter_child_nodes(scope))
     while stack:
@@ -700,7 +699,7 @@ def _scope_nodes(scope: ast.AST) -> Iterator[ast.AST]:
             stack.extend(ast.iter_child_nodes(node))
 
 
-def _binds(node: ast.AST, name: str) -> bool:
+def binds(node: ast.AST, name: str) -> bool:
     """True when `node` (re)binds `name` (assignment, loop target, import, def, walrus...)."""
     if isinstance(node, ast.Name) and node.id == name:
         return isinstance(node.ctx, ast.Store | ast.Del)

@@ -12,7 +12,11 @@ from typing import Any
 from gradguard.analysis import activations, narrowing, shapes
 from gradguard.analysis import graph as graphs
 from gradguard.analysis import torch_api as api
-from gradguard.analysis.converted_numbers import part_of_converted, plain_data
+from gradguard.analysis.converted_numbers import (
+    converted_from_history,
+    part_of_converted,
+    plain_data,
+)
 from gradguard.analysis.events import Accumulation, AttributeSet, GradRead, InPlaceChange
 from gradguard.analysis.integer_buffers import counter_kept
 from gradguard.analysis.interpreter.environment import GRAD_ON, GRAD_UNKNOWN, GradMode
@@ -842,12 +846,9 @@ def converted_terms(operands: list[Value]) -> frozenset[Loss]:
     """The conversions of tensors with history among `operands` (`l1 + adv.item()`): plain
     numbers or arrays that were a loss or an output a moment before."""
     return frozenset(
-        v.loss
+        loss
         for v in operands
-        if v.kind in (Kind.SCALAR, Kind.OTHER)
-        and v.loss is not None
-        and v.loss.kind is LossKind.CONVERSION
-        and v.loss.converted_history
+        if v.kind in (Kind.SCALAR, Kind.OTHER) and (loss := converted_from_history(v)) is not None
     )
 
 
