@@ -824,7 +824,14 @@ _TYPE_INDEX = getattr(walk_module._type_index, "__wrapped__", walk_module._type_
 # class scans read the class's body only: a module holding the function alone stands for
 # the function's part of it.)
 _BY_PARTS = frozenset(
-    {"_container_changes", "_rebound_attributes", "_load_counts", "_self_stores", "_class_assigned"}
+    {
+        "_container_changes",
+        "_rebound_attributes",
+        "_load_counts",
+        "_self_stores",
+        "_class_assigned",
+        "_registers_by_name",
+    }
 )
 
 

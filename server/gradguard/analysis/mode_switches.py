@@ -122,6 +122,44 @@ def calls_in(node: ast.AST) -> tuple[ast.Call, ...]:
     return tuple(found)
 
 
+def _called_name(call: ast.Call) -> str | None:
+    """The name a call runs a function by (`f(...)`, `x.f(...)`): `ModeSwitches.resolve`
+    finds only a function of that name."""
+    func = call.func
+    if isinstance(func, ast.Name):
+        return func.id
+    return func.attr if isinstance(func, ast.Attribute) else None
+
+
+def _switching_names(defs: tuple[FunctionNode, ...]) -> frozenset[str]:
+    """The names of the file's functions that may switch a module to evaluation mode: by a
+    call of their own, or by calling a function of such a name (a superset of what
+    `ModeSwitches.switches` follows, by name only, at any depth)."""
+    called: dict[str, set[str]] = {}
+    switching: set[str] = set()
+    for node in defs:
+        switches, own = _own_switch_calls(node)
+        if switches:
+            switching.add(node.name)
+        called.setdefault(node.name, set()).update(own)
+    grew = True
+    while grew:
+        grew = False
+        for name, names in called.items():
+            if name not in switching and not names.isdisjoint(switching):
+                switching.add(name)
+                grew = True
+    return frozenset(switching)
+
+
+@cached_by_node
+def _own_switch_calls(function: FunctionNode) -> tuple[bool, frozenset[str]]:
+    """Whether a function's own calls switch a module off, and the names it calls."""
+    calls = calls_in(function)
+    names = frozenset(name for call in calls if (name := _called_name(call)) is not None)
+    return any(switches_off(call) is not None for call in calls), names
+
+
 class ModeSwitches:
     """Functions of one file, resolved from their calls, and what they do to module modes."""
 
@@ -150,9 +188,9 @@ class ModeSwitches:
             del self.functions[name]
         # Every name a `def` of the file binds: a call of any other name runs no function of
         # the file, whatever scopes it is called in (most calls: builtins, imports).
-        self._def_names = {
-            node.name for node in module_nodes_of(tree, ast.FunctionDef, ast.AsyncFunctionDef)
-        }
+        defs = module_nodes_of(tree, ast.FunctionDef, ast.AsyncFunctionDef)
+        self._def_names = {node.name for node in defs}
+        self._switching = _switching_names(defs)
 
     def resolve(self, call: ast.Call) -> FunctionNode | None:
         """The function of the file `call` runs: `f(...)` for an `f` defined once in the
@@ -258,6 +296,8 @@ class ModeSwitches:
             if key is not None:
                 yield ModeSwitch(call, key, None)
                 continue
+            if _called_name(call) not in self._switching:
+                continue  # runs no function of the file that may switch a module off
             function = self.resolve(call)
             if function is None or self.may_switch_on(function):
                 continue
@@ -285,7 +325,9 @@ class ModeSwitches:
             if key is not None:
                 yield key
                 continue
-            callee = self.resolve(inner) if depth > 0 else None
+            if depth <= 0 or _called_name(inner) not in self._switching:
+                continue
+            callee = self.resolve(inner)
             if callee is None or callee is function or self.may_switch_on(callee):
                 continue
             bound = self.bindings(inner, callee)

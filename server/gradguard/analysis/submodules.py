@@ -26,7 +26,7 @@ a private base (`_BatchNorm`) or an imported class decides nothing.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import reduce
 
@@ -34,7 +34,7 @@ from gradguard.analysis import torch_api as api
 from gradguard.analysis.names import dotted
 from gradguard.analysis.node_cache import cached_by_node
 from gradguard.analysis.values import UNKNOWN, ClassInfo, Kind, Value, evolve, join
-from gradguard.analysis.walk import assignment_targets
+from gradguard.analysis.walk import assignment_targets, module_nodes_of, walk
 
 # torch.nn layers of `torch_api.NN_MODULES` that hold no module (checked by building each
 # one with torch 2.13.0: MultiheadAttention holds its `out_proj`, the Transformer layers
@@ -226,13 +226,17 @@ def _stored_values(method: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[int, 
 
 @cached_by_node
 def _registers_by_name(node: ast.AST) -> bool:
-    """Code in `node` may register a module under a computed name."""
-    for inner in ast.walk(node):
-        if isinstance(inner, ast.Attribute) and inner.attr in _REGISTERING:
-            return True
-        if isinstance(inner, ast.Name) and inner.id in _REGISTERING:
-            return True
-    return False
+    """Code in `node` may register a module under a computed name. (The answer about a
+    class is the `or` of its parts' answers: an edit compares the edited method's part.)"""
+    if isinstance(node, ast.Module):
+        inner: Iterable[ast.AST] = module_nodes_of(node, ast.Attribute, ast.Name)
+    else:
+        inner = walk(node)
+    return any(
+        (isinstance(n, ast.Attribute) and n.attr in _REGISTERING)
+        or (isinstance(n, ast.Name) and n.id in _REGISTERING)
+        for n in inner
+    )
 
 
 def structure_may_change(tree: ast.Module) -> bool:
@@ -253,7 +257,7 @@ _PLAIN_ATTRIBUTES = frozenset(
 def _changes_structure(tree: ast.Module) -> bool:
     if _registers_by_name(tree):
         return True
-    for node in ast.walk(tree):
+    for node in module_nodes_of(tree, ast.Delete, ast.Assign, ast.AnnAssign):
         if isinstance(node, ast.Delete) and any(isinstance(t, ast.Attribute) for t in node.targets):
             return True
         if not isinstance(node, ast.Assign | ast.AnnAssign):
