@@ -435,8 +435,8 @@ def _merge(
 def _graft(state: State, text: str) -> Graft | None:
     """Put the new definition of the one edited function into `state.tree` (see the module
     docs), or None when the edit is not confined to one function."""
-    old_lines = state.text.split("\n")
-    new_lines = text.split("\n")
+    old_lines = syntax_parts.lines_of(state.text)
+    new_lines = syntax_parts.lines_of(text)
     if len(old_lines) != len(new_lines) or text.startswith("\ufeff"):
         return None
     first = next(
@@ -487,8 +487,8 @@ def _carry_tree_facts(old: FileSyntax, new: FileSyntax) -> None:
 def _comments_only(state: State, text: str) -> bool:
     """Whether the edit changed comment and blank lines only, outside strings, keeping the
     line count: the new text's tree is then the old one, positions included."""
-    old_lines = state.text.split("\n")
-    new_lines = text.split("\n")
+    old_lines = syntax_parts.lines_of(state.text)
+    new_lines = syntax_parts.lines_of(text)
     if len(old_lines) != len(new_lines) or text.startswith("\ufeff"):
         return False
     changed = [i + 1 for i, (a, b) in enumerate(zip(old_lines, new_lines, strict=True)) if a != b]

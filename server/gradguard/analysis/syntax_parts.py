@@ -21,6 +21,20 @@ from gradguard.analysis.interpreter.call_order import names_called
 from gradguard.analysis.interpreter.file_syntax import ScopeIndex, index_scopes, mentions_freezing
 from gradguard.analysis.model import FunctionNode
 
+# The last texts split into lines, with their lines (compared by identity: an edit's checks
+# split the old and the new text many times over).
+_SPLIT: list[tuple[str, list[str]]] = []
+
+
+def lines_of(text: str) -> list[str]:
+    """`text.split("\\n")`, kept for the last two texts asked about. Shared: never change it."""
+    for kept, lines in _SPLIT:
+        if kept is text:
+            return lines
+    lines = text.split("\n")
+    _SPLIT[:] = [(text, lines), *_SPLIT[:1]]
+    return lines
+
 
 @dataclass(frozen=True)
 class EditedPart:
@@ -49,7 +63,7 @@ class EditedPart:
         if spans[0] != spans[1]:
             return None
         start, end = spans[0]
-        lines = (self.text if new else self.old_text).split("\n")
+        lines = lines_of(self.text if new else self.old_text)
         return "\n" * (start - 1) + "\n".join(lines[start - 1 : end])
 
 
@@ -87,7 +101,7 @@ def order(old: list[FunctionNode], edit: EditedPart) -> list[FunctionNode] | Non
     function and each definition nested in it call the same names (as the text shows them,
     `names_called`), the old nested definitions standing for the new ones; else None."""
     pairs = zip((edit.old, *edit.old_nested), (edit.new, *edit.nested), strict=True)
-    old_lines, new_lines = edit.old_text.split("\n"), edit.text.split("\n")
+    old_lines, new_lines = lines_of(edit.old_text), lines_of(edit.text)
     for before, after in pairs:
         if _names_called(before, old_lines) != _names_called(after, new_lines):
             return None

@@ -10,6 +10,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import accumulate
 
 from gradguard.core.findings import Position, Range
 
@@ -39,15 +40,21 @@ class SourceText:
     """An immutable document text with fast line access and position conversions."""
 
     text: str
-    _starts: tuple[int, ...] = field(init=False, repr=False, compare=False)
     # How many times a position of another project file was asked for (see `foreign_reads`).
     _foreign: list[int] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        starts = [0]
-        starts.extend(m.end() for m in _LINE_BREAK.finditer(self.text))
-        object.__setattr__(self, "_starts", tuple(starts))
         object.__setattr__(self, "_foreign", [0])
+
+    @cached_property
+    def _starts(self) -> tuple[int, ...]:
+        """The offset each line starts at: made when a position is first asked for (most
+        checks of an edited document report nothing and never ask)."""
+        text = self.text
+        if "\r" in text:
+            return (0, *(m.end() for m in _LINE_BREAK.finditer(text)))
+        # `\n` breaks only: a line starts one past the end of the one before.
+        return tuple(accumulate((len(line) + 1 for line in text.split("\n")[:-1]), initial=0))
 
     @property
     def foreign_reads(self) -> int:
