@@ -7,7 +7,7 @@ import asyncio
 import gc
 import weakref
 
-from gradguard.lsp.housekeeping import Housekeeping, release_memory
+from gradguard.lsp.housekeeping import FREEZE_LIMIT, Housekeeping, release_memory
 
 PAUSE = 0.05
 
@@ -67,3 +67,52 @@ def test_release_collects_cyclic_garbage() -> None:
     finally:
         gc.enable()
     assert kept and freed
+
+
+def test_checks_freeze_what_is_alive_and_a_limit_unfreezes_it() -> None:
+    keeper = Housekeeping(lambda: False, idle_after_s=PAUSE)
+    try:
+        kept = [object() for _ in range(100)]  # noqa: F841 - alive across the checks
+        keeper.checked(reused=True)
+        assert gc.get_freeze_count() > 0
+        for _ in range(FREEZE_LIMIT - 2):
+            keeper.checked(reused=True)
+        assert gc.get_freeze_count() > 0
+        keeper.checked(reused=True)  # the limit: the collector sees everything again
+        assert gc.get_freeze_count() == 0
+    finally:
+        gc.unfreeze()
+
+
+def test_a_whole_analysis_unfreezes() -> None:
+    keeper = Housekeeping(lambda: False, idle_after_s=PAUSE)
+    try:
+        keeper.checked(reused=True)
+        assert gc.get_freeze_count() > 0
+        keeper.checked(reused=False)
+        assert gc.get_freeze_count() == 0
+    finally:
+        gc.unfreeze()
+
+
+def test_release_collects_cyclic_garbage_frozen_by_checks() -> None:
+    keeper = Housekeeping(lambda: False, idle_after_s=PAUSE)
+    try:
+        cycle: list[object] = []
+        cycle.append(cycle)
+        alive = weakref.ref(_Box(cycle))
+        keeper.checked(reused=True)  # frozen while alive, garbage right after
+        del cycle
+        gc.collect()
+        assert alive() is not None  # a frozen cycle is never collected by Python itself
+        release_memory()
+        assert alive() is None and gc.get_freeze_count() == 0
+    finally:
+        gc.unfreeze()
+
+
+class _Box:
+    """A weakly referenceable object in a reference cycle."""
+
+    def __init__(self, cycle: list[object]) -> None:
+        cycle.append(self)

@@ -245,6 +245,7 @@ class Counters:
     grafted: int = 0
     comments: int = 0  # edits of comment or blank lines only: the same tree
     patched_walks: int = 0  # module walks patched instead of walked again
+    reused: int = 0  # analyses that replayed the last one across an edit (grafts, comments)
     replayed_steps: int = 0
     run_steps: int = 0
     fallbacks: Counter[str] = field(default_factory=Counter)
@@ -374,6 +375,8 @@ class Incremental:
         if edit is None:
             self.counters.full += 1
             syntax = _Syntax(tree, text) if syntax is None else syntax
+        else:
+            self.counters.reused += 1
         assert syntax is not None
         watcher = Watcher()
         previous = state.passes if edit is not None and state is not None else None

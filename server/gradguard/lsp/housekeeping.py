@@ -11,6 +11,15 @@ the peaks of past analyses, not what it holds.
 analysis running, it collects garbage (`gc.collect`) and asks glibc to return free pages
 (`malloc_trim`; skipped where the C library has none). Both take a few milliseconds on the
 event loop, never during typing. `benchmarks/bench_memory.py` measures the effect.
+
+While the user types, the collections Python starts by itself are kept off the kept
+analyses: after each check, what is alive is what the next edit reuses (the document's
+tree and analysis), so it is frozen (`gc.freeze`) and the collections of the next checks
+walk only what they allocated. A full collection walking a 5,000-line file's tree costs
+tens of milliseconds, once in every few dozen keystrokes. Only a check that reused the
+last analysis freezes: it leaves almost no cyclic garbage (about one object per edit),
+and whatever was frozen with it is collected at the next pause, after `FREEZE_LIMIT` such
+checks, or after any other check (which unfreezes: a whole analysis leaves garbage).
 """
 
 from __future__ import annotations
@@ -26,6 +35,9 @@ log = logging.getLogger(__name__)
 # Seconds without an analysis before memory is given back.
 IDLE_AFTER_S = 1.5
 
+# Checks whose survivors are frozen before the collector sees the whole heap again.
+FREEZE_LIMIT = 64
+
 
 class Housekeeping:
     """Gives memory back once the server has been idle for `IDLE_AFTER_S` seconds."""
@@ -35,6 +47,20 @@ class Housekeeping:
         self._idle_after_s = idle_after_s
         self._timer: asyncio.TimerHandle | None = None
         self.releases = 0  # how many times memory was given back (for tests)
+        self._frozen_checks = 0  # checks frozen since the collector last saw everything
+
+    def checked(self, *, reused: bool) -> None:
+        """A check just ended (in the thread that ran it). When it `reused` the document's
+        last analysis (an edit inside a function, or of comments), freeze what is alive, so
+        the collections of the next checks skip it (see the module docs); every
+        `FREEZE_LIMIT`-th such check, and after any other check (a whole analysis leaves
+        cyclic garbage), unfreeze instead, so Python's own collections see everything."""
+        self._frozen_checks += 1
+        if reused and self._frozen_checks < FREEZE_LIMIT:
+            gc.freeze()
+        else:
+            gc.unfreeze()
+            self._frozen_checks = 0
 
     def worked(self) -> None:
         """An analysis finished: (re)start the wait for a pause. Call on the event loop."""
@@ -55,11 +81,14 @@ class Housekeeping:
             self.worked()  # the work that is running will end in an analysis: wait again
             return
         release_memory()
+        self._frozen_checks = 0
         self.releases += 1
 
 
 def release_memory() -> None:
-    """Collect cyclic garbage and return the C heap's free pages to the system."""
+    """Collect cyclic garbage (frozen objects included) and return the C heap's free pages
+    to the system."""
+    gc.unfreeze()
     gc.collect()
     trim = _malloc_trim()
     if trim is not None:

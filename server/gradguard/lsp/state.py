@@ -319,7 +319,9 @@ class GradGuardServer(LanguageServer):
             # Queued behind other work and already stale: skip instead of analysing.
             if snap.version is not None and self.current_version(snap.key) != snap.version:
                 return None
+            reused = self.incremental.counters.reused
             checked = self.check(snap, settings, last_good)
+            self.housekeeping.checked(reused=self.incremental.counters.reused > reused)
             if not checked.recovered:
                 return checked
             # Converting builds the fixes' edits (possibly with libcst): keep it off the loop.
