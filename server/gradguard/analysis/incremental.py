@@ -438,16 +438,10 @@ def _merge(
 def _graft(state: State, text: str) -> Graft | None:
     """Put the new definition of the one edited function into `state.tree` (see the module
     docs), or None when the edit is not confined to one function."""
-    old_lines = syntax_parts.lines_of(state.text)
-    new_lines = syntax_parts.lines_of(text)
-    if len(old_lines) != len(new_lines) or text.startswith("\ufeff"):
+    span = _changed_span(state.text, text)
+    if span is None or text.startswith("\ufeff"):
         return None
-    first = next(
-        (i for i, (a, b) in enumerate(zip(old_lines, new_lines, strict=True)) if a != b), None
-    )
-    if first is None:
-        return None
-    last = max(i for i, (a, b) in enumerate(zip(old_lines, new_lines, strict=True)) if a != b)
+    old_lines, new_lines, first, last = span
     found = _enclosing(state.tree, first + 1, last + 1, [])
     if found is None:
         return None
@@ -490,12 +484,12 @@ def _carry_tree_facts(old: FileSyntax, new: FileSyntax) -> None:
 def _comments_only(state: State, text: str) -> bool:
     """Whether the edit changed comment and blank lines only, outside strings, keeping the
     line count: the new text's tree is then the old one, positions included."""
-    old_lines = syntax_parts.lines_of(state.text)
-    new_lines = syntax_parts.lines_of(text)
-    if len(old_lines) != len(new_lines) or text.startswith("\ufeff"):
+    span = _changed_span(state.text, text)
+    if span is None or text.startswith("\ufeff"):
         return False
-    changed = [i + 1 for i, (a, b) in enumerate(zip(old_lines, new_lines, strict=True)) if a != b]
-    if not changed or not all(
+    old_lines, new_lines, first, last = span
+    changed = [i + 1 for i in range(first, last + 1) if old_lines[i] != new_lines[i]]
+    if not all(
         _comment_or_blank(old_lines[n - 1]) and _comment_or_blank(new_lines[n - 1]) for n in changed
     ):
         return False
@@ -505,6 +499,30 @@ def _comments_only(state: State, text: str) -> bool:
         if end > node.lineno and any(node.lineno < n <= end for n in changed):
             return False
     return True
+
+
+def _changed_span(old: str, new: str) -> tuple[list[str], list[str], int, int] | None:
+    """Both texts' lines and the first and last (0-based) that differ, when the line count
+    is the same and some line differs; else None. (Kept for the last pair of texts: the
+    comments-only test and the graft both ask.)"""
+    if _SPAN and _SPAN[0][0] is old and _SPAN[0][1] is new:
+        return _SPAN[0][2]
+    old_lines, new_lines = syntax_parts.lines_of(old), syntax_parts.lines_of(new)
+    span = None
+    if len(old_lines) == len(new_lines):
+        first = next(
+            (i for i, (a, b) in enumerate(zip(old_lines, new_lines, strict=True)) if a != b), None
+        )
+        if first is not None:
+            last = next(
+                i for i in range(len(old_lines) - 1, first - 1, -1) if old_lines[i] != new_lines[i]
+            )
+            span = (old_lines, new_lines, first, last)
+    _SPAN[:] = [(old, new, span)]
+    return span
+
+
+_SPAN: list[tuple[str, str, tuple[list[str], list[str], int, int] | None]] = []
 
 
 def _comment_or_blank(line: str) -> bool:

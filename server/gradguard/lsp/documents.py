@@ -81,6 +81,8 @@ def clean_text(text: str) -> str:
     every position conversion would fail on it. U+FFFD, like a lone surrogate, is one
     UTF-16 unit and one code point, so every position the client sends still holds.
     """
+    if text.isascii():  # most sources: no scan of the whole text on every keystroke
+        return text
     return _SURROGATES.sub("\ufffd", text)
 
 

@@ -995,9 +995,22 @@ _NAME_BEFORE = re.compile(r"(\w+)\s*$")
 
 def _grad_state_changed(text: str | None) -> frozenset[str] | None:
     """Names whose requires_grad or data some statement of the file may change (None: no
-    text to tell)."""
+    text to tell). Kept for the last two texts (an edit compares the old text's answer
+    with the new one's, and the old one was the new one of the edit before)."""
     if text is None:
         return None
+    for kept, answer in _GRAD_STATE_ANSWERS:
+        if kept is text:
+            return answer
+    answer = _grad_state_names(text)
+    _GRAD_STATE_ANSWERS[:] = [(text, answer), *_GRAD_STATE_ANSWERS[:1]]
+    return answer
+
+
+_GRAD_STATE_ANSWERS: list[tuple[str, frozenset[str]]] = []
+
+
+def _grad_state_names(text: str) -> frozenset[str]:
     names: set[str] = set()
     for match in _GRAD_STATE_CHANGE.finditer(text):
         before = _NAME_BEFORE.search(text, max(0, match.start() - 80), match.start())
