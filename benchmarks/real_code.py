@@ -86,6 +86,17 @@ REPOSITORIES = {
     "huggingface/peft": "5d602fdbff04c33c1c4de55cda9d4ae1d7cb7e40",
     "jacobgil/pytorch-grad-cam": "084273b3f30b54ad0c64cf8020a4337d979a66e0",
     "bentrevett/pytorch-sentiment-analysis": "329f654b2cfaed22fee432569ebd7a2674584f79",
+    # Added 2026-11-28: self-supervised and diffusion training code, GAN and RL collections,
+    # visualisation and text classification scripts.
+    "facebookresearch/mae": "efb2a8062c206524e35e47d04501ed4f544c0ae8",
+    "facebookresearch/dino": "7c446df5b9f45747937fb0d72314eb9f7b66930a",
+    "openai/improved-diffusion": "1bc7bbbdc414d83d4abf2ad8cc1446dc36c4e4d5",
+    "lucidrains/denoising-diffusion-pytorch": "faed4db28e724735323fa91c70aa9b28a6e1cbac",
+    "lucidrains/vit-pytorch": "69d24fe9e3024c0d4b02761123b8583a24ebed1e",
+    "Lornatang/SRGAN-PyTorch": "8842030eb433f8578a77328060121fa5a9a3cb43",
+    "ShangtongZhang/DeepRL": "c0968b5c046314af09944843cdf06f4100c6bb95",
+    "utkuozbulak/pytorch-cnn-visualizations": "ba22fa07c9f31964e6cfa669e80f3461e11c4ebc",
+    "Shawn1993/cnn-text-classification-pytorch": "93415f08168a1ae60635320569f6eca0ae3a40bb",
 }
 
 
