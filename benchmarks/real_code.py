@@ -97,6 +97,18 @@ REPOSITORIES = {
     "ShangtongZhang/DeepRL": "c0968b5c046314af09944843cdf06f4100c6bb95",
     "utkuozbulak/pytorch-cnn-visualizations": "ba22fa07c9f31964e6cfa669e80f3461e11c4ebc",
     "Shawn1993/cnn-text-classification-pytorch": "93415f08168a1ae60635320569f6eca0ae3a40bb",
+    # Course material and beginners' collections (notebooks mostly).
+    "hunkim/PyTorchZeroToAll": "e5a260fac0b4ff1e2ec434fc6f0d962ac97fc289",
+    "L1aoXingyu/pytorch-beginner": "a57dd7ea35c9965a41f4963dee62d38884f92a65",
+    "dsgiitr/d2l-pytorch": "e84da49a9ea4ba448f4aaf2d18ecd9edafaa2419",
+    "GunhoChoi/PyTorch-FastCampus": "1e9ba63e9ccffa28637f9c441d6d5faf35696268",
+    "Atcold/NYU-DLSP20": "3049c83260ba05700e2ab9b7ed13cdbe5ddba0fd",
+    "yandexdataschool/Practical_RL": "6f7fa8bc521af3d6bb47833c4670f44740f26aa6",
+    "chenyuntc/pytorch-book": "688951721d11cd3f92440801e1b68b65ae2e439f",
+    "zergtant/pytorch-handbook": "e9a149200971933395c54e516e0e0fbeb62d384a",
+    "sthalles/SimCLR": "1848fc934ad844ae630e6c452300433fe99acfd9",
+    "omerbsezer/Fast-Pytorch": "6f60db9470dad61a22b0e00ae952e21861cca427",
+    "sksq96/pytorch-vae": "14ce22796fe0ee5120f4f1cdb1dbaf515e72559d",
 }
 
 

@@ -2,12 +2,15 @@
 
 A forward hook observes a module's call: `self.blocks(x)` whose result is dropped still
 feeds the features hooks collect (timm's feature extraction does exactly that), and
-`model.forward(x)` skips them. Hooks are registered by `register_*hook*` calls
+`model.forward(x)` skips them. Hooks are registered by `register_*_hook` calls
 (`Module.register_forward_hook`, `register_full_backward_hook`, the global
-`torch.nn.modules.module.register_module_forward_hook`...), or by code the file cannot see
-that is handed the modules themselves (`FeatureHooks(specs, self.named_modules())`). A
-syntactic over-approximation: when either appears anywhere in the file, any module may be
-hooked.
+`torch.nn.modules.module.register_module_forward_hook`...; not `Tensor.register_hook`, a
+hook on one tensor's gradient), or by code the file cannot see that is handed the modules
+themselves (`FeatureHooks(specs, self.named_modules())`; not a builtin that only collects
+or counts them, `list(self.modules())`), or by a library that summarises a model by
+hooking every layer (Lightning's `ModelSummary` and `summarize`, torchinfo's and
+torchsummary's `summary`). A syntactic over-approximation: when any of these appears
+anywhere in the file, any module may be hooked.
 """
 
 from __future__ import annotations
@@ -18,15 +21,23 @@ import re
 from gradguard.analysis.names import identifier_spelling, mentions
 
 # `register_forward_hook`, `register_forward_pre_hook`, `register_full_backward_hook`,
-# `register_backward_hook`, `register_module_forward_hook`, ...
-_REGISTERS_A_HOOK = re.compile(r"register_\w*hook")
+# `register_backward_hook`, `register_module_forward_hook`, ... (`register_hook` is a
+# tensor's: `out.register_hook(save_grad)`).
+_REGISTERS_A_HOOK = re.compile(r"register_\w+_hook")
+# Library calls that register forward hooks on every layer of the model they are given.
+_HOOKING_CALLS = re.compile(r"\b(?:ModelSummary|summarize|summary)\s*\(")
+# Builtins that only collect, count or print the modules they are given: no hook.
+_COLLECTING_BUILTINS = frozenset(
+    "list tuple set frozenset dict len enumerate sorted reversed zip iter next print "
+    "any all sum isinstance id repr str".split()
+)
 # Accessors that hand out a module's submodules.
 _SUBMODULE_ACCESSORS = frozenset({"modules", "named_modules", "children", "named_children"})
 
 
 def may_have_hooks(tree: ast.Module, text: str) -> bool:
     """True when some module of the file may have a hook registered on it."""
-    if mentions(_REGISTERS_A_HOOK, text):
+    if mentions(_REGISTERS_A_HOOK, text) or mentions(_HOOKING_CALLS, text):
         return True
     text = identifier_spelling(text)
     if not any(f".{name}(" in text for name in _SUBMODULE_ACCESSORS):
@@ -37,6 +48,8 @@ def may_have_hooks(tree: ast.Module, text: str) -> bool:
 def _hands_over_submodules(node: ast.AST) -> bool:
     """`helper(..., model.named_modules())`: a call given a module's submodules."""
     if not isinstance(node, ast.Call):
+        return False
+    if isinstance(node.func, ast.Name) and node.func.id in _COLLECTING_BUILTINS:
         return False
     for arg in (*node.args, *(kw.value for kw in node.keywords)):
         inner = arg.value if isinstance(arg, ast.Starred) else arg
