@@ -1,0 +1,77 @@
+"""Multilayer perceptron from scratch (d2l chapter "mlp-scratch"), torch.optim updater.
+
+Modelled on: https://github.com/d2l-ai/d2l-en/pull/1713
+
+The PR proposed dropping ``nn.Parameter`` from the scratch MLP and writing the
+parameters as ``torch.randn(..., requires_grad=True) * 0.01``. As the reviewer
+pointed out, the multiplication is recorded by autograd, so W1/W2 are no
+longer leaf tensors; handing them to ``torch.optim.SGD`` fails with
+"can't optimize a non-leaf Tensor".
+"""
+import argparse
+
+import torch
+from torch import nn
+
+
+def init_params(num_inputs, num_outputs, num_hiddens):
+    W1 = torch.randn(num_inputs, num_hiddens, requires_grad=True) * 0.01
+    b1 = torch.zeros(num_hiddens, requires_grad=True)
+    W2 = torch.randn(num_hiddens, num_outputs, requires_grad=True) * 0.01
+    b2 = torch.zeros(num_outputs, requires_grad=True)
+    return [W1, b1, W2, b2]
+
+
+def relu(X):
+    a = torch.zeros_like(X)
+    return torch.max(X, a)
+
+
+def net(X, params):
+    W1, b1, W2, b2 = params
+    X = X.reshape((-1, W1.shape[0]))
+    H = relu(X @ W1 + b1)
+    return H @ W2 + b2
+
+
+def synthetic_fashion(n, num_inputs, num_outputs, gen):
+    X = torch.randn(n, 1, 28, 28, generator=gen)[:, :, :, :num_inputs // 28]
+    X = X.reshape(n, -1)[:, :num_inputs]
+    y = torch.randint(0, num_outputs, (n,), generator=gen)
+    return [(X[i:i + 32], y[i:i + 32]) for i in range(0, n, 32)]
+
+
+def train_epoch(params, train_iter, loss, updater):
+    total = 0.0
+    for X, y in train_iter:
+        y_hat = net(X, params)
+        l = loss(y_hat, y)
+        updater.zero_grad()
+        l.mean().backward()
+        updater.step()
+        total += l.detach().sum().item()
+    return total
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--num_hiddens", type=int, default=64)
+    p.add_argument("--lr", type=float, default=0.1)
+    p.add_argument("--num_epochs", type=int, default=2)
+    args = p.parse_args([])
+    num_inputs, num_outputs = 784, 10
+    gen = torch.Generator().manual_seed(0)
+    train_iter = synthetic_fashion(128, num_inputs, num_outputs, gen)
+    params = init_params(num_inputs, num_outputs, args.num_hiddens)
+    loss = nn.CrossEntropyLoss(reduction="none")
+    try:
+        updater = torch.optim.SGD(params, lr=args.lr)  # bug: GG405
+        for epoch in range(args.num_epochs):
+            train_epoch(params, train_iter, loss, updater)
+        print("no error")
+    except ValueError as e:
+        print("BUGGY:", e)
+
+
+if __name__ == "__main__":
+    main()
