@@ -295,8 +295,8 @@ CASES: list[tuple[str, str, list[Row]]] = [
         b = checkpoint_sequential(seq, 1, x)
         """,
         [
-            (CheckpointInput, "x", {"sequential": False, "direct": "TRACKED"}),
-            (CheckpointInput, "x", {"sequential": True, "direct": None}),
+            (CheckpointInput, "x", {"sequential": False, "direct": "TRACKED", "run": 0}),
+            (CheckpointInput, "x", {"sequential": True, "direct": None, "run": 0}),
         ],
     ),
     (

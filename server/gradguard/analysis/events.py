@@ -199,10 +199,13 @@ class CheckpointInput(Event):
     `checkpoint_sequential(seq, n, x)`) passes on to the checkpointed function: one event
     per argument (`target`), none when one is unpacked; `node` is the checkpoint call.
     `direct` is what calling `fn(x, y)` directly would return when `fn` is a known module,
-    else None."""
+    else None. `run` tells apart the runs of a helper run inside a run in context, which
+    report under the outer call (`context`): one per set of arguments the helper is handed
+    there (the first iteration of a loop in `forward`, the next ones); 0 for any other."""
 
     sequential: bool
     direct: Value | None
+    run: int = 0
 
 
 @dataclass(frozen=True, eq=False)

@@ -9,7 +9,9 @@ under `torch.no_grad()`, the output of a frozen module, a batch of a `DataLoader
 require grad: a module (a `torch.nn` layer, an `nn.Sequential` of them, or a module class of
 the file, built here and not frozen by the file) or a function or method of the file that
 runs one (`checkpoint(self._forward_impl, x)`). A checkpoint inside `forward` is judged for
-each call of the model whose input is known (`model(xb)` in the training loop).
+each call of the model whose input is known (`model(xb)` in the training loop), and so is one
+in a short method or function of the file that `forward` hands its blocks and input to
+(`h = self._run_block(block, h)` over `self.blocks`).
 
 Left alone on purpose:
 
@@ -234,10 +236,10 @@ hidden.pow(2).mean().backward()
         """One finding per reentrant checkpoint call whose inputs all lack grad, in the
         function's own analysis or in a run of it for one call (a `forward` whose caller
         passes a tensor without history: `ModuleInterpreter.result_in_context`)."""
-        runs: dict[tuple[int, int], list[CheckpointInput]] = {}
+        runs: dict[tuple[int, int, int], list[CheckpointInput]] = {}
         for use in ctx.analysis.events.of(CheckpointInput):
             if not use.sequential:
-                runs.setdefault((id(use.node), id(use.context)), []).append(use)
+                runs.setdefault((id(use.node), id(use.context), use.run), []).append(use)
         reported: set[int] = set()
         for uses in runs.values():
             call = uses[0].node

@@ -13,7 +13,10 @@ One level: a run in context starts no other, except of a helper whose body is on
 (`_small`), which recursion cannot chain (a function is never run inside its own run), and
 one more level for a call given an inference tensor (`_gives_inference`) or of a short helper
 that calls no code of the file (`_leaf`: `binarize(p, threshold)`, whose branches the
-outer call's arguments decide). Results are kept
+outer call's arguments decide), or of a short helper that reports in context
+(`reporting_helpers`: `self._run_block(block, h)` whose checkpoint `forward` hands its
+input to). Such a helper's run reports under the outer call (`ModuleInterpreter.context_call`,
+`model(x)`), each of its runs numbered apart (`CheckpointInput.run`). Results are kept
 per pass by call, function, mode and argument facts.
 """
 
@@ -25,6 +28,7 @@ from typing import TYPE_CHECKING
 from gradguard.analysis.events import CheckpointInput, Conversion, Event, LossInput
 from gradguard.analysis.interpreter.contextual import ContextRun
 from gradguard.analysis.interpreter.environment import GradMode
+from gradguard.analysis.interpreter.reporting_helpers import short_reporting_helper
 from gradguard.analysis.interpreter.statements import FunctionInterpreter
 from gradguard.analysis.model import FunctionNode
 from gradguard.analysis.names import root_name
@@ -54,8 +58,18 @@ def run_in_context(
     run or the function itself, or a function of another file). A `shared` run (nothing
     passed) is kept for every call of `node` in that mode."""
     nested = module.in_context and not _small(node)
-    if nested and (module.inference_nested or not (_gives_inference(passed) or _leaf(node))):
+    if nested and (
+        module.inference_nested
+        or not (_gives_inference(passed) or _leaf(node) or short_reporting_helper(node))
+    ):
         return None
+    # A reporting helper run only for what it is handed inside the run of its caller
+    # (`self.run_stage(stage, x)` in `forward`) reports under the outer call (`model(x)`):
+    # what it finds holds for that call, not for every call of the helper.
+    only_reports = (
+        module.in_context and short_reporting_helper(node) and not _gives_inference(passed)
+    )
+    reported_at = module.context_call if only_reports and module.context_call else call
     if (
         module.collecting_globals
         or id(node) in module.in_progress
@@ -71,6 +85,7 @@ def run_in_context(
     if known is not None:
         return known
     outer, module.in_context = module.in_context, True
+    outer_call, module.context_call = module.context_call, reported_at
     outer_nested, module.inference_nested = (
         module.inference_nested,
         module.inference_nested or nested,
@@ -78,9 +93,10 @@ def run_in_context(
     module.in_progress.add(id(node))
     try:
         with module.calls_unnoted():
-            found = _run(module, node, call, passed, mode)
+            found = _run(module, node, call, passed, mode, reported_at)
     finally:
         module.in_context = outer
+        module.context_call = outer_call
         module.inference_nested = outer_nested
         module.in_progress.discard(id(node))
     if key is not None:
@@ -145,10 +161,14 @@ def _run(
     call: ast.Call,
     passed: dict[str, Value],
     mode: GradMode,
+    reported_at: ast.Call,
 ) -> ContextRun:
     interpreter = FunctionInterpreter(module, module.scope_of(node), node, record=False)
     interpreter.events_in_context = _EVENTS_IN_CONTEXT
-    interpreter.context = call
+    interpreter.context = reported_at
+    if reported_at is not call:
+        module.helper_runs += 1
+        interpreter.run_number = module.helper_runs
     if module.journal is not None:
         module.journal.entered(id(node))  # the run reads the callers' facts too
     interpreter.enter_function(node)

@@ -62,7 +62,7 @@ def wants_context(
     argument is a known tensor or module, and some part of the result has unknown history,
     the function reports what it gives a loss or a checkpoint (`reports_in_context`), or an
     argument is an inference tensor the run may find saved for backward."""
-    if not passed or not any(_informative(v) for v in passed.values()):
+    if passed is None or not informative(passed):
         return False
     return (
         _unknown_grad(result, _DEPTH)
@@ -73,6 +73,12 @@ def wants_context(
             and _undecided_shape(result, _DEPTH)
         )
     )
+
+
+def informative(passed: dict[str, Value]) -> bool:
+    """Some argument a call passes is a known tensor or module: a run with them may tell
+    more than the summary."""
+    return any(_informative(v) for v in passed.values())
 
 
 def _exactly_shaped(value: Value, depth: int) -> bool:

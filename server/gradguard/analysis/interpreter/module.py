@@ -107,6 +107,8 @@ class ModuleInterpreter:
         # Results of functions run with one call's arguments (see `result_in_context`).
         self.in_context = False
         self.inference_nested = False  # inside a run started inside a run (`context_runs`)
+        self.context_call: ast.Call | None = None  # the call the current run reports under
+        self.helper_runs = 0  # runs of helpers reporting under an outer call, so far
         self.context_results: dict[object, ContextRun] = {}
         self._defaults: dict[int, dict[str, Value]] = {}  # see `default_values`
         self.globals: Env = {}

@@ -18,6 +18,7 @@ from gradguard.analysis.interpreter.contextual import ContextRun
 from gradguard.analysis.interpreter.environment import GradMode
 from gradguard.analysis.interpreter.expressions import ExpressionEvaluator, shape_of
 from gradguard.analysis.interpreter.methods import inherited_method
+from gradguard.analysis.interpreter.reporting_helpers import calls_reporting_helper
 from gradguard.analysis.interpreter.summary import FunctionSummary, self_attributes, with_rebound
 from gradguard.analysis.interpreter.training_effects import restamp
 from gradguard.analysis.model import (
@@ -436,7 +437,9 @@ class ModuleCalls(ExpressionEvaluator):
             return result
         if skip_self:
             passed = {**passed, **self._frozen_layers(function, call)}
-        if contextual.wants_context(function, result, passed):
+        if contextual.wants_context(function, result, passed) or (
+            contextual.informative(passed) and calls_reporting_helper(self.module, function)
+        ):
             found = self.module.result_in_context(function, call, passed, self.mode)
         elif self._mode_unknown_to(function) and contextual.unknown_history(result):
             found = self.module.result_in_mode(function, call, self.mode)

@@ -59,6 +59,9 @@ class InterpreterState:
         self.events_in_context: frozenset[type[Event]] = frozenset()
         # The call this run is in the context of (None: the recorded pass); see `Event`.
         self.context: ast.Call | None = None
+        # Which run of a helper inside a run in context this is (0: any other pass; see
+        # `CheckpointInput.run`).
+        self.run_number = 0
         # What this run in context found saved for backward while an inference tensor: the
         # caller reports those of its own arguments (see `context_runs.ContextRun`).
         self.inference_saved: list[InferenceSaved] = []

@@ -648,7 +648,7 @@ class TorchCalls(ModuleCalls):
         sequential = qualified == "torch.utils.checkpoint.checkpoint_sequential"
         for expr, value in zip(inputs, values, strict=True):
             if (site := self.site(call, expr, value)) is not None:
-                self.emit(CheckpointInput(sequential, direct, **site))
+                self.emit(CheckpointInput(sequential, direct, run=self.run_number, **site))
         if (
             first == 1
             and self.mode.enabled is True
