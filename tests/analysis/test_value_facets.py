@@ -1509,3 +1509,43 @@ def test_self_state_after_a_method_call(
     case: str, call: str, kind: Kind, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     assert fact_at(_TRAINER.replace("{call}", call), monkeypatch).kind is kind, case
+
+
+# A tensor with history that `__init__` stores once on `self` is, in every method, the
+# tensor that assignment computed: its origin is that statement (for naming it, and for
+# reporting where it is made), when the assignment stores it alone.
+_KEPT = (
+    "class Raw:\n"
+    "    def __init__(self):\n"
+    "        {store}\n"
+    "    def tensors(self):\n"
+    "        return [self.w]\n"
+    "def g():\n"
+    "    ts = Raw().tensors()  # <- ts\n"
+    "    return ts\n"
+)
+KEPT_ORIGINS = [
+    ("stored alone", "self.w = torch.randn(2, requires_grad=True) * 0.1", "self.w"),
+    (
+        "unpacked with another attribute",
+        "self.w, self.b = torch.randn(2, requires_grad=True) * 0.1, torch.zeros(2)",
+        None,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("case", "store", "named"), KEPT_ORIGINS, ids=[row[0] for row in KEPT_ORIGINS]
+)
+def test_origin_of_a_computed_tensor_kept_by_init(
+    case: str, store: str, named: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    held = fact_at(_KEPT.replace("{store}", store), monkeypatch)
+    assert held.elements is not None and len(held.elements) == 1, case
+    (element,) = held.elements
+    assert element.grad is Grad.TRACKED and element.leaf is False, case
+    origin = element.origin
+    if named is None:
+        assert origin is None, case
+    else:
+        assert isinstance(origin, ast.Assign) and ast.unparse(origin.targets[0]) == named, case

@@ -107,8 +107,34 @@ optimizer = torch.optim.SGD([w, b], lr=0.1)
                 fix = _fix(ctx, origin)
                 if fix is not None:
                     fixes.append(fix)
-            primary = origin if origin is not None else use.target
-            yield self.finding(message, ctx.node_range(primary), related, fixes)
+            yield self.finding(message, ctx.node_range(_primary(ctx, use)), related, fixes)
+
+
+def _primary(ctx: RuleContext, use: OptimizedTensor) -> ast.AST:
+    """Where to report: the statement computing the tensor when it is in the function (or
+    module body) that builds the optimizer (`w = ...` then `SGD([w])`); else the tensor as
+    the optimizer call lists it (`SGD([model.alpha])`), or, when the call does not name it
+    (a list another method returns, `SGD(model.parameters())`), the call's `params`
+    argument."""
+    origin = use.value.origin
+    if origin is not None and _innermost_function(ctx.tree, origin) is use.function:
+        return origin
+    call = use.node
+    if any(n is use.target for n in ast.walk(call)) or not isinstance(call, ast.Call):
+        return use.target
+    given = next((kw.value for kw in call.keywords if kw.arg == "params"), None)
+    return call.args[0] if call.args else given or use.target
+
+
+def _innermost_function(tree: ast.Module, stmt: ast.stmt) -> ast.AST | None:
+    """The innermost function whose lines hold `stmt`; None for the module body."""
+    holding = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.lineno <= stmt.lineno <= (node.end_lineno or node.lineno)
+    ]
+    return max(holding, key=lambda node: node.lineno, default=None)
 
 
 def _fix(ctx: RuleContext, origin: ast.stmt) -> Fix | None:

@@ -497,8 +497,12 @@ class ModuleInterpreter:
                     info.attributes[attr] = value
                 elif self._kept_computed(attr, value):
                     # `self.weights = torch.randn(n, k, requires_grad=True) / n ** 0.5`: a
-                    # tensor with history, every method reads that very tensor.
-                    info.attributes[attr] = evolve(value, carries=frozenset(), graph=frozenset())
+                    # tensor with history, every method reads that very tensor, computed
+                    # by this assignment when it stores `expr` alone (`_single_store`).
+                    origin = stmt if _single_store(stmt, attr) else None
+                    info.attributes[attr] = evolve(
+                        value, origin=origin, carries=frozenset(), graph=frozenset()
+                    )
                 elif value.kind in (Kind.MAPPING, Kind.SEQUENCE) and attr not in changed:
                     containers[attr] = value
                 elif (
@@ -863,6 +867,15 @@ def _parameter_kept_on_self(method: ast.FunctionDef, stmt: ast.stmt) -> tuple[st
 def _class_level(node: ast.ClassDef, attr: str) -> bool:
     """Whether the class body itself binds `attr` (a default the instances read)."""
     return any(isinstance(t, ast.Name) and t.id == attr for t in assignment_targets(node.body))
+
+
+def _single_store(stmt: ast.Assign, attr: str) -> bool:
+    """`self.<attr> = expr` alone: the whole value of `stmt` is what the attribute holds (not
+    one part of a tuple unpacked into several attributes)."""
+    target = stmt.targets[0]
+    return (
+        isinstance(target, ast.Attribute) and target.attr == attr and dotted(target.value) == "self"
+    )
 
 
 def _kept_whole(value: Value) -> bool:
