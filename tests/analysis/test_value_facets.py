@@ -1335,6 +1335,30 @@ GRAPH_FACTS = [
      "k = h  # <- k", Kind.TENSOR, {"graph": _saves(Saves.OTHER), "saved_in": _saves(Saves.OTHER)}),
     ("a node on every path", LEAF + "h = w.exp()\nif input():\n    h = h.exp()\nk = h  # <- k",
      Kind.TENSOR, {"graph": _saves(Saves.OUTPUT), "saved_in": _saves(Saves.OTHER)}),
+    # A call's result that the function's last operation saved is that saved tensor: one
+    # node of the call stands for the operation (graph_inputs.with_saved_output).
+    ("a helper ending in a saving op", "def gate(t):\n    return torch.sigmoid(t)\n"
+     "h = gate(model(x))  # <- h", Kind.TENSOR, {"saved_in": _saves(Saves.OUTPUT)}),
+    ("a module's forward ending in a saving op", "class Head(nn.Module):\n"
+     "    def __init__(self):\n        super().__init__()\n        self.fc = nn.Linear(2, 2)\n"
+     "        self.act = nn.ReLU(inplace=True)\n    def forward(self, t):\n"
+     "        return self.act(self.fc(t))\nh = Head()(x)  # <- h", Kind.TENSOR,
+     {"saved_in": _saves(Saves.OUTPUT)}),
+    # Look-alikes: the last operation saves its input, or nothing; or nothing requires grad.
+    ("a helper ending in a layer", "def head(t):\n    return model(torch.relu(t))\n"
+     "h = head(x * 2)  # <- h", Kind.TENSOR, {"saved_in": frozenset()}),
+    ("a helper adding after the saving op", "def gate(t):\n    return torch.sigmoid(t) + 1\n"
+     "h = gate(model(x))  # <- h", Kind.TENSOR, {"saved_in": frozenset()}),
+    ("a helper on data without grad", "def gate(t):\n    return torch.sigmoid(t)\n"
+     "h = gate(x)  # <- h", Kind.TENSOR, {"saved_in": frozenset()}),
+    ("a helper called under no_grad", "def gate(t):\n    return torch.sigmoid(t)\n"
+     "with torch.no_grad():\n    h = gate(model(x))  # <- h", Kind.TENSOR,
+     {"saved_in": frozenset()}),
+    ("a helper saving on one path only", "def gate(t):\n    if input():\n"
+     "        return torch.sigmoid(t)\n    return t * 2\nh = gate(model(x))  # <- h",
+     Kind.TENSOR, {"saved_in": frozenset()}),
+    ("a helper returning a pair", "def gate(t):\n    return torch.sigmoid(t), t\n"
+     "h, k = gate(model(x))  # <- h", Kind.TENSOR, {"saved_in": frozenset()}),
 ]  # fmt: skip
 
 

@@ -145,3 +145,28 @@ def realised_changes(
     """The in-place changes of a function's result that happen at this call: a change of a
     tensor saved only when an argument requires grad counts when one does."""
     return tuple(c for c in changes if any(inputs.realised(n) for n in c.saved_by))
+
+
+def with_saved_output(result: Value, returned: Value, call: ast.Call, inputs: CallInputs) -> Value:
+    """A call's result that the function's last operation saved for its own backward
+    (`return self.relu(self.bn(x))` with `nn.ReLU(inplace=True)`, `return torch.sigmoid(h)`):
+    the result is that saved tensor, so an in-place change of it at the caller (`x =
+    self.act(x)` with another in-place ReLU, `out += 1`) breaks every backward through it,
+    exactly as if the body were written inline. One node of this call stands for that
+    operation, both in the result's history and among the nodes that saved it. Only a
+    single tensor (elements of a tuple would share the node), only when that operation
+    saved at this call (an argument it depends on requires grad here), and only when it is
+    certain: the node saved the returned tensor on every path and the result's history
+    runs through it."""
+    if (
+        returned.elements is not None
+        or result.elements is not None
+        or result.kind is not Kind.TENSOR
+        or result.grad is not Grad.TRACKED
+    ):
+        return result
+    saver = returned.saved_in & own_nodes(returned.graph)
+    if not any(n.saves is Saves.OUTPUT and inputs.realised(n) for n in saver):
+        return result
+    node = SavedNode(call, Saves.OUTPUT)
+    return evolve(result, graph=result.graph | {node}, saved_in=result.saved_in | {node})

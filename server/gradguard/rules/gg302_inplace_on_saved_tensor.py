@@ -22,7 +22,9 @@ calls the model: the model's output runs through the changed tensor on every cal
 sit in a helper the forward or the loop calls (`attend(q, k, v, mask)`), counted when the
 arguments that fed the saving op require grad at that call; and the changed tensor may be
 reached through a certain view (`conv(x.transpose(1, 2))` keeps `x`'s storage, so a later
-`x += ...` changes what the convolution saved).
+`x += ...` changes what the convolution saved). The kept tensor may also come back from a
+call: a block's `forward` or a helper whose last operation keeps its own output (`return
+F.relu(self.fc(x))`), changed in place by the caller (`h = self.block(x)`, then `h += x`).
 
 It may also sit between two layers of an `nn.Sequential` (written as its arguments, or in a
 list literal only unpacked into it, `nn.Sequential(*layers)`): a layer built with `inplace=True`

@@ -1110,6 +1110,8 @@ class CallEvaluator(TorchCalls):
         )
         fresh = SavedNode(call, Saves.OTHER)
         result = graph_inputs.instantiate(summary.returned.without_carries(), call, inputs, fresh)
+        if self.mode.enabled is True:
+            result = graph_inputs.with_saved_output(result, summary.returned, call, inputs)
         result = self._with_argument_carries(function, summary, call, args, result, skip_self)
         if summary.rebound and self.mode.enabled is True:
             passed = passed_arguments(function, call, args, skip_self=skip_self) or {}

@@ -406,6 +406,8 @@ class ModuleCalls(ExpressionEvaluator):
                 output = evolve(output, grad=Grad.TRACKED, kind=Kind.TENSOR)
             fresh = SavedNode(call, Saves.OTHER)
             output = _with_call_graph(output, summary.returned, fresh, summary, base.graph)
+            if self.mode.enabled is True:
+                output = graph_inputs.with_saved_output(output, summary.returned, call, given)
             if summary.rebound and self.mode.enabled is True:
                 passed = passed_arguments(forward, call, args, skip_self=True) or {}
                 output = with_rebound(output, summary, set(passed))
