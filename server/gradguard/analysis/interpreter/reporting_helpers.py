@@ -111,7 +111,7 @@ def _top_level_functions(tree: ast.Module) -> dict[str, FunctionNode]:
     rebound = {
         node.id
         for node in module_nodes_of(tree, ast.Name)
-        if isinstance(node.ctx, ast.Store | ast.Del)
+        if node.id in defined and type(node.ctx) is not ast.Load
     }
     imported = {
         (alias.asname or alias.name).split(".")[0]
