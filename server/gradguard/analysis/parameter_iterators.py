@@ -18,7 +18,10 @@ The fact is certain only when all of this holds (anything else: silence):
   call of its function passes that name, `NameFlow.forwarded`; or an attribute
   `self.<a>` / `obj.<a>`, `obj` bound only to instances of a class of the file, when every
   store of `<a>` in the file is `self.<a> = <such a construction>` in a plain method of that
-  class, no class body of the file defines `<a>`, the class and its bases are of the file,
+  class, or `self.<a> = <parameter>` in its `__init__` when every construction of the class
+  in the file passes such a construction or such a name there (`constructor_arguments`:
+  the class is never subclassed nor passed around), no class body of the file defines
+  `<a>`, the class and its bases are of the file,
   `object` or torch.nn.Module and redefine no attribute access, and the file never names
   `setattr`, `delattr`, `vars`, `__dict__` or `__setattr__`), or one of the one-shot
   wrappers above around an expression that calls such a method (whatever its receiver: the
@@ -56,6 +59,7 @@ from dataclasses import dataclass
 
 from gradguard.analysis import libraries
 from gradguard.analysis import torch_api as api
+from gradguard.analysis.constructor_arguments import constructor_arguments
 from gradguard.analysis.events import ModuleCall, OptimizerCall
 from gradguard.analysis.model import LoopNode, ModuleAnalysis
 from gradguard.analysis.name_flow import Key, NameFlow
@@ -478,11 +482,37 @@ class _Finder:
             isinstance(stmt, ast.Assign)
             and stmt.targets == [target]
             and isinstance(holder, ast.Name)
-            and self._constructs_module(stmt.value)
         ):
             return False
         key = self.flow.key_of(holder)
-        return key is not None and self._self_class(holder, key) is owner
+        if key is None or self._self_class(holder, key) is not owner:
+            return False
+        return self._constructs_module(stmt.value) or self._module_argument(stmt.value, key)
+
+    def _module_argument(self, value: ast.expr, holder: Key) -> bool:
+        """`value` is a parameter of `owner.__init__` (whose `self` is `holder`) that every
+        construction of the class in the file passes a new module or a name certainly
+        holding one: `self.model = model` with `Trainer(Net(), args)`."""
+        if not isinstance(value, ast.Name) or self.flow.key_of(value) != (holder[0], value.id):
+            return False
+        method = next(
+            (n for n in module_nodes_of(self.analysis.tree, ast.FunctionDef) if id(n) == holder[0]),
+            None,
+        )
+        owner = self.flow.parents.get(id(method)) if method is not None else None
+        if method is None or not isinstance(owner, ast.ClassDef):
+            return False
+        arguments = constructor_arguments(self.flow, owner, method, value.id)
+        return arguments is not None and all(self._passes_module(a) for a in arguments)
+
+    def _passes_module(self, argument: ast.expr) -> bool:
+        """A new module, or a plain name certainly holding one (no attribute: no cycle)."""
+        if self._constructs_module(argument):
+            return True
+        if not isinstance(argument, ast.Name):
+            return False
+        key = self.flow.key_of(argument)
+        return key is not None and self._certain_module_key(key, frozenset())
 
     def _plain_class(self, node: ast.ClassDef, seen: set[int]) -> bool:
         """A class whose bases are classes of the file (alike), `object` or

@@ -16,7 +16,8 @@ finds one created before a training loop and iterated inside it (`clip_grad_norm
 
 It fires only when the analysis is certain: the value is a generator (`M.parameters()` on a
 module built in the file or a module class of the file, also when a helper called once is
-handed that module as its parameter, or one of the wrappers above), both
+handed that module as its parameter, or held in `self.model` when every construction of
+the class of the file passes one to its `__init__`, or one of the wrappers above), both
 reads iterate it to its end (a `for` loop without `break`, an optimizer, a clipping or
 collecting call), the first one runs whenever the second does (not under an `if` or inside
 a loop of its own), and nothing re-binds the name in between. A name given to code the
