@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from gradguard.analysis.call_sites import transparent_decorators
 from gradguard.analysis.model import FunctionNode
 from gradguard.analysis.names import (
+    callee_name,
     dotted,
     local_binding_counts,
     may_name_an_optimizer,
@@ -122,19 +123,11 @@ def calls_in(node: ast.AST) -> tuple[ast.Call, ...]:
     return tuple(found)
 
 
-def _called_name(call: ast.Call) -> str | None:
-    """The name a call runs a function by (`f(...)`, `x.f(...)`): `ModeSwitches.resolve`
-    finds only a function of that name."""
-    func = call.func
-    if isinstance(func, ast.Name):
-        return func.id
-    return func.attr if isinstance(func, ast.Attribute) else None
-
-
 def _switching_names(defs: tuple[FunctionNode, ...]) -> frozenset[str]:
     """The names of the file's functions that may switch a module to evaluation mode: by a
     call of their own, or by calling a function of such a name (a superset of what
-    `ModeSwitches.switches` follows, by name only, at any depth)."""
+    `ModeSwitches.switches` follows, by name only, at any depth: `ModeSwitches.resolve`
+    finds only a function of the name the call spells, `callee_name`)."""
     called: dict[str, set[str]] = {}
     switching: set[str] = set()
     for node in defs:
@@ -156,7 +149,7 @@ def _switching_names(defs: tuple[FunctionNode, ...]) -> frozenset[str]:
 def _own_switch_calls(function: FunctionNode) -> tuple[bool, frozenset[str]]:
     """Whether a function's own calls switch a module off, and the names it calls."""
     calls = calls_in(function)
-    names = frozenset(name for call in calls if (name := _called_name(call)) is not None)
+    names = frozenset(name for call in calls if (name := callee_name(call.func)) is not None)
     return any(switches_off(call) is not None for call in calls), names
 
 
@@ -296,7 +289,7 @@ class ModeSwitches:
             if key is not None:
                 yield ModeSwitch(call, key, None)
                 continue
-            if _called_name(call) not in self._switching:
+            if callee_name(call.func) not in self._switching:
                 continue  # runs no function of the file that may switch a module off
             function = self.resolve(call)
             if function is None or self.may_switch_on(function):
@@ -325,7 +318,7 @@ class ModeSwitches:
             if key is not None:
                 yield key
                 continue
-            if depth <= 0 or _called_name(inner) not in self._switching:
+            if depth <= 0 or callee_name(inner.func) not in self._switching:
                 continue
             callee = self.resolve(inner)
             if callee is None or callee is function or self.may_switch_on(callee):

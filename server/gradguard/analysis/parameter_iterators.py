@@ -409,10 +409,9 @@ class _Finder:
         owner = self._self_class(receiver, key)
         return owner is not None and self._module_class(owner, set())
 
-    def _self_class(self, receiver: ast.Name, key: Key) -> ast.ClassDef | None:
-        """The class of the file whose plain method has `receiver` as its first parameter,
-        never re-bound (`self`)."""
-        method = next(
+    def _function_of(self, key: Key) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+        """The function of the file whose scope binds `key`."""
+        return next(
             (
                 n
                 for n in module_nodes_of(self.analysis.tree, ast.FunctionDef, ast.AsyncFunctionDef)
@@ -420,6 +419,11 @@ class _Finder:
             ),
             None,
         )
+
+    def _self_class(self, receiver: ast.Name, key: Key) -> ast.ClassDef | None:
+        """The class of the file whose plain method has `receiver` as its first parameter,
+        never re-bound (`self`)."""
+        method = self._function_of(key)
         if method is None or self.flow.bindings.get(key):
             return None
         owner = self.flow.parents.get(id(method))
@@ -487,20 +491,16 @@ class _Finder:
         key = self.flow.key_of(holder)
         if key is None or self._self_class(holder, key) is not owner:
             return False
-        return self._constructs_module(stmt.value) or self._module_argument(stmt.value, key)
+        return self._constructs_module(stmt.value) or self._module_argument(stmt.value, key, owner)
 
-    def _module_argument(self, value: ast.expr, holder: Key) -> bool:
+    def _module_argument(self, value: ast.expr, holder: Key, owner: ast.ClassDef) -> bool:
         """`value` is a parameter of `owner.__init__` (whose `self` is `holder`) that every
         construction of the class in the file passes a new module or a name certainly
         holding one: `self.model = model` with `Trainer(Net(), args)`."""
         if not isinstance(value, ast.Name) or self.flow.key_of(value) != (holder[0], value.id):
             return False
-        method = next(
-            (n for n in module_nodes_of(self.analysis.tree, ast.FunctionDef) if id(n) == holder[0]),
-            None,
-        )
-        owner = self.flow.parents.get(id(method)) if method is not None else None
-        if method is None or not isinstance(owner, ast.ClassDef):
+        method = self._function_of(holder)
+        if not isinstance(method, ast.FunctionDef):
             return False
         arguments = constructor_arguments(self.flow, owner, method, value.id)
         return arguments is not None and all(self._passes_module(a) for a in arguments)

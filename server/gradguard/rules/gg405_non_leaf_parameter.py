@@ -117,24 +117,13 @@ def _primary(ctx: RuleContext, use: OptimizedTensor) -> ast.AST:
     (a list another method returns, `SGD(model.parameters())`), the call's `params`
     argument."""
     origin = use.value.origin
-    if origin is not None and _innermost_function(ctx.tree, origin) is use.function:
+    if origin is not None and ctx.grad_context.enclosing_function(origin) is use.function:
         return origin
     call = use.node
     if any(n is use.target for n in ast.walk(call)) or not isinstance(call, ast.Call):
         return use.target
     given = next((kw.value for kw in call.keywords if kw.arg == "params"), None)
     return call.args[0] if call.args else given or use.target
-
-
-def _innermost_function(tree: ast.Module, stmt: ast.stmt) -> ast.AST | None:
-    """The innermost function whose lines hold `stmt`; None for the module body."""
-    holding = [
-        node
-        for node in ast.walk(tree)
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
-        and node.lineno <= stmt.lineno <= (node.end_lineno or node.lineno)
-    ]
-    return max(holding, key=lambda node: node.lineno, default=None)
 
 
 def _fix(ctx: RuleContext, origin: ast.stmt) -> Fix | None:
