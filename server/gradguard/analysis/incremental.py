@@ -72,6 +72,7 @@ from gradguard.analysis.node_cache import (
     Watcher,
     answer_in,
     drop_answers,
+    last_calls,
     seed,
     unwatched_module_reads,
     watching,
@@ -501,28 +502,21 @@ def _comments_only(state: State, text: str) -> bool:
     return True
 
 
+@last_calls(1)
 def _changed_span(old: str, new: str) -> tuple[list[str], list[str], int, int] | None:
     """Both texts' lines and the first and last (0-based) that differ, when the line count
     is the same and some line differs; else None. (Kept for the last pair of texts: the
     comments-only test and the graft both ask.)"""
-    if _SPAN and _SPAN[0][0] is old and _SPAN[0][1] is new:
-        return _SPAN[0][2]
     old_lines, new_lines = syntax_parts.lines_of(old), syntax_parts.lines_of(new)
-    span = None
-    if len(old_lines) == len(new_lines):
-        first = next(
-            (i for i, (a, b) in enumerate(zip(old_lines, new_lines, strict=True)) if a != b), None
-        )
-        if first is not None:
-            last = next(
-                i for i in range(len(old_lines) - 1, first - 1, -1) if old_lines[i] != new_lines[i]
-            )
-            span = (old_lines, new_lines, first, last)
-    _SPAN[:] = [(old, new, span)]
-    return span
-
-
-_SPAN: list[tuple[str, str, tuple[list[str], list[str], int, int] | None]] = []
+    if len(old_lines) != len(new_lines):
+        return None
+    first = next(
+        (i for i, (a, b) in enumerate(zip(old_lines, new_lines, strict=True)) if a != b), None
+    )
+    if first is None:
+        return None
+    last = next(i for i in range(len(old_lines) - 1, first - 1, -1) if old_lines[i] != new_lines[i])
+    return old_lines, new_lines, first, last
 
 
 def _comment_or_blank(line: str) -> bool:

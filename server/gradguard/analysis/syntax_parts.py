@@ -20,20 +20,14 @@ from gradguard.analysis import parameters as params
 from gradguard.analysis.interpreter.call_order import names_called
 from gradguard.analysis.interpreter.file_syntax import ScopeIndex, index_scopes, mentions_freezing
 from gradguard.analysis.model import FunctionNode
-
-# The last texts split into lines, with their lines (compared by identity: an edit's checks
-# split the old and the new text many times over).
-_SPLIT: list[tuple[str, list[str]]] = []
+from gradguard.analysis.node_cache import last_calls
 
 
+@last_calls(2)
 def lines_of(text: str) -> list[str]:
-    """`text.split("\\n")`, kept for the last two texts asked about. Shared: never change it."""
-    for kept, lines in _SPLIT:
-        if kept is text:
-            return lines
-    lines = text.split("\n")
-    _SPLIT[:] = [(text, lines), *_SPLIT[:1]]
-    return lines
+    """`text.split("\\n")`, kept for the last two texts asked about (an edit's checks split
+    the old and the new text many times over). Shared: never change it."""
+    return text.split("\n")
 
 
 @dataclass(frozen=True)

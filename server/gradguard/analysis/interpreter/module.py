@@ -42,7 +42,7 @@ from gradguard.analysis.names import (
     paired,
     parameter_names,
 )
-from gradguard.analysis.node_cache import cached_by_node
+from gradguard.analysis.node_cache import cached_by_node, last_calls
 from gradguard.analysis.project_imports import ProjectImports
 from gradguard.analysis.values import (
     NONE,
@@ -1012,19 +1012,10 @@ def _grad_state_changed(text: str | None) -> frozenset[str] | None:
     """Names whose requires_grad or data some statement of the file may change (None: no
     text to tell). Kept for the last two texts (an edit compares the old text's answer
     with the new one's, and the old one was the new one of the edit before)."""
-    if text is None:
-        return None
-    for kept, answer in _GRAD_STATE_ANSWERS:
-        if kept is text:
-            return answer
-    answer = _grad_state_names(text)
-    _GRAD_STATE_ANSWERS[:] = [(text, answer), *_GRAD_STATE_ANSWERS[:1]]
-    return answer
+    return None if text is None else _grad_state_names(text)
 
 
-_GRAD_STATE_ANSWERS: list[tuple[str, frozenset[str]]] = []
-
-
+@last_calls(2)
 def _grad_state_names(text: str) -> frozenset[str]:
     names: set[str] = set()
     for match in _GRAD_STATE_CHANGE.finditer(text):
