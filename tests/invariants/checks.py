@@ -271,8 +271,8 @@ def _governed_lines(text: str, edited: set[int]) -> set[int]:
 
 
 # Rules whose fix gives a value its autograd history back (removes a no-grad region, a
-# detach, an .item()): see check_fix.
-REENABLES_GRAD = frozenset({"GG101", "GG102", "GG103"})
+# detach, an .item(), a re-wrapping `torch.tensor([...])`): see check_fix.
+REENABLES_GRAD = frozenset({"GG101", "GG102", "GG103", "GG105"})
 # Fixes that delete a `requires_grad_(True)` / `requires_grad = True`: such text anywhere in
 # the file suspends every certain freeze.
 REMOVES_UNFREEZING = frozenset({"GG109"})

@@ -276,6 +276,29 @@ def test_nested_no_grad_fix_removes_the_error() -> None:
     assert check_source(fixed).findings == ()
 
 
+def test_stacking_a_rewrapped_loss_may_reveal_a_later_second_backward() -> None:
+    """GG105's fix gives `loss` its history back, so a second backward() through it, lines
+    away from both the fix and the finding, now raises and is reported (found by the fuzz
+    test: an unmasked finding, not a new one)."""
+    text = textwrap.dedent(
+        """\
+        import torch
+        from torch import nn
+        model = nn.Linear(3, 1)
+        a = model(torch.randn(2, 3)).sum()
+        b = model(torch.randn(2, 3)).mean()
+        loss = torch.tensor([a, b]).sum()
+        loss.backward(create_graph=True)
+        loss.backward()
+        h = 1
+        print(h)
+        loss.backward()
+        """
+    )
+    tally = check_everything(text)
+    assert (tally.fixes, tally.unmasked) == (1, 1)
+
+
 GG107 = textwrap.dedent(
     """\
     import torch
