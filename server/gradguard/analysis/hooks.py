@@ -37,9 +37,13 @@ _SUBMODULE_ACCESSORS = frozenset({"modules", "named_modules", "children", "named
 
 def may_have_hooks(tree: ast.Module, text: str) -> bool:
     """True when some module of the file may have a hook registered on it."""
-    if mentions(_REGISTERS_A_HOOK, text) or mentions(_HOOKING_CALLS, text):
+    if mentions(_REGISTERS_A_HOOK, text):
         return True
     text = identifier_spelling(text)
+    # "ummar" first: a substring test is 40 times faster than the word-bounded pattern,
+    # which the regex engine tries at every position of the text (2 ms on 2k lines).
+    if "ummar" in text and _HOOKING_CALLS.search(text):
+        return True
     if not any(f".{name}(" in text for name in _SUBMODULE_ACCESSORS):
         return False
     return any(_hands_over_submodules(node) for node in ast.walk(tree))
