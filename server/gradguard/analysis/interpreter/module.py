@@ -490,10 +490,14 @@ class ModuleInterpreter:
                     # get_reward` of a function of the file.
                     info.attributes[attr] = value
                 elif value.kind is Kind.MODULE or (
-                    value.kind is Kind.TENSOR and (value.leaf or value.inference)
+                    value.kind is Kind.TENSOR
+                    and (value.leaf or value.inference)
+                    and self._grad_state_kept(attr)
                 ):
                     # A module, a leaf, or an inference tensor (`self.features =
-                    # self._encode_all(data)` under inference_mode: it stays one).
+                    # self._encode_all(data)` under inference_mode: it stays one), unless
+                    # some statement may switch its requires_grad (SAC's `self.log_alpha =
+                    # torch.tensor(...)`, then `self.log_alpha.requires_grad = True`).
                     info.attributes[attr] = value
                 elif self._kept_computed(attr, value):
                     # `self.weights = torch.randn(n, k, requires_grad=True) / n ** 0.5`: a
@@ -554,6 +558,11 @@ class ModuleInterpreter:
             return False
         if self.syntax.foreign_attribute_stores().get(attr):
             return False
+        return self._grad_state_kept(attr)
+
+    def _grad_state_kept(self, attr: str) -> bool:
+        """Whether no code of the file may change the grad state of what `self.<attr>`
+        holds in place (`.requires_grad = `, `.requires_grad_()`, `.data = `, `.detach_()`)."""
         retouched = _grad_state_changed(self.text)
         text = self.text or ""
         return retouched is not None and attr not in retouched and "detach_" not in text
