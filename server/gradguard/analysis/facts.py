@@ -50,7 +50,7 @@ from gradguard.analysis.events import (
 from gradguard.analysis.forced_grad import ForcedGrad, forced_grad_backprops, real_cut
 from gradguard.analysis.grad_context import GradContext
 from gradguard.analysis.graph import SavedNode
-from gradguard.analysis.hooks import may_have_hooks
+from gradguard.analysis.hooks import may_have_hooks, may_keep_hooks
 from gradguard.analysis.imports import torch_alias
 from gradguard.analysis.interpreter.summary import REBOUND_PREFIX
 from gradguard.analysis.method_order import called_after, method_class
@@ -174,6 +174,7 @@ __all__ = [
     "local_callables",
     "loop_window",
     "may_have_hooks",
+    "may_keep_hooks",
     "may_name_an_optimizer",
     "mentions",
     "method_class",

@@ -77,6 +77,14 @@ class RuleContext:
         return may_have_hooks(self.tree, self.source.text)
 
     @cached_property
+    def may_keep_hooks(self) -> bool:
+        """Whether some module of the file may have a hook that outlives the call that
+        registered it (not only a summary's, removed once the summary has run)."""
+        from gradguard.analysis.facts import may_keep_hooks
+
+        return may_keep_hooks(self.tree, self.source.text)
+
+    @cached_property
     def unfilled_grad_reads(self) -> list[UnfilledRead]:
         """Reads of `.grad` before any backward can have filled it."""
         from gradguard.analysis.facts import unfilled_grad_reads

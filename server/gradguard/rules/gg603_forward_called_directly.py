@@ -2,8 +2,11 @@
 
 ## What it does
 Finds `model.forward(x)` on a module the file knows (a `torch.nn` module, or an `nn.Module`
-subclass defined in the file), in a file that may register module hooks (a
-`register_*hook` call, or modules handed to other code with `named_modules()`).
+subclass defined in the file), in a file that may register module hooks that stay
+registered (a `register_*hook` call, or modules handed to other code with
+`named_modules()`). A model summary's hooks
+(`summary(model, ...)` of torchinfo, torchsummary or torchkeras, Lightning's
+`ModelSummary`) are removed once the summary has run: they do not count.
 `super().forward(...)` and `self.forward(...)` inside the class are left alone.
 
 Where no hook can exist, `model.forward(x)` computes exactly what `model(x)` computes:
@@ -110,8 +113,8 @@ assert seen, "the forward hook did not run"
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         """One finding per direct forward() call on a known module."""
-        if not ctx.may_have_hooks:
-            return
+        if not ctx.may_keep_hooks:
+            return  # no hook outlives its registration: forward(x) computes what (x) does
         for use in ctx.analysis.events.of(ForwardCall):
             if not isinstance(use.node, ast.Call):
                 continue
