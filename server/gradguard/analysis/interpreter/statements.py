@@ -8,7 +8,7 @@ import dataclasses
 from collections.abc import Iterator
 
 from gradguard.analysis import backpropagated as backprop
-from gradguard.analysis import batches, dtypes, libraries, narrowing, submodules
+from gradguard.analysis import batches, dtypes, libraries, listed_tensors, narrowing, submodules
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.call_sites import known_argument
@@ -50,6 +50,7 @@ from gradguard.analysis.values import (
     Value,
     element_of,
     evolve,
+    forced_leaf,
     instance_value,
     join,
 )
@@ -516,6 +517,7 @@ class FunctionInterpreter(CallEvaluator):
 
         self._loop(stmt, at_head, runs=runs, empty=empty)
         self._elements_changed_in_place(stmt)
+        self._listed_tensors_changed(stmt, runs=runs)
         if self.module.frozen_facts:
             owner = params.freeze_loop_owner(stmt)
             if owner is not None:
@@ -651,6 +653,35 @@ class FunctionInterpreter(CallEvaluator):
             ):
                 self.env[container] = value.without_carries()
                 return
+
+    def _listed_tensors_changed(self, stmt: ast.For | ast.AsyncFor, *, runs: bool) -> None:
+        """`for p in [W1, b1]: p.requires_grad = True` (see `listed_tensors`): each listed
+        tensor now requires grad when the loop certainly runs and asks it first thing of a
+        leaf; any other grad change in the body leaves the listed tensors' state unknown."""
+        if not isinstance(stmt.target, ast.Name) or self.env is None:
+            return
+        name = stmt.target.id
+        if not listed_tensors.grad_changes(stmt.body, name):
+            return
+        body = self.function.body if self.function is not None else self.module.tree.body
+        listed = listed_tensors.listed_names(stmt.iter, body)
+        if listed is None:
+            return
+        certain = runs and listed.exact and listed_tensors.certain_request(stmt.body, name)
+        for listed_name in listed.names:
+            value = self.env.get(listed_name)
+            if value is None or value.kind not in (Kind.TENSOR, Kind.UNKNOWN):
+                continue
+            if (
+                certain
+                and value.kind is Kind.TENSOR
+                and (value.leaf or value.grad is Grad.UNTRACKED)
+            ):
+                # (A tensor that does not require grad is a leaf, `randn(n) * scale` too.)
+                changed = forced_leaf(value)
+            else:
+                changed = evolve(UNKNOWN, kind=Kind.TENSOR)
+            self.env[listed_name] = evolve(changed, origin=value.origin)
 
     def _stmt_While(self, stmt: ast.While) -> None:
         self._loop(stmt, lambda: self.eval(stmt.test))
