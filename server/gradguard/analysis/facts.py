@@ -23,6 +23,7 @@ from gradguard.analysis.accumulation import (
     scales_by,
     sums_by_reduction,
 )
+from gradguard.analysis.bindings import sole_assignment
 from gradguard.analysis.carried_history import carried_history
 from gradguard.analysis.checkpoints import reentrant_keyword
 from gradguard.analysis.dependencies import assigned_names, names_feeding, read_names, reads_key
@@ -194,6 +195,7 @@ __all__ = [
     "returning_helpers",
     "reused_iterators",
     "scales_by",
+    "sole_assignment",
     "sums_by_reduction",
     "torch_alias",
     "unfilled_grad_reads",

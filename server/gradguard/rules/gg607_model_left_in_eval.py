@@ -89,8 +89,9 @@ from gradguard.analysis.facts import (
     mentions,
     module_nodes_of,
     optimized_module,
+    sole_assignment,
 )
-from gradguard.analysis.torch_api import MODULE_CONTAINERS, mode_free_layer
+from gradguard.analysis.torch_api import MODULE_CONTAINERS, mode_free_layer, uncast
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
 from gradguard.core.messages import compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
@@ -136,6 +137,50 @@ class ModelLeftInEval(Rule):
     summary = "model.eval() inside the training loop without model.train() before training"
 
     valid = (
+        # Models the analysis sees into, built of layers that compute the same in both
+        # modes: a moved nn.Sequential switched in the loop, and a class of the file
+        # trained and evaluated by helpers the loop calls.
+        """
+import torch
+from torch import nn
+device = "cpu"
+X, y = torch.randn(8, 1), torch.randn(8, 1)
+model_2 = nn.Sequential(nn.Linear(1, 10), nn.Linear(10, 1)).to(device)
+optimizer = torch.optim.SGD(model_2.parameters(), lr=0.1)
+for epoch in range(3):
+    loss = nn.functional.l1_loss(model_2(X), y)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    model_2.eval()
+    with torch.inference_mode():
+        test_loss = nn.functional.l1_loss(model_2(X), y)
+""",
+        """
+import torch
+from torch import nn
+class Regressor(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stack = nn.Sequential(nn.Flatten(), nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1))
+    def forward(self, x):
+        return self.stack(x)
+def train_step(model, optimizer, x, y):
+    loss = nn.functional.mse_loss(model(x), y)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+def test_step(model, x, y):
+    model.eval()
+    with torch.inference_mode():
+        return nn.functional.mse_loss(model(x), y)
+model_1 = Regressor().to("cpu")
+optimizer = torch.optim.SGD(model_1.parameters(), lr=0.1)
+x, y = torch.randn(6, 4), torch.randn(6, 1)
+for epoch in range(3):
+    train_step(model=model_1, optimizer=optimizer, x=x, y=y)
+    test_step(model=model_1, x=x, y=y)
+""",
         # pytorch/examples mnist: the training function switches the model back itself.
         """
 import torch
@@ -490,8 +535,12 @@ def _mode_free(ctx: RuleContext, key: str, function: FunctionNode | None, loop: 
         and dotted(u.target) == key
         and any(a is loop for a in context.ancestors(u.node))
     ]
+    if not uses:
+        # Called and switched only by the functions the loop calls (`train_step(model=m)`,
+        # `test_step(model=m)`): what the name was built as, when it is bound once.
+        return _built_once_mode_free(ctx, key, function)
     refs = {id(u.value.module): u.value for u in uses if u.value.module is not None}
-    if not uses or len(refs) != 1:
+    if len(refs) != 1:
         return False
     value = next(iter(refs.values()))
     module = value.module
@@ -504,17 +553,39 @@ def _mode_free(ctx: RuleContext, key: str, function: FunctionNode | None, loop: 
         and module.qualified.startswith("torch.nn.")
         and name in MODULE_CONTAINERS
     ):
-        origin = value.origin
-        return (
-            isinstance(origin, ast.Assign)
-            and isinstance(origin.value, ast.Call)
-            and _built_mode_free(origin.value.args)
-        )
+        # Where the container was built, as any use that knows it says (a call's value may
+        # have lost its origin on the way; the module is the same one).
+        origins = {id(u.value.origin): u.value.origin for u in uses if u.value.origin}
+        origin = next(iter(origins.values())) if len(origins) == 1 else None
+        built = uncast(origin.value) if isinstance(origin, ast.Assign) else None
+        # (`nn.Sequential(...).to(device)` is the container built, moved.)
+        return isinstance(built, ast.Call) and _built_mode_free(built.args)
     return (
         module.qualified is not None
         and module.qualified.startswith("torch.nn.")
         and mode_free_layer(name)
     )
+
+
+def _built_once_mode_free(ctx: RuleContext, key: str, function: FunctionNode | None) -> bool:
+    """`model = Net(...).to(device)`, the only binding of `key` in its scope, builds a
+    class of the file, a container or a layer of torch.nn that computes the same in both
+    modes."""
+    body = function.body if function is not None else ctx.tree.body
+    assignment = sole_assignment(key, body)
+    built = uncast(assignment.value) if assignment is not None else None
+    if not isinstance(built, ast.Call):
+        return False
+    local = ctx.grad_context.classes.get(ast.unparse(built.func))
+    if local is not None:
+        return _class_mode_free(ctx, local)
+    qualified = ctx.name_flow.qualified(built.func) or ""
+    if not qualified.startswith("torch.nn."):
+        return False
+    name = qualified.rsplit(".", 1)[-1]
+    if name in MODULE_CONTAINERS:
+        return _built_mode_free(built.args) and not built.keywords
+    return mode_free_layer(name)
 
 
 def _built_mode_free(args: list[ast.expr]) -> bool:
