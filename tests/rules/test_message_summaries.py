@@ -59,7 +59,7 @@ MISBEHAVIOUR = {
     "GG203": ("memory grows",),
     "GG204": ("memory grows",),
     "GG403": (".grad` is None",),
-    "GG404": ("does not require grad",),
+    "GG404": ("does not require grad", "still requires grad", "has no effect"),
     "GG503": ("trains nothing",),
     "GG601": ("sum of all gradients",),
     "GG602": ("has no effect",),

@@ -3,15 +3,16 @@
 ## What it does
 Finds misspellings of `requires_grad`: as a keyword of a torch call
 (`torch.zeros(3, require_grad=True)`) and as an attribute set on a known tensor
-(`w.require_grad = True`).
+(`w.require_grad = True`, `encoder.weight.require_grad = False`).
 
 ## Why is this bad?
 As a keyword, the misspelling fails at once:
 
     TypeError: zeros() got an unexpected keyword argument 'require_grad'
 
-As an attribute it fails silently: Python happily stores a new attribute on the tensor,
-`requires_grad` stays `False`, and the tensor never receives a gradient.
+As an attribute it fails silently: Python happily stores a new attribute on the tensor and
+`requires_grad` keeps its value. A tensor meant to train never receives a gradient; a
+weight meant to be frozen (`= False`) keeps training. The message says which.
 
 ## Example
 ```python
@@ -36,7 +37,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from gradguard.analysis.facts import AttributeSet
+from gradguard.analysis.facts import AttributeSet, Grad
 from gradguard.core.findings import Finding, Fix, Position, Range, Safety, Severity, TextEdit
 from gradguard.core.messages import compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
@@ -127,6 +128,28 @@ b.requires_grad = True
 """,
             error="element 0 of tensors does not require grad",
         ),
+        # A weight meant to be frozen: it keeps requiring grad and keeps training.
+        Invalid(
+            """
+import torch
+from torch import nn
+encoder = nn.Linear(2, 2)
+head = nn.Linear(2, 1)
+encoder.weight.require_grad = False
+head(encoder(torch.randn(4, 2))).sum().backward()
+assert encoder.weight.grad is None, "the frozen weight got a gradient"
+""",
+            fixed="""
+import torch
+from torch import nn
+encoder = nn.Linear(2, 2)
+head = nn.Linear(2, 1)
+encoder.weight.requires_grad = False
+head(encoder(torch.randn(4, 2))).sum().backward()
+assert encoder.weight.grad is None, "the frozen weight got a gradient"
+""",
+            error="the frozen weight got a gradient",
+        ),
     )
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
@@ -161,13 +184,33 @@ b.requires_grad = True
                 target.end_lineno or target.lineno, target.end_col_offset or 0
             )
             name_range = Range(Position(end.line, end.character - len(use.attribute)), end)
-            message = compose(
-                f"Misspelled `{use.attribute}` sets a new attribute: the tensor still does not "
-                "require grad",
-                f"`{use.attribute}` is not `{CORRECT}`: the tensor never requires grad, and no "
-                "gradient is computed for it",
-            )
-            yield self.finding(message, name_range, (), [_rename(name_range)])
+            yield self.finding(_message(use), name_range, (), [_rename(name_range)])
+
+
+def _message(use: AttributeSet) -> str:
+    """What the misspelt assignment leaves: a tensor that never starts requiring grad, one
+    that keeps requiring it (a weight meant to be frozen still trains), or no change at all
+    (`= False` on a tensor that did not require grad anyway)."""
+    assigned = use.stmt.value if isinstance(use.stmt, ast.Assign) else None
+    turns_off = isinstance(assigned, ast.Constant) and assigned.value is False
+    if not turns_off:
+        return compose(
+            f"Misspelled `{use.attribute}` sets a new attribute: the tensor still does not "
+            "require grad",
+            f"`{use.attribute}` is not `{CORRECT}`: the tensor never requires grad, and no "
+            "gradient is computed for it",
+        )
+    if use.value.grad is Grad.TRACKED:
+        return compose(
+            f"Misspelled `{use.attribute}` sets a new attribute: the tensor still requires grad",
+            f"`{use.attribute}` is not `{CORRECT}`: the tensor keeps requiring grad, so its "
+            "gradient is still computed and an optimizer holding it still updates it",
+        )
+    return compose(
+        f"Misspelled `{use.attribute}` sets a new attribute: the line has no effect",
+        f"`{use.attribute}` is not `{CORRECT}`; the tensor does not require grad anyway, so "
+        "nothing changes: correct the name or delete the line",
+    )
 
 
 def _attribute_target(stmt: ast.stmt, name: str) -> ast.Attribute | None:

@@ -113,6 +113,19 @@ class ExpressionEvaluator(TrainingEffects):
         elif isinstance(target, ast.Attribute):
             key = dotted(target)
             base_key = dotted(target.value)
+            if (
+                "grad" in target.attr
+                and target.attr != "grad"
+                and isinstance(target.value, ast.Attribute)
+                and self.env is not None
+                and (base_key is None or base_key not in self.env)
+                and self.stmt is not None
+            ):
+                # `layer.weight.require_grad = False`: a grad flag (or a misspelling of one)
+                # set on what an object's attribute holds (a module's parameter).
+                flagged = self.eval(target.value)
+                if _tensor_here(flagged) and (site := self.site(self.stmt, target.value, flagged)):
+                    self.emit(AttributeSet(target.attr, **site))
             if base_key is not None and self.env is not None and base_key in self.env:
                 base = self.env[base_key]
                 if (
