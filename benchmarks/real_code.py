@@ -109,6 +109,57 @@ REPOSITORIES = {
     "sthalles/SimCLR": "1848fc934ad844ae630e6c452300433fe99acfd9",
     "omerbsezer/Fast-Pytorch": "6f60db9470dad61a22b0e00ae952e21861cca427",
     "sksq96/pytorch-vae": "14ce22796fe0ee5120f4f1cdb1dbaf515e72559d",
+    # Reinforcement learning, self-supervised and vision training code, more tutorials.
+    "seungeunrho/minimalRL": "c8efed8481e3cd40e9739cfde220a55522555b57",
+    "nikhilbarhate99/PPO-PyTorch": "728cce83d7ab628fe2634eabcdf3239997eb81dd",
+    "pranz24/pytorch-soft-actor-critic": "c1805660b3961694be54079a355155a5cad492f5",
+    "p-christ/Deep-Reinforcement-Learning-Algorithms-with-PyTorch": (
+        "4835bac8557fdacff1735eca004e35ea5a4b7443"
+    ),
+    "Kaixhin/Rainbow": "1745b184c3dfc03d4ffa3ce2342ced9996b39a60",
+    "facebookresearch/simsiam": "a7bc1772896d0dad0806c51f0bb6f3b16d290468",
+    "facebookresearch/deit": "7e160fe43f0252d17191b71cbb5826254114ea5b",
+    "microsoft/Swin-Transformer": "f82860bfb5225915aca09c3227159ee9e1df874d",
+    "openai/guided-diffusion": "22e0df8183507e13a7813f8d38d51b072ca1e67c",
+    "xinntao/BasicSR": "d21eac885b6de90a7adef7cc59e937dbdbb200b1",
+    "lucidrains/x-transformers": "9252ed7838021ee61e6c5be0930b3a9a88efdf06",
+    "SeanNaren/deepspeech.pytorch": "b88a631ef6b96553e16bbaa5bd6a621435bed278",
+    "sicara/easy-few-shot-learning": "8023ff49a02a68830c10a21b8eb908cb33bdf1b9",
+    "wiseodd/generative-models": "b930d5fa9e2f69adfd4ea8ec759f38f6ce6da4c2",
+    "lyhue1991/eat_pytorch_in_20_days": "29a448722cf4993f3a3df4c6416af81c2514af40",
+    "graykode/nlp-tutorial": "d05e31ec81d56d70c1db89b99ab07e948f7ebc11",
+    "spro/practical-pytorch": "c520c52e68e945d88fff563dba1c028b6ec0197b",
+    "prakashpandey9/Text-Classification-Pytorch": "8649eec7a840d55e314b4b992048f3ce966fd05d",
+    # Tutorials, detection/segmentation, GANs, distillation, RL, time series.
+    "sgrvinod/a-PyTorch-Tutorial-to-Object-Detection": "5d5b75968c3cf1ffd2718bf828a7560b7ee8e8b5",
+    "sgrvinod/a-PyTorch-Tutorial-to-Super-Resolution": "c30556bc79a9d43539f2d658722bcb7ff5011ddb",
+    "locuslab/TCN": "2f8c2b817050206397458dfd1f5a25ce8a32fe65",
+    "AberHu/Knowledge-Distillation-Zoo": "65470c846c1300d555815da26999cbe2b51fc815",
+    "haofanwang/Score-CAM": "d312f14faf59840ef050bcf6267ce89d2f72e11e",
+    "HobbitLong/SupContrast": "66a8fe53880d6a1084b2e4e0db0a019024d6d41a",
+    "jadore801120/attention-is-all-you-need-pytorch": "132907dd272e2cc92e3c10e6c4e783a87ff8893d",
+    "milesial/Pytorch-UNet": "21d7850f2af30a9695bbeea75f3136aa538cfc4a",
+    "eriklindernoren/PyTorch-YOLOv3": "1d621c8489e22c76ceb93bb2397ac6c8dfb5ceb7",
+    "karpathy/nn-zero-to-hero": "73c3fcc741f0ec104ca850b1fb0df90e7e8d4cde",
+    "ShusenTang/Dive-into-DL-PyTorch": "09c8bacc08599eb86236551454ba43b82cb91498",
+    "caogang/wgan-gp": "ae47a185ed2e938c39cf3eb2f06b32dc1b6a2064",
+    "Khrylx/PyTorch-RL": "72069237b4d86bcb9675b899ea94228019a4f003",
+    "denisyarats/pytorch_sac": "81c5b536d3a1c5616b2531e446450df412a064fb",
+    "openai/CLIP": "d05afc436d78f1c48dc0dbf8e5980a9d471f35f6",
+    "yunjey/stargan": "94dd002e93a2863d9b987a937b85925b80f7a19f",
+    "clovaai/deep-text-recognition-benchmark": "e2117f2fb882b3c6085030500a260c113be27a63",
+    "thuml/Time-Series-Library": "4e938a1767106324dd753b2a44832bf870a0252e",
+    # Course notebooks and policy-gradient tutorials.
+    "higgsfield/RL-Adventure-2": "277966f7a7a852899a98e989f32b2732646c0704",
+    "phlippe/uvadlc_notebooks": "0da8037c7abc32f478ff6142acceb72dbcf088ee",
+    "bentrevett/pytorch-image-classification": "33c9cfdb9097bc65b5800c1996f199f0ba520888",
+    "bentrevett/pytorch-rl": "7f43f3df8042e687daaad728b07b7e35d4e27415",
+    "qfettes/DeepRL-Tutorials": "25fa0bfe83120f9cbe0fb0f0cb2bcc0cd0744097",
+    "deeplearningzerotoall/PyTorch": "0e11245870a7d7cffba10726ea2a6dbf456e3e96",
+    "mrdbourke/pytorch-deep-learning": "baa27b691617461c173ecf3439793cd8cde74e13",
+    "DeepLearningDTU/02456-deep-learning-with-PyTorch": "9f4f39095387a36c51e110d24d5ac4f9d2f7b6ef",
+    "yandexdataschool/nlp_course": "a0660e8c44f35ab336a197e5cabfef666a189a7d",
+    "keon/3-min-pytorch": "a68ea4dcb73f6003b3e2b60244c35c67c85883ce",
 }
 
 
@@ -131,7 +182,9 @@ def git(mirror: Path, *args: str) -> bytes:
 
 def sources(mirror: Path, commit: str) -> dict[str, str]:
     """Python text of every .py file and notebook (code cells) at `commit`."""
-    names = git(mirror, "ls-tree", "-r", "--name-only", commit).decode().splitlines()
+    # -z: names as they are (without it git quotes non-ASCII names, which `show` cannot find).
+    listing = git(mirror, "ls-tree", "-r", "-z", "--name-only", commit)
+    names = [name for name in listing.decode("utf-8", errors="surrogateescape").split("\0") if name]
     found: dict[str, str] = {}
     for name in names:
         if not name.endswith((".py", ".ipynb")):
