@@ -334,6 +334,11 @@ TENSOR_JOINS = [
      TensorFacts(float_dtype="torch.float32"), TensorFacts(float_dtype="torch.float32")),
     ("two float dtypes", TensorFacts(float_dtype="torch.float32"),
      TensorFacts(float_dtype="torch.float64"), NO_TENSOR),
+    ("an index dtype on both paths", TensorFacts(integer_dtype=True, index_dtype=True),
+     TensorFacts(integer_dtype=True, index_dtype=True),
+     TensorFacts(integer_dtype=True, index_dtype=True)),
+    ("an index dtype and a mask", TensorFacts(integer_dtype=True, index_dtype=True),
+     TensorFacts(integer_dtype=True), TensorFacts(integer_dtype=True)),
 ]  # fmt: skip
 
 
@@ -448,6 +453,7 @@ FLAT_FACTS: list[tuple[str, str, object]] = [
     ("activation", "tensor_facts", SIGMOID),
     ("integer_dtype", "tensor_facts", True),
     ("float_dtype", "tensor_facts", "torch.float64"),
+    ("index_dtype", "tensor_facts", True),
 ]
 FACETS = {
     "autograd": NO_AUTOGRAD,
@@ -1393,6 +1399,47 @@ TENSOR_FACTS = [
      Kind.OTHER, {"integer_dtype": False}),
     ("integer on one path only", "if input():\n    a = torch.arange(3)\nelse:\n"
      "    a = torch.randn(3)\nk = a  # <- k", Kind.TENSOR, {"integer_dtype": False}),
+    # An index dtype (int64 or int32): what `x[idx]` picks one slice per element with.
+    ("randint indexes", "k = torch.randint(0, 5, (3,))  # <- k", Kind.TENSOR,
+     {"index_dtype": True}),
+    ("tensor of ints indexes", "k = torch.tensor([2, 0])  # <- k", Kind.TENSOR,
+     {"index_dtype": True}),
+    ("tensor of bools is a mask", "k = torch.tensor([True, False])  # <- k", Kind.TENSOR,
+     {"integer_dtype": True, "index_dtype": False}),
+    ("uint8 is a mask", "k = torch.zeros(3, dtype=torch.uint8)  # <- k", Kind.TENSOR,
+     {"integer_dtype": True, "index_dtype": False}),
+    ("int32 keyword", "k = torch.arange(3, dtype=torch.int32)  # <- k", Kind.TENSOR,
+     {"index_dtype": True}),
+    ("a comparison is a mask", "k = x > 0  # <- k", Kind.TENSOR, {"index_dtype": False}),
+    ("a long cast", "k = (x > 0).long()  # <- k", Kind.TENSOR, {"index_dtype": True}),
+    ("a byte cast", "k = torch.arange(3).byte()  # <- k", Kind.TENSOR,
+     {"integer_dtype": True, "index_dtype": False}),
+    ("a clone keeps it", "k = torch.randperm(4).clone()  # <- k", Kind.TENSOR,
+     {"index_dtype": True}),
+    ("batches of a loader keep it", "from torch.utils.data import DataLoader, TensorDataset\n"
+     "ds = TensorDataset(torch.randint(0, 9, (32,)))\n"
+     "for (k,) in DataLoader(ds, batch_size=8):  # <- k\n    pass", Kind.TENSOR,
+     {"index_dtype": True, "shape": Shape((8,), exact=True)}),
+    # Indexing by one such tensor: its dimensions, then those of the rows it picks.
+    ("rows picked by indices", "w = torch.randn(30, 8)\nidx = torch.randint(0, 30, (16,))\n"
+     "r = w[idx]  # <- r", Kind.TENSOR, {"shape": Shape((16, 8), exact=True)}),
+    ("a matrix of indices", "w = torch.randn(30)\nidx = torch.randint(0, 30, (4, 5))\n"
+     "r = w[idx]  # <- r", Kind.TENSOR, {"shape": Shape((4, 5), exact=True)}),
+    ("one index tensor drops the dimension", "w = torch.randn(30, 8)\n"
+     "r = w[torch.tensor(3)]  # <- r", Kind.TENSOR, {"shape": Shape((8,), exact=True)}),
+    ("indices into rows of unknown size", "w = torch.randn(int(input()), 3)\n"
+     "r = w[torch.randperm(4)]  # <- r", Kind.TENSOR,
+     {"shape.not_single": True, "shape.exact": False}),
+    ("a bool mask picks an unknown number", "w = torch.randn(30, 8)\n"
+     "r = w[w[:, 0] > 0]  # <- r", Kind.TENSOR, {"shape.known": False}),
+    ("a uint8 mask", "w = torch.randn(3)\n"
+     "r = w[torch.tensor([1, 0, 0], dtype=torch.uint8)]  # <- r", Kind.TENSOR,
+     {"shape.known": False}),
+    ("a single index picks one row", "w = torch.randn(30, 1)\n"
+     "r = w[torch.randint(0, 30, (1,))]  # <- r", Kind.TENSOR,
+     {"shape": Shape((1, 1), exact=True), "shape.not_single": False}),
+    ("indices of an unknown dtype", "def f(w, idx):\n    return w[idx]\n"
+     "r = f(torch.randn(30, 8), torch.randn(4))  # <- r", Kind.TENSOR, {"shape.known": False}),
     ("factory with sizes", "a = torch.randn(4, 10)  # <- a", Kind.TENSOR,
      {"shape": Shape((4, 10), exact=True), "activation": None}),
     ("Linear with sizes", "y = nn.Linear(10, 2)(torch.randn(4, 10))  # <- y", Kind.TENSOR,

@@ -120,6 +120,7 @@ def _stacked_batches(call: ast.Call, args: list[Value]) -> Value | None:
                 loss=row.loss,
                 shape=shape,
                 integer_dtype=row.integer_dtype,
+                index_dtype=row.index_dtype,
                 batch=True,
             )
         )

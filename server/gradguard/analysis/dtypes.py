@@ -74,6 +74,49 @@ def integer_factory(
     return False
 
 
+def index_factory(
+    qualified: str, call: ast.Call, args: list[Value], resolve: Callable[[ast.expr], str | None]
+) -> bool:
+    """True when `qualified(...)`, a factory `integer_factory` found certainly integral,
+    certainly makes an int64 or int32 tensor (`Value.index_dtype`): `dtype=` one of them,
+    `torch.randint`/`torch.randperm` (int64), or data of Python ints that are not bools
+    (`torch.tensor([0, 2])`, `torch.arange(5)`, `torch.full((3,), 7)`: int64)."""
+    dtype = keyword_value(call, "dtype")
+    if dtype is not None:
+        return resolve(dtype) in api.INDEX_DTYPES
+    name = qualified.rsplit(".", 1)[-1]
+    positional = args[: len(call.args)]
+    if name in _INTEGER_FACTORIES:
+        return True
+    if name in _DATA_FACTORIES:
+        return bool(positional) and _index_data(positional[0])
+    if name == "arange":
+        return bool(positional) and all(_plain_int(v) for v in positional)
+    if name == "full":
+        return len(positional) >= 2 and _plain_int(positional[1])
+    if name.endswith("_like") and positional:
+        return positional[0].index_dtype
+    return False
+
+
+def _plain_int(value: Value) -> bool:
+    """A Python int (not a bool) the analysis knows."""
+    return value.kind is Kind.SCALAR and type(value.const) is int
+
+
+def _index_data(value: Value, depth: int = 4) -> bool:
+    """Data torch makes an int64 (or keeps an int32) tensor of: an index tensor, a known
+    int that is not a bool, or a non-empty list or tuple of such data (nested)."""
+    if value.kind is Kind.TENSOR:
+        return value.index_dtype
+    if _plain_int(value):
+        return True
+    elements = value.elements
+    if depth == 0 or value.kind is not Kind.SEQUENCE or not elements:
+        return False
+    return all(_index_data(e, depth - 1) for e in elements)
+
+
 def integer_array(
     qualified: str, call: ast.Call, resolve: Callable[[ast.expr], str | None]
 ) -> bool:
@@ -215,13 +258,13 @@ def certainly_integer(value: Value, expr: ast.expr) -> bool:
 
 
 def kept_integer(name: str, call: ast.Call, receiver: Value, result: Value) -> Value:
-    """`result` of the tensor method `receiver.name(...)`, with the receiver's integer dtype
-    when the method certainly keeps it (`ids.detach().clone()`, `ids.view(-1)`)."""
+    """`result` of the tensor method `receiver.name(...)`, with the receiver's integer (and
+    index) dtype when the method certainly keeps it (`ids.detach().clone()`, `ids.view(-1)`)."""
     if not receiver.integer_dtype or result.kind is not Kind.TENSOR or result.integer_dtype:
         return result
     if name not in _DTYPE_KEEPING_METHODS or any(k.arg == "dtype" for k in call.keywords):
         return result
-    return evolve(result, integer_dtype=True)
+    return evolve(result, integer_dtype=True, index_dtype=receiver.index_dtype)
 
 
 def floating_point_test(receiver: Value, expr: ast.expr) -> Value | None:

@@ -14,6 +14,8 @@ it is a literal or an expression the interpreter knows the int of (`n` bound to 
   default reduction, which give a 0-dim tensor; reductions over literal dims (one, or a tuple:
   `.mean(dim=(1, 2))`) of a tensor whose dimensions are known there (`.sum(dim=1)` of a
   `(64, 1)` tensor is `(64,)`);
+* indexing by one tensor of int64 or int32 ids (`table[ids]`, see `taken`): the ids'
+  dimensions followed by those of a row;
 * a few `torch.nn` layers with literal sizes: `nn.Linear(10, 2)` always outputs a last
   dimension of 2, `nn.Conv2d(3, 8, 3)` 8 channels, `nn.Embedding(100, 16)` a last dimension
   of 16, whatever their input; shape-preserving layers (activations, dropout, norms) keep
@@ -280,7 +282,7 @@ SAME_SHAPE = frozenset(
         "abs clone contiguous cos cosh cpu cuda double exp expm1 float half "
         "bfloat16 log log1p log2 log10 log_softmax neg relu rsqrt sigmoid sin sinh softmax "
         "sqrt square tanh to type_as erf lgamma dropout gelu silu elu leaky_relu softplus "
-        "hardtanh mish normalize layer_norm"
+        "hardtanh mish normalize layer_norm logsigmoid"
     ).split()
 )
 # Elementwise ops of several tensors: the broadcast of all their tensor arguments.
@@ -741,6 +743,26 @@ def _apply_index(items: Sequence[str | int], dims: Sequence[Dim]) -> list[Dim] |
             result.append(size)
         position += 1
     return result + list(dims[position:])
+
+
+def taken(shape: Shape, index: Shape) -> Shape:
+    """The shape of `x[idx]`, `x` of `shape` indexed by one tensor `idx` of `index`'s shape
+    and of dtype int64 or int32: one slice of `x` along its first dimension per element of
+    `idx`, so `idx`'s dimensions followed by those of `x` after the first. Whatever the
+    sizes of `x`, the result holds `numel(idx)` times as many elements as one slice, so it
+    does not hold exactly one element when `idx` does not (a slice may be empty: none)."""
+    many = index.not_single
+    if shape.exact and shape.dims:
+        dims = (*index.dims, *shape.dims[1:])
+        exact = index.exact
+        if not index.exact and not index.dims:
+            dims = shape.dims[1:]  # the index's rank unknown: only x's slice dims are known
+        result = Shape(dims, exact=exact)
+    else:
+        result = UNKNOWN_SHAPE
+    if many and not result.not_single:
+        result = Shape(result.dims, exact=result.exact, many=True)
+    return result
 
 
 def indexed(shape: Shape, index: ast.expr) -> Shape:

@@ -260,6 +260,11 @@ INTEGRAL_DTYPES = frozenset(
     f"torch.{name}"
     for name in ("bool uint8 uint16 uint32 uint64 int8 int16 int32 int64 short int long".split())
 )
+# The integer dtypes a tensor indexes with, one slice per element (`x[idx]`; bool and uint8
+# tensors index as masks, other integer dtypes raise). Checked against torch 2.13.0.
+INDEX_DTYPES = frozenset(f"torch.{name}" for name in "int64 long int32 int".split())
+# Casts to them (`ids.long()`, `ids.int()`).
+INDEX_CAST_METHODS = frozenset({"long", "int"})
 # Tensor methods that cast to a dtype given as an argument.
 DTYPE_CASTS = frozenset({"to", "type"})
 # Every dtype torch names (`torch.float32`, `torch.long`, ...: the 56 attributes of torch

@@ -10,8 +10,9 @@ The analysis has no general shape inference. It only trusts known sizes (literal
 and settings bound to one int): factory sizes (`torch.randn(4, 10)`, `torch.tensor([1.0,
 2.0])`), elementwise ops (which broadcast), reductions without `dim` (`.sum()`, `.mean()`,
 default loss reductions), `torch.nn` layers built with known sizes (`nn.Linear(10, 2)`
-always outputs a last dimension of 2, whatever its input), and the batches of a
-`DataLoader` over a `TensorDataset` of known tensors when every batch has the same size. A
+always outputs a last dimension of 2, whatever its input), rows picked by a tensor of
+int64 ids (`table[ids]`: one row per id), and the batches of a `DataLoader` over a
+`TensorDataset` of known tensors when every batch has the same size. A
 tensor whose shape it cannot prove (function parameters of unknown callers, batches of other
 loaders, `nn.Linear(..., 1)` on an unknown batch) is never reported.
 

@@ -704,7 +704,11 @@ class ExpressionEvaluator(TrainingEffects):
             return evolve(joined, carries=base.all_carries() | joined.all_carries())
         if base.kind is Kind.TENSOR:
             selected = self.view_op(expr, base, view=_basic_index(expr.slice, index), index=index)
-            picked = shapes.indexed(base.shape, expr.slice)
+            picked = (
+                shapes.taken(base.shape, index.shape)
+                if _index_tensor(expr.slice, index)
+                else shapes.indexed(base.shape, expr.slice)
+            )
             if picked.known and selected.kind is Kind.TENSOR:
                 selected = evolve(selected, shape=picked)
             # Indexing only picks values: what an activation made them stays (`probs[mask]`).
@@ -1010,3 +1014,13 @@ def _identity_to_none(expr: ast.Compare, values: list[Value]) -> bool | None:
 
 def _literal_const(value: Value) -> bool:
     return value.kind in (Kind.SCALAR, Kind.OTHER) and type(value.const) in (str, int, float, bool)
+
+
+def _index_tensor(node: ast.expr, index: Value) -> bool:
+    """`x[idx]` with one tensor of dtype int64 or int32 (not a tuple of indices, a slice, a
+    bool or uint8 mask): advanced indexing along the first dimension."""
+    return (
+        not isinstance(node, ast.Tuple | ast.Slice)
+        and index.kind is Kind.TENSOR
+        and index.index_dtype
+    )

@@ -717,7 +717,8 @@ class TorchCalls(ModuleCalls):
             return made if dtype is None else evolve(made, float_dtype=dtype)
         if made.grad is Grad.TRACKED:
             self._integer_grad_request(call, call.args[0] if call.args else call, made)
-        return evolve(made, integer_dtype=True)
+        index = dtypes.index_factory(qualified, call, args, self.scope.resolve)
+        return evolve(made, integer_dtype=True, index_dtype=index)
 
     def _integer_grad_request(self, call: ast.Call, target: ast.expr, made: Value) -> None:
         if (site := self.site(call, target, made)) is not None:
@@ -832,7 +833,8 @@ class TorchCalls(ModuleCalls):
             if name in api.INTEGRAL_CAST_METHODS:
                 # A cast may return the receiver itself; it keeps its shape, and its dtype is
                 # an integer or bool one.
-                return evolve(result, shape=receiver.shape, integer_dtype=True)
+                index = name in api.INDEX_CAST_METHODS and not call.args and not call.keywords
+                return evolve(result, shape=receiver.shape, integer_dtype=True, index_dtype=index)
             return self.inference_result(result)
         if name in api.SPLITTING_METHODS and (receiver.kind is Kind.TENSOR or receiver.graph):
             # (A value with graph nodes is a tensor, a parameter's stand-in included.)

@@ -380,11 +380,14 @@ class TensorFacts:
     integer_dtype: bool = False
     # The floating dtype it certainly has (`"torch.float32"`; see `dtypes.float_dtype`).
     float_dtype: str | None = None
+    # Certainly of dtype int64 or int32, the integer dtypes torch indexes with (not bool or
+    # uint8, which index as masks): `x[idx]` picks one slice of `x` per element of `idx`.
+    index_dtype: bool = False
 
     def join(self, other: TensorFacts) -> TensorFacts:
         """The shape both paths certainly have (dimension by dimension, see `join_shapes`);
         the activation when both paths applied the same one at the same expression; an
-        integer dtype when both paths made one; a floating dtype both paths have."""
+        integer (or index) dtype when both paths made one; a floating dtype both paths have."""
         if self is other:
             return self
         return TensorFacts(
@@ -392,6 +395,7 @@ class TensorFacts:
             activation=self.activation if self.activation == other.activation else None,
             integer_dtype=self.integer_dtype and other.integer_dtype,
             float_dtype=self.float_dtype if self.float_dtype == other.float_dtype else None,
+            index_dtype=self.index_dtype and other.index_dtype,
         )
 
 

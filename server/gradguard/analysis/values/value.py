@@ -114,6 +114,7 @@ class ValueChanges(TypedDict, total=False):
     activation: Activation | None
     integer_dtype: bool
     float_dtype: str | None
+    index_dtype: bool
 
 
 @dataclass(frozen=True, init=False)
@@ -168,6 +169,7 @@ class Value:
         activation: Activation | None = None,
         integer_dtype: bool = False,
         float_dtype: str | None = None,
+        index_dtype: bool = False,
     ) -> None:
         """A value from flat facts, each given to its facet; a facet given none of its
         facts is the shared default."""
@@ -217,8 +219,9 @@ class Value:
             or activation is not None
             or integer_dtype
             or float_dtype is not None
+            or index_dtype
         ):
-            tensor_facts = TensorFacts(shape, activation, integer_dtype, float_dtype)
+            tensor_facts = TensorFacts(shape, activation, integer_dtype, float_dtype, index_dtype)
         self.__dict__.update(
             kind=kind,
             origin=origin,
@@ -408,6 +411,11 @@ class Value:
     def float_dtype(self) -> str | None:
         """The floating dtype it certainly has (`tensor_facts.float_dtype`)."""
         return self.tensor_facts.float_dtype
+
+    @property
+    def index_dtype(self) -> bool:
+        """Certainly of dtype int64 or int32 (`tensor_facts.index_dtype`)."""
+        return self.tensor_facts.index_dtype
 
     @property
     def integer_valued(self) -> bool:
