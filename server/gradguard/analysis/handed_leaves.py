@@ -43,6 +43,9 @@ FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 # parameters are read.
 TENSOR = "tensor"
 MODULE = "module"
+# ... or an instance of a plain class of the file whose `__init__` made the attribute read
+# (`net.w1.grad`: the kind is "attribute:w1", see `instance_leaves`).
+ATTRIBUTE = "attribute:"
 _DEPTH = 4  # how many callers up a handed leaf is followed
 Found = tuple[ast.stmt, str, LoopNode | None]
 
@@ -65,11 +68,15 @@ class HandedLeaves:
         entry = _entry_parameter(function, use.target)
         if entry is None:
             return None
-        clean, loop = self.paths.clean_from_entry(function, use.stmt, use.node)
-        if not clean:
-            return None
         found = self._handed(function, *entry)
         if found is None:
+            return None
+        # A parameter holding a plain instance runs its class's methods (`net.forward(x)`).
+        cls = self.paths.instance_class(found[0], found[1])
+        name = entry[0]
+        with self.paths.holding({name: cls} if cls is not None else {}):
+            clean, loop = self.paths.clean_from_entry(function, use.stmt, use.node)
+        if not clean:
             return None
         return found[0], found[1], loop or found[2]
 
@@ -110,6 +117,8 @@ class HandedLeaves:
             return None if found is None else (found[0], found[1], loop or found[2])
         if kind == MODULE:
             made = self.paths.built_in_scope(name, stmt)
+        elif kind.startswith(ATTRIBUTE):
+            made = self.paths.built_instance(name, kind.removeprefix(ATTRIBUTE), stmt)
         else:
             made = self.paths.fresh_binding(name, stmt)
         if made is None:
@@ -129,8 +138,12 @@ class HandedLeaves:
 
 def _entry_parameter(function: FunctionNode, target: ast.expr) -> tuple[str, str] | None:
     """The parameter of `function` whose gradient the read of `target.grad` reads: `target`
-    itself (a tensor), or the module whose `.parameters()` the only loop binding `target`
-    iterates."""
+    itself (a tensor), the instance whose attribute it is (`net.w1`), or the module whose
+    `.parameters()` the only loop binding `target` iterates."""
+    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+        if _unbound_parameter(function, target.value.id):
+            return target.value.id, ATTRIBUTE + target.attr
+        return None
     if not isinstance(target, ast.Name):
         return None
     if _unbound_parameter(function, target.id):

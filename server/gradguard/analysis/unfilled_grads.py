@@ -28,10 +28,12 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.events import GradRead, ModuleCall, OptimizerCall
+from gradguard.analysis.instance_leaves import PlainInstances
 from gradguard.analysis.model import LoopNode, ModuleAnalysis
 from gradguard.analysis.names import dotted, parameters_receiver
 from gradguard.analysis.values import Grad, Kind, Value
@@ -144,7 +146,9 @@ def _in_scope(paths: Paths, use: GradRead) -> tuple[ast.stmt, str, LoopNode | No
     creation, created = found
     if not _grad_leaf(value) and not _forced_fresh(creation, created):
         return None
-    clean, loop = paths.clean_until(creation, use.stmt, use.node)
+    cls = paths.instance_class(creation, created)
+    with paths.holding({created: cls} if cls is not None else {}):
+        clean, loop = paths.clean_until(creation, use.stmt, use.node)
     return (creation, created, loop) if clean else None
 
 
@@ -245,6 +249,25 @@ class Paths:
         )
         self._clean_functions: dict[int, bool] = {}
         self._depth = 0
+        self._plain: PlainInstances | None = None
+        # Names of the code being checked that certainly hold an instance of a plain class
+        # of the file (`net` handed `TwoLayerNet(...)`): `net.forward(x)` runs its method.
+        self.instances: dict[str, ast.ClassDef] = {}
+
+    @property
+    def plain(self) -> PlainInstances:
+        if self._plain is None:
+            self._plain = PlainInstances(self.analysis.tree, self.local, self.rebound)
+        return self._plain
+
+    @contextmanager
+    def holding(self, instances: dict[str, ast.ClassDef]) -> Iterator[None]:
+        """Check code in which these names hold instances of these plain classes."""
+        saved, self.instances = self.instances, instances
+        try:
+            yield
+        finally:
+            self.instances = saved
 
     # -- which code may run backward ---------------------------------------------------------
 
@@ -317,6 +340,10 @@ class Paths:
                 return True
             if func.attr == "__init__" and _is_super_call(func.value):
                 return True
+            held = self.instances.get(func.value.id) if isinstance(func.value, ast.Name) else None
+            method = self.plain.method(held, func.attr) if held is not None else None
+            if method is not None:
+                return self._function_clean(method)
             return func.attr in _HARMLESS_METHODS
         return False
 
@@ -329,7 +356,8 @@ class Paths:
         self._clean_functions[key] = False  # recursion: assume the worst
         self._depth += 1
         try:
-            result = all(self.clean(stmt, called=True) for stmt in function.body)
+            with self.holding({}):  # the caller's names mean nothing in the body
+                result = all(self.clean(stmt, called=True) for stmt in function.body)
         finally:
             self._depth -= 1
         self._clean_functions[key] = result
@@ -346,7 +374,10 @@ class Paths:
         origin = use.value.origin
         key = dotted(use.target)
         if origin is None and isinstance(use.target, ast.Attribute):
-            return self._layer_parameter(use.target, use.stmt)
+            layer = self._layer_parameter(use.target, use.stmt)
+            if layer is not None or not isinstance(use.target.value, ast.Name):
+                return layer
+            return self.built_instance(use.target.value.id, use.target.attr, use.stmt)
         if origin is None or key is None:
             return None
         if isinstance(origin, ast.For) and isinstance(origin.target, ast.Name):
@@ -461,6 +492,32 @@ class Paths:
                 fresh = value is not None and self._fresh_module(value)
                 return (node, name) if fresh else None
         return None
+
+    def built_instance(self, name: str, attr: str, stmt: ast.stmt) -> tuple[ast.stmt, str] | None:
+        """The statement binding `name` to a new instance of a plain class of the file whose
+        `__init__` binds `self.<attr>` to a fresh tensor (see `instance_leaves`), when it is
+        the only binding of `name` in the scope of `stmt`."""
+        nodes = list(scope_nodes(self.scope_of(stmt)))
+        if sum(1 for node in nodes if binds(node, name)) != 1:
+            return None
+        for node in nodes:
+            if not isinstance(node, ast.Assign):
+                continue
+            value = _assigned_expression(node, name)
+            if value is None:
+                continue
+            cls = self.plain.plain_class(value)
+            binding = self.plain.init_binding(cls, attr) if cls is not None else None
+            if binding is None or not self._fresh_tensor(binding.value):
+                return None
+            assert isinstance(value, ast.Call)  # a plain class is built by a call
+            return (node, name) if self._harmless_call(value, None) else None
+        return None
+
+    def instance_class(self, creation: ast.stmt, name: str) -> ast.ClassDef | None:
+        """The plain class whose instance `creation` binds to `name`, if it does."""
+        value = _assigned_expression(creation, name)
+        return self.plain.plain_class(value) if value is not None else None
 
     def fresh_binding(self, name: str, stmt: ast.stmt) -> tuple[ast.stmt, str] | None:
         """The statement binding `name` to a fresh tensor (`w = torch.randn(...)`,

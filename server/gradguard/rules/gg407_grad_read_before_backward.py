@@ -5,7 +5,9 @@ Finds a use of `w.grad` that fails on None (`w.grad.zero_()`, `lr * w.grad`, `w.
 `-w.grad`) at a point where no backward pass can have run since `w` was created: `w` is a
 leaf created in the same function (`torch.randn(..., requires_grad=True)`,
 `nn.Parameter(...)`, a parameter of a module built there, a tensor a helper of the file
-creates and returns: `w1, w2 = init_weights()`), and nothing on the way from its
+creates and returns: `w1, w2 = init_weights()`, a tensor the `__init__` of a plain class of
+the file makes, `net.w1` of `net = TwoLayerNet()`), or such a leaf handed down to the
+function reading it, and nothing on the way from its
 creation to the read calls `backward()`, `torch.autograd.backward` or code the analysis
 cannot see into. A read at the top of a training loop, before the loop's own backward, fails
 on the first iteration.
