@@ -102,6 +102,7 @@ from gradguard.analysis.walk import (
     own_nodes,
     within,
 )
+from gradguard.analysis.weight_updates import may_update_in_place
 
 __all__ = [
     "REBOUND_PREFIX",
@@ -177,6 +178,7 @@ __all__ = [
     "may_have_hooks",
     "may_keep_hooks",
     "may_name_an_optimizer",
+    "may_update_in_place",
     "mentions",
     "method_class",
     "module_nodes",

@@ -73,9 +73,9 @@ from gradguard.analysis.facts import (
     Kind,
     LoopNode,
     dotted,
+    may_update_in_place,
     reads_key,
 )
-from gradguard.analysis.weight_updates import may_update_in_place
 from gradguard.core.findings import (
     Finding,
     Fix,
