@@ -891,3 +891,74 @@ MATH_FUNCTIONS = frozenset(
 )
 # `math` constants: Python floats.
 MATH_CONSTANTS = frozenset({"math.pi", "math.e", "math.tau", "math.inf", "math.nan"})
+
+
+# torch.distributions classes, by name, with the module of torch.distributions that defines
+# each (`torch.distributions.Normal` and `torch.distributions.normal.Normal` alike). Checked
+# against torch 2.13.0, each built from parameters that require grad: `log_prob(x)`,
+# `entropy()` and `rsample()` return tensors whose history runs through the parameters
+# (and through `x`: `log_prob` is differentiable in the value too), recording nothing under
+# no_grad; `sample()` returns a tensor without history, whatever the parameters (it draws
+# under no_grad). `Poisson.entropy()` and the `rsample()` of the discrete ones raise
+# NotImplementedError: not listed as giving anything.
+_DISTRIBUTIONS = {
+    "Categorical": "categorical",
+    "OneHotCategorical": "one_hot_categorical",
+    "Bernoulli": "bernoulli",
+    "Binomial": "binomial",
+    "Geometric": "geometric",
+    "Poisson": "poisson",
+    "Normal": "normal",
+    "LogNormal": "log_normal",
+    "Laplace": "laplace",
+    "Cauchy": "cauchy",
+    "Exponential": "exponential",
+    "Beta": "beta",
+    "Gamma": "gamma",
+    "Dirichlet": "dirichlet",
+    "MultivariateNormal": "multivariate_normal",
+    "Independent": "independent",
+}
+_REPARAMETRISED = frozenset(
+    "Normal LogNormal Laplace Cauchy Exponential Beta Gamma Dirichlet MultivariateNormal "
+    "Independent".split()
+)
+_WITHOUT_ENTROPY = frozenset({"Poisson"})
+# Those that normalise their parameters when built (`logits - logits.logsumexp(-1)`,
+# `probs / probs.sum(-1)`), keeping tensors for backward there: checked against torch
+# 2.13.0, a second backward through `log_prob` or `entropy` of one such object built once
+# (from a leaf) raises "Trying to backward through the graph a second time", logits or
+# probs alike; `Normal` and `Beta` built once backpropagate twice without error.
+NORMALISED_WHEN_BUILT = frozenset({"Categorical", "OneHotCategorical"})
+DISTRIBUTION_PREFIX = "torch.distributions."
+# `sample()` draws without recording history (checked against torch 2.13.0).
+DISTRIBUTION_DRAWS = frozenset({"sample"})
+# `kl_divergence(p, q)` of two distributions: differentiable in both one's parameters.
+KL_DIVERGENCE = frozenset(
+    {"torch.distributions.kl_divergence", "torch.distributions.kl.kl_divergence"}
+)
+
+
+def distribution_class(qualified: str | None) -> str | None:
+    """The class name when `qualified` names a torch.distributions class listed above."""
+    if qualified is None or not qualified.startswith(DISTRIBUTION_PREFIX):
+        return None
+    path = qualified[len(DISTRIBUTION_PREFIX) :].split(".")
+    name = path[-1]
+    module = _DISTRIBUTIONS.get(name)
+    if module is None or path[:-1] not in ([], [module]):
+        return None
+    return name
+
+
+def distribution_method_keeps_history(qualified: str, method: str) -> bool:
+    """Whether `dist.method(...)` of the distribution class `qualified` returns a tensor
+    whose history runs through the distribution's parameters."""
+    name = distribution_class(qualified)
+    if name is None:
+        return False
+    if method == "log_prob":
+        return True
+    if method == "entropy":
+        return name not in _WITHOUT_ENTROPY
+    return method == "rsample" and name in _REPARAMETRISED

@@ -679,6 +679,10 @@ class CallEvaluator(TorchCalls):
             receiver = evolve(receiver, kind=Kind.TENSOR)
         if receiver.kind is Kind.TENSOR:
             return self._tensor_method_typed(call, receiver, receiver_key, name, args)
+        if receiver.kind is Kind.OTHER and _distribution(receiver):
+            drawn = self.distribution_method(call, receiver, name, args)
+            if drawn is not None:
+                return drawn
         if (
             name in _MODULE_ONLY_METHODS
             and not call.args
@@ -1239,6 +1243,12 @@ def _mapping_view(mapping: Value, *, pairs: bool) -> tuple[Value, ...] | None:
 def _key(key: str) -> Value:
     """A dict's known string key, as its literal evaluates."""
     return Value(grad=Grad.UNTRACKED, kind=Kind.OTHER, const=key)
+
+
+def _distribution(value: Value) -> bool:
+    """A torch.distributions object (`Categorical(logits=out)`)."""
+    module = value.module
+    return module is not None and api.distribution_class(module.qualified) is not None
 
 
 def _grad_scaler(value: Value) -> bool:

@@ -44,6 +44,7 @@ from gradguard.analysis.values import (
     Loss,
     LossKind,
     ModuleRef,
+    ObjectFacts,
     Value,
     combine,
     evolve,
@@ -286,6 +287,8 @@ class TorchCalls(ModuleCalls):
                 return self._gradients(call, values)
             return NONE
         args = self.arguments(call)
+        if api.distribution_class(qualified) is not None or qualified in api.KL_DIVERGENCE:
+            return self.distribution(call, qualified, args)
         if qualified == api.DEVICE_CLASS:
             return dtype_value(call)  # `torch.device("cuda", 0)`
         if qualified in api.GRAD_SCALERS:
@@ -619,6 +622,45 @@ class TorchCalls(ModuleCalls):
             and (site := self.site(call, call.args[1], target)) is not None
         ):
             self.emit(InferenceSaved(operation, source, **site))
+
+    def distribution(self, call: ast.Call, qualified: str, args: list[Value]) -> Value:
+        """`Categorical(logits=out)`, `Normal(mu, std)`: an object (not a tensor) holding the
+        autograd facts and graph of its parameters, which `log_prob`, `entropy` and
+        `rsample` hand on (see `distribution_method`); `kl_divergence(p, q)`: a tensor
+        computed from both distributions' parameters."""
+        computed = self.tensor_op(call, args)
+        if qualified in api.KL_DIVERGENCE:
+            return computed
+        if api.distribution_class(qualified) in api.NORMALISED_WHEN_BUILT:
+            exprs = [*call.args, *(k.value for k in call.keywords)]
+            computed = self.saving_op(call, computed, Saves.OTHER, args, exprs)
+        return Value.composed(
+            kind=Kind.OTHER,
+            carries=computed.carries,
+            autograd=computed.autograd,
+            graph_facts=computed.graph_facts,
+            object_facts=ObjectFacts(module=ModuleRef(qualified)),
+        )
+
+    def distribution_method(
+        self, call: ast.Call, distribution: Value, name: str, args: list[Value]
+    ) -> Value | None:
+        """`dist.log_prob(a)`, `dist.entropy()`, `dist.rsample()`: a tensor whose history
+        runs through the distribution's parameters (and `a`); `dist.sample()`: a tensor
+        without history. None for any other method (not known)."""
+        module = distribution.module
+        assert module is not None and module.qualified is not None
+        if name in api.DISTRIBUTION_DRAWS:
+            return self.non_differentiable(call, f".{name}()")
+        if not api.distribution_method_keeps_history(module.qualified, name):
+            return None
+        parameters = Value.composed(
+            kind=Kind.TENSOR,
+            carries=distribution.carries,
+            autograd=distribution.autograd,
+            graph_facts=distribution.graph_facts,
+        )
+        return self.tensor_op(call, [parameters, *args])
 
     def _checkpoint(self, call: ast.Call, qualified: str, args: list[Value]) -> Value:
         """`checkpoint(fn, x, y)`, `checkpoint_sequential(seq, n, x)`: one `CheckpointInput`
