@@ -17,6 +17,14 @@ _KNOWN = {
     "d": Value(kind=Kind.MAPPING, elements=(UNKNOWN,), fields=("a",)),
     "five": Value(kind=Kind.SCALAR, const=5),
     "flag": Value(kind=Kind.SCALAR, const=True),
+    "hp": Value(
+        kind=Kind.MAPPING,
+        elements=(Value(kind=Kind.SCALAR, const=2), Value(kind=Kind.SCALAR, const=0.5)),
+        fields=("steps", "lr"),
+    ),
+    "sizes": Value(kind=Kind.SEQUENCE, elements=(Value(kind=Kind.SCALAR, const=4),)),
+    "self.n_critic": Value(kind=Kind.SCALAR, const=5),
+    "self.hp": Value(kind=Kind.MAPPING, elements=(UNKNOWN,), fields=("steps",)),
 }
 
 
@@ -33,6 +41,17 @@ _KNOWN = {
         ("range(-1)", UNKNOWN, False),
         ("range(n)", UNKNOWN, False),
         ("range(flag)", UNKNOWN, False),  # a bool is not taken for an int
+        ('range(hp["steps"])', UNKNOWN, True),  # an entry of a dict of known entries
+        ('range(1, hp["steps"])', UNKNOWN, True),
+        ("range(sizes[0])", UNKNOWN, True),
+        ("range(self.n_critic)", UNKNOWN, True),  # an attribute bound to an int
+        ('range(hp["lr"])', UNKNOWN, False),  # a float
+        ('range(hp["other"])', UNKNOWN, False),  # no such key
+        ("range(sizes[1])", UNKNOWN, False),  # out of range
+        ('range(self.hp["steps"])', UNKNOWN, False),  # an entry not known
+        ('range(cfg["steps"])', UNKNOWN, False),  # a dict not known
+        ("range(hp[k])", UNKNOWN, False),  # a key not written out
+        ('range(len(hp["steps"]))', UNKNOWN, False),
         ("range(4, 1)", UNKNOWN, False),
         ("range(0, 9, -2)", UNKNOWN, False),
         ("range(0, 9, 0)", UNKNOWN, False),  # raises
@@ -97,6 +116,47 @@ def test_every_iteration_goes_through_an_inner_loop_that_certainly_runs(
     """
     (depth,) = _accumulations(body).values()
     assert depth == (2 if through else 1)
+
+
+def test_a_setting_read_from_a_dict_every_caller_passes_bounds_the_loop() -> None:
+    """`range(hp["g_steps"])` with `hp` a dict of literals the only caller passes: the loop
+    runs, so what its body binds is what the name holds after it (here a generator output
+    whose graph the loop's backward freed, which the discriminator's backward needs)."""
+    source = textwrap.dedent(
+        """
+        import torch
+        from torch import nn
+
+        SETTINGS = dict(g_steps=2, lr=0.1)
+
+
+        def train(G, D, opt, hp):
+            for _ in range(hp["g_steps"]):
+                fake = G(torch.randn(2, 4))
+                loss = D(fake).mean()
+                loss.backward()
+            d_loss = D(fake).mean()
+            d_loss.backward()
+
+
+        def maybe(G, D, opt, hp):
+            for _ in range(hp["g_steps"]):
+                fake = G(torch.randn(2, 4))
+                loss = D(fake).mean()
+                loss.backward()
+            d_loss = D(fake).mean()
+            d_loss.backward()
+
+
+        G, D = nn.Linear(4, 4), nn.Linear(4, 1)
+        opt = torch.optim.SGD(G.parameters(), lr=SETTINGS["lr"])
+        train(G, D, opt, SETTINGS)
+        maybe(G, D, opt, {"g_steps": int(input())})
+        """
+    )
+    calls = analyse_module(ast.parse(source), source).backward_calls
+    freed = {c.function.name: bool(c.through_freed) for c in calls if c.function is not None}
+    assert freed == {"train": True, "maybe": False}
 
 
 def test_a_loop_that_certainly_runs_leaves_only_through_its_body() -> None:

@@ -11,8 +11,10 @@ it iterates over:
   (`for key in losses:` with `losses = {"ce": ..., "mse": ...}`), or a known dict's
   `.items()`, `.keys()` or `.values()`;
 * the builtin `range(...)` (not a name the file rebinds) with bounds that are int literals,
-  their negations, or names bound to ints on every path, leaving at least one number
-  (`range(10)`, `range(1, n_steps)` with `n_steps = 5`, `range(5, 0, -1)`);
+  their negations, or names, attributes (`self.n_critic`) or entries of known dicts and
+  tuples (`hp["g_steps"]`, with `hp` a dict of literals every caller passes) holding ints on
+  every path, leaving at least one number (`range(10)`, `range(1, n_steps)` with
+  `n_steps = 5`, `range(5, 0, -1)`);
 * a tensor whose whole shape is known, with a first dimension of at least one.
 
 Checked against Python semantics: iterating a non-empty dict, tuple, list or range yields at
@@ -139,15 +141,43 @@ def _yields(start: int, stop: int, step: int) -> bool:
 
 
 def _int_constant(expr: ast.expr, lookup: Callable[[str], Value]) -> int | None:
-    """The int an expression certainly is: a literal, its negation, or a name bound to one
-    (whatever the path)."""
+    """The int an expression certainly is: a literal, its negation, or a name, attribute or
+    entry of a known dict or tuple bound to one (whatever the path)."""
     if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub):
         inner = _int_constant(expr.operand, lookup)
         return -inner if inner is not None else None
     if isinstance(expr, ast.Constant):
         value: object = expr.value
-    elif isinstance(expr, ast.Name):
-        value = lookup(expr.id).const
     else:
-        return None
+        known = _bound_value(expr, lookup)
+        if known is None:
+            return None
+        value = known.const
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _bound_value(expr: ast.expr, lookup: Callable[[str], Value]) -> Value | None:
+    """What a name or attribute chain (`n`, `self.n_critic`) is bound to here, or an entry,
+    read with a literal key, of a dict or tuple whose entries are known (`hp["g_steps"]`,
+    `sizes[0]`); None for any other expression."""
+    if isinstance(expr, ast.Name | ast.Attribute):
+        key = dotted(expr)
+        return lookup(key) if key is not None else None
+    if not isinstance(expr, ast.Subscript) or not isinstance(expr.slice, ast.Constant):
+        return None
+    base = _bound_value(expr.value, lookup)
+    if base is None or base.elements is None:
+        return None
+    position: object = expr.slice.value
+    if base.kind is Kind.MAPPING and base.fields is not None:
+        if position in base.fields:
+            return base.elements[base.fields.index(position)]
+        return None
+    if (
+        base.kind is Kind.SEQUENCE
+        and isinstance(position, int)
+        and not isinstance(position, bool)
+        and -len(base.elements) <= position < len(base.elements)
+    ):
+        return base.elements[position]
+    return None
