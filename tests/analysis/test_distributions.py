@@ -102,3 +102,41 @@ def test_two_calls_of_a_policy_helper_build_two_graphs(monkeypatch: pytest.Monke
     first, second = value.elements
     assert first.grad is Grad.TRACKED and second.grad is Grad.TRACKED
     assert first.graph and second.graph and not first.graph & second.graph
+
+
+_ACTOR_CRITIC = """
+class ActorCritic(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.trunk = nn.Linear(2, 8)
+        self.pi = nn.Linear(8, 3)
+        self.v = nn.Linear(8, 1)
+
+    def forward(self, obs):
+        h = torch.tanh(self.trunk(obs))
+        return Categorical(logits=self.pi(h)), self.v(h)
+
+
+net = ActorCritic()
+{body}
+"""
+
+
+@pytest.mark.parametrize(
+    ("body", "kind", "grad"),
+    [
+        ("dist, value = net(x)\nv = dist  # <- v", Kind.OTHER, Grad.TRACKED),
+        ("dist, value = net(x)\nv = dist.entropy()  # <- v", Kind.TENSOR, Grad.TRACKED),
+        ("with torch.no_grad():\n    dist, value = net(x)\nv = dist.log_prob(a)  # <- v",
+         Kind.TENSOR, Grad.UNTRACKED),
+    ],
+)  # fmt: skip
+def test_a_module_returning_a_distribution(
+    body: str, kind: Kind, grad: Grad, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A module of the file whose `forward` returns a distribution and a value: the caller
+    gets a distribution of this call, its parameters computed as a tensor output is."""
+    value = fact_at(_IMPORTS + _ACTIONS + _ACTOR_CRITIC.format(body=body), monkeypatch)
+    assert (value.kind, value.grad) == (kind, grad)
+    if grad is Grad.TRACKED:
+        assert value.graph

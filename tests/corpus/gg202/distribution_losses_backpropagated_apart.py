@@ -59,6 +59,30 @@ class GaussianAgent:
         self.opt.step()
 
 
+class ActorCritic(nn.Module):
+    """A shared trunk; `forward` returns the action distribution and the state value."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.trunk = nn.Sequential(nn.Linear(4, 16), nn.Tanh())
+        self.pi = nn.Linear(16, 2)
+        self.v = nn.Linear(16, 1)
+
+    def forward(self, obs):
+        h = self.trunk(obs)
+        return Categorical(logits=self.pi(h)), self.v(h).squeeze(-1)
+
+
+def actor_critic_update(model, optimizer, obs, actions, returns) -> None:
+    dist, values = model(obs)
+    actor_loss = -(dist.log_prob(actions) * (returns - values).detach()).mean()
+    critic_loss = (returns - values).pow(2).mean()
+    optimizer.zero_grad()
+    critic_loss.backward()  # expect: GG202
+    actor_loss.backward()
+    optimizer.step()
+
+
 def fit_action_preferences(steps: int = 3) -> None:
     preferences = nn.Parameter(torch.zeros(4))
     chooser = Categorical(logits=preferences)
@@ -92,9 +116,16 @@ if __name__ == "__main__":
         _second_pass_fails(error)
         failed += 1
     try:
+        ac = ActorCritic()
+        ac_opt = torch.optim.Adam(ac.parameters(), lr=1e-3)
+        actor_critic_update(ac, ac_opt, torch.randn(8, 4), torch.randint(0, 2, (8,)), torch.randn(8))
+    except RuntimeError as error:
+        _second_pass_fails(error)
+        failed += 1
+    try:
         fit_action_preferences()
     except RuntimeError as error:
         _second_pass_fails(error)
         failed += 1
-    assert failed == 3, failed
-    print("all three raise")
+    assert failed == 4, failed
+    print("all four raise")

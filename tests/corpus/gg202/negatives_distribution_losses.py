@@ -57,6 +57,27 @@ def sampled_target(policy, optimizer, obs) -> None:
     optimizer.step()
 
 
+class ActorCritic(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.trunk = nn.Sequential(nn.Linear(4, 16), nn.Tanh())
+        self.pi = nn.Linear(16, 2)
+        self.v = nn.Linear(16, 1)
+
+    def forward(self, obs):
+        h = self.trunk(obs)
+        return Categorical(logits=self.pi(h)), self.v(h).squeeze(-1)
+
+
+def actor_critic_update(model, optimizer, obs, actions, returns) -> None:
+    dist, values = model(obs)
+    actor_loss = -(dist.log_prob(actions) * (returns - values).detach()).mean()
+    critic_loss = (returns - values).pow(2).mean()
+    optimizer.zero_grad()
+    (actor_loss + 0.5 * critic_loss).backward()
+    optimizer.step()
+
+
 def gaussian_built_once(steps: int = 3) -> None:
     centre = nn.Parameter(torch.zeros(2))
     density = Normal(centre, 1.0)
@@ -88,6 +109,9 @@ if __name__ == "__main__":
     retained_update(net, opt, obs, actions, returns)
     two_forward_passes(net, opt, obs, actions, returns)
     sampled_target(net, opt, obs)
+    ac = ActorCritic()
+    ac_opt = torch.optim.Adam(ac.parameters(), lr=1e-3)
+    actor_critic_update(ac, ac_opt, torch.randn(8, 4), torch.randint(0, 2, (8,)), torch.randn(8))
     gaussian_built_once()
     rebuilt_each_step()
     print("all run")

@@ -123,6 +123,10 @@ def _backward_statement(stmt: ast.stmt) -> bool:
 _LEAVES = (ast.Return, ast.Raise, ast.Break, ast.Continue)
 
 
+def _qualified(value: Value) -> str | None:
+    return value.module.qualified if value.module is not None else None
+
+
 def restamp(summary: Value, base: Value, mode: GradMode) -> Value:
     """A local module's output: the structure its `forward` returns, with each tensor leaf
     re-evaluated for this call (grad mode, the call's own loop-carried inputs)."""
@@ -135,6 +139,11 @@ def restamp(summary: Value, base: Value, mode: GradMode) -> Value:
     if summary.kind is Kind.SCALAR and summary.grad is Grad.UNTRACKED:
         # A Python number (`.item()`, `float(...)`): one on every call.
         return evolve(summary, carries=base.carries, origin=None)
+    if summary.kind is Kind.OTHER and api.distribution_class(_qualified(summary)) is not None:
+        # A torch.distributions object (`Categorical(logits=self.pi(h))`): one on every
+        # call, whose parameters are computed as a tensor output is.
+        parameters = restamp(evolve(summary, kind=Kind.TENSOR), base, mode)
+        return evolve(parameters, kind=Kind.OTHER, module=summary.module)
     if summary.kind is not Kind.TENSOR:
         return evolve(UNKNOWN, carries=base.carries)
     if mode.enabled is False:
