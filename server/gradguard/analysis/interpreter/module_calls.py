@@ -119,13 +119,17 @@ def _with_call_graph(
 ) -> Value:
     """A local module's output with the graph of this call: each call builds its own graph,
     so one fresh node stands for the forward's, behind the inputs' own graph when the result
-    is computed from them on every path. Elements of a returned tuple get the same."""
+    is computed from them on every path. Elements of a returned tuple get the same node when
+    `forward` computed them through a common node (an LSTM's output and state, two heads on
+    one trunk), and nodes of their own when their graphs there are disjoint (an actor and a
+    critic on separate layers: backpropagating one frees nothing the other needs)."""
     if returned.elements is not None and output.elements is not None:
         if len(returned.elements) != len(output.elements):
             return output
+        branches = _branch_nodes(returned.elements, fresh)
         elements = tuple(
-            _with_call_graph(out, ret, fresh, summary, inputs)
-            for out, ret in zip(output.elements, returned.elements, strict=True)
+            _with_call_graph(out, ret, node, summary, inputs)
+            for out, ret, node in zip(output.elements, returned.elements, branches, strict=True)
         )
         return evolve(output, elements=elements)
     if not returned.graph or output.grad is not Grad.TRACKED:
@@ -134,6 +138,42 @@ def _with_call_graph(
     if any(node in returned.graph for node in summary.input_nodes.values()):
         graph |= inputs
     return evolve(output, graph=graph)
+
+
+def _branch_nodes(returned: tuple[Value, ...], fresh: SavedNode) -> list[SavedNode]:
+    """One node per group of returned elements whose graphs in `forward` share a node
+    (transitively): the first group's is `fresh`, every other group's a node of its own for
+    the same call."""
+    graphs = [_whole_graph(element) for element in returned]
+    group = list(range(len(graphs)))
+
+    def root(i: int) -> int:
+        while group[i] != i:
+            i = group[i]
+        return i
+
+    for i, graph in enumerate(graphs):
+        for j in range(i):
+            if graph & graphs[j]:
+                group[root(i)] = root(j)
+    nodes: dict[int, SavedNode] = {}
+    found: list[SavedNode] = []
+    for i in range(len(graphs)):
+        key = root(i)
+        if key not in nodes:
+            nodes[key] = fresh if not nodes else SavedNode(fresh.node, fresh.saves, fresh.given)
+        found.append(nodes[key])
+    return found
+
+
+def _whole_graph(value: Value) -> frozenset[SavedNode]:
+    """The operations in the graph of a value and of every element it holds (not the
+    parameters' stand-ins: two results computed from one input share the input's graph,
+    which the call's own `inputs` stand for, not a node of `forward`)."""
+    graph = graph_inputs.own_nodes(value.graph)
+    for element in value.elements or ():
+        graph |= _whole_graph(element)
+    return graph
 
 
 def _without_grad(inputs: Value) -> bool:
