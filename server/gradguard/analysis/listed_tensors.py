@@ -107,23 +107,45 @@ def grad_changes(body: list[ast.stmt], name: str) -> bool:
 def certain_request(body: list[ast.stmt], name: str) -> bool:
     """Whether the body's first statement is `name.requires_grad = True` or
     `name.requires_grad_()` / `requires_grad_(True)`: every element gets it."""
-    if not body:
-        return False
-    first = body[0]
-    if isinstance(first, ast.Assign) and len(first.targets) == 1:
-        return (
-            _attribute_of(first.targets[0], name, frozenset({"requires_grad"}))
-            and isinstance(first.value, ast.Constant)
-            and first.value.value is True
+    return bool(body) and request_of(body[0], name) is not None
+
+
+def request_of(body_stmt: ast.stmt, name: str) -> tuple[ast.AST, ast.expr] | None:
+    """(the request, its receiver) when `body_stmt` is `name.requires_grad_()` (with no
+    argument or a literal True) or `name.requires_grad = True`."""
+    if isinstance(body_stmt, ast.Expr) and isinstance(body_stmt.value, ast.Call):
+        call = body_stmt.value
+        func = call.func
+        flag_true = not call.keywords and (
+            not call.args
+            or (
+                len(call.args) == 1
+                and isinstance(call.args[0], ast.Constant)
+                and call.args[0].value is True
+            )
         )
-    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Call):
-        call = first.value
-        flag = call.args[0] if len(call.args) == 1 and not call.keywords else None
-        return _attribute_of(call.func, name, frozenset({"requires_grad_"})) and (
-            (not call.args and not call.keywords)
-            or (isinstance(flag, ast.Constant) and flag.value is True)
-        )
-    return False
+        if (
+            isinstance(func, ast.Attribute)
+            and func.attr == "requires_grad_"
+            and isinstance(func.value, ast.Name)
+            and func.value.id == name
+            and flag_true
+        ):
+            return call, func.value
+        return None
+    if isinstance(body_stmt, ast.Assign) and len(body_stmt.targets) == 1:
+        target = body_stmt.targets[0]
+        value = body_stmt.value
+        if (
+            isinstance(target, ast.Attribute)
+            and target.attr == "requires_grad"
+            and isinstance(target.value, ast.Name)
+            and target.value.id == name
+            and isinstance(value, ast.Constant)
+            and value.value is True
+        ):
+            return body_stmt, target.value
+    return None
 
 
 def _attribute_of(node: ast.AST, name: str, attributes: frozenset[str]) -> bool:

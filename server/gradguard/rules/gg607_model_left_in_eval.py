@@ -547,24 +547,12 @@ def _mode_free(ctx: RuleContext, key: str, function: FunctionNode | None, loop: 
     assert module is not None
     if module.local is not None:
         return _class_mode_free(ctx, module.local.node)
-    name = (module.qualified or "").rsplit(".", 1)[-1]
-    if (
-        module.qualified is not None
-        and module.qualified.startswith("torch.nn.")
-        and name in MODULE_CONTAINERS
-    ):
-        # Where the container was built, as any use that knows it says (a call's value may
-        # have lost its origin on the way; the module is the same one).
-        origins = {id(u.value.origin): u.value.origin for u in uses if u.value.origin}
-        origin = next(iter(origins.values())) if len(origins) == 1 else None
-        built = uncast(origin.value) if isinstance(origin, ast.Assign) else None
-        # (`nn.Sequential(...).to(device)` is the container built, moved.)
-        return isinstance(built, ast.Call) and _built_mode_free(built.args)
-    return (
-        module.qualified is not None
-        and module.qualified.startswith("torch.nn.")
-        and mode_free_layer(name)
-    )
+    # Where a container was built, as any use that knows it says (a call's value may have
+    # lost its origin on the way; the module is the same one).
+    origins = {id(u.value.origin): u.value.origin for u in uses if u.value.origin}
+    origin = next(iter(origins.values())) if len(origins) == 1 else None
+    built = uncast(origin.value) if isinstance(origin, ast.Assign) else None
+    return _torch_module_mode_free(module.qualified, built)
 
 
 def _built_once_mode_free(ctx: RuleContext, key: str, function: FunctionNode | None) -> bool:
@@ -579,12 +567,19 @@ def _built_once_mode_free(ctx: RuleContext, key: str, function: FunctionNode | N
     local = ctx.grad_context.classes.get(ast.unparse(built.func))
     if local is not None:
         return _class_mode_free(ctx, local)
-    qualified = ctx.name_flow.qualified(built.func) or ""
-    if not qualified.startswith("torch.nn."):
+    qualified = ctx.name_flow.qualified(built.func)
+    return _torch_module_mode_free(qualified, None if built.keywords else built)
+
+
+def _torch_module_mode_free(qualified: str | None, built: ast.expr | None) -> bool:
+    """A torch.nn module that computes the same in both modes: a mode-free layer, or a
+    container whose construction `built` (`nn.Sequential(...)`, moved or not; None when
+    unknown) holds only such layers."""
+    if qualified is None or not qualified.startswith("torch.nn."):
         return False
     name = qualified.rsplit(".", 1)[-1]
     if name in MODULE_CONTAINERS:
-        return _built_mode_free(built.args) and not built.keywords
+        return isinstance(built, ast.Call) and _built_mode_free(built.args)
     return mode_free_layer(name)
 
 

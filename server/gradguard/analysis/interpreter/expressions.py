@@ -113,27 +113,28 @@ class ExpressionEvaluator(TrainingEffects):
         elif isinstance(target, ast.Attribute):
             key = dotted(target)
             base_key = dotted(target.value)
+            env = self.env
+            base = env.get(base_key) if env is not None and base_key is not None else None
+            held, evaluated = base, False
             if (
-                "grad" in target.attr
+                held is None
+                and "grad" in target.attr
                 and target.attr != "grad"
                 and isinstance(target.value, ast.Attribute)
-                and self.env is not None
-                and (base_key is None or base_key not in self.env)
+                and env is not None
                 and self.stmt is not None
             ):
                 # `layer.weight.require_grad = False`: a grad flag (or a misspelling of one)
                 # set on what an object's attribute holds (a module's parameter).
-                flagged = self.eval(target.value)
-                if _tensor_here(flagged) and (site := self.site(self.stmt, target.value, flagged)):
-                    self.emit(AttributeSet(target.attr, **site))
-            if base_key is not None and self.env is not None and base_key in self.env:
-                base = self.env[base_key]
-                if (
-                    _tensor_here(base)
-                    and self.stmt is not None
-                    and (site := self.site(self.stmt, target.value, base)) is not None
-                ):
-                    self.emit(AttributeSet(target.attr, **site))
+                held, evaluated = self.eval(target.value), True
+            if (
+                held is not None
+                and _tensor_here(held)
+                and self.stmt is not None
+                and (site := self.site(self.stmt, target.value, held)) is not None
+            ):
+                self.emit(AttributeSet(target.attr, **site))
+            if base is not None and base_key is not None and env is not None:
                 if (
                     base.kind in (Kind.TENSOR, Kind.UNKNOWN)
                     and target.attr == "requires_grad"
@@ -142,12 +143,12 @@ class ExpressionEvaluator(TrainingEffects):
                     # It did not raise, so it is a leaf, and now it requires grad. Of a value
                     # not known yet, setting the flag is what one does to a tensor: it is one.
                     forced = forced_leaf(base, self._setattr_forcing(target))
-                    self.env[base_key] = evolve(forced, origin=base.origin)
+                    env[base_key] = evolve(forced, origin=base.origin)
                 elif base.kind is Kind.TENSOR and target.attr in ("requires_grad", "data"):
-                    self.env[base_key] = evolve(UNKNOWN, kind=Kind.TENSOR, origin=base.origin)
+                    env[base_key] = evolve(UNKNOWN, kind=Kind.TENSOR, origin=base.origin)
             if key is not None:
                 self.bind_key(key, value)
-            else:
+            elif not evaluated:
                 self.eval(target.value)
         elif isinstance(target, ast.Tuple | ast.List):
             self._bind_sequence(target.elts, value)

@@ -985,7 +985,7 @@ def _unguarded_requests(
     otherwise (which may rebind or convert it): (the statement, the call or the
     statement, the receiver)."""
     for body_stmt in body:
-        request = _request_of(body_stmt, name)
+        request = listed_tensors.request_of(body_stmt, name)
         if request is not None:
             yield body_stmt, request[0], request[1]
             continue
@@ -993,41 +993,3 @@ def _unguarded_requests(
             return
         if any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(body_stmt)):
             return
-
-
-def _request_of(body_stmt: ast.stmt, name: str) -> tuple[ast.AST, ast.expr] | None:
-    """(the request, its receiver) when `body_stmt` is `name.requires_grad_()` (with no
-    argument or a literal True) or `name.requires_grad = True`."""
-    if isinstance(body_stmt, ast.Expr) and isinstance(body_stmt.value, ast.Call):
-        call = body_stmt.value
-        func = call.func
-        flag_true = not call.keywords and (
-            not call.args
-            or (
-                len(call.args) == 1
-                and isinstance(call.args[0], ast.Constant)
-                and call.args[0].value is True
-            )
-        )
-        if (
-            isinstance(func, ast.Attribute)
-            and func.attr == "requires_grad_"
-            and isinstance(func.value, ast.Name)
-            and func.value.id == name
-            and flag_true
-        ):
-            return call, func.value
-        return None
-    if isinstance(body_stmt, ast.Assign) and len(body_stmt.targets) == 1:
-        target = body_stmt.targets[0]
-        value = body_stmt.value
-        if (
-            isinstance(target, ast.Attribute)
-            and target.attr == "requires_grad"
-            and isinstance(target.value, ast.Name)
-            and target.value.id == name
-            and isinstance(value, ast.Constant)
-            and value.value is True
-        ):
-            return body_stmt, target.value
-    return None
