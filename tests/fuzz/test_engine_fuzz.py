@@ -76,6 +76,16 @@ BACKWARD_ON_STATE = (
     "    out.mean().backward(retain_graph=True)\n"
 )
 
+# From CI: GG201 detached last iteration's `loss` where `loss.sum().backward()` reads it;
+# that backward then started from a detached value, another rule's fix took the detach
+# away again, and fix-all wrapped the read in `is not None` guards forever.
+STATE_BACKPROPAGATED = (
+    "import torch\nfrom torch import nn\nrnn = nn.RNNCell(4, 8)\nhead = nn.Linear(8, 1)\n"
+    "h = torch.zeros(1, 8)\nfor step in range(5):\n    loss.sum().backward()\n"
+    "    h_next = rnn(torch.randn(1, 4), h)\n    loss = head(h_next).pow(2).mean()\n"
+    "    loss.backward()\n    h = h_next\n"
+)
+
 # From CI: GG109's fix removed `errors.requires_grad_(True)`, text that may unfreeze any
 # parameter, so a freeze elsewhere became certain and GG104 was reported there.
 UNFREEZING_REMOVED = (
@@ -92,6 +102,7 @@ UNFREEZING_REMOVED = (
 
 @settings(FUZZ, max_examples=250)
 @example(program=UNFREEZING_REMOVED)
+@example(program=STATE_BACKPROPAGATED)
 @example(program=BACKWARD_ON_STATE)
 @example(program=WALRUS_STATE)
 @example(program=MOVED_WITH_COMMENT)

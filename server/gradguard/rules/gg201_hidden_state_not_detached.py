@@ -474,6 +474,10 @@ def _detach_edits(ctx: RuleContext, group: _Group) -> list[TextEdit]:
             seen.add(id(read))
             if _cuts_nothing(ctx, read):
                 continue  # `if self.hidden is None:`: nothing flows from there
+            if _feeds_backward(ctx, read):
+                # `loss.sum().backward()` reading last iteration's `loss`: a detach there
+                # would leave that backward nothing to backpropagate through.
+                return []
             if _in_inner_loop(ctx, read, group.loop):
                 # A read in a time-step loop (`self.h` read by `forward`'s own loop over
                 # the sequence): detaching there would cut every step, not the batches.
@@ -496,6 +500,14 @@ def _cuts_nothing(ctx: RuleContext, read: ast.expr) -> bool:
 
 
 _METADATA = frozenset({"shape", "dtype", "device", "size", "dim", "ndim", "numel"})
+
+
+def _feeds_backward(ctx: RuleContext, read: ast.expr) -> bool:
+    """`read` lies in the value a backward call starts from (`h.sum().backward()`)."""
+    targets = {id(event.target) for event in ctx.analysis.backward_calls}
+    return id(read) in targets or any(
+        id(node) in targets for node in ctx.grad_context.ancestors(read)
+    )
 
 
 def _in_inner_loop(ctx: RuleContext, read: ast.expr, carrying: LoopNode) -> bool:
