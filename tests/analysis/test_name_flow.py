@@ -223,3 +223,81 @@ def test_attributes_reached_by_computed_names_have_no_key() -> None:
         assert flow.attribute_key(node) is None, dynamic
     tree, flow = _flow(TRAINER + "t = Trainer(None)\ngetattr(t, 'outputs')\n")
     assert flow.attribute_key(next(n for n in ast.walk(tree) if isinstance(n, ast.Attribute)))
+
+
+def _reaches_any(flow: NameFlow, tree: ast.Module, target: str, source: str) -> bool:
+    """Whether `target` (its first occurrence) may hold a value of any name `source`."""
+    sources = {
+        flow.key_of(n) for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == source
+    }
+    return bool(sources & flow.reaches([_key(tree, flow, target)]))
+
+
+def test_a_builtin_keeps_nothing_it_is_given() -> None:
+    # `range(n)` stores `n` nowhere: a class whose method calls it does not hold `n`.
+    tree, flow = _flow(
+        """
+        class Stack:
+            def __init__(self, n):
+                self.sizes = [k for k in range(n)]
+
+        stack = Stack(3)
+        """
+    )
+    assert not _reaches_any(flow, tree, "stack", "n")
+
+
+def test_a_rebound_builtin_name_or_exec_may_keep_anything() -> None:
+    tree, flow = _flow(
+        """
+        range = make_range()
+
+        def build(n):
+            return range(n)
+
+        built = build(3)
+        """
+    )
+    assert _reaches_any(flow, tree, "range", "n")
+    tree, flow = _flow(
+        """
+        def build(n):
+            exec(n)
+
+        built = build
+        """
+    )
+    assert _reaches_any(flow, tree, "exec", "n")
+
+
+def test_a_parameter_holding_exactly_a_layer_keeps_nothing_it_is_called_on() -> None:
+    # `critic` is `D`, a `nn.Linear`, in the only call of `train`: calling it on `fake`
+    # stores nothing in it.
+    tree, flow = _flow(
+        """
+        import torch
+
+        def train(critic, fake):
+            return critic(fake)
+
+        D = torch.nn.Linear(2, 1)
+        score = train(D, torch.zeros(2))
+        """
+    )
+    assert not _reaches_any(flow, tree, "critic", "fake")
+
+
+def test_a_parameter_of_a_function_called_twice_may_keep_what_it_is_called_on() -> None:
+    tree, flow = _flow(
+        """
+        import torch
+
+        def train(critic, fake):
+            return critic(fake)
+
+        D = torch.nn.Linear(2, 1)
+        score = train(D, torch.zeros(2))
+        again = train(lambda x: x, torch.ones(2))
+        """
+    )
+    assert _reaches_any(flow, tree, "critic", "fake")

@@ -55,6 +55,12 @@ _DETACHING_ATTRIBUTES = frozenset("data shape dtype device ndim is_cuda requires
 # Builtins whose result holds no tensor (a number, a bool, a string).
 _SCALAR_BUILTINS = frozenset("len float int bool str repr isinstance type id round".split())
 _BUILTINS = frozenset(dir(builtins))
+# Builtins that may run code or store into namespaces: a call of one may keep anything.
+_OPAQUE_BUILTINS = frozenset(
+    "exec eval compile __import__ globals locals vars setattr delattr __build_class__".split()
+)
+# How many calls deep a parameter holding exactly its caller's name is followed.
+_FORWARDING_DEPTH = 4
 _DEEPCOPY = "copy.deepcopy"
 # nn.Module methods returning the module itself (checked against torch 2.13.0).
 _MODULE_CASTS = frozenset("to cuda cpu float double half bfloat16 train eval".split())
@@ -351,12 +357,31 @@ class NameFlow:
             return self._imported_once(key) if key is not None else None
         return None
 
+    def _plain_builtin(self, func: ast.expr) -> bool:
+        """`range(n)`, `len(x)`, `zip(a, b)`...: a builtin the file does not rebind, which
+        keeps nothing of its arguments in itself (what it returns is the call's business)."""
+        return (
+            isinstance(func, ast.Name)
+            and func.id in _BUILTINS
+            and func.id not in _OPAQUE_BUILTINS
+            and func.id not in self._module_scope.locals
+            and self._keys.get(id(func)) == self._module_scope.key(func.id)
+        )
+
     def _torch_layer(self, key: Key) -> bool:
         """True when every binding of `key` is `name = M(...)` (maybe `.to(...)`-chained) for
         a torch.nn module or a module class of the file that keeps nothing of its inputs:
-        calling it stores none of its arguments."""
-        found = self.bindings.get(key, [])
-        return bool(found) and all(self._builds_stateless(b.value) for b in found)
+        calling it stores none of its arguments. A parameter holding exactly such a name's
+        value (`train(D, ...)` called once, see `forwarded`) is such a module too."""
+        for _ in range(_FORWARDING_DEPTH):
+            found = self.bindings.get(key, [])
+            if found:
+                return all(self._builds_stateless(b.value) for b in found)
+            source = self.forwarded_from(key)
+            if source is None:
+                return False
+            key = source
+        return False
 
     def _builds_stateless(self, value: ast.expr | None) -> bool:
         while (
@@ -526,6 +551,7 @@ class NameFlow:
             and root_key not in self.imports
             and given
             and not self._torch_layer(root_key)
+            and not self._plain_builtin(call.func)
         ):
             self._edge(root_key, given)
             receiver = call.func.value if isinstance(call.func, ast.Attribute) else None

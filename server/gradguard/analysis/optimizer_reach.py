@@ -72,6 +72,10 @@ class UnreachedOptimizer:
     steps: tuple[OptimizerCall, ...]
     backwards: tuple[BackwardCall, ...]  # the nearest backward before each step
     trained: tuple[str, ...]  # the modules the losses do run (names), in source order
+    # Every step of the optimizer is one of `steps`: the construction is what is wrong.
+    # Else `steps` are the steps that apply no gradient of the loss backpropagated since
+    # the optimizer's gradients were last cleared or applied (the wrong optimizer stepped).
+    every_step: bool = True
 
 
 def unreached_optimizers(
@@ -146,13 +150,24 @@ class _Check:
         self.module_key = module_key
         if copied is None or not self._confined():
             return None
+        flagged: list[OptimizerCall] = []
         backwards: list[BackwardCall] = []
-        trained: list[str] = []
+        trained: dict[int, list[str]] = {}
         for step in self.steps:
-            nearest = self._step_unreached(step, trained)
-            if nearest is None:
-                return None
-            backwards.append(nearest)
+            trained[id(step)] = []
+            nearest = self._step_unreached(step, trained[id(step)])
+            if nearest is not None:
+                flagged.append(step)
+                backwards.append(nearest)
+        every_step = len(flagged) == len(self.steps)
+        if not every_step:
+            # Some steps do train `m` (or may): a step is wrong on its own only when its
+            # gradients were certainly cleared, or last applied, since its backward ran.
+            kept = [i for i, step in enumerate(flagged) if self._since_cleared(step.stmt)[1]]
+            flagged = [flagged[i] for i in kept]
+            backwards = [backwards[i] for i in kept]
+        if not flagged:
+            return None
         name = self.flow.bindings[self.key][0].node
         assert isinstance(name, ast.Assign)
         target = name.targets[0]
@@ -163,9 +178,10 @@ class _Check:
             target.id,
             module.id,
             copied,
-            tuple(self.steps),
+            tuple(flagged),
             tuple(backwards),
-            tuple(dict.fromkeys(trained)),
+            tuple(dict.fromkeys(name for step in flagged for name in trained[id(step)])),
+            every_step,
         )
 
     # -- the optimizer and its module ------------------------------------------------------
@@ -334,7 +350,7 @@ class _Check:
         last cleared is certainly handed nothing that reaches the module."""
         if not isinstance(step.stmt, ast.Expr) or step.stmt.value is not step.node:
             return None
-        statements = self._since_cleared(step.stmt)
+        statements, _ = self._since_cleared(step.stmt)
         top = {id(s) for s in statements}
         nearest = [
             b
@@ -388,10 +404,11 @@ class _Check:
             and not (bindings[0].node.bases)
         )
 
-    def _since_cleared(self, step: ast.stmt) -> list[ast.stmt]:
+    def _since_cleared(self, step: ast.stmt) -> tuple[list[ast.stmt], bool]:
         """The statements run before `step` since the optimizer's gradients were last
-        cleared (its `zero_grad()` or the module's), in run order; around the loop when the
-        block is a loop body."""
+        cleared (its `zero_grad()` or the module's) or applied (another of its steps), in
+        run order, around the loop when the block is a loop body; and whether such a
+        statement bounds them (else they start at the block's start)."""
         owner, block = self.analysis.block_of(step)
         index = next(i for i, s in enumerate(block) if s is step)
         loop = isinstance(owner, ast.For | ast.AsyncFor | ast.While) and block is owner.body
@@ -399,13 +416,13 @@ class _Check:
         if loop:
             order += block[index + 1 :][::-1]
         found: list[ast.stmt] = []
+        bounded = False
         for stmt in order:
-            if self._clears(stmt):
-                break
-            if any(stmt is s.stmt for s in self.steps):
+            if self._clears(stmt) or any(stmt is s.stmt for s in self.steps):
+                bounded = True
                 break
             found.append(stmt)
-        return found[::-1]
+        return found[::-1], bounded
 
     def _clears(self, stmt: ast.stmt) -> bool:
         """`opt.zero_grad(...)` or `m.zero_grad(...)` as a statement."""
@@ -431,9 +448,26 @@ class _Check:
             and func.attr in (_OPTIMIZER_METHODS | {"train", "eval", "zero_grad"})
         ):
             return True
+        if (
+            isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Name)
+            and func.attr in _OPTIMIZER_METHODS
+            and not call.args
+            and not call.keywords
+            and self._built_optimizer(self.flow.key_of(func.value))
+        ):
+            return True  # another optimizer's `step()` or `zero_grad()`: torch runs no backward
         keys = self.flow.reads(call)
         reached = self.flow.reaches(k for k in keys if not self._scheduler(k))
         return not reached & (self.module_keys | self.keys | {UNKNOWN_KEY})
+
+    def _built_optimizer(self, key: Key | None) -> bool:
+        """A name bound only to `torch.optim.X(...)` constructions."""
+        bindings = self.flow.bindings.get(key, []) if key is not None else []
+        return bool(bindings) and all(
+            isinstance(b.value, ast.Call) and api.optimizer_class(self.flow.qualified(b.value.func))
+            for b in bindings
+        )
 
     def _scheduler(self, key: Key) -> bool:
         """A name bound only to `torch.optim.lr_scheduler.X(...)`: it changes learning rates."""

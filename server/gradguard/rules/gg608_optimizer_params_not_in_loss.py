@@ -7,6 +7,12 @@ on losses that never reach `model`: the loss comes from another model of the fil
 other network (`optimizer_D = Adam(G.parameters())` while the discriminator's loss is
 computed on `fake.detach()`). The optimizer's construction is flagged.
 
+When other steps of the optimizer do train `model`, a step is flagged by itself when its
+gradients were last cleared (`zero_grad()`) or applied (an earlier `step()` in its block)
+just before a backward on a loss that never reaches `model`: in a GAN loop,
+`loss_D.backward(); optimizer_G.step()` where `optimizer_D.step()` was meant re-applies the
+generator's old gradients while the discriminator is never updated.
+
 It fires only when the analysis is certain. `model` and the optimizer are plain names bound
 once (also `G, D = Generator(), Discriminator()`); `model` is built right there by a class
 that owns all its parameters, from numbers or a settings object (`class Opt: lr = 2e-4`,
@@ -59,6 +65,8 @@ author's call.
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 from collections.abc import Iterator
 
@@ -231,8 +239,14 @@ print("weights-moved", not torch.equal(before, D[0].weight))  # False
         # A loss whose requires_grad was forced on after a cut is GG109's: the cut is the bug.
         forced = {id(f.backward.call) for f in forced_grad_backprops(ctx.analysis)}
         for fact in ctx.unreached_optimizers:
-            if not any(id(b.call) in forced for b in fact.backwards):
-                yield self._finding(ctx, fact)
+            if fact.every_step:
+                if not any(id(b.call) in forced for b in fact.backwards):
+                    yield self._finding(ctx, fact)
+                continue
+            for step, backward in zip(fact.steps, fact.backwards, strict=True):
+                if id(backward.call) not in forced:
+                    one = dataclasses.replace(fact, steps=(step,), backwards=(backward,))
+                    yield self._finding(ctx, one)
 
     def _finding(self, ctx: RuleContext, fact: UnreachedOptimizer) -> Finding:
         backward = fact.backwards[0]
@@ -242,6 +256,8 @@ print("weights-moved", not torch.equal(before, D[0].weight))  # False
         if fact.trained:
             names = ", ".join(f"`{name}`" for name in fact.trained)
             source = f" (it comes from {names}, which `{fact.optimizer}` does not hold)"
+        if not fact.every_step:
+            return self._step_finding(ctx, fact, loss, source)
         copy = ""
         if fact.copied:
             copy = f"; `{fact.module}` is a deep copy and shares no parameter with its original"
@@ -259,3 +275,25 @@ print("weights-moved", not torch.equal(before, D[0].weight))  # False
             ),
         ]
         return self.finding(message, ctx.node_range(fact.call), related, [])
+
+    def _step_finding(
+        self, ctx: RuleContext, fact: UnreachedOptimizer, loss: str, source: str
+    ) -> Finding:
+        """A step of an optimizer whose other steps do train its model: the step itself is
+        the wrong one (`optimizer_G.step()` where `optimizer_D.step()` was meant)."""
+        step = fact.steps[0]
+        backward = fact.backwards[0]
+        message = compose(
+            f"`{loss}` never reaches `{fact.module}`: this `{fact.optimizer}.step()` never "
+            "trains on it",
+            f"`{fact.optimizer}` holds the parameters of `{fact.module}`, and since their "
+            f"gradients were last cleared or applied only `{loss}` was backpropagated "
+            f"(line {backward.stmt.lineno}), which does not reach them{source}",
+            "The step re-applies old gradients (or none) while the model the loss measures "
+            "is not updated; step the optimizer of that model instead",
+        )
+        related = [
+            Related(ctx.node_range(backward.call), f"`{loss}` never reaches `{fact.module}`"),
+            Related(ctx.node_range(fact.call), f"`{fact.optimizer}` holds `{fact.module}` only"),
+        ]
+        return self.finding(message, ctx.node_range(step.node), related, [])
