@@ -227,9 +227,7 @@ def test_attributes_reached_by_computed_names_have_no_key() -> None:
 
 def _reaches_any(flow: NameFlow, tree: ast.Module, target: str, source: str) -> bool:
     """Whether `target` (its first occurrence) may hold a value of any name `source`."""
-    sources = {
-        flow.key_of(n) for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == source
-    }
+    sources = {flow.key_of(n) for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == source}
     return bool(sources & flow.reaches([_key(tree, flow, target)]))
 
 

@@ -67,7 +67,6 @@ author's call.
 from __future__ import annotations
 
 import dataclasses
-
 from collections.abc import Iterator
 
 from gradguard.analysis.facts import UnreachedOptimizer, forced_grad_backprops
