@@ -13,8 +13,10 @@ an attribute of a module it is given (`def load_checkpoint(path, model): model.e
 nn.Embedding(...)`, on some way through it) replaces that layer for its callers: the finding
 is where the function replaces it, for a call made after the optimizer was built. In a
 class that keeps the optimizer built in `__init__` (`self.optimizer = Adam(self.model.
-parameters())`), a method replacing a layer of `self.model` stales it for the rest of that
-method, and for a method that steps it and calls `self.model` when the file calls that
+parameters())`), a method replacing a layer of `self.model`, or re-binding `self.model`
+itself to a new model (`self.model = build_model()` in `resume()`, when `__init__` stores
+`self.model` once and every other store of it is built by a call), stales it for the rest
+of that method, and for a method that steps it and calls `self.model` when the file calls that
 method (or one reaching it through `self.<method>()`) on the same instance after the
 replacing one (`trainer.new_head(5)`, then `trainer.fit(loader)`).
 
@@ -410,13 +412,15 @@ assert not torch.equal(before, model[-1].weight), "the new head never trained"
                 new = event.stale.optimizes.stale if event.stale.optimizes else None
                 if (
                     new is None
-                    or new.rebound
                     or event.stale.optimizes is None
                     or event.stale.optimizes.call is not built.call
                     or event.function is use.function
                     or method_class(ctx.tree, event.function) is not cls
                     or (id(built.stmt), id(new.stmt)) in seen
-                    or not _calls_module(ctx, use.function, new)
+                    or (
+                        not _calls_module(ctx, use.function, new)
+                        and not (new.rebound and _calls_attribute(ctx, use.function, new.target))
+                    )
                 ):
                     continue
                 assert isinstance(event.function, ast.FunctionDef | ast.AsyncFunctionDef)
@@ -488,6 +492,16 @@ def _calls_module(ctx: RuleContext, function: ast.AST, new: Replacement) -> bool
     return any(
         use.function is function and use.value.module is new.module
         for use in ctx.analysis.events.of(ModuleCall)
+    )
+
+
+def _calls_attribute(ctx: RuleContext, function: ast.AST, target: ast.expr) -> bool:
+    """True when `function` calls `self.<m>(...)` itself, the attribute a method re-bound to
+    a new module (`target`): after that method ran, the call runs the new module."""
+    text = expr_text(ctx.source, target)
+    return any(
+        isinstance(node, ast.Call) and expr_text(ctx.source, node.func) == text
+        for node in ast.walk(function)
     )
 
 

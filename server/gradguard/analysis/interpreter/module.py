@@ -517,7 +517,7 @@ class ModuleInterpreter:
                     # instance of a class of the file, never set from outside a method.
                     info.attributes[attr] = value
                 elif value.optimizes is not None:
-                    kept = self._kept_optimizer(init, stores, attr, value)
+                    kept = self._kept_optimizer(info.node, init, stores, attr, value)
                     if kept is not None:
                         info.attributes[attr] = kept
         for attr, value in containers.items():
@@ -581,7 +581,12 @@ class ModuleInterpreter:
         )
 
     def _kept_optimizer(
-        self, init: FunctionNode, stores: dict[str, int], attr: str, value: Value
+        self,
+        cls: ast.ClassDef,
+        init: FunctionNode,
+        stores: dict[str, int],
+        attr: str,
+        value: Value,
     ) -> Value | None:
         """`self.optimizer = torch.optim.SGD(model.parameters())` in `__init__`, as the other
         methods see it: the optimizer of the module `self.<m>` holds, when `__init__` makes
@@ -615,7 +620,9 @@ class ModuleInterpreter:
                 "",
             )
         module_attr = key[5:]
-        if not module_attr or "." in module_attr or stores.get(module_attr) != 1:
+        if not module_attr or "." in module_attr:
+            return None
+        if stores.get(module_attr) != 1 and not _rebuilt_elsewhere(cls, module_attr):
             return None
         if foreign.get(module_attr):
             return None
@@ -969,6 +976,52 @@ def _layer_freezes(init: FunctionNode) -> frozenset[int]:
         if any(isinstance(node, ast.Return) for node in walk(stmt)):
             break
     return frozenset(found)
+
+
+def _rebuilt_elsewhere(cls: ast.ClassDef, attr: str) -> bool:
+    """`__init__` stores `self.<attr>` once, and every other store of it is `self.<attr> =
+    f(...)` in another method, a new object built by a call (`self.model = build_model()`):
+    an optimizer `__init__` builds on it holds that first module's parameters whatever runs
+    later (the other stores leave it stale, see `TrainingEffects._replace`)."""
+    own = others = 0
+    for method in cls.body:
+        if not isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        for node in walk(method):
+            if _registered_buffer(node) is not None:
+                return False
+            targets = _stores_into(node, attr)
+            if not targets:
+                continue
+            if method.name == "__init__":
+                own += len(targets)
+            elif not (
+                isinstance(node, ast.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.value, ast.Call)
+            ):
+                return False
+            else:
+                others += 1
+    return own == 1 and others > 0
+
+
+def _stores_into(node: ast.AST, attr: str) -> list[ast.AST]:
+    """The targets of an assignment statement that store `self.<attr>`."""
+    targets: list[ast.AST] = []
+    if isinstance(node, ast.Assign):
+        targets = [e for t in node.targets for e in ast.walk(t)]
+    elif isinstance(node, ast.AugAssign | ast.AnnAssign | ast.For | ast.AsyncFor):
+        targets = list(ast.walk(node.target))
+    elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+        targets = list(ast.walk(node.optional_vars))
+    elif isinstance(node, ast.NamedExpr):
+        targets = [node.target]
+    return [
+        t
+        for t in targets
+        if isinstance(t, ast.Attribute) and t.attr == attr and dotted(t.value) == "self"
+    ]
 
 
 def _self_stores(node: ast.ClassDef) -> dict[str, int]:

@@ -295,13 +295,16 @@ class TrainingEffects(GraphEffects):
         assert self.env is not None and self.stmt is not None
         key = dotted(target)
         base = dotted(target.value) if isinstance(target, ast.Attribute | ast.Subscript) else None
-        for name, optimizer in [*self.env.items(), *self._kept_optimizers(base)]:
+        # `self.<m> = Net()` in a method: `self.<opt>`, built on `self.<m>` by `__init__`.
+        rebound_state = self._kept_optimizers(key) if base == "self" else []
+        for name, optimizer in [*self.env.items(), *self._kept_optimizers(base), *rebound_state]:
             built = optimizer.optimizes
             if built is None or built.stale is not None:
                 continue
             owner = self._bound_or_kept(built.key) if built.key == base else self.env.get(built.key)
             same = owner is not None and owner.module is built.module
-            if isinstance(target, ast.Name) and key == built.key:
+            rebound = isinstance(target, ast.Name) or any(name == n for n, _ in rebound_state)
+            if rebound and key == built.key:
                 if ref is built.module:
                     continue
                 replacement = params.Replacement(self.stmt, shown, ref, rebound=True)
@@ -335,8 +338,9 @@ class TrainingEffects(GraphEffects):
     def _kept_optimizers(self, base: str | None) -> list[tuple[str, Value]]:
         """`self.<opt>` of a method other than `__init__`, not read here yet, when the class
         keeps in it an optimizer built on `base` (`self.<m>`, see
-        `ModuleInterpreter._kept_optimizer`): a layer of `self.<m>` replaced in this method
-        leaves that optimizer stale for the rest of it."""
+        `ModuleInterpreter._kept_optimizer`): a layer of `self.<m>` replaced in this method,
+        or `self.<m>` itself re-bound to a new module, leaves that optimizer stale for the
+        rest of it."""
         if base is None or not base.startswith("self.") or base.count(".") != 1:
             return []
         if self.env is None or self.function is None or self.function.name == "__init__":
