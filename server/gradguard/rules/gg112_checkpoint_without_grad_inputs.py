@@ -11,7 +11,11 @@ the file, built here and not frozen by the file) or a function or method of the 
 runs one (`checkpoint(self._forward_impl, x)`). A checkpoint inside `forward` is judged for
 each call of the model whose input is known (`model(xb)` in the training loop), and so is one
 in a short method or function of the file that `forward` hands its blocks and input to
-(`h = self._run_block(block, h)` over `self.blocks`).
+(`h = self._run_block(block, h)` over `self.blocks`). A loop in `forward` reaches the
+checkpoint once per pass: one pass whose inputs all lack grad is enough (the first block fed
+a frozen embedding's output). A file that freezes some layers still tells which modules
+train when each freeze names a fresh torch.nn layer of its own (`model.embeddings`): the
+layers of a checkpointed block, built fresh under other attributes, certainly train.
 
 Left alone on purpose:
 
@@ -92,6 +96,20 @@ def _certain(uses: Sequence[CheckpointInput]) -> bool:
         use.direct is not None and (use.direct.has_history or use.direct.holds_history())
         for use in uses
     )
+
+
+def _passes(call: ast.Call, uses: Sequence[CheckpointInput]) -> list[list[CheckpointInput]]:
+    """The inputs of each time one run reached the checkpoint (a loop in `forward` reaches
+    it once per pass, `checkpoint(block, h)` over `self.blocks`): a pass starts with the
+    checkpoint's first input. Any pass whose inputs all lack grad loses the gradient of the
+    module it runs; the later passes of a loop see its output joined with other paths'."""
+    first = call.args[1] if len(call.args) > 1 else None
+    passes: list[list[CheckpointInput]] = []
+    for use in uses:
+        if not passes or use.target is first:
+            passes.append([])
+        passes[-1].append(use)
+    return passes
 
 
 def _after_reported(uses: Sequence[CheckpointInput], reported: set[int]) -> bool:
@@ -247,10 +265,16 @@ hidden.pow(2).mean().backward()
             if id(call) in reported:
                 continue
             reentrant = reentrant_keyword(call)
-            if reentrant is False or not _certain(uses) or _after_reported(uses, reported):
+            if reentrant is False:
+                continue
+            passes = _passes(call, uses)
+            found = next(
+                (p for p in passes if _certain(p) and not _after_reported(p, reported)), None
+            )
+            if found is None:
                 continue
             reported.add(id(call))
-            yield self._finding(ctx, call, uses, reentrant)
+            yield self._finding(ctx, call, found, reentrant)
 
     def _finding(
         self, ctx: RuleContext, call: ast.Call, uses: Sequence[CheckpointInput], reentrant: object

@@ -18,6 +18,7 @@ import re
 from bisect import bisect_left
 from dataclasses import dataclass, field
 
+from gradguard.analysis import freeze_reach
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.command_line import parsed_namespaces
@@ -85,6 +86,8 @@ class FileSyntax:
         self._class_binds: dict[str, int] | None = None
         self._settings: frozenset[str] | None = None
         self._settings_classes: frozenset[str] | None = None
+        self._outside_freezes: dict[str, bool] | None = None
+        self._frozen_reach: frozenset[str] | None = None
 
     def _tree_freezes(self, tree: ast.Module) -> bool:
         """Whether code of the tree may freeze a parameter (`mentions_freezing`)."""
@@ -215,6 +218,20 @@ class FileSyntax:
         self._attribute_stores = {a: 2 for a in counts} if dynamic else counts
         self._foreign_stores = {a: 2 for a in counts} if dynamic else foreign
         self._sets_any_attribute = dynamic
+
+    def outside_freezes(self, attribute: str) -> bool:
+        """Whether no freeze of the file can reach the module held at `.attribute` (see
+        `gradguard.analysis.freeze_reach`); asked only of files that freeze something."""
+        if self._outside_freezes is None:
+            resolve = self.scope_of(self.tree).resolve
+            self._frozen_reach = freeze_reach.frozen_attributes(self.tree, resolve)
+            self._outside_freezes = {}
+        if attribute not in self._outside_freezes:
+            resolve = self.scope_of(self.tree).resolve
+            self._outside_freezes[attribute] = freeze_reach.outside_freezes(
+                self.tree, self._frozen_reach, attribute, resolve
+            )
+        return self._outside_freezes[attribute]
 
     def may_store_attribute(self, name: str) -> bool:
         """Whether the file may store into or delete `.name` of some object: it does so by

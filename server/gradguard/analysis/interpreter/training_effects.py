@@ -417,6 +417,9 @@ class TrainingEffects(GraphEffects):
         ref = value.module
         if key is None or self.function is None or ref is None or not ref.self_contained:
             return True
+        owner, _, attribute = key.rpartition(".")
+        if owner == "self" and self.module.syntax.outside_freezes(attribute):
+            return False  # a fresh torch.nn layer no freeze of the file reaches
         if self._private is None:
             # A parameter's module comes from the callers, who may have frozen it.
             given = set(parameter_names(self.function))
