@@ -126,14 +126,15 @@ def test_freezes_that_may_reach_anything(case: tuple[str, ...]) -> None:
 
 def test_an_attribute_outside_the_freezes() -> None:
     source = "import torch\nfrom torch import nn\n" + CLASSES
-    tree = ast.parse(source)
+    freeze = "net = Net(4)\nnet.embed.requires_grad_(False)\n"
+    tree = ast.parse(source + freeze)
     resolve = build_scope(tree, None).resolve
-    embed = frozenset({"embed"})
-    assert outside_freezes(tree, embed, "mix", resolve)
-    assert outside_freezes(tree, embed, "stem", resolve)
-    assert not outside_freezes(tree, embed, "embed", resolve)  # the frozen one
-    assert not outside_freezes(tree, embed, "blocks", resolve)  # holds classes of the file
-    assert not outside_freezes(tree, None, "mix", resolve)
+    assert outside_freezes(tree, "mix", resolve)
+    assert outside_freezes(tree, "stem", resolve)
+    assert not outside_freezes(tree, "embed", resolve)  # the frozen one
+    assert not outside_freezes(tree, "blocks", resolve)  # holds classes of the file
+    anything = ast.parse(source + "net = Net(4)\nnet.requires_grad_(False)\n")
+    assert not outside_freezes(anything, "mix", build_scope(anything, None).resolve)
 
 
 FREEZES = {

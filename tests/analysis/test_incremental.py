@@ -461,3 +461,26 @@ def test_a_file_calling_setattr_keeps_grafting() -> None:
     incremental = _grafted_edits(_DYNAMIC_ATTRIBUTES, (line, lines[line].index("loss") + 4))
     assert incremental.counters.full == 2
     assert not incremental.counters.fallbacks
+
+
+def test_an_edit_widening_a_freeze_reaches_other_functions() -> None:
+    """Freezing the whole model instead of its embedding, inside one helper, changes which
+    layers of the blocks' `forward` train (`FileSyntax.outside_freezes`): the finding in
+    another class goes, as in a fresh check."""
+    path = (
+        Path(__file__).parents[1] / "corpus/gg112/checkpointed_blocks_behind_a_frozen_embedding.py"
+    )
+    text = path.read_text(encoding="utf-8")
+    incremental = _Checked()
+    settings = Settings()
+    for _ in range(2):
+        found = check(incremental, "doc", text, path=str(path), settings=settings)
+    assert found is not None and "GG112" in str(_shown(text, found))
+    old = "    for weight in model.tokens.parameters():"
+    assert old in text
+    text = text.replace(old, "    for weight in model.parameters():", 1)
+    found = check(incremental, "doc", text, path=str(path), settings=settings)
+    fresh = check_source(text, path=str(path), settings=settings)
+    assert found is not None
+    assert _shown(text, found) == _shown(text, fresh)
+    assert "GG112" not in str(_shown(text, fresh))

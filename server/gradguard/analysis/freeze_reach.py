@@ -41,37 +41,75 @@ _WRAPPERS = frozenset(
 )
 
 
-def frozen_attributes(tree: ast.Module, resolve: Resolve) -> frozenset[str] | None:
-    """The attribute names through which every freeze of the file names its module, when
-    each of them holds only fresh torch.nn layers (see the module docstring); None when some
-    freeze may reach anything else."""
-    if _sets_attributes_dynamically(tree):
-        return None
-    parents = module_parents(tree)
-    stores = _attribute_stores(tree, parents)
-    names: set[str] = set()
-    for frozen in _frozen_modules(tree, parents):
-        name = _module_attribute(frozen, stores)
-        if name is None or not all(
-            value is not None and fresh_layer(value, resolve) for value in stores[name]
-        ):
+class FreezeReach:
+    """The freezes of one tree and the attributes they cannot reach, answered on demand
+    (each answer kept: `answers` lets an edited tree be compared with the old one)."""
+
+    def __init__(self, tree: ast.Module, resolve: Resolve) -> None:
+        self.tree = tree
+        self.resolve = resolve
+        self.answers: dict[str, bool] = {}
+        self._stores: dict[str, list[ast.expr | None]] | None = None
+        self._frozen: frozenset[str] | None = None
+        self._frozen_known = False
+
+    def outside(self, attribute: str) -> bool:
+        """True when no freeze of the file reaches the module held at `.attribute`: the
+        freezes reach only fresh torch.nn layers at other attributes (`frozen`), and every
+        store of `attribute` builds a fresh torch.nn layer of its own."""
+        if attribute not in self.answers:
+            frozen = self.frozen()
+            values = self.stores().get(attribute)
+            self.answers[attribute] = (
+                frozen is not None
+                and attribute not in frozen
+                and bool(values)
+                and self._all_fresh(attribute)
+            )
+        return self.answers[attribute]
+
+    def frozen(self) -> frozenset[str] | None:
+        """The attribute names through which every freeze of the file names its module,
+        when each of them holds only fresh torch.nn layers; None when some freeze may reach
+        anything else."""
+        if not self._frozen_known:
+            self._frozen_known = True
+            self._frozen = self._frozen_attributes()
+        return self._frozen
+
+    def stores(self) -> dict[str, list[ast.expr | None]]:
+        """Each attribute name the file stores into, with the value of each store."""
+        if self._stores is None:
+            self._stores = _attribute_stores(self.tree, module_parents(self.tree))
+        return self._stores
+
+    def _all_fresh(self, attribute: str) -> bool:
+        return all(
+            value is not None and fresh_layer(value, self.resolve)
+            for value in self.stores().get(attribute, ())
+        )
+
+    def _frozen_attributes(self) -> frozenset[str] | None:
+        if _sets_attributes_dynamically(self.tree):
             return None
-        names.add(name)
-    return frozenset(names)
+        stores = self.stores()
+        names: set[str] = set()
+        for frozen in _frozen_modules(self.tree, module_parents(self.tree)):
+            name = _module_attribute(frozen, stores)
+            if name is None or not self._all_fresh(name):
+                return None
+            names.add(name)
+        return frozenset(names)
 
 
-def outside_freezes(
-    tree: ast.Module, frozen: frozenset[str] | None, attribute: str, resolve: Resolve
-) -> bool:
-    """True when no freeze of the file reaches the module held at `.attribute`: the freezes
-    reach only fresh torch.nn layers at other attributes (`frozen`), and every store of
-    `attribute` builds a fresh torch.nn layer of its own."""
-    if frozen is None or attribute in frozen:
-        return False
-    values = _attribute_stores(tree, module_parents(tree)).get(attribute)
-    return bool(values) and all(
-        value is not None and fresh_layer(value, resolve) for value in values or ()
-    )
+def frozen_attributes(tree: ast.Module, resolve: Resolve) -> frozenset[str] | None:
+    """See `FreezeReach.frozen`."""
+    return FreezeReach(tree, resolve).frozen()
+
+
+def outside_freezes(tree: ast.Module, attribute: str, resolve: Resolve) -> bool:
+    """See `FreezeReach.outside`."""
+    return FreezeReach(tree, resolve).outside(attribute)
 
 
 def fresh_layer(expr: ast.expr, resolve: Resolve) -> bool:

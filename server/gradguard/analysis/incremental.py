@@ -659,6 +659,9 @@ def _syntax_differs(
         return "backward lines"
     if _grad_state_changed(old_text) != _grad_state_changed(text):
         return "grad state text"
+    reach = old._freeze_reach
+    if reach is not None and any(new.outside_freezes(a) != b for a, b in reach.answers.items()):
+        return "freeze reach"
     return _unknown_facts_differ(old, new, keys)
 
 
@@ -692,6 +695,7 @@ _KNOWN_SYNTAX = frozenset(
         "_namespaces",
         "_configs",
         "_settings_classes",
+        "_freeze_reach",
     }
 )
 

@@ -18,12 +18,12 @@ import re
 from bisect import bisect_left
 from dataclasses import dataclass, field
 
-from gradguard.analysis import freeze_reach
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.command_line import parsed_namespaces
 from gradguard.analysis.config_objects import config_instances
 from gradguard.analysis.constant_dicts import literal_dicts, unchanged_dicts
+from gradguard.analysis.freeze_reach import FreezeReach
 from gradguard.analysis.imports import COMPOUND, Scope, ScopeNode, build_scope, walrus_names
 from gradguard.analysis.interpreter.call_order import callees_first
 from gradguard.analysis.interpreter.statements import is_true
@@ -86,8 +86,7 @@ class FileSyntax:
         self._class_binds: dict[str, int] | None = None
         self._settings: frozenset[str] | None = None
         self._settings_classes: frozenset[str] | None = None
-        self._outside_freezes: dict[str, bool] | None = None
-        self._frozen_reach: frozenset[str] | None = None
+        self._freeze_reach: FreezeReach | None = None
 
     def _tree_freezes(self, tree: ast.Module) -> bool:
         """Whether code of the tree may freeze a parameter (`mentions_freezing`)."""
@@ -222,16 +221,9 @@ class FileSyntax:
     def outside_freezes(self, attribute: str) -> bool:
         """Whether no freeze of the file can reach the module held at `.attribute` (see
         `gradguard.analysis.freeze_reach`); asked only of files that freeze something."""
-        if self._outside_freezes is None:
-            resolve = self.scope_of(self.tree).resolve
-            self._frozen_reach = freeze_reach.frozen_attributes(self.tree, resolve)
-            self._outside_freezes = {}
-        if attribute not in self._outside_freezes:
-            resolve = self.scope_of(self.tree).resolve
-            self._outside_freezes[attribute] = freeze_reach.outside_freezes(
-                self.tree, self._frozen_reach, attribute, resolve
-            )
-        return self._outside_freezes[attribute]
+        if self._freeze_reach is None:
+            self._freeze_reach = FreezeReach(self.tree, self.scope_of(self.tree).resolve)
+        return self._freeze_reach.outside(attribute)
 
     def may_store_attribute(self, name: str) -> bool:
         """Whether the file may store into or delete `.name` of some object: it does so by
