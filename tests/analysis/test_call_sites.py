@@ -84,6 +84,40 @@ def test_a_known_parameter_reaches_the_body() -> None:
     assert [u.added.grad for u in accumulated] == [Grad.TRACKED]
 
 
+GRAPH_CALLS = [
+    # (title, the calls of `fit`, whether the history built before the call is known inside)
+    ("one call with a layer's output", "fit(model(x))", True),
+    (
+        "a call in a loop, given what was built before it",
+        "feats = model(x)\nfor _ in range(2):\n    fit(feats)",
+        True,
+    ),
+    (
+        "two calls with two graphs",
+        "fit(model(x))\nfit(model(x))",
+        False,
+    ),
+    ("detached", "fit(model(x).detach())", False),
+    ("under no_grad", "with torch.no_grad():\n    fit(model(x))", False),
+]
+
+
+@pytest.mark.parametrize(("title", "calls", "known"), GRAPH_CALLS, ids=[c[0] for c in GRAPH_CALLS])
+def test_the_history_an_argument_brings_is_known_in_the_callee(
+    title: str, calls: str, known: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The graph nodes an argument certainly went through at every call are part of the
+    parameter's value in the callee: a backward there runs through them."""
+    snippet = (
+        "def fit(features):\n    kept = features.sum()  # <- kept\n    kept.backward()\n"
+        + textwrap.dedent(calls)
+        + "\n"
+    )
+    value = fact_at(snippet, monkeypatch)
+    caller_nodes = [n for n in value.graph if not isinstance(n.node, ast.arg)]
+    assert bool(caller_nodes) is known, value.graph
+
+
 def test_methods_learn_from_calls_on_self() -> None:
     source = PRELUDE + textwrap.dedent(
         """

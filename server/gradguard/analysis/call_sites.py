@@ -981,11 +981,15 @@ def _map_arguments(
 
 
 def _as_parameter(value: Value) -> Value:
-    """An argument as the callee sees it: the caller's loops, graph nodes and binding
-    statement mean nothing inside the callee."""
+    """An argument as the callee sees it: the caller's loops, the tensors the caller's
+    graph nodes saved and its binding statement mean nothing inside the callee. Its graph
+    nodes do: the argument went through them before the call, so a backward in the callee
+    runs through them (a loop of backward calls in `fit(model, feats)` over features the
+    caller computed once frees them on its first pass). Joined over the calls, only the
+    nodes every call's argument went through remain."""
     plain = value.without_carries()
-    if plain.graph or plain.saved_in or plain.origin is not None:
-        plain = evolve(plain, graph=frozenset(), saved_in=frozenset(), origin=None)
+    if plain.saved_in or plain.origin is not None:
+        plain = evolve(plain, saved_in=frozenset(), origin=None)
     return plain
 
 
