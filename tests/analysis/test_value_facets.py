@@ -1350,7 +1350,19 @@ GRAPH_FACTS = [
      "        self.act = nn.ReLU(inplace=True)\n    def forward(self, t):\n"
      "        return self.act(self.fc(t))\nh = Head()(x)  # <- h", Kind.TENSOR,
      {"saved_in": _saves(Saves.OUTPUT)}),
+    ("an nn.Sequential ending in a layer saving its output",
+     "h = nn.Sequential(nn.Linear(2, 2), nn.Sigmoid())(x)  # <- h", Kind.TENSOR,
+     {"saved_in": _saves(Saves.OUTPUT)}),
+    ("an nn.Sequential ending in an in-place ReLU",
+     "h = nn.Sequential(nn.Linear(2, 2), nn.ReLU(inplace=True))(x)  # <- h", Kind.TENSOR,
+     {"saved_in": _saves(Saves.OUTPUT)}),
     # Look-alikes: the last operation saves its input, or nothing; or nothing requires grad.
+    ("an nn.Sequential ending in a layer saving its input",
+     "h = nn.Sequential(nn.Linear(2, 2), nn.GELU())(x)  # <- h", Kind.TENSOR,
+     {"saved_in": frozenset()}),
+    ("an nn.Sequential ending in nn.Linear",
+     "h = nn.Sequential(nn.ReLU(), nn.Linear(2, 2))(x)  # <- h", Kind.TENSOR,
+     {"saved_in": frozenset()}),
     ("a helper ending in a layer", "def head(t):\n    return model(torch.relu(t))\n"
      "h = head(x * 2)  # <- h", Kind.TENSOR, {"saved_in": frozenset()}),
     ("a helper adding after the saving op", "def gate(t):\n    return torch.sigmoid(t) + 1\n"

@@ -83,7 +83,12 @@ from gradguard.analysis.facts import BackwardCall, Grad, InPlaceOnSaved, module_
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity, TextEdit
 from gradguard.core.messages import MODIFIED_INPLACE, compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
-from gradguard.rewrite.expressions import expr_text, needs_parentheses, remove_argument
+from gradguard.rewrite.expressions import (
+    expr_text,
+    needs_parentheses,
+    remove_argument,
+    with_method,
+)
 from gradguard.rewrite.statements import insert_before, stands_alone
 
 _ERROR = "modified by an inplace operation"
@@ -347,7 +352,7 @@ x.sum().backward()
         message = compose(
             f"Saved `{name}` changed in place: backward() raises {MODIFIED_INPLACE.quoted}",
             f"Autograd saved `{name}` for the backward pass before this in-place change, so "
-            f"`{expr_text(ctx.source, event.target)}.backward()` fails",
+            f"`{with_method(ctx.source, event.target, 'backward()')}` fails",
             "Use the out-of-place form",
             MODIFIED_INPLACE.in_full,
         )
@@ -374,7 +379,7 @@ def _layers_finding(
     message = compose(
         f"In-place `{short}` overwrites saved output: backward() raises {MODIFIED_INPLACE.quoted}",
         f"`{first}` keeps its output for the backward pass and the next layer, `{second}`, "
-        f"overwrites it, so `{expr_text(ctx.source, event.target)}.backward()` fails",
+        f"overwrites it, so `{with_method(ctx.source, event.target, 'backward()')}` fails",
         "Build the layer without `inplace=True`",
         MODIFIED_INPLACE.in_full,
     )

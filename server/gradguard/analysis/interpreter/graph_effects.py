@@ -182,8 +182,10 @@ class GraphEffects(InterpreterState):
         freed, modified = self._graph_state()
         tracked = value.grad is Grad.TRACKED
         frees = tracked and via != "torch.autograd.grad" and self._frees_graph(call, via)
-        # (A forward's stand-in for its input is no graph of its own: see FunctionSummary.)
-        through = own_nodes(value.graph)
+        # (A forward's stand-in for its input is no graph of its own: see FunctionSummary.
+        # A node that saves only when a parameter requires grad, `SavedNode.given`, is not
+        # known to have saved anything here.)
+        through = frozenset(n for n in own_nodes(value.graph) if not n.given)
         # The recorded value keeps only the operations: a stand-in is no graph of its own.
         recorded = evolve(value, graph=through) if through != value.graph else value
         through = through if tracked else frozenset()

@@ -359,7 +359,9 @@ class ModuleCalls(ExpressionEvaluator):
                 base = _frozen_output(base, frozen) if frozen else evolve(UNKNOWN, kind=base.kind)
             self._input_changed_in_place(call, module, args, training=training)
             saves = graphs.module_saves(module.qualified, inplace=module.inplace)
-            if saves is None and kind.has_parameters:
+            if module.qualified == "torch.nn.Sequential" and _last_layer_saves_output(module):
+                saves = Saves.OUTPUT
+            elif saves is None and kind.has_parameters:
                 saves = Saves.OTHER
             exprs = list(call.args)
             base = self.saving_op(call, base, saves, args, exprs, inputs_saved=owns_graph)
@@ -716,3 +718,14 @@ def target_held_constant(call: ast.Call, args: list[Value]) -> list[Value]:
     held = list(args)
     held[target] = evolve(args[target], copies=frozenset())
     return held
+
+
+def _last_layer_saves_output(container: ModuleRef) -> bool:
+    """An `nn.Sequential` whose last layer, as built, is a torch.nn layer keeping its own
+    result for backward (`nn.ReLU`, `nn.Sigmoid`, `nn.Softmax`...): the container's result
+    is that layer's, so an in-place change of it breaks the backward (checked against torch
+    2.13.0: `nn.Sequential(nn.Linear(6, 2), nn.ReLU())(x)[0] = 0.0` fails it)."""
+    last = container.children[-1].module if container.children else None
+    if last is None or last.qualified is None:
+        return False
+    return graphs.module_saves(last.qualified, inplace=last.inplace) is Saves.OUTPUT
