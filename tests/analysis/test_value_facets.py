@@ -1312,6 +1312,11 @@ STRUCTURE_FACTS = [
      "    t = (model(x),)\nk = t  # <- k", Kind.SEQUENCE, {"elements": None}),
     ("dicts with other keys", "if input():\n    d = {'a': 1}\nelse:\n    d = {'b': 1}\n"
      "k = d  # <- k", Kind.MAPPING, {"elements": None, "fields": None}),
+    ("OrderedDict of literal pairs", "import collections\n"
+     "d = collections.OrderedDict([('a', model(x)), ('b', 2)])  # <- d", Kind.MAPPING,
+     {"fields": ("a", "b"), "elements.0.grad": T, "elements.1.const": 2}),
+    ("OrderedDict of a key given twice", "from collections import OrderedDict\n"
+     "d = OrderedDict([('a', 1), ('a', 2)])  # <- d", Kind.UNKNOWN, {"fields": None}),
     # A dict filled by keys that are not known strings: every value is at most the join.
     ("dict filled in a loop", "cache = {}\nfor i in range(3):  # <- cache\n"
      "    cache[i] = model(x)", Kind.MAPPING,
@@ -1356,6 +1361,10 @@ GRAPH_FACTS = [
     ("an nn.Sequential ending in an in-place ReLU",
      "h = nn.Sequential(nn.Linear(2, 2), nn.ReLU(inplace=True))(x)  # <- h", Kind.TENSOR,
      {"saved_in": _saves(Saves.OUTPUT)}),
+    ("an nn.Sequential of a named OrderedDict of layers",
+     "from collections import OrderedDict\n"
+     "h = nn.Sequential(OrderedDict([('fc', nn.Linear(2, 2)), ('act', nn.Sigmoid())]))(x)"
+     "  # <- h", Kind.TENSOR, {"saved_in": _saves(Saves.OUTPUT)}),
     # Look-alikes: the last operation saves its input, or nothing; or nothing requires grad.
     ("an nn.Sequential ending in a layer saving its input",
      "h = nn.Sequential(nn.Linear(2, 2), nn.GELU())(x)  # <- h", Kind.TENSOR,

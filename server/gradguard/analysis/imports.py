@@ -52,6 +52,7 @@ _LIBRARIES = frozenset(
         "sklearn",
         "math",
         "itertools",
+        "collections",
         "tqdm",
         "threading",
     }

@@ -249,6 +249,8 @@ class _Check:
         optimized = [u.value.optimizes for u in self.steps if u.value.optimizes is not None]
         if any(o.call is call and o.stale is not None for o in optimized):
             return None  # a replaced model: GG604's case
+        if any(o.call is call and o.others for o in optimized):
+            return None  # built on several modules: which ones a loss must reach is open
         if self.flow.is_deepcopy(value.func) and len(value.args) == 1:
             return True
         built = [o.module for o in optimized if o.call is call and o.module.self_contained]

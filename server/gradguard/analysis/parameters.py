@@ -79,13 +79,22 @@ class ReplacedAttribute:
 
 @dataclass(frozen=True, eq=False)
 class OptimizedParameters:
-    """An optimizer built from `<key>.parameters()` of a known module instance."""
+    """An optimizer built from `<key>.parameters()` of a known module instance; `others`
+    are the further modules, by key, whose parameters it was built on too (`Adam(list(E.
+    parameters()) + list(G.parameters()))`, `itertools.chain(...)`, `[*E.parameters(),
+    *G.parameters()]`). A fact that reasons about the one module an optimizer holds must
+    leave an optimizer with `others` alone."""
 
     call: ast.Call
     stmt: ast.stmt
     key: str
     module: ModuleRef
     stale: Replacement | None = None
+    others: tuple[tuple[str, ModuleRef], ...] = ()
+
+    def holds(self, key: str, module: ModuleRef) -> bool:
+        """Whether the optimizer was built on the parameters of `module` held at `key`."""
+        return (key == self.key and module == self.module) or (key, module) in self.others
 
 
 # Text that may make a parameter require grad again, or add one, anywhere in the file:

@@ -74,7 +74,7 @@ class ParameterSaves:
             key = dotted(call.func)
             construction = self._only_construction(key) if key is not None else None
             if construction is None:
-                return None
+                return _built_sequential(call, module, input_requires_grad)
             return self._sequential(construction, input_requires_grad)
         if qualified is not None:
             layer = _layer_saves(qualified, input_requires_grad)
@@ -344,3 +344,24 @@ def _is_docstring(stmt: ast.stmt) -> bool:
         and isinstance(stmt.value, ast.Constant)
         and isinstance(stmt.value.value, str)
     )
+
+
+def _built_sequential(call: ast.Call, module: ModuleRef, tracked: bool) -> SavedParameter | None:
+    """The same answer as `ParameterSaves._sequential`, from the layers the analysis knows
+    the container was built with (`ModuleRef.children`: `nn.Sequential(OrderedDict(...))`,
+    or one built by a helper) when its construction is not one statement of the file."""
+    if module.children is None:
+        return None
+    for child in module.children:
+        qualified = child.module.qualified if child.module is not None else None
+        if qualified is None or not qualified.startswith("torch.nn."):
+            return None
+        saved = _layer_saves(qualified, tracked)
+        if saved is not None:
+            return SavedParameter(call, saved)
+        kind = api.nn_module_kind(qualified)
+        if kind is not None and kind.has_parameters:
+            tracked = True
+        elif qualified.rsplit(".", 1)[-1] not in api.HISTORY_KEEPING_LAYERS:
+            return None
+    return None

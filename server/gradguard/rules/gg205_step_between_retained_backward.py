@@ -313,9 +313,11 @@ for step in range(2):
         first = expr_text(ctx.source, crash.first.target)
         second = expr_text(ctx.source, crash.second.target)
         call_text = expr_text(ctx.source, call) if isinstance(call, ast.expr) else held.key
+        # The module of the saving call: one of the several an optimizer may hold.
+        stepped = expr_text(ctx.source, call.func) if isinstance(call, ast.Call) else held.key
         message = compose(
             f"`{optimizer}.step()` before `{second}.backward()` raises {MODIFIED_INPLACE.quoted}",
-            f"It changes the parameters of `{held.key}` in place between "
+            f"It changes the parameters of `{stepped}` in place between "
             f"`{first}.backward(retain_graph=True)` and `{second}.backward()` (line "
             f"{crash.second.call.lineno}), which backpropagates through `{call_text}` "
             f"(line {getattr(call, 'lineno', '?')}), computed before the step: its "
@@ -398,9 +400,10 @@ class _Finder:
         """The weight `node` saved, when it is a call of the module `held` holds."""
         use = self.module_calls.get(id(node.node))
         module = use.value.module if use is not None else None
-        if use is None or module is None or module != held.module:
+        key = dotted(use.target) if use is not None else None
+        if use is None or module is None or key is None or not held.holds(key, module):
             return None
-        if dotted(use.target) != held.key or not isinstance(node.node, ast.Call):
+        if not isinstance(node.node, ast.Call):
             return None
         requires_grad = self._input_requires_grad(node.node, use, second.value.graph)
         return self.saves.saved_parameter(node.node, module, requires_grad)

@@ -499,7 +499,7 @@ class _FileFacts:
         it holds the parameters of a module built here that owns them all (`optimizerD`
         over `netD = Discriminator()`), every other such module (`netG`) has its own."""
         held = step.value.optimizes
-        if held is None or not held.module.self_contained:
+        if held is None or held.others or not held.module.self_contained:
             return set()
         return {
             text

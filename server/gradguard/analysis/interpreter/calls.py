@@ -25,7 +25,7 @@ from gradguard.analysis.call_sites import passed_arguments, switches_grad_mode
 from gradguard.analysis.converted_numbers import number_builtin
 from gradguard.analysis.events import Append, ForwardCall, ModuleModeCall, OptimizerCall
 from gradguard.analysis.graph import SavedNode, Saves
-from gradguard.analysis.imports import Scope, is_torch
+from gradguard.analysis.imports import is_torch
 from gradguard.analysis.integer_buffers import counter_kept
 from gradguard.analysis.interpreter.environment import GRAD_UNKNOWN
 from gradguard.analysis.interpreter.expressions import shape_of, with_field
@@ -261,6 +261,8 @@ class CallEvaluator(TorchCalls):
             return self._items_wrapped(call)
         if qualified == "copy.deepcopy":
             return self._deep_copy(call)
+        if qualified == "collections.OrderedDict":
+            return self._ordered_dict(call)
         if qualified == threads.THREAD:
             return self._thread(call)
         if qualified is not None and (built := libraries.library_model(qualified, call)):
@@ -284,6 +286,32 @@ class CallEvaluator(TorchCalls):
                     return self.method_call(call, receiver, func)
                 return self.call_value(call, attribute)
         return self.call_value(call, self.eval(func))
+
+    def _ordered_dict(self, call: ast.Call) -> Value:
+        """`OrderedDict([("fc", nn.Linear(8, 2)), ("act", nn.Tanh())])`: the dict of the
+        pairs, in order, when each is a literal pair with its own string key and nothing
+        else is passed (`nn.Sequential(OrderedDict(...))` names its layers this way)."""
+        args = self.arguments(call)
+        if call.keywords or len(call.args) != 1:
+            return mapping_of([]) if not call.args and not call.keywords else UNKNOWN
+        node, value = call.args[0], args[0]
+        if not isinstance(node, ast.List | ast.Tuple) or value.elements is None:
+            return UNKNOWN
+        pairs: list[tuple[str, Value]] = []
+        for item, element in zip(node.elts, value.elements, strict=False):
+            if not (
+                isinstance(item, ast.Tuple)
+                and len(item.elts) == 2
+                and isinstance(item.elts[0], ast.Constant)
+                and isinstance(item.elts[0].value, str)
+                and element.elements is not None
+                and len(element.elements) == 2
+            ):
+                return UNKNOWN
+            pairs.append((item.elts[0].value, element.elements[1]))
+        if len({key for key, _ in pairs}) != len(pairs) or len(pairs) != len(node.elts):
+            return UNKNOWN
+        return mapping_of(pairs)
 
     def _items_wrapped(self, call: ast.Call) -> Value:
         """`itertools.islice(loader, n)`, `tqdm(loader)`: an iterator over the items of the
@@ -373,16 +401,7 @@ class CallEvaluator(TorchCalls):
         return submodules.listed(receiver, name, self.submodule_classes())
 
     def _is_builtin(self, name: str) -> bool:
-        if self.env is not None and name in self.env:
-            return False
-        if name in self.module.globals:
-            return False
-        scope: Scope | None = self.scope
-        while scope is not None:
-            if scope.is_bound_locally(name):
-                return False
-            scope = scope.parent
-        return (
+        return self.unshadowed(name) and (
             name in _CONVERSION_BUILTINS
             or name in _PLAIN_BUILTINS
             or name in ("tuple", "list", "sum")

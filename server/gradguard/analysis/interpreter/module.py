@@ -50,6 +50,7 @@ from gradguard.analysis.values import (
     ClassInfo,
     Grad,
     Kind,
+    ModuleRef,
     Value,
     evolve,
     instance_value,
@@ -599,13 +600,32 @@ class ModuleInterpreter:
         foreign = self.syntax.foreign_attribute_stores()
         if foreign.get(attr):
             return None
-        key = built.key
-        if key == "self":
+        if built.key == "self":
             # `torch.optim.Adam(self.parameters())`: the object's own parameters (a module
             # class of the file); read through an instance, the key becomes the instance's.
-            if "self" not in kept_parameters(init):
+            if "self" not in kept_parameters(init) or built.others:
                 return None
             return value
+        key = self._kept_module_key(init, built.key)
+        if key is None:
+            return None
+        module_attr = key[5:]
+        if stores.get(module_attr) != 1 and not _rebuilt_elsewhere(cls, module_attr):
+            return None
+        # Its further modules must stay what `__init__` made them: each stored once.
+        others: list[tuple[str, ModuleRef]] = []
+        for other, module in built.others:
+            kept = self._kept_module_key(init, other)
+            if kept is None or stores.get(kept[5:]) != 1:
+                return None
+            others.append((kept, module))
+        return evolve(value, optimizes=dataclasses.replace(built, key=key, others=tuple(others)))
+
+    def _kept_module_key(self, init: FunctionNode, key: str) -> str | None:
+        """`self.<m>`, the attribute through which the other methods reach the module an
+        optimizer of `__init__` was built on at `key` (`self.model`, or the parameter
+        `model` that `__init__` stores as `self.model`), when nothing outside the class sets
+        it; None otherwise."""
         if not key.startswith("self."):
             if key not in kept_parameters(init):
                 return None
@@ -622,11 +642,9 @@ class ModuleInterpreter:
         module_attr = key[5:]
         if not module_attr or "." in module_attr:
             return None
-        if stores.get(module_attr) != 1 and not _rebuilt_elsewhere(cls, module_attr):
+        if self.syntax.foreign_attribute_stores().get(module_attr):
             return None
-        if foreign.get(module_attr):
-            return None
-        return evolve(value, optimizes=dataclasses.replace(built, key=key))
+        return key
 
     def _collect_set_attributes(self, info: ClassInfo) -> None:
         """`def add_loss_op(self, loss_op): self.loss_op = loss_op`: a module attribute set

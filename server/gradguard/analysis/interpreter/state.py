@@ -163,6 +163,20 @@ class InterpreterState:
                 found[name] = frozen
         return found
 
+    def unshadowed(self, name: str) -> bool:
+        """Whether `name` still means the builtin of that name here: nothing in this
+        function, the module's globals or an enclosing scope binds it."""
+        if self.env is not None and name in self.env:
+            return False
+        if name in self.module.globals:
+            return False
+        scope: Scope | None = self.scope
+        while scope is not None:
+            if scope.is_bound_locally(name):
+                return False
+            scope = scope.parent
+        return True
+
     def _bound_here(self, name: str) -> bool:
         return self.function is not None and self.scope.is_bound_locally(name)
 

@@ -31,6 +31,7 @@ from gradguard.analysis.interpreter.expressions import (
     shape_of,
 )
 from gradguard.analysis.interpreter.module_calls import ModuleCalls, target_held_constant
+from gradguard.analysis.mappings import exact_keys
 from gradguard.analysis.model import (
     TorchCall,
 )
@@ -101,7 +102,10 @@ def _given_argument(call: ast.Call, args: list[Value], position: int, name: str)
 
 def _unpacked_layers(call: ast.Call, args: list[Value]) -> list[Value] | None:
     """`nn.Sequential(*block(...), nn.Linear(...))`: the layers, with each unpacked list
-    standing for its items; None when no argument is unpacked (or one cannot be)."""
+    standing for its items; `nn.Sequential(OrderedDict([...]))`: the dict's values, in
+    order, when its keys are known. None when no argument is unpacked (or one cannot be)."""
+    if len(call.args) == 1 and not call.keywords and args and exact_keys(args[0]):
+        return list(args[0].elements or ())
     if not any(isinstance(a, ast.Starred) for a in call.args) or call.keywords:
         return None
     layers: list[Value] = []

@@ -301,6 +301,10 @@ class TrainingEffects(GraphEffects):
             built = optimizer.optimizes
             if built is None or built.stale is not None:
                 continue
+            if any(other in (key, base) for other, _ in built.others):
+                # One of its further modules re-bound or changed: what it holds is unknown.
+                self.env[name] = evolve(optimizer, optimizes=None)
+                continue
             owner = self._bound_or_kept(built.key) if built.key == base else self.env.get(built.key)
             same = owner is not None and owner.module is built.module
             rebound = isinstance(target, ast.Name) or any(name == n for n, _ in rebound_state)
@@ -353,7 +357,7 @@ class TrainingEffects(GraphEffects):
             (f"self.{attr}", value)
             for attr, value in info.attributes.items()
             if value.optimizes is not None
-            and value.optimizes.key == base
+            and base in (value.optimizes.key, *(k for k, _ in value.optimizes.others))
             and f"self.{attr}" not in self.env
         ]
 
@@ -486,26 +490,51 @@ class TrainingEffects(GraphEffects):
         )
 
     def _optimized_module(self, call: ast.Call) -> params.OptimizedParameters | None:
-        """`torch.optim.X(model.parameters(), ...)` on a module built in this file."""
+        """`torch.optim.X(model.parameters(), ...)` on a module built in this file, or on
+        several (`list(E.parameters()) + list(G.parameters())`, see `_parameter_sources`)."""
         first: ast.expr | None = call.args[0] if call.args else None
         keyword = passed_keyword(call, "params")
         if keyword is not None:
             first = keyword.value
-        if not (
-            isinstance(first, ast.Call)
-            and isinstance(first.func, ast.Attribute)
-            and first.func.attr == "parameters"
-            and not first.args
-            and not first.keywords
-            and self.stmt is not None
-            and self.env is not None
-        ):
+        if first is None or self.stmt is None or self.env is None:
             return None
-        key = dotted(first.func.value)
-        owner = self._bound_or_kept(key) if key is not None else None
-        if owner is None or owner.kind is not Kind.MODULE or owner.module is None:
+        sources = self._parameter_sources(first)
+        if not sources:
             return None
-        return params.OptimizedParameters(call, self.stmt, key or "", owner.module)
+        held: list[tuple[str, ModuleRef]] = []
+        for source in sources:
+            key = dotted(source)
+            owner = self._bound_or_kept(key) if key is not None else None
+            if key is None or owner is None or owner.kind is not Kind.MODULE:
+                return None
+            if owner.module is None or any(k == key for k, _ in held):
+                return None
+            held.append((key, owner.module))
+        (key, module), *others = held
+        return params.OptimizedParameters(call, self.stmt, key, module, others=tuple(others))
+
+    def _parameter_sources(self, expr: ast.expr) -> list[ast.expr] | None:
+        """The modules whose `.parameters()` make up `expr`, in order: `m.parameters()`;
+        `list(a.parameters()) + list(b.parameters())`; `[*a.parameters(), *b.parameters()]`;
+        `itertools.chain(a.parameters(), b.parameters())`. None for anything else."""
+        if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
+            left = self._parameter_sources(expr.left)
+            right = self._parameter_sources(expr.right)
+            return left + right if left and right else None
+        if isinstance(expr, ast.List) and expr.elts:
+            if not all(isinstance(e, ast.Starred) for e in expr.elts):
+                return None
+            found = [_parameters_owner(e.value) for e in expr.elts if isinstance(e, ast.Starred)]
+            return [f for f in found if f is not None] if all(found) else None
+        if isinstance(expr, ast.Call) and not expr.keywords and expr.args:
+            listed = isinstance(expr.func, ast.Name) and expr.func.id == "list"
+            if (listed and len(expr.args) == 1 and self.unshadowed("list")) or (
+                self.scope.resolve(expr.func) == "itertools.chain"
+            ):
+                found = [_parameters_owner(a) for a in expr.args]
+                return [f for f in found if f is not None] if all(found) else None
+        owner = _parameters_owner(expr)
+        return [owner] if owner is not None else None
 
     def _gradients(self, call: ast.Call, values: list[Value]) -> Value:
         """What `torch.autograd.grad(outputs, inputs)` returns: one gradient per input, with
@@ -1089,3 +1118,16 @@ def through_instance(kept: Value, receiver: str | None) -> Value:
         return kept if receiver == "self" else evolve(kept, optimizes=None)
     key = receiver + built.key[4:]
     return evolve(kept, optimizes=dataclasses.replace(built, key=key))
+
+
+def _parameters_owner(expr: ast.expr) -> ast.expr | None:
+    """`m` of `m.parameters()` (no arguments)."""
+    if (
+        isinstance(expr, ast.Call)
+        and isinstance(expr.func, ast.Attribute)
+        and expr.func.attr == "parameters"
+        and not expr.args
+        and not expr.keywords
+    ):
+        return expr.func.value
+    return None
