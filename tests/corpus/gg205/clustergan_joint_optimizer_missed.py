@@ -7,9 +7,10 @@ generator/encoder loss is backpropagated with `retain_graph=True`, `optimizer_GE
 changes the generator's weights, then `d_loss` (from `D_gen`, the discriminator's score of
 the non-detached generated batch) backpropagates through the generator's graph, which saved
 those weights: "one of the variables needed for gradient computation has been modified by an
-inplace operation" on PyTorch >= 1.5. GradGuard does not find it yet: the optimizer is built
-from `itertools.chain(...)` of two modules' parameters (the analysis knows only
-`<module>.parameters()`), and the step sits in an `if`. Written from scratch.
+inplace operation" on PyTorch >= 1.5. GradGuard does not find it yet: the optimizer, built
+from `itertools.chain(...)` of two modules' parameters, is known to hold both, but the step
+sits in an `if` and the second backward after it (GG205 pairs a step with backward calls of
+its own block). Written from scratch.
 """
 
 import itertools
