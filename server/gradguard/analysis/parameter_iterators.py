@@ -61,6 +61,7 @@ from gradguard.analysis import libraries
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.constructor_arguments import constructor_arguments
 from gradguard.analysis.events import ModuleCall, OptimizerCall
+from gradguard.analysis.held_iterators import held_iterators
 from gradguard.analysis.model import LoopNode, ModuleAnalysis
 from gradguard.analysis.name_flow import Key, NameFlow
 from gradguard.analysis.walk import module_nodes_of, own_nodes
@@ -94,6 +95,8 @@ _DYNAMIC_NAMES = frozenset(["setattr", "delattr", "vars", "__dict__", "__setattr
 # Methods of a class that change what reading or setting an attribute does.
 _ATTRIBUTE_ACCESS = frozenset(["__getattr__", "__getattribute__", "__setattr__", "__slots__"])
 _EXITS = (ast.Break, ast.Return, ast.Raise)
+# A read of the generator: a name, or `self.<a>` (see `held_iterators`).
+Read = ast.Name | ast.Attribute
 
 
 @dataclass(frozen=True, eq=False)
@@ -107,10 +110,15 @@ class Consumption:
     """
 
     node: ast.AST
-    name: ast.Name
+    name: Read
     consumer: str
     silent: str
     error: str | None
+
+    @property
+    def label(self) -> str:
+        """The read as written: `params`, `self.params`."""
+        return ast.unparse(self.name)
 
 
 @dataclass(frozen=True, eq=False)
@@ -162,7 +170,8 @@ def reused_iterators(
     found = [reuse for node in bindings if (reuse := finder.check(node)) is not None]
     if handed:
         found.extend(finder.check_parameters())
-    return found
+    kept = [b for b in bindings if any(isinstance(t, ast.Attribute) for t in b.targets)]
+    return found + held_iterators(finder, kept) if kept else found
 
 
 class _Finder:
@@ -174,6 +183,37 @@ class _Finder:
         self._declared: set[str] | None = None
         self._called_modules: set[Key] | None = None
         self._dynamic: bool | None = None
+
+    # -- what `held_iterators` asks ---------------------------------------------------------
+
+    def self_class_of(self, method: ast.FunctionDef | ast.AsyncFunctionDef) -> ast.ClassDef | None:
+        """The class of the file of which `method` is a plain method whose first parameter
+        (`self`) is never re-bound."""
+        positional = [*method.args.posonlyargs, *method.args.args]
+        if not positional:
+            return None
+        receiver = ast.Name(id=positional[0].arg, ctx=ast.Load())
+        return self._self_class(receiver, (id(method), positional[0].arg))
+
+    def consumption_of(self, read: ast.Name | ast.Attribute) -> Consumption | None:
+        """How the read `read` (a name, or `self.<a>`) iterates a generator to its end, if it
+        certainly does."""
+        return self.consumption(read)
+
+    def sets_attributes_dynamically(self) -> bool:
+        return self._dynamic_attributes()
+
+    def plain_class(self, node: ast.ClassDef) -> bool:
+        return self._plain_class(node, set())
+
+    def local_class(self, expr: ast.expr) -> ast.ClassDef | None:
+        """The class of the file `expr` names, when that name is bound only to it."""
+        return self._local_class(expr)
+
+    @staticmethod
+    def class_binds(node: ast.ClassDef, name: str) -> bool:
+        """The class body binds `name` (a method, a class attribute)."""
+        return name in _class_names(node)
 
     # -- the binding -----------------------------------------------------------------------
 
@@ -562,7 +602,7 @@ class _Finder:
 
     # -- consumptions ----------------------------------------------------------------------
 
-    def consumption(self, name: ast.Name) -> Consumption | None:
+    def consumption(self, name: Read) -> Consumption | None:
         """How the read `name` iterates the generator to its end, if it certainly does."""
         parent = self.flow.parents.get(id(name))
         if isinstance(parent, ast.For | ast.AsyncFor) and parent.iter is name:
@@ -582,13 +622,13 @@ class _Finder:
             return self._argument(comprehension, name)
         return self._argument(name, name)
 
-    def _argument(self, expr: ast.expr, name: ast.Name) -> Consumption | None:
+    def _argument(self, expr: ast.expr, name: Read) -> Consumption | None:
         """`expr` (the name, or a generator expression over it) handed to a consumer."""
         parent = self.flow.parents.get(id(expr))
         if isinstance(parent, ast.Starred) and expr is name:
             outer = self.flow.parents.get(id(parent))
             if isinstance(outer, ast.Call | ast.List | ast.Tuple | ast.Set):
-                text = f"`*{name.id}`"
+                text = f"`*{ast.unparse(name)}`"
                 return Consumption(parent, name, text, "unpacks nothing", None)
             return None
         if isinstance(parent, ast.Dict):
@@ -605,7 +645,7 @@ class _Finder:
         return self._call(parent, position, keyword, name)
 
     def _call(
-        self, call: ast.Call, position: int | None, keyword: str | None, name: ast.Name
+        self, call: ast.Call, position: int | None, keyword: str | None, name: Read
     ) -> Consumption | None:
         func = call.func
         if self._builtin(func, _COLLECTING_BUILTINS) and position == 0 and len(call.args) == 1:
@@ -627,7 +667,7 @@ class _Finder:
         return self._accelerator_clip(call, position, keyword, name)
 
     def _helper_consumption(
-        self, call: ast.Call, position: int | None, keyword: str | None, name: ast.Name
+        self, call: ast.Call, position: int | None, keyword: str | None, name: Read
     ) -> Consumption | None:
         """`describe(params)` where `describe` is a function of the file (defined once at
         module level, never re-bound or decorated) whose every call iterates that parameter
@@ -660,7 +700,7 @@ class _Finder:
         return Consumption(call, name, f"`{func.id}()`", "iterates nothing", None)
 
     def _accelerator_clip(
-        self, call: ast.Call, position: int | None, keyword: str | None, name: ast.Name
+        self, call: ast.Call, position: int | None, keyword: str | None, name: Read
     ) -> Consumption | None:
         """`accelerator.clip_grad_norm_(params, ...)` on an `accelerate.Accelerator`."""
         func = call.func
@@ -682,9 +722,7 @@ class _Finder:
         error = api.ITERATING_FUNCTIONS[f"torch.nn.utils.{func.attr}"][2]
         return _function_consumption(call, name, func.attr, error)
 
-    def _parameter_group(
-        self, group: ast.Dict, expr: ast.expr, name: ast.Name
-    ) -> Consumption | None:
+    def _parameter_group(self, group: ast.Dict, expr: ast.expr, name: Read) -> Consumption | None:
         """`{"params": name}` in the parameter groups of a torch.optim optimizer, or given
         to `optimizer.add_param_group(...)`."""
         if expr is not name or not any(
@@ -832,13 +870,13 @@ def _evaluated(stmt: ast.stmt) -> Iterator[ast.AST]:
             stack.extend(ast.iter_child_nodes(node))
 
 
-def _optimizer_consumption(call: ast.Call, name: ast.Name, qualified: str) -> Consumption:
+def _optimizer_consumption(call: ast.Call, name: Read, qualified: str) -> Consumption:
     consumer = f"{qualified.rsplit('.', 1)[-1]}()"
     return Consumption(call, name, consumer, "", api.EMPTY_OPTIMIZER_ERROR)
 
 
 def _function_consumption(
-    call: ast.Call, name: ast.Name, function: str, error: str | None
+    call: ast.Call, name: Read, function: str, error: str | None
 ) -> Consumption:
     silent = "copies nothing"
     if function.startswith("clip_grad"):
@@ -848,7 +886,7 @@ def _function_consumption(
     return Consumption(call, name, f"{function}()", silent if error is None else "", error)
 
 
-def _group_consumption(call: ast.Call, name: ast.Name, consumer: str) -> Consumption:
+def _group_consumption(call: ast.Call, name: Read, consumer: str) -> Consumption:
     return Consumption(call, name, consumer, "gets a parameter group with no parameters", None)
 
 

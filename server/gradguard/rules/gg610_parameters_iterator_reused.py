@@ -10,7 +10,11 @@ to its end, `describe(params)` summing the sizes), and then again to one of them
 finds a parameter of a function of the file that every call (in the file; the function is
 never passed around) binds to such a generator, iterated twice in the body: D2L's
 `grad_clipping(params, theta)` called as `grad_clipping(model.parameters(), 1)` sums the
-norm in a first loop, and its rescaling loop never runs. It also
+norm in a first loop, and its rescaling loop never runs. It also finds one that
+`__init__` keeps on `self` and iterates to its end (`self.params = filter(...)`, then
+`self.optim = SGD(self.params)`), read again by another method of the class
+(`clip_grad_norm_(self.params, 1.0)` in `train_step`): every other method runs after
+`__init__` returned, on an exhausted generator. It also
 finds one created before a training loop and iterated inside it (`clip_grad_norm_(params,
 1.0)` every step): every iteration after the first gets it exhausted.
 
@@ -20,7 +24,9 @@ handed that module as its parameter, or held in `self.model` when every construc
 the class of the file passes one to its `__init__`, or one of the wrappers above), both
 reads iterate it to its end (a `for` loop without `break`, an optimizer, a clipping or
 collecting call), the first one runs whenever the second does (not under an `if` or inside
-a loop of its own), and nothing re-binds the name in between. A name given to code the
+a loop of its own, and for `self.<a>` a statement of `__init__`'s own body that no
+`return` skips), and nothing re-binds the name in between (for `self.<a>`: no other store
+of it may reach an instance of the class). A name given to code the
 analysis does not know is not counted as iterated. A class whose own `parameters()`
 returns a list, and a name bound to `list(model.parameters())`, are never flagged.
 
@@ -249,7 +255,7 @@ for step in range(3):
 
     def _finding(self, ctx: RuleContext, reuse: ReusedIterator) -> Finding:
         second = reuse.second
-        name = second.name.id
+        name = second.label
         error = _error(second)
         effect = (
             f"{second.consumer} raises {error.quoted}"
@@ -277,6 +283,11 @@ for step in range(3):
                 f"{created}; {_consumer(first)} iterated it to the end, and a generator "
                 "cannot start over"
             )
+            if _kept_by_init(reuse):
+                why = (
+                    f"{created}; {_consumer(first)} in `__init__` iterated it to the end, "
+                    "and every other method runs after `__init__`: a generator cannot start over"
+                )
             related.append(Related(ctx.node_range(first.node), "iterates it to the end"))
         else:
             assert reuse.loop is not None
@@ -297,6 +308,12 @@ for step in range(3):
         )
         fix = _bind_list(ctx, reuse, source)
         return self.finding(message, ctx.node_range(second.name), related, [fix] if fix else [])
+
+
+def _kept_by_init(reuse: ReusedIterator) -> bool:
+    """The generator is kept on `self` by `__init__` (see `held_iterators`)."""
+    binding = reuse.binding
+    return isinstance(binding, ast.Assign) and isinstance(binding.targets[0], ast.Attribute)
 
 
 def _error(use: Consumption) -> TorchError | None:
