@@ -1386,6 +1386,34 @@ GRAPH_FACTS = [
      Kind.TENSOR, {"saved_in": frozenset()}),
     ("a helper returning a pair", "def gate(t):\n    return torch.sigmoid(t), t\n"
      "h, k = gate(model(x))  # <- h", Kind.TENSOR, {"saved_in": frozenset()}),
+    # An nn.Sequential's output is what its last layer returns: kept by it when that layer
+    # keeps its own result (ModuleRef.saves_output), also through a nested nn.Sequential and
+    # for each layer of an nn.ModuleList a comprehension calls.
+    ("a Sequential ending in ReLU", "seq = nn.Sequential(nn.Linear(2, 2), nn.ReLU())\n"
+     "h = seq(x)  # <- h", Kind.TENSOR, {"saved_in": _saves(Saves.OUTPUT)}),
+    ("a Sequential ending in a nested one", "seq = nn.Sequential(nn.Linear(2, 2), "
+     "nn.Sequential(nn.Linear(2, 2), nn.Tanh()))\nh = seq(x)  # <- h", Kind.TENSOR,
+     {"saved_in": _saves(Saves.OUTPUT)}),
+    ("a Sequential ending in an in-place LeakyReLU", "seq = nn.Sequential(nn.Linear(2, 2), "
+     "nn.LeakyReLU(0.1, inplace=True))\nh = seq(x)  # <- h", Kind.TENSOR,
+     {"saved_in": _saves(Saves.OUTPUT)}),
+    ("layers of a ModuleList called in a comprehension", "layers = nn.ModuleList("
+     "[nn.Sequential(nn.Linear(2, 2), nn.Sigmoid()) for _ in range(2)])\n"
+     "hs = [layer(x) for layer in layers]\nh = hs[0]  # <- h", Kind.TENSOR,
+     {"saved_in": _saves(Saves.OUTPUT)}),
+    # Look-alikes: the last layer keeps its input, or nothing; the container may change.
+    ("a Sequential ending in GELU", "seq = nn.Sequential(nn.Linear(2, 2), nn.GELU())\n"
+     "h = seq(x)  # <- h", Kind.TENSOR, {"saved_in": frozenset()}),
+    ("a Sequential ending in Dropout", "seq = nn.Sequential(nn.Linear(2, 2), nn.ReLU(), "
+     "nn.Dropout(0.1))\nh = seq(x)  # <- h", Kind.TENSOR, {"saved_in": frozenset()}),
+    ("a Sequential grown later", "seq = nn.Sequential(nn.Linear(2, 2), nn.ReLU())\n"
+     "seq.add_module('out', nn.Linear(2, 2))\nh = seq(x)  # <- h", Kind.TENSOR,
+     {"saved_in": frozenset()}),
+    ("a Sequential ending in unpacked layers", "extra = []\n"
+     "seq = nn.Sequential(nn.Linear(2, 2), nn.ReLU(), *extra)\nh = seq(x)  # <- h",
+     Kind.TENSOR, {"saved_in": frozenset()}),
+    ("a Sequential under no_grad", "seq = nn.Sequential(nn.Linear(2, 2), nn.ReLU())\n"
+     "with torch.no_grad():\n    h = seq(x)  # <- h", Kind.TENSOR, {"saved_in": frozenset()}),
 ]  # fmt: skip
 
 

@@ -24,7 +24,10 @@ arguments that fed the saving op require grad at that call; and the changed tens
 reached through a certain view (`conv(x.transpose(1, 2))` keeps `x`'s storage, so a later
 `x += ...` changes what the convolution saved). The kept tensor may also come back from a
 call: a block's `forward` or a helper whose last operation keeps its own output (`return
-F.relu(self.fc(x))`), changed in place by the caller (`h = self.block(x)`, then `h += x`).
+F.relu(self.fc(x))`), or an `nn.Sequential` whose last layer keeps its own result
+(`nn.Sequential(conv, bn, nn.ReLU(inplace=True))`, also each one of an `nn.ModuleList` a
+comprehension calls, `[b(x) for b in self.branches]`), changed in place by the caller
+(`h = self.block(x)`, then `h += x`).
 
 It may also sit between two layers of an `nn.Sequential` (written as its arguments, or in a
 list literal only unpacked into it, `nn.Sequential(*layers)`): a layer built with `inplace=True`

@@ -1109,6 +1109,8 @@ def _grad_state_names(text: str) -> frozenset[str]:
 _CONTAINER_MUTATORS = frozenset(
     {"append", "extend", "insert", "pop", "popitem", "remove", "clear", "update", "setdefault"}
     | {"__setitem__", "__delitem__", "reverse", "sort"}
+    # torch.nn containers: a module added under a new name runs last in an nn.Sequential.
+    | {"add_module", "register_module"}
 )
 
 

@@ -24,7 +24,7 @@ from gradguard.analysis.interpreter.training_effects import restamp
 from gradguard.analysis.model import (
     FunctionNode,
 )
-from gradguard.analysis.names import arguments_by_parameter, dotted
+from gradguard.analysis.names import arguments_by_parameter, callee_name, dotted
 from gradguard.analysis.node_cache import cached_by_node
 from gradguard.analysis.values import (
     UNKNOWN,
@@ -359,9 +359,11 @@ class ModuleCalls(ExpressionEvaluator):
                 base = _frozen_output(base, frozen) if frozen else evolve(UNKNOWN, kind=base.kind)
             self._input_changed_in_place(call, module, args, training=training)
             saves = graphs.module_saves(module.qualified, inplace=module.inplace)
-            if module.qualified == "torch.nn.Sequential" and _last_layer_saves_output(module):
+            if saves is None and base.grad is Grad.TRACKED and self._keeps_output(call, module):
+                # (Only for an output certainly requiring grad: whether a frozen container's
+                # output is kept depends on its input, which `given` stand-ins would defer.)
                 saves = Saves.OUTPUT
-            elif saves is None and kind.has_parameters:
+            if saves is None and kind.has_parameters:
                 saves = Saves.OTHER
             exprs = list(call.args)
             base = self.saving_op(call, base, saves, args, exprs, inputs_saved=owns_graph)
@@ -462,6 +464,20 @@ class ModuleCalls(ExpressionEvaluator):
             return self.in_context(forward, call, args, output, skip_self=True)
         self.taint_arguments(call)
         return UNKNOWN
+
+    def _keeps_output(self, call: ast.Call, module: ModuleRef) -> bool:
+        """A call of an nn.Sequential whose last layer keeps its own result (see
+        `ModuleRef.saves_output`), built right there or called by a name no code of the
+        file may change as a container (`append`, `insert`, `add_module`, an item
+        stored...)."""
+        if isinstance(call.func, ast.Call):
+            return module.saves_output  # built right here (`nn.Sequential(...)(x)`)
+        held = callee_name(call.func)
+        return (
+            module.saves_output
+            and held is not None
+            and held not in self.module.changed_containers()
+        )
 
     def in_context(
         self,
@@ -718,14 +734,3 @@ def target_held_constant(call: ast.Call, args: list[Value]) -> list[Value]:
     held = list(args)
     held[target] = evolve(args[target], copies=frozenset())
     return held
-
-
-def _last_layer_saves_output(container: ModuleRef) -> bool:
-    """An `nn.Sequential` whose last layer, as built, is a torch.nn layer keeping its own
-    result for backward (`nn.ReLU`, `nn.Sigmoid`, `nn.Softmax`...): the container's result
-    is that layer's, so an in-place change of it breaks the backward (checked against torch
-    2.13.0: `nn.Sequential(nn.Linear(6, 2), nn.ReLU())(x)[0] = 0.0` fails it)."""
-    last = container.children[-1].module if container.children else None
-    if last is None or last.qualified is None:
-        return False
-    return graphs.module_saves(last.qualified, inplace=last.inplace) is Saves.OUTPUT

@@ -608,6 +608,8 @@ class FunctionInterpreter(CallEvaluator):
             generator.iter, iterated, self.lookup, range_is_builtin=self._is_builtin("range")
         )
         element = element_of(iterated)
+        if element is UNKNOWN:  # `[layer(x) for layer in self.layers]`, as a `for` loop
+            element = self._layer_of(generator.iter, iterated) or element
         scoped = {
             node.id: self.env.get(node.id)
             for node in ast.walk(generator.target)

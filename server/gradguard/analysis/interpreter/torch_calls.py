@@ -121,6 +121,29 @@ def _unpacked_layers(call: ast.Call, args: list[Value]) -> list[Value] | None:
     return layers
 
 
+def _last_keeps_output(call: ast.Call, args: list[Value]) -> bool:
+    """`nn.Sequential(..., nn.ReLU())`: its last layer, certainly known (written last, or
+    the last element of a list of known elements unpacked last), keeps its own result for
+    backward (see `ModuleRef.saves_output`)."""
+    if call.keywords or not call.args or len(args) != len(call.args):
+        return False
+    last = args[-1]
+    if isinstance(call.args[-1], ast.Starred) or (len(args) == 1 and exact_keys(last)):
+        # Unpacked last, or `nn.Sequential(OrderedDict([...]))`: the last of its values.
+        if not last.elements:
+            return False
+        last = last.elements[-1]
+    module = last.module
+    if last.kind is not Kind.MODULE or module is None:
+        return False
+    if module.saves_output:
+        return True
+    return (
+        module.qualified is not None
+        and graphs.module_saves(module.qualified, inplace=module.inplace) is Saves.OUTPUT
+    )
+
+
 def _counts_batches(call: ast.Call, last: str) -> bool:
     """`nn.BatchNorm2d(n)` (see `ModuleRef.integer_buffer`): a counting norm whose
     `track_running_stats` is not given or is a literal True; unknown otherwise."""
@@ -427,6 +450,7 @@ class TorchCalls(ModuleCalls):
                     changes_input=first.changes_input if first is not None else None,
                     clashes=_layer_clashes(exprs, layers_given) if exprs else (),
                     children=_held_modules(layers_given),
+                    saves_output=_last_keeps_output(call, args),
                 )
                 return Value(kind=Kind.MODULE, module=module)
             fresh = not call.keywords and _fresh_layers(call.args, args)
@@ -453,6 +477,7 @@ class TorchCalls(ModuleCalls):
                 steps=_local_steps(call, args),
                 integer_buffer=_holds_integer_buffer(call, args),
                 children=None if call.keywords else _held_modules(args),
+                saves_output=_last_keeps_output(call, args),
             )
             return Value(kind=Kind.MODULE, module=module)
         if qualified in api.PRETRAINED_LAYERS:

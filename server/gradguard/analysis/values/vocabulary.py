@@ -220,6 +220,11 @@ class ModuleRef:
     self_contained: bool = False
     # Its forward saves its input for backward (an nn.Sequential starting with nn.Linear).
     saves_input: bool = False
+    # Its output is what its last layer keeps for backward: an nn.Sequential whose last
+    # layer is one keeping its own result (`graph.module_saves` OUTPUT: nn.ReLU, nn.Tanh,
+    # nn.Sigmoid...) or such an nn.Sequential itself. A call of it keeps its result as a
+    # call of that layer does, unless code of the file may change the container.
+    saves_output: bool = False
     # The activation its output certainly ends with (nn.Softmax, nn.Linear, an nn.Sequential
     # whose last layer is one); None when not known.
     applies: Activation | None = None
