@@ -69,6 +69,9 @@ class InPlaceOnSaved:
     value: Value
     saved_by: frozenset[SavedNode]
     function: FunctionNode | None
+    # A call of a function that changes its argument in place (see `changed_arguments`):
+    # the node in that function doing it (`node` is then the call).
+    inside: ast.AST | None = None
 
 
 @dataclass(frozen=True, eq=False)

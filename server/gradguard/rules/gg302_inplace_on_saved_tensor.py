@@ -27,7 +27,10 @@ call: a block's `forward` or a helper whose last operation keeps its own output 
 F.relu(self.fc(x))`), or an `nn.Sequential` whose last layer keeps its own result
 (`nn.Sequential(conv, bn, nn.ReLU(inplace=True))`, also each one of an `nn.ModuleList` a
 comprehension calls, `[b(x) for b in self.branches]`), changed in place by the caller
-(`h = self.block(x)`, then `h += x`).
+(`h = self.block(x)`, then `h += x`). Or the change is made by a function or module of the
+file the caller hands the kept tensor to, which writes into its parameter on every call
+(`out = x; out[:, :, :h] = ...` in a submodule's `forward`, `return imgs.clamp_(-1, 1)` in
+a helper): the finding is at the call, which should pass a copy.
 
 It may also sit between two layers of an `nn.Sequential` (written as its arguments, or in a
 list literal only unpacked into it, `nn.Sequential(*layers)`): a layer built with `inplace=True`
@@ -82,7 +85,13 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from gradguard.analysis.facts import BackwardCall, Grad, InPlaceOnSaved, module_nodes_of
+from gradguard.analysis.facts import (
+    BackwardCall,
+    Grad,
+    InPlaceOnSaved,
+    SavedNode,
+    module_nodes_of,
+)
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity, TextEdit
 from gradguard.core.messages import MODIFIED_INPLACE, compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
@@ -340,8 +349,35 @@ x.sum().backward()
                     continue  # `std.mul_(eps).add_(mu)`: one tensor, reported at `std.mul_`
                 if change.value.grad is Grad.TRACKED and change.value.leaf:
                     continue  # in place on a leaf that requires grad: GG301's finding
+                if change.inside is not None and any(c.node is change.inside for c in changes):
+                    continue  # the callee's own change is reported where it is made
                 reported.add(id(change.node))
                 yield self._finding(ctx, change, event)
+
+    def _call_finding(
+        self, ctx: RuleContext, change: InPlaceOnSaved, event: BackwardCall, saver: SavedNode
+    ) -> Finding:
+        """A call of a function of the file that writes into the saved tensor it is given."""
+        inside = change.inside
+        assert inside is not None
+        name = expr_text(ctx.source, change.target)
+        call = expr_text(ctx.source, change.node) if isinstance(change.node, ast.expr) else name
+        line = getattr(inside, "lineno", "?")
+        message = compose(
+            f"`{_short(call)}` changes saved `{name}` in place: backward() raises "
+            f"{MODIFIED_INPLACE.quoted}",
+            f"The function it calls writes into its argument (line {line}), after autograd "
+            f"saved `{name}` for the backward pass, so "
+            f"`{with_method(ctx.source, event.target, 'backward()')}` fails",
+            f"Pass a copy (`{name}.clone()`) or make the function work out of place",
+            MODIFIED_INPLACE.in_full,
+        )
+        related = [
+            Related(ctx.node_range(saver.node), f"`{name}` saved for backward here"),
+            Related(ctx.node_range(inside), "the in-place write"),
+            Related(ctx.node_range(event.call), "the backward pass that needs it"),
+        ]
+        return self.finding(message, ctx.node_range(change.node), related, [])
 
     def _finding(self, ctx: RuleContext, change: InPlaceOnSaved, event: BackwardCall) -> Finding:
         if isinstance(change.node, ast.Call) and isinstance(change.target, ast.Call):
@@ -352,6 +388,8 @@ x.sum().backward()
         saver = min(
             change.saved_by & event.through_modified, key=lambda n: getattr(n.node, "lineno", 0)
         )
+        if change.inside is not None and isinstance(change.node, ast.Call):
+            return self._call_finding(ctx, change, event, saver)
         message = compose(
             f"Saved `{name}` changed in place: backward() raises {MODIFIED_INPLACE.quoted}",
             f"Autograd saved `{name}` for the backward pass before this in-place change, so "
@@ -459,3 +497,9 @@ def _call_out_of_place(ctx: RuleContext, call: ast.Call, name: str) -> TextEdit 
     function = expr_text(ctx.source, func)
     arguments = expr_text(ctx.source, call)[len(function) :]
     return TextEdit(ctx.node_range(call), f"{name} = {function[:-1]}{arguments}")
+
+
+def _short(text: str) -> str:
+    """A call as a message quotes it: on one line, at most 60 characters."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= 60 else flat[:57] + "..."

@@ -615,6 +615,7 @@ class CallEvaluator(TorchCalls):
         self.taint_arguments(call, self._stepped_arguments(method, call, skip_self=bound))
         self._frozen_by(method, summary, call, skip_self=bound)
         self._replaced_by(method, summary, call, skip_self=bound)
+        self.arguments_changed_in_place(method, call, skip_self=bound)
         result = self._instantiate(method, summary, call, args, skip_self=bound)
         result = self.in_context(method, call, args, result, skip_self=bound)
         if state is not None:
@@ -969,6 +970,7 @@ class CallEvaluator(TorchCalls):
             self.taint_arguments(call, stepped)
             self._frozen_by(callee.function, summary, call, skip_self=False)
             self._replaced_by(callee.function, summary, call, skip_self=False)
+            self.arguments_changed_in_place(callee.function, call, skip_self=False)
             result = self._instantiate(callee.function, summary, call, args, skip_self=False)
             result = self.in_context(callee.function, call, args, result, skip_self=False)
             given = self._returned_argument(callee.function, call, args)

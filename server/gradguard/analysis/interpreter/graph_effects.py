@@ -6,15 +6,17 @@ from __future__ import annotations
 import ast
 
 from gradguard.analysis import torch_api as api
+from gradguard.analysis.changed_arguments import changed_parameters
 from gradguard.analysis.events import InferenceSaved
 from gradguard.analysis.graph import GRAPH_STATE_KEY, SavedNode, Saves
 from gradguard.analysis.graph_inputs import is_stand_in, is_state_stand_in, own_nodes
 from gradguard.analysis.interpreter.state import InterpreterState
 from gradguard.analysis.model import (
     BackwardCall,
+    FunctionNode,
     InPlaceOnSaved,
 )
-from gradguard.analysis.names import dotted, passed_keyword
+from gradguard.analysis.names import arguments_by_parameter, dotted, passed_keyword
 from gradguard.analysis.values import (
     Grad,
     Kind,
@@ -166,16 +168,38 @@ class GraphEffects(InterpreterState):
         if self.env is not None:
             self.env[GRAPH_STATE_KEY] = Value(kind=Kind.OTHER, graph=freed, saved_in=modified)
 
-    def modified_in_place(self, node: ast.AST, target: ast.expr, value: Value) -> None:
-        """An in-place change of `value`: the graph nodes that saved it can no longer use it."""
+    def modified_in_place(
+        self, node: ast.AST, target: ast.expr, value: Value, *, inside: ast.AST | None = None
+    ) -> None:
+        """An in-place change of `value`: the graph nodes that saved it can no longer use it.
+        `inside`: the change is made by the function `node` calls, at that node there."""
         if not value.saved_in:
             return
         freed, modified = self._graph_state()
         self._set_graph_state(freed, modified | value.saved_in)
         if self.record and self.stmt is not None:
             self.module.analysis.inplace_on_saved.append(
-                InPlaceOnSaved(node, self.stmt, target, value, value.saved_in, self.function)
+                InPlaceOnSaved(
+                    node, self.stmt, target, value, value.saved_in, self.function, inside
+                )
             )
+
+    def arguments_changed_in_place(
+        self, function: FunctionNode, call: ast.Call, *, skip_self: bool
+    ) -> None:
+        """`call` runs a function of the file that certainly writes into some of its
+        parameters (see `changed_arguments`): each tensor passed for one of them, named
+        here, is changed in place by the call."""
+        changed = changed_parameters(function)
+        if not changed or self.env is None:
+            return
+        passed = arguments_by_parameter(function, call, skip_self=skip_self) or {}
+        for name, inside in changed.items():
+            expr = passed.get(name)
+            key = dotted(expr) if expr is not None else None
+            value = self.env.get(key) if key is not None else None
+            if expr is not None and value is not None and value.kind is Kind.TENSOR:
+                self.modified_in_place(call, expr, value, inside=inside)
 
     def backpropagate(self, call: ast.Call, target: ast.expr, value: Value, via: str) -> None:
         """A backward()/autograd.grad() call: record it, then free the graph it ran through."""

@@ -461,6 +461,7 @@ class ModuleCalls(ExpressionEvaluator):
                 self._result_changed_in_place(fresh, realised, realised=True)
             elif summary.changed_in_result:
                 output = self._tuple_changed_in_place(call, output, summary, given)
+            self.arguments_changed_in_place(forward, call, skip_self=True)
             return self.in_context(forward, call, args, output, skip_self=True)
         self.taint_arguments(call)
         return UNKNOWN
