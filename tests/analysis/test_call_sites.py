@@ -93,10 +93,11 @@ GRAPH_CALLS = [
         True,
     ),
     (
-        "two calls with two graphs",
+        "two calls, each with a graph of its own",
         "fit(model(x))\nfit(model(x))",
-        False,
+        True,
     ),
+    ("one call with a graph, one without", "fit(model(x))\nfit(x)", False),
     ("detached", "fit(model(x).detach())", False),
     ("under no_grad", "with torch.no_grad():\n    fit(model(x))", False),
 ]
@@ -106,16 +107,17 @@ GRAPH_CALLS = [
 def test_the_history_an_argument_brings_is_known_in_the_callee(
     title: str, calls: str, known: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The graph nodes an argument certainly went through at every call are part of the
-    parameter's value in the callee: a backward there runs through them."""
+    """That an argument certainly went through saving operations at every call is part of
+    the parameter's value in the callee (one node of the parameter): a backward there runs
+    through it."""
     snippet = (
         "def fit(features):\n    kept = features.sum()  # <- kept\n    kept.backward()\n"
         + textwrap.dedent(calls)
         + "\n"
     )
     value = fact_at(snippet, monkeypatch)
-    caller_nodes = [n for n in value.graph if not isinstance(n.node, ast.arg)]
-    assert bool(caller_nodes) is known, value.graph
+    brought = [n for n in value.graph if n.brought]
+    assert bool(brought) is known, value.graph
 
 
 def test_methods_learn_from_calls_on_self() -> None:

@@ -37,6 +37,7 @@ import ast
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from gradguard.analysis.graph import brought_history
 from gradguard.analysis.libraries import PLOTTING_METHODS
 from gradguard.analysis.mappings import exact_keys, mapping_of, pairs_of
 from gradguard.analysis.names import (
@@ -961,7 +962,10 @@ def _map_arguments(
     names = {p.arg for p in (*positional, *spec.kwonlyargs)}
     if spec.kwarg is None and not binding.keywords <= names:
         return None
-    mapped = {name: _as_parameter(value) for name, value in passed.items() if name in names}
+    params = {p.arg: p for p in (*positional, *spec.kwonlyargs)}
+    mapped = {
+        name: _as_parameter(value, params[name]) for name, value in passed.items() if name in names
+    }
     # Every call maps these (the joins over calls read every parameter of each).
     for extra in (spec.vararg, spec.kwarg):
         if extra is not None:
@@ -980,16 +984,22 @@ def _map_arguments(
     return mapped
 
 
-def _as_parameter(value: Value) -> Value:
-    """An argument as the callee sees it: the caller's loops, the tensors the caller's
-    graph nodes saved and its binding statement mean nothing inside the callee. Its graph
-    nodes do: the argument went through them before the call, so a backward in the callee
-    runs through them (a loop of backward calls in `fit(model, feats)` over features the
-    caller computed once frees them on its first pass). Joined over the calls, only the
-    nodes every call's argument went through remain."""
+def _as_parameter(value: Value, param: ast.arg | None = None) -> Value:
+    """An argument as the callee sees it: the caller's loops, graph nodes, the tensors they
+    saved and its binding statement mean nothing inside the callee. That it went through
+    operations that saved tensors does: a backward in the callee runs through them (a loop
+    of backward calls in `fit(model, feats)` over features the caller computed once frees
+    them on its first pass). For `param`, that history is one node of the parameter
+    (`graph.brought_history`), the same for every call and every edit of the callers:
+    joined over the calls, it stays when every call's argument brought some."""
     plain = value.without_carries()
-    if plain.saved_in or plain.origin is not None:
-        plain = evolve(plain, saved_in=frozenset(), origin=None)
+    if plain.graph or plain.saved_in or plain.origin is not None:
+        # (A stand-in for the caller's own parameter is no history of its own.)
+        certain = any(
+            not n.given and (n.brought or not isinstance(n.node, ast.arg)) for n in plain.graph
+        )
+        brought = frozenset({brought_history(param)}) if certain and param else frozenset()
+        plain = evolve(plain, graph=brought, saved_in=frozenset(), origin=None)
     return plain
 
 

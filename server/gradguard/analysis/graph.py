@@ -45,6 +45,20 @@ class SavedNode:
     # require grad for the operation to save anything (its inputs' grad was not known
     # there); empty when the node certainly saved.
     given: frozenset[SavedNode] = frozenset()
+    # The history a parameter's argument certainly brought from every call (`node` is the
+    # parameter, see `brought_history`): a graph built before the call, not a stand-in.
+    brought: bool = False
+
+
+def brought_history(param: ast.arg) -> SavedNode:
+    """The one node standing, inside a function, for the graph every call's argument for
+    `param` certainly went through before the call. One object per parameter, kept on the
+    parameter's own node, so the callers' facts stay equal across edits of the callers."""
+    found = getattr(param, "_gradguard_brought", None)
+    if not isinstance(found, SavedNode):
+        found = SavedNode(param, Saves.OTHER, brought=True)
+        param._gradguard_brought = found  # type: ignore[attr-defined]
+    return found
 
 
 # Key of the environment entry holding the graph state of a program point (see

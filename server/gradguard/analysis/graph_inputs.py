@@ -35,13 +35,13 @@ _TENSOR_LIKE = (Kind.UNKNOWN, Kind.TENSOR)
 
 def is_stand_in(node: SavedNode) -> bool:
     """A parameter's stand-in, not an operation that saved anything."""
-    return isinstance(node.node, ast.arg)
+    return isinstance(node.node, ast.arg) and not node.brought
 
 
 def is_state_stand_in(node: SavedNode) -> bool:
     """A method's stand-in for the graph `self.<attr>` had when it was called (its `arg`
     is dotted, which no parameter's can be): see `InterpreterState.state_graph`."""
-    return isinstance(node.node, ast.arg) and "." in node.node.arg
+    return isinstance(node.node, ast.arg) and not node.brought and "." in node.node.arg
 
 
 def own_nodes(graph: frozenset[SavedNode]) -> frozenset[SavedNode]:
