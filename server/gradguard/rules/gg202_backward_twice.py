@@ -273,11 +273,11 @@ opt_g.step()
             "the loop, so the second iteration finds it freed",
             "Compute the forward pass and the loss inside the loop",
         )
-        before = "computed once, before the loop"
+        built = "computed once, before the loop"
         if node.brought and isinstance(node.node, ast.arg):
-            before = f"`{node.node.arg}` brings a graph its callers built before the call"
+            built = f"`{node.node.arg}` brings a graph its callers built before the call"
         related = [
-            Related(ctx.node_range(node.node), before),
+            Related(ctx.node_range(node.node), built),
             Related(ctx.header_range(loop), "the loop"),
         ]
         return self.finding(message, ctx.node_range(event.call), related)
