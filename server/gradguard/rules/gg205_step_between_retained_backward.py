@@ -88,6 +88,7 @@ from gradguard.analysis.facts import (
     SavedNode,
     SavedParameter,
     dotted,
+    periodic_divisor,
 )
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
 from gradguard.core.messages import MODIFIED_INPLACE, compose
@@ -382,17 +383,32 @@ class _Finder:
     def _crash(self, first: BackwardCall, step: OptimizerCall) -> _Crash | None:
         held = step.value.optimizes
         assert held is not None
-        _, block = self.ctx.analysis.block_of(step.stmt)
-        at = _index(block, step.stmt)
         for second in self.ctx.analysis.backward_calls:
-            where = _index(block, second.stmt)
-            if where is None or at is None or where <= at or not _second_pass(second):
+            if not _second_pass(second) or not self._follows(step.stmt, second.stmt):
                 continue
             for node in sorted(first.value.graph & second.value.graph, key=_position):
                 saved = self._saved_parameter(node, held, second)
                 if saved is not None:
                     return _Crash(first, step, second, node, saved)
         return None
+
+    def _follows(self, step: ast.stmt, second: ast.stmt) -> bool:
+        """`second` runs after `step` whenever `step` runs: later in its block, or later in
+        the block around an `if` that steps once every k iterations (`if i % k == 0:`,
+        whose body holds the step), which then certainly runs on some iteration."""
+        owner, block = self.ctx.analysis.block_of(step)
+        at, where = _index(block, step), _index(block, second)
+        if at is not None and where is not None:
+            return where > at
+        if not (
+            isinstance(owner, ast.If)
+            and block is owner.body
+            and periodic_divisor(owner.test) is not None
+        ):
+            return False
+        _, outer = self.ctx.analysis.block_of(owner)
+        at, where = _index(outer, owner), _index(outer, second)
+        return at is not None and where is not None and where > at
 
     def _saved_parameter(
         self, node: SavedNode, held: OptimizedParameters, second: BackwardCall

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
+from gradguard.analysis.bindings import sole_assignment
 from gradguard.analysis.call_sites import keyword_argument, passed_arguments
 from gradguard.analysis.events import (
     Accumulation,
@@ -533,6 +534,13 @@ class TrainingEffects(GraphEffects):
             ):
                 found = [_parameters_owner(a) for a in expr.args]
                 return [f for f in found if f is not None] if all(found) else None
+        if isinstance(expr, ast.Name) and self.stmt is not None:
+            # `ge_chain = itertools.chain(...)`, bound once before, then `Adam(ge_chain)`.
+            body = self.function.body if self.function is not None else self.module.tree.body
+            bound = sole_assignment(expr.id, body)
+            if bound is not None and bound.lineno < self.stmt.lineno:
+                return self._parameter_sources(bound.value)
+            return None
         owner = _parameters_owner(expr)
         return [owner] if owner is not None else None
 

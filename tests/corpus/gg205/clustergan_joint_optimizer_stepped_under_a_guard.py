@@ -7,10 +7,10 @@ generator/encoder loss is backpropagated with `retain_graph=True`, `optimizer_GE
 changes the generator's weights, then `d_loss` (from `D_gen`, the discriminator's score of
 the non-detached generated batch) backpropagates through the generator's graph, which saved
 those weights: "one of the variables needed for gradient computation has been modified by an
-inplace operation" on PyTorch >= 1.5. GradGuard does not find it yet: the optimizer, built
-from `itertools.chain(...)` of two modules' parameters, is known to hold both, but the step
-sits in an `if` and the second backward after it (GG205 pairs a step with backward calls of
-its own block). Written from scratch.
+inplace operation" on PyTorch >= 1.5. Two facts make it visible: the optimizer, built from
+`itertools.chain(...)` of two modules' parameters (bound to a name first), holds both; and
+the step sits in an `if` that runs once every `n_skip_iter` iterations, so the backward
+after that `if` certainly follows the step on some iteration. Written from scratch.
 """
 
 import itertools
@@ -40,7 +40,7 @@ for i in range(2):
         zn_loss = mse_loss(encoder(gen_imgs), zn)
         ge_loss = torch.mean(D_gen) + zn_loss
         ge_loss.backward(retain_graph=True)
-        optimizer_GE.step()  # missed: GG205
+        optimizer_GE.step()  # expect: GG205
     optimizer_D.zero_grad()
     d_loss = torch.mean(D_real) - torch.mean(D_gen)
     d_loss.backward()
