@@ -8,8 +8,8 @@ import textwrap
 
 import pytest
 
-from gradguard.analysis.events import Accumulation
-from gradguard.analysis.loop_entry import certainly_entered
+from gradguard.analysis.events import Accumulation, LoopTrips
+from gradguard.analysis.loop_entry import certainly_entered, fewest_trips, least_trips
 from gradguard.analysis.model import analyse_module
 from gradguard.analysis.values import UNKNOWN, Kind, Value
 
@@ -186,3 +186,104 @@ def test_a_loop_that_certainly_runs_leaves_only_through_its_body() -> None:
     kinds = {c.function.name: c.value.kind for c in calls if c.function is not None}
     assert kinds["train"] is Kind.TENSOR
     assert kinds["maybe"] is not Kind.TENSOR
+
+
+@pytest.mark.parametrize(
+    ("iterable", "value", "trips"),
+    [
+        ("range(3)", UNKNOWN, 3),
+        ("range(five)", UNKNOWN, 5),
+        ("range(1, five)", UNKNOWN, 4),
+        ("range(0, 9, 2)", UNKNOWN, 5),  # 0, 2, 4, 6, 8
+        ("range(0, 10, 3)", UNKNOWN, 4),  # 0, 3, 6, 9
+        ("range(5, 0, -2)", UNKNOWN, 3),  # 5, 3, 1
+        ('range(hp["steps"])', UNKNOWN, 2),
+        ("range(self.n_critic)", UNKNOWN, 5),
+        ("range(0)", UNKNOWN, 0),
+        ("range(0, 9, 0)", UNKNOWN, 0),  # raises
+        ("range(n)", UNKNOWN, 0),  # unknown
+        ("range(flag)", UNKNOWN, 0),
+        ("[a, b, c]", UNKNOWN, 3),
+        ("[a, *rest]", UNKNOWN, 1),  # only what is written out counts
+        ("d", _KNOWN["d"], 1),
+        ("hp", _KNOWN["hp"], 2),
+        ("hp.values()", UNKNOWN, 2),
+        ("batches", UNKNOWN, 0),
+    ],
+)
+def test_least_trips(iterable: str, value: Value, trips: int) -> None:
+    """How many items iterating certainly yields at least: checked against Python
+    (`len(range(0, 10, 3)) == 4`, `len(range(5, 0, -2)) == 3`)."""
+    expr = ast.parse(iterable, mode="eval").body
+    assert least_trips(expr, value, lambda k: _KNOWN.get(k, UNKNOWN), range_is_builtin=True) == trips
+
+
+def _trips(source: str) -> dict[int, int]:
+    """`fewest_trips` of every `for` loop of `source`, by line."""
+    tree = ast.parse(textwrap.dedent(source))
+    analysis = analyse_module(tree, textwrap.dedent(source))
+    events = analysis.events.of(LoopTrips)
+    return {
+        node.lineno: fewest_trips(events, node)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.For)
+    }
+
+
+def test_a_loop_over_a_counted_range_runs_that_many_times() -> None:
+    assert _trips(
+        """
+        accum_steps = 4
+        for it in range(10):
+            for micro_step in range(accum_steps):
+                pass
+        """
+    ) == {3: 10, 4: 4}
+
+
+def test_a_count_not_the_same_on_every_path_is_unknown() -> None:
+    """A count bound to 4 on one path and to 2 (or to something unknown) on the other is no
+    one int: nothing is known of the loop (the analysis keeps one constant per value)."""
+    assert _trips(
+        """
+        import sys
+        k = 4 if len(sys.argv) > 1 else 2
+        for _ in range(k):
+            pass
+        """
+    ) == {4: 0}
+    assert _trips(
+        """
+        import sys
+        k = 4 if len(sys.argv) > 1 else int(sys.argv[0])
+        for _ in range(k):
+            pass
+        """
+    ) == {4: 0}
+
+
+def test_a_parameter_counts_what_every_caller_passes() -> None:
+    """A count a function is handed: what every caller passes; unknown when one caller
+    passes something else."""
+    assert _trips(
+        """
+        def accumulate(steps):
+            for _ in range(steps):
+                pass
+
+        accumulate(4)
+        accumulate(4)
+        """
+    ) == {3: 4}
+    assert _trips(
+        """
+        import sys
+
+        def accumulate(steps):
+            for _ in range(steps):
+                pass
+
+        accumulate(4)
+        accumulate(int(sys.argv[1]))
+        """
+    ) == {5: 0}

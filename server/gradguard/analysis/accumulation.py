@@ -13,7 +13,7 @@ understand makes the answer "unknown", which is never "unscaled".
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -498,6 +498,73 @@ def loop_window(
         return None
     cleared = [s for s in body[: found[-1]] if _clears(s)]
     return LoopWindow(cleared[-1], loop, step) if cleared else None
+
+
+@dataclass(frozen=True)
+class CountedWindow:
+    """`for _ in range(k):` (a loop whose body certainly runs at least twice each time it is
+    reached, `trips` times) backpropagating on every iteration, then one `step()` after it
+    in the same block, with a `zero_grad()` in that block before the loop or, when the block
+    is a loop's body, after the step (clearing for the next window). The loop's target is
+    never read in its body: every iteration runs the same computation, on whatever it draws
+    anew (a batch, a sample), not on a task, a head or a time step the target picks. `count`
+    is the bound of `range(count)`, when the loop is one."""
+
+    cleared: ast.stmt
+    loop: ast.For | ast.AsyncFor
+    step: ast.stmt
+    trips: int
+    count: ast.expr | None
+
+
+def counted_window(
+    block: list[ast.stmt], step: ast.stmt, trips: Callable[[ast.AST], int]
+) -> CountedWindow | None:
+    """The counted window (`CountedWindow`) that `step`, a statement of `block`, closes:
+    the last `for` loop before it in the block, when `trips` (see `loop_entry.fewest_trips`)
+    says it runs at least twice, its target is unread in its body, and neither the loop
+    nor the statements between it and the step step an optimizer, clear gradients or write
+    a `.grad`. None otherwise."""
+    at = next((i for i, s in enumerate(block) if s is step), None)
+    if at is None:
+        return None
+    loops = [i for i, s in enumerate(block[:at]) if isinstance(s, ast.For | ast.AsyncFor)]
+    if not loops:
+        return None
+    loop = block[loops[-1]]
+    assert isinstance(loop, ast.For | ast.AsyncFor)
+    count = trips(loop)
+    if count < 2 or _target_read(loop) or any(_updates(s) for s in block[loops[-1] : at]):
+        return None
+    cleared = [s for s in block[: loops[-1]] if _clears(s)] + [
+        s for s in block[at + 1 :] if _clears(s)
+    ]
+    if not cleared:
+        return None
+    return CountedWindow(cleared[0], loop, step, count, _range_bound(loop.iter))
+
+
+def _target_read(loop: ast.For | ast.AsyncFor) -> bool:
+    """True when the body (or `else`) of `loop` reads a name its target binds."""
+    bound = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+    return any(
+        isinstance(node, ast.Name) and node.id in bound and isinstance(node.ctx, ast.Load)
+        for stmt in [*loop.body, *loop.orelse]
+        for node in ast.walk(stmt)
+    )
+
+
+def _range_bound(iterable: ast.expr) -> ast.expr | None:
+    """`k` of `range(k)`; None for anything else."""
+    if (
+        isinstance(iterable, ast.Call)
+        and isinstance(iterable.func, ast.Name)
+        and iterable.func.id == "range"
+        and len(iterable.args) == 1
+        and not iterable.keywords
+    ):
+        return iterable.args[0]
+    return None
 
 
 def _clears(stmt: ast.stmt) -> bool:

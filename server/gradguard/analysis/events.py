@@ -219,6 +219,16 @@ class StaleOptimizer(Event):
     stale: Value
 
 
+@dataclass(frozen=True, eq=False)
+class LoopTrips(Event):
+    """A `for` loop reached (`node` and `stmt` are the loop, `target` what it iterates and
+    `value` that value): `trips` is how many times its body certainly runs this time, 0 when
+    unknown (`loop_entry.least_trips`). One event each time the loop is reached; a loop
+    runs at least the fewest trips of all its events (`loop_entry.fewest_trips`)."""
+
+    trips: int
+
+
 # Every kind of event, in the order of the classes above.
 KINDS: tuple[type[Event], ...] = (
     Conversion,
@@ -238,6 +248,7 @@ KINDS: tuple[type[Event], ...] = (
     LossInput,
     CheckpointInput,
     StaleOptimizer,
+    LoopTrips,
 )
 
 E = TypeVar("E", bound=Event)

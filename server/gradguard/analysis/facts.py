@@ -11,9 +11,11 @@ See docs/contributing.md for which fact answers which question.
 from __future__ import annotations
 
 from gradguard.analysis.accumulation import (
+    CountedWindow,
     LoopWindow,
     LossPath,
     batch_appends,
+    counted_window,
     counts_to_a_step,
     local_callables,
     loop_window,
@@ -40,6 +42,7 @@ from gradguard.analysis.events import (
     InferenceSaved,
     InPlaceChange,
     IntegerGradRequest,
+    LoopTrips,
     LossInput,
     ModuleCall,
     ModuleModeCall,
@@ -54,6 +57,7 @@ from gradguard.analysis.graph import SavedNode
 from gradguard.analysis.hooks import may_have_hooks, may_keep_hooks
 from gradguard.analysis.imports import torch_alias
 from gradguard.analysis.interpreter.summary import REBOUND_PREFIX
+from gradguard.analysis.loop_entry import fewest_trips
 from gradguard.analysis.method_order import called_after, method_class
 from gradguard.analysis.mode_switches import ModeSwitch, ModeSwitches, calls_in
 from gradguard.analysis.model import (
@@ -115,6 +119,7 @@ __all__ = [
     "Carry",
     "CheckpointInput",
     "Consumption",
+    "CountedWindow",
     "Conversion",
     "Event",
     "Events",
@@ -131,6 +136,7 @@ __all__ = [
     "IntegerGradRequest",
     "Kind",
     "LoopNode",
+    "LoopTrips",
     "LoopWindow",
     "Loss",
     "LossInput",
@@ -165,8 +171,10 @@ __all__ = [
     "callee_name",
     "calls_in",
     "carried_history",
+    "counted_window",
     "counts_to_a_step",
     "dotted",
+    "fewest_trips",
     "forced_grad_backprops",
     "holds_no_parameters",
     "identifier_spelling",

@@ -1,4 +1,10 @@
-"""Loops that certainly run their body at least once.
+"""Loops that certainly run their body at least once, and how many times at least.
+
+`least_trips` is the number of items iterating a value certainly yields (0 when unknown):
+the length of a known dict, tuple or list (written out or known entry by entry), of the
+builtin `range(...)` with known int bounds, or of a tensor's known first dimension. A loop
+over `range(accum_steps)` with `accum_steps = 4` runs its body four times each time it is
+reached. `certainly_entered` is `least_trips(...) >= 1`.
 
 One fact serves two uses. The interpreter leaves such a loop only through its body (the
 state from before the loop is not one of its exits), and `every_iteration` facts ("this
@@ -25,10 +31,14 @@ first dimension's slices.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
 
 from gradguard.analysis.names import dotted
 from gradguard.analysis.values import Kind, Value
+
+if TYPE_CHECKING:
+    from gradguard.analysis.events import LoopTrips
 
 _MAPPING_VIEWS = frozenset({"items", "keys", "values"})
 
@@ -43,20 +53,41 @@ def certainly_entered(
     """True when iterating `iterable` (evaluated to `value`) yields at least one item.
     `lookup` gives the value bound to a name or dotted key here; `range_is_builtin` tells
     whether `range` is the builtin in this scope."""
-    if _known_entries(value) or _nonempty_tensor(value):
-        return True
+    return least_trips(iterable, value, lookup, range_is_builtin=range_is_builtin) >= 1
+
+
+def least_trips(
+    iterable: ast.expr,
+    value: Value,
+    lookup: Callable[[str], Value],
+    *,
+    range_is_builtin: bool,
+) -> int:
+    """How many items iterating `iterable` (evaluated to `value`) certainly yields at least;
+    0 when that is unknown (or it yields none). Same arguments as `certainly_entered`."""
+    known = max(_entries(value), _tensor_rows(value))
     if isinstance(iterable, ast.List | ast.Tuple):
-        return any(not isinstance(e, ast.Starred) for e in iterable.elts)
+        known = max(known, sum(not isinstance(e, ast.Starred) for e in iterable.elts))
     if not isinstance(iterable, ast.Call) or iterable.keywords:
-        return False
+        return known
     func = iterable.func
     if isinstance(func, ast.Name) and func.id == "range":
-        return range_is_builtin and _nonempty_range(iterable.args, lookup)
+        bounds = _range_bounds(iterable.args, lookup) if range_is_builtin else None
+        return max(known, _length(*bounds)) if bounds is not None else known
     if isinstance(func, ast.Attribute) and func.attr in _MAPPING_VIEWS and not iterable.args:
         key = dotted(func.value)
         receiver = lookup(key) if key is not None else None
-        return receiver is not None and receiver.kind is Kind.MAPPING and _known_entries(receiver)
-    return False
+        if receiver is not None and receiver.kind is Kind.MAPPING:
+            return max(known, _entries(receiver))
+    return known
+
+
+def fewest_trips(events: Iterable[LoopTrips], loop: ast.AST) -> int:
+    """How many times `loop` certainly runs its body each time it is reached: the fewest
+    trips of the `LoopTrips` events the recorded pass gave it (each reach of the loop there,
+    with what every caller passes); 0 when it has none."""
+    trips = [e.trips for e in events if e.node is loop and e.context is None]
+    return min(trips) if trips else 0
 
 
 def certainly_empty(
@@ -94,26 +125,22 @@ def certainly_empty(
     return bounds is not None and not _yields(*bounds)
 
 
-def _known_entries(value: Value) -> bool:
-    """A dict or tuple/list value whose entries are known and at least one."""
-    return value.kind in (Kind.MAPPING, Kind.SEQUENCE) and bool(value.elements)
+def _entries(value: Value) -> int:
+    """The number of entries of a dict or tuple/list value whose entries are known; else 0."""
+    if value.kind in (Kind.MAPPING, Kind.SEQUENCE) and value.elements:
+        return len(value.elements)
+    return 0
 
 
-def _nonempty_tensor(value: Value) -> bool:
-    """A tensor whose whole shape is known, with a first dimension of at least one: iterating
-    it yields that many slices (checked against torch 2.13.0: `for x in torch.randn(4, 2)`
-    runs four times; a 0-dim tensor raises instead of yielding nothing)."""
+def _tensor_rows(value: Value) -> int:
+    """The first dimension of a tensor whose whole shape is known: iterating it yields that
+    many slices (checked against torch 2.13.0: `for x in torch.randn(4, 2)` runs four times;
+    a 0-dim tensor raises instead of yielding nothing); else 0."""
     shape = value.shape
     if value.kind is not Kind.TENSOR or not shape.exact or not shape.dims:
-        return False
+        return 0
     first = shape.dims[0]
-    return first is not None and first >= 1
-
-
-def _nonempty_range(args: list[ast.expr], lookup: Callable[[str], Value]) -> bool:
-    """`range(...)` whose one to three bounds are known ints leaving at least one number."""
-    bounds = _range_bounds(args, lookup)
-    return bounds is not None and _yields(*bounds)
+    return first if first is not None and first >= 1 else 0
 
 
 def _range_bounds(
@@ -132,6 +159,16 @@ def _range_bounds(
         bounds.append(1)
     start, stop, step = bounds
     return start, stop, step
+
+
+def _length(start: int, stop: int, step: int) -> int:
+    """How many numbers such a range yields (0 for a zero step, which raises), computed
+    without building it (huge bounds overflow len())."""
+    if step > 0 and start < stop:
+        return (stop - start + step - 1) // step
+    if step < 0 and start > stop:
+        return (start - stop - step - 1) // -step
+    return 0
 
 
 def _yields(start: int, stop: int, step: int) -> bool:

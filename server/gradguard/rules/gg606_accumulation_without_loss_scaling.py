@@ -46,6 +46,16 @@ and the message gives no k (the number of micro-batches is the list's length). L
 the tasks, heads or loss terms of one batch (their sum is the objective) and over pieces of
 one batch (`x.split(...)` in truncated backpropagation through time) are not such windows.
 
+It also finds micro-steps counted by a loop: `for _ in range(k):` (any `for` loop the
+analysis knows runs at least twice each time it is reached, k a literal or a name bound to
+one int) whose every iteration backpropagates the loss, followed in the same block by one
+step, with a `zero_grad()` before the loop or after the step (clearing for the next
+window). The loop's target must be unread in its body: every iteration runs the same
+computation on what it draws anew, not on a head, task or time step the target picks (the
+sum over those is the objective). The same conditions on the loss apply, the file must
+never multiply or divide by k nor rescale a `.grad`, and a backward with arguments
+(`retain_graph=True`: a chain of graphs) is not followed.
+
 ## Why is this bad?
 `backward()` adds into `.grad`, so after k micro-batches the gradient is the *sum* of k
 mean-reduced micro-batch gradients: k times the gradient of the large batch the accumulation
@@ -91,6 +101,8 @@ from dataclasses import dataclass, replace
 from gradguard.analysis.facts import (
     Append,
     BackwardCall,
+    CountedWindow,
+    LoopTrips,
     LoopWindow,
     LossPath,
     ModuleCall,
@@ -98,7 +110,9 @@ from gradguard.analysis.facts import (
     arguments_by_parameter,
     batch_appends,
     callee_name,
+    counted_window,
     dotted,
+    fewest_trips,
     kept_parameters,
     local_callables,
     loop_window,
@@ -288,6 +302,11 @@ for i, (xb, yb) in enumerate(zip(x.chunk(4), y.chunk(4))):
             if window is not None and id(window[1].call) not in reported:
                 reported.add(id(window[1].call))
                 yield self._window_finding(ctx, step, *window)
+        for step in steps.values():
+            counted = _counted_accumulation(ctx, step)
+            if counted is not None and id(counted[1].call) not in reported:
+                reported.add(id(counted[1].call))
+                yield self._counted_finding(ctx, step, *counted)
 
     def _periodic(
         self, ctx: RuleContext, steps: dict[int, _Step], reported: set[int]
@@ -326,6 +345,37 @@ for i, (xb, yb) in enumerate(zip(x.chunk(4), y.chunk(4))):
             Related(ctx.node_range(step.stmt), "applies the summed gradients"),
         ]
         return self.finding(message, ctx.node_range(backward.call), related, [])
+
+    def _counted_finding(
+        self, ctx: RuleContext, step: _Step, window: CountedWindow, backward: BackwardCall
+    ) -> Finding:
+        """A loop run k times (k >= 2) between a clear and one step, each run backpropagating."""
+        count = window.count
+        k = expr_text(ctx.source, count) if count is not None else str(window.trips)
+        target = _loss_of(backward.target)
+        loss = expr_text(ctx.source, target)
+        stepping = expr_text(ctx.source, step.call)
+        message = compose(
+            f"Undivided `{loss}` makes each step `{k}` times too large",
+            f"`{stepping}` runs once after the loop at line {window.loop.lineno}, which runs "
+            f"`{k}` times and backpropagates `{loss}` undivided each time: the step applies "
+            f"the sum of `{k}` micro-batch gradients, `{k}` times the averaged gradient, as "
+            f"if the learning rate were `{k}` times larger",
+            f"Divide the loss by `{k}` before backward()",
+        )
+        related = [
+            Related(ctx.header_range(window.loop), f"backpropagates `{k}` times"),
+            Related(ctx.node_range(window.cleared), "clears the accumulated gradients"),
+            Related(ctx.node_range(step.stmt), "applies the summed gradients"),
+        ]
+        fixes = []
+        if isinstance(target, ast.Name) and stands_alone(ctx.source, backward.stmt):
+            operand = f"({k})" if count is not None and needs_parentheses(count) else k
+            edit = insert_before(
+                ctx.source, backward.stmt, f"{target.id} = {target.id} / {operand}"
+            )
+            fixes.append(Fix("Divide the loss by k before backward()", Safety.UNSAFE, (edit,)))
+        return self.finding(message, ctx.node_range(backward.call), related, fixes)
 
     def _finding(
         self,
@@ -480,6 +530,36 @@ def _window_accumulation(ctx: RuleContext, step: _Step) -> tuple[LoopWindow, Bac
     ]
     if len(found) != 1 or found[0].via != "backward" or found[0].call.args:
         return None
+    if _may_rescale(ctx, window.loop, step.stmt.lineno):
+        return None
+    return (window, found[0]) if _unscaled(ctx, found[0], window.loop) else None
+
+
+def _counted_accumulation(
+    ctx: RuleContext, step: _Step
+) -> tuple[CountedWindow, BackwardCall] | None:
+    """The counted window the step closes (`counted_window`: a loop certainly run at least
+    twice, its target unread) and the one backward of the same function run on every
+    iteration of it, without arguments, on a loss that reaches it unscaled; None when the
+    file divides by the loop's count or rescales a `.grad` anywhere, or code it cannot see,
+    given the model, runs between the loop and the step."""
+    events = ctx.analysis.events.of(LoopTrips)
+    _, block = ctx.analysis.block_of(step.stmt)
+    window = counted_window(block, step.stmt, lambda loop: fewest_trips(events, loop))
+    if window is None or rescales_grad(ctx.tree):
+        return None
+    if window.count is not None and scales_by(ctx.tree, window.count):
+        return None
+    function = ctx.grad_context.enclosing_function(step.stmt)
+    found = [
+        event
+        for event in ctx.analysis.backward_calls
+        if event.function is function and window.loop in event.every_iteration
+    ]
+    if len(found) != 1 or found[0].via != "backward":
+        return None
+    if found[0].call.args or found[0].call.keywords:
+        return None  # `retain_graph=True`: a chain of graphs, not repeated micro-batches
     if _may_rescale(ctx, window.loop, step.stmt.lineno):
         return None
     return (window, found[0]) if _unscaled(ctx, found[0], window.loop) else None

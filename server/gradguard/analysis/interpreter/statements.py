@@ -17,6 +17,7 @@ from gradguard.analysis.events import (
     AttributeSet,
     InPlaceChange,
     IntegerGradRequest,
+    LoopTrips,
 )
 from gradguard.analysis.graph import GRAPH_STATE_KEY, SavedNode, Saves
 from gradguard.analysis.graph_inputs import bind_stand_ins
@@ -30,7 +31,7 @@ from gradguard.analysis.interpreter.environment import (
     join_envs,
     merge_branch_graphs,
 )
-from gradguard.analysis.loop_entry import certainly_empty, certainly_entered
+from gradguard.analysis.loop_entry import certainly_empty, certainly_entered, least_trips
 from gradguard.analysis.model import (
     LIGHTNING_BACKWARD,
     FunctionNode,
@@ -495,7 +496,10 @@ class FunctionInterpreter(CallEvaluator):
     def _stmt_For(self, stmt: ast.For | ast.AsyncFor) -> None:
         iterated = self.eval(stmt.iter)
         builtin_range = self._is_builtin("range")
-        runs = certainly_entered(stmt.iter, iterated, self.lookup, range_is_builtin=builtin_range)
+        trips = least_trips(stmt.iter, iterated, self.lookup, range_is_builtin=builtin_range)
+        runs = trips >= 1
+        if (site := self.site(stmt, stmt.iter, iterated)) is not None:
+            self.emit(LoopTrips(trips, **site))
         empty = certainly_empty(stmt.iter, iterated, self.lookup, range_is_builtin=builtin_range)
         if runs:
             self.entered_loops.add(stmt)
