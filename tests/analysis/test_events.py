@@ -27,6 +27,7 @@ from gradguard.analysis.events import (
     InferenceSaved,
     InPlaceChange,
     IntegerGradRequest,
+    LoopTrips,
     LossInput,
     ModuleCall,
     ModuleModeCall,
@@ -163,6 +164,8 @@ CASES: list[tuple[str, str, list[Row]]] = [
             outputs.append(out)
         """,
         [
+            # The loop is reached once, and runs three times.
+            (LoopTrips, "range(3)", {"trips": 3}),
             (Accumulation, "total", {"added": "TRACKED"}),
             # From the second iteration on `total` is a tensor, and `+=` adds in place.
             (InPlaceChange, "total", {"operator": "Add"}),

@@ -215,7 +215,9 @@ def test_least_trips(iterable: str, value: Value, trips: int) -> None:
     """How many items iterating certainly yields at least: checked against Python
     (`len(range(0, 10, 3)) == 4`, `len(range(5, 0, -2)) == 3`)."""
     expr = ast.parse(iterable, mode="eval").body
-    assert least_trips(expr, value, lambda k: _KNOWN.get(k, UNKNOWN), range_is_builtin=True) == trips
+    assert (
+        least_trips(expr, value, lambda k: _KNOWN.get(k, UNKNOWN), range_is_builtin=True) == trips
+    )
 
 
 def _trips(source: str) -> dict[int, int]:
