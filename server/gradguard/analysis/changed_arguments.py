@@ -29,6 +29,7 @@ import ast
 
 from gradguard.analysis.names import local_binding_counts
 from gradguard.analysis.node_cache import cached_by_node
+from gradguard.analysis.walk import own_nodes
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -81,10 +82,11 @@ def _straight_body(body: list[ast.stmt]) -> list[ast.stmt]:
 
 
 def _augmented_names(function: FunctionNode) -> dict[str, int]:
-    """How many `name op= value` statements the function's body holds, per name: in place
-    on a tensor, they re-bind nothing."""
+    """How many `name op= value` statements the function's own body holds (not nested
+    functions', as `local_binding_counts` counts), per name: in place on a tensor, they
+    re-bind nothing."""
     found: dict[str, int] = {}
-    for node in ast.walk(function):
+    for node in own_nodes(function.body):
         if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
             found[node.target.id] = found.get(node.target.id, 0) + 1
     return found
