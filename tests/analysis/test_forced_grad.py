@@ -110,3 +110,76 @@ def test_a_forced_leaf_keeps_a_rewrap_of_tensors_as_its_root(made: str, root_kep
     (backward,) = analyse_module(ast.parse(source), source).backward_calls
     loss = backward.value.loss
     assert (loss is not None and loss.kind is LossKind.REWRAP) is root_kept
+
+
+# --- a leaf re-wrapped from data whose history is not known ---------------------------------
+
+
+def _in_step(body: str) -> list[tuple[str, int, LossKind, int]]:
+    """`body` as the body of `step(values, opt)`, called with arguments the analysis does
+    not know (so `values` may hold anything)."""
+    return _forced("def step(values, opt):\n" + textwrap.indent(textwrap.dedent(body), "    "))
+
+
+def test_a_leaf_made_of_unknown_values_and_backpropagated_as_is() -> None:
+    body = """
+    loss = torch.tensor(sum(values) / len(values), requires_grad=True)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    """
+    assert _in_step(body) == [("rewrap", 3, LossKind.REWRAP, 5)]
+
+
+def test_history_grown_only_from_such_leaves() -> None:
+    # `.sum()` and a weighted total of two re-wrapped leaves: their history starts at the
+    # first leaf, so the backward reaches nothing the values came from.
+    body = """
+    a = torch.tensor(values, requires_grad=True).sum()
+    b = torch.autograd.Variable(values, requires_grad=True).mean()
+    loss = a + 0.5 * b
+    loss.backward()
+    """
+    assert _in_step(body) == [("rewrap", 3, LossKind.REWRAP, 6)]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # The model's parameters are in the loss too: history does not start at the leaf.
+        "w = torch.tensor(values, requires_grad=True)\n(model(x) * w).sum().backward()\n",
+        # The gradient with respect to the leaf is what the code wants.
+        "w = torch.tensor(values, requires_grad=True)\n(w ** 2).sum().backward()\nprint(w.grad)\n",
+        "w = torch.tensor(values, requires_grad=True)\n"
+        "g, = torch.autograd.grad((w ** 2).sum(), [w])\n",
+        # A parameter learned by an optimizer.
+        "w = torch.tensor(values, requires_grad=True)\nsgd = torch.optim.SGD([w], lr=0.1)\n"
+        "(w ** 2).sum().backward()\nsgd.step()\n",
+        # Kept by a list an optimizer is built from, or handed back to the caller.
+        "w = torch.tensor(values, requires_grad=True)\nparams = [w]\n"
+        "sgd = torch.optim.SGD(params, lr=0.1)\n(w ** 2).sum().backward()\nsgd.step()\n",
+        "w = torch.tensor(values, requires_grad=True)\n(w ** 2).sum().backward()\nreturn w\n",
+        "keep = [torch.tensor(values, requires_grad=True)]\n(keep[0] ** 2).sum().backward()\n",
+        # A hook reads the gradient.
+        "w = torch.tensor(values, requires_grad=True)\nw.register_hook(print)\n"
+        "(w ** 2).sum().backward()\n",
+        # Data known never to have had a history: a genuine leaf.
+        "w = torch.tensor([1.0, 2.0], requires_grad=True)\n(w ** 2).sum().backward()\n",
+        # Re-wrapped without requires_grad: backward raises (GG105's report).
+        "w = torch.tensor(values)\nw.sum().backward()\n",
+    ],
+)
+def test_leaves_of_unknown_values_that_are_used(body: str) -> None:
+    assert _in_step(body) == []
+
+
+def test_a_leaf_made_elsewhere_is_not_judged_here() -> None:
+    # Made by a helper: it may be a parameter the helper's callers keep and optimize.
+    body = """
+    def make(values):
+        return torch.tensor(values, requires_grad=True)
+
+    def step(values):
+        (make(values) * 2).sum().backward()
+    """
+    assert _forced(body) == []

@@ -26,8 +26,8 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from gradguard.analysis.events import AttributeSet, RequiresGradCall
-from gradguard.analysis.model import BackwardCall, ModuleAnalysis
+from gradguard.analysis.events import AttributeSet, GradRead, OptimizedTensor, RequiresGradCall
+from gradguard.analysis.model import BackwardCall, ModuleAnalysis, TorchCall
 from gradguard.analysis.names import dotted
 from gradguard.analysis.parameters import is_true
 from gradguard.analysis.values import (
@@ -40,6 +40,7 @@ from gradguard.analysis.values import (
     forced_after_cut,
     real_cut,
 )
+from gradguard.analysis.walk import module_parents
 
 # The events that may force requires_grad on a tensor: `x.requires_grad = True` and
 # `x.requires_grad_()`.
@@ -194,26 +195,97 @@ def _runs_after(analysis: ModuleAnalysis, first: ast.stmt, later: ast.stmt) -> b
 
 
 def _forced_by_rewrap(analysis: ModuleAnalysis) -> Iterator[ForcedGrad]:
-    """`torch.tensor(x, requires_grad=True)` of a tensor cut by no_grad, detach, a frozen
-    model...: the rebuilt leaf backpropagated as is. (A re-wrapped number from `.item()` is
-    GG102's, a re-wrapped tensor with history GG105's.)"""
-    statements = {id(torch_call.call): torch_call.stmt for torch_call in analysis.torch_calls}
+    """`torch.tensor(x, requires_grad=True)` (or `Variable(x, requires_grad=True)`) whose
+    leaf is the only history of the value backpropagated (`rewrap_root`): of a tensor cut
+    by no_grad, detach, a frozen model..., or of data whose history is not known, made in
+    the very function that backpropagates it and used for nothing but that backward (its
+    `.grad` never read, not handed to an optimizer, no hook registered). (A re-wrapped
+    number from `.item()` is GG102's, a re-wrapped tensor with history GG105's.)"""
+    statements = {id(torch_call.call): torch_call for torch_call in analysis.torch_calls}
     seen: set[int] = set()
     for event in analysis.backward_calls:
         value = event.value
         loss = value.loss
-        if value.grad is not Grad.TRACKED or not value.leaf or loss is None:
+        if value.grad is not Grad.TRACKED or loss is None or loss.kind is not LossKind.REWRAP:
             continue
-        if loss.kind is not LossKind.REWRAP or loss.wrapped_history:
+        if loss.wrapped_history or id(loss.node) in seen:
             continue
-        inner = real_cut(loss.inner)
-        if inner is None or inner.kind is LossKind.CONVERSION or id(loss.node) in seen:
-            continue
+        cut = _rewrapped_cut(analysis, event, loss, statements)
         call = loss.node
-        stmt = statements.get(id(call))
-        if not isinstance(call, ast.Call) or not call.args or stmt is None:
+        made = statements.get(id(call))
+        if cut is None or not isinstance(call, ast.Call) or not call.args or made is None:
             continue
         if not any(kw.arg == "requires_grad" and is_true(kw.value) for kw in call.keywords):
             continue
         seen.add(id(call))
-        yield ForcedGrad(call, stmt, call.args[0], "rewrap", inner, event)
+        yield ForcedGrad(call, made.stmt, call.args[0], "rewrap", cut, event)
+
+
+def _rewrapped_cut(
+    analysis: ModuleAnalysis, event: BackwardCall, loss: Loss, made: dict[int, TorchCall]
+) -> Loss | None:
+    """Why the re-wrapped data had no history for the backward: the real cut before the
+    re-wrap, or (data whose history is not known) the re-wrap itself, when the new leaf
+    lives and dies in the backward's function."""
+    inner = real_cut(loss.inner)
+    if inner is not None:
+        return None if inner.kind is LossKind.CONVERSION else inner
+    if not loss.wrapped_unknown or loss.inner is not None:
+        return None
+    torch_call = made.get(id(loss.node))
+    if (
+        torch_call is None
+        or torch_call.function is None
+        or torch_call.function is not event.function
+    ):
+        return None
+    if event.via == "torch.autograd.grad" or any(kw.arg == "inputs" for kw in event.call.keywords):
+        return None
+    if _leaf_escapes(analysis.tree, torch_call.call, torch_call.function):
+        return None
+    return None if _leaf_used_otherwise(analysis, loss) else loss
+
+
+# Where a tensor is only computed with: `leaf.sum()`, `leaf * w`, `-leaf`, `leaf < 0`.
+_COMPUTED_WITH = ast.Attribute | ast.BinOp | ast.UnaryOp | ast.Compare
+
+
+def _leaf_escapes(tree: ast.Module, call: ast.Call, function: ast.AST) -> bool:
+    """The leaf `call` makes may be kept by something other than the values computed from
+    it: it is not used right there in a computation (`torch.tensor(v, requires_grad=True)
+    .mean()`), nor bound to a plain name of `function` whose every read computes with it
+    (`loss.backward()`, `loss.item()`, `total + loss`); a list, a call's argument, an
+    attribute or a `return` may hand it to an optimizer."""
+    parents = module_parents(tree)
+    parent = parents.get(id(call))
+    if isinstance(parent, _COMPUTED_WITH):
+        return False
+    if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1):
+        return True
+    target = parent.targets[0]
+    if not isinstance(target, ast.Name):
+        return True
+    wrapped = {id(node) for node in ast.walk(call)}  # `loss = Variable(loss, ...)`
+    return any(
+        isinstance(node, ast.Name)
+        and node.id == target.id
+        and isinstance(node.ctx, ast.Load)
+        and id(node) not in wrapped
+        and not isinstance(parents.get(id(node)), _COMPUTED_WITH)
+        for node in ast.walk(function)
+    )
+
+
+def _leaf_used_otherwise(analysis: ModuleAnalysis, rewrap: Loss) -> bool:
+    """The leaf made by `rewrap` has its `.grad` read, is listed in an optimizer, or the
+    function registers a hook (on it or on anything grown from it)."""
+    for use in analysis.events.of(GradRead, OptimizedTensor):
+        loss = use.value.loss
+        if loss is not None and loss.node is rewrap.node:
+            return True
+    return any(
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in ("register_hook", "retain_grad")
+        for node in ast.walk(analysis.tree)
+    )

@@ -8,6 +8,11 @@ comparison, output of a frozen model, rebuilt from `.item()`/`.numpy()`), when t
 tensor is then backpropagated, in the same function or after a helper or a loss module's
 `forward` returned it as is (alone or in a tuple). The message names the real cut and the
 rule whose fix restores the graph there (GG101, GG102, GG103, GG104, GG105, GG108, GG503).
+Also `torch.tensor(values, requires_grad=True)` (or `Variable(values, requires_grad=True)`) of
+values whose history the file does not show, when the new leaf is all the history of what the
+same function backpropagates (`loss = Variable(loss, requires_grad=True)`, or a total of such
+leaves) and the leaf serves nothing else: its `.grad` is never read, it is only computed with
+(not listed for an optimizer, handed on or returned), and no hook is registered.
 
 Not reported: forcing grad on a genuine leaf (`x = torch.randn(3); x.requires_grad = True`,
 `torch.tensor(array, requires_grad=True)`), or on a detached copy that is only an *input* of
@@ -262,6 +267,11 @@ def _explain(cut: Loss) -> tuple[str, str]:
         )
     if cut.wrapped_history:
         return f"copied out of the graph by {described}", "keep the tensor itself (GG105)"
+    if cut.kind is LossKind.REWRAP and cut.wrapped_unknown and cut.inner is None:
+        return (
+            f"a new tensor that {described} made of the values it was given",
+            "backpropagate the tensor those values were computed from",
+        )
     inner = cut.inner.description if cut.inner is not None else "a number"
     return f"rebuilt by {described} from {inner}", "keep the original tensor (GG102)"
 

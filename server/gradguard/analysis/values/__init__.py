@@ -35,6 +35,7 @@ from gradguard.analysis.values.value import (
     literal,
     never_had_history,
     real_cut,
+    rewrap_root,
     with_item,
 )
 from gradguard.analysis.values.vocabulary import (
@@ -100,5 +101,6 @@ __all__ = [
     "literal",
     "never_had_history",
     "real_cut",
+    "rewrap_root",
     "with_item",
 ]

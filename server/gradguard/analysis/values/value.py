@@ -712,6 +712,18 @@ def real_cut(loss: Loss | None) -> Loss | None:
     return None
 
 
+def rewrap_root(loss: Loss) -> bool:
+    """`loss` is the making of a leaf by `torch.tensor(data, requires_grad=True)` (or
+    `Variable(data, requires_grad=True)`) where `data` had a history of its own (tensors with
+    history) or may have had one (data whose history is not known and no cut explains). A
+    history grown from such a leaf starts there. Data known never to have had a history (a
+    literal, `np.ones(3)`) makes a genuine leaf, and so may data cut before (`np.log(alpha)`
+    of a number, the learnable temperature of SAC): neither is a root."""
+    if loss.kind is not LossKind.REWRAP:
+        return False
+    return loss.wrapped_history or (loss.wrapped_unknown and loss.inner is None)
+
+
 def never_had_history(value: Value) -> bool:
     """A tensor certainly without autograd history on every path that no cut explains: a
     fresh factory tensor, a literal's tensor, data (`torch.randn(3)`). Turning it into
@@ -835,7 +847,7 @@ def combine(values: Iterable[Value], *, result_kind: Kind = Kind.TENSOR) -> Valu
             copied |= inner.copies
         if grad is Grad.TRACKED:
             tracked = True
-            if loss is not None and loss.kind is LossKind.REWRAP and loss.wrapped_history:
+            if loss is not None and rewrap_root(loss):
                 rewrapped = rewrapped or loss
             elif loss is not None and loss.kind is LossKind.ZERO_GRADIENT:
                 flat = flat or loss
@@ -848,8 +860,9 @@ def combine(values: Iterable[Value], *, result_kind: Kind = Kind.TENSOR) -> Valu
             first_loss = loss
     if tracked:
         # Tracked only through leaves that `torch.tensor(..., requires_grad=True)` made of
-        # data with history, or through ops whose gradient is zero (`torch.round`): the
-        # result's history starts there, and no gradient reaches what came before.
+        # data that had (or may have had) a history (`rewrap_root`), or through ops whose
+        # gradient is zero (`torch.round`): the result's history starts there, and no
+        # gradient reaches what came before.
         root = (rewrapped or flat) if not history and not unknown else None
         return Value(
             grad=Grad.TRACKED,
