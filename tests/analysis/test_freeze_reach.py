@@ -166,3 +166,110 @@ def test_a_method_output_beside_the_freezes(name: str, monkeypatch: pytest.Monke
     freezes, grad = FREEZES[name]
     value = fact_at(CLASSES + "\n\n" + freezes + "\nnet = Net(4)\nfreeze(net)\n", monkeypatch)
     assert value.grad is grad
+
+
+# A trainer object (a plain class) keeping a fresh layer to itself: no freeze of a whole
+# object reaches it, whatever that object is (`gradguard.analysis.enclosed_layers`).
+TRAINER = """
+import itertools
+import torch
+from torch import nn
+
+
+class Trainer:
+    def __init__(self, encoder, d):
+        self.encoder = encoder
+        self.head = nn.Linear(d, 2).to("cpu")
+        self.opt = torch.optim.SGD({uses}, lr=0.1)
+
+    def step(self, x):
+        self.head.train()
+        return self.head(self.encoder(x))
+{extra}
+
+def main(d):
+    encoder = nn.Linear(d, d)
+    for p in encoder.parameters():
+        p.requires_grad = False
+    return Trainer(encoder, d)
+"""
+
+ENCLOSED = {
+    "its parameters handed to the optimizer": ("self.head.parameters()", ""),
+    "in a parameter group": ('[{"params": self.head.parameters()}]', ""),
+    "chained with another module's": (
+        "itertools.chain(self.head.parameters(), encoder.parameters())",
+        "",
+    ),
+    "read by a method keeping it": (
+        "list(self.head.parameters())",
+        "\n    def reset(self):\n        self.head.zero_grad()\n        self.head.eval()\n",
+    ),
+}
+
+OPEN = {
+    "a base class": ("self.head.parameters()", "", "class Trainer(Base):"),
+    "a module itself": ("self.head.parameters()", "", "class Trainer(nn.Module):"),
+    "the layer handed out": (
+        "self.head.parameters()",
+        "\n    def layer(self):\n        return self.head\n",
+        "",
+    ),
+    "its weight read": (
+        "self.head.parameters()",
+        "\n    def freeze(self):\n        self.head.weight.requires_grad = False\n",
+        "",
+    ),
+    "frozen by name": (
+        "self.head.parameters()",
+        "\n    def freeze(self):\n        self.head.requires_grad_(False)\n",
+        "",
+    ),
+    "its parameters handed to a helper": ("freeze_all(self.head.parameters())", "", ""),
+    "a mode switch kept by a name": (
+        "self.head.parameters()",
+        "\n    def layer(self):\n        head = self.head.eval()\n        return head\n",
+        "",
+    ),
+    "a class handing out its parameters": (
+        "self.head.parameters()",
+        "\n    def parameters(self):\n        return self.head.parameters()\n",
+        "",
+    ),
+    "getattr anywhere": (
+        "self.head.parameters()",
+        "\n    def layer(self, name):\n        return getattr(self, name)\n",
+        "",
+    ),
+}
+
+
+def _outside(uses: str, extra: str, header: str = "") -> bool:
+    source = TRAINER.format(uses=uses, extra=extra)
+    if header:
+        source = "class Base:\n    pass\n" + source.replace("class Trainer:", header)
+    tree = ast.parse(source)
+    return outside_freezes(tree, "head", build_scope(tree, None).resolve)
+
+
+@pytest.mark.parametrize("name", list(ENCLOSED))
+def test_a_layer_a_plain_class_keeps_to_itself(name: str) -> None:
+    assert _outside(*ENCLOSED[name])
+
+
+@pytest.mark.parametrize("name", list(OPEN))
+def test_a_layer_that_may_reach_a_freeze(name: str) -> None:
+    assert not _outside(*OPEN[name])
+
+
+def test_a_kept_layer_still_trains_beside_a_frozen_encoder(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    kept = TRAINER.format(uses="self.head.parameters()", extra="").replace(
+        "return self.head(self.encoder(x))", "out = self.head(x)  # <- out\n        return out"
+    )
+    assert fact_at(kept, monkeypatch).grad is Grad.TRACKED
+    handed = kept.replace(
+        "def step(self, x):", "def layer(self):\n        return self.head\n\n    def step(self, x):"
+    )
+    assert fact_at(handed, monkeypatch).grad is Grad.UNKNOWN

@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator
 
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
+from gradguard.analysis.enclosed_layers import EnclosedLayers
 from gradguard.analysis.walk import module_nodes_of, module_parents
 
 Resolve = Callable[[ast.expr], "str | None"]
@@ -52,11 +53,13 @@ class FreezeReach:
         self._stores: dict[str, list[ast.expr | None]] | None = None
         self._frozen: frozenset[str] | None = None
         self._frozen_known = False
+        self._enclosed: EnclosedLayers | None = None
 
     def outside(self, attribute: str) -> bool:
         """True when no freeze of the file reaches the module held at `.attribute`: the
         freezes reach only fresh torch.nn layers at other attributes (`frozen`), and every
-        store of `attribute` builds a fresh torch.nn layer of its own."""
+        store of `attribute` builds a fresh torch.nn layer of its own; or that layer is kept
+        to a plain class, out of reach of any freeze (see `gradguard.analysis.enclosed_layers`)."""
         if attribute not in self.answers:
             frozen = self.frozen()
             values = self.stores().get(attribute)
@@ -65,8 +68,15 @@ class FreezeReach:
                 and attribute not in frozen
                 and bool(values)
                 and self._all_fresh(attribute)
-            )
+            ) or self._enclosed_layers().enclosed(attribute)
         return self.answers[attribute]
+
+    def _enclosed_layers(self) -> EnclosedLayers:
+        if self._enclosed is None:
+            self._enclosed = EnclosedLayers(
+                self.tree, self.resolve, lambda expr: fresh_layer(expr, self.resolve)
+            )
+        return self._enclosed
 
     def frozen(self) -> frozenset[str] | None:
         """The attribute names through which every freeze of the file names its module,
