@@ -836,6 +836,19 @@ AUTOGRAD_FACTS = [
      "        with torch.inference_mode():\n            return model(data)\n"
      "    def step(self):\n        k = self.features  # <- k\n"
      "Probe(x).step()", Kind.TENSOR, {"inference": True}),
+    # ... also through a pair unpacked into locals first (`cos, sin = build(n)`); not when
+    # one of the names is bound again before it is kept.
+    ("inference pair unpacked, then kept on self", "@torch.inference_mode()\n"
+     "def build(n):\n    t = torch.arange(n).float()\n    return t.cos(), t.sin()\n"
+     "class Rope:\n    def __init__(self, n):\n        cos, sin = build(n)\n"
+     "        self.cos = cos\n    def step(self):\n        k = self.cos  # <- k\n"
+     "Rope(4).step()", Kind.TENSOR, {"inference": True}),
+    ("unpacked name bound again", "@torch.inference_mode()\n"
+     "def build(n):\n    t = torch.arange(n).float()\n    return t.cos(), t.sin()\n"
+     "class Rope:\n    def __init__(self, n):\n        cos, sin = build(n)\n"
+     "        cos = cos.clone()\n        self.cos = cos\n"
+     "    def step(self):\n        k = self.cos  # <- k\n"
+     "Rope(4).step()", Kind.UNKNOWN, {"inference": False}),
     ("argmax under inference_mode", "with torch.inference_mode():\n"
      "    i = model(x).argmax(1)  # <- i", Kind.TENSOR, {"inference": True, "grad": U}),
     ("comparison under inference_mode", "with torch.inference_mode():\n"

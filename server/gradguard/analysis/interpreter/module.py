@@ -462,12 +462,16 @@ class ModuleInterpreter:
             if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
                 continue
             target = stmt.targets[0]
-            if isinstance(target, ast.Name) and (
-                isinstance(stmt.value, ast.List | ast.Tuple) or locals_once.get(target.id) == 1
-            ):
+            if (
+                isinstance(target, ast.Name)
+                and (
+                    isinstance(stmt.value, ast.List | ast.Tuple) or locals_once.get(target.id) == 1
+                )
+            ) or _unpacked_once(target, locals_once):
                 # `layers = [nn.Linear(...), ...]`, for `nn.Sequential(*layers)` below; a
-                # local bound once (`sobel = torch.tensor(...)`, then registered as a buffer):
-                # it holds that value wherever `__init__` reads it afterwards.
+                # local bound once (`sobel = torch.tensor(...)`, then registered as a buffer;
+                # `cos, sin = build_cache(n)`, then kept as `self.cos = cos`): it holds that
+                # value wherever `__init__` reads it afterwards.
                 scratch.run_stmt(stmt)
                 continue
             if (
@@ -958,6 +962,15 @@ def _file_function(value: Value) -> bool:
 def _instance(value: Value) -> bool:
     """An instance of a class of the file."""
     return value.kind is Kind.INSTANCE and value.instance_of is not None
+
+
+def _unpacked_once(target: ast.expr, locals_once: dict[str, int]) -> bool:
+    """`a, b = ...` (or `[a, b] = ...`) unpacking into plain names each bound once."""
+    return (
+        isinstance(target, ast.Tuple | ast.List)
+        and bool(target.elts)
+        and all(isinstance(e, ast.Name) and locals_once.get(e.id) == 1 for e in target.elts)
+    )
 
 
 def _self_pairs(target: ast.expr, value: ast.expr) -> list[tuple[str, ast.expr]]:
