@@ -535,10 +535,10 @@ def _may_learn(node: FunctionNode, *, skip_self: bool) -> bool:
                 and child.value.id in parameters
             )
             or (
-                # `for p in params: p.add_(...)`: what it iterates decides what its body does.
+                # `for p in params: p.add_(...)` (or `params.values()`, `params.items()`):
+                # what it iterates decides what its body does.
                 isinstance(child, ast.For | ast.AsyncFor)
-                and isinstance(child.iter, ast.Name)
-                and child.iter.id in parameters
+                and _iterated_name(child.iter) in parameters
             )
             or (
                 # `w.grad.zero_()`: whether `w` is a fresh leaf decides whether it fails.
@@ -555,6 +555,18 @@ def _may_learn(node: FunctionNode, *, skip_self: bool) -> bool:
         ):
             return True
     return False
+
+
+def _iterated_name(iterable: ast.expr) -> str | None:
+    """`X` of a loop over `X`, `X.values()` or `X.items()`."""
+    if (
+        isinstance(iterable, ast.Call)
+        and isinstance(iterable.func, ast.Attribute)
+        and iterable.func.attr in ("values", "items")
+        and not iterable.args
+    ):
+        iterable = iterable.func.value
+    return iterable.id if isinstance(iterable, ast.Name) else None
 
 
 def _reads(node: FunctionNode, name: str) -> bool:

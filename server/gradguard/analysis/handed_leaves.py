@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 from gradguard.analysis.call_sites import Candidate, candidates
 from gradguard.analysis.events import GradRead
+from gradguard.analysis.leaf_containers import changed_in, loop_container
 from gradguard.analysis.model import LoopNode
 from gradguard.analysis.names import arguments_by_parameter, parameter_names, parameters_receiver
 from gradguard.analysis.unfilled_grads import binds, scope_nodes
@@ -43,6 +44,8 @@ FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 # parameters are read.
 TENSOR = "tensor"
 MODULE = "module"
+# ... or a container whose first element is the tensor read (see `leaf_containers`);
+CONTAINER = "container"
 # ... or an instance of a plain class of the file whose `__init__` made the attribute read
 # (`net.w1.grad`: the kind is "attribute:w1", see `instance_leaves`).
 ATTRIBUTE = "attribute:"
@@ -112,11 +115,15 @@ class HandedLeaves:
         if isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef) and _unbound_parameter(
             scope, name
         ):
+            if kind == CONTAINER and changed_in(scope_nodes(scope), name):
+                return None
             clean, loop = self.paths.clean_from_entry(scope, stmt, call)
             found = self._handed(scope, name, kind) if clean else None
             return None if found is None else (found[0], found[1], loop or found[2])
         if kind == MODULE:
             made = self.paths.built_in_scope(name, stmt)
+        elif kind == CONTAINER:
+            made = self.paths.fresh_container(name, stmt)
         elif kind.startswith(ATTRIBUTE):
             made = self.paths.built_instance(name, kind.removeprefix(ATTRIBUTE), stmt)
         else:
@@ -152,13 +159,21 @@ def _entry_parameter(function: FunctionNode, target: ast.expr) -> tuple[str, str
     loops = [
         node
         for node in scope_nodes(function)
-        if isinstance(node, ast.For) and node.target in bindings
+        if isinstance(node, ast.For)
+        and (node.target in bindings or loop_container(node, target.id) is not None)
     ]
     if len(bindings) != 1 or len(loops) != 1:
         return None
-    module = parameters_receiver(loops[0].iter)
+    module = parameters_receiver(loops[0].iter) if loops[0].target in bindings else None
     if module is not None and _unbound_parameter(function, module):
         return module, MODULE
+    container = loop_container(loops[0], target.id)
+    if (
+        isinstance(container, ast.Name)
+        and _unbound_parameter(function, container.id)
+        and not changed_in(scope_nodes(function), container.id)
+    ):
+        return container.id, CONTAINER
     return None
 
 

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.events import GradRead, ModuleCall, OptimizerCall
 from gradguard.analysis.instance_leaves import PlainInstances
+from gradguard.analysis.leaf_containers import changed_in, first_item, loop_container
 from gradguard.analysis.model import LoopNode, ModuleAnalysis
 from gradguard.analysis.names import dotted, parameters_receiver
 from gradguard.analysis.values import Grad, Kind, Value
@@ -46,7 +47,7 @@ _HARMLESS_BUILTINS = frozenset(
     "open divmod pow any all hash super".split()
 )
 # Method names that never run backward: tensor methods, module and optimizer bookkeeping,
-# container and string methods. (A method named `backward` always may.)
+# container and string methods, seeding a generator. (A method named `backward` always may.)
 _HARMLESS_METHODS = (
     api.DIFFERENTIABLE_METHODS
     | api.NON_DIFFERENTIABLE_METHODS
@@ -60,7 +61,7 @@ _HARMLESS_METHODS = (
             "parameters named_parameters buffers named_buffers children named_children "
             "modules named_modules state_dict load_state_dict zero_grad register_buffer "
             "append extend insert items keys values get pop join split strip format "
-            "startswith endswith lower upper replace setdefault"
+            "startswith endswith lower upper replace setdefault manual_seed"
         ).split()
     )
 )
@@ -225,6 +226,16 @@ def _mentions_grad(node: ast.AST) -> bool:
     return any(isinstance(n, ast.Attribute) and n.attr == "grad" for n in ast.walk(node))
 
 
+def _tests_grad(statements: list[ast.stmt]) -> bool:
+    """Whether a statement that runs before the read tests a `.grad` (`if p.grad is None:
+    continue`, `assert w.grad is not None`): it may keep a missing gradient from the read."""
+    return any(
+        isinstance(node, ast.If | ast.While | ast.Assert | ast.IfExp) and _mentions_grad(node.test)
+        for stmt in statements
+        for node in ast.walk(stmt)
+    )
+
+
 class Paths:
     """Which code can run backward, and which paths from a creation to a read avoid it."""
 
@@ -380,10 +391,8 @@ class Paths:
             return self.built_instance(use.target.value.id, use.target.attr, use.stmt)
         if origin is None or key is None:
             return None
-        if isinstance(origin, ast.For) and isinstance(origin.target, ast.Name):
-            if origin.target.id != key:
-                return None
-            return self._module_creation(origin)
+        if isinstance(origin, ast.For):
+            return self._loop_creation(origin, key)
         value = _assigned_expression(origin, key)
         if value is None:
             unpacked = _unpacked_call(origin, key)
@@ -459,10 +468,69 @@ class Paths:
             if value is not None
         )
 
-    def _module_creation(self, loop: ast.For) -> tuple[ast.stmt, str] | None:
-        """For `for p in model.parameters()`: the statement building `model` in this scope."""
-        module = parameters_receiver(loop.iter)
-        return None if module is None else self.built_in_scope(module, loop)
+    def _loop_creation(self, loop: ast.For, key: str) -> tuple[ast.stmt, str] | None:
+        """For `for p in model.parameters()`: the statement building `model` in this scope;
+        for a loop over a container (`for p in [w1, w2]`, `for p in params.values()`, see
+        `leaf_containers`): the creation of the fresh leaf it yields first."""
+        if isinstance(loop.target, ast.Name) and loop.target.id == key:
+            module = parameters_receiver(loop.iter)
+            if module is not None:
+                return self.built_in_scope(module, loop)
+        container = loop_container(loop, key)
+        if isinstance(container, ast.Name):
+            return self.fresh_container(container.id, loop)
+        first = first_item(container)
+        if isinstance(first, ast.Name):
+            return self.fresh_binding(first.id, loop)
+        return None
+
+    def fresh_container(self, name: str, stmt: ast.stmt) -> tuple[ast.stmt, str] | None:
+        """The creation of the fresh leaf the container bound to `name` yields first (see
+        `leaf_containers`), when that binding is the only one of `name` in the scope of
+        `stmt` and nothing there may change which element comes first: the leaf's own
+        binding (`w1 = torch.randn(..., requires_grad=True)` before `params = [w1, w2]`),
+        or the container's (`params = init_params()`, a helper returning such a container
+        made anew; `params = list(model.parameters())` of a module built there)."""
+        scope = self.scope_of(stmt)
+        nodes = list(scope_nodes(scope))
+        if sum(1 for node in nodes if binds(node, name)) != 1 or changed_in(nodes, name):
+            return None
+        for node in nodes:
+            if not isinstance(node, ast.Assign):
+                continue
+            value = _assigned_expression(node, name)
+            if value is None:
+                continue
+            first = first_item(value)
+            if isinstance(first, ast.Name):
+                return self.fresh_binding(first.id, node)
+            if first is not None:
+                return (node, name) if self._fresh_tensor(first) else None
+            if isinstance(value, ast.Call) and self._returns_fresh_container(value):
+                return node, name
+            listed = _listed_parameters(value) if "list" not in self.bound else None
+            return self.built_in_scope(listed, node) if listed is not None else None
+        return None
+
+    def _returns_fresh_container(self, call: ast.Call) -> bool:
+        """`init_params()`, a helper of the file that runs no backward and returns, on
+        every `return`, a container it writes out whose first element is a tensor it makes
+        anew (`return {"w1": w1, "w2": w2}`, or a name bound once to such a container)."""
+        func = call.func
+        helper = self.local.get(func.id) if isinstance(func, ast.Name) else None
+        if not isinstance(helper, ast.FunctionDef) or helper.name in self.rebound:
+            return False
+        if self._depth >= _DEPTH or not self._function_clean(helper):
+            return False
+        nodes = list(scope_nodes(helper))
+        returned = [node.value for node in nodes if isinstance(node, ast.Return)]
+        if not returned:
+            return False
+        self._depth += 1
+        try:
+            return all(self._fresh_local(helper, _written_first(nodes, expr)) for expr in returned)
+        finally:
+            self._depth -= 1
 
     def _layer_parameter(
         self, target: ast.Attribute, read: ast.stmt
@@ -622,6 +690,8 @@ class Paths:
         end = _index(home, current)
         if end <= start or not self.block_clean(home[start + 1 : end]):
             return False, None
+        if _tests_grad(home[start + 1 : end]):
+            return False, None
         first_iteration: LoopNode | None = None
         since: list[tuple[ast.stmt, list[ast.stmt], ast.stmt]] = []
         for owner, block, child in reversed(chain):
@@ -635,7 +705,9 @@ class Paths:
                 return False, None
             if not self.block_clean(block[: _index(block, child)]):
                 return False, None
-            if first_iteration is not None and not _transparent(owner):
+            if _tests_grad(block[: _index(block, child)]):
+                return False, None  # `if p.grad is None: continue` before the read
+            if first_iteration is not None and not self._transparent(owner):
                 # A later iteration may be the first to get here: fine only when all that
                 # may run backward in the loop sits in `owner`, after the read.
                 if not all(self._side_clean(*level) for level in since):
@@ -648,6 +720,24 @@ class Paths:
             if first_iteration is not None:
                 since.append((owner, block, child))
         return True, first_iteration
+
+    def _transparent(self, owner: ast.stmt) -> bool:
+        """`_transparent`, or a loop over a container that surely holds an element, the
+        same first one every time (a list written out right there, or a name bound once to
+        one that nothing changes, see `leaf_containers`)."""
+        if _transparent(owner):
+            return True
+        if not isinstance(owner, ast.For):
+            return False
+        iterable = owner.iter
+        if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Attribute):
+            if iterable.func.attr not in ("values", "items") or iterable.args:
+                return False
+            iterable = iterable.func.value
+        if isinstance(iterable, ast.Name):
+            nodes = list(scope_nodes(self.scope_of(owner)))
+            return _written_first(nodes, iterable) is not None
+        return isinstance(iterable, ast.List | ast.Tuple) and first_item(iterable) is not None
 
     def _side_clean(self, owner: ast.stmt, block: list[ast.stmt], child: ast.stmt) -> bool:
         """Everything `owner` may run besides `child` and what precedes it in `block` is
@@ -673,6 +763,37 @@ def _transparent(owner: ast.stmt) -> bool:
         and owner.iter.func.attr == "parameters"
         and not owner.iter.args
     )
+
+
+def _written_first(nodes: list[ast.AST], expr: ast.expr | None) -> ast.expr | None:
+    """The first element of a container written out as `expr`, or bound once (and never
+    changed) to the name `expr` in the scope of `nodes`."""
+    if isinstance(expr, ast.Name):
+        name = expr.id
+        bindings = [node for node in nodes if binds(node, name)]
+        values = [
+            value
+            for node in nodes
+            if isinstance(node, ast.Assign)
+            and (value := _assigned_expression(node, name)) is not None
+        ]
+        if len(bindings) != 1 or len(values) != 1 or changed_in(nodes, name):
+            return None
+        expr = values[0]
+    return first_item(expr)
+
+
+def _listed_parameters(expr: ast.expr) -> str | None:
+    """`m` of `list(m.parameters())`."""
+    if (
+        isinstance(expr, ast.Call)
+        and isinstance(expr.func, ast.Name)
+        and expr.func.id == "list"
+        and len(expr.args) == 1
+        and not expr.keywords
+    ):
+        return parameters_receiver(expr.args[0])
+    return None
 
 
 def _index(block: list[ast.stmt], stmt: ast.stmt) -> int:
