@@ -113,3 +113,52 @@ def test_a_frozen_instance_may_reach_any_code(monkeypatch: pytest.MonkeyPatch) -
         "def main():\n    cfg = Config()\n    tweak(cfg)\n    h = cfg.hidden  # <- h\n"
     )
     assert fact_at(snippet, monkeypatch).const == 32
+
+
+def test_an_instance_built_as_an_argument_is_followed_into_the_parameter(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`Trainer(Config())`: the instance is bound to the constructor's parameter alone,
+    then kept on `self`; its fields read through `self.cfg` are the defaults."""
+    trainer = (
+        "class Trainer:\n"
+        "    def __init__(self, cfg):\n        self.cfg = cfg\n"
+        "    def step(self):\n        h = self.cfg.hidden  # <- h\n        return h\n"
+    )
+    built = CONFIG + trainer + "def main():\n    Trainer(Config(hidden=8)).step()\n"
+    assert fact_at(built, monkeypatch).const == 8
+    by_keyword = built.replace("Trainer(Config(hidden=8))", "Trainer(cfg=Config(hidden=8))")
+    assert fact_at(by_keyword, monkeypatch).const == 8
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        "    def tune(self):\n        self.cfg.hidden = 4\n",  # stored into through `self`
+        "    def swap(self, cfg):\n        cfg = Config()\n",  # (another parameter: kept)
+    ],
+)
+def test_an_instance_built_as_an_argument_that_may_change(
+    change: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    trainer = (
+        "class Trainer:\n"
+        "    def __init__(self, cfg):\n        self.cfg = cfg\n"
+        + change
+        + "    def step(self):\n        h = self.cfg.hidden  # <- h\n        return h\n"
+    )
+    snippet = CONFIG + trainer + "def main():\n    Trainer(Config(hidden=8)).step()\n"
+    expected = None if "hidden = 4" in change else 8
+    assert fact_at(snippet, monkeypatch).const == expected
+
+
+def test_a_parameter_bound_again_holds_more_than_the_instance(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    snippet = CONFIG + (
+        "def train(cfg, other):\n"
+        "    if other:\n        cfg = other\n"
+        "    h = cfg.hidden  # <- h\n"
+        "def main(other):\n    train(Config(hidden=8), other)\n"
+    )
+    assert fact_at(snippet, monkeypatch).const is None

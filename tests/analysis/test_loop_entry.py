@@ -289,3 +289,28 @@ def test_a_parameter_counts_what_every_caller_passes() -> None:
         accumulate(int(sys.argv[1]))
         """
     ) == {5: 0}
+
+
+def test_a_count_read_through_a_settings_object_kept_on_self() -> None:
+    """`range(self.cfg.steps)` of a dataclass instance every construction hands in: the
+    loop runs that many times (the field is read as `self.cfg.steps` is evaluated)."""
+    assert _trips(
+        """
+        from dataclasses import dataclass
+
+        @dataclass
+        class Config:
+            steps: int = 3
+
+        class Trainer:
+            def __init__(self, cfg):
+                self.cfg = cfg
+
+            def fit(self):
+                for _ in range(self.cfg.steps):
+                    pass
+
+        def main():
+            Trainer(Config()).fit()
+        """
+    ) == {13: 3}

@@ -32,8 +32,13 @@ from __future__ import annotations
 
 import ast
 
-from gradguard.analysis.constant_dicts import Aliases, methods_taking_self, never_changed
-from gradguard.analysis.name_flow import NameFlow
+from gradguard.analysis.constant_dicts import (
+    Aliases,
+    methods_taking_self,
+    never_changed,
+    parameters_given,
+)
+from gradguard.analysis.name_flow import Key, NameFlow
 from gradguard.analysis.names import binding_counts, dotted
 from gradguard.analysis.values import UNKNOWN, Value, evolve, literal
 from gradguard.analysis.walk import module_nodes, module_nodes_of
@@ -218,21 +223,45 @@ class _Flow:
 
 
 def _kept(call: ast.Call, flow: _Flow) -> bool:
-    """The call is the value of `name = Config(...)` bound once, and no holder of that object
-    may hand it to code that could change it (`constant_dicts.Aliases`)."""
+    """The call is the value of `name = Config(...)` bound once, or an argument of a call of
+    a function or class of the file (`Trainer(Config())`: the object is bound to that
+    parameter alone), and no holder of that object may hand it to code that could change it
+    (`constant_dicts.Aliases`)."""
     parent = flow.names.parents.get(id(call))
-    if isinstance(parent, ast.Assign) and len(parent.targets) == 1:
-        target = parent.targets[0]
-    elif isinstance(parent, ast.AnnAssign) and parent.value is call:
-        target = parent.target
+    if isinstance(parent, ast.keyword):
+        parent = flow.names.parents.get(id(parent))
+    if isinstance(parent, ast.Call) and parent.func is not call:
+        # A parameter no statement of its function binds again holds that object alone.
+        key = _parameter_key(call, parent, flow)
+        if key is None or flow.names.bindings.get(key):
+            return False
     else:
-        return False
-    if not isinstance(target, ast.Name):
-        return False
-    key = flow.names.key_of(target)
-    if key is None or len(flow.names.bindings.get(key, ())) != 1:
-        return False
+        if isinstance(parent, ast.Assign) and len(parent.targets) == 1:
+            target = parent.targets[0]
+        elif isinstance(parent, ast.AnnAssign) and parent.value is call:
+            target = parent.target
+        else:
+            return False
+        if not isinstance(target, ast.Name):
+            return False
+        key = flow.names.key_of(target)
+        if key is None or len(flow.names.bindings.get(key, ())) != 1:
+            return False
     return never_changed(Aliases(flow.names, key, flow.methods), flow.nodes)
+
+
+def _parameter_key(argument: ast.Call, call: ast.Call, flow: _Flow) -> Key | None:
+    """The parameter that `call`, a call of a function or class of the file, binds to
+    `argument`, one of its own arguments."""
+    func = call.func
+    key = flow.names.key_of(func) if isinstance(func, ast.Name) else None
+    bindings = flow.names.bindings.get(key, ()) if key is not None else ()
+    found = parameters_given(bindings[0].node, call) if len(bindings) == 1 else None
+    if found is None:
+        return None
+    definition, passed = found
+    names = [name for name, given in passed.items() if given is argument]
+    return (id(definition), names[0]) if len(names) == 1 else None
 
 
 def _instance(call: ast.Call, described: _Dataclass, stored: dict[str, int]) -> Value | None:

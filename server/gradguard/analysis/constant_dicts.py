@@ -330,24 +330,10 @@ class Aliases:
             return False if isinstance(func, ast.Name) and func.id in _READING_BUILTINS else None
         if len(bindings) != 1:
             return None
-        definition: ast.AST | None = bindings[0].node
-        constructor = isinstance(definition, ast.ClassDef)
-        if isinstance(definition, ast.ClassDef):
-            definition = next(
-                (
-                    s
-                    for s in definition.body
-                    if isinstance(s, ast.FunctionDef) and s.name == "__init__"
-                ),
-                None,
-            )
-        if not isinstance(definition, ast.FunctionDef | ast.AsyncFunctionDef):
+        found = parameters_given(bindings[0].node, call)
+        if found is None:
             return None
-        if definition.args.vararg is not None or definition.args.kwarg is not None:
-            return None
-        passed = arguments_by_parameter(definition, call, skip_self=constructor)
-        if passed is None:
-            return None
+        definition, passed = found
         names = parameter_names(definition)
         keys: set[Key] = set()
         added = False
@@ -365,6 +351,27 @@ class Aliases:
         new = keys - self.keys
         self.keys |= new
         return bool(new)
+
+
+def parameters_given(
+    bound: ast.AST, call: ast.Call
+) -> tuple[ast.FunctionDef | ast.AsyncFunctionDef, dict[str, ast.expr]] | None:
+    """The function `call` runs when its callee's only binding is `bound` (a `def`, or a
+    class whose `__init__` runs), and the argument it passes for each parameter; None for
+    anything else, and for a function taking `*args` or `**kwargs`."""
+    definition: ast.AST | None = bound
+    constructor = isinstance(definition, ast.ClassDef)
+    if isinstance(definition, ast.ClassDef):
+        definition = next(
+            (s for s in definition.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"),
+            None,
+        )
+    if not isinstance(definition, ast.FunctionDef | ast.AsyncFunctionDef):
+        return None
+    if definition.args.vararg is not None or definition.args.kwarg is not None:
+        return None
+    passed = arguments_by_parameter(definition, call, skip_self=constructor)
+    return None if passed is None else (definition, passed)
 
 
 def _element(display: ast.Dict | ast.List, key: ast.expr) -> ast.Dict | ast.List | None:

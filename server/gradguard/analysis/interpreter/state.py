@@ -16,6 +16,7 @@ from gradguard.analysis.parameters import Freeze, ReplacedAttribute
 from gradguard.analysis.values import (
     UNKNOWN,
     Carry,
+    Kind,
     Value,
 )
 
@@ -105,6 +106,32 @@ class InterpreterState:
         """Whether a plain name missing from the environment is unbound (see `join_env`):
         not where `from m import *` may have bound any name."""
         return not self.module.star_imports
+
+    def settled(self, key: str) -> Value:
+        """The value of a dotted key here, read as `_expr_Attribute` reads it when the key
+        itself is not bound: through the known fields of a settings object and the
+        attributes a class of the file keeps (`self.cfg.inner_steps` of a dataclass
+        instance). Nothing is recorded: loop bounds and such are read with it."""
+        parts = key.split(".")
+        for length in range(len(parts), 0, -1):
+            prefix = ".".join(parts[:length])
+            if self.env is not None and (prefix in self.env or length == 1):
+                value = self.lookup(prefix)
+                break
+        for attr in parts[length:]:
+            if (
+                value.kind in (Kind.SEQUENCE, Kind.MAPPING, Kind.INSTANCE)
+                and value.fields is not None
+                and value.elements is not None
+                and attr in value.fields
+            ):
+                value = value.elements[value.fields.index(attr)]
+                continue
+            info = value.local_class
+            if info is None or attr not in info.attributes or value.kind is Kind.CLASS:
+                return UNKNOWN
+            value = info.attributes[attr]
+        return value
 
     def lookup(self, key: str, node: ast.expr | None = None) -> Value:
         """The value bound to `key`; records reads of loop-carried values."""

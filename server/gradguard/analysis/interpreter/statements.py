@@ -496,11 +496,11 @@ class FunctionInterpreter(CallEvaluator):
     def _stmt_For(self, stmt: ast.For | ast.AsyncFor) -> None:
         iterated = self.eval(stmt.iter)
         builtin_range = self._is_builtin("range")
-        trips = least_trips(stmt.iter, iterated, self.lookup, range_is_builtin=builtin_range)
+        trips = least_trips(stmt.iter, iterated, self.settled, range_is_builtin=builtin_range)
         runs = trips >= 1
         if (site := self.site(stmt, stmt.iter, iterated)) is not None:
             self.emit(LoopTrips(trips, **site))
-        empty = certainly_empty(stmt.iter, iterated, self.lookup, range_is_builtin=builtin_range)
+        empty = certainly_empty(stmt.iter, iterated, self.settled, range_is_builtin=builtin_range)
         if runs:
             self.entered_loops.add(stmt)
         element = element_of(iterated)
