@@ -918,7 +918,8 @@ def _single_store(stmt: ast.Assign, attr: str) -> bool:
 
 def _kept_whole(value: Value) -> bool:
     """A module, or a dict or list of modules, of leaf tensors (`{"w1": w1, ...}` of
-    hand-made parameters) or of instances of one class of the file (`[User(...) for i in
+    hand-made parameters, also a comprehension making them: `[p.detach().requires_grad_()
+    for p in ...]`) or of instances of one class of the file (`[User(...) for i in
     range(n)]`), or a loader of batches: what an object keeps of it stays what it was
     given, as long as no code of the file changes the container (see
     `_containers_changed`)."""
@@ -930,7 +931,13 @@ def _kept_whole(value: Value) -> bool:
         items = value.items
         # (A loader, `DataLoader(...)`: what it hands out is batches, see `data_sources`.)
         return (
-            value.kind is Kind.SEQUENCE and items is not None and (_instance(items) or items.batch)
+            value.kind is Kind.SEQUENCE
+            and items is not None
+            and (
+                _instance(items)
+                or items.batch
+                or (items.kind is Kind.TENSOR and items.leaf is True)
+            )
         )
     return (
         all(e.kind is Kind.MODULE for e in value.elements)
