@@ -20,6 +20,9 @@ T, U, N = Grad.TRACKED, Grad.UNTRACKED, Grad.UNKNOWN
 TENSOR = Value(kind=Kind.TENSOR)
 CUT = Value(U, Kind.TENSOR, Loss(LossKind.DETACH, ast.Constant(0), ".detach()"))
 
+INERT = Loss(LossKind.NO_CREATE_GRAPH, ast.Constant(0), "torch.autograd.grad(...)")
+FAST = Value(kind=Kind.SEQUENCE, items=Value(T, Kind.TENSOR, inert_terms=frozenset({INERT})))
+
 PLAIN = ast.parse("def f(a, b):\n    return a * b\n").body[0]
 LOSSY = ast.parse("def f(a, b):\n    return F.nll_loss(a, b)\n").body[0]
 
@@ -34,6 +37,14 @@ LOSSY = ast.parse("def f(a, b):\n    return F.nll_loss(a, b)\n").body[0]
         (LOSSY, Value(T, Kind.TENSOR), {"a": CUT}, True),  # what the loss is given is reported
         (PLAIN, Value(kind=Kind.SEQUENCE, elements=(TENSOR,)), {"a": CUT}, True),
         (PLAIN, TENSOR, {"a": Value(kind=Kind.MODULE, module=ModuleRef())}, True),
+        # Fast weights holding a gradient taken without create_graph: the result may too.
+        (PLAIN, Value(T, Kind.TENSOR), {"a": FAST, "b": CUT}, True),
+        (
+            PLAIN,
+            Value(T, Kind.TENSOR, inert_terms=frozenset({INERT})),
+            {"a": FAST, "b": CUT},
+            False,
+        ),
     ],
 )
 def test_when_a_run_in_context_is_worth_it(

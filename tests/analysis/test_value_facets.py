@@ -881,6 +881,15 @@ AUTOGRAD_FACTS = [
      "    w = torch.ones(3, requires_grad=True)\n    g = torch.autograd.grad(w.sum(), w)[0]\n"
      "    loss = (cost + g.sum()).mean()  # <- loss", Kind.TENSOR,
      {"grad": N, "inert_terms": _no_create_graph}),
+    # Scaled by a number it stays a term (MAML's `w - lr * g`); scaled by a factor that
+    # requires grad it trains that factor (Meta-SGD's learnable `rate * g`): not inert.
+    ("gradient scaled by a number", "w = torch.ones(3, requires_grad=True)\n"
+     "g = torch.autograd.grad(w.sum(), w)[0]\nfast = w - 0.1 * g  # <- fast", Kind.TENSOR,
+     {"grad": T, "inert_terms": _no_create_graph}),
+    ("gradient scaled by a learnable rate", "w = torch.ones(3, requires_grad=True)\n"
+     "rate = torch.ones(3, requires_grad=True)\n"
+     "g = torch.autograd.grad(w.sum(), w)[0]\nfast = w - rate * g  # <- fast", Kind.TENSOR,
+     {"grad": T, "inert_terms": frozenset()}),
     # A copy of tensors with history (`torch.tensor(losses)`) feeds what is computed from
     # it through any op, products included; not through a loss's target (constant by
     # design), nor on a join where one path holds none.
@@ -1682,3 +1691,21 @@ def test_origin_of_a_computed_tensor_kept_by_init(
         assert origin is None, case
     else:
         assert isinstance(origin, ast.Assign) and ast.unparse(origin.targets[0]) == named, case
+
+
+_LEARNER = (
+    "def make():\n    return [{item} for p in model.parameters()]\n"
+    "class Learner:\n    def __init__(self):\n        self.ws = make()\n"
+    "    def step(self):\n        k = self.ws  # <- k\n"
+    "Learner().step()"
+)
+
+
+def test_a_comprehension_of_leaves_kept_on_self(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`self.ws = make()` of a list a comprehension fills with fresh leaves: every method
+    reads that list, its items leaves that require grad. Computed tensors are not kept."""
+    kept = fact_at(_LEARNER.format(item="p.detach().clone().requires_grad_()"), monkeypatch)
+    assert kept.kind is Kind.SEQUENCE and kept.items is not None
+    assert kept.items.leaf is True and kept.items.grad is Grad.TRACKED
+    computed = fact_at(_LEARNER.format(item="p * 2"), monkeypatch)
+    assert computed.kind is Kind.UNKNOWN

@@ -39,7 +39,7 @@ from gradguard.analysis.graph_inputs import is_stand_in
 from gradguard.analysis.names import callee_name
 from gradguard.analysis.node_cache import cached_by_node
 from gradguard.analysis.shapes import Shape
-from gradguard.analysis.values import Grad, Kind, LossKind, Value, evolve
+from gradguard.analysis.values import Grad, Kind, Loss, LossKind, Value, evolve
 from gradguard.analysis.walk import own_nodes
 
 # How deep a result's tuples and dicts are looked into.
@@ -68,11 +68,25 @@ def wants_context(
         _unknown_grad(result, _DEPTH)
         or reports_in_context(function)
         or any(v.inference and v.kind is Kind.TENSOR for v in passed.values())
+        or any(_inert_terms(v, _DEPTH) - result.inert_terms for v in passed.values())
         or (
             any(_exactly_shaped(v, _DEPTH) for v in passed.values())
             and _undecided_shape(result, _DEPTH)
         )
     )
+
+
+def _inert_terms(value: Value, depth: int) -> frozenset[Loss]:
+    """The terms without history (`Autograd.inert_terms`) an argument brings, also through
+    the items and elements of a list, tuple or dict (fast weights `[w - lr * g ...]` built
+    from gradients taken without create_graph): a run may find them in the result."""
+    found = value.inert_terms
+    if depth == 0:
+        return found
+    parts = [*(value.elements or ()), *((value.items,) if value.items is not None else ())]
+    for part in parts:
+        found |= _inert_terms(part, depth - 1)
+    return found
 
 
 def informative(passed: dict[str, Value]) -> bool:

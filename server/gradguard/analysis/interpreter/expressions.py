@@ -792,6 +792,10 @@ class ExpressionEvaluator(TrainingEffects):
                 added = added_inert_terms(operands)
                 if added - result.inert_terms:
                     result = evolve(result, inert_terms=result.inert_terms | added)
+            elif isinstance(op, _SCALING_OPERATORS) and result.inert_terms:
+                kept = _scaled_inert_terms(operands)
+                if result.inert_terms - kept:
+                    result = evolve(result, inert_terms=result.inert_terms & kept)
             if isinstance(op, ast.operator | ast.unaryop):
                 shape = shapes.operator_shape(op, [shape_of(v) for v in operands])
                 result = evolve(result, shape=shape)
@@ -883,6 +887,20 @@ SIZES = Value(kind=Kind.SEQUENCE, items=Value(grad=Grad.UNTRACKED, kind=Kind.SCA
 
 # Operators no container of tensors supports (`+` and `*` concatenate and repeat lists).
 _TENSOR_ONLY_OPERATORS = (ast.Sub, ast.Div, ast.FloorDiv, ast.Pow, ast.MatMult, ast.USub)
+# Operators whose operands are factors of the result, not terms of a sum.
+_SCALING_OPERATORS = (ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.MatMult)
+
+
+def _scaled_inert_terms(operands: list[Value]) -> frozenset[Loss]:
+    """The inert terms a product of `operands` still holds: those of a factor whose every
+    other factor has no history (`lr * g`, `2 * (cost + g)`). Times a factor that requires
+    grad (`rate * g` with a learnable `rate`), the term trains that factor: not inert."""
+    kept: frozenset[Loss] = frozenset()
+    for index, operand in enumerate(operands):
+        others = operands[:index] + operands[index + 1 :]
+        if all(other.grad is not Grad.TRACKED for other in others):
+            kept |= added_inert_terms([operand])
+    return kept
 
 
 def _as_tensor(value: Value) -> Value:
