@@ -144,31 +144,46 @@ def _children(module: Value, classes: Classes, depth: int) -> tuple[Value, ...] 
 
 def _local_children(info: ClassInfo, classes: Classes) -> tuple[Value, ...] | None:
     """The modules an instance of a module class of the file stores on itself."""
+    named = local_named_children(info, classes)
+    return None if named is None else tuple(value for _, value in named)
+
+
+def local_named_children(
+    info: ClassInfo, classes: Classes, depth: int = _DEPTH, *, once: bool = False
+) -> tuple[tuple[str, Value], ...] | None:
+    """The modules an instance of a module class of the file stores on itself, each with the
+    attribute it is stored at (the name `named_children()` gives it): those of its bases of
+    the file first. An attribute whose value is not known stands with `UNKNOWN` (a module or
+    not), and so does, with `once`, one its methods store more than once (which of the
+    modules it then holds is not known); None when the class may register modules by name
+    or has a base not followed."""
     node = info.node
-    inherited: list[Value] = []
+    inherited: list[tuple[str, Value]] = []
     for base in node.bases:
         if classes.resolve(node, base) in api.MODULE_BASES:
             continue
         local = classes.class_named(base.id) if isinstance(base, ast.Name) else None
-        if local is None or local is node:
+        if local is None or local is node or depth <= 0:
             return None
-        found = _local_children(classes.class_info(local), classes)
+        found = local_named_children(classes.class_info(local), classes, depth - 1, once=once)
         if found is None:
             return None
         inherited.extend(found)
     if node.keywords or _registers_by_name(node):
         return None
-    own: list[Value] = []
+    own: list[tuple[str, Value]] = []
     for attr, stored in _self_stores(node).items():
         known = info.attributes.get(attr)
         if known is not None and known.kind is Kind.MODULE and attr in classes.changed_containers:
-            own.append(UNKNOWN)  # `self.layers.append(...)`: it may hold more
+            own.append((attr, UNKNOWN))  # `self.layers.append(...)`: it may hold more
+        elif known is not None and known.kind is Kind.MODULE and once and len(stored) != 1:
+            own.append((attr, UNKNOWN))
         elif known is not None and known.kind is Kind.MODULE:
-            own.append(known)
+            own.append((attr, known))
         elif known is not None and known.kind in _NOT_MODULES:
             continue
         elif not all(_literal(value) for value in stored):
-            own.append(UNKNOWN)
+            own.append((attr, UNKNOWN))
     return (*inherited, *own)
 
 

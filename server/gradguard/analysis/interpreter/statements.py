@@ -21,6 +21,7 @@ from gradguard.analysis.events import (
 )
 from gradguard.analysis.graph import GRAPH_STATE_KEY, SavedNode, Saves
 from gradguard.analysis.graph_inputs import bind_stand_ins
+from gradguard.analysis.integer_buffers import counter_kept
 from gradguard.analysis.interpreter.calls import CallEvaluator
 from gradguard.analysis.interpreter.environment import (
     GRAD_UNKNOWN,
@@ -37,8 +38,19 @@ from gradguard.analysis.model import (
     FunctionNode,
     LoopNode,
 )
-from gradguard.analysis.names import callee_name, dotted
+from gradguard.analysis.names import callee_name, dotted, local_binding_counts
 from gradguard.analysis.node_cache import cached_by_node
+from gradguard.analysis.parameter_names import (
+    ParameterName,
+    Strings,
+    certainly_frozen,
+    listed_strings,
+    loaded_names,
+    parameter_names,
+    plain_operand,
+    strings_of,
+)
+from gradguard.analysis.parameter_names import stored_names as names_stored
 from gradguard.analysis.values import (
     NONE,
     UNKNOWN,
@@ -494,6 +506,9 @@ class FunctionInterpreter(CallEvaluator):
         return evolve(iterated.items, carries=iterated.all_carries())
 
     def _stmt_For(self, stmt: ast.For | ast.AsyncFor) -> None:
+        # Which parameters a filtered `named_parameters()` loop freezes, told before the
+        # loop runs (its tests read what is bound before it).
+        named = self._frozen_by_name(stmt) if self.module.frozen_facts else None
         iterated = self.eval(stmt.iter)
         builtin_range = self._is_builtin("range")
         trips = least_trips(stmt.iter, iterated, self.settled, range_is_builtin=builtin_range)
@@ -527,8 +542,97 @@ class FunctionInterpreter(CallEvaluator):
             if owner is not None:
                 method = "named_parameters" if isinstance(stmt.target, ast.Tuple) else "parameters"
                 self._freeze(owner, stmt, f"a loop over `{ast.unparse(owner)}.{method}()`")
+            elif named is not None:
+                self._freeze_named(stmt, *named)
 
     _stmt_AsyncFor = _stmt_For
+
+    def _frozen_by_name(
+        self, stmt: ast.For | ast.AsyncFor
+    ) -> tuple[ast.expr, tuple[ParameterName, ...], tuple[ParameterName, ...]] | None:
+        """`for name, p in <owner>.named_parameters(): if <test of name>: p.requires_grad =
+        False`: the owner, the names its parameters may have and those the loop certainly
+        freezes (see `gradguard.analysis.parameter_names`); None when the structure of the
+        owner may have changed or the loop has another shape."""
+        iterable = stmt.iter
+        if not (
+            isinstance(iterable, ast.Call)
+            and isinstance(iterable.func, ast.Attribute)
+            and iterable.func.attr == "named_parameters"
+            and not iterable.args
+            and not iterable.keywords
+        ):
+            return None
+        owner_expr = iterable.func.value
+        key = dotted(owner_expr)
+        if key is None or self.env is None:
+            return None
+        owner = self.env.get(key)
+        if owner is None and "." in key:
+            owner = self.kept_attribute(key, self.env)
+        root = callee_name(owner_expr)
+        if (
+            owner is None
+            or owner.kind is not Kind.MODULE
+            or submodules.structure_may_change(self.module.tree)
+            or not counter_kept(self.function or self.module.tree, owner_expr)
+            or (root is not None and root in self.module.changed_containers())
+        ):
+            return None
+        names = parameter_names(owner, self.submodule_classes())
+        stored = names_stored(stmt.body)
+        frozen = certainly_frozen(stmt, names, lambda expr: self._test_strings(expr, stored))
+        return owner_expr, names, frozen
+
+    def _test_strings(self, expr: ast.expr, stored: frozenset[str]) -> Strings:
+        """The string (or strings) a test operand of a `named_parameters()` loop certainly
+        holds, read without effect: a name bound to a string, `D["key"]` of a module-level
+        settings dict nothing changes, a name bound once to a list of string literals that
+        nothing can change (`parameter_names.listed_strings`). None otherwise, and when the
+        loop rebinds what it reads."""
+        if not plain_operand(expr) or any(name in stored for name in loaded_names(expr)):
+            return None
+        scope: ast.AST = self.function or self.module.tree
+        if isinstance(expr, ast.Name):
+            if expr.id in self.module.declared_global:
+                return None
+            local = self.function is not None and expr.id in local_binding_counts(self.function)
+            listed = listed_strings(expr.id, scope if local else self.module.tree)
+            if listed is not None:
+                return listed
+        elif not (
+            isinstance(expr, ast.Subscript)
+            and isinstance(expr.value, ast.Name)
+            and expr.value.id in self.module.syntax.unchanged_dicts()
+            and (self.function is None or expr.value.id not in local_binding_counts(self.function))
+        ):
+            return None
+        env = dict(self.env) if self.env is not None else None
+        record, self.record = self.record, False
+        try:
+            value = self.eval(expr)
+        finally:
+            self.record = record
+            self.env = env
+        found = strings_of(value)
+        # A sequence read from a name may be a list some alias changed: only a settings
+        # dict's (which nothing changes) counts.
+        return found if isinstance(found, str) or isinstance(expr, ast.Subscript) else None
+
+    def _freeze_named(
+        self,
+        stmt: ast.For | ast.AsyncFor,
+        owner: ast.expr,
+        names: tuple[ParameterName, ...],
+        frozen: tuple[ParameterName, ...],
+    ) -> None:
+        """Freeze the owner when the loop freezes every name its parameters may have. (Not a
+        layer all of whose names it freezes: a parameter the layer shares with another is
+        listed once, under the other's name, which the tests may not pass.)"""
+        if frozen and len(frozen) == len(names):
+            text = ast.unparse(owner)
+            description = f"a loop over `{text}.named_parameters()` whose tests pass every name"
+            self._freeze(owner, stmt, description)
 
     def _integer_elements_asked(self, stmt: ast.For | ast.AsyncFor, iterated: Value) -> None:
         """`for t in (embeds, ids): t.requires_grad_()`, `for t in bn.buffers():

@@ -1,0 +1,465 @@
+"""Which parameters a loop over `named_parameters()` certainly freezes, told by their names.
+
+`for name, p in model.named_parameters(): if not name.startswith("head"): p.requires_grad =
+False` freezes the parameters whose names pass the loop's tests. `named_parameters()` names a
+parameter by the attributes leading to it from the module: `backbone.conv.weight`. Those
+names are known from the module's structure:
+
+* a module class of the file: each module it stores at `self.<attr>` (`submodules.
+  local_named_children`, of a class registering nothing by name) gives its names after
+  `<attr>.`; an attribute whose module is not known (or which a method stores more than
+  once) gives `<attr>.` followed by an unknown rest;
+* a torch.nn layer of `LEAF_PARAMETERS` (checked with torch 2.13.0): `weight` and `bias`
+  (or `weight` alone), of which the layer has some; a torch.nn layer without parameters:
+  none;
+* anything else (a container, whose children may be named by the keys of an `OrderedDict`;
+  a layer holding modules; a module built elsewhere): an unknown rest.
+
+The names are a superset of those the loop sees (a `bias=False` layer has no `bias`), so a
+conclusion true of every name listed is true of every parameter. A test is decided on a name
+only when every name with that start decides it alike (`startswith("backbone")` of
+`backbone.` and an unknown rest is True; `"ATS" in name` of it is not known). The loop
+freezes a parameter certainly when, for its name, the body reaches `p.requires_grad = False`
+(or `p.requires_grad_(False)`) through `if` tests decided on the name, before any `continue`
+or `break`. Other statements cannot unfreeze it: frozen facts are kept only in files where
+no code may (`parameters.may_unfreeze`).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+
+from gradguard.analysis import submodules
+from gradguard.analysis import torch_api as api
+from gradguard.analysis.node_cache import cached_by_node
+from gradguard.analysis.values import Kind, Value
+from gradguard.analysis.walk import module_nodes, module_parents, walk
+
+# The parameters each torch.nn layer may hold, by name (listed by `named_parameters()` of
+# each layer built with torch 2.13.0, with `affine=True` for the instance norms).
+LEAF_PARAMETERS: dict[str, tuple[str, ...]] = {
+    **{
+        name: ("weight", "bias")
+        for name in (
+            "Linear Bilinear Conv1d Conv2d Conv3d ConvTranspose1d ConvTranspose2d "
+            "ConvTranspose3d BatchNorm1d BatchNorm2d BatchNorm3d LayerNorm GroupNorm "
+            "InstanceNorm1d InstanceNorm2d InstanceNorm3d"
+        ).split()
+    },
+    **{name: ("weight",) for name in "Embedding EmbeddingBag PReLU RMSNorm".split()},
+}
+# How deep a module's structure is followed.
+_DEPTH = 6
+
+# What an operand of a test stands for: a string, strings (a list or tuple of them), or
+# not known (None).
+Strings = str | tuple[str, ...] | None
+
+
+@dataclass(frozen=True)
+class ParameterName:
+    """One name `named_parameters()` may give: `text` itself (`exact`), or `text` followed by
+    a rest that is not known (the names inside a module whose structure is not known)."""
+
+    text: str
+    exact: bool
+
+
+def parameter_names(
+    module: Value, classes: submodules.Classes, prefix: str = "", depth: int = _DEPTH
+) -> tuple[ParameterName, ...]:
+    """The names `module.named_parameters()` may give, each after `prefix` (see the module
+    docstring)."""
+    unknown = (ParameterName(prefix, False),)
+    ref = module.module
+    if depth <= 0 or module.kind is not Kind.MODULE or ref is None:
+        return unknown
+    if ref.local is not None:
+        if not ref.local.is_module:
+            return unknown
+        children = submodules.local_named_children(ref.local, classes, once=True)
+        if children is None:
+            return unknown
+        return tuple(
+            name
+            for attr, child in children
+            for name in parameter_names(child, classes, f"{prefix}{attr}.", depth - 1)
+        )
+    if ref.qualified is None or not ref.qualified.startswith("torch.nn."):
+        return unknown
+    layer = ref.qualified.removeprefix("torch.nn.")
+    if layer in LEAF_PARAMETERS:
+        return tuple(ParameterName(prefix + own, True) for own in LEAF_PARAMETERS[layer])
+    kind = ref.kind or api.nn_module_kind(ref.qualified)
+    if layer in submodules.LEAF_LAYERS and kind is not None and not kind.has_parameters:
+        return ()
+    return unknown
+
+
+def certainly_frozen(
+    loop: ast.For | ast.AsyncFor, names: tuple[ParameterName, ...], strings: StringsOf
+) -> tuple[ParameterName, ...]:
+    """The names of `names` whose parameter the loop `for <name>, <p> in
+    X.named_parameters(): ...` certainly freezes (the loop's shape is checked here: an empty
+    answer for any other)."""
+    target = loop.target
+    if not (
+        isinstance(target, ast.Tuple)
+        and len(target.elts) == 2
+        and isinstance(target.elts[0], ast.Name)
+        and isinstance(target.elts[1], ast.Name)
+        and not loop.orelse
+    ):
+        return ()
+    variable, parameter = target.elts[0].id, target.elts[1].id
+    if variable == parameter or _rebinds(loop.body, {variable, parameter}):
+        return ()
+    found: list[ParameterName] = []
+    for name in names:
+        tests = _Tests(variable, name, strings)
+        if _block(loop.body, parameter, tests) == _Outcome.FREEZES:
+            found.append(name)
+    return tuple(found)
+
+
+# Evaluates a test operand other than the loop's name (a name, `cfg["key"]`, a literal).
+StringsOf = Callable[[ast.expr], Strings]
+
+
+class _Outcome:
+    """How a block ends for one name: it froze the parameter, it went on to what follows
+    (`FALLS`), or it may have left the iteration, or its course is not known (`STOPS`)."""
+
+    FREEZES = "freezes"
+    FALLS = "falls"
+    STOPS = "stops"
+
+
+def _block(body: list[ast.stmt], parameter: str, tests: _Tests) -> str:
+    for stmt in body:
+        outcome = _statement(stmt, parameter, tests)
+        if outcome != _Outcome.FALLS:
+            return outcome
+    return _Outcome.FALLS
+
+
+def _statement(stmt: ast.stmt, parameter: str, tests: _Tests) -> str:
+    if _freezes(stmt, parameter):
+        return _Outcome.FREEZES
+    if isinstance(stmt, ast.If):
+        decided = tests.decide(stmt.test)
+        if decided is None:
+            taken = {_block(stmt.body, parameter, tests), _block(stmt.orelse, parameter, tests)}
+            return taken.pop() if len(taken) == 1 else _Outcome.STOPS
+        return _block(stmt.body if decided else stmt.orelse, parameter, tests)
+    simple = isinstance(stmt, ast.Expr | ast.Assign | ast.AugAssign | ast.AnnAssign | ast.Pass)
+    if simple and not _mentions(stmt, parameter):
+        return _Outcome.FALLS  # `print(...)`, `enabled.append(name)`: the parameter untouched
+    return _Outcome.STOPS
+
+
+def _mentions(stmt: ast.stmt, name: str) -> bool:
+    return any(isinstance(node, ast.Name) and node.id == name for node in ast.walk(stmt))
+
+
+def _freezes(stmt: ast.stmt, parameter: str) -> bool:
+    """`p.requires_grad = False` or `p.requires_grad_(False)`."""
+    if isinstance(stmt, ast.Assign):
+        return (
+            len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Attribute)
+            and stmt.targets[0].attr == "requires_grad"
+            and isinstance(stmt.targets[0].value, ast.Name)
+            and stmt.targets[0].value.id == parameter
+            and isinstance(stmt.value, ast.Constant)
+            and stmt.value.value is False
+        )
+    if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
+        return False
+    call = stmt.value
+    return (
+        isinstance(call.func, ast.Attribute)
+        and call.func.attr == "requires_grad_"
+        and isinstance(call.func.value, ast.Name)
+        and call.func.value.id == parameter
+        and len(call.args) == 1
+        and not call.keywords
+        and isinstance(call.args[0], ast.Constant)
+        and call.args[0].value is False
+    )
+
+
+def _rebinds(body: list[ast.stmt], names: set[str]) -> bool:
+    """Code of the body binds one of `names` (then a test may not read the loop's own)."""
+    for stmt in body:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+                if node.id in names:
+                    return True
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                return True
+    return False
+
+
+class _Tests:
+    """Decides tests on one name of the loop (None: not known)."""
+
+    def __init__(self, variable: str, name: ParameterName, strings: StringsOf) -> None:
+        self.variable = variable
+        self.name = name
+        self.strings = strings
+        self.bound: dict[str, str] = {}  # a generator's variable, bound to one string
+
+    def decide(self, test: ast.expr) -> bool | None:
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            inner = self.decide(test.operand)
+            return None if inner is None else not inner
+        if isinstance(test, ast.BoolOp):
+            return _combine(
+                [self.decide(value) for value in test.values], isinstance(test.op, ast.And)
+            )
+        if isinstance(test, ast.Compare) and len(test.ops) == 1:
+            return self._compare(test.left, test.ops[0], test.comparators[0])
+        if isinstance(test, ast.Call):
+            return self._call(test)
+        return None
+
+    def _view(self, expr: ast.expr) -> ParameterName | None:
+        """What `expr` makes of the loop's name: the name itself, or its first part
+        (`name.split(".")[0]`, known when the name's known start holds a dot)."""
+        if isinstance(expr, ast.Name) and expr.id == self.variable:
+            return self.name
+        if not (
+            isinstance(expr, ast.Subscript)
+            and isinstance(expr.slice, ast.Constant)
+            and expr.slice.value == 0
+            and isinstance(expr.value, ast.Call)
+            and isinstance(expr.value.func, ast.Attribute)
+            and expr.value.func.attr == "split"
+            and isinstance(expr.value.func.value, ast.Name)
+            and expr.value.func.value.id == self.variable
+            and len(expr.value.args) == 1
+            and not expr.value.keywords
+            and isinstance(expr.value.args[0], ast.Constant)
+            and expr.value.args[0].value == "."
+        ):
+            return None
+        head, dot, _ = self.name.text.partition(".")
+        return ParameterName(head, True) if dot or self.name.exact else None
+
+    def _operand(self, expr: ast.expr) -> Strings:
+        if isinstance(expr, ast.Name) and expr.id in self.bound:
+            return self.bound[expr.id]
+        if isinstance(expr, ast.Name) and expr.id == self.variable:
+            return None
+        return _literal_strings(expr) or self.strings(expr)
+
+    def _compare(self, left: ast.expr, op: ast.cmpop, right: ast.expr) -> bool | None:
+        if isinstance(op, ast.NotIn | ast.NotEq):
+            positive = ast.In() if isinstance(op, ast.NotIn) else ast.Eq()
+            decided = self._compare(left, positive, right)
+            return None if decided is None else not decided
+        if isinstance(op, ast.In) and (whole := self._view(right)) is not None:
+            part = self._operand(left)
+            return _contains(whole, part) if isinstance(part, str) else None
+        if isinstance(op, ast.In) and (whole := self._view(left)) is not None:
+            listed = self._operand(right)
+            if not isinstance(listed, tuple):
+                return None
+            return _combine([_equals(whole, item) for item in listed], False)
+        if isinstance(op, ast.Eq):
+            whole = self._view(left) or self._view(right)
+            other = self._operand(right if self._view(left) is not None else left)
+            if whole is None or not isinstance(other, str):
+                return None
+            return _equals(whole, other)
+        return None
+
+    def _call(self, call: ast.Call) -> bool | None:
+        func = call.func
+        if (
+            isinstance(func, ast.Attribute)
+            and func.attr in ("startswith", "endswith")
+            and (whole := self._view(func.value)) is not None
+            and len(call.args) == 1
+            and not call.keywords
+        ):
+            given = self._operand(call.args[0])
+            if given is None:
+                return None
+            parts = (given,) if isinstance(given, str) else given
+            check = _starts if func.attr == "startswith" else _ends
+            return _combine([check(whole, part) for part in parts], False)
+        if (
+            isinstance(func, ast.Name)
+            and func.id in ("any", "all")
+            and len(call.args) == 1
+            and not call.keywords
+            and isinstance(call.args[0], ast.GeneratorExp)
+        ):
+            return self._quantified(call.args[0], func.id == "all")
+        return None
+
+    def _quantified(self, generator: ast.GeneratorExp, every: bool) -> bool | None:
+        if len(generator.generators) != 1:
+            return None
+        loop = generator.generators[0]
+        if loop.ifs or loop.is_async or not isinstance(loop.target, ast.Name):
+            return None
+        if loop.target.id == self.variable:
+            return None
+        listed = self._operand(loop.iter)
+        if not isinstance(listed, tuple):
+            return None
+        outcomes: list[bool | None] = []
+        kept = dict(self.bound)
+        try:
+            for item in listed:
+                self.bound[loop.target.id] = item
+                outcomes.append(self.decide(generator.elt))
+        finally:
+            self.bound = kept
+        return _combine(outcomes, every)
+
+
+def _literal_strings(expr: ast.expr) -> Strings:
+    """A string literal's text, or the texts of a tuple or list display of them."""
+    if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
+        return expr.value
+    if isinstance(expr, ast.Tuple | ast.List) and all(
+        isinstance(e, ast.Constant) and isinstance(e.value, str) for e in expr.elts
+    ):
+        return tuple(str(e.value) for e in expr.elts if isinstance(e, ast.Constant))
+    return None
+
+
+def _combine(outcomes: list[bool | None], every: bool) -> bool | None:
+    """`and` (every) or `or` of three-valued outcomes."""
+    if every:
+        if False in outcomes:
+            return False
+        return True if all(o is True for o in outcomes) else None
+    if True in outcomes:
+        return True
+    return False if all(o is False for o in outcomes) else None
+
+
+def _starts(name: ParameterName, part: str) -> bool | None:
+    if name.exact or name.text.startswith(part):
+        return name.text.startswith(part)
+    return None if part.startswith(name.text) else False
+
+
+def _ends(name: ParameterName, part: str) -> bool | None:
+    return name.text.endswith(part) if name.exact else None
+
+
+def _contains(name: ParameterName, part: str) -> bool | None:
+    if name.exact or part in name.text:
+        return part in name.text
+    return None
+
+
+def _equals(name: ParameterName, other: str) -> bool | None:
+    if name.exact:
+        return name.text == other
+    return None if other.startswith(name.text) and len(other) > len(name.text) else False
+
+
+def strings_of(value: Value) -> Strings:
+    """What a value of the analysis says of a test operand: a string literal's text, or the
+    texts of a list or tuple of such."""
+    if isinstance(value.const, str):
+        return value.const
+    if value.kind is Kind.SEQUENCE and value.elements is not None and value.fields is None:
+        texts = [element.const for element in value.elements]
+        if all(isinstance(text, str) for text in texts):
+            return tuple(str(text) for text in texts)
+    return None
+
+
+def listed_strings(name: str, scope: ast.AST) -> tuple[str, ...] | None:
+    """The strings of `name = ["backbone", "neck"]` (a list or tuple display of string
+    literals) when `scope` (a function, or the module) binds the name once, so, and every
+    read of it in `scope` only iterates it or tests membership in it (`for k in name`, `x in
+    name`, `s.startswith(name)`): no code can change the list. None otherwise."""
+    return _listed_names(scope).get(name)
+
+
+@cached_by_node
+def _listed_names(scope: ast.AST) -> dict[str, tuple[str, ...]]:
+    """`listed_strings` of every name of `scope`, computed once per scope node."""
+    if isinstance(scope, ast.Module):
+        nodes: Sequence[ast.AST] = module_nodes(scope)
+        parents = module_parents(scope)
+    else:
+        nodes = walk(scope)
+        parents = {id(child): node for node in nodes for child in ast.iter_child_nodes(node)}
+    bound: dict[str, list[ast.Name]] = {}
+    reads: dict[str, list[ast.Name]] = {}
+    declared: set[str] = set()
+    for node in nodes:
+        if isinstance(node, ast.Name):
+            (reads if isinstance(node.ctx, ast.Load) else bound).setdefault(node.id, []).append(
+                node
+            )
+        elif isinstance(node, ast.Global | ast.Nonlocal):
+            declared.update(node.names)
+    found: dict[str, tuple[str, ...]] = {}
+    for name, stores in bound.items():
+        binding = parents.get(id(stores[0]))
+        if len(stores) != 1 or name in declared or not isinstance(binding, ast.Assign):
+            continue
+        strings = _literal_strings(binding.value)
+        if (
+            binding.targets == [stores[0]]
+            and isinstance(strings, tuple)
+            and all(_only_read(read, parents) for read in reads.get(name, ()))
+        ):
+            found[name] = strings
+    return found
+
+
+def _only_read(read: ast.Name, parents: dict[int, ast.AST]) -> bool:
+    """A read that iterates the name or tests membership in it."""
+    parent = parents.get(id(read))
+    if isinstance(parent, ast.comprehension | ast.For):
+        return parent.iter is read
+    if isinstance(parent, ast.Compare):
+        return all(isinstance(op, ast.In | ast.NotIn) for op in parent.ops) and any(
+            c is read for c in parent.comparators
+        )
+    return (
+        isinstance(parent, ast.Call)
+        and isinstance(parent.func, ast.Attribute)
+        and parent.func.attr in ("startswith", "endswith")
+        and any(arg is read for arg in parent.args)
+    )
+
+
+def plain_operand(expr: ast.expr) -> bool:
+    """An operand whose evaluation has no effect: names, attributes, subscripts, literals,
+    and tuples or lists of these."""
+    return all(isinstance(node, _PLAIN) for node in ast.walk(expr))
+
+
+_PLAIN = (ast.Name, ast.Attribute, ast.Subscript, ast.Constant, ast.Tuple, ast.List, ast.Load)
+
+
+def stored_names(body: list[ast.stmt]) -> frozenset[str]:
+    """The plain names code of `body` binds."""
+    return frozenset(
+        node.id
+        for stmt in body
+        for node in ast.walk(stmt)
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)
+    )
+
+
+def loaded_names(expr: ast.expr) -> Iterator[str]:
+    """The plain names an expression reads."""
+    for node in ast.walk(expr):
+        if isinstance(node, ast.Name):
+            yield node.id

@@ -1,0 +1,175 @@
+"""Facts about `named_parameters()` loops that freeze parameters chosen by their names
+(`gradguard.analysis.parameter_names`): the names a module's parameters may have, and
+whether a loop's name tests certainly freeze every one of them."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from gradguard.analysis.parameter_names import ParameterName, certainly_frozen
+from tests.analysis.test_value_facets import fact_at
+
+NET = """
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(2, 4)
+        self.norm = nn.LayerNorm(4)
+
+    def forward(self, h):
+        return self.norm(self.proj(h))
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.block = Block()
+        self.head = nn.Linear(4, 2)
+
+    def forward(self, h):
+        return self.head(self.block(h))
+
+
+net = Net()
+"""
+
+
+def _frozen_after(loop: str, monkeypatch: pytest.MonkeyPatch) -> bool:
+    value = fact_at(NET + loop, monkeypatch)
+    return value.frozen is not None
+
+
+@pytest.mark.parametrize(
+    "loop",
+    [
+        # No name holds the key (names are `block.proj.weight`, ..., `head.bias`).
+        'for name, p in net.named_parameters():  # <- net\n'
+        '    if "Head" not in name:\n'
+        "        p.requires_grad = False\n",
+        # Every name starts with one of the prefixes.
+        'for name, p in net.named_parameters():  # <- net\n'
+        '    if name.startswith(("block", "head")):\n'
+        "        p.requires_grad_(False)\n",
+        # `any` over a list bound before the loop; a statement that leaves `p` alone.
+        'keys = ["proj", "norm", "head"]\nseen = []\n'
+        "for name, p in net.named_parameters():  # <- net\n"
+        "    seen.append(name)\n"
+        "    if any(k in name for k in keys):\n"
+        "        p.requires_grad = False\n",
+        # Both branches freeze: the test need not be known.
+        "import sys\n"
+        "for name, p in net.named_parameters():  # <- net\n"
+        "    if sys.argv[0] in name:\n"
+        "        p.requires_grad = False\n"
+        "    else:\n"
+        "        p.requires_grad = False\n",
+        # The first part of every name (`block`, `head`) is not listed.
+        'for name, p in net.named_parameters():  # <- net\n'
+        '    if name.split(".")[0] not in ["classifier", "fc"]:\n'
+        "        p.requires_grad = False\n",
+        # A name nothing equals, from a settings dict.
+        'cfg = {"keep": "classifier.weight"}\n'
+        "for name, p in net.named_parameters():  # <- net\n"
+        '    if name != cfg["keep"]:\n'
+        "        p.requires_grad = False\n",
+    ],
+)
+def test_a_loop_whose_tests_pass_every_name_freezes_the_module(
+    loop: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert _frozen_after(loop, monkeypatch)
+
+
+@pytest.mark.parametrize(
+    "loop",
+    [
+        # The head's names hold the key.
+        'for name, p in net.named_parameters():  # <- net\n'
+        '    if "head" not in name:\n'
+        "        p.requires_grad = False\n",
+        # The head's first part is listed.
+        'for name, p in net.named_parameters():  # <- net\n'
+        '    if name.split(".")[0] not in ("head",):\n'
+        "        p.requires_grad = False\n",
+        # Only the block's names start so.
+        'for name, p in net.named_parameters():  # <- net\n'
+        '    if name.startswith("block"):\n'
+        "        p.requires_grad = False\n",
+        # The key is not known here.
+        "import sys\n"
+        "for name, p in net.named_parameters():  # <- net\n"
+        "    if sys.argv[1] not in name:\n"
+        "        p.requires_grad = False\n",
+        # The body rebinds what the test reads.
+        'key = "Head"\n'
+        "for name, p in net.named_parameters():  # <- net\n"
+        '    key = name[:4]\n'
+        "    if key not in name:\n"
+        "        p.requires_grad = False\n",
+        # The list is changed through another name.
+        'keys = ["Head"]\nalias = keys\nalias.append("head")\n'
+        "for name, p in net.named_parameters():  # <- net\n"
+        "    if not any(k in name for k in keys):\n"
+        "        p.requires_grad = False\n",
+        # A helper changes the settings dict.
+        'def use(c):\n    c["key"] = "head"\n'
+        'cfg = {"key": "Head"}\nuse(cfg)\n'
+        "for name, p in net.named_parameters():  # <- net\n"
+        '    if cfg["key"] not in name:\n'
+        "        p.requires_grad = False\n",
+        # `continue` skips the freeze for the head.
+        'for name, p in net.named_parameters():  # <- net\n'
+        '    if name.startswith("head"):\n'
+        "        continue\n"
+        "    p.requires_grad = False\n",
+        # A call handed the parameter: not a freeze the loop certainly makes.
+        "def check(t):\n    return t\n"
+        'for name, p in net.named_parameters():  # <- net\n'
+        '    if "Head" not in name:\n'
+        "        check(p)\n",
+        # `bias` names only: the weights train.
+        'for name, p in net.named_parameters():  # <- net\n'
+        '    if name.endswith("bias"):\n'
+        "        p.requires_grad = False\n",
+    ],
+)
+def test_a_loop_leaving_some_name_untested_or_unfrozen_freezes_nothing(
+    loop: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert not _frozen_after(loop, monkeypatch)
+
+
+def test_a_module_built_elsewhere_has_names_not_known(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A container's children may be named by an OrderedDict's keys, not by their index:
+    a test of `0.` on an `nn.Sequential` is not decided."""
+    loop = (
+        "seq = nn.Sequential(nn.Linear(2, 2), nn.ReLU(), nn.Linear(2, 2))\n"
+        "for name, p in seq.named_parameters():  # <- seq\n"
+        '    if name.startswith(("0.", "2.")):\n'
+        "        p.requires_grad = False\n"
+    )
+    assert fact_at(loop, monkeypatch).frozen is None
+
+
+def _loop(text: str) -> ast.For:
+    loop = ast.parse(text).body[0]
+    assert isinstance(loop, ast.For)
+    return loop
+
+
+def test_a_name_with_an_unknown_rest_decides_only_what_its_start_decides() -> None:
+    """`backbone.` followed by names not known: `startswith("back")` holds for all of them,
+    `"conv" in name` may or may not."""
+    names = (ParameterName("backbone.", False), ParameterName("head.weight", True))
+    starts = _loop(
+        'for n, p in m.named_parameters():\n    if n.startswith(("back", "head")):\n'
+        "        p.requires_grad = False\n"
+    )
+    assert certainly_frozen(starts, names, lambda _: None) == names
+    inside = _loop(
+        'for n, p in m.named_parameters():\n    if "conv" not in n:\n'
+        "        p.requires_grad = False\n"
+    )
+    assert certainly_frozen(inside, names, lambda _: None) == (names[1],)
