@@ -45,11 +45,11 @@ def _frozen_after(loop: str, monkeypatch: pytest.MonkeyPatch) -> bool:
     "loop",
     [
         # No name holds the key (names are `block.proj.weight`, ..., `head.bias`).
-        'for name, p in net.named_parameters():  # <- net\n'
+        "for name, p in net.named_parameters():  # <- net\n"
         '    if "Head" not in name:\n'
         "        p.requires_grad = False\n",
         # Every name starts with one of the prefixes.
-        'for name, p in net.named_parameters():  # <- net\n'
+        "for name, p in net.named_parameters():  # <- net\n"
         '    if name.startswith(("block", "head")):\n'
         "        p.requires_grad_(False)\n",
         # `any` over a list bound before the loop; a statement that leaves `p` alone.
@@ -66,7 +66,7 @@ def _frozen_after(loop: str, monkeypatch: pytest.MonkeyPatch) -> bool:
         "    else:\n"
         "        p.requires_grad = False\n",
         # The first part of every name (`block`, `head`) is not listed.
-        'for name, p in net.named_parameters():  # <- net\n'
+        "for name, p in net.named_parameters():  # <- net\n"
         '    if name.split(".")[0] not in ["classifier", "fc"]:\n'
         "        p.requires_grad = False\n",
         # A name nothing equals, from a settings dict.
@@ -86,15 +86,15 @@ def test_a_loop_whose_tests_pass_every_name_freezes_the_module(
     "loop",
     [
         # The head's names hold the key.
-        'for name, p in net.named_parameters():  # <- net\n'
+        "for name, p in net.named_parameters():  # <- net\n"
         '    if "head" not in name:\n'
         "        p.requires_grad = False\n",
         # The head's first part is listed.
-        'for name, p in net.named_parameters():  # <- net\n'
+        "for name, p in net.named_parameters():  # <- net\n"
         '    if name.split(".")[0] not in ("head",):\n'
         "        p.requires_grad = False\n",
         # Only the block's names start so.
-        'for name, p in net.named_parameters():  # <- net\n'
+        "for name, p in net.named_parameters():  # <- net\n"
         '    if name.startswith("block"):\n'
         "        p.requires_grad = False\n",
         # The key is not known here.
@@ -105,7 +105,7 @@ def test_a_loop_whose_tests_pass_every_name_freezes_the_module(
         # The body rebinds what the test reads.
         'key = "Head"\n'
         "for name, p in net.named_parameters():  # <- net\n"
-        '    key = name[:4]\n'
+        "    key = name[:4]\n"
         "    if key not in name:\n"
         "        p.requires_grad = False\n",
         # The list is changed through another name.
@@ -120,17 +120,17 @@ def test_a_loop_whose_tests_pass_every_name_freezes_the_module(
         '    if cfg["key"] not in name:\n'
         "        p.requires_grad = False\n",
         # `continue` skips the freeze for the head.
-        'for name, p in net.named_parameters():  # <- net\n'
+        "for name, p in net.named_parameters():  # <- net\n"
         '    if name.startswith("head"):\n'
         "        continue\n"
         "    p.requires_grad = False\n",
         # A call handed the parameter: not a freeze the loop certainly makes.
         "def check(t):\n    return t\n"
-        'for name, p in net.named_parameters():  # <- net\n'
+        "for name, p in net.named_parameters():  # <- net\n"
         '    if "Head" not in name:\n'
         "        check(p)\n",
         # `bias` names only: the weights train.
-        'for name, p in net.named_parameters():  # <- net\n'
+        "for name, p in net.named_parameters():  # <- net\n"
         '    if name.endswith("bias"):\n'
         "        p.requires_grad = False\n",
     ],
