@@ -151,3 +151,31 @@ def test_a_key_of_a_dict_built_from_keywords(
     code: str, known: int | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     assert fact_at(code, monkeypatch).const == known
+
+
+_TRAINER = (
+    "class Trainer:\n    def __init__(self, cfg):\n        self.cfg = cfg\n"
+    "    def step(self):\n        n = self.cfg['dim']  # <- n\n        return n\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("main", "dim"),
+    [
+        ("def main():\n    t = Trainer(CFG)\n    t.step()\n", 4),
+        # A local bound once to the module's dict passes that dict.
+        ("def main():\n    c = CFG\n    t = Trainer(c)\n    t.step()\n", 4),
+        # Bound twice, or to something else: not known to be the dict.
+        (
+            "def main(other):\n    c = CFG\n    if other:\n        c = other\n"
+            "    t = Trainer(c)\n    t.step()\n",
+            None,
+        ),
+        ("def main(other):\n    c = other\n    t = Trainer(c)\n    t.step()\n", None),
+    ],
+)
+def test_a_settings_dict_kept_on_self_through_a_local_name(
+    main: str, dim: int | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    value = fact_at('CFG = {"dim": 4, "lr": 0.1}\n' + _TRAINER + main, monkeypatch)
+    assert value.const == dim

@@ -522,6 +522,21 @@ def kept_setting(
     return never_changed(aliases, nodes)
 
 
+def _names_setting(flow: NameFlow, expr: ast.expr, constant: set[Key]) -> bool:
+    """`expr` is the name of an unchanged module-level dict (`constant`), or a name bound
+    once, to such a name (`c = CFG`, then `Trainer(model, c)`: `unchanged_dicts` followed
+    the dict into `c` too)."""
+    if not isinstance(expr, ast.Name):
+        return False
+    key = flow.key_of(expr)
+    if key in constant:
+        return True
+    bindings = flow.bindings.get(key, ()) if key is not None else ()
+    if len(bindings) != 1 or not isinstance(bindings[0].value, ast.Name):
+        return False
+    return flow.key_of(bindings[0].value) in constant
+
+
 def _deep_settings(tree: ast.Module, settings: frozenset[str]) -> bool:
     """Whether one of the module's settings dicts holds lists or dicts."""
     return any(
@@ -580,10 +595,7 @@ def _constructions_pass_settings(
         argument = passed.get(parameter) if passed is not None else None
         if argument is None:
             return False
-        if not (
-            (isinstance(argument, ast.Name) and flow.key_of(argument) in constant)
-            or _literal_display(tree, argument)
-        ):
+        if not (_names_setting(flow, argument, constant) or _literal_display(tree, argument)):
             return False
         calls += 1
     return calls > 0
