@@ -78,6 +78,12 @@ REACHED = [
         "net = Net(4)\nfor b in net.blocks:\n    b.norm.requires_grad_(False)\n",
         {"norm"},
     ),
+    (
+        "a helper freezing its parameter, handed layers by attribute",
+        "def set_grad(net, flag):\n    for p in net.parameters():\n        p.requires_grad = flag\n"
+        "net = Net(4)\nset_grad(net.embed, False)\nset_grad(net.embed, True)\n",
+        {"embed"},
+    ),
 ]
 
 UNREACHED = [
@@ -104,6 +110,16 @@ UNREACHED = [
     (
         "setattr anywhere",
         "net = Net(4)\nnet.embed.requires_grad_(False)\nsetattr(net, 'stem', nn.Linear(4, 4))\n",
+    ),
+    (
+        "a helper freezing its parameter, handed a whole model",
+        "def set_grad(net, flag):\n    for p in net.parameters():\n        p.requires_grad = flag\n"
+        "net = Net(4)\nset_grad(net, False)\n",
+    ),
+    (
+        "a helper freezing its parameter, itself handed on",
+        "def set_grad(net, flag):\n    for p in net.parameters():\n        p.requires_grad = flag\n"
+        "net = Net(4)\nset_grad(net.embed, False)\nhooks = [set_grad]\n",
     ),
     (
         "a conditional loop over every named parameter",
@@ -273,3 +289,23 @@ def test_a_kept_layer_still_trains_beside_a_frozen_encoder(
         "def step(self, x):", "def layer(self):\n        return self.head\n\n    def step(self, x):"
     )
     assert fact_at(handed, monkeypatch).grad is Grad.UNKNOWN
+
+
+def test_layers_built_by_a_helper_are_fresh() -> None:
+    """`self.netD = make_critic()` of a function returning a new torch.nn layer (also an
+    InstanceNorm, whatever its `affine` flag) on every call: a module of its own, outside a
+    freeze of another attribute; a helper returning something else is not."""
+    source = (
+        "import torch\nfrom torch import nn\n"
+        "def make_critic():\n    return nn.Sequential(nn.Linear(4, 4), nn.InstanceNorm1d(4))\n"
+        "def make_other(m):\n    return m\n"
+        "class Pair(nn.Module):\n    def __init__(self, m):\n        super().__init__()\n"
+        "        self.critic = make_critic()\n        self.gen = nn.Linear(4, 4)\n"
+        "        self.other = make_other(m)\n"
+        "pair = Pair(nn.Linear(2, 2))\npair.gen.requires_grad_(False)\n"
+    )
+    tree = ast.parse(source)
+    resolve = build_scope(tree, None).resolve
+    assert outside_freezes(tree, "critic", resolve)
+    assert not outside_freezes(tree, "other", resolve)
+    assert not outside_freezes(tree, "gen", resolve)

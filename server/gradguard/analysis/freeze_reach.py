@@ -25,7 +25,8 @@ from collections.abc import Callable, Iterator
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.enclosed_layers import EnclosedLayers
-from gradguard.analysis.walk import module_nodes_of, module_parents
+from gradguard.analysis.names import arguments_by_parameter, parameter_names
+from gradguard.analysis.walk import module_nodes_of, module_parents, own_nodes
 
 Resolve = Callable[[ast.expr], "str | None"]
 
@@ -54,6 +55,7 @@ class FreezeReach:
         self._frozen: frozenset[str] | None = None
         self._frozen_known = False
         self._enclosed: EnclosedLayers | None = None
+        self._builders: frozenset[str] | None = None
 
     def outside(self, attribute: str) -> bool:
         """True when no freeze of the file reaches the module held at `.attribute`: the
@@ -73,9 +75,7 @@ class FreezeReach:
 
     def _enclosed_layers(self) -> EnclosedLayers:
         if self._enclosed is None:
-            self._enclosed = EnclosedLayers(
-                self.tree, self.resolve, lambda expr: fresh_layer(expr, self.resolve)
-            )
+            self._enclosed = EnclosedLayers(self.tree, self.resolve, self._fresh)
         return self._enclosed
 
     def frozen(self) -> frozenset[str] | None:
@@ -95,21 +95,52 @@ class FreezeReach:
 
     def _all_fresh(self, attribute: str) -> bool:
         return all(
-            value is not None and fresh_layer(value, self.resolve)
-            for value in self.stores().get(attribute, ())
+            value is not None and self._fresh(value) for value in self.stores().get(attribute, ())
         )
+
+    def _fresh(self, expr: ast.expr) -> bool:
+        """`fresh_layer`, or a call of a function of the module's body (defined once, its
+        name never bound otherwise) whose every `return` is one (`make_discriminator(ndf)`
+        returning `nn.Sequential(nn.Conv2d(...), ...)`): a new layer on every call."""
+        if fresh_layer(expr, self.resolve):
+            return True
+        built = api.uncast(expr)
+        if not (isinstance(built, ast.Call) and isinstance(built.func, ast.Name)):
+            return False
+        if self._builders is None:
+            self._builders = _layer_builders(self.tree, self.resolve)
+        return built.func.id in self._builders
 
     def _frozen_attributes(self) -> frozenset[str] | None:
         if _sets_attributes_dynamically(self.tree):
             return None
         stores = self.stores()
+        parents = module_parents(self.tree)
         names: set[str] = set()
-        for frozen in _frozen_modules(self.tree, module_parents(self.tree)):
+        for frozen in _frozen_modules(self.tree, parents):
             name = _module_attribute(frozen, stores)
-            if name is None or not self._all_fresh(name):
+            found = {name} if name is not None else self._handed(frozen, parents)
+            if found is None or not all(self._all_fresh(n) for n in found):
                 return None
-            names.add(name)
+            names |= found
         return frozenset(names)
+
+    def _handed(self, frozen: ast.expr, parents: dict[int, ast.AST]) -> set[str] | None:
+        """A freeze of a helper's parameter (`def set_requires_grad(net, flag): for p in
+        net.parameters(): p.requires_grad = flag`): the attributes every call of the helper
+        passes for it (see `handed_modules`)."""
+        if not isinstance(frozen, ast.Name):
+            return None
+        scope = parents.get(id(frozen))
+        while scope is not None and not isinstance(scope, ast.FunctionDef | ast.Lambda):
+            scope = parents.get(id(scope))
+        if not isinstance(scope, ast.FunctionDef):
+            return None
+        passed = handed_modules(self.tree, scope, frozen.id, parents)
+        if passed is None:
+            return None
+        found = {_module_attribute(argument, self.stores()) for argument in passed}
+        return None if None in found else {name for name in found if name is not None}
 
 
 def frozen_attributes(tree: ast.Module, resolve: Resolve) -> frozenset[str] | None:
@@ -137,7 +168,31 @@ def fresh_layer(expr: ast.expr, resolve: Resolve) -> bool:
         if built.keywords or (len(built.args) > 1 and qualified != "torch.nn.Sequential"):
             return False
         return all(_fresh_children(arg, resolve) for arg in built.args)
-    return api.nn_module_kind(qualified) is not None
+    # (An InstanceNorm's parameters depend on its `affine` flag; it takes no module either.)
+    last = qualified.rsplit(".", 1)[-1]
+    return api.nn_module_kind(qualified) is not None or last in api.INSTANCE_NORMS
+
+
+def _layer_builders(tree: ast.Module, resolve: Resolve) -> frozenset[str]:
+    """Functions of the module's body, each the only binding of its name in the file, whose
+    every `return` builds a fresh layer (`fresh_layer`)."""
+    bound: dict[str, int] = {}
+    for node in module_nodes_of(tree, ast.Name):
+        if not isinstance(node.ctx, ast.Load):
+            bound[node.id] = bound.get(node.id, 0) + 1
+    definitions: dict[str, int] = {}
+    for defined in _definitions(tree):
+        definitions[defined.name] = definitions.get(defined.name, 0) + 1
+    found: set[str] = set()
+    for stmt in tree.body:
+        if not isinstance(stmt, ast.FunctionDef) or stmt.decorator_list:
+            continue
+        if definitions.get(stmt.name) != 1 or bound.get(stmt.name):
+            continue
+        returned = [node.value for node in own_nodes(stmt.body) if isinstance(node, ast.Return)]
+        if returned and all(v is not None and fresh_layer(v, resolve) for v in returned):
+            found.add(stmt.name)
+    return frozenset(found)
 
 
 def _fresh_children(expr: ast.expr, resolve: Resolve) -> bool:
@@ -252,6 +307,61 @@ def _parameters_owner(loop: ast.For | ast.AsyncFor) -> ast.expr | None:
     ):
         return iterable.func.value
     return None
+
+
+def handed_modules(
+    tree: ast.Module, helper: ast.FunctionDef, parameter: str, parents: dict[int, ast.AST]
+) -> list[ast.expr] | None:
+    """What every call of `helper` passes for its `parameter`, when the file shows every
+    call: `helper` is a function of the module's body or a `@staticmethod`, the only
+    definition of its name in the file, never rebinds the parameter, and every mention of
+    its name (`set_requires_grad(...)`, `self.set_requires_grad(...)`) is the callee of a
+    call that passes the parameter plainly. None otherwise."""
+    static = [d for d in helper.decorator_list if isinstance(d, ast.Name)]
+    in_module = any(stmt is helper for stmt in tree.body)
+    is_static = len(helper.decorator_list) == 1 and [d.id for d in static] == ["staticmethod"]
+    if not (in_module and not helper.decorator_list) and not is_static:
+        return None
+    if parameter not in parameter_names(helper) or any(
+        isinstance(node, ast.Name) and node.id == parameter and not isinstance(node.ctx, ast.Load)
+        for node in ast.walk(helper)
+    ):
+        return None
+    name = helper.name
+    definitions = [defined for defined in _definitions(tree) if defined.name == name]
+    if definitions != [helper]:
+        return None
+    passed: list[ast.expr] = []
+    mentions = [
+        node
+        for node in module_nodes_of(tree, ast.Name, ast.Attribute)
+        if (node.id if isinstance(node, ast.Name) else node.attr) == name
+    ]
+    for mention in mentions:
+        if isinstance(mention, ast.Name) != in_module:
+            return None  # a function of the module named by attribute, or the reverse
+        call = parents.get(id(mention))
+        if not isinstance(call, ast.Call) or call.func is not mention:
+            return None
+        if any(isinstance(a, ast.Starred) for a in call.args) or any(
+            k.arg is None for k in call.keywords
+        ):
+            return None
+        arguments = arguments_by_parameter(helper, call, skip_self=False)
+        argument = arguments.get(parameter) if arguments is not None else None
+        if argument is None:
+            return None
+        passed.append(argument)
+    return passed or None
+
+
+def _definitions(tree: ast.Module) -> list[ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef]:
+    """Every `def` and `class` statement of the file."""
+    return [
+        node
+        for node in module_nodes_of(tree, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+    ]
 
 
 def _module_attribute(frozen: ast.expr, stores: dict[str, list[ast.expr | None]]) -> str | None:
