@@ -115,6 +115,9 @@ class ModuleInterpreter:
         self.globals: Env = {}
         self.collecting_globals = False
         self._pending_attributes: list[ClassInfo] = []
+        # The classes whose attributes are being collected: a summary of one of their
+        # methods asked for meanwhile reads attributes not collected yet (see `summary_of`).
+        self._collecting: set[int] = set()
         self.freezes_parameters = self.syntax.freezes_parameters
         # Certain freezing facts only where nothing in the file may unfreeze a parameter.
         self.frozen_facts = self.syntax.frozen_facts
@@ -406,6 +409,13 @@ class ModuleInterpreter:
         """`self.x = nn.Linear(...)` in `__init__`, for attributes assigned nowhere else; and
         plain dicts and lists of modules (`self.models = {"encoder": ...}`, or filled key by
         key in `__init__`) that no code of the file changes afterwards."""
+        self._collecting.add(id(info.node))
+        try:
+            self._collect_attributes_of(info)
+        finally:
+            self._collecting.discard(id(info.node))
+
+    def _collect_attributes_of(self, info: ClassInfo) -> None:
         stores = _self_stores(info.node)
         self._collect_set_attributes(info)
         self._collect_built_in_methods(info)
@@ -823,8 +833,21 @@ class ModuleInterpreter:
             self.in_progress.discard(key)
             self.depth -= 1
             self.in_context, self.call_sites = context, context_sites
-        self.summaries[key] = summary
+        if not self._collecting or not self._method_of_collecting(node):
+            # (A method of a class whose attributes are being collected, analysed for a
+            # value `__init__` or a setup method stores, `self.loss = self.crit(...)`, read
+            # the attributes collected so far: its summary is computed again once they all
+            # are, not kept.)
+            self.summaries[key] = summary
         return summary
+
+    def _method_of_collecting(self, node: FunctionNode) -> bool:
+        """Whether `node` is a method of a class whose attributes are being collected."""
+        return any(
+            any(stmt is node for stmt in cls.body)
+            for cls in module_nodes_of(self.tree, ast.ClassDef)
+            if id(cls) in self._collecting
+        )
 
     @contextmanager
     def calls_unnoted(self) -> Iterator[None]:
