@@ -105,3 +105,99 @@ net(torch.randn(2, 1, 5, 5))
 )
 def test_saved_parameter(body: str, input_requires_grad: bool, expected: str | None) -> None:
     assert _saved(body, input_requires_grad) == expected
+
+
+# A forward that runs one of its layers first and computes everything it may return from
+# that layer's output (a VAE: encode, split, sample, maybe decode): any backward from the
+# call runs through the layer, whatever it uses of the result.
+VAE = """
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.enc = {encoder}
+        self.dec = nn.Linear(2, 6)
+
+    def sample(self, mu, logvar):
+        return mu + torch.randn_like(mu) * (0.5 * logvar).exp()
+
+    def forward(self, x, latent_only=False):
+{body}
+
+net = Net()
+net(torch.randn(5, 6))
+"""
+TWO_LAYERS = "nn.Sequential(nn.Linear(6, 8), nn.ReLU(), nn.Linear(8, 4))"
+SPLIT_SLICES = """\
+        h = self.enc(x)
+        mu, logvar = h[:, :2], h[:, 2:]
+        z = mu + torch.randn_like(mu) * torch.exp(0.5 * logvar)
+        if latent_only:
+            return z.squeeze()
+        return self.dec(z), mu, logvar, z
+"""
+SPLIT_HELPER = """\
+        h = self.enc(x)
+        mu, logvar = h.chunk(2, dim=1)
+        z = self.sample(mu, logvar)
+        return self.dec(z), z
+"""
+# Look-alikes: some value a call may return does not come from the layer's output.
+EARLY_OTHER = """\
+        h = self.enc(x)
+        if latent_only:
+            return x * 2
+        return self.dec(h[:, :2])
+"""
+DETACHED = """\
+        h = self.enc(x)
+        mu, logvar = h[:, :2], h[:, 2:]
+        return self.dec(mu), logvar.detach()
+"""
+REBOUND = """\
+        h = self.enc(x)
+        h = h.detach()
+        return self.dec(h[:, :2])
+"""
+COMPARED = """\
+        h = self.enc(x)
+        return (h > 0).float()
+"""
+BOUND_IN_BRANCH = """\
+        h = self.enc(x)
+        if latent_only:
+            z = h[:, :2]
+        else:
+            z = x[:, :2]
+        return self.dec(z)
+"""
+UNKNOWN_METHOD = """\
+        h = self.enc(x)
+        z = self.pick(h)
+        return self.dec(z)
+
+    def pick(self, h):
+        if h.sum() > 0:
+            return h[:, :2]
+        return torch.zeros(5, 2)
+"""
+
+
+@pytest.mark.parametrize(
+    ("encoder", "body", "expected"),
+    [
+        (TWO_LAYERS, SPLIT_SLICES, "nn.Linear"),
+        (TWO_LAYERS, SPLIT_HELPER, "nn.Linear"),
+        # A convolution keeps its weight even on plain data.
+        ("nn.Conv1d(6, 4, 1)", SPLIT_SLICES, "nn.Conv1d"),
+        # The first Linear of the encoder gets plain data: it keeps no weight.
+        ("nn.Sequential(nn.Linear(6, 4), nn.ReLU())", SPLIT_SLICES, None),
+        (TWO_LAYERS, EARLY_OTHER, None),
+        (TWO_LAYERS, DETACHED, None),
+        (TWO_LAYERS, REBOUND, None),
+        (TWO_LAYERS, COMPARED, None),
+        (TWO_LAYERS, BOUND_IN_BRANCH, None),
+        (TWO_LAYERS, UNKNOWN_METHOD, None),
+    ],
+)
+def test_saved_by_a_leading_layer(encoder: str, body: str, expected: str | None) -> None:
+    assert _saved(VAE.format(encoder=encoder, body=body), False) == expected

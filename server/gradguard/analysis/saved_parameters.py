@@ -15,10 +15,17 @@ A module call is followed into what it runs when that is plain to see:
   gets an input that requires grad);
 * a module class of the file whose `forward` returns a chain of its own layers
   (`return self.main(x)`, `x = F.relu(self.fc1(x))` then `return self.fc2(x)`): every
-  layer on the chain certainly runs and its output reaches the returned value.
+  layer on the chain certainly runs and its output reaches the returned value;
+* a module class of the file whose `forward` runs one of its layers first thing
+  (`stats = self.encode(x)`) and computes every value it may return from that layer's
+  output through differentiable operations (`Flow`: slices, `chunk`, arithmetic, its
+  `torch.nn` layers, one-line methods of the class), whatever the branches between: a VAE
+  that splits, samples and maybe decodes. A backward from any part of the call's result
+  then runs through that layer.
 
-Anything else (a layer built elsewhere, branches in `forward`, helpers) saves nothing as
-far as this module knows: silence is the default.
+Anything else (a layer built elsewhere, a value returned that may not come from the layer,
+helpers of several statements) saves nothing as far as this module knows: silence is the
+default.
 """
 
 from __future__ import annotations
@@ -131,8 +138,9 @@ class ParameterSaves:
         if forward is None or layers is None:
             return None
         chain = _forward_chain(forward, self._resolve)
-        if chain is None:
-            return None
+        if chain is None or any(attr not in layers for attr in chain[0]):
+            # Not a chain of layers (a method of the class on the way may return anything).
+            return self._leading_layer(node, forward, layers, input_requires_grad)
         steps, reaches_input = chain
         tracked = reaches_input and input_requires_grad
         for attr in steps:  # from the input towards the result
@@ -158,6 +166,233 @@ class ParameterSaves:
                 return None
             tracked = tracked or kind.has_parameters
         return None
+
+    def _leading_layer(
+        self,
+        node: ast.ClassDef,
+        forward: ast.FunctionDef,
+        layers: dict[str, ast.Call],
+        input_requires_grad: bool,
+    ) -> SavedParameter | None:
+        """A layer `forward` runs first thing (`h = self.encode(x)`, a statement of its body
+        before any other kind of statement) that certainly saves its weight, when every value
+        `forward` can return is computed from that layer's output through differentiable
+        operations only: whatever a caller backpropagates from the call then runs through
+        the layer (`saved_parameters.Flow`)."""
+        params = forward.args.args
+        argument = params[1].arg if len(params) > 1 else None
+        for stmt in forward.body:
+            if _is_docstring(stmt):
+                continue
+            if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
+                return None
+            target, value = stmt.targets[0], stmt.value
+            attr = _self_call(value)
+            layer = layers.get(attr) if attr is not None else None
+            if layer is None or not isinstance(target, ast.Name):
+                continue
+            assert isinstance(value, ast.Call)
+            tracked = input_requires_grad and _is_name(value.args[0], argument)
+            saved = self._layer_of(layer, tracked)
+            if saved is not None and Flow(node, forward, layers, self._resolve).returns_from(
+                target.id
+            ):
+                return saved
+        return None
+
+    def _layer_of(self, layer: ast.Call, tracked: bool) -> SavedParameter | None:
+        """The weight a call of the `torch.nn` layer built by `layer` certainly saves."""
+        qualified = self._resolve(layer)
+        if qualified is None:
+            return None
+        if qualified in api.SEQUENTIAL:
+            return self._sequential(layer, tracked)
+        description = _layer_saves(qualified, tracked)
+        return SavedParameter(layer, description) if description is not None else None
+
+
+class Flow:
+    """Which values of a module's `forward` certainly carry the history of a name bound
+    once in it: through arithmetic, indexing, differentiable torch functions and tensor
+    methods, the class's `torch.nn` layers, and methods of the class returning one such
+    expression of their parameters. Names bound more than once, or in branches and loops,
+    carry nothing known."""
+
+    def __init__(
+        self,
+        node: ast.ClassDef,
+        forward: ast.FunctionDef,
+        layers: dict[str, ast.Call],
+        resolve: Resolver,
+    ) -> None:
+        self._node = node
+        self._layers = layers
+        self._resolve = resolve
+        self._forward = forward
+        counts: dict[str, int] = {}
+        for binding in ast.walk(forward):
+            if isinstance(binding, ast.arg):
+                counts[binding.arg] = counts.get(binding.arg, 0) + 1
+            for target in _targets(binding):
+                if isinstance(target, ast.Name):
+                    counts[target.id] = counts.get(target.id, 0) + 1
+        self._once = {name for name, count in counts.items() if count == 1}
+
+    def returns_from(self, name: str) -> bool:
+        """Whether every `return` of `forward` gives values (each element of a returned
+        tuple) computed from `name`."""
+        if name not in self._once:
+            return False
+        carried = {name}
+        for stmt in self._forward.body:
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+                self._bind(stmt.targets[0], stmt.value, carried)
+        returns = [r for r in _own_nodes(self._forward) if isinstance(r, ast.Return)]
+        if not returns:
+            return False
+        for ret in returns:
+            if ret.value is None:
+                return False
+            values = ret.value.elts if isinstance(ret.value, ast.Tuple) else [ret.value]
+            if not values or not all(self.carries(v, carried, 0) for v in values):
+                return False
+        return True
+
+    def _bind(self, target: ast.expr, value: ast.expr, carried: set[str]) -> None:
+        if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple):
+            if len(target.elts) == len(value.elts):
+                for inner, part in zip(target.elts, value.elts, strict=True):
+                    self._bind(inner, part, carried)
+            return
+        if isinstance(target, ast.Tuple):
+            # `mu, logvar = h.chunk(2, dim=1)`: every piece is a view of `h`.
+            pieces = _pieces_of(value)
+            if pieces is not None and self.carries(pieces, carried, 0):
+                for inner in target.elts:
+                    if isinstance(inner, ast.Name) and inner.id in self._once:
+                        carried.add(inner.id)
+            return
+        if (
+            isinstance(target, ast.Name)
+            and target.id in self._once
+            and self.carries(value, carried, 0)
+        ):
+            carried.add(target.id)
+
+    def carries(self, expr: ast.expr, carried: set[str], depth: int) -> bool:
+        """Whether `expr` certainly has a differentiable path from a name of `carried`."""
+        if isinstance(expr, ast.Name):
+            return expr.id in carried
+        if isinstance(expr, ast.BinOp):
+            if not isinstance(expr.op, _DIFFERENTIABLE_OPS):
+                return False
+            return self.carries(expr.left, carried, depth) or self.carries(
+                expr.right, carried, depth
+            )
+        if isinstance(expr, ast.UnaryOp):
+            return isinstance(expr.op, ast.USub | ast.UAdd) and self.carries(
+                expr.operand, carried, depth
+            )
+        if isinstance(expr, ast.Subscript):
+            return self.carries(expr.value, carried, depth)
+        if isinstance(expr, ast.Call):
+            return self._call_carries(expr, carried, depth)
+        return False
+
+    def _call_carries(self, call: ast.Call, carried: set[str], depth: int) -> bool:
+        func = call.func
+        if isinstance(func, ast.Attribute) and func.attr in _FLOW_METHODS:
+            return self.carries(func.value, carried, depth)
+        if self._resolve(call) in _FLOW_FUNCTIONS:
+            return bool(call.args) and self.carries(call.args[0], carried, depth)
+        attr = _self_call(call, any_arguments=True)
+        if attr is None:
+            return False
+        layer = self._layers.get(attr)
+        if layer is not None:
+            qualified = self._resolve(layer)
+            return (
+                qualified is not None
+                and qualified.startswith("torch.nn.")
+                and len(call.args) == 1
+                and not call.keywords
+                and self.carries(call.args[0], carried, depth)
+            )
+        return self._method_carries(attr, call, carried, depth)
+
+    def _method_carries(self, attr: str, call: ast.Call, carried: set[str], depth: int) -> bool:
+        """A method of the class whose body is one `return <expr>` of its parameters,
+        called with positional arguments: whether its result carries a name."""
+        method = _method(self._node, attr)
+        if method is None or depth > 2 or call.keywords:
+            return False
+        body = [s for s in method.body if not _is_docstring(s)]
+        params = [a.arg for a in method.args.args[1:]]
+        if (
+            len(body) != 1
+            or not isinstance(body[0], ast.Return)
+            or body[0].value is None
+            or method.decorator_list
+            or method.args.vararg
+            or method.args.kwarg
+            or len(call.args) != len(params)
+            or any(isinstance(a, ast.Starred) for a in call.args)
+        ):
+            return False
+        inner = {
+            p for p, a in zip(params, call.args, strict=True) if self.carries(a, carried, depth)
+        }
+        return Flow(self._node, method, self._layers, self._resolve).carries(
+            body[0].value, inner, depth + 1
+        )
+
+
+_DIFFERENTIABLE_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.MatMult, ast.Pow)
+_FLOW_METHODS = _CHAIN_METHODS | frozenset("exp log pow abs clamp t transpose permute".split())
+_FLOW_FUNCTIONS = _CHAIN_FUNCTIONS | frozenset(
+    f"torch.{name}" for name in "exp log abs transpose permute".split()
+)
+
+
+def _self_call(expr: ast.expr, any_arguments: bool = False) -> str | None:
+    """`<attr>` of `self.<attr>(x)` (one positional argument unless `any_arguments`)."""
+    if not (
+        isinstance(expr, ast.Call)
+        and isinstance(expr.func, ast.Attribute)
+        and isinstance(expr.func.value, ast.Name)
+        and expr.func.value.id == "self"
+    ):
+        return None
+    if not any_arguments and (len(expr.args) != 1 or expr.keywords):
+        return None
+    return expr.func.attr
+
+
+def _pieces_of(value: ast.expr) -> ast.expr | None:
+    """The tensor `value` splits into views (`h.chunk(2, dim=1)`, `h.split(n)`,
+    `h.unbind(1)`), when it is such a call."""
+    if (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Attribute)
+        and value.func.attr in ("chunk", "split", "unbind")
+    ):
+        return value.func.value
+    return None
+
+
+def _is_name(expr: ast.expr, name: str | None) -> bool:
+    return name is not None and isinstance(expr, ast.Name) and expr.id == name
+
+
+def _own_nodes(function: ast.FunctionDef) -> Iterator[ast.AST]:
+    """The nodes of `function`'s body, not those of functions or classes defined in it."""
+    todo: list[ast.AST] = list(function.body)
+    while todo:
+        current = todo.pop()
+        yield current
+        if isinstance(current, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+            continue
+        todo.extend(ast.iter_child_nodes(current))
 
 
 def bindings_of(tree: ast.AST) -> dict[str, list[ast.AST]]:

@@ -21,8 +21,10 @@ business, checked against torch 2.13.0: convolutions and recurrent layers always
 `nn.Linear` only when its input requires grad (a Linear on a plain data batch keeps no
 weight, and the second backward works). Modules are followed into an `nn.Sequential` of
 literal layers and into a class of the file whose `forward` is a straight chain of its own
-layers. A file that may switch `requires_grad` off somewhere is left alone (a frozen
-weight gets no gradient, so the step leaves it untouched).
+layers, or first runs one of its layers and computes everything it may return from that
+layer's output (a VAE that splits its encoder's output, samples, and maybe decodes). A
+file that may switch `requires_grad` off somewhere is left alone (a frozen weight gets no
+gradient, so the step leaves it untouched).
 
 ## Why is this bad?
 `optimizer.step()` updates parameters in place, bumping their version counter. A node of
