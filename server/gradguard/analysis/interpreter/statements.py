@@ -505,6 +505,56 @@ class FunctionInterpreter(CallEvaluator):
             return None
         return evolve(iterated.items, carries=iterated.all_carries())
 
+    def _enumerated(self, iter_expr: ast.expr) -> ast.expr | None:
+        """`X` of `enumerate(X)` or `enumerate(X, start)` (the builtin, given no keyword
+        but `start` and no `*args`); None for anything else."""
+        if not (
+            isinstance(iter_expr, ast.Call)
+            and isinstance(iter_expr.func, ast.Name)
+            and iter_expr.func.id == "enumerate"
+            and self._is_builtin("enumerate")
+            and 1 <= len(iter_expr.args) <= 2
+            and all(k.arg == "start" for k in iter_expr.keywords)
+            and not any(isinstance(a, ast.Starred) for a in iter_expr.args)
+        ):
+            return None
+        return iter_expr.args[0]
+
+    def _held_modules(self, iter_expr: ast.expr, iterated: Value) -> int:
+        """How many modules iterating an `nn.ModuleList` or `nn.Sequential` yields, when it
+        was built from modules written out (`nn.ModuleList([GraphConv(a, b), GraphConv(b,
+        c)])`, `submodules`) and no code of the file changes a container of that name (an
+        `append`, `extend`, `insert`, item stored or deleted); 0 otherwise."""
+        module = iterated.module
+        if iterated.kind is not Kind.MODULE or module is None or module.children is None:
+            return 0
+        if module.qualified is None or module.qualified.rsplit(".", 1)[-1] not in (
+            "ModuleList",
+            "Sequential",
+        ):
+            return 0
+        held = callee_name(iter_expr)
+        if held is None or held in self.module.changed_containers():
+            return 0
+        return len(module.children)
+
+    def _loop_entry(self, iter_expr: ast.expr, iterated: Value) -> tuple[int, Value | None]:
+        """What a loop over modules held by a container (`for layer in self.layers`, `for
+        i, layer in enumerate(self.layers)`) certainly runs: how many times at least (0 when
+        unknown), and what one iteration binds when the container holds like modules (an
+        `(index, layer)` pair under `enumerate`; None when unknown). Iterating
+        `enumerate(X)` yields one pair per item of `X`."""
+        inner = self._enumerated(iter_expr)
+        target = iter_expr if inner is None else inner
+        key = dotted(target)
+        value = iterated if inner is None else (self.settled(key) if key else UNKNOWN)
+        trips = self._held_modules(target, value)
+        layer = self._layer_of(target, value)
+        if inner is not None and layer is not None:
+            index = Value(grad=Grad.UNTRACKED, kind=Kind.SCALAR)
+            layer = Value(kind=Kind.SEQUENCE, elements=(index, layer))
+        return trips, layer
+
     def _stmt_For(self, stmt: ast.For | ast.AsyncFor) -> None:
         # Which parameters a filtered `named_parameters()` loop freezes, told before the
         # loop runs (its tests read what is bound before it).
@@ -512,6 +562,8 @@ class FunctionInterpreter(CallEvaluator):
         iterated = self.eval(stmt.iter)
         builtin_range = self._is_builtin("range")
         trips = least_trips(stmt.iter, iterated, self.settled, range_is_builtin=builtin_range)
+        held_trips, held_element = self._loop_entry(stmt.iter, iterated)
+        trips = max(trips, held_trips)
         runs = trips >= 1
         if (site := self.site(stmt, stmt.iter, iterated)) is not None:
             self.emit(LoopTrips(trips, **site))
@@ -519,8 +571,8 @@ class FunctionInterpreter(CallEvaluator):
         if runs:
             self.entered_loops.add(stmt)
         element = element_of(iterated)
-        if element is UNKNOWN:
-            element = self._layer_of(stmt.iter, iterated) or element
+        if element is UNKNOWN or (held_element is not None and self._enumerated(stmt.iter)):
+            element = held_element or element
         if element is UNKNOWN:
             element = self.parameters_element(stmt.iter) or element
         drawn = self._batch_names(stmt)
