@@ -1,4 +1,4 @@
-"""A loop over the modules an `nn.ModuleList` or `nn.Sequential` holds (`for layer in
+"""A loop over the modules an `nn.ModuleList` holds (`for layer in
 self.layers`, `for i, layer in enumerate(self.layers)`) certainly runs once per module
 written out where the container was built, and binds one of them: a forward pass that
 threads its input through such a loop returns the last layer's output (what one iteration
@@ -67,3 +67,11 @@ def test_layers_given_by_the_caller_are_not_counted(monkeypatch: pytest.MonkeyPa
     held = "nn.ModuleList(make_layers())"
     extra = "def make_layers():\n    return []\n"
     assert not _out(monkeypatch, held, "layer in self.layers", extra)
+
+
+def test_layers_built_by_a_comprehension_are_not_counted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # `range(depth)` may be empty: the loop may run no layer.
+    held = "nn.ModuleList([nn.Linear(2, 2) for _ in range(depth)])"
+    assert not _out(monkeypatch, held, "layer in self.layers", "depth = int(input())\n")

@@ -521,22 +521,17 @@ class FunctionInterpreter(CallEvaluator):
         return iter_expr.args[0]
 
     def _held_modules(self, iter_expr: ast.expr, iterated: Value) -> int:
-        """How many modules iterating an `nn.ModuleList` or `nn.Sequential` yields, when it
-        was built from modules written out (`nn.ModuleList([GraphConv(a, b), GraphConv(b,
-        c)])`, `submodules`) and no code of the file changes a container of that name (an
-        `append`, `extend`, `insert`, item stored or deleted); 0 otherwise."""
+        """How many modules iterating an `nn.ModuleList` yields, when it was built from a
+        list written out (`nn.ModuleList([GraphConv(a, b), GraphConv(b, c)])`,
+        `ModuleRef.held_count`) and no code of the file changes a container of that name
+        (an `append`, `extend`, `insert`, item stored or deleted); 0 otherwise."""
         module = iterated.module
-        if iterated.kind is not Kind.MODULE or module is None or module.children is None:
-            return 0
-        if module.qualified is None or module.qualified.rsplit(".", 1)[-1] not in (
-            "ModuleList",
-            "Sequential",
-        ):
+        if iterated.kind is not Kind.MODULE or module is None or not module.held_count:
             return 0
         held = callee_name(iter_expr)
         if held is None or held in self.module.changed_containers():
             return 0
-        return len(module.children)
+        return module.held_count
 
     def _loop_entry(self, iter_expr: ast.expr, iterated: Value) -> tuple[int, Value | None]:
         """What a loop over modules held by a container (`for layer in self.layers`, `for

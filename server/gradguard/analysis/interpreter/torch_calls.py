@@ -525,7 +525,11 @@ class TorchCalls(ModuleCalls):
             ):
                 ref = dataclasses.replace(ref, kind=api.ModuleKind(False, module_kind.output))
             if last == "ModuleList":
-                ref = dataclasses.replace(ref, children=_module_list_children(call, args))
+                ref = dataclasses.replace(
+                    ref,
+                    children=_module_list_children(call, args),
+                    held_count=_written_out_count(call, args),
+                )
                 return Value(kind=Kind.MODULE, module=ref, items=_listed_modules(call, args))
             return Value(kind=Kind.MODULE, module=ref)
         if api.optimizer_class(qualified):
@@ -1076,6 +1080,20 @@ def _module_list_children(call: ast.Call, args: list[Value]) -> tuple[Value, ...
     if listed.items is not None:
         return _held_modules([listed.items])
     return None if listed.elements is None else _held_modules(list(listed.elements))
+
+
+def _written_out_count(call: ast.Call, args: list[Value]) -> int | None:
+    """How many modules `nn.ModuleList(<list>)` holds when the list is written out or known
+    entry by entry (`[GraphConv(a, b), GraphConv(b, c)]`), 0 for `nn.ModuleList()`; None
+    for a list whose length is not known (a comprehension, a list handed in)."""
+    if not call.args and not call.keywords:
+        return 0
+    if len(call.args) != 1 or call.keywords or isinstance(call.args[0], ast.Starred) or not args:
+        return None
+    listed = args[0]
+    if listed.kind is not Kind.SEQUENCE or listed.fields is not None or listed.items is not None:
+        return None
+    return None if listed.elements is None else len(listed.elements)
 
 
 def _zero_gradient(call: ast.Call, description: str, result: Value) -> Value:

@@ -248,6 +248,10 @@ class ModuleRef:
     # The modules an nn.Sequential or nn.ModuleList holds, as built (`UNKNOWN` for one not
     # known); None when not known (see `gradguard.analysis.submodules`).
     children: tuple[Value, ...] | None = None
+    # How many modules an nn.ModuleList holds as built from a list written out
+    # (`nn.ModuleList([a, b])`: 2; `nn.ModuleList()`: 0); None when not known (a list built
+    # by a comprehension or handed in may be empty).
+    held_count: int | None = None
 
 
 def evolve_module(module: ModuleRef, layer: Layer | None) -> ModuleRef:
