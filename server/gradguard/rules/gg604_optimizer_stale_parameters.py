@@ -8,7 +8,10 @@ of its parameters (`model.scale = nn.Parameter(...)`, or `self.scale = ...` in a
 called on the model), or the name re-bound to a new model (`model = Net()`), followed by
 `optimizer.step()` on the old optimizer and a call of the model, there or in a function
 every caller hands the stale optimizer and the model to
-(`train(model, loader, optimizer)` after the replacement). A function of the file that sets
+(`train(model, loader, optimizer)` after the replacement); for a re-bound name, also a
+function called after the re-binding, in the same block, with the new model and the stale
+optimizer (`fit(model, optimizer)` before and after `model = Net(16)`: that second run
+steps the old parameters while it calls the new model). A function of the file that sets
 an attribute of a module it is given (`def load_checkpoint(path, model): model.embedding =
 nn.Embedding(...)`, on some way through it) replaces that layer for its callers: the finding
 is where the function replaces it, for a call made after the optimizer was built. In a
@@ -79,6 +82,7 @@ from gradguard.analysis.facts import (
     OptimizerCall,
     Replacement,
     StaleOptimizer,
+    arguments_by_parameter,
     called_after,
     method_class,
     within,
@@ -376,7 +380,11 @@ assert not torch.equal(before, model[-1].weight), "the new head never trained"
             replacement = built.stale if built is not None else None
             if built is None or replacement is None:
                 continue
-            if replacement.rebound and id(replacement.module) not in called:
+            if (
+                replacement.rebound
+                and id(replacement.module) not in called
+                and not _hands_new_model(ctx, use, replacement)
+            ):
                 continue  # the new model is never called: maybe not the one trained
             if not replacement.rebound and not (
                 _called_after(ctx, use, built.key, replacement)
@@ -522,6 +530,58 @@ def _runs_replaced(ctx: RuleContext, step: OptimizerCall, new: Replacement) -> b
         use.function is function and use.value.module is new.module
         for use in ctx.analysis.events.of(ModuleCall)
     )
+
+
+def _hands_new_model(ctx: RuleContext, step: OptimizerCall, new: Replacement) -> bool:
+    """True when the step is in a function of the file that calls a module it is given
+    (`net(x)` with `net` a parameter), and a call of that function after the re-binding, in
+    the same block, hands it the re-bound name for that parameter and the stale optimizer's
+    name for the optimizer (`run_stage(net, optimizer)` after `net = widen(net)`), neither
+    name bound again between: that run steps the old parameters and calls the new model,
+    whatever other calls hand it (`run_stage` called before the re-binding too)."""
+    function, built = step.function, step.value.optimizes
+    target, receiver = new.target, step.target
+    if (
+        not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef)
+        or built is None
+        or not isinstance(built.stmt, ast.Assign)
+        or len(built.stmt.targets) != 1
+        or not isinstance(optimizer := built.stmt.targets[0], ast.Name)
+        or not isinstance(target, ast.Name)
+        or not isinstance(receiver, ast.Name)
+        or within(new.stmt, function)
+    ):
+        return False
+    modules = {
+        use.target.id
+        for use in ctx.analysis.events.of(ModuleCall)
+        if use.function is function and isinstance(use.target, ast.Name)
+    }
+    _, block = ctx.analysis.block_of(new.stmt)
+    after = block[next(i for i, s in enumerate(block) if s is new.stmt) + 1 :]
+    for stmt in after:
+        call = stmt.value if isinstance(stmt, ast.Expr | ast.Assign) else None
+        if (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Name)
+            and call.func.id == function.name
+            and (passed := arguments_by_parameter(function, call)) is not None
+        ):
+            names = {k: v.id for k, v in passed.items() if isinstance(v, ast.Name)}
+            if names.get(receiver.id) == optimizer.id and any(
+                names.get(m) == target.id for m in modules
+            ):
+                return True
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Global | ast.Nonlocal):
+                return False
+            if (
+                isinstance(node, ast.Name)
+                and not isinstance(node.ctx, ast.Load)
+                and node.id in (target.id, optimizer.id)
+            ):
+                return False  # re-bound before any such call
+    return False
 
 
 def _extended_elsewhere(ctx: RuleContext, step: OptimizerCall) -> bool:
