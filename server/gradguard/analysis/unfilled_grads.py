@@ -491,25 +491,36 @@ class Paths:
         binding (`w1 = torch.randn(..., requires_grad=True)` before `params = [w1, w2]`),
         or the container's (`params = init_params()`, a helper returning such a container
         made anew; `params = list(model.parameters())` of a module built there)."""
-        scope = self.scope_of(stmt)
-        nodes = list(scope_nodes(scope))
-        if sum(1 for node in nodes if binds(node, name)) != 1 or changed_in(nodes, name):
+        found = self._sole_assignment(name, stmt, unchanged=True)
+        if found is None:
+            return None
+        node, value = found
+        first = first_item(value)
+        if isinstance(first, ast.Name):
+            return self.fresh_binding(first.id, node)
+        if first is not None:
+            return (node, name) if self._fresh_tensor(first) else None
+        if isinstance(value, ast.Call) and self._returns_fresh_container(value):
+            return node, name
+        listed = _listed_parameters(value) if "list" not in self.bound else None
+        return self.built_in_scope(listed, node) if listed is not None else None
+
+    def _sole_assignment(
+        self, name: str, stmt: ast.stmt, *, unchanged: bool = False
+    ) -> tuple[ast.Assign, ast.expr] | None:
+        """The assignment `name = value` (and its value) when it is the only binding of
+        `name` in the scope of `stmt`; with `unchanged`, also when nothing in that scope may
+        change which element the container bound to it yields first (`changed_in`)."""
+        nodes = list(scope_nodes(self.scope_of(stmt)))
+        if sum(1 for node in nodes if binds(node, name)) != 1:
+            return None
+        if unchanged and changed_in(nodes, name):
             return None
         for node in nodes:
-            if not isinstance(node, ast.Assign):
-                continue
-            value = _assigned_expression(node, name)
-            if value is None:
-                continue
-            first = first_item(value)
-            if isinstance(first, ast.Name):
-                return self.fresh_binding(first.id, node)
-            if first is not None:
-                return (node, name) if self._fresh_tensor(first) else None
-            if isinstance(value, ast.Call) and self._returns_fresh_container(value):
-                return node, name
-            listed = _listed_parameters(value) if "list" not in self.bound else None
-            return self.built_in_scope(listed, node) if listed is not None else None
+            if isinstance(node, ast.Assign):
+                value = _assigned_expression(node, name)
+                if value is not None:
+                    return node, value
         return None
 
     def _returns_fresh_container(self, call: ast.Call) -> bool:
@@ -565,22 +576,16 @@ class Paths:
         """The statement binding `name` to a new instance of a plain class of the file whose
         `__init__` binds `self.<attr>` to a fresh tensor (see `instance_leaves`), when it is
         the only binding of `name` in the scope of `stmt`."""
-        nodes = list(scope_nodes(self.scope_of(stmt)))
-        if sum(1 for node in nodes if binds(node, name)) != 1:
+        found = self._sole_assignment(name, stmt)
+        if found is None:
             return None
-        for node in nodes:
-            if not isinstance(node, ast.Assign):
-                continue
-            value = _assigned_expression(node, name)
-            if value is None:
-                continue
-            cls = self.plain.plain_class(value)
-            binding = self.plain.init_binding(cls, attr) if cls is not None else None
-            if binding is None or not self._fresh_tensor(binding.value):
-                return None
-            assert isinstance(value, ast.Call)  # a plain class is built by a call
-            return (node, name) if self._harmless_call(value, None) else None
-        return None
+        node, value = found
+        cls = self.plain.plain_class(value)
+        binding = self.plain.init_binding(cls, attr) if cls is not None else None
+        if binding is None or not self._fresh_tensor(binding.value):
+            return None
+        assert isinstance(value, ast.Call)  # a plain class is built by a call
+        return (node, name) if self._harmless_call(value, None) else None
 
     def instance_class(self, creation: ast.stmt, name: str) -> ast.ClassDef | None:
         """The plain class whose instance `creation` binds to `name`, if it does."""
