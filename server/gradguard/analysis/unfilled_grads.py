@@ -508,20 +508,8 @@ class Paths:
     def _sole_assignment(
         self, name: str, stmt: ast.stmt, *, unchanged: bool = False
     ) -> tuple[ast.Assign, ast.expr] | None:
-        """The assignment `name = value` (and its value) when it is the only binding of
-        `name` in the scope of `stmt`; with `unchanged`, also when nothing in that scope may
-        change which element the container bound to it yields first (`changed_in`)."""
-        nodes = list(scope_nodes(self.scope_of(stmt)))
-        if sum(1 for node in nodes if binds(node, name)) != 1:
-            return None
-        if unchanged and changed_in(nodes, name):
-            return None
-        for node in nodes:
-            if isinstance(node, ast.Assign):
-                value = _assigned_expression(node, name)
-                if value is not None:
-                    return node, value
-        return None
+        """`_sole_assignment` of `name` in the scope of `stmt`."""
+        return _sole_assignment(list(scope_nodes(self.scope_of(stmt))), name, unchanged=unchanged)
 
     def _returns_fresh_container(self, call: ast.Call) -> bool:
         """`init_params()`, a helper of the file that runs no backward and returns, on
@@ -770,21 +758,32 @@ def _transparent(owner: ast.stmt) -> bool:
     )
 
 
+def _sole_assignment(
+    nodes: list[ast.AST], name: str, *, unchanged: bool = False
+) -> tuple[ast.Assign, ast.expr] | None:
+    """The assignment `name = value` (and its value) when it is the only binding of `name`
+    among `nodes` (a scope's); with `unchanged`, also when nothing there may change which
+    element the container bound to it yields first (`changed_in`)."""
+    if sum(1 for node in nodes if binds(node, name)) != 1:
+        return None
+    if unchanged and changed_in(nodes, name):
+        return None
+    for node in nodes:
+        if isinstance(node, ast.Assign):
+            value = _assigned_expression(node, name)
+            if value is not None:
+                return node, value
+    return None
+
+
 def _written_first(nodes: list[ast.AST], expr: ast.expr | None) -> ast.expr | None:
     """The first element of a container written out as `expr`, or bound once (and never
     changed) to the name `expr` in the scope of `nodes`."""
     if isinstance(expr, ast.Name):
-        name = expr.id
-        bindings = [node for node in nodes if binds(node, name)]
-        values = [
-            value
-            for node in nodes
-            if isinstance(node, ast.Assign)
-            and (value := _assigned_expression(node, name)) is not None
-        ]
-        if len(bindings) != 1 or len(values) != 1 or changed_in(nodes, name):
+        found = _sole_assignment(nodes, expr.id, unchanged=True)
+        if found is None:
             return None
-        expr = values[0]
+        expr = found[1]
     return first_item(expr)
 
 
