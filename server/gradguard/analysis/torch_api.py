@@ -104,6 +104,13 @@ FUNCTIONAL_PREFIX = "torch.nn.functional."
 # Checked against torch 2.13.0: changing a piece in place while the receiver requires grad
 # raises at once ("Output 0 of Split is a view and is being modified inplace").
 SPLITTING_METHODS = frozenset({"chunk", "split", "unbind", "tensor_split"})
+# Functions joining a list of tensors that raise when the list is empty. Checked against
+# torch 2.13.0: `torch.stack([])` raises "stack expects a non-empty TensorList",
+# `torch.cat([])` "torch.cat(): expected a non-empty list of Tensors" (see `stacked_lists`).
+EMPTY_LIST_RAISES = frozenset(
+    f"torch.{n}"
+    for n in "stack cat concat concatenate vstack hstack dstack column_stack row_stack".split()
+)
 # torch.max/min/sort/topk/chunk/split return tuples or lists in some forms: structure unknown.
 TUPLE_RETURNING = frozenset(
     f"torch.{n}"

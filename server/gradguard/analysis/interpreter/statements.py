@@ -51,6 +51,7 @@ from gradguard.analysis.parameter_names import (
     strings_of,
 )
 from gradguard.analysis.parameter_names import stored_names as names_stored
+from gradguard.analysis.stacked_lists import stacking_calls
 from gradguard.analysis.values import (
     NONE,
     UNKNOWN,
@@ -562,6 +563,7 @@ class FunctionInterpreter(CallEvaluator):
         runs = trips >= 1
         if (site := self.site(stmt, stmt.iter, iterated)) is not None:
             self.emit(LoopTrips(trips, **site))
+        runs = runs or self._filled_then_stacked(stmt)
         empty = certainly_empty(stmt.iter, iterated, self.settled, range_is_builtin=builtin_range)
         if runs:
             self.entered_loops.add(stmt)
@@ -593,6 +595,14 @@ class FunctionInterpreter(CallEvaluator):
                 self._freeze_named(stmt, *named)
 
     _stmt_AsyncFor = _stmt_For
+
+    def _filled_then_stacked(self, stmt: ast.For | ast.AsyncFor) -> bool:
+        """The loop fills a list that starts empty and that a later statement hands to
+        `torch.stack`/`torch.cat` (which raise on an empty list): every path that goes on
+        past that call ran the loop (see `stacked_lists`)."""
+        scope = self.function if self.function is not None else self.module.tree
+        calls = stacking_calls(scope).get(id(stmt), ())
+        return any(self.scope.resolve(call.func) in api.EMPTY_LIST_RAISES for call in calls)
 
     def _frozen_by_name(
         self, stmt: ast.For | ast.AsyncFor
