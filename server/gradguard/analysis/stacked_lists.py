@@ -42,6 +42,7 @@ from gradguard.analysis.node_cache import cached_by_node
 from gradguard.analysis.walk import NESTED_CODE, own_nodes
 
 ScopeNode = ast.Module | ast.FunctionDef | ast.AsyncFunctionDef
+_TRIES = (ast.Try, getattr(ast, "TryStar", ast.Try))  # `try ... except*` from Python 3.11
 _LEAVES = (ast.Return, ast.Raise, ast.Break, ast.Continue, ast.Yield, ast.YieldFrom)
 # Expressions whose every child is evaluated whenever they are (in order).
 _CERTAIN = (
@@ -65,12 +66,47 @@ def stacking_calls(scope: ScopeNode) -> dict[int, tuple[ast.Call, ...]]:
     unsafe = _unsafe_names(scope)
     found: dict[int, tuple[ast.Call, ...]] = {}
     for body in _plain_blocks(scope.body):
+        emptied: dict[str, int] = {}  # name -> index of its latest `name = []` so far
+        names = _Names()
         for index, stmt in enumerate(body):
-            if isinstance(stmt, ast.For | ast.AsyncFor):
-                calls = tuple(_calls_after(body, index, unsafe))
+            if isinstance(stmt, ast.For | ast.AsyncFor) and emptied:
+                calls = tuple(_calls_after(body, index, emptied, unsafe, names))
                 if calls:
                     found[id(stmt)] = calls
+            empty = _emptied(stmt)
+            if empty is not None:
+                emptied[empty] = index
     return found
+
+
+class _Names:
+    """The names each statement (or expression) mentions, found once per node."""
+
+    def __init__(self) -> None:
+        self._found: dict[int, frozenset[str]] = {}
+
+    def of(self, node: ast.AST) -> frozenset[str]:
+        found = self._found.get(id(node))
+        if found is None:
+            found = frozenset(n.id for n in ast.walk(node) if isinstance(n, ast.Name))
+            self._found[id(node)] = found
+        return found
+
+    def mention(self, nodes: list[ast.stmt] | list[ast.AST], name: str) -> bool:
+        return any(name in self.of(node) for node in nodes)
+
+
+def _emptied(stmt: ast.stmt) -> str | None:
+    """The name `stmt` binds to `[]`, if it is `name = []`."""
+    if (
+        isinstance(stmt, ast.Assign)
+        and len(stmt.targets) == 1
+        and isinstance(stmt.targets[0], ast.Name)
+        and isinstance(stmt.value, ast.List)
+        and not stmt.value.elts
+    ):
+        return stmt.targets[0].id
+    return None
 
 
 def _plain_blocks(body: list[ast.stmt]) -> Iterator[list[ast.stmt]]:
@@ -78,7 +114,7 @@ def _plain_blocks(body: list[ast.stmt]) -> Iterator[list[ast.stmt]]:
     error) encloses; not those of nested functions and classes."""
     yield body
     for stmt in body:
-        if isinstance(stmt, (*NESTED_CODE, ast.Try, ast.TryStar)):
+        if isinstance(stmt, (*NESTED_CODE, *_TRIES)):
             continue
         if isinstance(stmt, ast.With | ast.AsyncWith) and not all(
             _torch_manager(item.context_expr) for item in stmt.items
@@ -115,42 +151,32 @@ def _unsafe_names(scope: ScopeNode) -> frozenset[str]:
     return frozenset(found)
 
 
-def _calls_after(body: list[ast.stmt], index: int, unsafe: frozenset[str]) -> Iterator[ast.Call]:
-    """The calls after `body[index]` (a `for` loop) taking a list only the loop fills."""
+def _calls_after(
+    body: list[ast.stmt],
+    index: int,
+    emptied: dict[str, int],
+    unsafe: frozenset[str],
+    names: _Names,
+) -> Iterator[ast.Call]:
+    """The calls after `body[index]` (a `for` loop) taking a list only the loop fills;
+    `emptied`: the index of the latest `name = []` before it, by name."""
     loop = body[index]
     assert isinstance(loop, ast.For | ast.AsyncFor)
-    for name in _emptied_before(body, index) - unsafe:
-        if not _mentions(loop.body, name):
+    for name, start in emptied.items():
+        if name in unsafe or not names.mention(loop.body, name):
             continue
-        if _mentions([loop.target, loop.iter, *loop.orelse], name) or _may_leave(loop.orelse):
+        if names.mention([*body[start + 1 : index], loop.target, loop.iter, *loop.orelse], name):
+            continue
+        if _may_leave(loop.orelse):
             continue
         for later in body[index + 1 :]:
-            if _mentions([later], name):
+            if names.mention([later], name):
                 call = _stacking(later, name)
                 if call is not None:
                     yield call
                 break
             if _may_leave([later]):
                 break
-
-
-def _emptied_before(body: list[ast.stmt], index: int) -> set[str]:
-    """Names that a statement before `body[index]` binds to `[]` and that no statement
-    between that one and `body[index]` mentions."""
-    found: set[str] = set()
-    mentioned: set[str] = set()
-    for stmt in reversed(body[:index]):
-        if (
-            isinstance(stmt, ast.Assign)
-            and len(stmt.targets) == 1
-            and isinstance(stmt.targets[0], ast.Name)
-            and isinstance(stmt.value, ast.List)
-            and not stmt.value.elts
-            and stmt.targets[0].id not in mentioned
-        ):
-            found.add(stmt.targets[0].id)
-        mentioned.update(_names([stmt]))
-    return found
 
 
 def _stacking(stmt: ast.stmt, name: str) -> ast.Call | None:
@@ -173,16 +199,6 @@ def _stacking(stmt: ast.stmt, name: str) -> ast.Call | None:
 
 def _is_name(node: ast.AST, name: str) -> bool:
     return isinstance(node, ast.Name) and node.id == name
-
-
-def _names(nodes: list[ast.stmt] | list[ast.AST]) -> set[str]:
-    return {
-        n.id for node in nodes for n in ast.walk(node) if isinstance(n, ast.Name)
-    }
-
-
-def _mentions(nodes: list[ast.stmt] | list[ast.AST], name: str) -> bool:
-    return name in _names(nodes)
 
 
 def _may_leave(stmts: list[ast.stmt]) -> bool:
