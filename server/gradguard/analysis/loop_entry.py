@@ -23,6 +23,10 @@ it iterates over:
   `n_steps = 5`, `range(5, 0, -1)`);
 * a tensor whose whole shape is known, with a first dimension of at least one.
 
+A loop filling a list that starts empty and that `torch.stack`/`torch.cat` take after it
+is entered on every path going on past that call, for another reason (see
+`stacked_lists`).
+
 Checked against Python semantics: iterating a non-empty dict, tuple, list or range yields at
 least one item; changing a dict's size while iterating raises; iterating a tensor yields its
 first dimension's slices.
