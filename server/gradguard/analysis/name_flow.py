@@ -106,6 +106,8 @@ class NameFlow:
         self.bindings: dict[Key, list[NameBinding]] = {}
         self.imports: dict[Key, str] = {}  # key -> "copy", "copy.deepcopy", "torch.optim"
         self._edges: dict[Key, set[Key]] = {}
+        # Keys with edges other than their bindings' (see `only_bound`).
+        self._changed: set[Key] = set()
         self._module_scope = _Scope(tree, None)
         self._scopes: dict[int, _Scope] = {}
         self._defs: dict[Key, ast.FunctionDef | ast.AsyncFunctionDef] = {}
@@ -152,13 +154,18 @@ class NameFlow:
             stack.extend(ast.iter_child_nodes(node))
         return found
 
-    def reaches(self, keys: Iterable[Key]) -> frozenset[Key]:
+    def reaches(self, keys: Iterable[Key], ends: frozenset[Key] = frozenset()) -> frozenset[Key]:
         """Every key whose values the given keys' values may be computed from (themselves
-        included)."""
+        included); what keys in `ends` are computed from is not followed (names holding
+        values that carry nothing of what they were computed from: see
+        `gradguard.analysis.historyless_names`)."""
         seen: set[Key] = set(keys)
-        stack = list(seen)
+        stack = [key for key in seen if key not in ends]
         while stack:
             for source in self._edges.get(stack.pop(), ()):
+                if source in ends:
+                    seen.add(source)
+                    continue
                 if source not in seen:
                     seen.add(source)
                     stack.append(source)
@@ -183,6 +190,12 @@ class NameFlow:
             and self._keys.get(id(func)) == self._module_scope.key(func.id)
             and func.id not in self._module_scope.locals
         )
+
+    def only_bound(self, key: Key) -> bool:
+        """True when `key` gets values only from its own bindings: not a parameter, and
+        never stored into, handed to a call that may change it (`x.add_(y)`, `f(y, out=x)`,
+        `x.append(y)`) or given an item or attribute (`x[i] = y`)."""
+        return key not in self._changed and key in self.bindings
 
     def bound_in_module(self, name: str) -> bool:
         """True when the file binds `name` at module level (it shadows a builtin)."""
@@ -313,12 +326,14 @@ class NameFlow:
 
     # -- edges -----------------------------------------------------------------------------
 
-    def _edge(self, target: Key, sources: Iterable[Key]) -> None:
+    def _edge(self, target: Key, sources: Iterable[Key], *, bound: bool = False) -> None:
         self._edges.setdefault(target, set()).update(sources)
+        if not bound:
+            self._changed.add(target)
 
     def _bind(self, key: Key, node: ast.AST, value: ast.expr | None, sources: set[Key]) -> None:
         self.bindings.setdefault(key, []).append(NameBinding(key, node, value))
-        self._edge(key, sources)
+        self._edge(key, sources, bound=True)
 
     def _collect_edges(self) -> None:
         # A first pass only learns which names are bound where (what `detaches` and
@@ -329,6 +344,7 @@ class NameFlow:
         self._counting = False
         self.bindings.clear()
         self._edges.clear()
+        self._changed.clear()
         for node in self._nodes:
             self._bindings_of(node)
         referenced: set[Key] = set()  # functions read other than as a callee

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.events import OptimizerCall
+from gradguard.analysis.historyless_names import historyless_names
 from gradguard.analysis.model import BackwardCall, ModuleAnalysis
 from gradguard.analysis.name_flow import UNKNOWN_KEY, Key, NameBinding, NameFlow
 from gradguard.analysis.names import arguments_by_parameter, binding_counts, parameter_names
@@ -90,8 +91,9 @@ def unreached_optimizers(
             if key is not None:
                 steps.setdefault(_origin(flow, key), []).append(use)
     found = []
+    historyless = historyless_names(analysis, flow) if steps else frozenset()
     for key, uses in steps.items():
-        fact = _Check(analysis, flow, key, uses).run()
+        fact = _Check(analysis, flow, key, uses, historyless).run()
         if fact is not None:
             found.append(fact)
     return found
@@ -119,12 +121,20 @@ class _Check:
     """Decides one optimizer (see the module docstring)."""
 
     def __init__(
-        self, analysis: ModuleAnalysis, flow: NameFlow, key: Key, steps: list[OptimizerCall]
+        self,
+        analysis: ModuleAnalysis,
+        flow: NameFlow,
+        key: Key,
+        steps: list[OptimizerCall],
+        historyless: frozenset[Key],
     ) -> None:
         self.analysis = analysis
         self.flow = flow
         self.key = key
         self.steps = steps
+        # Names holding no autograd history (`historyless_names`): no gradient and no
+        # object of the module goes through them.
+        self.historyless = historyless
         self.module_key: Key = UNKNOWN_KEY
         # The optimizer's and the module's names: their own, and the parameters of the
         # functions they are handed to that hold exactly them (`NameFlow.forwarded`).
@@ -361,13 +371,19 @@ class _Check:
         ]
         if not nearest or any(b.value.grad is Grad.UNTRACKED for b in nearest):
             return None  # no backward, or one that raises (GG101-GG103's business)
-        for stmt in statements:
-            for node in ast.walk(stmt):
-                if isinstance(node, ast.Call) and not self._call_unreached(node):
-                    return None
+        calls = [n for stmt in statements for n in ast.walk(stmt) if isinstance(n, ast.Call)]
+        if not all(self._call_unreached(call, self.historyless) for call in calls):
+            return None
+        # Values that hold no history cut the module off (`historyless_names`): the step is
+        # the wrong one only when each loss does train another model; a loss cut from every
+        # model is a cut history (GG102, GG108...), whatever the optimizer.
+        cut = not all(self._call_unreached(call) for call in calls)
         for backward in nearest:
-            reached = self.flow.reaches(self.flow.reads(backward.target))
-            trained.extend(sorted(k[1] for k in reached if self._built_module(k)))
+            reached = self.flow.reaches(self.flow.reads(backward.target), self.historyless)
+            others = sorted(k[1] for k in reached if self._built_module(k))
+            if cut and not others:
+                return None
+            trained.extend(others)
         return nearest[-1]
 
     def _built_module(self, key: Key) -> bool:
@@ -437,10 +453,11 @@ class _Check:
             return False
         return self.flow.key_of(func.value) in self.keys | self.module_keys
 
-    def _call_unreached(self, call: ast.Call) -> bool:
+    def _call_unreached(self, call: ast.Call, ends: frozenset[Key] = frozenset()) -> bool:
         """True when nothing the call is given (receiver, callee, arguments) may hold a value
         computed from the module or its optimizer, or the call is a harmless method of
-        either (`opt.zero_grad()`, `model.train()`)."""
+        either (`opt.zero_grad()`, `model.train()`); names in `ends` are not followed
+        (values without history: what they were computed from gets no gradient)."""
         func = call.func
         if (
             isinstance(func, ast.Attribute)
@@ -460,7 +477,7 @@ class _Check:
         ):
             return True  # another optimizer's `step()` or `zero_grad()`: torch runs no backward
         keys = self.flow.reads(call)
-        reached = self.flow.reaches(k for k in keys if not self._scheduler(k))
+        reached = self.flow.reaches((k for k in keys if not self._scheduler(k)), ends)
         return not reached & (self.module_keys | self.keys | {UNKNOWN_KEY})
 
     def _built_optimizer(self, key: Key | None) -> bool:

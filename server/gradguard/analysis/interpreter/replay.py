@@ -46,6 +46,7 @@ T = TypeVar("T")
 # The analysis lists a step appends to, by attribute of `ModuleAnalysis`.
 _LISTS = (
     "backward_calls",
+    "bound_values",
     "backward_in_calls",
     "backward_across_methods",
     "torch_calls",

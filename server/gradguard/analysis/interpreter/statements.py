@@ -210,6 +210,8 @@ class FunctionInterpreter(CallEvaluator):
         for target in stmt.targets:
             self.bind(target, value)
         if len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            if self.record and self.env is not None:
+                self.module.analysis.bound_values.append((stmt, value))
             self._backpropagated_attributes(stmt.targets[0].id, value)
         elif len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Tuple | ast.List):
             self._backpropagated_elements(stmt.targets[0])
