@@ -116,6 +116,8 @@ class NameFlow:
         self._counting = False
         self._dynamic_attributes = False  # attributes reached by computed names
         self._forwarding: dict[int, Key] | None = None
+        # What the only call of a plain function passes for a parameter, when not a name.
+        self._handed: dict[Key, ast.expr] = {}
         self._sources: dict[Key, Key] | None = None
         # The shared walk and parents of the module (same nodes and order as ast.walk).
         self._nodes = list(module_nodes(tree))
@@ -135,8 +137,10 @@ class NameFlow:
         when the file may reach attributes by computed names."""
         return None if self._dynamic_attributes else _attribute_key(attribute.attr)
 
-    def reads(self, expr: ast.AST) -> set[Key]:
-        """Keys of the names `expr` reads, except inside expressions that drop them."""
+    def reads(self, expr: ast.AST, given_only: frozenset[int] = frozenset()) -> set[Key]:
+        """Keys of the names `expr` reads, except inside expressions that drop them; of the
+        calls in `given_only` (by id), only what they are given (their callee's result is
+        known to hold nothing of the callee)."""
         found: set[Key] = set()
         if self._counting:
             return found
@@ -144,6 +148,9 @@ class NameFlow:
         while stack:
             node = stack.pop()
             if self.detaches(node):
+                continue
+            if id(node) in given_only and isinstance(node, ast.Call):
+                stack.extend([*node.args, *node.keywords])
                 continue
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
                 key = self._keys.get(id(node))
@@ -388,14 +395,15 @@ class NameFlow:
         """True when every binding of `key` is `name = M(...)` (maybe `.to(...)`-chained) for
         a torch.nn module or a module class of the file that keeps nothing of its inputs:
         calling it stores none of its arguments. A parameter holding exactly such a name's
-        value (`train(D, ...)` called once, see `forwarded`) is such a module too."""
+        value (`train(D, ...)` called once, see `forwarded`), or such a construction the
+        only call passes (`train(D, nn.BCELoss())`), is such a module too."""
         for _ in range(_FORWARDING_DEPTH):
             found = self.bindings.get(key, [])
             if found:
                 return all(self._builds_stateless(b.value) for b in found)
             source = self.forwarded_from(key)
             if source is None:
-                return False
+                return self._builds_stateless(self._handed_value(key))
             key = source
         return False
 
@@ -627,6 +635,13 @@ class NameFlow:
                 self._sources[key] = self._keys[name_id]
         return self._sources.get(parameter)
 
+    def _handed_value(self, parameter: Key) -> ast.expr | None:
+        """The expression the only call of a plain function (see `forwarded`) passes for
+        `parameter`, when it is not a plain name (`train(model, nn.MSELoss())`)."""
+        if self._forwarding is None:
+            self._forwarding = self._collect_forwarding()
+        return self._handed.get(parameter)
+
     def _collect_forwarding(self) -> dict[int, Key]:
         calls: dict[Key, list[ast.Call]] = {}
         for key in self._defs:
@@ -653,6 +668,8 @@ class NameFlow:
                 argument = passed.get(param)
                 if isinstance(argument, ast.Name) and id(argument) in self._keys:
                     found[id(argument)] = scope.key(param)
+                elif argument is not None:
+                    self._handed[scope.key(param)] = argument
         return found
 
 

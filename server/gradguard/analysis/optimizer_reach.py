@@ -11,11 +11,13 @@ The fact is certain only when all of this holds (anything else: silence):
 * the optimizer is `opt = torch.optim.X(m.parameters(), ...)` with plain names, both bound
   exactly once (`m = m.to(device)` aside), or `opt = make_opt(m, ...)` of a builder whose
   body is only `return torch.optim.X(net.parameters(), ...)` on a parameter it mentions
-  nowhere else; when `m` is a parameter holding exactly what one caller's name holds
-  (`train(netg, ...)` called once), that name is the model; `m` is built from plain
-  arguments (settings objects too: `gradguard.analysis.settings_classes`) by
-  a class that owns every parameter it computes with (`ModuleRef.self_contained`), or is a
-  `copy.deepcopy(...)`: its parameters are its own and no other object's;
+  nowhere else (or `opt, other = make_opts(m, d)`, a builder made only of optimizer
+  constructions returning them as a tuple); when `m` is a parameter holding exactly
+  what one caller's name holds (`train(netg, ...)` called once), that name is the model;
+  `m` is built from plain arguments (settings objects too:
+  `gradguard.analysis.settings_classes`) by a class that owns every parameter it
+  computes with (`ModuleRef.self_contained`), or is a `copy.deepcopy(...)`: its
+  parameters are its own and no other object's;
 * `m` is only ever called, asked for its parameters, state or a deep copy, moved, put in
   train/eval mode, or asked a method of its own class that keeps it to itself (`_self_kept`:
   `model.init_hidden()`, whose result counts as computed from `m`), or returned whole by
@@ -30,7 +32,10 @@ The fact is certain only when all of this holds (anything else: silence):
   last `opt.zero_grad()` / `m.zero_grad()`, around the loop when the block is a loop body),
   and no call there is handed anything a value computed from `m` may flow into
   (`gradguard.analysis.name_flow`): not the backward's loss, not a helper, not a hidden
-  backward.
+  backward. Names that certainly hold no history (`historyless_names`) pass nothing on, and
+  `m(x)` itself, called with grad certainly off, gives nothing of `m` to what uses its
+  result (`_called_without_grad`); when either was needed, each loss must still reach
+  another module built in the file (else the history is cut, not the optimizer wrong).
 """
 
 from __future__ import annotations
@@ -39,7 +44,7 @@ import ast
 from dataclasses import dataclass
 
 from gradguard.analysis import torch_api as api
-from gradguard.analysis.events import OptimizerCall
+from gradguard.analysis.events import ModuleCall, OptimizerCall
 from gradguard.analysis.historyless_names import historyless_names
 from gradguard.analysis.model import BackwardCall, ModuleAnalysis
 from gradguard.analysis.name_flow import UNKNOWN_KEY, Key, NameBinding, NameFlow
@@ -144,6 +149,8 @@ class _Check:
         self.module_class: ast.ClassDef | None = None
         # The builder's optimizer construction, when `opt = make_opt(m)` (`_construction`).
         self.built_in: tuple[ast.Call, ast.Name] | None = None
+        # The module calls the interpreter saw, by call (see `_called_without_grad`).
+        self._module_runs: dict[int, list[ModuleCall]] | None = None
 
     def run(self) -> UnreachedOptimizer | None:
         built = self._construction()
@@ -178,14 +185,10 @@ class _Check:
             backwards = [backwards[i] for i in kept]
         if not flagged:
             return None
-        name = self.flow.bindings[self.key][0].node
-        assert isinstance(name, ast.Assign)
-        target = name.targets[0]
-        assert isinstance(target, ast.Name)
         return UnreachedOptimizer(
             call,
             stmt,
-            target.id,
+            self.key[1],
             module.id,
             copied,
             tuple(flagged),
@@ -198,17 +201,19 @@ class _Check:
 
     def _construction(self) -> tuple[ast.Call, ast.stmt, ast.Name] | None:
         """`opt = torch.optim.X(m.parameters(), ...)`, the only binding of `opt`; or
-        `opt = make_opt(m, ...)` of a builder returning one built on its parameter's
-        parameters (`_builder_optimizer`), `m` then the caller's argument."""
+        `opt = make_opt(m, ...)` (or `opt, other = make_opts(m, d, ...)`) of a builder
+        returning one built on its parameter's parameters (`_builder_optimizer`), `m` then
+        the caller's argument."""
         bindings = self.flow.bindings.get(self.key, [])
         if len(bindings) != 1 or not isinstance(bindings[0].node, ast.Assign):
             return None
         stmt = bindings[0].node
-        call = bindings[0].value
-        if len(stmt.targets) != 1 or not isinstance(call, ast.Call):
+        part = _built_part(self.flow, bindings[0])
+        if part is None:
             return None
+        call, position = part
         if not api.optimizer_class(self.flow.qualified(call.func)):
-            built = self._builder_optimizer(call)
+            built = _builder_optimizer(self.flow, call, position)
             if built is None:
                 return None
             self.built_in = built
@@ -216,35 +221,22 @@ class _Check:
         module = _parameters_of(_params_argument(call))
         return (call, stmt, module) if module is not None else None
 
-    def _builder_optimizer(self, call: ast.Call) -> tuple[ast.Call, ast.Name] | None:
-        """`make_opt(model, cfg)` of a plain function of the file, bound once, whose body is
-        only `return torch.optim.X(net.parameters(), ...)` (a docstring aside) on one of its
-        parameters, which nothing else there mentions: the optimizer built, and the plain
-        name the call passes for that parameter (the very model the optimizer holds)."""
-        if not isinstance(call.func, ast.Name):
-            return None
-        key = self.flow.key_of(call.func)
+    def _built_optimizer(self, key: Key | None) -> bool:
+        """A name bound only to `torch.optim.X(...)` constructions, or to an optimizer a
+        builder of the file returns (`d_opt` of `g_opt, d_opt = make_opts(G, D)`), also
+        when a function it is handed to holds exactly it."""
+        key = _origin(self.flow, key) if key is not None else None
         bindings = self.flow.bindings.get(key, []) if key is not None else []
-        if len(bindings) != 1 or not isinstance(bindings[0].node, ast.FunctionDef):
-            return None
-        function = bindings[0].node
-        body = function.body[1:] if _docstring(function.body[0]) else function.body
-        if function.decorator_list or len(body) != 1 or not isinstance(body[0], ast.Return):
-            return None
-        built = body[0].value
-        if not isinstance(built, ast.Call) or not api.optimizer_class(
-            self.flow.qualified(built.func)
-        ):
-            return None
-        net = _parameters_of(_params_argument(built))
-        passed = arguments_by_parameter(function, call)
-        if net is None or net.id not in parameter_names(function) or passed is None:
-            return None
-        mentions = [n for n in ast.walk(function) if isinstance(n, ast.Name) and n.id == net.id]
-        argument = passed.get(net.id)
-        if mentions != [net] or not isinstance(argument, ast.Name):
-            return None
-        return built, argument
+        for binding in bindings:
+            part = _built_part(self.flow, binding)
+            if part is None:
+                return False
+            call, position = part
+            if not api.optimizer_class(self.flow.qualified(call.func)) and (
+                _builder_optimizer(self.flow, call, position) is None
+            ):
+                return False
+        return bool(bindings)
 
     def _fresh(self, module_key: Key, call: ast.Call) -> bool | None:
         """Whether the module's parameters are its own: True for a deep copy, False for a
@@ -476,17 +468,39 @@ class _Check:
             and self._built_optimizer(self.flow.key_of(func.value))
         ):
             return True  # another optimizer's `step()` or `zero_grad()`: torch runs no backward
-        keys = self.flow.reads(call)
+        # `target(x)` under no_grad computes nothing with history: of such calls, only what
+        # they are given may hold the module.
+        inner = [n for n in ast.walk(call) if isinstance(n, ast.Call)]
+        quiet = frozenset(id(n) for n in inner if self._called_without_grad(n))
+        keys = self.flow.reads(call, quiet)
         reached = self.flow.reaches((k for k in keys if not self._scheduler(k)), ends)
         return not reached & (self.module_keys | self.keys | {UNKNOWN_KEY})
 
-    def _built_optimizer(self, key: Key | None) -> bool:
-        """A name bound only to `torch.optim.X(...)` constructions."""
-        bindings = self.flow.bindings.get(key, []) if key is not None else []
-        return bool(bindings) and all(
-            isinstance(b.value, ast.Call) and api.optimizer_class(self.flow.qualified(b.value.func))
-            for b in bindings
-        )
+    def _called_without_grad(self, call: ast.Call) -> bool:
+        """`m(x)` on the module itself, every time with grad certainly off: a torch.nn
+        module, or one of a class of the file that never asks for a backward, a gradient
+        or grad mode (`backward`, `grad`, `enable_grad`, `set_grad_enabled`), so its run
+        records no history and backpropagates nothing."""
+        if not isinstance(call.func, ast.Name) or self.flow.key_of(call.func) not in (
+            self.module_keys
+        ):
+            return False
+        if self._module_runs is None:
+            self._module_runs = {}
+            for event in self.analysis.events.of(ModuleCall):
+                self._module_runs.setdefault(id(event.node), []).append(event)
+        runs = self._module_runs.get(id(call), [])
+        if not runs or any(e.grad_enabled is not False for e in runs):
+            return False
+        for run in runs:
+            module = run.value.module
+            if module is None:
+                return False
+            if module.local is not None and _asks_for_gradients(module.local.node):
+                return False
+            if module.local is None and not (module.qualified or "").startswith("torch.nn."):
+                return False
+        return True
 
     def _scheduler(self, key: Key) -> bool:
         """A name bound only to `torch.optim.lr_scheduler.X(...)`: it changes learning rates."""
@@ -497,6 +511,110 @@ class _Check:
             and path.startswith(_LR_SCHEDULERS)
             for b in bindings
         )
+
+
+def _built_part(flow: NameFlow, binding: NameBinding) -> tuple[ast.Call, int | None] | None:
+    """The call a plain assignment binds the name to, and the position the name takes in
+    the call's result: None for `opt = X(...)` (and `a, opt = X(...), Y(...)`, paired),
+    `i` for the `i`-th name of `a, opt = make_opts(...)`."""
+    node = binding.node
+    if not isinstance(node, ast.Assign) or len(node.targets) != 1:
+        return None
+    if isinstance(binding.value, ast.Call):
+        return binding.value, None
+    target = node.targets[0]
+    if binding.value is not None or not isinstance(target, ast.Tuple | ast.List):
+        return None
+    if not isinstance(node.value, ast.Call) or not all(
+        isinstance(e, ast.Name) for e in target.elts
+    ):
+        return None
+    names = [e for e in target.elts if isinstance(e, ast.Name)]
+    positions = [i for i, e in enumerate(names) if flow.key_of(e) == binding.key]
+    return (node.value, positions[0]) if len(positions) == 1 else None
+
+
+def _builder_optimizer(
+    flow: NameFlow, call: ast.Call, position: int | None
+) -> tuple[ast.Call, ast.Name] | None:
+    """`make_opt(model, cfg)` of a plain function of the file, bound once, whose body is
+    only `return torch.optim.X(net.parameters(), ...)` (a docstring aside) on one of its
+    parameters, which nothing else there mentions: the optimizer built, and the plain
+    name the call passes for that parameter (the very model the optimizer holds). With a
+    `position`, the builder returns a tuple of optimizers (`make_opts(G, D, cfg)`, see
+    `_returned_optimizers`) and the one at that position is meant."""
+    if not isinstance(call.func, ast.Name):
+        return None
+    key = flow.key_of(call.func)
+    bindings = flow.bindings.get(key, []) if key is not None else []
+    if len(bindings) != 1 or not isinstance(bindings[0].node, ast.FunctionDef):
+        return None
+    function = bindings[0].node
+    body = function.body[1:] if _docstring(function.body[0]) else function.body
+    if function.decorator_list or not body or not isinstance(body[-1], ast.Return):
+        return None
+    if position is None:
+        built = body[0].value if len(body) == 1 and isinstance(body[0], ast.Return) else None
+    else:
+        returned = _returned_optimizers(flow, body)
+        built = returned[position] if returned is not None and position < len(returned) else None
+    if not isinstance(built, ast.Call) or not api.optimizer_class(flow.qualified(built.func)):
+        return None
+    net = _parameters_of(_params_argument(built))
+    passed = arguments_by_parameter(function, call)
+    if net is None or net.id not in parameter_names(function) or passed is None:
+        return None
+    mentions = [n for n in ast.walk(function) if isinstance(n, ast.Name) and n.id == net.id]
+    argument = passed.get(net.id)
+    if mentions != [net] or not isinstance(argument, ast.Name):
+        return None
+    return built, argument
+
+
+def _returned_optimizers(flow: NameFlow, body: list[ast.stmt]) -> list[ast.expr] | None:
+    """What each element of a builder's returned tuple is: `return X(...), Y(...)`, or
+    `a = X(...)`, `b = Y(...)` (each a plain name bound once there, by an optimizer
+    construction, read only by the return) then `return a, b`: the constructions, in order."""
+    returned = body[-1]
+    assert isinstance(returned, ast.Return)
+    if not isinstance(returned.value, ast.Tuple):
+        return None
+    built: dict[str, ast.expr] = {}
+    for stmt in body[:-1]:
+        if not (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+            and isinstance(stmt.value, ast.Call)
+            and api.optimizer_class(flow.qualified(stmt.value.func))
+            and stmt.targets[0].id not in built
+        ):
+            return None
+        built[stmt.targets[0].id] = stmt.value
+    found: list[ast.expr] = []
+    for element in returned.value.elts:
+        if isinstance(element, ast.Starred):
+            return None
+        if isinstance(element, ast.Name):
+            if element.id not in built:
+                return None
+            found.append(built.pop(element.id))  # a name returned twice: not found again
+        else:
+            found.append(element)
+    return found
+
+
+# Names through which code may record history or backpropagate under no_grad.
+_GRADIENT_NAMES = frozenset("backward grad enable_grad set_grad_enabled".split())
+
+
+def _asks_for_gradients(node: ast.AST) -> bool:
+    """`node` mentions a backward, a gradient or grad mode anywhere (also as an attribute)."""
+    return any(
+        (isinstance(n, ast.Name) and n.id in _GRADIENT_NAMES)
+        or (isinstance(n, ast.Attribute) and n.attr in _GRADIENT_NAMES)
+        for n in ast.walk(node)
+    )
 
 
 def _params_argument(call: ast.Call) -> ast.expr | None:

@@ -17,7 +17,8 @@ It fires only when the analysis is certain. `model` and the optimizer are plain 
 once (also `G, D = Generator(), Discriminator()`); `model` is built right there by a class
 that owns all its parameters, from numbers or a settings object (`class Opt: lr = 2e-4`,
 never given anything else), or is a deep copy, so no other object shares them; the optimizer
-may come from a builder (`make_opt(model)` returning `torch.optim.X(net.parameters())`),
+may come from a builder (`make_opt(model)` returning `torch.optim.X(net.parameters())`, or
+`g_opt, d_opt = make_opts(G, D)` returning one per network),
 and `model` may be returned after training by the function that built it; `model` is
 only called, moved, put in train/eval mode, deep-copied, asked for its parameters or state,
 or asked a method of its own class that stores nothing and hands itself to nothing
@@ -27,7 +28,12 @@ called exactly once (`train_gan(G, D, g_opt, d_opt)` from `main`) that never reb
 parameters: its parameters are then the very same model and optimizer, held to the same
 rules. Every `optimizer.step()` follows a backward in its block, and since the gradients
 were last cleared no call there is given anything that a value computed from `model` may
-flow into (a flow-insensitive over-approximation over every name of the file). An optimizer
+flow into (a flow-insensitive over-approximation over every name of the file). A name whose
+every binding certainly holds no history (`target = r + gamma * target_net(s2).max(1).values`
+under no_grad, a `.detach()`) and that nothing changes in place passes no gradient on, and
+neither does a call of `model` itself made under no_grad; such a cut counts only when each
+loss still trains another model (a loss cut from every model is a cut history, GG102 or
+GG108's finding). An optimizer
 over `model.encoder.parameters()`, over `itertools.chain(...)` or param groups, a model
 passed to a helper called more than once or held in `self`: silent. A loss that has no
 history at all but had `requires_grad` forced on after the cut is GG109's finding, not this
