@@ -12,8 +12,9 @@ A name counts when all of this holds (anything else: it does not):
 
 * every binding of it is `name = value`, the name the only target, and each time the
   interpreter's recorded pass ran one of them (at least once; `ModuleAnalysis.bound_values`)
-  the value was a tensor or a Python number certainly without history (`Grad.UNTRACKED`:
-  computed under no_grad, detached, converted, a fresh factory tensor...);
+  the value was a tensor or a Python number certainly without history
+  (`Value.historyless`: computed under no_grad, detached, converted, a fresh factory
+  tensor...);
 * it gets values from nothing else (`NameFlow.only_bound`): not a parameter, nothing
   stored into it or changed in place (`target.add_(q)` would give it history), no item
   or attribute assigned.
@@ -29,18 +30,14 @@ import ast
 
 from gradguard.analysis.model import ModuleAnalysis
 from gradguard.analysis.name_flow import Key, NameFlow
-from gradguard.analysis.values import Grad, Kind, Value
-
-# What a historyless value may be: a tensor, or a Python number taken out of one.
-_PLAIN_KINDS = frozenset([Kind.TENSOR, Kind.SCALAR])
 
 
 def historyless_names(analysis: ModuleAnalysis, flow: NameFlow) -> frozenset[Key]:
     """The keys of every name of the file that certainly holds no autograd history (see
     the module docstring)."""
     verdicts: dict[int, bool] = {}
-    for stmt, value in analysis.bound_values:
-        verdicts[id(stmt)] = verdicts.get(id(stmt), True) and _historyless(value)
+    for stmt, historyless in analysis.bound_values:
+        verdicts[id(stmt)] = verdicts.get(id(stmt), True) and historyless
     found = []
     for key, bindings in flow.bindings.items():
         if not flow.only_bound(key):
@@ -48,10 +45,6 @@ def historyless_names(analysis: ModuleAnalysis, flow: NameFlow) -> frozenset[Key
         if all(_plain_assignment(b.node) and verdicts.get(id(b.node), False) for b in bindings):
             found.append(key)
     return frozenset(found)
-
-
-def _historyless(value: Value) -> bool:
-    return value.kind in _PLAIN_KINDS and value.grad is Grad.UNTRACKED and value.unless is None
 
 
 def _plain_assignment(node: ast.AST) -> bool:

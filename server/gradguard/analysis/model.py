@@ -115,9 +115,11 @@ class ModuleAnalysis:
     # id() of the opaque calls given a model, an optimizer, a parameter, `self` or a
     # function: the ones that can reach gradients through what they are given.
     opaque_with_training_state: set[int] = field(default_factory=set)
-    # What each run of `name = value` (one plain name its only target) in the recorded pass
-    # bound, in recording order (see `gradguard.analysis.historyless_names`).
-    bound_values: list[tuple[ast.Assign, Value]] = field(default_factory=list)
+    # Whether each run of `name = value` (one plain name its only target) in the recorded
+    # pass bound a value certainly without history, in recording order (see
+    # `gradguard.analysis.historyless_names`; a verdict, not the value: kept analyses stay
+    # small).
+    bound_values: list[tuple[ast.Assign, bool]] = field(default_factory=list)
     # For each loop-carried value, the expressions that read it from the previous iteration.
     carry_reads: dict[Carry, list[ast.expr]] = field(default_factory=dict)
     # Statement -> the list of statements it belongs to, and the node owning that list.

@@ -211,7 +211,7 @@ class FunctionInterpreter(CallEvaluator):
             self.bind(target, value)
         if len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             if self.record and self.env is not None:
-                self.module.analysis.bound_values.append((stmt, value))
+                self.module.analysis.bound_values.append((stmt, value.historyless))
             self._backpropagated_attributes(stmt.targets[0].id, value)
         elif len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Tuple | ast.List):
             self._backpropagated_elements(stmt.targets[0])

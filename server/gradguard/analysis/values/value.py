@@ -436,6 +436,17 @@ class Value:
         return isinstance(origin, ast.Assign | ast.AnnAssign) and origin.value is loss.node
 
     @property
+    def historyless(self) -> bool:
+        """True when the value is a tensor or a Python number that certainly carries no
+        autograd history on any path (computed under no_grad, detached, converted, a fresh
+        factory tensor...; see `gradguard.analysis.historyless_names`)."""
+        return (
+            self.kind in (Kind.TENSOR, Kind.SCALAR)
+            and self.grad is Grad.UNTRACKED
+            and self.unless is None
+        )
+
+    @property
     def has_history(self) -> bool:
         """True when the value certainly has a grad_fn (a non-leaf tracked tensor): not a
         leaf on any path (`leaf` False, not None)."""
