@@ -33,6 +33,7 @@ from gradguard.analysis.events import (
     ModuleModeCall,
     OptimizedTensor,
     OptimizerCall,
+    RepeatedDraw,
     RequiresGradCall,
     StaleOptimizer,
 )
@@ -170,6 +171,22 @@ CASES: list[tuple[str, str, list[Row]]] = [
             # From the second iteration on `total` is a tensor, and `+=` adds in place.
             (InPlaceChange, "total", {"operator": "Add"}),
             (Append, "outputs", {"item": "TRACKED"}),
+        ],
+    ),
+    (
+        # A comprehension whose element never reads its target is recorded with its count
+        # (known for `range(...)` only); one reading its target, or with a condition, is not.
+        "repeated draws",
+        """
+        k = 3
+        batches = [torch.randn(2, 4) for _ in range(k)]
+        noise = [torch.randn(2) for _ in batches]
+        tasks = [torch.full((2,), t) for t in range(k)]
+        kept = [torch.randn(2) for _ in range(k) if k > 1]
+        """,
+        [
+            (RepeatedDraw, "torch.randn(2, 4)", {"trips": 3}),
+            (RepeatedDraw, "torch.randn(2)", {"trips": 0}),
         ],
     ),
     (

@@ -17,10 +17,12 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from gradguard.analysis.names import arguments_by_parameter, dotted
+from gradguard.analysis.names import arguments_by_parameter, dotted, kept_parameters
+from gradguard.analysis.unfilled_grads import binds, scope_nodes
+from gradguard.analysis.values import Grad, Kind, Value
 
 if TYPE_CHECKING:
-    from gradguard.analysis.events import Append
+    from gradguard.analysis.events import Append, RepeatedDraw
 
 # Tensor methods that keep a loss's scale (checked against torch 2.13.0: conversions, views,
 # device moves and `mean`, which averages within the micro-batch only).
@@ -169,8 +171,12 @@ def scales_by(tree: ast.AST, divisor: ast.expr) -> bool:
     """True when the code multiplies or divides anything by an expression reading the
     divisor (`loss / k`, `lr * k`, `1 / k`, `p.grad /= k`, `x.div_(k)`), or rescales a
     gradient in any way (`p.grad /= n`, `p.grad.mul_(s)`): the accumulation may be averaged
-    there."""
+    there. A product or quotient only compared (an operand of a comparison, an argument of
+    `torch.allclose(acc, k * ref)`) scales nothing: its value goes no further."""
+    compared = _compared(tree)
     for node in ast.walk(tree):
+        if id(node) in compared:
+            continue
         if isinstance(node, ast.BinOp) and isinstance(node.op, _SCALING_OPERATORS):
             if divisor_mentions(node, divisor):
                 return True
@@ -185,6 +191,27 @@ def scales_by(tree: ast.AST, divisor: ast.expr) -> bool:
         ):
             return True
     return False
+
+
+# Last names of calls that only compare their arguments (torch 2.13.0 and `math`).
+_COMPARING_CALLS = frozenset({"allclose", "isclose", "equal", "assert_close"})
+
+
+def _compared(tree: ast.AST) -> set[int]:
+    """id() of the arithmetic (and everything in it) that is an operand of a comparison or
+    an argument of a comparing call (`_COMPARING_CALLS`), directly or through further
+    arithmetic: values used for nothing but the comparison."""
+    operands: list[ast.expr] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            operands.extend([node.left, *node.comparators])
+        elif isinstance(node, ast.Call) and _last_name(node.func) in _COMPARING_CALLS:
+            operands.extend([*node.args, *(k.value for k in node.keywords)])
+    found: set[int] = set()
+    for operand in operands:
+        if isinstance(operand, ast.BinOp | ast.UnaryOp):
+            found.update(id(n) for n in ast.walk(operand))
+    return found
 
 
 def _touches_grad(expr: ast.expr) -> bool:
@@ -518,13 +545,18 @@ class CountedWindow:
 
 
 def counted_window(
-    block: list[ast.stmt], step: ast.stmt, trips: Callable[[ast.AST], int]
+    block: list[ast.stmt],
+    step: ast.stmt,
+    trips: Callable[[ast.AST], int],
+    drawn: Callable[[ast.expr], bool] = lambda _: False,
 ) -> CountedWindow | None:
     """The counted window (`CountedWindow`) that `step`, a statement of `block`, closes:
     the last `for` loop before it in the block, when `trips` (see `loop_entry.fewest_trips`)
-    says it runs at least twice, its target is unread in its body, and neither the loop
-    nor the statements between it and the step step an optimizer, clear gradients or write
-    a `.grad`. None otherwise."""
+    says it runs at least twice, its target is unread in its body (but for picking an item
+    of a list `drawn` says holds draws alike, `micro[i]` of `micro = [get_batch() for _ in
+    range(k)]`: each iteration then runs the same computation on another draw), and neither
+    the loop nor the statements between it and the step step an optimizer, clear gradients
+    or write a `.grad`. None otherwise."""
     at = next((i for i, s in enumerate(block) if s is step), None)
     if at is None:
         return None
@@ -534,7 +566,7 @@ def counted_window(
     loop = block[loops[-1]]
     assert isinstance(loop, ast.For | ast.AsyncFor)
     count = trips(loop)
-    if count < 2 or _target_read(loop) or any(_updates(s) for s in block[loops[-1] : at]):
+    if count < 2 or _target_read(loop, drawn) or any(_updates(s) for s in block[loops[-1] : at]):
         return None
     cleared = [s for s in block[: loops[-1]] if _clears(s)] + [
         s for s in block[at + 1 :] if _clears(s)
@@ -544,13 +576,30 @@ def counted_window(
     return CountedWindow(cleared[0], loop, step, count, _range_bound(loop.iter))
 
 
-def _target_read(loop: ast.For | ast.AsyncFor) -> bool:
-    """True when the body (or `else`) of `loop` reads a name its target binds."""
+def _target_read(
+    loop: ast.For | ast.AsyncFor, drawn: Callable[[ast.expr], bool] = lambda _: False
+) -> bool:
+    """True when the body (or `else`) of `loop` reads a name its target binds, other than
+    as the index of a list of draws alike (`micro[i]`, `drawn(micro)`) the loop never
+    rebinds."""
     bound = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+    nodes = [node for stmt in [*loop.body, *loop.orelse] for node in ast.walk(stmt)]
+    rebound = {n.id for n in nodes if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    picking = {
+        id(node.slice)
+        for node in nodes
+        if isinstance(node, ast.Subscript)
+        and isinstance(node.slice, ast.Name)
+        and isinstance(node.value, ast.Name)
+        and node.value.id not in rebound
+        and drawn(node.value)
+    }
     return any(
-        isinstance(node, ast.Name) and node.id in bound and isinstance(node.ctx, ast.Load)
-        for stmt in [*loop.body, *loop.orelse]
-        for node in ast.walk(stmt)
+        isinstance(node, ast.Name)
+        and node.id in bound
+        and isinstance(node.ctx, ast.Load)
+        and id(node) not in picking
+        for node in nodes
     )
 
 
@@ -677,3 +726,145 @@ def rescales_grad(tree: ast.AST) -> bool:
         ):
             return True
     return False
+
+
+# --- draws alike: a list of micro-batches made the same way, one per item -----------------
+
+
+def drawn_lists(draws: Iterable[RepeatedDraw]) -> dict[int, RepeatedDraw]:
+    """The list comprehensions of draws alike (`RepeatedDraw`, by id() of the comprehension)
+    whose every reach in the recorded pass certainly makes at least two items, each data:
+    a tensor, or a tuple or list of tensors, none certainly with history and none a module
+    (`[get_batch("train") for _ in range(k)]`: micro-batches, each a mean over its own
+    samples; not the heads `[nn.Linear(4, 1) for _ in range(k)]` nor the outputs
+    `[model(x) for _ in range(k)]` of one batch)."""
+    found: dict[int, RepeatedDraw] = {}
+    failed: set[int] = set()
+    for draw in draws:
+        if draw.context is not None:
+            continue
+        if draw.trips < 2 or not _data(draw.value):
+            failed.add(id(draw.node))
+        else:
+            found.setdefault(id(draw.node), draw)
+    return {key: draw for key, draw in found.items() if key not in failed}
+
+
+def _data(value: Value) -> bool:
+    """A tensor without certain history, or a tuple or list of such tensors."""
+    if value.kind is Kind.TENSOR:
+        return value.grad is not Grad.TRACKED
+    elements = value.elements
+    return (
+        value.kind is Kind.SEQUENCE
+        and bool(elements)
+        and all(e.kind is Kind.TENSOR and e.grad is not Grad.TRACKED for e in elements or ())
+    )
+
+
+def drawn_list(
+    scope: ast.AST, expr: ast.expr, draws: dict[int, RepeatedDraw]
+) -> RepeatedDraw | None:
+    """The draws alike (`drawn_lists`) `expr` holds: the comprehension itself, or a name
+    bound only once in `scope` (a function, or the module), by `name = [...]` to one."""
+    if isinstance(expr, ast.Name):
+        nodes = list(scope_nodes(scope))
+        if sum(1 for node in nodes if binds(node, expr.id)) != 1:
+            return None
+        assigned = [
+            node.value
+            for node in nodes
+            if isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and node.targets[0].id == expr.id
+        ]
+        expr = assigned[0] if assigned else expr
+    return draws.get(id(expr)) if isinstance(expr, ast.ListComp) else None
+
+
+@dataclass(frozen=True)
+class HandedWindow:
+    """A call of a function of the file (`accumulate(model, batches)`, statement `stmt`)
+    handed a list of draws alike (`drawn_list`: `[get_batch() for _ in range(k)]`, at least
+    two) that its `loop` iterates (`for x, y in batches:`, or `enumerate(batches)` with the
+    index unread), then one `step()` after the call in the same block, with a
+    `zero_grad()` in that block before the call or after the step. Neither the function
+    nor the statements between the call and the step step an optimizer, clear gradients or
+    write a `.grad`: the step applies the sum of what the loop backpropagates."""
+
+    cleared: ast.stmt
+    stmt: ast.stmt
+    helper: ast.FunctionDef
+    loop: ast.For | ast.AsyncFor
+    step: ast.stmt
+    draw: RepeatedDraw
+
+
+def handed_window(
+    block: list[ast.stmt],
+    step: ast.stmt,
+    scope: ast.AST,
+    defined_once: Callable[[str | None], ast.AST | None],
+    draws: dict[int, RepeatedDraw],
+) -> HandedWindow | None:
+    """The `HandedWindow` that `step`, a statement of `block` (in `scope`), closes: the
+    last statement before it calling a function of the file (`defined_once` gives what a
+    name calls) is that call. None otherwise."""
+    at = next((i for i, s in enumerate(block) if s is step), None)
+    calls = [
+        (i, call, helper)
+        for i, s in enumerate(block[:at])
+        if (call := _statement_call(s)) is not None
+        and isinstance(helper := defined_once(_last_name(call.func)), ast.FunctionDef)
+    ]
+    if at is None or not calls:
+        return None
+    index, call, helper = calls[-1]
+    if _updates(helper):
+        return None
+    if any(_updates(s) for s in block[index + 1 : at]):
+        return None
+    passed = arguments_by_parameter(helper, call, skip_self=isinstance(call.func, ast.Attribute))
+    if passed is None:
+        return None
+    kept = kept_parameters(helper)
+    for loop in helper.body:
+        iterated = _iterated_parameter(loop)
+        iterated = iterated if iterated in kept else None
+        argument = passed.get(iterated) if iterated is not None else None
+        draw = drawn_list(scope, argument, draws) if argument is not None else None
+        if draw is None or not isinstance(loop, ast.For | ast.AsyncFor):
+            continue
+        cleared = [s for s in [*block[:index], *block[at + 1 :]] if _clears(s)]
+        return HandedWindow(cleared[0], block[index], helper, loop, step, draw) if cleared else None
+    return None
+
+
+def _statement_call(stmt: ast.stmt) -> ast.Call | None:
+    """The call a statement runs as a whole: `f(...)`, `x = f(...)`, `a, b = f(...)`."""
+    value = stmt.value if isinstance(stmt, ast.Expr | ast.Assign) else None
+    return value if isinstance(value, ast.Call) else None
+
+
+def _iterated_parameter(loop: ast.stmt) -> str | None:
+    """`P` of `for x in P:`, or of `for i, x in enumerate(P):` when `i` is unread (the items,
+    not their positions, feed the iteration)."""
+    if not isinstance(loop, ast.For | ast.AsyncFor):
+        return None
+    iterated = loop.iter
+    if isinstance(iterated, ast.Call) and _last_name(iterated.func) == "enumerate":
+        target = loop.target
+        if not (
+            len(iterated.args) == 1
+            and not iterated.keywords
+            and isinstance(target, ast.Tuple)
+            and len(target.elts) == 2
+            and isinstance(target.elts[0], ast.Name)
+        ):
+            return None
+        index = target.elts[0].id
+        if any(isinstance(n, ast.Name) and n.id == index for s in loop.body for n in ast.walk(s)):
+            return None
+        iterated = iterated.args[0]
+    return iterated.id if isinstance(iterated, ast.Name) else None

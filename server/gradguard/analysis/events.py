@@ -229,6 +229,17 @@ class LoopTrips(Event):
     trips: int
 
 
+@dataclass(frozen=True, eq=False)
+class RepeatedDraw(Event):
+    """A list comprehension `[E for T in I]` reached (`node` the comprehension, `target` its
+    element E and `value` what one item holds) with one generator, no condition, and an
+    element that never reads what T binds: every item is E computed anew, the same way
+    (`[get_batch("train") for _ in range(k)]`). `trips` is how many items it certainly has
+    when I is `range(...)` with known bounds (`loop_entry.least_trips`), 0 otherwise."""
+
+    trips: int
+
+
 # Every kind of event, in the order of the classes above.
 KINDS: tuple[type[Event], ...] = (
     Conversion,
@@ -249,6 +260,7 @@ KINDS: tuple[type[Event], ...] = (
     CheckpointInput,
     StaleOptimizer,
     LoopTrips,
+    RepeatedDraw,
 )
 
 E = TypeVar("E", bound=Event)

@@ -52,9 +52,20 @@ one int) whose every iteration backpropagates the loss, followed in the same blo
 step, with a `zero_grad()` before the loop or after the step (clearing for the next
 window). The loop's target must be unread in its body: every iteration runs the same
 computation on what it draws anew, not on a head, task or time step the target picks (the
-sum over those is the objective). The same conditions on the loss apply, the file must
+sum over those is the objective). Picking an item of a list of draws alike is drawing anew:
+`micro = [get_batch() for _ in range(k)]` (a comprehension whose element never reads its
+target, with at least two items, each data: tensors without certain history, not modules)
+then `x, y = micro[j]`. The same conditions on the loss apply, the file must
 never multiply or divide by k nor rescale a `.grad`, and a backward with arguments
-(`retain_graph=True`: a chain of graphs) is not followed.
+(`retain_graph=True`: a chain of graphs) is not followed. Arithmetic that is only compared
+(`torch.allclose(acc, k * ref)`, `if loss / k > 3:`) scales nothing.
+
+It also finds a helper handed such a list: `accumulate(model, micro)` (a function of the
+file, its loop over the parameter backpropagating on every iteration, the index of
+`enumerate` unread), then one step after the call in the same block, with a `zero_grad()`
+before the call or after the step; the helper must neither step, clear nor write a
+`.grad`, nor call code it cannot see given the model, and neither may the statements
+between the call and the step.
 
 ## Why is this bad?
 `backward()` adds into `.grad`, so after k micro-batches the gradient is the *sum* of k
@@ -102,17 +113,22 @@ from gradguard.analysis.facts import (
     Append,
     BackwardCall,
     CountedWindow,
+    HandedWindow,
     LoopTrips,
     LoopWindow,
     LossPath,
     ModuleCall,
     OptimizerCall,
+    RepeatedDraw,
     arguments_by_parameter,
     batch_appends,
     callee_name,
     counted_window,
     dotted,
+    drawn_list,
+    drawn_lists,
     fewest_trips,
+    handed_window,
     kept_parameters,
     local_callables,
     loop_window,
@@ -307,6 +323,11 @@ for i, (xb, yb) in enumerate(zip(x.chunk(4), y.chunk(4))):
             if counted is not None and id(counted[1].call) not in reported:
                 reported.add(id(counted[1].call))
                 yield self._counted_finding(ctx, step, *counted)
+        for step in steps.values():
+            handed = _handed_accumulation(ctx, step)
+            if handed is not None and id(handed[1].call) not in reported:
+                reported.add(id(handed[1].call))
+                yield self._handed_finding(ctx, step, *handed)
 
     def _periodic(
         self, ctx: RuleContext, steps: dict[int, _Step], reported: set[int]
@@ -376,6 +397,32 @@ for i, (xb, yb) in enumerate(zip(x.chunk(4), y.chunk(4))):
             )
             fixes.append(Fix("Divide the loss by k before backward()", Safety.UNSAFE, (edit,)))
         return self.finding(message, ctx.node_range(backward.call), related, fixes)
+
+    def _handed_finding(
+        self, ctx: RuleContext, step: _Step, window: HandedWindow, backward: BackwardCall
+    ) -> Finding:
+        """A helper handed `[get_batch() for _ in range(k)]` backpropagating each, then a
+        step."""
+        count = _draw_count(window)
+        k = expr_text(ctx.source, count) if count is not None else str(window.draw.trips)
+        target = _loss_of(backward.target)
+        loss = expr_text(ctx.source, target)
+        stepping = expr_text(ctx.source, step.call)
+        message = compose(
+            f"Undivided `{loss}` makes each step `{k}` times too large",
+            f"`{stepping}` runs once after `{window.helper.name}` (line {window.stmt.lineno}) "
+            f"backpropagates `{loss}` undivided for each of the `{k}` micro-batches it is "
+            f"handed: the step applies the sum of `{k}` micro-batch gradients, `{k}` times "
+            f"the averaged gradient, as if the learning rate were `{k}` times larger",
+            f"Divide the loss by `{k}` before backward()",
+        )
+        related = [
+            Related(ctx.header_range(window.loop), f"backpropagates `{k}` times"),
+            Related(ctx.node_range(window.stmt), "hands over the micro-batches"),
+            Related(ctx.node_range(window.cleared), "clears the accumulated gradients"),
+            Related(ctx.node_range(step.stmt), "applies the summed gradients"),
+        ]
+        return self.finding(message, ctx.node_range(backward.call), related, [])
 
     def _finding(
         self,
@@ -545,7 +592,14 @@ def _counted_accumulation(
     given the model, runs between the loop and the step."""
     events = ctx.analysis.events.of(LoopTrips)
     _, block = ctx.analysis.block_of(step.stmt)
-    window = counted_window(block, step.stmt, lambda loop: fewest_trips(events, loop))
+    draws = drawn_lists(ctx.analysis.events.of(RepeatedDraw))
+    scope = ctx.grad_context.enclosing_function(step.stmt) or ctx.tree
+    window = counted_window(
+        block,
+        step.stmt,
+        lambda loop: fewest_trips(events, loop),
+        lambda listed: drawn_list(scope, listed, draws) is not None,
+    )
     if window is None or rescales_grad(ctx.tree):
         return None
     if window.count is not None and scales_by(ctx.tree, window.count):
@@ -563,6 +617,50 @@ def _counted_accumulation(
     if _may_rescale(ctx, window.loop, step.stmt.lineno):
         return None
     return (window, found[0]) if _unscaled(ctx, found[0], window.loop) else None
+
+
+def _handed_accumulation(ctx: RuleContext, step: _Step) -> tuple[HandedWindow, BackwardCall] | None:
+    """The window of a helper handed a list of draws alike (`handed_window`: `accumulate(
+    model, [get_batch() for _ in range(k)])` before the step) and the one backward of that
+    helper run on every iteration of its loop over the list, without arguments, on a loss
+    that reaches it unscaled; None when the file divides by the list's count or rescales a
+    `.grad` anywhere, or code it cannot see, given the model, runs between the call and the
+    step."""
+    draws = drawn_lists(ctx.analysis.events.of(RepeatedDraw))
+    if not draws or rescales_grad(ctx.tree):
+        return None
+    _, block = ctx.analysis.block_of(step.stmt)
+    scope = ctx.grad_context.enclosing_function(step.stmt) or ctx.tree
+    window = handed_window(block, step.stmt, scope, ctx.grad_context.defined_once, draws)
+    if window is None:
+        return None
+    count = _draw_count(window)
+    if count is not None and scales_by(ctx.tree, count):
+        return None
+    found = [
+        event
+        for event in ctx.analysis.backward_calls
+        if event.function is window.helper and window.loop in event.every_iteration
+    ]
+    if len(found) != 1 or found[0].via != "backward":
+        return None
+    if found[0].call.args or found[0].call.keywords:
+        return None
+    after = (window.stmt.end_lineno or window.stmt.lineno) + 1
+    if _may_rescale(ctx, window.helper) or _rescaling_between(ctx, after, step.stmt.lineno):
+        return None  # the call itself is looked into: the helper's own code is checked
+    return (window, found[0]) if _unscaled(ctx, found[0], window.loop) else None
+
+
+def _draw_count(window: HandedWindow) -> ast.expr | None:
+    """`k` of the `[... for _ in range(k)]` the helper was handed."""
+    comprehension = window.draw.node
+    if not isinstance(comprehension, ast.ListComp):
+        return None
+    iterated = comprehension.generators[0].iter
+    if isinstance(iterated, ast.Call) and len(iterated.args) == 1:
+        return iterated.args[0]
+    return None
 
 
 def _periodic_guard(ctx: RuleContext, stmt: ast.stmt) -> ast.If | None:
@@ -649,7 +747,11 @@ def _may_rescale(ctx: RuleContext, guard: ast.stmt, last: int | None = None) -> 
     guarded block (`self._grad_scaler(list(model.parameters()), 1 / n)`, torchtune's alias
     of `scale_grads_`), may rescale the gradients before the step. A GradScaler's own
     `step`/`update`/`unscale_` do not divide by k."""
-    first, last = guard.lineno, last or guard.end_lineno or guard.lineno
+    return _rescaling_between(ctx, guard.lineno, last or guard.end_lineno or guard.lineno)
+
+
+def _rescaling_between(ctx: RuleContext, first: int, last: int) -> bool:
+    """`_may_rescale` for the lines `first` to `last`."""
     return any(
         first <= call.lineno <= last
         and id(call) in ctx.analysis.opaque_with_training_state

@@ -18,6 +18,7 @@ from gradguard.analysis.events import (
     InPlaceChange,
     IntegerGradRequest,
     LoopTrips,
+    RepeatedDraw,
 )
 from gradguard.analysis.graph import GRAPH_STATE_KEY, SavedNode, Saves
 from gradguard.analysis.graph_inputs import bind_stand_ins
@@ -757,6 +758,27 @@ class FunctionInterpreter(CallEvaluator):
         return value
 
     def _expr_ListComp(self, expr: ast.ListComp | ast.GeneratorExp | ast.SetComp) -> Value:
+        """A list comprehension (see `_comprehension`), recorded as a `RepeatedDraw` when its
+        element never reads what its one generator binds and it has no condition."""
+        result = self._comprehension(expr)
+        generator = expr.generators[0]
+        if (
+            isinstance(expr, ast.ListComp)
+            and len(expr.generators) == 1
+            and not generator.ifs
+            and not generator.is_async
+            and not _reads_any(expr.elt, generator.target)
+            and (site := self.site(expr, expr.elt, result.items or UNKNOWN)) is not None
+        ):
+            iterated = _range_only(generator.iter)
+            trips = 0
+            if iterated is not None:
+                builtin = self._is_builtin("range")
+                trips = least_trips(iterated, UNKNOWN, self.settled, range_is_builtin=builtin)
+            self.emit(RepeatedDraw(trips, **site))
+        return result
+
+    def _comprehension(self, expr: ast.ListComp | ast.GeneratorExp | ast.SetComp) -> Value:
         """A list comprehension whose element calls something (`[self.train_batch(b) for b
         in batches]`) runs that call once per item, like a `for` loop: it is interpreted as
         one, so state a call carries from one item to the next (a hidden state kept on
@@ -995,6 +1017,24 @@ def _comprehension_loop(expr: ast.ListComp) -> ast.For | None:
 
 
 _as_loop = cached_by_node(_comprehension_loop)
+
+
+def _reads_any(expr: ast.expr, target: ast.expr) -> bool:
+    """True when `expr` reads a name `target` binds."""
+    bound = {node.id for node in ast.walk(target) if isinstance(node, ast.Name)}
+    return any(isinstance(node, ast.Name) and node.id in bound for node in ast.walk(expr))
+
+
+def _range_only(iterable: ast.expr) -> ast.Call | None:
+    """`range(...)` called with positional arguments only: its count needs no value."""
+    if (
+        isinstance(iterable, ast.Call)
+        and isinstance(iterable.func, ast.Name)
+        and iterable.func.id == "range"
+        and not iterable.keywords
+    ):
+        return iterable
+    return None
 
 
 # Loops nested deeper than this (in one function) are not probed: each probed level runs its
