@@ -4,7 +4,7 @@ A list comprehension `[sample(gen) for _ in range(k)]` whose element never reads
 holds k micro-batches drawn the same way: a helper looping over it (`handed_window`) or a
 counted loop picking `drawn[j]` (`counted_window`) backpropagates k of them before one step.
 Lists of modules, of outputs with history, of one item, or of items the target picks, are
-no such lists. `scales_by` ignores arithmetic that is only compared.
+no such lists. `scales_by` ignores arithmetic that is only compared, or only counts samples.
 """
 
 from __future__ import annotations
@@ -197,4 +197,22 @@ def test_a_counted_loop_reading_its_target_otherwise_makes_no_window(picked: str
     ],
 )
 def test_scales_by_ignores_what_is_only_compared(code: str, expected: bool) -> None:
+    assert scales_by(ast.parse(code), ast.Name("k")) is expected
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        ("n = bs * k * 2\nx = torch.randn(n, 3)\ny = torch.randint(0, 5, (n,))\n", False),
+        ("big = bs * k\nsub = images[:big]\n", False),
+        ("print(f'effective batch {bs * k}')\n", False),
+        ("for i in range(bs * k):\n    pass\n", False),
+        # Read as something else too, bound twice, or a learning rate: it may scale.
+        ("n = bs * k\nx = torch.randn(n, 3)\nloss = loss / n\n", True),
+        ("n = bs * k\nn = n + 1\nx = torch.randn(n)\n", True),
+        ("lr = base_lr * bs * k / 256\n", True),
+        ("x = torch.full((2,), bs * k)\n", True),
+    ],
+)
+def test_scales_by_ignores_counts_of_samples(code: str, expected: bool) -> None:
     assert scales_by(ast.parse(code), ast.Name("k")) is expected

@@ -173,7 +173,7 @@ def scales_by(tree: ast.AST, divisor: ast.expr) -> bool:
     gradient in any way (`p.grad /= n`, `p.grad.mul_(s)`): the accumulation may be averaged
     there. A product or quotient only compared (an operand of a comparison, an argument of
     `torch.allclose(acc, k * ref)`) scales nothing: its value goes no further."""
-    compared = _compared(tree)
+    compared = _compared(tree) | _sample_counts(tree)
     for node in ast.walk(tree):
         if id(node) in compared:
             continue
@@ -212,6 +212,59 @@ def _compared(tree: ast.AST) -> set[int]:
         if isinstance(operand, ast.BinOp | ast.UnaryOp):
             found.update(id(n) for n in ast.walk(operand))
     return found
+
+
+# Last names of torch functions whose positional arguments are all sizes or int bounds
+# (torch 2.13.0: `randn(*size)`, `randint(low, high, size)`, `arange(start, end, step)`).
+_SIZE_CALLS = frozenset({"randn", "rand", "zeros", "ones", "empty", "randint", "arange", "range"})
+
+
+def _sample_counts(tree: ast.AST) -> set[int]:
+    """id() of the arithmetic (and everything in it) that can only be a count of samples or
+    steps: a product used, directly or through a name bound once in the file and read
+    nowhere else, as a slice bound (`images[:big]`), a positional argument of a sizing call
+    (`torch.randn(n, 3)`, `torch.randint(0, c, (n,))`, `range(n)`) or in an f-string. The
+    number of samples in an accumulated batch (`bs * accum_steps`) scales no loss."""
+    parents = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    stores: dict[str, list[ast.Name]] = {}
+    loads: dict[str, list[ast.Name]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            (loads if isinstance(node.ctx, ast.Load) else stores).setdefault(node.id, []).append(
+                node
+            )
+    found: set[int] = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.BinOp) or isinstance(parents.get(id(node)), ast.BinOp):
+            continue
+        owner = parents.get(id(node))
+        if _sizes(node, parents) or (
+            isinstance(owner, ast.Assign)
+            and len(owner.targets) == 1
+            and isinstance(name := owner.targets[0], ast.Name)
+            and len(stores.get(name.id, [])) == 1
+            and loads.get(name.id)
+            and all(_sizes(read, parents) for read in loads[name.id])
+        ):
+            found.update(id(n) for n in ast.walk(node))
+    return found
+
+
+def _sizes(expr: ast.expr, parents: dict[int, ast.AST]) -> bool:
+    """True when `expr` is used as a slice bound, a positional argument (or an element of a
+    tuple that is one) of a sizing call (`_SIZE_CALLS`), or a value in an f-string."""
+    owner = parents.get(id(expr))
+    if isinstance(owner, ast.Tuple):
+        expr, owner = owner, parents.get(id(owner))
+    if isinstance(owner, ast.Slice):
+        return expr is owner.lower or expr is owner.upper
+    if isinstance(owner, ast.FormattedValue):
+        return True
+    return (
+        isinstance(owner, ast.Call)
+        and _last_name(owner.func) in _SIZE_CALLS
+        and any(a is expr for a in owner.args)
+    )
 
 
 def _touches_grad(expr: ast.expr) -> bool:

@@ -57,8 +57,13 @@ sum over those is the objective). Picking an item of a list of draws alike is dr
 target, with at least two items, each data: tensors without certain history, not modules)
 then `x, y = micro[j]`. The same conditions on the loss apply, the file must
 never multiply or divide by k nor rescale a `.grad`, and a backward with arguments
-(`retain_graph=True`: a chain of graphs) is not followed. Arithmetic that is only compared
-(`torch.allclose(acc, k * ref)`, `if loss / k > 3:`) scales nothing.
+(`retain_graph=True`: a chain of graphs) is not followed.
+
+Wherever the file must never multiply or divide by k, arithmetic that is only compared
+(`torch.allclose(acc, k * ref)`, `if loss / k > 3:`) does not count, nor does a count of
+samples: a product used only as a slice bound, a size (`torch.randn(n, 3)`, `range(n)`) or
+in an f-string, directly or through a name bound once and read nowhere else (`big = micro
+* k` then `x[:big]`).
 
 It also finds a helper handed such a list: `accumulate(model, micro)` (a function of the
 file, its loop over the parameter backpropagating on every iteration, the index of
