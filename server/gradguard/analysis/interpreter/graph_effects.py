@@ -204,7 +204,12 @@ class GraphEffects(InterpreterState):
     def backpropagate(self, call: ast.Call, target: ast.expr, value: Value, via: str) -> None:
         """A backward()/autograd.grad() call: record it, then free the graph it ran through."""
         freed, modified = self._graph_state()
-        tracked = value.grad is Grad.TRACKED
+        # A backward that returns ran from a root that required grad, so whatever is known
+        # of its grad here, it freed the graph nodes certainly on the root's history (each
+        # made only where its result required grad, or a stand-in for a history that, if
+        # there was one, the root certainly runs through); one on a root that certainly
+        # does not require grad raises (GG101) and frees nothing.
+        tracked = value.grad is not Grad.UNTRACKED
         frees = tracked and via != "torch.autograd.grad" and self._frees_graph(call, via)
         # (A forward's stand-in for its input is no graph of its own: see FunctionSummary.
         # A node that saves only when a parameter requires grad, `SavedNode.given`, is not

@@ -882,7 +882,7 @@ class TrainingEffects(GraphEffects):
         newly: frozenset[SavedNode] = frozenset()
         for event, attrs in summary.state_backwards:
             graph = frozenset().union(*(graphs.get(a, frozenset()) for a in attrs))
-            if not graph or event.value.grad is not Grad.TRACKED:
+            if not graph or event.value.grad is Grad.UNTRACKED:
                 continue
             if self.record:
                 self.module.analysis.backward_across_methods.append(
