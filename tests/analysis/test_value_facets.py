@@ -570,6 +570,11 @@ def _saves(*kinds: Saves) -> Callable[[frozenset[SavedNode]], bool]:
     return lambda nodes: sorted(n.saves.value for n in nodes) == sorted(k.value for k in kinds)
 
 
+def _stand_in(node: SavedNode) -> bool:
+    """A parameter's stand-in (`graph_inputs.is_stand_in`)."""
+    return isinstance(node.node, ast.arg)
+
+
 def _no_create_graph(terms: frozenset[Loss]) -> bool:
     return [term.kind for term in terms] == [LossKind.NO_CREATE_GRAPH]
 
@@ -1436,6 +1441,19 @@ GRAPH_FACTS = [
      Kind.TENSOR, {"saved_in": frozenset()}),
     ("a Sequential under no_grad", "seq = nn.Sequential(nn.Linear(2, 2), nn.ReLU())\n"
      "with torch.no_grad():\n    h = seq(x)  # <- h", Kind.TENSOR, {"saved_in": frozenset()}),
+    # `t.requires_grad_()` returns the same tensor: one with history keeps it (torch 2.13.0
+    # does not raise on a non-leaf asked for True), one without has none to lose. Of a
+    # tensor whose grad is not known, the graph it runs through (or stands in for) holds.
+    ("requires_grad_() of a helper's argument keeps its graph",
+     "def f(t):\n    h = torch.sigmoid(t).requires_grad_()  # <- h\n    return h\n",
+     Kind.TENSOR, {"graph": lambda g: len(g) == 2 and any(_stand_in(n) for n in g)}),
+    # Look-alikes: asked for False (a non-leaf raises, so a leaf follows), or a tensor
+    # certainly without history (a fresh leaf).
+    ("requires_grad_(False) of a helper's argument",
+     "def f(t):\n    h = torch.sigmoid(t).requires_grad_(False)  # <- h\n    return h\n",
+     Kind.TENSOR, {"graph": frozenset()}),
+    ("requires_grad_() of plain data", "h = (x * 2).requires_grad_()  # <- h", Kind.TENSOR,
+     {"graph": frozenset()}),
 ]  # fmt: skip
 
 

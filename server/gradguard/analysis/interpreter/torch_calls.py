@@ -1006,7 +1006,9 @@ def _after_requires_grad(
             return receiver
         if no_history:
             return forced_leaf(receiver, forcing)
-        return Value(grad=Grad.UNKNOWN, kind=Kind.TENSOR)
+        # The same tensor either way: with history it keeps it, without it had none, so
+        # the graph nodes it certainly runs through (or stands in for) still hold.
+        return Value(grad=Grad.UNKNOWN, kind=Kind.TENSOR, graph=receiver.graph)
     if flag is False or no_history:
         return Value(grad=Grad.UNKNOWN, kind=Kind.TENSOR, leaf=True)
     return Value(grad=Grad.UNKNOWN, kind=Kind.TENSOR)
