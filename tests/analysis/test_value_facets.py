@@ -592,6 +592,20 @@ _DL = "from torch.utils.data import DataLoader\ndef f(ds):\n    dl = DataLoader(
 AUTOGRAD_FACTS = [
     ("module output", "h = model(x)  # <- h", Kind.TENSOR,
      {"grad": T, "leaf": False, "loss": None}),
+    # Decompositions and paired statistics return tensors that each keep their input's
+    # history (torch_api.DIFFERENTIABLE_TUPLES, checked against torch 2.13.0).
+    ("eigenvectors of a module output",
+     "h = model(x)\nvals, vecs = torch.linalg.eigh(h.t() @ h)  # <- vecs", Kind.TENSOR,
+     {"grad": T, "leaf": False}),
+    ("the mean of std_mean of a module output",
+     "s, m = torch.std_mean(model(x), 0)  # <- m", Kind.TENSOR, {"grad": T, "leaf": False}),
+    ("singular values of a module output", "u, sv, v = torch.svd(model(x))  # <- sv",
+     Kind.TENSOR, {"grad": T}),
+    # Look-alikes: under no_grad, or of data without grad.
+    ("eigh under no_grad",
+     "h = model(x)\nwith torch.no_grad():\n    vals, vecs = torch.linalg.eigh(h.t() @ h)"
+     "  # <- vals", Kind.TENSOR, {"grad": U}),
+    ("var_mean of data", "v, m = torch.var_mean(x, 0)  # <- v", Kind.TENSOR, {"grad": U}),
     # `list(model.parameters())` holds the same leaves; a dict's keys are not its values.
     ("item of a list of parameters",
      "ps = list(model.parameters())\nfor p in ps:\n    q = p  # <- q", Kind.TENSOR,
@@ -1449,6 +1463,12 @@ GRAPH_FACTS = [
      Kind.TENSOR, {"graph": lambda g: len(g) == 2 and any(_stand_in(n) for n in g)}),
     # Look-alikes: asked for False (a non-leaf raises, so a leaf follows), or a tensor
     # certainly without history (a fresh leaf).
+    # A helper's result runs through the graph of what its caller passed, the caller's own
+    # parameters' stand-ins included: chains of helpers keep the history they are handed.
+    ("a helper's result keeps the caller's parameter stand-in",
+     "def gate(u):\n    return torch.sigmoid(u)\n"
+     "def f(t):\n    h = gate(t)  # <- h\n    return h\n",
+     Kind.TENSOR, {"graph": lambda g: any(_stand_in(n) and n.node.arg == "t" for n in g)}),
     ("requires_grad_(False) of a helper's argument",
      "def f(t):\n    h = torch.sigmoid(t).requires_grad_(False)  # <- h\n    return h\n",
      Kind.TENSOR, {"graph": frozenset()}),

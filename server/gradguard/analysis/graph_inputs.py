@@ -49,14 +49,6 @@ def own_nodes(graph: frozenset[SavedNode]) -> frozenset[SavedNode]:
     return frozenset(n for n in graph if not is_stand_in(n))
 
 
-def _caller_nodes(graph: frozenset[SavedNode]) -> frozenset[SavedNode]:
-    """The nodes of an argument's graph a callee's result runs through: its operations,
-    and the caller's stand-ins for the graph `self.<attr>` had when the caller was called
-    (a method handing `self.netD(self.fake_B)` to a helper: the result still runs through
-    whatever built `self.fake_B`)."""
-    return frozenset(n for n in graph if not is_stand_in(n) or is_state_stand_in(n))
-
-
 def bind_stand_ins(
     env: MutableMapping[str, Value], function: FunctionNode, skip: int
 ) -> dict[str, SavedNode]:
@@ -111,7 +103,11 @@ def call_inputs(
         value = passed.get(name)
         if value is None or value.kind not in _TENSOR_LIKE:
             continue
-        graphs[stand_in] = _caller_nodes(value.graph)
+        # The whole graph, the caller's own stand-ins included (for its parameters, or for
+        # the graph `self.<attr>` had when it was called): a helper's result computed from
+        # the argument runs through whatever history that stands for, so chains of helpers
+        # (`feature_matching(f)` handing `f` to `moments`) keep it.
+        graphs[stand_in] = value.graph
         carries[stand_in] = value.all_carries()
         if grad_on and value.kind is Kind.TENSOR and value.grad is Grad.TRACKED:
             tracked.add(stand_in)

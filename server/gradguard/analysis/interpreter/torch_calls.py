@@ -435,6 +435,8 @@ class TorchCalls(ModuleCalls):
             return self.inference_result(result)
         if qualified in api.TUPLE_RETURNING:
             return self.tensor_op(call, args, kind=Kind.UNKNOWN)
+        if qualified in api.DIFFERENTIABLE_TUPLES and call.args and args:
+            return self._differentiable_tuple(call, api.DIFFERENTIABLE_TUPLES[qualified], args[0])
         if qualified in api.SEQUENTIAL:
             layers_given = _unpacked_layers(call, args)
             if layers_given is not None:
@@ -746,6 +748,16 @@ class TorchCalls(ModuleCalls):
         finally:
             self.record = record
             self.env = env
+
+    def _differentiable_tuple(self, call: ast.Call, count: int, source: Value) -> Value:
+        """`torch.linalg.eigh(a)`, `torch.std_mean(x, 0)`...: a tuple of `count` new tensors,
+        each computed from the input (its history and grad, under the current grad mode)."""
+        if isinstance(call.args[0], ast.Starred):
+            return Value(kind=Kind.UNKNOWN)
+        part = self.inference_result(
+            evolve(self.tensor_op(call, [source]), shape=shapes.UNKNOWN_SHAPE)
+        )
+        return Value(kind=Kind.SEQUENCE, elements=(part,) * count)
 
     def _index_reduction(
         self, call: ast.Call, name: str, source: Value, positional: list[Value]
