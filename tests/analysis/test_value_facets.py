@@ -449,6 +449,7 @@ FLAT_FACTS: list[tuple[str, str, object]] = [
     ("items", "structure", TRACKED),
     ("graph", "graph_facts", frozenset({NODE_A})),
     ("saved_in", "graph_facts", frozenset({NODE_B})),
+    ("items_saved", "graph_facts", frozenset({NODE_C})),
     ("shape", "tensor_facts", Shape((2,), exact=True)),
     ("activation", "tensor_facts", SIGMOID),
     ("integer_dtype", "tensor_facts", True),

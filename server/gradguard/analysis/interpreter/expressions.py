@@ -21,6 +21,7 @@ from gradguard.analysis.events import Accumulation, AttributeSet, GradRead, InPl
 from gradguard.analysis.integer_buffers import counter_kept
 from gradguard.analysis.interpreter.environment import GRAD_ON, GRAD_UNKNOWN, GradMode
 from gradguard.analysis.interpreter.training_effects import TrainingEffects, through_instance
+from gradguard.analysis.item_graphs import item_at, items_list, own_items
 from gradguard.analysis.mappings import mapping_of, merged
 from gradguard.analysis.names import callee_name, dotted
 from gradguard.analysis.values import (
@@ -513,7 +514,7 @@ class ExpressionEvaluator(TrainingEffects):
             self.env = outer
         if isinstance(expr, ast.SetComp):
             return Value(kind=Kind.OTHER, carries=item.all_carries())
-        return Value(kind=Kind.SEQUENCE, items=item.with_origin(None))
+        return items_list(item, expr.elt)
 
     def _comprehension_by_element(
         self, expr: ast.ListComp | ast.GeneratorExp | ast.SetComp, source: Value
@@ -598,6 +599,7 @@ class ExpressionEvaluator(TrainingEffects):
             item = self.eval(expr.value) if self.env is not None else UNKNOWN
         finally:
             self.env = outer
+        item = own_items(item, expr.value).item  # each value has its own graph
         return Value(kind=Kind.MAPPING, items=item.with_origin(None))
 
     def _expr_IfExp(self, expr: ast.IfExp) -> Value:
@@ -688,6 +690,21 @@ class ExpressionEvaluator(TrainingEffects):
         # `+x` returns x itself; `-x` allocates.
         return self.inference_result(result) if isinstance(expr.op, ast.USub) else result
 
+    def _item_at(self, expr: ast.Subscript, base: Value) -> Value | None:
+        """`outs[1]` of a list whose items are each computed afresh (see `item_graphs`), by
+        a literal index, when no code of the file may change the list held by that name
+        (then the same index always reads the same item)."""
+        position = _literal_index(expr.slice)
+        held = callee_name(expr.value)  # the name, or the attribute's name
+        if base.kind is not Kind.SEQUENCE or position is None or held is None:
+            return None
+        if held in self.module.changed_containers():
+            return None
+        found = item_at(base, position)
+        if found is None:
+            return None
+        return evolve(found, carries=base.all_carries() | found.all_carries())
+
     def _expr_Subscript(self, expr: ast.Subscript) -> Value:
         base = self.eval(expr.value)
         index = self.eval(expr.slice)
@@ -719,12 +736,18 @@ class ExpressionEvaluator(TrainingEffects):
             and base.items is not None
             and isinstance(expr.slice, ast.Slice)
         ):
-            return base  # a slice of a list of like items (`x.shape[:2]`) holds such items
+            # A slice of a list of like items (`x.shape[:2]`) holds such items; not every
+            # item's graph (`item_graphs`): only the list as a whole runs through it.
+            if base.graph or base.items_saved:
+                return evolve(base, graph=frozenset(), items_saved=frozenset())
+            return base
         if (
             base.kind in (Kind.SEQUENCE, Kind.MAPPING)
             and base.items is not None
             and not isinstance(expr.slice, ast.Slice)
         ):
+            if (positioned := self._item_at(expr, base)) is not None:
+                return positioned
             # One item of a list built by appends (`losses[j]`): at most what every item is.
             return evolve(base.items, carries=base.all_carries() | base.items.all_carries())
         if (
@@ -1043,3 +1066,13 @@ def _index_tensor(node: ast.expr, index: Value) -> bool:
         and index.kind is Kind.TENSOR
         and index.index_dtype
     )
+
+
+def _literal_index(index: ast.expr) -> int | None:
+    """The int a literal index spells (`1`, `-1`), None for any other index."""
+    if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub):
+        inner = _literal_index(index.operand)
+        return -inner if inner is not None else None
+    if isinstance(index, ast.Constant) and type(index.value) is int:
+        return index.value
+    return None

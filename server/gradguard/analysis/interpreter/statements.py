@@ -33,6 +33,7 @@ from gradguard.analysis.interpreter.environment import (
     join_envs,
     merge_branch_graphs,
 )
+from gradguard.analysis.item_graphs import items_list
 from gradguard.analysis.loop_entry import certainly_empty, certainly_entered, least_trips
 from gradguard.analysis.model import (
     LIGHTNING_BACKWARD,
@@ -820,8 +821,9 @@ class FunctionInterpreter(CallEvaluator):
                     self.env.pop(name, None)
                 else:
                     self.env[name] = value
-        item = items[-1] if items else UNKNOWN
-        return Value(kind=Kind.SEQUENCE, items=item.with_origin(None))
+        return (
+            items_list(items[-1], expr.elt) if items else Value(kind=Kind.SEQUENCE, items=UNKNOWN)
+        )
 
     def _elements_changed_in_place(self, stmt: ast.For | ast.AsyncFor) -> None:
         """`for h in hidden: h.detach_()` changes the elements of `hidden` themselves: what

@@ -360,12 +360,20 @@ class GraphFacts:
 
     graph: frozenset[SavedNode] = frozenset()
     saved_in: frozenset[SavedNode] = frozenset()
+    # On a list whose items are each computed afresh (a comprehension's, see
+    # `gradguard.analysis.item_graphs`): the nodes that saved each item itself, one per
+    # item; its `graph` holds the nodes each item's history runs through, one per item.
+    items_saved: frozenset[SavedNode] = frozenset()
 
     def join(self, other: GraphFacts) -> GraphFacts:
         """Only the nodes both paths run through (or were saved by) are certain."""
         if self is other:
             return self
-        return GraphFacts(graph=self.graph & other.graph, saved_in=self.saved_in & other.saved_in)
+        return GraphFacts(
+            graph=self.graph & other.graph,
+            saved_in=self.saved_in & other.saved_in,
+            items_saved=self.items_saved & other.items_saved,
+        )
 
 
 @dataclass(frozen=True)

@@ -109,6 +109,7 @@ class ValueChanges(TypedDict, total=False):
     # GraphFacts
     graph: frozenset[SavedNode]
     saved_in: frozenset[SavedNode]
+    items_saved: frozenset[SavedNode]
     # TensorFacts
     shape: Shape
     activation: Activation | None
@@ -164,6 +165,7 @@ class Value:
         # GraphFacts
         graph: frozenset[SavedNode] = frozenset(),
         saved_in: frozenset[SavedNode] = frozenset(),
+        items_saved: frozenset[SavedNode] = frozenset(),
         # TensorFacts
         shape: Shape = UNKNOWN_SHAPE,
         activation: Activation | None = None,
@@ -212,7 +214,9 @@ class Value:
         structure = NO_STRUCTURE
         if elements is not None or fields is not None or items is not None:
             structure = Structure(elements, fields, items)
-        graph_facts = NO_GRAPH if not graph and not saved_in else GraphFacts(graph, saved_in)
+        graph_facts = NO_GRAPH
+        if graph or saved_in or items_saved:
+            graph_facts = GraphFacts(graph, saved_in, items_saved)
         tensor_facts = NO_TENSOR
         if (
             shape is not UNKNOWN_SHAPE
@@ -390,6 +394,12 @@ class Value:
     def saved_in(self) -> frozenset[SavedNode]:
         """Graph nodes that saved this very tensor (`graph_facts.saved_in`)."""
         return self.graph_facts.saved_in
+
+    @property
+    def items_saved(self) -> frozenset[SavedNode]:
+        """On a list of items each computed afresh, the nodes that saved each item itself
+        (`graph_facts.items_saved`)."""
+        return self.graph_facts.items_saved
 
     # --- tensor_facts (flat, read-only) ---
     @property
