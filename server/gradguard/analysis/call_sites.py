@@ -1011,7 +1011,9 @@ def _as_parameter(value: Value, param: ast.arg | None = None) -> Value:
             not n.given and (n.brought or not isinstance(n.node, ast.arg)) for n in plain.graph
         )
         brought = frozenset({brought_history(param)}) if certain and param else frozenset()
-        plain = evolve(plain, graph=brought, saved_in=frozenset(), origin=None)
+        plain = evolve(
+            plain, graph=brought, saved_in=frozenset(), items_saved=frozenset(), origin=None
+        )
     return plain
 
 

@@ -127,8 +127,14 @@ def instantiate(
     could not tell requires grad when it is computed from an argument that does."""
     if value.elements is not None:
         elements = tuple(instantiate(e, call, inputs, fresh) for e in value.elements)
-        return evolve(value, elements=elements, graph=frozenset(), saved_in=frozenset())
-    if not value.graph and not value.saved_in:
+        return evolve(
+            value,
+            elements=elements,
+            graph=frozenset(),
+            saved_in=frozenset(),
+            items_saved=frozenset(),
+        )
+    if not value.graph and not value.saved_in and not value.items_saved:
         return value
     graph: frozenset[SavedNode] = frozenset()
     if any(inputs.realised(n) for n in own_nodes(value.graph)):
@@ -137,7 +143,9 @@ def instantiate(
     for node in value.graph:
         graph |= inputs.graphs.get(node, frozenset())
         carries |= inputs.carries.get(node, frozenset())
-    result = evolve(value, graph=graph, saved_in=frozenset(), carries=carries)
+    result = evolve(
+        value, graph=graph, saved_in=frozenset(), items_saved=frozenset(), carries=carries
+    )
     if value.grad is Grad.UNKNOWN and value.graph & inputs.tracked:
         result = evolve(result, grad=Grad.TRACKED, kind=Kind.TENSOR)
     return result

@@ -7,19 +7,19 @@ would look shared: a backward of one item would seem to free the graph of the ne
 (`for out in outputs: out.mean().backward()` runs fine under torch 2.13.0), and an in-place
 change of one item would seem to change what another item's graph saved.
 
-So an item keeps only the nodes made outside the element expression, which every item
-does share (`h = enc(x); [head(h) for head in heads]`: each item runs through `enc`'s
-graph, which a first item's backward frees for the second: checked against torch 2.13.0).
-The nodes made inside the element stay on the list itself (`Value.graph` of the sequence,
-and `Value.items_saved` for those that saved the item itself): what takes the whole list
+So an item keeps only the nodes made outside the element expression, which every item does
+share (`h = enc(x); [head(h) for head in heads]`: each item runs through `enc`'s graph,
+which a first item's backward frees for the second: checked against torch 2.13.0). The
+nodes made inside the element stay on the list itself (`Value.graph` of the sequence, and
+`Value.items_saved` for those that saved the item itself): what takes the whole list
 (`torch.stack(outs)`, `torch.cat`) runs through every item's graph, a slice through no
 certain one. A literal index (`outs[1]`) of a list no code of the file may change reads
 one item: it gets one node per such node and index (`item_at`), the same at every read of
 that index, so `outs[0]` backpropagated twice, or changed in place and then
-backpropagated, is still seen. A node is made inside the element when its expression lies in the element's
-syntax (operations, calls of functions and modules of the file all name the expression or
-call that made them); a node named elsewhere is shared, as before. Leaving a node out only
-makes the analysis know less, never more.
+backpropagated, is still seen. A node is made inside the element when its expression lies
+in the element's syntax (operations, calls of functions and modules of the file all name
+the expression or call that made them); a node named elsewhere is shared, as before.
+Leaving a node out of an item only makes the analysis know less, never more.
 """
 
 from __future__ import annotations

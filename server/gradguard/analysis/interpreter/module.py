@@ -741,7 +741,12 @@ class ModuleInterpreter:
             appended = self.summary_of(method).appended.get(attr)
             if appended is None:
                 return None  # not analysed (too deep), or the append was never reached
-            fresh = evolve(appended.without_carries(), graph=frozenset(), saved_in=frozenset())
+            fresh = evolve(
+                appended.without_carries(),
+                graph=frozenset(),
+                saved_in=frozenset(),
+                items_saved=frozenset(),
+            )
             items = fresh if items is None else join(items, fresh)
         return items
 
