@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 from gradguard.analysis.call_sites import Candidate, candidates
 from gradguard.analysis.events import GradRead
+from gradguard.analysis.grad_resets import reset_before, walked_parameters
 from gradguard.analysis.leaf_containers import changed_in, loop_container
 from gradguard.analysis.model import LoopNode
 from gradguard.analysis.names import arguments_by_parameter, parameter_names, parameters_receiver
@@ -49,6 +50,8 @@ CONTAINER = "container"
 # ... or an instance of a plain class of the file whose `__init__` made the attribute read
 # (`net.w1.grad`: the kind is "attribute:w1", see `instance_leaves`).
 ATTRIBUTE = "attribute:"
+# ... or a module whose gradients a `zero_grad()` just set to None (see `grad_resets`).
+RESET = "reset"
 _DEPTH = 4  # how many callers up a handed leaf is followed
 Found = tuple[ast.stmt, str, LoopNode | None]
 
@@ -83,6 +86,21 @@ class HandedLeaves:
             return None
         return found[0], found[1], loop or found[2]
 
+    def reset(self, use: GradRead) -> Found | None:
+        """For a read on entry of the gradients of a module parameter (`log_grads(model)`),
+        the reset every call follows (`optimizer.zero_grad()`, see `grad_resets`)."""
+        function = self.paths.scope_of(use.stmt)
+        if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+            return None
+        entry = _entry_parameter(function, use.target)
+        if entry is None or entry[1] != MODULE:
+            return None
+        found = self._handed(function, entry[0], RESET)
+        if found is None:
+            return None
+        clean, loop = self.paths.clean_from_entry(function, use.stmt, use.node)
+        return (found[0], found[1], loop or found[2]) if clean else None
+
     def _handed(self, function: FunctionNode, name: str, kind: str) -> Found | None:
         """What every call of `function` passes for its parameter `name`, when each passes a
         fresh leaf (of `kind`): the first call's creation point."""
@@ -112,6 +130,8 @@ class HandedLeaves:
             return None
         scope = self.paths.scope_of(stmt)
         name = argument.id
+        if kind == RESET:
+            return reset_before(self.paths, name, stmt, call)
         if isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef) and _unbound_parameter(
             scope, name
         ):
@@ -156,6 +176,10 @@ def _entry_parameter(function: FunctionNode, target: ast.expr) -> tuple[str, str
     if _unbound_parameter(function, target.id):
         return target.id, TENSOR
     bindings = [node for node in scope_nodes(function) if binds(node, target.id)]
+    if len(bindings) == 1:
+        walked = walked_parameters(list(scope_nodes(function)), bindings[0], nested=False)
+        if walked is not None and _unbound_parameter(function, walked):
+            return walked, MODULE
     loops = [
         node
         for node in scope_nodes(function)

@@ -44,7 +44,7 @@ from gradguard.analysis.walk import module_nodes_of, module_parents
 _HARMLESS_BUILTINS = frozenset(
     "print len range enumerate zip min max abs round sorted reversed list tuple dict set "
     "frozenset str int float bool isinstance issubclass hasattr type id format repr iter next "
-    "open divmod pow any all hash super".split()
+    "open divmod pow any all hash super sum".split()
 )
 # Method names that never run backward: tensor methods, module and optimizer bookkeeping,
 # container and string methods, seeding a generator. (A method named `backward` always may.)
@@ -100,7 +100,8 @@ class UnfilledRead:
     is), `created` the name it bound there, `error` the exception text the read raises on
     None, and `loop` the loop on whose first iteration the read fails although the loop
     body runs backward later (None when nothing between the creation and the read runs
-    backward at all).
+    backward at all). When `reset`, `creation` is a statement `created` (`opt.zero_grad()`,
+    see `grad_resets`) that set the gradient to None, not the tensor's creation.
     """
 
     use: GradRead
@@ -108,6 +109,7 @@ class UnfilledRead:
     created: str
     error: str
     loop: LoopNode | None
+    reset: bool = False
 
 
 def unfilled_grad_reads(analysis: ModuleAnalysis) -> Iterator[UnfilledRead]:
@@ -116,6 +118,7 @@ def unfilled_grad_reads(analysis: ModuleAnalysis) -> Iterator[UnfilledRead]:
     uses = analysis.events.of(GradRead)
     if not uses:
         return
+    from gradguard.analysis.grad_resets import reset_read
     from gradguard.analysis.handed_leaves import HandedLeaves
 
     paths = Paths(analysis)
@@ -133,6 +136,11 @@ def unfilled_grad_reads(analysis: ModuleAnalysis) -> Iterator[UnfilledRead]:
         if found is not None:
             seen.add((id(use.stmt), id(use.node)))
             yield UnfilledRead(use, *found[:2], error, found[2])
+            continue
+        reset = reset_read(paths, use) or handed.reset(use)
+        if reset is not None:
+            seen.add((id(use.stmt), id(use.node)))
+            yield UnfilledRead(use, *reset[:2], error, reset[2], reset=True)
 
 
 def _in_scope(paths: Paths, use: GradRead) -> tuple[ast.stmt, str, LoopNode | None] | None:
@@ -746,14 +754,15 @@ class Paths:
 
 def _transparent(owner: ast.stmt) -> bool:
     """Statements every iteration passes through into their body: `with` blocks, and loops
-    over `model.parameters()` (the same, non-empty or empty, every time)."""
+    over `model.parameters()` or `model.named_parameters()` (the same, non-empty or empty,
+    every time)."""
     if isinstance(owner, ast.With | ast.AsyncWith):
         return True
     return (
         isinstance(owner, ast.For)
         and isinstance(owner.iter, ast.Call)
         and isinstance(owner.iter.func, ast.Attribute)
-        and owner.iter.func.attr == "parameters"
+        and owner.iter.func.attr in ("parameters", "named_parameters")
         and not owner.iter.args
     )
 

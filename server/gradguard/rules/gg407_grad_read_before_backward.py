@@ -12,6 +12,14 @@ creation to the read calls `backward()`, `torch.autograd.backward` or code the a
 cannot see into. A read at the top of a training loop, before the loop's own backward, fails
 on the first iteration.
 
+It also finds a use of `p.grad` for `p` in `model.parameters()` (or `named_parameters()`,
+or a submodule's) right after `optimizer.zero_grad()` or `model.zero_grad()`, with nothing
+in between that may run backward, there or in a helper called there: since torch 2.0 both
+set every gradient to None by default, so the read fails on every iteration. The optimizer
+must be a torch one made over `model.parameters()` in the same function, a module reset by
+itself one built there; `zero_grad(set_to_none=False)` (which leaves zeros) is never
+reported.
+
 `if w.grad is not None:`, `w.grad = None`, `print(w.grad)` and any read after a call that
 might run backward are never reported.
 
@@ -192,7 +200,12 @@ w.data -= lr * w.grad
         for read in ctx.unfilled_grad_reads:
             use = read.use
             name = expr_text(ctx.source, use.target)
-            created = f"`{read.created}` was created (line {read.creation.lineno})"
+            if read.reset:
+                created = f"`{read.created}` set it to None (line {read.creation.lineno})"
+                label = f"`{read.created}` sets the gradients to None here"
+            else:
+                created = f"`{read.created}` was created (line {read.creation.lineno})"
+                label = f"`{read.created}` created here"
             if read.loop is not None:
                 when = (
                     f"on the first iteration of the loop (line {read.loop.lineno}) no backward "
@@ -205,7 +218,7 @@ w.data -= lr * w.grad
                 capitalized(when),
                 f"Check `{name}.grad is not None` or use it after backward()",
             )
-            related = [Related(ctx.node_range(read.creation), f"`{read.created}` created here")]
+            related = [Related(ctx.node_range(read.creation), label)]
             if read.loop is not None:
                 related.append(
                     Related(ctx.header_range(read.loop), "backward runs later in this loop")
