@@ -212,3 +212,50 @@ def test_a_helper_also_called_where_no_reset_precedes() -> None:
         log_grads(net)
     """
     assert _reads(source) == []
+
+
+_HANDED = """
+import torch
+from torch import nn
+
+def fit(model, optimizer, data):
+    for x in data:
+        optimizer.zero_grad()
+        print([p.grad.norm() for p in model.parameters()])
+        model(x).sum().backward()
+        optimizer.step()
+
+def main(data):
+    net = nn.Linear(2, 1)
+    head = nn.Linear(1, 1)
+    net(data[0]).sum().backward()
+    {made}
+    fit(net, data=data, {passed})
+"""
+
+
+@pytest.mark.parametrize(
+    ("made", "passed", "found"),
+    [
+        ("opt = torch.optim.SGD(net.parameters(), lr=0.1)", "optimizer=opt", True),
+        ("opt = torch.optim.Adam(net.parameters())", "optimizer=opt", True),
+        ("opt = torch.optim.SGD(head.parameters(), lr=0.1)", "optimizer=opt", False),
+        ("opt = make_optimizer(net)", "optimizer=opt", False),
+        ("opt = torch.optim.SGD(net.parameters()); opt = other", "optimizer=opt", False),
+        ("opt = torch.optim.SGD(net.parameters())", "optimizer=make(opt)", False),
+    ],
+)
+def test_an_optimizer_handed_down(made: str, passed: str, found: bool) -> None:
+    source = _HANDED.format(made=made, passed=passed)
+    expected = [(8, "optimizer.zero_grad()", True)] if found else []
+    assert _reads(source) == expected
+
+
+def test_an_optimizer_handed_down_by_one_caller_only() -> None:
+    source = (
+        _HANDED.format(
+            made="opt = torch.optim.SGD(net.parameters(), lr=0.1)", passed="optimizer=opt"
+        )
+        + "\ndef other(data, opt):\n    fit(nn.Linear(2, 1), opt, data)  # a model the optimizer does not hold\n"
+    )
+    assert _reads(source) == []

@@ -29,6 +29,7 @@ unknown.
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from gradguard.analysis.events import GradRead
@@ -40,9 +41,13 @@ if TYPE_CHECKING:
     from gradguard.analysis.unfilled_grads import Paths
 
 Found = tuple[ast.stmt, str, LoopNode | None]
+FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
+# Whether every call of a function passes for its parameter `receiver` a torch optimizer
+# made over the parameters of what it passes for `module` (`handed_leaves`).
+HandedOptimizer = Callable[[FunctionNode, str, str], bool]
 
 
-def reset_read(paths: Paths, use: GradRead) -> Found | None:
+def reset_read(paths: Paths, use: GradRead, handed: HandedOptimizer) -> Found | None:
     """The reset (`optimizer.zero_grad()`) the read `p.grad` of `use` follows with nothing
     that may run backward in between, its receiver, and the loop whose first iteration the
     read relies on (None: every iteration), when there is one (see the module docs)."""
@@ -51,10 +56,12 @@ def reset_read(paths: Paths, use: GradRead) -> Found | None:
     module = _walked_module(paths, use.target.id, use.stmt)
     if module is None:
         return None
-    return reset_before(paths, module, use.stmt, use.node)
+    return reset_before(paths, module, use.stmt, use.node, handed)
 
 
-def reset_before(paths: Paths, module: str, stmt: ast.stmt, node: ast.AST) -> Found | None:
+def reset_before(
+    paths: Paths, module: str, stmt: ast.stmt, node: ast.AST, handed: HandedOptimizer
+) -> Found | None:
     """A statement of the scope of `stmt` resetting the gradients of the module bound to
     `module` there, from which no backward can run before `node` (in `stmt`) is reached."""
     from gradguard.analysis.unfilled_grads import scope_nodes
@@ -67,7 +74,17 @@ def reset_before(paths: Paths, module: str, stmt: ast.stmt, node: ast.AST) -> Fo
         if not isinstance(reset, ast.Expr):
             continue
         receiver = _reset_receiver(reset)
-        if receiver is None or not _covers(paths, nodes, receiver, module, reset):
+        if receiver is None:
+            continue
+        if receiver == module:
+            if not _module_reset(paths, module, reset):
+                continue
+        elif isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef) and _bound_once(
+            scope, nodes, receiver, bound=False
+        ):
+            if not handed(scope, receiver, module):
+                continue  # an optimizer handed down: what do the callers pass?
+        elif not optimizer_in_scope(paths, nodes, receiver, module):
             continue
         clean, loop = paths.clean_until(reset, stmt, node)
         if clean:
@@ -139,15 +156,19 @@ def _reset_receiver(stmt: ast.Expr) -> str | None:
     return func.value.id
 
 
-def _covers(paths: Paths, nodes: list[ast.AST], receiver: str, module: str, at: ast.stmt) -> bool:
-    """`receiver.zero_grad()` resets every gradient of the module bound to `module`."""
-    if receiver == module:
-        if any(
-            isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == "zero_grad"
-            for node in module_nodes_of(paths.analysis.tree, ast.FunctionDef)
-        ):
-            return False  # a class of the file may clear gradients its own way
-        return paths.built_in_scope(module, at) is not None
+def _module_reset(paths: Paths, module: str, at: ast.stmt) -> bool:
+    """`module.zero_grad()` resets every gradient of the module: one built in the scope,
+    in a file that defines no `zero_grad` of its own."""
+    if any(
+        node.name == "zero_grad" for node in module_nodes_of(paths.analysis.tree, ast.FunctionDef)
+    ):
+        return False  # a class of the file may clear gradients its own way
+    return paths.built_in_scope(module, at) is not None
+
+
+def optimizer_in_scope(paths: Paths, nodes: list[ast.AST], receiver: str, module: str) -> bool:
+    """`receiver` is bound once among `nodes` (a scope's) to a torch optimizer made over
+    `module.parameters()`."""
     from gradguard.analysis.unfilled_grads import binds
 
     if sum(1 for node in nodes if binds(node, receiver)) != 1:
@@ -179,12 +200,12 @@ def _optimizer_over(paths: Paths, expr: ast.expr, module: str) -> bool:
     )
 
 
-def _bound_once(scope: ast.AST, nodes: list[ast.AST], name: str) -> bool:
-    """`name` holds one object throughout the scope: bound once there, or a parameter of
-    the function never rebound."""
+def _bound_once(scope: ast.AST, nodes: list[ast.AST], name: str, *, bound: bool = True) -> bool:
+    """`name` holds one object throughout the scope: a parameter of the function never
+    rebound, or (with `bound`) a name bound once there."""
     from gradguard.analysis.unfilled_grads import binds
 
     count = sum(1 for node in nodes if binds(node, name))
     if isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef) and name in parameter_names(scope):
         return count == 0
-    return count == 1
+    return bound and count == 1

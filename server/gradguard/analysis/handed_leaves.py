@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 from gradguard.analysis.call_sites import Candidate, candidates
 from gradguard.analysis.events import GradRead
-from gradguard.analysis.grad_resets import reset_before, walked_parameters
+from gradguard.analysis.grad_resets import optimizer_in_scope, reset_before, walked_parameters
 from gradguard.analysis.leaf_containers import changed_in, loop_container
 from gradguard.analysis.model import LoopNode
 from gradguard.analysis.names import arguments_by_parameter, parameter_names, parameters_receiver
@@ -101,6 +101,37 @@ class HandedLeaves:
         clean, loop = self.paths.clean_from_entry(function, use.stmt, use.node)
         return (found[0], found[1], loop or found[2]) if clean else None
 
+    def optimizer_over(self, function: FunctionNode, receiver: str, module: str) -> bool:
+        """Every call of `function` (the file shows them all) passes for its parameter
+        `receiver` a name its scope binds once to a torch optimizer made over the parameters
+        of the name it passes for `module` (`grad_resets.optimizer_in_scope`)."""
+        candidate = self._candidate(function)
+        if candidate is None:
+            return False
+        calls = [self._calls[key] for key in candidate.calls if key in self._calls]
+        if not calls or len(calls) != len(candidate.calls):
+            return False
+        for call in calls:
+            optimizer = _argument(candidate, call, receiver)
+            model = _argument(candidate, call, module)
+            stmt = self.paths.statement_of(call)
+            if not (
+                isinstance(optimizer, ast.Name) and isinstance(model, ast.Name) and stmt is not None
+            ):
+                return False
+            scope = self.paths.scope_of(stmt)
+            nodes = list(scope_nodes(scope))
+            if not optimizer_in_scope(self.paths, nodes, optimizer.id, model.id):
+                return False
+            if not (
+                _unbound_parameter(scope, model.id)
+                if isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef)
+                and model.id in parameter_names(scope)
+                else sum(1 for node in nodes if binds(node, model.id)) == 1
+            ):
+                return False
+        return True
+
     def _handed(self, function: FunctionNode, name: str, kind: str) -> Found | None:
         """What every call of `function` passes for its parameter `name`, when each passes a
         fresh leaf (of `kind`): the first call's creation point."""
@@ -131,7 +162,7 @@ class HandedLeaves:
         scope = self.paths.scope_of(stmt)
         name = argument.id
         if kind == RESET:
-            return reset_before(self.paths, name, stmt, call)
+            return reset_before(self.paths, name, stmt, call, self.optimizer_over)
         if isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef) and _unbound_parameter(
             scope, name
         ):

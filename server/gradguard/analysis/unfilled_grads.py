@@ -137,7 +137,7 @@ def unfilled_grad_reads(analysis: ModuleAnalysis) -> Iterator[UnfilledRead]:
             seen.add((id(use.stmt), id(use.node)))
             yield UnfilledRead(use, *found[:2], error, found[2])
             continue
-        reset = reset_read(paths, use) or handed.reset(use)
+        reset = reset_read(paths, use, handed.optimizer_over) or handed.reset(use)
         if reset is not None:
             seen.add((id(use.stmt), id(use.node)))
             yield UnfilledRead(use, *reset[:2], error, reset[2], reset=True)
