@@ -256,6 +256,53 @@ def test_an_optimizer_handed_down_by_one_caller_only() -> None:
         _HANDED.format(
             made="opt = torch.optim.SGD(net.parameters(), lr=0.1)", passed="optimizer=opt"
         )
-        + "\ndef other(data, opt):\n    fit(nn.Linear(2, 1), opt, data)  # a model the optimizer does not hold\n"
+        + "\ndef other(data, opt):\n    fit(nn.Linear(2, 1), opt, data)  # another model\n"
     )
     assert _reads(source) == []
+
+
+_CLIP = """
+import math
+
+import torch
+from torch import nn
+
+def total_norm(params, limit):
+    {first}
+    norm = math.sqrt(sum(p.grad.norm().item() ** 2 for p in params))
+    return norm
+
+def fit(model, optimizer, data):
+    for x in data:
+        loss = model(x).sum()
+        optimizer.zero_grad()
+        total_norm({passed}, 1.0)
+        loss.backward()
+        optimizer.step()
+
+def main(data):
+    net = nn.Linear(2, 1)
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    fit(net, opt, data)
+"""
+
+
+@pytest.mark.parametrize(
+    ("first", "passed", "found"),
+    [
+        ("params = list(params)", "model.parameters()", True),
+        ("params = list(params)", "model.encoder.parameters()", True),
+        # The generator is walked empty before the read.
+        ("print(len(list(params)))", "model.parameters()", False),
+        ("params = [p for p in params if p.requires_grad]", "model.parameters()", False),
+        # Parameters of another model, or not parameters at all.
+        ("pass", "nn.Linear(2, 1).parameters()", False),
+        ("pass", "model.buffers()", False),
+    ],
+)
+def test_parameters_handed_to_a_helper_after_the_reset(
+    first: str, passed: str, found: bool
+) -> None:
+    source = _CLIP.format(first=first, passed=passed)
+    expected = [(9, "optimizer.zero_grad()", True)] if found else []
+    assert _reads(source) == expected

@@ -111,13 +111,11 @@ def walked_parameters(nodes: list[ast.AST], binding: ast.AST, *, nested: bool) -
         target = node.target
         pair = isinstance(target, ast.Tuple) and len(target.elts) == 2
         if binding is (target.elts[1] if isinstance(target, ast.Tuple) and pair else target):
-            return _parameters_owner(
-                node.iter, "named_parameters" if pair else "parameters", nested
-            )
+            return parameters_owner(node.iter, "named_parameters" if pair else "parameters", nested)
     return None
 
 
-def _parameters_owner(expr: ast.expr, method: str, nested: bool) -> str | None:
+def parameters_owner(expr: ast.expr, method: str, nested: bool) -> str | None:
     """`M` of `M.<method>()`, also of `M.sub.<method>()` when `nested`."""
     if not (
         isinstance(expr, ast.Call)

@@ -30,12 +30,17 @@ from typing import TYPE_CHECKING
 
 from gradguard.analysis.call_sites import Candidate, candidates
 from gradguard.analysis.events import GradRead
-from gradguard.analysis.grad_resets import optimizer_in_scope, reset_before, walked_parameters
+from gradguard.analysis.grad_resets import (
+    optimizer_in_scope,
+    parameters_owner,
+    reset_before,
+    walked_parameters,
+)
 from gradguard.analysis.leaf_containers import changed_in, loop_container
 from gradguard.analysis.model import LoopNode
 from gradguard.analysis.names import arguments_by_parameter, parameter_names, parameters_receiver
 from gradguard.analysis.unfilled_grads import binds, scope_nodes
-from gradguard.analysis.walk import module_nodes_of
+from gradguard.analysis.walk import module_nodes_of, module_parents
 
 if TYPE_CHECKING:
     from gradguard.analysis.unfilled_grads import Paths
@@ -52,6 +57,8 @@ CONTAINER = "container"
 ATTRIBUTE = "attribute:"
 # ... or a module whose gradients a `zero_grad()` just set to None (see `grad_resets`).
 RESET = "reset"
+# ... or the parameters of such a module, handed as an iterable (`clip(model.parameters())`).
+RESET_PARAMETERS = "reset parameters"
 _DEPTH = 4  # how many callers up a handed leaf is followed
 Found = tuple[ast.stmt, str, LoopNode | None]
 
@@ -93,9 +100,16 @@ class HandedLeaves:
         if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
             return None
         entry = _entry_parameter(function, use.target)
-        if entry is None or entry[1] != MODULE:
+        if entry is not None and entry[1] == MODULE:
+            found = self._handed(function, entry[0], RESET)
+        elif (
+            iterated := _iterated_parameter(
+                function, use.target, module_parents(self.paths.analysis.tree)
+            )
+        ) is not None:
+            found = self._handed(function, iterated, RESET_PARAMETERS)
+        else:
             return None
-        found = self._handed(function, entry[0], RESET)
         if found is None:
             return None
         clean, loop = self.paths.clean_from_entry(function, use.stmt, use.node)
@@ -154,6 +168,16 @@ class HandedLeaves:
 
     def _fresh_at(self, call: ast.Call, argument: ast.expr | None, kind: str) -> Found | None:
         """The creation of the leaf `argument` names at `call`, with a clean way to it."""
+        if kind == RESET_PARAMETERS:
+            owner = (
+                parameters_owner(argument, "parameters", nested=True)
+                if argument is not None
+                else None
+            )
+            stmt = self.paths.statement_of(call)
+            if owner is None or stmt is None:
+                return None
+            return reset_before(self.paths, owner, stmt, call, self.optimizer_over)
         if not isinstance(argument, ast.Name):
             return None
         stmt = self.paths.statement_of(call)
@@ -230,6 +254,71 @@ def _entry_parameter(function: FunctionNode, target: ast.expr) -> tuple[str, str
     ):
         return container.id, CONTAINER
     return None
+
+
+def _iterated_parameter(
+    function: FunctionNode, target: ast.expr, parents: dict[int, ast.AST]
+) -> str | None:
+    """The parameter `P` of `function` whose elements the read `target.grad` walks: the
+    innermost loop or comprehension around the read binds `target` over `P` (a `for` loop
+    binding it alone in the function), and `P` is walked once as handed (`P` loaded nowhere
+    else, so a generator is not walked empty), or is first turned into a list by the body's
+    first statement `P = list(P)`."""
+    if not isinstance(target, ast.Name):
+        return None
+    nodes = list(scope_nodes(function))
+    loop: ast.AST | None = parents.get(id(target))
+    while loop is not None and not isinstance(loop, ast.For | ast.GeneratorExp | ast.ListComp):
+        if loop is function:
+            return None
+        loop = parents.get(id(loop))
+    if isinstance(loop, ast.GeneratorExp | ast.ListComp):
+        if len(loop.generators) != 1:
+            return None
+        walked: ast.For | ast.comprehension = loop.generators[0]
+    elif isinstance(loop, ast.For):
+        walked = loop
+        in_comprehensions = {
+            id(generator.target)
+            for node in nodes
+            if isinstance(node, ast.GeneratorExp | ast.ListComp)
+            for generator in node.generators
+        }
+        others = [
+            node
+            for node in nodes
+            if binds(node, target.id)
+            and id(node) not in in_comprehensions
+            and node is not loop.target
+        ]
+        if others:
+            return None
+    else:
+        return None
+    if not (isinstance(walked.target, ast.Name) and walked.target.id == target.id):
+        return None
+    if not isinstance(walked.iter, ast.Name):
+        return None
+    name = walked.iter.id
+    if name not in parameter_names(function):
+        return None
+    rebinding = [node for node in nodes if binds(node, name)]
+    loads = [node for node in nodes if isinstance(node, ast.Name) and node.id == name]
+    if not rebinding:
+        return name if len(loads) == 1 else None  # the loop's own `P`
+    first = function.body[0]
+    listed = (
+        len(rebinding) == 1
+        and isinstance(first, ast.Assign)
+        and len(first.targets) == 1
+        and first.targets[0] is rebinding[0]
+        and isinstance(first.value, ast.Call)
+        and isinstance(first.value.func, ast.Name)
+        and first.value.func.id == "list"
+        and [ast.unparse(arg) for arg in first.value.args] == [name]
+        and not first.value.keywords
+    )
+    return name if listed else None
 
 
 def _unbound_parameter(function: FunctionNode, name: str) -> bool:

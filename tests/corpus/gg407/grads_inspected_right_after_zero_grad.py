@@ -8,8 +8,10 @@ shape of yunjey/pytorch-tutorial#133 (a gradient histogram logged before backwar
 https://github.com/yunjey/pytorch-tutorial/issues/133
 
 Each case raises on its first step:
-AttributeError: 'NoneType' object has no attribute 'norm' (or 'abs', 'data')
+AttributeError: 'NoneType' object has no attribute 'norm' (or 'abs', 'data', 'pow')
 """
+
+import math
 
 import torch
 from torch import nn
@@ -61,6 +63,30 @@ def module_reset_then_histogram():
             print(epoch, p.grad.data.mean())  # expect: GG407
 
 
+def clip_by_total_norm(parameters, limit):
+    parameters = list(parameters)
+    total = math.sqrt(sum(p.grad.pow(2).sum().item() for p in parameters))  # expect: GG407
+    for p in parameters:
+        p.grad.mul_(min(1.0, limit / (total + 1e-6)))  # expect: GG407
+    return total
+
+
+def fit_clipped(model, optimizer, batches):
+    for inputs, targets in batches:
+        optimizer.zero_grad()
+        clip_by_total_norm(model.parameters(), 1.0)
+        loss = ((model(inputs) - targets) ** 2).mean()
+        loss.backward()
+        optimizer.step()
+
+
+def run_clipped():
+    batches = [(torch.randn(8, 4), torch.randn(8, 1)) for _ in range(2)]
+    model = nn.Linear(4, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    fit_clipped(model, optimizer, batches)
+
+
 def run_report_cases():
     batches = [(torch.randn(8, 4), torch.randn(8, 1)) for _ in range(2)]
     run_report(batches)
@@ -68,10 +94,11 @@ def run_report_cases():
 
 if __name__ == "__main__":
     failures = 0
-    for case in (norms_after_reset, run_report_cases, module_reset_then_histogram):
+    cases = (norms_after_reset, run_report_cases, module_reset_then_histogram, run_clipped)
+    for case in cases:
         try:
             case()
         except AttributeError as error:
             print(case.__name__, "AttributeError:", error)
             failures += 1
-    assert failures == 3
+    assert failures == 4
