@@ -54,6 +54,7 @@ from gradguard.analysis.facts import (
     bindings_of,
     counts_to_a_step,
     dotted,
+    own_nodes,
     periodic_divisor,
 )
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
@@ -209,11 +210,7 @@ assert torch.allclose(w, torch.tensor([4.0])), "only the last micro-batch was ap
             if any(_sets_grad(s) for s in block[zero_index + 1 : index]):
                 continue  # the gradients are set by hand after clearing (`p.grad = g`)
             backward = next(
-                (
-                    s
-                    for s in reversed(block[:zero_index])
-                    if any(id(n) in backward_statements for n in ast.walk(s))
-                ),
+                (s for s in reversed(block[:zero_index]) if _runs_backward(s, backward_statements)),
                 None,
             )
             if backward is None:
@@ -320,7 +317,7 @@ def _accumulation_cleared(
             if zero is not None:
                 return None
             zero = stmt
-        elif zero is not None and any(id(n) in backward_statements for n in ast.walk(stmt)):
+        elif zero is not None and _runs_backward(stmt, backward_statements):
             backward = backward or stmt
     if zero is None or backward is None:
         return None
@@ -328,6 +325,13 @@ def _accumulation_cleared(
     if any(id(u.node) not in expected for u in same):
         return None  # stepped or cleared elsewhere in the loop too
     return zero, backward, guard
+
+
+def _runs_backward(stmt: ast.stmt, backward_statements: set[int]) -> bool:
+    """Whether running `stmt` runs one of the backward() statements: not one inside a
+    function, class or lambda it defines (an LBFGS `closure` backpropagates only when
+    `step(closure)` calls it)."""
+    return any(id(n) in backward_statements for n in own_nodes([stmt]))
 
 
 def _is_call(use: OptimizerCall, name: str) -> bool:
