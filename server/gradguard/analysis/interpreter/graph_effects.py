@@ -209,15 +209,17 @@ class GraphEffects(InterpreterState):
         # made only where its result required grad, or a stand-in for a history that, if
         # there was one, the root certainly runs through); one on a root that certainly
         # does not require grad raises (GG101) and frees nothing.
-        tracked = value.grad is not Grad.UNTRACKED
-        frees = tracked and via != "torch.autograd.grad" and self._frees_graph(call, via)
+        returns_from_a_graph = value.grad is not Grad.UNTRACKED
+        frees = (
+            returns_from_a_graph and via != "torch.autograd.grad" and self._frees_graph(call, via)
+        )
         # (A forward's stand-in for its input is no graph of its own: see FunctionSummary.
         # A node that saves only when a parameter requires grad, `SavedNode.given`, is not
         # known to have saved anything here.)
         through = frozenset(n for n in own_nodes(value.graph) if not n.given)
         # The recorded value keeps only the operations: a stand-in is no graph of its own.
         recorded = evolve(value, graph=through) if through != value.graph else value
-        through = through if tracked else frozenset()
+        through = through if returns_from_a_graph else frozenset()
         self.record_backward(
             call, target, recorded, via, frees, through & freed, through & modified
         )
