@@ -186,16 +186,7 @@ def _optimizer_over(paths: Paths, expr: ast.expr, module: str) -> bool:
     qualified = paths.torch.get(id(expr), "")
     if not qualified.startswith("torch.optim.") or qualified.count(".") != 2:
         return False
-    first = expr.args[0]
-    return (
-        isinstance(first, ast.Call)
-        and not first.args
-        and not first.keywords
-        and isinstance(first.func, ast.Attribute)
-        and first.func.attr == "parameters"
-        and isinstance(first.func.value, ast.Name)
-        and first.func.value.id == module
-    )
+    return parameters_owner(expr.args[0], "parameters", nested=False) == module
 
 
 def _bound_once(scope: ast.AST, nodes: list[ast.AST], name: str, *, bound: bool = True) -> bool:

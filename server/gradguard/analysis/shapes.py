@@ -143,17 +143,17 @@ def broadcast(shapes: Sequence[Shape]) -> Shape:
 
 def _int(node: ast.expr | None, constants: Constants = NO_CONSTANTS) -> int | None:
     """A non-negative int (not a bool): a literal, or an expression `constants` knows."""
-    value = _known_int(node, constants)
+    value = known_int(node, constants)
     return value if value is not None and value >= 0 else None
 
 
-def _known_int(node: ast.expr | None, constants: Constants) -> int | None:
+def known_int(node: ast.expr | None, constants: Constants) -> int | None:
     """An int, `-1` included (not a bool): a literal, its negation, or an expression
     `constants` knows."""
     if node is None:
         return None
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        inner = _known_int(node.operand, constants)
+        inner = known_int(node.operand, constants)
         return -inner if inner is not None else None
     value = node.value if isinstance(node, ast.Constant) else constants.get(node)
     return value if isinstance(value, int) and not isinstance(value, bool) else None
@@ -557,7 +557,7 @@ def _reshaped(call: ast.Call, shape: Shape, constants: Constants, *, method: boo
     given = call.args if method else call.args[1:]
     if len(given) == 1 and isinstance(given[0], ast.Tuple | ast.List):
         given = given[0].elts
-    found = [_known_int(item, constants) for item in given]
+    found = [known_int(item, constants) for item in given]
     sizes = [size for size in found if size is not None and size >= -1]
     if not given or len(sizes) != len(found):
         return UNKNOWN_SHAPE
@@ -638,7 +638,7 @@ def _axis_indices(
     rank = len(shape.dims)
     indices: set[int] = set()
     for item in items:
-        axis = _known_int(item, constants)
+        axis = known_int(item, constants)
         if axis is None or (axis >= 0 and not shape.exact):
             return None  # unknown, or counted from the left of a shape known at its right
         index = axis if axis >= 0 else rank + axis
@@ -660,7 +660,7 @@ def _squeezed(
     if node is None or any(kw.arg != "dim" for kw in call.keywords):
         return UNKNOWN_SHAPE
     if name == "unsqueeze":
-        axis = _known_int(node, constants)
+        axis = known_int(node, constants)
         rank = len(shape.dims) + 1  # the result's rank, where the axis counts
         if axis is None or (axis >= 0 and not shape.exact) or not -rank <= axis < rank:
             return UNKNOWN_SHAPE
@@ -670,7 +670,7 @@ def _squeezed(
     rank = len(shape.dims)
     dropped: set[int] = set()
     for item in items:
-        axis = _known_int(item, constants)
+        axis = known_int(item, constants)
         if axis is None or (axis >= 0 and not shape.exact) or not -rank <= axis < rank:
             return UNKNOWN_SHAPE
         index = axis if axis >= 0 else rank + axis
@@ -722,7 +722,7 @@ def _index_item(item: ast.expr) -> str | int | None:
             return "new"
         if item.value is Ellipsis:
             return "rest"
-    return _known_int(item, NO_CONSTANTS)
+    return known_int(item, NO_CONSTANTS)
 
 
 def _apply_index(items: Sequence[str | int], dims: Sequence[Dim]) -> list[Dim] | None:

@@ -694,7 +694,7 @@ class ExpressionEvaluator(TrainingEffects):
         """`outs[1]` of a list whose items are each computed afresh (see `item_graphs`), by
         a literal index, when no code of the file may change the list held by that name
         (then the same index always reads the same item)."""
-        position = _literal_index(expr.slice)
+        position = shapes.known_int(expr.slice, shapes.NO_CONSTANTS)  # `1`, `-1`: a literal
         held = callee_name(expr.value)  # the name, or the attribute's name
         if base.kind is not Kind.SEQUENCE or position is None or held is None:
             return None
@@ -1066,13 +1066,3 @@ def _index_tensor(node: ast.expr, index: Value) -> bool:
         and index.kind is Kind.TENSOR
         and index.index_dtype
     )
-
-
-def _literal_index(index: ast.expr) -> int | None:
-    """The int a literal index spells (`1`, `-1`), None for any other index."""
-    if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub):
-        inner = _literal_index(index.operand)
-        return -inner if inner is not None else None
-    if isinstance(index, ast.Constant) and type(index.value) is int:
-        return index.value
-    return None
