@@ -26,8 +26,6 @@ returns are those a backward of a loss computed from `keys` may send gradients i
 
 from __future__ import annotations
 
-import ast
-
 from gradguard.analysis.model import ModuleAnalysis
 from gradguard.analysis.name_flow import Key, NameFlow
 
@@ -42,15 +40,7 @@ def historyless_names(analysis: ModuleAnalysis, flow: NameFlow) -> frozenset[Key
     for key, bindings in flow.bindings.items():
         if not flow.only_bound(key):
             continue
-        if all(_plain_assignment(b.node) and verdicts.get(id(b.node), False) for b in bindings):
+        # Only plain assignments have a verdict (the interpreter records no other binding).
+        if all(verdicts.get(id(b.node), False) for b in bindings):
             found.append(key)
     return frozenset(found)
-
-
-def _plain_assignment(node: ast.AST) -> bool:
-    """`name = value`, one plain name its only target."""
-    return (
-        isinstance(node, ast.Assign)
-        and len(node.targets) == 1
-        and isinstance(node.targets[0], ast.Name)
-    )
