@@ -213,6 +213,7 @@ def test_typing_in_a_comment_keeps_the_tree() -> None:
     for _ in range(2):
         check(incremental, "doc", text, path=str(path), settings=Settings())
     tree = incremental.states["doc"].tree
+    steps = (incremental.counters.replayed_steps, incremental.counters.run_steps)
     for letter in "abc":
         text += letter
         found = check(incremental, "doc", text, path=str(path), settings=Settings())
@@ -220,6 +221,37 @@ def test_typing_in_a_comment_keeps_the_tree() -> None:
         assert _shown(text, found) == _shown(text, check_source(text, path=str(path)))
     assert incremental.states["doc"].tree is tree
     assert (incremental.counters.comments, incremental.counters.full) == (3, 2)
+    # Nothing the analysis reads off the text changed: the analysis is the last one.
+    assert incremental.counters.kept_analyses == 3
+    assert (incremental.counters.replayed_steps, incremental.counters.run_steps) == steps
+
+
+def test_a_comment_naming_what_the_analysis_reads_analyses_again() -> None:
+    """A comment is text: one naming `detach_` or `.backward(` changes what the analysis
+    reads off the text, so the edit is analysed again (and the findings still equal a fresh
+    check's); one naming a call inside a function keeps the tree."""
+    path = ROOT / "examples" / "buggy_lstm_cell.py"
+    text = path.read_text(encoding="utf-8") + "# a note"
+    incremental = Incremental()
+    for _ in range(2):
+        check(incremental, "doc", text, path=str(path), settings=Settings())
+    for typed in (" on detach_", " then loss.backward()"):
+        text += typed
+        found = check(incremental, "doc", text, path=str(path), settings=Settings())
+        assert found is not None
+        assert _shown(text, found) == _shown(text, check_source(text, path=str(path)))
+    assert incremental.counters.fallbacks == {"detach_ text": 1, "backward lines": 1}
+    assert incremental.counters.kept_analyses == 0
+    lines = text.split("\n")
+    function = next(n for n in ast.walk(ast.parse(text)) if isinstance(n, ast.FunctionDef))
+    last = function.body[-1]
+    inside = last.lineno - 1  # a comment line before the function's last statement
+    lines.insert(inside, " " * last.col_offset + "# forward(x) is called here")
+    lines.pop()  # the same line count: an edit of comments only
+    for _ in range(2):  # a new text (a state first), then a comment in a function
+        found = check(incremental, "doc", "\n".join(lines), path=str(path), settings=Settings())
+        lines[inside] += " again"
+    assert incremental.counters.kept_analyses == 1
 
 
 def test_edit_outside_a_function_takes_the_full_path() -> None:

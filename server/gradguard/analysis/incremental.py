@@ -6,7 +6,8 @@ through `Incremental`, which keeps the last analysis of the documents edited las
 
 1. **Comments only** (`_comments_only`): when only comment and blank lines changed, outside
    strings, the tree is the old one as it is; only the facts read off the text
-   (`FileSyntax`: `.backward(` lines, mode switches, call order...) are compared.
+   (`FileSyntax`: `.backward(` lines, mode switches, call order...) are compared, and when
+   they are equal the analysis is the last one (`State.analysis`): only the rules run.
 2. **Graft instead of re-parse** (`_graft`): when the line count is unchanged and every
    changed line lies inside one function defined at module level or in a class body, only
    that function's lines are parsed (after an `if 1:` header and blank lines, so lines and
@@ -45,6 +46,7 @@ from __future__ import annotations
 import ast
 import copy
 import dataclasses
+import re
 import threading
 import warnings
 from collections import Counter
@@ -63,8 +65,13 @@ from gradguard.analysis.call_sites import (
     candidates,
     may_learn,
 )
+from gradguard.analysis.interpreter.call_order import names_called
 from gradguard.analysis.interpreter.file_syntax import FileSyntax, ScopeIndex, text_may_freeze
-from gradguard.analysis.interpreter.module import ModuleInterpreter, _grad_state_changed
+from gradguard.analysis.interpreter.module import (
+    ModuleInterpreter,
+    _grad_state_changed,
+    _names_detach_,
+)
 from gradguard.analysis.interpreter.replay import Journal, Step
 from gradguard.analysis.model import FunctionNode, ModuleAnalysis
 from gradguard.analysis.node_cache import (
@@ -99,7 +106,9 @@ class _Syntax(FileSyntax):
     (`_counts_differ`, `_syntax_differs`). Made for an edit confined to one function
     (`edit`), it takes the facts that are unions over the module's statements from the
     last analysis's (`previous`) when the edited function's part of them is unchanged
-    (`gradguard.analysis.syntax_parts`)."""
+    (`gradguard.analysis.syntax_parts`). Made for an edit of comments only (`same_tree`:
+    the syntax of the last text, of the very same tree), it takes what that one read off
+    the tree alone: the scope index, and whether code freezes a parameter."""
 
     def __init__(
         self,
@@ -107,14 +116,22 @@ class _Syntax(FileSyntax):
         text: str,
         previous: FileSyntax | None = None,
         edit: syntax_parts.EditedPart | None = None,
+        same_tree: FileSyntax | None = None,
     ) -> None:
         self._previous, self._edit = previous, edit
+        self._same_tree = same_tree if same_tree is not None and same_tree.tree is tree else None
         super().__init__(tree, text)
         if previous is not None and edit is not None and previous._order is not None:
             self._order = syntax_parts.order(previous._order, edit)
-        del self._previous, self._edit  # a syntax keeps no chain of the ones before it
+        # A syntax keeps no chain of the ones before it.
+        del self._previous, self._edit, self._same_tree
 
     def _index_scopes(self, tree: ast.Module) -> None:
+        same = self._same_tree
+        if same is not None:
+            self.functions, self.parent_scope = same.functions, same.parent_scope
+            self.declared_global = same.declared_global
+            return
         if self._previous is not None and self._edit is not None:
             old = self._previous
             index = syntax_parts.scopes(
@@ -127,6 +144,9 @@ class _Syntax(FileSyntax):
         super()._index_scopes(tree)
 
     def _tree_freezes(self, tree: ast.Module) -> bool:
+        same = self._same_tree
+        if same is not None and text_may_freeze(same.text):
+            return same.freezes_parameters  # its text let it ask the tree: the tree's answer
         if self._previous is not None and self._edit is not None:
             # The old tree's answer, when its text let it be asked.
             old = (
@@ -195,6 +215,12 @@ class State:
     # Old nodes the steps' journals still name by id(): kept alive so no id is reused.
     retired: list[ast.AST] = field(default_factory=list)
     checks: int = 0  # how many checks of the document made this state and its forebears
+    # The analysis the passes made: the answer again after an edit of comments only.
+    analysis: ModuleAnalysis | None = None
+    # The lines (1-based, first and last) of each string of the tree spanning several
+    # lines, once an edit of comments only asked (`_comments_only`); the tree's, so kept
+    # only while the tree is not changed.
+    multiline_strings: list[tuple[int, int]] | None = None
 
     @property
     def lines(self) -> int:
@@ -224,6 +250,9 @@ class Edit:
     keys: dict[int, int]  # id() of a new function node -> id() of the old one
     # The tree changed (a graft): a step that read the walk of the whole module read it.
     walks: bool = True
+    # Comment or blank lines only changed: the tree is the same, and no step read anything
+    # the edit changed (`_syntax_differs` compared what steps read off the text).
+    comments_only: bool = False
 
     def veto(self, step: Step) -> bool:
         """Whether an old step read syntax the edit changed (without entering it)."""
@@ -245,6 +274,7 @@ class Counters:
     full: int = 0
     grafted: int = 0
     comments: int = 0  # edits of comment or blank lines only: the same tree
+    kept_analyses: int = 0  # edits of comments only answered with the last analysis
     patched_walks: int = 0  # module walks patched instead of walked again
     reused: int = 0  # analyses that replayed the last one across an edit (grafts, comments)
     replayed_steps: int = 0
@@ -309,20 +339,20 @@ class Incremental:
         when only comments changed, the grafted one when one function did, else a new
         parse (None when it fails)."""
         usable = state is not None and state.token == token and "\r" not in text
-        if state is not None and usable and _comments_only(state, text):
-            syntax: FileSyntax = _Syntax(state.tree, text)
+        lines = _comments_only(state, text) if state is not None and usable else None
+        if state is not None and lines is not None:
+            syntax: FileSyntax = _Syntax(state.tree, text, same_tree=state.syntax)
+            if state.syntax._order is not None and _same_calls(state, text, lines):
+                syntax._order = state.syntax._order
             why = _syntax_differs(state.syntax, syntax, {}, state.text, text)
             _carry_tree_facts(state.syntax, syntax)
             if why is not None:
                 self.counters.fallbacks[why] += 1
                 return state.tree, None, syntax, None
             self.counters.comments += 1
-            return (
-                state.tree,
-                Edit(frozenset(), frozenset(), frozenset(), frozenset(), {}, walks=False),
-                syntax,
-                None,
-            )
+            empty: frozenset[int] = frozenset()
+            same = Edit(empty, empty, empty, empty, {}, walks=False, comments_only=True)
+            return state.tree, same, syntax, None
         grafted = _graft(state, text) if state is not None and usable else None
         if state is None or grafted is None:
             stores.clear()  # another tree: none of its nodes is asked about again
@@ -370,6 +400,7 @@ class Incremental:
         if start is None:
             return None
         tree, edit, syntax, grafted = start
+        state_tree = state.tree if state is not None and grafted is None else None
         retired = state.retired[-64:] if state is not None and tree is state.tree else []
         if grafted is not None:
             retired = [*retired, grafted.old]
@@ -379,6 +410,12 @@ class Incremental:
         else:
             self.counters.reused += 1
         assert syntax is not None
+        last = state.analysis if state is not None else None
+        if edit is not None and edit.comments_only and state is not None and last is not None:
+            # The same tree, and every fact the analysis reads off the text is the same
+            # (`_syntax_differs`): the analysis is the last one, as it was.
+            self.counters.kept_analyses += 1
+            return tree, last, dataclasses.replace(state, text=text, syntax=syntax, retired=retired)
         watcher = Watcher()
         previous = state.passes if edit is not None and state is not None else None
 
@@ -404,7 +441,18 @@ class Incremental:
             for path, content in state.depends.items():
                 depends.setdefault(path, content)
         kept = State(
-            text, tree, syntax, passes, containers, token, dict(depends), stores, found, retired
+            text,
+            tree,
+            syntax,
+            passes,
+            containers,
+            token,
+            dict(depends),
+            stores,
+            found,
+            retired,
+            analysis=analysis,
+            multiline_strings=state.multiline_strings if state and tree is state_tree else None,
         )
         return tree, analysis, kept
 
@@ -482,24 +530,56 @@ def _carry_tree_facts(old: FileSyntax, new: FileSyntax) -> None:
     new.appended_lists.update(old.appended_lists)
 
 
-def _comments_only(state: State, text: str) -> bool:
-    """Whether the edit changed comment and blank lines only, outside strings, keeping the
-    line count: the new text's tree is then the old one, positions included."""
+def _comments_only(state: State, text: str) -> list[int] | None:
+    """The lines (1-based) the edit changed when they are comment and blank lines only,
+    outside strings, and the line count is kept: the new text's tree is then the old one,
+    positions included. None for any other edit."""
     span = _changed_span(state.text, text)
     if span is None or text.startswith("\ufeff"):
-        return False
+        return None
     old_lines, new_lines, first, last = span
     changed = [i + 1 for i in range(first, last + 1) if old_lines[i] != new_lines[i]]
     if not all(
         _comment_or_blank(old_lines[n - 1]) and _comment_or_blank(new_lines[n - 1]) for n in changed
     ):
-        return False
+        return None
     # A line of a string spanning several lines is no comment, whatever it starts with.
-    for node in module_nodes_of(state.tree, ast.Constant, ast.JoinedStr):
-        end = node.end_lineno or node.lineno
-        if end > node.lineno and any(node.lineno < n <= end for n in changed):
-            return False
+    if state.multiline_strings is None:
+        state.multiline_strings = _multiline_strings(state.tree)
+    if any(start < n <= end for start, end in state.multiline_strings for n in changed):
+        return None
+    return changed
+
+
+# What `str.splitlines` breaks lines at besides `\n` and `\r`.
+_OTHER_BREAKS = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
+def _same_calls(state: State, text: str, changed: list[int]) -> bool:
+    """Whether the names followed by `(` in the lines of every function holding a changed
+    line are the same in both texts: the text's part of `callees_first`, whose order is then
+    the last one."""
+    span = _changed_span(state.text, text)
+    if span is None or _OTHER_BREAKS.search(state.text) or _OTHER_BREAKS.search(text):
+        return False  # `callees_first` splits lines at these too: other line numbers
+    old_lines, new_lines, _, _ = span
+    for function in state.syntax.functions:
+        start, end = function.lineno, function.end_lineno or function.lineno
+        if any(start <= n <= end for n in changed):
+            before = names_called("\n".join(old_lines[start - 1 : end]))
+            if names_called("\n".join(new_lines[start - 1 : end])) != before:
+                return False
     return True
+
+
+def _multiline_strings(tree: ast.Module) -> list[tuple[int, int]]:
+    """The first and last line of each string of `tree` spanning several lines."""
+    spans = []
+    for node in module_nodes_of(tree, ast.Constant, ast.JoinedStr):
+        end = node.end_lineno or node.lineno
+        if end > node.lineno:
+            spans.append((node.lineno, end))
+    return spans
 
 
 @last_calls(1)
@@ -659,6 +739,8 @@ def _syntax_differs(
         return "backward lines"
     if _grad_state_changed(old_text) != _grad_state_changed(text):
         return "grad state text"
+    if _names_detach_(old_text) != _names_detach_(text):
+        return "detach_ text"
     reach = old._freeze_reach
     if reach is not None and any(new.outside_freezes(a) != b for a, b in reach.answers.items()):
         return "freeze reach"

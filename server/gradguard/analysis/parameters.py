@@ -135,16 +135,7 @@ class _Prose:
 
     def __init__(self, text: str, tree: ast.Module) -> None:
         self.text = text
-        in_fstrings = {
-            id(part) for joined in module_nodes_of(tree, ast.JoinedStr) for part in joined.values
-        }
-        spans = sorted(
-            ((n.lineno, n.col_offset), (n.end_lineno or n.lineno, n.end_col_offset or 0))
-            for n in module_nodes_of(tree, ast.Constant)
-            if isinstance(n.value, str) and id(n) not in in_fstrings
-        )
-        self.starts = [start for start, _ in spans]
-        self.ends = [end for _, end in spans]
+        self.starts, self.ends = _string_spans(tree)
 
     def holds(self, offset: int) -> bool:
         """True when the character at `offset` lies in a string or a comment."""
@@ -163,6 +154,26 @@ class _Prose:
     def _in_string(self, position: tuple[int, int]) -> bool:
         index = bisect_right(self.starts, position) - 1
         return index >= 0 and position < self.ends[index]
+
+
+# A place in the text: 1-based line and `ast` column.
+Place = tuple[int, int]
+
+
+@cached_by_node
+def _string_spans(tree: ast.Module) -> tuple[list[Place], list[Place]]:
+    """Where the string literals of the tree start and end ((line, column), sorted by start):
+    the tree's part of `_Prose`, the same for every text of the tree (an edit of comments
+    only keeps it)."""
+    in_fstrings = {
+        id(part) for joined in module_nodes_of(tree, ast.JoinedStr) for part in joined.values
+    }
+    spans = sorted(
+        ((n.lineno, n.col_offset), (n.end_lineno or n.lineno, n.end_col_offset or 0))
+        for n in module_nodes_of(tree, ast.Constant)
+        if isinstance(n.value, str) and id(n) not in in_fstrings
+    )
+    return [start for start, _ in spans], [end for _, end in spans]
 
 
 def is_false(expr: ast.expr) -> bool:

@@ -579,8 +579,7 @@ class ModuleInterpreter:
         """Whether no code of the file may change the grad state of what `self.<attr>`
         holds in place (`.requires_grad = `, `.requires_grad_()`, `.data = `, `.detach_()`)."""
         retouched = _grad_state_changed(self.text)
-        text = self.text or ""
-        return retouched is not None and attr not in retouched and "detach_" not in text
+        return retouched is not None and attr not in retouched and not _names_detach_(self.text)
 
     def _kept_plain(self, init: FunctionNode, attr: str, expr: ast.expr, value: Value) -> bool:
         """`self.<attr> = expr` in `__init__` (its only store, none from outside a method)
@@ -1141,6 +1140,12 @@ def _grad_state_changed(text: str | None) -> frozenset[str] | None:
     text to tell). Kept for the last two texts (an edit compares the old text's answer
     with the new one's, and the old one was the new one of the edit before)."""
     return None if text is None else _grad_state_names(text)
+
+
+def _names_detach_(text: str | None) -> bool:
+    """Whether the text names `detach_` anywhere (comments too): an in-place detach may
+    change the grad state of whatever it is called on."""
+    return text is not None and "detach_" in text
 
 
 @last_calls(2)
