@@ -123,6 +123,14 @@ def calls_in(node: ast.AST) -> tuple[ast.Call, ...]:
     return tuple(found)
 
 
+@cached_by_node
+def _calls_read(node: ast.AST) -> tuple[tuple[ast.Call, str | None, str | None], ...]:
+    """The calls in `node` (`calls_in`), each with the module key it switches off
+    (`switches_off`) and the name it calls (`callee_name`): every check of an edited file
+    asks again about the nodes the edit left alone."""
+    return tuple((call, switches_off(call), callee_name(call.func)) for call in calls_in(node))
+
+
 def _switching_names(defs: tuple[FunctionNode, ...]) -> frozenset[str]:
     """The names of the file's functions that may switch a module to evaluation mode: by a
     call of their own, or by calling a function of such a name (a superset of what
@@ -284,12 +292,11 @@ class ModeSwitches:
     def switches(self, node: ast.AST) -> Iterator[ModeSwitch]:
         """Every switch to evaluation mode the calls in `node` make, as keys of the scope
         around `node`."""
-        for call in calls_in(node):
-            key = switches_off(call)
+        for call, key, name in _calls_read(node):
             if key is not None:
                 yield ModeSwitch(call, key, None)
                 continue
-            if callee_name(call.func) not in self._switching:
+            if name not in self._switching:
                 continue  # runs no function of the file that may switch a module off
             function = self.resolve(call)
             if function is None or self.may_switch_on(function):
