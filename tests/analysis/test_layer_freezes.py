@@ -219,6 +219,112 @@ CASES = [
         """,
         False,
     ),
+    (
+        "both layers frozen here, a helper handed the model runs forward",
+        """
+        def fit(net, batch):
+            net(batch).sum().backward()
+
+        def main():
+            model = Net()
+            model.body.requires_grad_(False)
+            model.head.requires_grad_(False)
+            fit(model, torch.randn(3, 4))
+        """,
+        True,
+    ),
+    (
+        "frozen layers reach a helper's helper through a keyword",
+        """
+        def loss_of(net, batch):
+            return net(batch).sum()
+
+        def fit(model, batch):
+            loss_of(model, batch).backward()
+
+        def main():
+            model = Net()
+            model.body.requires_grad_(False)
+            model.head.requires_grad_(False)
+            fit(batch=torch.randn(3, 4), model=model)
+        """,
+        True,
+    ),
+    (
+        "one caller of the helper froze the head, the other did not",
+        """
+        def fit(net, batch):
+            net(batch).sum().backward()
+
+        def main():
+            model = Net()
+            model.body.requires_grad_(False)
+            model.head.requires_grad_(False)
+            fit(model, torch.randn(3, 4))
+            other = Net()
+            other.body.requires_grad_(False)
+            fit(other, torch.randn(3, 4))
+        """,
+        False,
+    ),
+    (
+        "the helper rebinds the model it is handed",
+        """
+        def fit(net, batch):
+            net = Net()
+            net(batch).sum().backward()
+
+        def main():
+            model = Net()
+            model.body.requires_grad_(False)
+            model.head.requires_grad_(False)
+            fit(model, torch.randn(3, 4))
+        """,
+        False,
+    ),
+    (
+        "the helper gives the model a new head",
+        """
+        def fit(net, batch):
+            net.head = nn.Linear(8, 2)
+            net(batch).sum().backward()
+
+        def main():
+            model = Net()
+            model.body.requires_grad_(False)
+            model.head.requires_grad_(False)
+            fit(model, torch.randn(3, 4))
+        """,
+        False,
+    ),
+    (
+        "the layers are frozen only after the helper ran",
+        """
+        def fit(net, batch):
+            net(batch).sum().backward()
+
+        def main():
+            model = Net()
+            fit(model, torch.randn(3, 4))
+            model.body.requires_grad_(False)
+            model.head.requires_grad_(False)
+        """,
+        False,
+    ),
+    (
+        "the frozen model is another argument than the one run",
+        """
+        def fit(net, teacher, batch):
+            net(batch).sum().backward()
+
+        def main():
+            model, frozen = Net(), Net()
+            frozen.body.requires_grad_(False)
+            frozen.head.requires_grad_(False)
+            fit(model, frozen, torch.randn(3, 4))
+        """,
+        False,
+    ),
 ]
 
 

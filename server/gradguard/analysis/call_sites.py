@@ -88,17 +88,21 @@ class Candidate:
 @dataclass(frozen=True)
 class CallerFacts:
     """What every call of a function agrees on: its parameters' values (joined over the
-    calls) and the grad mode the calls run under (None: the calls disagree or it is unknown;
-    `grad_off` is where the first call switched recording off)."""
+    calls; also frozen layers of module parameters, by dotted key: `model.embeddings`) and
+    the grad mode the calls run under (None: the calls disagree or it is unknown; `grad_off`
+    is where the first call switched recording off)."""
 
     parameters: dict[str, Value]
     grad_enabled: bool | None
     grad_off: GradOff | None = None
 
     def join(self, other: CallerFacts) -> CallerFacts:
-        """The facts that hold at both calls."""
+        """The facts that hold at both calls (a frozen layer one call passes and the other
+        does not is left out: every call maps every parameter)."""
         parameters = {
-            name: join(value, other.parameters[name]) for name, value in self.parameters.items()
+            name: join(value, other.parameters[name])
+            for name, value in self.parameters.items()
+            if name in other.parameters
         }
         enabled = self.grad_enabled if self.grad_enabled == other.grad_enabled else None
         return CallerFacts(parameters, enabled, self.grad_off if enabled is False else None)
@@ -149,14 +153,19 @@ class CallSites:
         *,
         is_method: bool,
         binding: ast.Call | None = None,
+        layers: Mapping[str, Value] | None = None,
     ) -> None:
         """Record one interpretation of `call`, whose evaluated arguments are `args`
         (positional values first, then keyword values, as the interpreter evaluates them);
         `defaults` holds what a parameter the call leaves out holds, where known. `binding`
         is the call as it binds the parameters when that is not `call` itself (the call of
-        a thread's target, `threads.target_call`)."""
+        a thread's target, `threads.target_call`). `layers` are frozen layers of the modules
+        it passes, by the dotted key the function reads them by (`model.embeddings`): kept
+        beside the parameters when every call passes such a layer there."""
         bound = binding if binding is not None else call
         mapped = _map_arguments(function, bound, args, defaults, skip_self=is_method)
+        if mapped is not None and layers:
+            mapped.update((k, _as_parameter(v)) for k, v in layers.items() if k not in mapped)
         self.renote(Note(function, call, grad_enabled, grad_off, mapped))
 
     def renote(self, note: Note) -> None:

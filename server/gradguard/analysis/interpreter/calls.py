@@ -560,11 +560,21 @@ class CallEvaluator(TorchCalls):
         self, function: FunctionNode, call: ast.Call, args: list[Value], *, is_method: bool
     ) -> None:
         """Tell the call sites what `call` of a function of the file passes, under which
-        grad mode (a parameter it leaves out holds its default, where known)."""
+        grad mode (a parameter it leaves out holds its default, where known), and which
+        layers of the modules it passes are frozen (`frozen_layers_passed`; not those of the
+        object a method runs on, which its class's other callers share)."""
         defaults = self.module.default_values(function)
         mode = self.mode
+        layers = self.frozen_layers_passed(function, call, skip_self=is_method, receiver=False)
         self.module.call_sites.note(
-            function, call, args, mode.enabled, mode.off, defaults, is_method=is_method
+            function,
+            call,
+            args,
+            mode.enabled,
+            mode.off,
+            defaults,
+            is_method=is_method,
+            layers=layers,
         )
 
     def _mode_after_call(self, function: FunctionNode) -> None:

@@ -177,8 +177,10 @@ def _run(
     env = interpreter.env
     if env is not None:
         for name, value in passed.items():
-            if name in env or name.split(".", 1)[0] in env:
-                env[name] = value  # a parameter, or a layer of one (`self.embeddings`)
+            if "." in name and name.split(".", 1)[0] in env:
+                interpreter.bind_handed_layer(name, value)  # a layer (`self.embeddings`)
+            elif name in env:
+                env[name] = value  # a parameter
         # A parameter this call leaves out holds its default (`return_tensor=True`).
         for name, default in module.default_values(node).items():
             if name not in passed and name in env:

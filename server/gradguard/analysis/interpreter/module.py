@@ -436,7 +436,7 @@ class ModuleInterpreter:
         if callers is not None and scratch.env is not None:
             # What every construction of the class passes (`Trainer(model, ...)`).
             for name, known in callers.parameters.items():
-                if (
+                if "." not in name and (
                     _kept_whole(known)
                     or _instance(known)
                     or (known.kind is Kind.SCALAR and known.grad is Grad.UNTRACKED)

@@ -496,8 +496,7 @@ class ModuleCalls(ExpressionEvaluator):
         passed = passed_arguments(function, call, args, skip_self=skip_self)
         if passed is None:
             return result
-        if skip_self:
-            passed = {**passed, **self._frozen_layers(function, call)}
+        passed = {**passed, **self.frozen_layers_passed(function, call, skip_self=skip_self)}
         if contextual.wants_context(function, result, passed) or (
             contextual.informative(passed) and calls_reporting_helper(self.module, function)
         ):
@@ -513,24 +512,46 @@ class ModuleCalls(ExpressionEvaluator):
         refined = contextual.refined(result, found.returned)
         return contextual.with_run_graph(refined, found.returned, call, passed)
 
-    def _frozen_layers(self, function: FunctionNode, call: ast.Call) -> dict[str, Value]:
-        """Layers of the object a method runs on that are frozen here (`model.embeddings`
-        after `model.embeddings.requires_grad_(False)`), under the keys the method reads
-        them by (`self.embeddings`): what a run of it in this call's context starts with."""
-        positional = [*function.args.posonlyargs, *function.args.args]
-        func = call.func
-        receiver = (
-            func.value if isinstance(func, ast.Attribute) and func.attr == function.name else func
-        )
-        key = dotted(receiver)
-        if not positional or key is None or self.env is None or not self.module.frozen_facts:
+    def frozen_layers_passed(
+        self, function: FunctionNode, call: ast.Call, *, skip_self: bool, receiver: bool = True
+    ) -> dict[str, Value]:
+        """Layers of the modules `call` hands `function` that are frozen here
+        (`model.embeddings` after `model.embeddings.requires_grad_(False)`), under the keys
+        the function reads them by: `self.embeddings` for the object a method runs on (with
+        `receiver`), `net.embeddings` for a parameter `net` given `model`. What a run of it
+        with this call's arguments starts with: the argument is the very object, so its
+        layers are the frozen ones (a function that rebinds the parameter forgets them, as
+        any binding forgets the keys below it)."""
+        if self.env is None or not self.module.frozen_facts:
             return {}
-        prefix, own = key + ".", positional[0].arg
-        return {
-            own + name[len(key) :]: value
-            for name, value in self.env.items()
-            if name.startswith(prefix) and value.frozen is not None and value.kind is Kind.MODULE
-        }
+        spec = function.args
+        positional = [*spec.posonlyargs, *spec.args]
+        named = {p.arg for p in (*positional, *spec.kwonlyargs)}
+        pairs: list[tuple[str, ast.expr]] = []
+        if skip_self and receiver and positional:
+            func = call.func
+            receiver_expr = (
+                func.value
+                if isinstance(func, ast.Attribute) and func.attr == function.name
+                else func
+            )
+            pairs.append((positional[0].arg, receiver_expr))
+        by_parameter = arguments_by_parameter(function, call, skip_self=skip_self) or {}
+        pairs.extend((name, expr) for name, expr in by_parameter.items() if name in named)
+        found: dict[str, Value] = {}
+        for parameter, expr in pairs:
+            key = dotted(expr)
+            if key is None:
+                continue
+            prefix = key + "."
+            found.update(
+                (parameter + name[len(key) :], value)
+                for name, value in self.env.items()
+                if name.startswith(prefix)
+                and value.frozen is not None
+                and value.kind is Kind.MODULE
+            )
+        return found
 
     def _mode_unknown_to(self, function: FunctionNode) -> bool:
         """Whether `function`'s summary ran under a grad mode its callers left unknown (some

@@ -216,6 +216,15 @@ class InterpreterState:
         self._note_attribute(key)
         self.env[key] = value.with_origin(self.stmt)
 
+    def bind_handed_layer(self, key: str, value: Value) -> None:
+        """Bind the layer `key` of a parameter (`net.body`, `self.embeddings`) to what the
+        caller's argument holds there, before the body runs: rebinding the parameter then
+        forgets it, as it forgets any attribute bound below it."""
+        if self.env is None:
+            return
+        self._note_attribute(key)
+        self.env[key] = value
+
     def _note_attribute(self, key: str) -> None:
         """Remember the roots of a dotted key (`self`, `self.model` for `self.model.h`)."""
         parts = key.split(".")

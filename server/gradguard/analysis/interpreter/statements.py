@@ -126,7 +126,9 @@ class FunctionInterpreter(CallEvaluator):
         callers = self.module.parameter_facts.get(id(node))
         if callers is not None:
             for name, known in callers.parameters.items():
-                if known_argument(known):
+                if "." in name:
+                    self.bind_handed_layer(name, known)  # a frozen layer (`model.body`)
+                elif known_argument(known):
                     self.env[name] = known
             # The grad mode every call runs it under (a decorator below still wins).
             if callers.grad_enabled is False and callers.grad_off is not None:
