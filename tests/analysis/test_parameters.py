@@ -211,3 +211,41 @@ def test_a_class_that_may_hold_parameters_does_not_say_so(body: str) -> None:
 def test_only_code_may_unfreeze(text: str, unfreezes: bool) -> None:
     assert may_unfreeze(text, ast.parse(text)) is unfreezes
     assert may_unfreeze(text)  # without the tree, any mention counts
+
+
+_ADAPTER = """
+class Adapter(nn.Module):
+    def __init__(self, base, rank):
+        super().__init__()
+        self.base = base
+        {store}
+"""
+
+
+@pytest.mark.parametrize(
+    ("store", "unfreezes"),
+    [
+        # The object under construction gets it: no module frozen before holds it.
+        ("self.down = nn.Parameter(torch.zeros(rank, 4))", False),
+        ("self.down = torch.nn.Parameter(torch.zeros(rank, 4))", False),
+        ("self.down = Parameter(torch.zeros(rank, 4))", False),
+        # A module handed in (maybe frozen) gets it.
+        ("base.down = nn.Parameter(torch.zeros(rank, 4))", True),
+        ("self.base.down = nn.Parameter(torch.zeros(rank, 4))", True),
+        # Not the parameter itself that is stored.
+        ("self.down = nn.Parameter(torch.zeros(rank, 4)).to(base.weight)", True),
+        ("self.down, self.up = nn.Parameter(torch.zeros(rank, 4)), None", True),
+        # In a helper `__init__` defines, which may be handed any module.
+        ("def grow(m):\n            m.down = nn.Parameter(torch.zeros(rank, 4))", True),
+    ],
+)
+def test_a_constructor_giving_its_object_a_parameter_unfreezes_nothing(
+    store: str, unfreezes: bool
+) -> None:
+    text = _ADAPTER.format(store=store)
+    assert may_unfreeze(text, ast.parse(text)) is unfreezes
+
+
+def test_a_parameter_given_outside_a_constructor_may_unfreeze() -> None:
+    text = "class Head(nn.Module):\n    def reset(self):\n        self.w = nn.Parameter(w)\n"
+    assert may_unfreeze(text, ast.parse(text))

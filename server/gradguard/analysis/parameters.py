@@ -33,7 +33,7 @@ from gradguard.analysis.names import (
     parameter_names,
 )
 from gradguard.analysis.node_cache import cached_by_node
-from gradguard.analysis.walk import module_nodes_of
+from gradguard.analysis.walk import module_nodes_of, own_nodes
 
 if TYPE_CHECKING:
     from gradguard.analysis.values import ClassInfo, ModuleRef
@@ -117,16 +117,56 @@ def may_unfreeze(text: str, tree: ast.Module | None = None) -> bool:
     module is ever known to be frozen (the unfreezing may happen in code the analysis does
     not follow, such as a helper reached through an alias). With the file's `tree` (parsed
     from `text`), only code counts: a docstring or comment saying `requires_grad=True`
-    unfreezes nothing."""
+    unfreezes nothing, and neither does a parameter a constructor gives the object it builds
+    (`self.lora_a = nn.Parameter(...)` in `__init__`, see `_constructor_parameters`)."""
     found = _MAY_UNFREEZE.finditer(text)
     if tree is None:
         return next(found, None) is not None
     prose: _Prose | None = None
+    built: frozenset[tuple[int, int]] | None = None
     for match in found:
         prose = prose or _Prose(text, tree)
-        if not prose.holds(match.start()):
-            return True
+        if prose.holds(match.start()):
+            continue
+        if match.group().startswith("Parameter"):
+            built = _constructor_parameters(tree) if built is None else built
+            if prose.position(match.start()) in built:
+                continue
+        return True
     return False
+
+
+def _constructor_parameters(tree: ast.Module) -> frozenset[tuple[int, int]]:
+    """Where (line, column) the `Parameter` of `<self>.<attr> = nn.Parameter(...)` is
+    written, a statement of the own code of a `def __init__(self, ...)`: the parameter
+    belongs to the object under construction, which no freeze made before could reach (its
+    modules are fresh; a module frozen earlier gets it only when the new object is stored
+    into it, a binding the analysis sees). Judged from the `def` alone, as an edit of it
+    is (`syntax_parts.unfreezes`)."""
+    found: set[tuple[int, int]] = set()
+    for function in module_nodes_of(tree, ast.FunctionDef):
+        positional = [*function.args.posonlyargs, *function.args.args]
+        if function.name != "__init__" or not positional:
+            continue
+        me = positional[0].arg
+        for node in own_nodes(function.body):
+            if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+                continue
+            target, value = node.targets[0], node.value
+            if not (
+                isinstance(target, ast.Attribute)
+                and isinstance(target.value, ast.Name)
+                and target.value.id == me
+                and isinstance(value, ast.Call)
+            ):
+                continue
+            func = value.func
+            named = (isinstance(func, ast.Attribute) and func.attr == "Parameter") or (
+                isinstance(func, ast.Name) and func.id == "Parameter"
+            )
+            if named and func.end_lineno is not None and func.end_col_offset is not None:
+                found.add((func.end_lineno, func.end_col_offset - len("Parameter")))
+    return frozenset(found)
 
 
 class _Prose:
@@ -136,6 +176,15 @@ class _Prose:
     def __init__(self, text: str, tree: ast.Module) -> None:
         self.text = text
         self.starts, self.ends = _string_spans(tree)
+
+    def position(self, offset: int) -> tuple[int, int] | None:
+        """The (line, column) of the character at `offset`, as the tree counts them; None
+        when a non-ASCII character precedes it on its line (the tree counts UTF-8 bytes)."""
+        line_start = self.text.rfind("\n", 0, offset) + 1
+        before = self.text[line_start:offset]
+        if not before.isascii():
+            return None
+        return self.text.count("\n", 0, offset) + 1, len(before)
 
     def holds(self, offset: int) -> bool:
         """True when the character at `offset` lies in a string or a comment."""
