@@ -606,3 +606,23 @@ def test_a_setting_handed_on_by_attribute_reaches_the_helper(
     or the float 12.0 (a float range)."""
     value = fact_at(SETTINGS.format(kind=kind, default=default), monkeypatch)
     assert value.integer_dtype is integer
+
+
+@pytest.mark.parametrize(
+    ("init", "learns"),
+    [
+        ("self.lr = opts.lr", True),  # a setting read out of a parameter
+        ("self.lr = opts['lr']", True),  # an item under a literal key
+        ("self.lr = opts[key]", False),  # a key only known at run time
+        ("self.lr = opts.lr * 2", False),  # computed: not a part the callers hand over
+        ("lr = opts.lr", False),  # nothing kept on `self`
+        ("self.lr = other.lr", False),  # not a parameter
+    ],
+)
+def test_a_constructor_keeping_a_part_of_a_parameter_learns(init: str, learns: bool) -> None:
+    """`self.lr = opts.lr` keeps what the callers pass in `opts`: `__init__` learns it."""
+    source = f"class Learner:\n    def __init__(self, opts):\n        {init}\n\nLearner(make())\n"
+    tree = ast.parse(source)
+    init_node = tree.body[0].body[0]
+    assert isinstance(init_node, ast.FunctionDef)
+    assert (id(init_node) in candidates(tree)) is learns

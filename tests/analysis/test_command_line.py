@@ -248,3 +248,86 @@ def test_sizes_from_an_empty_command_line_give_a_known_shape(
         """
     value = fact_at(snippet, monkeypatch)
     assert value.shape.dims == (4, 1, 256) and value.shape.exact
+
+
+def test_a_method_storing_into_its_own_instance_changes_no_namespace() -> None:
+    """`self.lr = args.lr` stores into the learner, not into the namespace."""
+    body = 'parser.add_argument("--lr", type=float)\n'
+    kept = "class Learner:\n    def __init__(self, args):\n        self.lr = args.lr\n"
+    assert _fields(body, "args = parser.parse_args()\n" + kept) == {"lr": ("SCALAR", "UNTRACKED")}
+
+
+@pytest.mark.parametrize(
+    "tail",
+    [
+        # A parse given an object of the file as its namespace returns that very object.
+        "class Opts:\n    def reset(self):\n        self.lr = torch.ones(1)\n"
+        "args = parser.parse_args(namespace=Opts())\n",
+        # `setattr` may set any attribute of any object.
+        "class Learner:\n    def __init__(self, args):\n        self.lr = args.lr\n"
+        "        setattr(args, 'lr', torch.ones(1))\nargs = parser.parse_args()\n",
+        # Not a method: `self` is whatever the caller passes.
+        "def reset(self):\n    self.lr = torch.ones(1)\nargs = parser.parse_args()\n",
+        # `self` re-bound inside the method.
+        "class Learner:\n    def __init__(self, args):\n        self = args\n"
+        "        self.lr = torch.ones(1)\nargs = parser.parse_args()\n",
+    ],
+)
+def test_stores_that_may_reach_the_namespace_leave_it_unknown(tail: str) -> None:
+    fields = _fields('parser.add_argument("--lr", type=float)\n', tail)
+    assert fields.get("lr", ("UNKNOWN", "UNKNOWN")) == ("UNKNOWN", "UNKNOWN")
+
+
+def test_a_parameter_named_vars_is_not_the_builtin() -> None:
+    """`def forward(self, x, vars=None)` reads its parameter: nothing rewrites a namespace;
+    the builtin `vars(args)` still may."""
+    body = 'parser.add_argument("--lr", type=float)\n'
+    forward = "def forward(x, vars=None):\n    return x if vars is None else vars\n"
+    assert _fields(body, "args = parser.parse_args()\n" + forward) == {
+        "lr": ("SCALAR", "UNTRACKED")
+    }
+    builtin = "def dump(x, table=None):\n    return vars(args)\n"
+    assert _fields(body, "args = parser.parse_args()\n" + builtin) == {}
+
+
+def test_a_setting_kept_by_a_constructor_reaches_the_other_methods(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`Learner(get_args())` keeps `self.inner_lr = args.inner_lr` (a float whatever the
+    command line holds): the learner's other methods read a number without history."""
+    snippet = """
+        import argparse
+        def get_args():
+            p = argparse.ArgumentParser()
+            p.add_argument("--inner-lr", type=float, default=0.1)
+            return p.parse_args()
+        class Learner(nn.Module):
+            def __init__(self, args):
+                super().__init__()
+                self.inner_lr = args.inner_lr
+            def step(self, g):
+                rate = self.inner_lr  # <- rate
+                return rate * g
+        def main():
+            Learner(get_args()).step(torch.ones(2))
+        """
+    value = fact_at(snippet, monkeypatch)
+    assert value.kind.name == "SCALAR" and value.grad.name == "UNTRACKED"
+
+
+def test_a_constructor_given_unknown_options_keeps_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    snippet = """
+        class Learner(nn.Module):
+            def __init__(self, args):
+                super().__init__()
+                self.inner_lr = args.inner_lr
+            def step(self, g):
+                rate = self.inner_lr  # <- rate
+                return rate * g
+        def main(opts):
+            Learner(opts).step(torch.ones(2))
+        """
+    value = fact_at(snippet, monkeypatch)
+    assert value.grad.name == "UNKNOWN"

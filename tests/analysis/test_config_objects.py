@@ -162,3 +162,29 @@ def test_a_parameter_bound_again_holds_more_than_the_instance(
         "def main(other):\n    train(Config(hidden=8), other)\n"
     )
     assert fact_at(snippet, monkeypatch).const is None
+
+
+def test_a_class_keeping_a_field_on_itself_changes_no_instance(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`self.hidden = cfg.hidden` in another class's `__init__` stores into that class's
+    instance: the settings keep their fields."""
+    snippet = CONFIG + (
+        "class Trainer:\n"
+        "    def __init__(self, cfg):\n"
+        "        self.hidden = cfg.hidden\n"
+        "def main():\n"
+        "    cfg = Config()\n"
+        "    Trainer(cfg)\n"
+        "    h = cfg.hidden  # <- h\n"
+    )
+    assert fact_at(snippet, monkeypatch).const == 32
+
+
+def test_a_store_by_a_method_of_the_dataclass_itself_may_change_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    widen = "    rows: int = -3\n    def widen(self):\n        self.hidden = 64\n"
+    snippet = CONFIG.replace("    rows: int = -3\n", widen)
+    snippet += "def main():\n    cfg = Config()\n    cfg.widen()\n    h = cfg.hidden  # <- h\n"
+    assert fact_at(snippet, monkeypatch).const is None

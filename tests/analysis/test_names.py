@@ -7,7 +7,7 @@ import unicodedata
 
 import pytest
 
-from gradguard.analysis.names import identifier_spelling, paired
+from gradguard.analysis.names import identifier_spelling, may_read_builtin, paired
 
 
 @pytest.mark.parametrize(
@@ -53,3 +53,21 @@ def test_mentions_reads_identifiers_as_the_parser_does() -> None:
     assert mentions(pattern, "model.\uff45val()\n")  # fullwidth `e`
     assert not mentions(pattern, "model.train()\n# é")
     assert not mentions(pattern, "model.train()\n")
+
+
+@pytest.mark.parametrize(
+    ("source", "builtin"),
+    [
+        ("def forward(x, vars=None):\n    return vars\n", False),  # the parameter
+        ("def f():\n    vars = {}\n    return vars\n", False),  # a local
+        ("def f():\n    g = lambda vars: vars\n", False),  # a lambda's parameter
+        ("def f(vars):\n    def g():\n        return vars\n", False),  # an enclosing one
+        ("def f(args):\n    return vars(args)\n", True),  # the builtin
+        ("print(vars)\n", True),  # at module level
+        ("def f(vars):\n    pass\ndef g(a):\n    return vars(a)\n", True),  # another scope
+        ("vars = 1\ndef f():\n    global vars\n    vars = 2\n    return vars\n", True),
+    ],
+)
+def test_a_read_of_a_builtin_name(source: str, builtin: bool) -> None:
+    """Whether a read of `vars` may be the builtin: not where a function binds the name."""
+    assert may_read_builtin(ast.parse(source), frozenset({"vars"})) is builtin

@@ -330,15 +330,37 @@ def _constructor_candidate(
 
 def _keeps_parameter_on_self(init: FunctionNode) -> bool:
     """`self.model = model` in `__init__`'s own body (not under a branch), also through a
-    module's casts and mode switches (`self.model = model.to(device)`)."""
+    module's casts and mode switches (`self.model = model.to(device)`), or a setting read
+    out of a parameter (`self.lr = args.lr`, `self.lr = config["lr"]`)."""
     names = parameter_names(init)
     if len(names) < 2:
         return False
+    parameters = set(names[1:])
     return any(
-        kept_on_self(single, names[0], set(names[1:]))
+        kept_on_self(single, names[0], parameters)
+        or _part_kept_on_self(single, names[0], parameters)
         for stmt in init.body
         for single in _single_assignments(stmt)
     )
+
+
+def _part_kept_on_self(node: ast.AST, me: str, parameters: set[str]) -> bool:
+    """`self.lr = args.lr` or `self.lr = config["lr"]` (a literal key): an attribute of
+    `self` set to an attribute or item of a parameter, whose callers tell what it holds."""
+    if not (
+        isinstance(node, ast.Assign)
+        and len(node.targets) == 1
+        and isinstance(target := node.targets[0], ast.Attribute)
+        and isinstance(target.value, ast.Name)
+        and target.value.id == me
+    ):
+        return False
+    value = node.value
+    keyed = isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Constant)
+    if not (keyed or isinstance(value, ast.Attribute)):
+        return False
+    root = value.value  # type: ignore[attr-defined]
+    return isinstance(root, ast.Name) and root.id in parameters
 
 
 def _single_assignments(stmt: ast.stmt) -> list[ast.stmt]:

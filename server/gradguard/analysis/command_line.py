@@ -20,8 +20,12 @@ Known only when all of this holds for one parser (anything else: unknown):
   builtin the file does not re-bind), and no `*`/`**` unpacking; except that `help=` and
   `metavar=` may be any text, and a `default=` or `const=` that is not a literal
   (`default=os.path.join(root, "ckpt")`) leaves only that argument's attribute unknown;
-* the file never calls `vars(...)` and never mentions `__dict__` (either can set any
-  attribute); an attribute the file stores into anywhere (`args.lr = ...`) stays unknown.
+* the file never calls the builtin `vars(...)` (a parameter `vars` is not it) and never
+  mentions `__dict__` (either can set any
+  attribute); an attribute the file stores into (`args.lr = ...`) stays unknown, whatever
+  the object, except where a method stores into its own instance (`self.lr = args.lr`,
+  see `instance_stores`: a namespace `parse_args` builds is no instance of a class of the
+  file; one given as `namespace=` may be) and the file never names `setattr` or `delattr`.
 
 Each attribute's kind is certain only when its conversion is: `int`/`float`/`bool` types and
 the counting and flag actions give Python numbers (`Kind.SCALAR`); other arguments are
@@ -58,8 +62,9 @@ from gradguard.analysis.call_sites import (
     parameter_defaults,
 )
 from gradguard.analysis.config_objects import constant_value
+from gradguard.analysis.instance_stores import outside_instances, own_instance_stores
 from gradguard.analysis.name_flow import NameFlow
-from gradguard.analysis.names import binding_counts, parameter_names
+from gradguard.analysis.names import binding_counts, may_read_builtin, parameter_names
 from gradguard.analysis.threads import as_call_of
 from gradguard.analysis.values import UNKNOWN, Grad, Kind, Loss, LossKind, Value, evolve
 from gradguard.analysis.walk import module_nodes, module_nodes_of, module_parents
@@ -71,6 +76,8 @@ _ACTIONS = _NUMBER_ACTIONS | {"store", "store_const", "append", "append_const", 
 # Keywords of `add_argument` whose literal value only shapes what is parsed.
 _PLAIN_KEYWORDS = frozenset({"help", "metavar", "required", "choices", "nargs", "const"})
 _KNOWN = "parse_known_args"
+_SETTERS = frozenset({"setattr", "delattr"})
+_VARS = frozenset({"vars"})
 # What may be asked of a parser besides adding arguments and parsing.
 _HARMLESS_METHODS = frozenset({"print_help", "print_usage", "format_help", "format_usage", "error"})
 
@@ -85,6 +92,11 @@ def parsed_namespaces(tree: ast.Module, stored: dict[str, int]) -> dict[int, Val
     builders = _parser_builders(tree)
     if not builders:
         return {}
+    # A method's store into its own instance (`self.lr = args.lr`) changes no namespace a
+    # parse call builds: only the object a call is given as its namespace may be one.
+    fresh = stored
+    if not _names_dynamic_setters(tree):
+        fresh = outside_instances(stored, own_instance_stores(tree))
     bound = binding_counts(module_nodes(tree))  # builtins re-bound anywhere: not trusted
     flow: NameFlow | None = None  # built only when some parser's name is bound elsewhere too
     found: dict[int, Value] = {}
@@ -110,7 +122,7 @@ def parsed_namespaces(tree: ast.Module, stored: dict[str, int]) -> dict[int, Val
             line = _command_line(call) if plain else _ANY
             if line == _FRESH and _given_empty_by_callers(call, tree):
                 line = _EMPTY
-            value = _namespace(arguments, stored, line)
+            value = _namespace(arguments, stored if _given_namespace(call) else fresh, line)
             if isinstance(call.func, ast.Attribute) and call.func.attr == _KNOWN:
                 leftover = Value(grad=Grad.UNTRACKED, kind=Kind.OTHER)
                 value = Value(kind=Kind.SEQUENCE, elements=(value, leftover))
@@ -266,12 +278,29 @@ def _namespace(arguments: list[_Argument], stored: dict[str, int], line: str) ->
     return Value(kind=Kind.SEQUENCE, elements=tuple(fields.values()), fields=names)
 
 
+def _given_namespace(call: ast.Call) -> bool:
+    """`parse_args(argv, ns)` or `parse_args(namespace=ns)` (or any `*`/`**` unpacking,
+    which may pass one): the parse fills and returns the object given, which may be an
+    instance of a class of the file (its methods' stores into `self` count)."""
+    return (
+        len(call.args) > 1
+        or any(isinstance(a, ast.Starred) for a in call.args)
+        or any(k.arg in ("namespace", None) for k in call.keywords)
+    )
+
+
+def _names_dynamic_setters(tree: ast.Module) -> bool:
+    """The builtin `setattr` or `delattr` named anywhere: either may set any attribute of
+    any object."""
+    return may_read_builtin(tree, _SETTERS)
+
+
 def _rewrites_namespaces(tree: ast.Module) -> bool:
-    """`vars(...)` or `__dict__` anywhere: either can set any attribute of a namespace."""
-    return any(
-        (isinstance(node, ast.Name) and node.id == "vars")
-        or (isinstance(node, ast.Attribute) and node.attr == "__dict__")
-        for node in module_nodes_of(tree, ast.Name, ast.Attribute)
+    """The builtin `vars` or an attribute `__dict__` anywhere: either can set any attribute
+    of a namespace (a parameter named `vars`, `def forward(self, x, vars=None)`, is not the
+    builtin)."""
+    return may_read_builtin(tree, _VARS) or any(
+        node.attr == "__dict__" for node in module_nodes_of(tree, ast.Attribute)
     )
 
 

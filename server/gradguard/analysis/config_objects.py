@@ -18,7 +18,9 @@ Known only when all of this holds (anything else: the instance is as unknown as 
 * the instance is built by `Name(...)` with keywords only (a keyword's literal overrides
   that field; any other keyword leaves it unknown);
 * no code of the file stores into or deletes an attribute of that name, whatever the object
-  (`x.hidden = ...`), and the file never names `setattr`, `delattr`, `vars`, `__dict__` or
+  (`x.hidden = ...`), but for a method of another class storing into its own instance
+  (`self.hidden = cfg.hidden`, see `instance_stores`), and the file never names the builtin
+  `setattr`, `delattr` or `vars` (a parameter `vars` is not it), nor `__dict__` or
   `__setattr__` (each can set any attribute);
 * the instance cannot reach code that could change it: unless the dataclass is
   `frozen=True` (whose instances refuse attribute stores), the call is the value of a
@@ -38,8 +40,9 @@ from gradguard.analysis.constant_dicts import (
     never_changed,
     parameters_given,
 )
+from gradguard.analysis.instance_stores import outside_instances, own_instance_stores
 from gradguard.analysis.name_flow import Key, NameFlow
-from gradguard.analysis.names import binding_counts, dotted
+from gradguard.analysis.names import binding_counts, dotted, may_read_builtin
 from gradguard.analysis.values import UNKNOWN, Value, evolve, literal
 from gradguard.analysis.walk import module_nodes, module_nodes_of
 
@@ -73,6 +76,12 @@ def config_instances(tree: ast.Module, stored: dict[str, int]) -> dict[int, Valu
     classes = _dataclasses(tree)
     if not classes or sets_attributes_dynamically(tree):
         return {}
+    # A method's store into its own instance (`self.lr = cfg.lr` in a trainer's
+    # `__init__`) changes an instance of its class: a dataclass's own methods' stores count.
+    others = own_instance_stores(tree)
+    for name in classes:
+        others.pop(name, None)
+    stored = outside_instances(stored, others)
     bound = binding_counts(module_nodes(tree))
     flow: _Flow | None = None  # built only for an instance that may need following
     found: dict[int, Value] = {}
@@ -200,11 +209,11 @@ def constant_value(expr: ast.expr) -> Value | None:
 
 
 def sets_attributes_dynamically(tree: ast.Module) -> bool:
-    """The file names `setattr`, `delattr`, `vars`, `__dict__` or `__setattr__`."""
-    return any(
-        (isinstance(node, ast.Name) and node.id in _DYNAMIC)
-        or (isinstance(node, ast.Attribute) and node.attr in _DYNAMIC)
-        for node in module_nodes_of(tree, ast.Name, ast.Attribute)
+    """The file names the builtin `setattr`, `delattr` or `vars` (not a parameter or local
+    of that name: `def forward(self, x, vars=None)`), or an attribute `__dict__` or
+    `__setattr__`."""
+    return may_read_builtin(tree, _DYNAMIC) or any(
+        node.attr in _DYNAMIC for node in module_nodes_of(tree, ast.Attribute)
     )
 
 

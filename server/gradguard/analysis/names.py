@@ -9,7 +9,15 @@ from collections.abc import Iterable
 from itertools import chain
 
 from gradguard.analysis.node_cache import cached_by_node
-from gradguard.analysis.walk import LEAVES, NESTED_CODE, children, own_nodes, walk
+from gradguard.analysis.walk import (
+    LEAVES,
+    NESTED_CODE,
+    children,
+    module_nodes_of,
+    module_parents,
+    own_nodes,
+    walk,
+)
 
 
 def dotted(expr: ast.expr) -> str | None:
@@ -283,3 +291,36 @@ def _bound_inside(node: ast.AST) -> frozenset[str]:
     return frozenset(
         name for inner in walk(node) if isinstance(inner, ast.Nonlocal) for name in inner.names
     )
+
+
+def may_read_builtin(tree: ast.Module, names: frozenset[str]) -> bool:
+    """Whether some read of one of `names` in the file may be the builtin of that name
+    (`vars(args)`): a Name read at module level or in a class body, or in a function none
+    of whose enclosing functions (or lambdas) binds the name in its own scope (`def
+    forward(self, x, vars=None)` reads its parameter). A name declared `global` in the
+    function is the module's, which may be the builtin."""
+    if not any(isinstance(n, ast.Name) and n.id in names for n in module_nodes_of(tree, ast.Name)):
+        return False
+    parents = module_parents(tree)
+    for node in module_nodes_of(tree, ast.Name):
+        if node.id in names and not _locally_bound(node, parents):
+            return True
+    return False
+
+
+def _locally_bound(node: ast.Name, parents: dict[int, ast.AST]) -> bool:
+    """Whether a function or lambda enclosing `node` binds its name in its own scope."""
+    parent = parents.get(id(node))
+    while parent is not None:
+        if isinstance(parent, ast.FunctionDef | ast.AsyncFunctionDef):
+            declared = any(
+                isinstance(d, ast.Global) and node.id in d.names for d in own_nodes(parent.body)
+            )
+            if declared:
+                return False
+            if node.id in local_binding_counts(parent):
+                return True
+        elif isinstance(parent, ast.Lambda) and node.id in parameter_names(parent):
+            return True
+        parent = parents.get(id(parent))
+    return False

@@ -441,6 +441,7 @@ class ModuleInterpreter:
                     or _instance(known)
                     or (known.kind is Kind.SCALAR and known.grad is Grad.UNTRACKED)
                     or _literal_mapping(known)
+                    or _settings_object(known)
                     or _file_function(known)
                 ):
                     scratch.env[name] = known
@@ -983,6 +984,22 @@ def _literal_mapping(value: Value) -> bool:
             e.grad is Grad.UNTRACKED
             and e.kind in (Kind.SCALAR, Kind.OTHER)
             and type(e.const) in (int, float, str, bool)
+            for e in value.elements
+        )
+    )
+
+
+def _settings_object(value: Value) -> bool:
+    """Settings read by attribute (`args.lr`): the namespace `parse_args()` returns (see
+    `command_line`) or a dataclass instance nothing changes (see `config_objects`), each
+    of its fields a number, string, flag or None without history, or unknown."""
+    return (
+        value.kind is Kind.SEQUENCE
+        and value.elements is not None
+        and value.fields is not None
+        and all(
+            (e.grad is Grad.UNTRACKED and e.kind in (Kind.SCALAR, Kind.OTHER, Kind.NONE))
+            or (e.kind is Kind.UNKNOWN and e.grad is Grad.UNKNOWN)
             for e in value.elements
         )
     )
