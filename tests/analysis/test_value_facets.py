@@ -586,11 +586,72 @@ def _one_copy(copies: frozenset[Loss]) -> bool:
 
 
 T, U, N = Grad.TRACKED, Grad.UNTRACKED, Grad.UNKNOWN
+# A module keeping its hidden layer's output on itself in `forward`, run with grad on, and a
+# function reading it through the instance.
+_KEPT = (
+    "class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+    "        self.fc = nn.Linear(2, 2)\n    def forward(self, a):\n"
+    "        self.hidden = self.fc(a)\n        return self.hidden.sum()\n"
+)
+_KEEP_RUN = "def main():\n    net = Net()\n    net(x).backward()\n    read(net)\n"
+# A plain class whose `__init__` scales a leaf after asking for gradients, and a method
+# reading the attribute.
+_SCALED = (
+    "class Fit:\n    def __init__(self, fit=True):\n"
+    "        self.w = torch.ones(3, requires_grad=True)\n{store}"
+    "        self.w = self.w * 2\n    def opt(self):\n        k = self.w  # <- k\n"
+    "        return torch.optim.SGD([self.w], lr=0.1)\n{more}"
+    "def main():\n    Fit().opt()\n"
+)
+_READ = "def read(m):\n    k = m.hidden  # <- k\n    return m.hidden.grad\n"
 _LOADER_LOOP = "def f(net, loader):\n    for xb, yb in loader:\n        out = net(xb)\n"
 # A function building a loader, whatever its name, over a dataset it is handed.
 _DL = "from torch.utils.data import DataLoader\ndef f(ds):\n    dl = DataLoader(ds, batch_size=4)\n"
 
 AUTOGRAD_FACTS = [
+    # A tensor a method other than `__init__` stores (its only store in the file) is what
+    # other methods, and code holding the instance, read: a non-leaf when that method
+    # computes it with history on every call (`_collect_computed_in_methods`).
+    ("kept by forward, read through the instance", _KEPT + _KEEP_RUN + _READ, Kind.TENSOR,
+     {"grad": T, "leaf": False}),
+    ("kept by a setup method, read by another",
+     "class Tuner:\n    def setup(self):\n        w = torch.ones(3, requires_grad=True)\n"
+     "        self.part = w[1:]\n    def opt(self):\n        k = self.part  # <- k\n"
+     "t = Tuner()\nt.setup()\nt.opt()", Kind.TENSOR, {"grad": T, "leaf": False}),
+    # `__init__` making every store of an attribute (in a branch too) leaves what its last
+    # store computed: a leaf scaled after `requires_grad=True` is not one.
+    ("rescaled by __init__", _SCALED.format(store="", more=""), Kind.TENSOR,
+     {"grad": T, "leaf": False}),
+    ("rescaled by __init__ in a branch",
+     _SCALED.replace("        self.w = torch", "        if fit:\n            self.w = torch")
+     .replace("        self.w = self.w", "            self.w = self.w").format(store="", more=""),
+     Kind.TENSOR, {"grad": T, "leaf": False}),
+    # Look-alikes: `__init__` calls a method (which could read `self.w` half-made), another
+    # method stores `self.w` too, a leaf made again.
+    ("rescaled by an __init__ calling a method",
+     _SCALED.format(store="        self.check()\n", more="    def check(self):\n        pass\n"),
+     Kind.UNKNOWN, {"grad": N}),
+    ("rescaled by __init__, reset by a method",
+     _SCALED.format(store="", more="    def reset(self):\n        self.w = torch.zeros(3)\n"),
+     Kind.UNKNOWN, {"grad": N}),
+    ("rescaled by __init__ into a leaf",
+     _SCALED.replace("self.w * 2", "(self.w * 2).detach().clone()").format(store="", more=""),
+     Kind.UNKNOWN, {"grad": N}),
+    # Look-alikes: detached when kept, stored elsewhere too, computed under no_grad only,
+    # a leaf kept.
+    ("kept detached", _KEPT.replace("self.fc(a)\n", "self.fc(a).detach()\n") + _KEEP_RUN + _READ,
+     Kind.UNKNOWN, {"grad": N}),
+    ("stored by another method too",
+     _KEPT + "    def reset(self):\n        self.hidden = None\n" + _KEEP_RUN + _READ,
+     Kind.UNKNOWN, {"grad": N}),
+    ("kept by a forward run only under no_grad",
+     _KEPT + "def main():\n    net = Net()\n    with torch.no_grad():\n        net(x)\n"
+     "    read(net)\n" + _READ, Kind.UNKNOWN,
+     {"grad": N}),
+    ("a leaf kept by a setup method",
+     "class Tuner:\n    def setup(self):\n        self.part = torch.ones(3, requires_grad=True)\n"
+     "    def opt(self):\n        k = self.part  # <- k\nt = Tuner()\nt.setup()\nt.opt()",
+     Kind.UNKNOWN, {"grad": N}),
     ("module output", "h = model(x)  # <- h", Kind.TENSOR,
      {"grad": T, "leaf": False, "loss": None}),
     # Decompositions and paired statistics return tensors that each keep their input's

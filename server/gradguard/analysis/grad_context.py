@@ -51,6 +51,23 @@ def _switches_mode(expr: ast.expr) -> bool:
     return _last_name(expr) in _MODE_NAMES
 
 
+def modes_switched_only_in(tree: ast.Module, function: FunctionNode) -> bool:
+    """Whether every mention of a grad-mode switch in the file (`no_grad`, `inference_mode`,
+    `set_grad_enabled`..., by last name: a `with` block, a decorator, a call) lies in
+    `function`'s own code. Then whatever calls it in this file, also `model(x)` running a
+    `forward`, calls it with recording on: its run decides its grad mode by itself."""
+    inside: set[int] | None = None
+    for node in module_nodes_of(tree, ast.Name, ast.Attribute):
+        name = node.id if isinstance(node, ast.Name) else node.attr
+        if name not in _MODE_NAMES:
+            continue
+        if inside is None:
+            inside = {id(n) for n in ast.walk(function)}
+        if id(node) not in inside:
+            return False
+    return True
+
+
 class GradContext:
     """Call sites, callers and grad-mode regions of one module's functions."""
 

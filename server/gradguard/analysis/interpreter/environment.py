@@ -14,6 +14,7 @@ from gradguard.analysis.model import (
 from gradguard.analysis.values import (
     UNKNOWN,
     GradOff,
+    Kind,
     Value,
     evolve,
     join,
@@ -78,6 +79,11 @@ class LoopFrame:
 # known without evaluating it there; see `ExpressionEvaluator.kept_attribute`).
 KeptRead = Callable[[str, Env], Value | None]
 
+# What a `KeptRead` gives for an attribute certainly never set on that path (a fresh object
+# in `__init__`): reading it there raises AttributeError, so wherever a read succeeds it
+# holds the other path's value.
+UNSET = Value(kind=Kind.OTHER)
+
 
 def join_env(
     a: Env | None,
@@ -123,6 +129,8 @@ def _one_sided(
     if key.isidentifier():
         return value if absent_is_unbound else UNKNOWN
     read = kept(key, other) if kept is not None else None
+    if read is UNSET:
+        return value
     return join(value, read) if read is not None else UNKNOWN
 
 

@@ -402,8 +402,15 @@ class ExpressionEvaluator(TrainingEffects):
             if items is not None:
                 # A list only ever grown by appends: it holds at most what they append.
                 return Value(kind=Kind.SEQUENCE, items=items, carries=frozenset({tag}))
-            return Value(carries=frozenset({tag}), graph=self.state_graph(expr.attr))
+            graph = self.state_graph(expr.attr)
+            computed = info.computed.get(expr.attr) if info is not None else None
+            if computed is not None:
+                # A tensor another method computed (`self.fake = self.netG(x)` in forward).
+                return evolve(computed, carries=frozenset({tag}), graph=graph)
+            return Value(carries=frozenset({tag}), graph=graph)
         if info is not None and base.kind in (Kind.INSTANCE, Kind.MODULE):
+            if expr.attr in info.computed:
+                return info.computed[expr.attr]
             # The same list read through an instance (`buf.values` of a rollout buffer).
             items = self.module.appended_items(info, expr.attr)
             if items is not None:

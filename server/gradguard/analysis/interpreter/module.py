@@ -12,8 +12,9 @@ from contextlib import contextmanager
 from gradguard.analysis import appended_state, libraries
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
-from gradguard.analysis.call_sites import CallerFacts, CallSites, kept_on_self
+from gradguard.analysis.call_sites import CallerFacts, CallSites, kept_on_self, plain_classes
 from gradguard.analysis.constant_dicts import kept_setting
+from gradguard.analysis.grad_context import modes_switched_only_in
 from gradguard.analysis.graph import GRAPH_STATE_KEY
 from gradguard.analysis.imports import Scope, ScopeNode
 from gradguard.analysis.interpreter.context_runs import run_in_context
@@ -30,6 +31,7 @@ from gradguard.analysis.interpreter.summary import (
     rebound_state,
 )
 from gradguard.analysis.interpreter.training_effects import is_optimizer
+from gradguard.analysis.kept_state import candidates_of
 from gradguard.analysis.model import (
     FunctionNode,
     InPlaceOnSaved,
@@ -412,6 +414,7 @@ class ModuleInterpreter:
         self._collecting.add(id(info.node))
         try:
             self._collect_attributes_of(info)
+            self._collect_computed_in_methods(info)
         finally:
             self._collecting.discard(id(info.node))
 
@@ -716,6 +719,79 @@ class ModuleInterpreter:
                 value = self._scratch_value(info, method, stmt.value)
                 if value.kind is Kind.MODULE:
                     info.attributes[attr] = value
+
+    def _collect_computed_in_methods(self, info: ClassInfo) -> None:
+        """Tensors with history, not leaves, that one method of a plain class stores on
+        `self` and every other method (or code holding an instance: `model.out`) finds
+        there: stored by a statement of the own body of a method other than `__init__`,
+        the only store of that attribute in the file (`def forward(self, x): ...; self.out
+        = self.head(h)`); or by `__init__`, which makes every store of the attribute in the
+        file (`self.w = torch.randn(3, requires_grad=True)`, then `self.w = self.w * 0.1`)
+        and hands `self` to no call that could read it half-made (see `candidates_of`).
+
+        A reader either raises AttributeError or runs after a run of that method, which
+        left a tensor computed there: a non-leaf, as a run of the method with its callers'
+        facts finds it, when nothing of the file may change its grad state in place, no
+        class-level default exists, and no grad-mode switch of the file lies outside the
+        method (a `model(x)` under no_grad would keep a tensor without history)."""
+        if not self._plain_class(info.node):
+            return
+        stores = self.syntax.attribute_stores()
+        for method in info.node.body:
+            if not isinstance(method, ast.FunctionDef) or not method.args.args:
+                continue
+            if method.decorator_list or id(method) in self.in_progress:
+                continue
+            me = method.args.args[0].arg
+            wanted = [
+                attr
+                for attr in candidates_of(method, stores)
+                if attr not in info.attributes
+                and attr not in info.computed
+                and not _class_level(info.node, attr)
+                and self._grad_state_kept(attr)
+            ]
+            if not wanted or self.at_depth_limit:
+                continue
+            if not modes_switched_only_in(self.tree, method):
+                continue
+            fresh = wanted if method.name == "__init__" else []
+            left = self._state_left_by(method, frozenset(f"{me}.{a}" for a in fresh))
+            for attr in wanted:
+                value = left.get(attr)
+                if (
+                    value is not None
+                    and value.kind is Kind.TENSOR
+                    and value.grad is Grad.TRACKED
+                    and value.leaf is False
+                ):
+                    info.computed[attr] = evolve(value, carries=frozenset(), graph=frozenset())
+
+    def _plain_class(self, node: ast.ClassDef) -> bool:
+        """A class of the module's body that only the file's own code calls into
+        (`call_sites.plain_classes`): no framework runs its methods in a mode of its own."""
+        classes = [stmt for stmt in self.tree.body if isinstance(stmt, ast.ClassDef)]
+        return plain_classes(classes).get(node.name) is node
+
+    def _state_left_by(self, method: FunctionNode, unset: frozenset[str]) -> dict[str, Value]:
+        """The `self.<attr>` values a run of `method` with its callers' facts leaves on every
+        way out of it (`FunctionInterpreter.state_writes`), nothing recorded and no call
+        noted. The keys `unset` are never set where the run's environment lacks them (a
+        fresh object's attributes in `__init__`): a path binding one keeps its value."""
+        scratch = FunctionInterpreter(self, self.scope_of(method), method, record=False)
+        scratch.unset_attributes = unset
+        if self.journal is not None:
+            self.journal.entered(id(method))  # what follows reads the method's caller facts
+        self.in_progress.add(id(method))
+        self.depth += 1
+        try:
+            with self.calls_unnoted():
+                scratch.enter_function(method)
+                scratch.run_block(method.body)
+                return scratch.state_writes()
+        finally:
+            self.in_progress.discard(id(method))
+            self.depth -= 1
 
     def _scratch_value(self, info: ClassInfo, method: FunctionNode, expr: ast.expr) -> Value:
         """`expr` of `method` evaluated on its own, `self` bound, nothing recorded and no

@@ -19,7 +19,7 @@ from gradguard.analysis.events import (
 )
 from gradguard.analysis.graph import SavedNode, Saves
 from gradguard.analysis.graph_inputs import own_nodes
-from gradguard.analysis.interpreter.environment import Env, GradMode
+from gradguard.analysis.interpreter.environment import UNSET, Env, GradMode
 from gradguard.analysis.interpreter.graph_effects import GraphEffects
 from gradguard.analysis.interpreter.held_state import ClassOf, state_held_across
 from gradguard.analysis.interpreter.methods import class_methods, inherited_method
@@ -172,10 +172,18 @@ class TrainingEffects(GraphEffects):
     """Transfer functions of training state: parameters (frozen or not), optimizers and the
     modules they hold, gradients, and state carried across calls of methods and helpers."""
 
+    # Dotted keys (`self.w`) certainly never set on a path whose environment lacks them: a
+    # run of `__init__` making every store of those attributes on a fresh object (see
+    # `ModuleInterpreter._state_left_by`).
+    unset_attributes: frozenset[str] = frozenset()
+
     def kept_attribute(self, key: str, env: Env) -> Value | None:
         """What reading `key` (`self.centers`, `agent.memory`) gives on a path whose
         environment `env` does not hold it: the value the class of the instance keeps for
-        that attribute (`ClassInfo.attributes`); None when that is not what a read finds."""
+        that attribute (`ClassInfo.attributes`); None when that is not what a read finds.
+        `UNSET` for a key of `unset_attributes`: never set on that path."""
+        if key in self.unset_attributes:
+            return UNSET
         name, _, attr = key.partition(".")
         base = env.get(name)
         if base is None or not attr.isidentifier() or base.kind is Kind.CLASS:

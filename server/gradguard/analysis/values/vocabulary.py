@@ -190,6 +190,12 @@ class ClassInfo:
     # Its instances hold only settings, never a tensor or a module (`class Opt: lr = 2e-4`;
     # see `gradguard.analysis.settings_classes`).
     settings: bool = False
+    # Non-leaf tensors with history that one method alone stores, by attribute (`forward`
+    # keeping an output, `__init__` rescaling a leaf; see
+    # `ModuleInterpreter._collect_computed_in_methods`): read through an instance, the
+    # stored tensor; read through `self` in a method, state an earlier call left, with the
+    # stored tensor's facts.
+    computed: dict[str, Value] = field(default_factory=dict, compare=False, hash=False)
 
 
 @dataclass(frozen=True)
