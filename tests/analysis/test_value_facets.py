@@ -930,6 +930,39 @@ AUTOGRAD_FACTS = [
      "        cos = cos.clone()\n        self.cos = cos\n"
      "    def step(self):\n        k = self.cos  # <- k\n"
      "Rope(4).step()", Kind.UNKNOWN, {"inference": False}),
+    # A buffer registered by `__init__` is that very tensor in every method, and so stays
+    # an inference tensor, where nothing in the file may copy it: a module cast (which
+    # copies it when the device or dtype changes), a deep copy, a store from outside.
+    ("inference buffer registered by __init__", "@torch.inference_mode()\n"
+     "def build(n):\n    t = torch.arange(n).float()\n    return t.cos(), t.sin()\n"
+     "class Rope(nn.Module):\n    def __init__(self, n):\n        super().__init__()\n"
+     "        cos, sin = build(n)\n        self.register_buffer('cos', cos)\n"
+     "    def forward(self, q):\n        k = self.cos  # <- k\n        return q * k\n"
+     "Rope(4)(x)", Kind.TENSOR, {"inference": True}),
+    ("inference buffer of a file casting a module", "@torch.inference_mode()\n"
+     "def build(n):\n    t = torch.arange(n).float()\n    return t.cos(), t.sin()\n"
+     "class Rope(nn.Module):\n    def __init__(self, n):\n        super().__init__()\n"
+     "        cos, sin = build(n)\n        self.register_buffer('cos', cos)\n"
+     "    def forward(self, q):\n        k = self.cos  # <- k\n        return q * k\n"
+     "Rope(4).to('cpu')(x)", Kind.UNKNOWN, {"inference": False}),
+    ("inference buffer of a file making deep copies", "@torch.inference_mode()\n"
+     "def build(n):\n    t = torch.arange(n).float()\n    return t.cos(), t.sin()\n"
+     "class Rope(nn.Module):\n    def __init__(self, n):\n        super().__init__()\n"
+     "        cos, sin = build(n)\n        self.register_buffer('cos', cos)\n"
+     "    def forward(self, q):\n        k = self.cos  # <- k\n        return q * k\n"
+     "import copy\ncopy.deepcopy(Rope(4))(x)", Kind.UNKNOWN, {"inference": False}),
+    ("inference buffer replaced from outside", "@torch.inference_mode()\n"
+     "def build(n):\n    t = torch.arange(n).float()\n    return t.cos(), t.sin()\n"
+     "class Rope(nn.Module):\n    def __init__(self, n):\n        super().__init__()\n"
+     "        cos, sin = build(n)\n        self.register_buffer('cos', cos)\n"
+     "    def forward(self, q):\n        k = self.cos  # <- k\n        return q * k\n"
+     "r = Rope(4)\nr.cos = torch.ones(4)\nr(x)", Kind.UNKNOWN, {"inference": False}),
+    ("inference buffer beside tensor casts", "@torch.inference_mode()\n"
+     "def build(n):\n    t = torch.arange(n).float()\n    return t.cos(), t.sin()\n"
+     "class Rope(nn.Module):\n    def __init__(self, n):\n        super().__init__()\n"
+     "        cos, sin = build(n)\n        self.register_buffer('cos', cos)\n"
+     "    def forward(self, q):\n        k = self.cos  # <- k\n        return q * k\n"
+     "Rope(4)(torch.arange(4).float().to('cpu'))", Kind.TENSOR, {"inference": True}),
     ("argmax under inference_mode", "with torch.inference_mode():\n"
      "    i = model(x).argmax(1)  # <- i", Kind.TENSOR, {"inference": True, "grad": U}),
     ("comparison under inference_mode", "with torch.inference_mode():\n"

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
+from gradguard.analysis.buffer_copies import may_copy_buffers
 from gradguard.analysis.command_line import parsed_namespaces
 from gradguard.analysis.config_objects import config_instances
 from gradguard.analysis.constant_dicts import literal_dicts, unchanged_dicts
@@ -87,6 +88,7 @@ class FileSyntax:
         self._settings: frozenset[str] | None = None
         self._settings_classes: frozenset[str] | None = None
         self._freeze_reach: FreezeReach | None = None
+        self._buffer_copies: bool | None = None
 
     def _tree_freezes(self, tree: ast.Module) -> bool:
         """Whether code of the tree may freeze a parameter (`mentions_freezing`)."""
@@ -224,6 +226,13 @@ class FileSyntax:
         if self._freeze_reach is None:
             self._freeze_reach = FreezeReach(self.tree, self.scope_of(self.tree).resolve)
         return self._freeze_reach.outside(attribute)
+
+    def may_copy_buffers(self) -> bool:
+        """Whether code of the file may replace a module's buffers by copies (a module
+        cast, a deep copy: see `gradguard.analysis.buffer_copies`)."""
+        if self._buffer_copies is None:
+            self._buffer_copies = may_copy_buffers(self.tree)
+        return self._buffer_copies
 
     def may_store_attribute(self, name: str) -> bool:
         """Whether the file may store into or delete `.name` of some object: it does so by

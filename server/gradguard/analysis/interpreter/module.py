@@ -467,10 +467,12 @@ class ModuleInterpreter:
             buffer = _registered_buffer(stmt.value) if isinstance(stmt, ast.Expr) else None
             if buffer is not None and stores.get(buffer[0]) == 1:
                 # A buffer without history: a module cast (`.to(device)`) replaces it by a
-                # copy that has none either (not so for a leaf or an inference tensor).
+                # copy that has none either. An inference tensor stays one only where
+                # nothing may replace it by a copy (`may_copy_buffers`) or by a store from
+                # outside the class (a rotary cos/sin table built under inference_mode).
                 value = scratch.eval(buffer[1])
                 untracked = value.kind is Kind.TENSOR and value.grad is Grad.UNTRACKED
-                if untracked and not value.inference:
+                if untracked and (not value.inference or self._inference_buffer_kept(buffer[0])):
                     info.attributes[buffer[0]] = value
                 continue
             if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
@@ -544,6 +546,12 @@ class ModuleInterpreter:
                 info.attributes[attr] = value
         if freezes:
             self._keep_freezes(info, scratch.env, stores)
+
+    def _inference_buffer_kept(self, name: str) -> bool:
+        """Whether an inference tensor registered as buffer `name` is what every method
+        reads: no code of the file may copy buffers, nor store `.name` of an instance."""
+        syntax = self.syntax
+        return not syntax.may_copy_buffers() and not syntax.foreign_attribute_stores().get(name)
 
     def _keep_freezes(self, info: ClassInfo, env: Env | None, stores: dict[str, int]) -> None:
         """Layers `__init__` froze whole after storing them (`self.backbone`, see
