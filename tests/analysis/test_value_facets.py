@@ -863,6 +863,27 @@ AUTOGRAD_FACTS = [
     # All the autograd facts of the run in context: a leaf made by requires_grad_() is one.
     ("helper making a leaf", "def fresh(t):\n    return (t * 2).requires_grad_()\n"
      "k = fresh(torch.ones(2))  # <- k", Kind.TENSOR, {"grad": T, "leaf": True}),
+    # A function forcing requires_grad on what it computes from its arguments: whether that
+    # hid a cut is the call's (a loss module given embeddings cut by the caller), so the run
+    # with the call's arguments gives the forced leaf; given a tensor with history (where
+    # the forcing raises) or one of unknown history, no forcing after a cut is known.
+    ("loss module forcing grad on what a caller cut",
+     "class Crit(nn.Module):\n    def forward(self, e):\n        m = (e * 2).mean()\n"
+     "        m.requires_grad = True\n        return m\n"
+     "def f():\n    l = Crit()(model(x).detach())  # <- l\n", Kind.TENSOR,
+     {"grad": T, "leaf": True, "forced.cut.kind": LossKind.DETACH}),
+    ("helper forcing grad on what a caller cut", "def force(t):\n"
+     "    s = t.sum()\n    s.requires_grad_()\n    return s\n"
+     "with torch.no_grad():\n    d = model(x)\nk = force(d)  # <- k", Kind.TENSOR,
+     {"grad": T, "leaf": True, "forced.cut.kind": LossKind.NO_GRAD}),
+    ("loss module forcing grad, given history",
+     "class Crit(nn.Module):\n    def forward(self, e):\n        m = (e * 2).mean()\n"
+     "        m.requires_grad = True\n        return m\n"
+     "def f():\n    l = Crit()(model(x))  # <- l\n", Kind.TENSOR, {"forced": None}),
+    ("loss module forcing grad, given a parameter",
+     "class Crit(nn.Module):\n    def forward(self, e):\n        m = (e * 2).mean()\n"
+     "        m.requires_grad = True\n        return m\n"
+     "def f(e):\n    l = Crit()(e)  # <- l\n", Kind.TENSOR, {"forced": None}),
     # Sizes and indices add no history: only the indexed or reshaped tensor has any.
     ("indexed by a value not known", "def f(i):\n    y = torch.randint(0, 3, (4, 5))\n"
      "    t = y[:, i]  # <- t\n", Kind.TENSOR, {"grad": U}),

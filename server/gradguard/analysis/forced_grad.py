@@ -14,6 +14,12 @@ wherever that very tensor flows: assignments, returns of functions and of a modu
 certainly lost its history at a real cut, and a backward call, in any function, on a value
 that carries that forcing (or on the same name, bound to what the forcing left).
 
+A forcing whose own run cannot tell what the forced tensor was (a loss module's `forward`
+forcing a loss computed from its arguments) is resolved per call: a call of the function
+from code whose arguments are known runs it again with them (`contextual.wants_context`),
+and when that run returns the leaf of a forcing after a cut, the caller's value carries it;
+a backward on it is reported at the forcing (`_forced_in_context`).
+
 A fresh tensor (`x = torch.randn(3); x.requires_grad = True`) or data wrapped by
 `torch.tensor(array)` is a genuine leaf input and is never reported; nor is a forced leaf that
 is only used to compute the value backpropagated (`x_adv = x.detach().requires_grad_()` then
@@ -71,7 +77,9 @@ class ForcedGrad:
 def forced_grad_backprops(analysis: ModuleAnalysis) -> Iterator[ForcedGrad]:
     """Every forcing of requires_grad on a tensor cut from its history, with the backward
     call that runs on the forced leaf (one per forcing, at its first backward)."""
-    yield from _forced_by_use(analysis)
+    found = list(_forced_by_use(analysis))
+    yield from found
+    yield from _forced_in_context(analysis, {id(forced.node) for forced in found})
     yield from _forced_by_rewrap(analysis)
 
 
@@ -94,6 +102,28 @@ def _forced_by_use(analysis: ModuleAnalysis) -> Iterator[ForcedGrad]:
         via = _forcing_kind(first)
         if event is not None and via is not None:
             yield ForcedGrad(first.node, first.stmt, first.target, via, cut, event)
+
+
+def _forced_in_context(analysis: ModuleAnalysis, reported: set[int]) -> Iterator[ForcedGrad]:
+    """A forcing in a function of the file whose own run could not tell the forced tensor's
+    history (it depends on what callers pass), backpropagated by a caller whose call ran it
+    with its arguments and found the tensor cut (`TripletLoss.forward` forcing its mean
+    loss, given embeddings the encoder re-wrapped from numpy): the backward's value is that
+    very leaf (`Value.forced`), so on that path the forcing hid a real cut."""
+    uses = {id(use.node): use for use in analysis.events.of(AttributeSet, RequiresGradCall)}
+    for event in analysis.backward_calls:
+        forced = forced_after_cut(event.value)
+        if forced is None or id(forced.node) in reported:
+            continue
+        use = uses.get(id(forced.node))
+        via = _forcing_kind(use) if use is not None else None
+        if use is None or via is None:
+            continue
+        key = _forced_key(use)
+        if key is not None and _data_replaced(analysis, use, key):
+            continue
+        reported.add(id(forced.node))
+        yield ForcedGrad(use.node, use.stmt, use.target, via, forced.cut, event)
 
 
 def _forcing_kind(use: _Forcing) -> str | None:

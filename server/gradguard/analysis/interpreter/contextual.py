@@ -39,7 +39,7 @@ from gradguard.analysis.graph_inputs import is_stand_in
 from gradguard.analysis.names import callee_name
 from gradguard.analysis.node_cache import cached_by_node
 from gradguard.analysis.shapes import Shape
-from gradguard.analysis.values import Grad, Kind, Loss, LossKind, Value, evolve
+from gradguard.analysis.values import Grad, Kind, Loss, LossKind, Value, evolve, forced_after_cut
 from gradguard.analysis.walk import own_nodes
 
 # How deep a result's tuples and dicts are looked into.
@@ -60,8 +60,10 @@ def wants_context(
 ) -> bool:
     """Whether a run with the call's arguments may tell more than the summary: some
     argument is a known tensor or module, and some part of the result has unknown history,
-    the function reports what it gives a loss or a checkpoint (`reports_in_context`), or an
-    argument is an inference tensor the run may find saved for backward."""
+    the function reports what it gives a loss or a checkpoint (`reports_in_context`), an
+    argument is an inference tensor the run may find saved for backward, or the function
+    forces requires_grad and returns a tensor that requires grad: with this call's arguments
+    the run may find that tensor is the leaf of a forcing after a cut (`ForcedLeaf`)."""
     if passed is None or not informative(passed):
         return False
     return (
@@ -69,11 +71,39 @@ def wants_context(
         or reports_in_context(function)
         or any(v.inference and v.kind is Kind.TENSOR for v in passed.values())
         or any(_inert_terms(v, _DEPTH) - result.inert_terms for v in passed.values())
+        or (forces_requires_grad(function) and _tracked_unforced(result, _DEPTH))
         or (
             any(_exactly_shaped(v, _DEPTH) for v in passed.values())
             and _undecided_shape(result, _DEPTH)
         )
     )
+
+
+@cached_by_node
+def forces_requires_grad(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether the function's own code forces requires_grad on a tensor
+    (`t.requires_grad = True`, `t.requires_grad_()`): whether that tensor had a history may
+    depend on what each call passes."""
+    for node in own_nodes(function.body):
+        if isinstance(node, ast.Attribute) and node.attr == "requires_grad_":
+            return True
+        if (
+            isinstance(node, ast.Attribute)
+            and node.attr == "requires_grad"
+            and isinstance(node.ctx, ast.Store)
+        ):
+            return True
+    return False
+
+
+def _tracked_unforced(value: Value, depth: int) -> bool:
+    """Some tensor part of `value` (through tuples and dicts) requires grad and is not
+    known to be the leaf of a forcing after a cut."""
+    if value.kind is Kind.TENSOR and value.grad is Grad.TRACKED and value.forced is None:
+        return True
+    if depth == 0 or value.elements is None:
+        return False
+    return any(_tracked_unforced(part, depth - 1) for part in value.elements)
 
 
 def _inert_terms(value: Value, depth: int) -> frozenset[Loss]:
@@ -212,6 +242,16 @@ def _refined(result: Value, found: Value, depth: int) -> Value:
         # All its autograd facts at once: they hold together (a leaf made by
         # `requires_grad_()` is TRACKED *and* a leaf).
         result = evolve(result, autograd=found.autograd, kind=found.kind)
+    elif (
+        result.kind is Kind.TENSOR
+        and result.grad is Grad.TRACKED
+        and result.forced is None
+        and forced_after_cut(found) is not None
+    ):
+        # For this call, the tensor is the leaf a forcing made after a cut (`loss.mean()`
+        # of embeddings the caller cut, then `requires_grad = True`): all its autograd
+        # facts at once, the leaf and its forcing.
+        result = evolve(result, autograd=found.autograd)
     elif (
         _unknown_rewrap(result)
         and found.grad is Grad.UNTRACKED
