@@ -339,6 +339,9 @@ TENSOR_JOINS = [
      TensorFacts(integer_dtype=True, index_dtype=True)),
     ("an index dtype and a mask", TensorFacts(integer_dtype=True, index_dtype=True),
      TensorFacts(integer_dtype=True), TensorFacts(integer_dtype=True)),
+    ("contiguous on both paths", TensorFacts(contiguous=True), TensorFacts(contiguous=True),
+     TensorFacts(contiguous=True)),
+    ("contiguous on one path", TensorFacts(contiguous=True), NO_TENSOR, NO_TENSOR),
 ]  # fmt: skip
 
 
@@ -455,6 +458,7 @@ FLAT_FACTS: list[tuple[str, str, object]] = [
     ("integer_dtype", "tensor_facts", True),
     ("float_dtype", "tensor_facts", "torch.float64"),
     ("index_dtype", "tensor_facts", True),
+    ("contiguous", "tensor_facts", True),
 ]
 FACETS = {
     "autograd": NO_AUTOGRAD,
@@ -999,6 +1003,16 @@ AUTOGRAD_FACTS = [
      "    m = (model(x) > 0).float()  # <- m", Kind.TENSOR, {"inference": True}),
     ("view of an inference tensor outside", "with torch.inference_mode():\n"
      "    e = torch.ones(2, 3)\nv = e.view(-1)  # <- v", Kind.TENSOR, {"inference": True}),
+    # flatten and reshape are views of a contiguous tensor, copies (normal tensors) of
+    # others: of an inference tensor of unknown layout, nothing is certain.
+    ("flatten of a contiguous inference tensor", "with torch.inference_mode():\n"
+     "    e = torch.softmax(model(x), 1)\nv = e.flatten()  # <- v", Kind.TENSOR,
+     {"inference": True}),
+    ("reshape of a transposed inference softmax", "with torch.inference_mode():\n"
+     "    e = torch.softmax(model(x), 1).t()\nv = e.reshape(-1)  # <- v", Kind.TENSOR,
+     {"inference": False}),
+    ("flatten of an inference tensor of unknown layout", "with torch.inference_mode():\n"
+     "    e = model(x)\nv = e.flatten()  # <- v", Kind.TENSOR, {"inference": False}),
     ("cast of an inference mask outside (a new tensor)", "with torch.inference_mode():\n"
      "    m = model(x) > 0\nf = m.float()  # <- f", Kind.TENSOR, {"inference": False}),
     ("retain_grad", "h = model(x)\nh.retain_grad()\ng = h  # <- g", Kind.TENSOR,
@@ -1688,6 +1702,19 @@ TENSOR_FACTS = [
      {"activation.kind": ActivationKind.SOFTMAX}),
     ("arithmetic clears it", "q = torch.softmax(x, 1) * 2  # <- q", Kind.TENSOR,
      {"activation": None, "shape": Shape((3, 2), exact=True)}),
+    # softmax and log_softmax allocate a contiguous result, also of a transposed input; a
+    # view or an in-place transpose of it, or arithmetic on it, is not known to be one.
+    ("softmax of a transpose", "p = torch.softmax(x.t(), dim=1)  # <- p", Kind.TENSOR,
+     {"contiguous": True}),
+    ("log_softmax method", "p = x.t().log_softmax(-1)  # <- p", Kind.TENSOR,
+     {"contiguous": True}),
+    ("contiguous()", "p = x.t().contiguous()  # <- p", Kind.TENSOR, {"contiguous": True}),
+    ("transpose of a softmax", "p = torch.softmax(x, 1).t()  # <- p", Kind.TENSOR,
+     {"contiguous": False}),
+    ("arithmetic on a softmax", "p = torch.softmax(x, 1) * 2  # <- p", Kind.TENSOR,
+     {"contiguous": False}),
+    ("softmax transposed in place", "with torch.no_grad():\n    p = torch.softmax(x, 1)\n"
+     "    p.t_()\nq = p  # <- q", Kind.TENSOR, {"contiguous": False}),
     ("Sequential ending in Sigmoid", "o = nn.Sequential(nn.Linear(2, 3), nn.Sigmoid())(x)  # <- o",
      Kind.TENSOR, {"activation.kind": ActivationKind.SIGMOID, "activation.layer": True,
                    "shape": Shape((3, 3), exact=True)}),

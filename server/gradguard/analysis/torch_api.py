@@ -610,6 +610,21 @@ VIEW_METHODS = frozenset(
     "reshape reshape_as flatten".split()
 )
 MAYBE_VIEW_METHODS = frozenset({"reshape", "reshape_as", "flatten"})
+# Ops whose result is always contiguous, whatever the strides of their input (checked against
+# torch 2.13.0: softmax and log_softmax allocate their output with default strides, also of
+# a transposed input; `.contiguous()` returns a contiguous tensor): `reshape`, `reshape_as`
+# and `flatten` of such a result are views.
+CONTIGUOUS_RESULTS = frozenset(
+    {
+        "torch.softmax",
+        "torch.log_softmax",
+        "torch.nn.functional.softmax",
+        "torch.nn.functional.log_softmax",
+        "torch.special.softmax",
+        "torch.special.log_softmax",
+    }
+)
+CONTIGUOUS_RESULT_METHODS = frozenset({"softmax", "log_softmax", "contiguous"})
 # The methods that always return a view, sharing the receiver's storage and version counter.
 CERTAIN_VIEW_METHODS = VIEW_METHODS - MAYBE_VIEW_METHODS
 # Views whose elements may overlap: changing one in place raises at once ("more than one

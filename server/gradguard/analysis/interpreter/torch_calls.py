@@ -421,6 +421,7 @@ class TorchCalls(ModuleCalls):
                 result,
                 shape=self._call_shape(call, qualified, args),
                 activation=activations.of_function(call, qualified, args),
+                contiguous=qualified in api.CONTIGUOUS_RESULTS,
             )
             if qualified in api.ZERO_GRADIENT_FUNCTIONS:
                 result = _zero_gradient(call, f"{qualified}()", result)
@@ -589,13 +590,16 @@ class TorchCalls(ModuleCalls):
 
     def _alias_of(self, name: str, receiver: Value, result: Value) -> Value:
         """`t.view(-1)`, `t.float()` of an inference tensor `t`: a view of an inference
-        tensor is one anywhere; a method that may return `t` itself or a copy gives one
-        under inference mode either way (checked against torch 2.13.0)."""
+        tensor is one anywhere (`t.flatten(0, 1)` is a view when `t` is certainly
+        contiguous); a method that may return `t` itself or a copy gives one under inference
+        mode either way (checked against torch 2.13.0)."""
         if not receiver.inference:
             return result
         off = self.mode.off
         inference_mode = self.mode.enabled is False and off is not None and off.inference
-        view = name in api.CERTAIN_VIEW_METHODS
+        view = name in api.CERTAIN_VIEW_METHODS or (
+            name in api.MAYBE_VIEW_METHODS and receiver.contiguous
+        )
         return evolve(result, inference=True) if inference_mode or view else result
 
     def _expr_Compare(self, expr: ast.Compare) -> Value:
@@ -969,6 +973,7 @@ class TorchCalls(ModuleCalls):
                     name, call, positional, keywords, argument_constants(call, args)
                 ),
                 activation=activations.of_method(call, name, receiver),
+                contiguous=name in api.CONTIGUOUS_RESULT_METHODS,
             )
             if name in api.ZERO_GRADIENT_METHODS:
                 result = _zero_gradient(call, f".{name}()", result)
@@ -991,7 +996,10 @@ class TorchCalls(ModuleCalls):
                 )
             elif key is not None:
                 self._forget_activation(call.func.value)
-            return activations.cleared(receiver)
+                if self.env is not None and key in self.env:
+                    # `t.transpose_(0, 1)` changes its strides: no longer certainly contiguous.
+                    self.env[key] = evolve(self.env[key], contiguous=False)
+            return evolve(activations.cleared(receiver), contiguous=False)
         if self.mode.enabled is False and self.mode.off is not None:
             # Whatever an unlisted method computes with recording off carries no history.
             loss = Loss(LossKind.NO_GRAD, call, self.mode.off.description, self.mode.off)

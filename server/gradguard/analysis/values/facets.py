@@ -12,8 +12,9 @@ A `Value` (see `gradguard.analysis.values.value`) is its kind, its dataflow book
 * `Structure` (elements, fields, items): what a tuple, list or dict holds.
 * `GraphFacts` (graph, saved_in): which graph nodes that saved tensors its history runs
   through, and which saved it.
-* `TensorFacts` (shape, activation, integer_dtype, float_dtype): what is certain about a
-  tensor's data: its shape, its last activation, an integer or a floating dtype.
+* `TensorFacts` (shape, activation, integer_dtype, float_dtype, index_dtype, contiguous):
+  what is certain about a tensor's data: its shape, its last activation, an integer or a
+  floating dtype, a contiguous layout.
 
 Every join keeps only what holds on both control-flow paths; each facet's docstring says
 what survives and why. Joins never look across facets, except `Structure`, whose list rules
@@ -391,11 +392,15 @@ class TensorFacts:
     # Certainly of dtype int64 or int32, the integer dtypes torch indexes with (not bool or
     # uint8, which index as masks): `x[idx]` picks one slice of `x` per element of `idx`.
     index_dtype: bool = False
+    # Certainly contiguous: made by an op that always allocates a contiguous result
+    # (`softmax`, `log_softmax`, `.contiguous()`), so `flatten`/`reshape` of it is a view.
+    contiguous: bool = False
 
     def join(self, other: TensorFacts) -> TensorFacts:
         """The shape both paths certainly have (dimension by dimension, see `join_shapes`);
         the activation when both paths applied the same one at the same expression; an
-        integer (or index) dtype when both paths made one; a floating dtype both paths have."""
+        integer (or index) dtype when both paths made one; a floating dtype both paths have;
+        contiguity when both paths have it."""
         if self is other:
             return self
         return TensorFacts(
@@ -404,6 +409,7 @@ class TensorFacts:
             integer_dtype=self.integer_dtype and other.integer_dtype,
             float_dtype=self.float_dtype if self.float_dtype == other.float_dtype else None,
             index_dtype=self.index_dtype and other.index_dtype,
+            contiguous=self.contiguous and other.contiguous,
         )
 
 

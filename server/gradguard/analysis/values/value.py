@@ -116,6 +116,7 @@ class ValueChanges(TypedDict, total=False):
     integer_dtype: bool
     float_dtype: str | None
     index_dtype: bool
+    contiguous: bool
 
 
 @dataclass(frozen=True, init=False)
@@ -172,6 +173,7 @@ class Value:
         integer_dtype: bool = False,
         float_dtype: str | None = None,
         index_dtype: bool = False,
+        contiguous: bool = False,
     ) -> None:
         """A value from flat facts, each given to its facet; a facet given none of its
         facts is the shared default."""
@@ -224,8 +226,11 @@ class Value:
             or integer_dtype
             or float_dtype is not None
             or index_dtype
+            or contiguous
         ):
-            tensor_facts = TensorFacts(shape, activation, integer_dtype, float_dtype, index_dtype)
+            tensor_facts = TensorFacts(
+                shape, activation, integer_dtype, float_dtype, index_dtype, contiguous
+            )
         self.__dict__.update(
             kind=kind,
             origin=origin,
@@ -426,6 +431,11 @@ class Value:
     def index_dtype(self) -> bool:
         """Certainly of dtype int64 or int32 (`tensor_facts.index_dtype`)."""
         return self.tensor_facts.index_dtype
+
+    @property
+    def contiguous(self) -> bool:
+        """Certainly contiguous in memory (`tensor_facts.contiguous`)."""
+        return self.tensor_facts.contiguous
 
     @property
     def integer_valued(self) -> bool:
