@@ -173,3 +173,102 @@ def test_a_name_with_an_unknown_rest_decides_only_what_its_start_decides() -> No
         "        p.requires_grad = False\n"
     )
     assert certainly_frozen(inside, names, lambda _: None) == (names[1],)
+
+
+def _frozen_at_end(code: str, monkeypatch: pytest.MonkeyPatch) -> bool:
+    """Whether `net` is frozen after `code` (which ends with a loop) ran."""
+    return fact_at(NET + code + "out = net(x)  # <- net\n", monkeypatch).frozen is not None
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # No name starts with the prefix the loop unfreezes (`block.proj.weight`, ...).
+        "net.requires_grad_(False)\n"
+        "for name, p in net.named_parameters():\n"
+        '    if name.startswith("classifier"):\n'
+        "        p.requires_grad = True\n",
+        # None is listed; `requires_grad_()` turns it on as well.
+        'wanted = ["fc", "classifier"]\n'
+        "net.requires_grad_(False)\n"
+        "for name, p in net.named_parameters():\n"
+        "    if any(w in name for w in wanted):\n"
+        "        p.requires_grad_()\n",
+        # Every parameter is turned on, then off again: the loop freezes the module.
+        "for name, p in net.named_parameters():\n"
+        "    p.requires_grad = True\n"
+        '    if name.startswith(("block.", "head.")):\n'
+        "        p.requires_grad = False\n",
+        # A helper that freezes what it is given and unfreezes no name of it.
+        "def finetune_only(m, key):\n"
+        "    m.requires_grad_(False)\n"
+        "    for name, p in m.named_parameters():\n"
+        "        if key in name:\n"
+        "            p.requires_grad_(True)\n"
+        'finetune_only(net, "Head")\n',
+    ],
+)
+def test_a_loop_unfreezing_no_name_leaves_the_module_frozen(
+    code: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert _frozen_at_end(code, monkeypatch)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # The head's names start so: it trains.
+        "net.requires_grad_(False)\n"
+        "for name, p in net.named_parameters():\n"
+        '    if name.startswith("head"):\n'
+        "        p.requires_grad = True\n",
+        # Which names are turned on is not known here.
+        "import sys\n"
+        "net.requires_grad_(False)\n"
+        "for name, p in net.named_parameters():\n"
+        "    if name in sys.argv:\n"
+        "        p.requires_grad = True\n",
+        # On, then off only for the block: the head trains.
+        "for name, p in net.named_parameters():\n"
+        "    p.requires_grad = True\n"
+        '    if name.startswith("block."):\n'
+        "        p.requires_grad = False\n",
+        # Unfrozen after the freeze for the head.
+        "for name, p in net.named_parameters():\n"
+        "    p.requires_grad = False\n"
+        '    if "head" in name:\n'
+        "        p.requires_grad = True\n",
+        # The helper is called where the analysis does not follow (an alias in a list), on
+        # names it cannot tell.
+        "def unfreeze(m, key):\n"
+        "    for name, p in m.named_parameters():\n"
+        "        if key in name:\n"
+        "            p.requires_grad = True\n"
+        "net.requires_grad_(False)\n"
+        "hooks = [unfreeze]\n"
+        'hooks[0](net, "head")\n',
+        # A module whose names are not known (a container's children may have any name).
+        "net.requires_grad_(False)\n"
+        "seq = nn.Sequential(nn.Linear(2, 2))\n"
+        "for name, p in seq.named_parameters():\n"
+        '    if name.startswith("classifier"):\n'
+        "        p.requires_grad = True\n",
+        # The same loop, unfreezing through `setattr` (not a statement the loop is followed
+        # for): any parameter may be unfrozen.
+        "net.requires_grad_(False)\n"
+        "for name, p in net.named_parameters():\n"
+        '    if name.startswith("classifier"):\n'
+        '        setattr(p, "requires_grad", True)\n',
+        # A loop in a function nothing runs here: it may run on anything.
+        "def later(m):\n"
+        "    return m\n"
+        "    for name, p in m.named_parameters():\n"
+        '        if name.startswith("classifier"):\n'
+        "            p.requires_grad = True\n"
+        "net.requires_grad_(False)\n",
+    ],
+)
+def test_a_loop_that_may_unfreeze_a_name_keeps_no_module_frozen(
+    code: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert not _frozen_at_end(code, monkeypatch)

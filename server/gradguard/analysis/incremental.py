@@ -85,6 +85,7 @@ from gradguard.analysis.node_cache import (
     watching,
 )
 from gradguard.analysis.project_imports import ProjectImports
+from gradguard.analysis.unfreeze_loops import certain_unfreezes
 from gradguard.analysis.walk import (
     assignment_targets,
     module_nodes,
@@ -221,6 +222,8 @@ class State:
     # lines, once an edit of comments only asked (`_comments_only`); the tree's, so kept
     # only while the tree is not changed.
     multiline_strings: list[tuple[int, int]] | None = None
+    # The passes were made without frozen facts (`unfreeze_loops`).
+    without_frozen_facts: bool = False
 
     @property
     def lines(self) -> int:
@@ -417,7 +420,9 @@ class Incremental:
             self.counters.kept_analyses += 1
             return tree, last, dataclasses.replace(state, text=text, syntax=syntax, retired=retired)
         watcher = Watcher()
-        previous = state.passes if edit is not None and state is not None else None
+        # Passes made without frozen facts (`unfreeze_loops`) are not replayed into ones with.
+        reusable = edit is not None and state is not None and not state.without_frozen_facts
+        previous = state.passes if reusable and state is not None else None
 
         def survey() -> dict[int, Candidate] | None:
             if edit is None or state is None or state.found is None:
@@ -431,6 +436,13 @@ class Incremental:
             analysis, passes, replayed, found = _analyse(
                 tree, text, imports, syntax, previous, edit, watcher, survey
             )
+            without = syntax.frozen_facts and not certain_unfreezes(tree, analysis.unfreeze_runs)
+            if without:
+                # As `model._analyse`: a loop unfreezing by name may unfreeze something.
+                analysis, passes, more, found = _analyse(
+                    tree, text, imports, syntax, None, None, watcher, survey, frozen_facts=False
+                )
+                replayed += more
         self.counters.replayed_steps += replayed
         self.counters.run_steps += sum(len(p.steps) for p in passes) - replayed
         containers = watcher.containers
@@ -453,6 +465,7 @@ class Incremental:
             retired,
             analysis=analysis,
             multiline_strings=state.multiline_strings if state and tree is state_tree else None,
+            without_frozen_facts=bool(without),
         )
         return tree, analysis, kept
 
@@ -1066,6 +1079,8 @@ def _analyse(
     edit: Edit | None,
     watcher: Watcher,
     survey: Callable[[], dict[int, Candidate] | None],
+    *,
+    frozen_facts: bool = True,
 ) -> tuple[ModuleAnalysis, list[Pass], int, dict[int, Candidate] | None]:
     """`model._analyse`, each pass replaying the same pass of the previous analysis when
     there is an edit to replay across (see the module docs). `survey` gives the functions
@@ -1102,6 +1117,7 @@ def _analyse(
             imports=imports,
             syntax=syntax,
             journal=journal,
+            frozen_facts=frozen_facts,
         ).run()
         passes.append(Pass(journal.steps, facts))
         replayed += journal.replayed

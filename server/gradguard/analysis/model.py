@@ -9,11 +9,13 @@ from typing import TYPE_CHECKING
 
 from gradguard.analysis.events import Events
 from gradguard.analysis.graph import SavedNode
+from gradguard.analysis.unfreeze_loops import certain_unfreezes
 from gradguard.analysis.values import Carry, Grad, Loss, LossKind, Value
 from gradguard.analysis.walk import module_nodes
 
 if TYPE_CHECKING:
     from gradguard.analysis.call_sites import CallerFacts, Candidate
+    from gradguard.analysis.interpreter.file_syntax import FileSyntax
     from gradguard.analysis.project_imports import ProjectImports
 
 LoopNode = ast.For | ast.AsyncFor | ast.While
@@ -120,6 +122,9 @@ class ModuleAnalysis:
     # `gradguard.analysis.historyless_names`; a verdict, not the value: kept analyses stay
     # small).
     bound_values: list[tuple[ast.Assign, bool]] = field(default_factory=list)
+    # Each run of a loop that unfreezes parameters by name (`unfreeze_loops`) in the
+    # recorded pass, with whether it certainly unfreezes none of its module's parameters.
+    unfreeze_runs: list[tuple[ast.For | ast.AsyncFor, bool]] = field(default_factory=list)
     # For each loop-carried value, the expressions that read it from the previous iteration.
     carry_reads: dict[Carry, list[ast.expr]] = field(default_factory=dict)
     # Statement -> the list of statements it belongs to, and the node owning that list.
@@ -204,14 +209,31 @@ def _analyse(
     a chain `main -> fit(model) -> train(model)` needs one more pass per link. A pass that
     learns nothing new is the final one: a file whose calls say nothing costs one pass.
     """
-    from gradguard.analysis.call_sites import CallSites, candidates
     from gradguard.analysis.interpreter.file_syntax import FileSyntax
+
+    syntax = FileSyntax(tree, text)  # shared by the passes: none of it depends on facts
+    analysis, facts = _passes(tree, text, imports, syntax)
+    if syntax.frozen_facts and not certain_unfreezes(tree, analysis.unfreeze_runs):
+        # A loop unfreezing parameters by name may unfreeze some: no frozen facts at all.
+        analysis, facts = _passes(tree, text, imports, syntax, frozen_facts=False)
+    return analysis, facts
+
+
+def _passes(
+    tree: ast.Module,
+    text: str | None,
+    imports: ProjectImports | None,
+    syntax: FileSyntax,
+    *,
+    frozen_facts: bool = True,
+) -> tuple[ModuleAnalysis, dict[int, CallerFacts]]:
+    """The passes of `_analyse`, with or without frozen facts."""
+    from gradguard.analysis.call_sites import CallSites, candidates
     from gradguard.analysis.interpreter.module import ModuleInterpreter
     from gradguard.analysis.interpreter.replay import Journal
 
     facts: dict[int, CallerFacts] = {}
     found: dict[int, Candidate] | None = None
-    syntax = FileSyntax(tree, text)  # shared by the passes: none of it depends on facts
     journal = Journal()
     for attempt in range(_GRAD_MODE_PASSES + 1):
         analysis = ModuleAnalysis(tree)
@@ -226,6 +248,7 @@ def _analyse(
             imports=imports,
             syntax=syntax,
             journal=journal,
+            frozen_facts=frozen_facts,
         )
         interpreter.run()
         if found is None:

@@ -21,8 +21,10 @@ only when every name with that start decides it alike (`startswith("backbone")` 
 `backbone.` and an unknown rest is True; `"ATS" in name` of it is not known). The loop
 freezes a parameter certainly when, for its name, the body reaches `p.requires_grad = False`
 (or `p.requires_grad_(False)`) through `if` tests decided on the name, before any `continue`
-or `break`. Other statements cannot unfreeze it: frozen facts are kept only in files where
-no code may (`parameters.may_unfreeze`).
+or `break`, and no `p.requires_grad = True` (or `p.requires_grad_(True)`, `p.requires_grad_()`)
+comes after the freeze on the way. Other statements cannot unfreeze it: frozen facts are kept
+only in files where no other code may (`parameters.may_unfreeze`). The same walk tells whether
+such a loop may leave a parameter unfrozen (`may_unfreeze`: `unfreeze_loops`).
 """
 
 from __future__ import annotations
@@ -104,6 +106,32 @@ def certainly_frozen(
     """The names of `names` whose parameter the loop `for <name>, <p> in
     X.named_parameters(): ...` certainly freezes (the loop's shape is checked here: an empty
     answer for any other)."""
+    ends = _ends_by_name(loop, names, strings)
+    if ends is None:
+        return ()
+    return tuple(name for name, found in zip(names, ends, strict=True) if found == {_FROZEN})
+
+
+def may_unfreeze(
+    loop: ast.For | ast.AsyncFor, names: tuple[ParameterName, ...], strings: StringsOf
+) -> bool:
+    """Whether the loop `for <name>, <p> in X.named_parameters(): ...` may leave the
+    parameter of some name of `names` unfrozen by `p.requires_grad = True` (or
+    `p.requires_grad_(True)`, `p.requires_grad_()`) with no freeze after it (True when the
+    loop has another shape)."""
+    ends = _ends_by_name(loop, names, strings)
+    return ends is None or any(_UNFROZEN in found for found in ends)
+
+
+# Evaluates a test operand other than the loop's name (a name, `cfg["key"]`, a literal).
+StringsOf = Callable[[ast.expr], Strings]
+
+
+def _ends_by_name(
+    loop: ast.For | ast.AsyncFor, names: tuple[ParameterName, ...], strings: StringsOf
+) -> list[set[str]] | None:
+    """For each name, how the loop's body may leave its parameter (`_FROZEN`,
+    `_UNFROZEN`, or untouched); None for a loop of another shape."""
     target = loop.target
     if not (
         isinstance(target, ast.Tuple)
@@ -112,52 +140,61 @@ def certainly_frozen(
         and isinstance(target.elts[1], ast.Name)
         and not loop.orelse
     ):
-        return ()
+        return None
     variable, parameter = target.elts[0].id, target.elts[1].id
-    if variable == parameter or _rebinds(loop.body, {variable, parameter}):
-        return ()
-    found: list[ParameterName] = []
+    if variable == parameter or rebinds(loop.body, {variable, parameter}):
+        return None
+    found: list[set[str]] = []
     for name in names:
-        tests = _Tests(variable, name, strings)
-        if _block(loop.body, parameter, tests) == _Outcome.FREEZES:
-            found.append(name)
-    return tuple(found)
+        walk = _Walk(parameter, _Tests(variable, name, strings))
+        falls = walk.block(loop.body, {_UNTOUCHED})
+        found.append(falls | walk.ends)
+    return found
 
 
-# Evaluates a test operand other than the loop's name (a name, `cfg["key"]`, a literal).
-StringsOf = Callable[[ast.expr], Strings]
+# How a way through a loop's body leaves its parameter: untouched, frozen last, unfrozen
+# last. A way that may leave the iteration before anything certain happened ends as it was.
+_UNTOUCHED, _FROZEN, _UNFROZEN = "untouched", "frozen", "unfrozen"
 
 
-class _Outcome:
-    """How a block ends for one name: it froze the parameter, it went on to what follows
-    (`FALLS`), or it may have left the iteration, or its course is not known (`STOPS`)."""
+class _Walk:
+    """Follows the ways through a loop's body for one name: `block` gives the states of
+    the ways that go on past a block; `ends` collects those of the ways that leave the
+    iteration (`continue`, or a statement whose course is not known)."""
 
-    FREEZES = "freezes"
-    FALLS = "falls"
-    STOPS = "stops"
+    def __init__(self, parameter: str, tests: _Tests) -> None:
+        self.parameter = parameter
+        self.tests = tests
+        self.ends: set[str] = set()
 
+    def block(self, body: list[ast.stmt], states: set[str]) -> set[str]:
+        for stmt in body:
+            if not states:
+                break
+            states = self.statement(stmt, states)
+        return states
 
-def _block(body: list[ast.stmt], parameter: str, tests: _Tests) -> str:
-    for stmt in body:
-        outcome = _statement(stmt, parameter, tests)
-        if outcome != _Outcome.FALLS:
-            return outcome
-    return _Outcome.FALLS
-
-
-def _statement(stmt: ast.stmt, parameter: str, tests: _Tests) -> str:
-    if _freezes(stmt, parameter):
-        return _Outcome.FREEZES
-    if isinstance(stmt, ast.If):
-        decided = tests.decide(stmt.test)
-        if decided is None:
-            taken = {_block(stmt.body, parameter, tests), _block(stmt.orelse, parameter, tests)}
-            return taken.pop() if len(taken) == 1 else _Outcome.STOPS
-        return _block(stmt.body if decided else stmt.orelse, parameter, tests)
-    simple = isinstance(stmt, ast.Expr | ast.Assign | ast.AugAssign | ast.AnnAssign | ast.Pass)
-    if simple and not _mentions(stmt, parameter):
-        return _Outcome.FALLS  # `print(...)`, `enabled.append(name)`: the parameter untouched
-    return _Outcome.STOPS
+    def statement(self, stmt: ast.stmt, states: set[str]) -> set[str]:
+        if _freezes(stmt, self.parameter):
+            return {_FROZEN}
+        if unfreezes_parameter(stmt, self.parameter):
+            return {_UNFROZEN}
+        if isinstance(stmt, ast.If):
+            decided = self.tests.decide(stmt.test)
+            taken: set[str] = set()
+            if decided is not False:
+                taken |= self.block(stmt.body, states)
+            if decided is not True:
+                taken |= self.block(stmt.orelse, states)
+            return taken
+        simple = isinstance(stmt, ast.Expr | ast.Assign | ast.AugAssign | ast.AnnAssign | ast.Pass)
+        if simple and not _mentions(stmt, self.parameter):
+            return states  # `print(...)`, `enabled.append(name)`: the parameter untouched
+        # `continue`, or another statement (or one handed the parameter), which may leave
+        # the iteration or do what is not known: a parameter frozen last stays so (nothing
+        # else may unfreeze it where frozen facts are kept), any other way ends here.
+        self.ends |= states - {_FROZEN}
+        return states & {_FROZEN}
 
 
 def _mentions(stmt: ast.stmt, name: str) -> bool:
@@ -191,7 +228,41 @@ def _freezes(stmt: ast.stmt, parameter: str) -> bool:
     )
 
 
-def _rebinds(body: list[ast.stmt], names: set[str]) -> bool:
+def unfreezes_parameter(stmt: ast.stmt, parameter: str) -> bool:
+    """`<parameter>.requires_grad = True`, `<parameter>.requires_grad_(True)` or
+    `<parameter>.requires_grad_()`."""
+    if isinstance(stmt, ast.Assign):
+        target = stmt.targets[0]
+        return (
+            len(stmt.targets) == 1
+            and isinstance(target, ast.Attribute)
+            and target.attr == "requires_grad"
+            and isinstance(target.value, ast.Name)
+            and target.value.id == parameter
+            and isinstance(stmt.value, ast.Constant)
+            and stmt.value.value is True
+        )
+    if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
+        return False
+    call = stmt.value
+    return (
+        isinstance(call.func, ast.Attribute)
+        and call.func.attr == "requires_grad_"
+        and isinstance(call.func.value, ast.Name)
+        and call.func.value.id == parameter
+        and not call.keywords
+        and (
+            not call.args
+            or (
+                len(call.args) == 1
+                and isinstance(call.args[0], ast.Constant)
+                and call.args[0].value is True
+            )
+        )
+    )
+
+
+def rebinds(body: list[ast.stmt], names: set[str]) -> bool:
     """Code of the body binds one of `names` (then a test may not read the loop's own)."""
     for stmt in body:
         for node in ast.walk(stmt):

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gradguard.analysis import layer_lists, libraries
+from gradguard.analysis import layer_lists, libraries, unfreeze_loops
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.names import (
     callee_name,
@@ -126,7 +126,7 @@ def may_unfreeze(text: str, tree: ast.Module | None = None) -> bool:
     built: frozenset[tuple[int, int]] | None = None
     for match in found:
         prose = prose or _Prose(text, tree)
-        if prose.holds(match.start()):
+        if prose.holds(match.start()) or prose.excused(match.start()):
             continue
         if match.group().startswith("Parameter"):
             built = _constructor_parameters(tree) if built is None else built
@@ -134,6 +134,10 @@ def may_unfreeze(text: str, tree: ast.Module | None = None) -> bool:
                 continue
         return True
     return False
+
+
+# Sorts after every span starting at the same place.
+_LAST = (1 << 62, 0)
 
 
 def _constructor_parameters(tree: ast.Module) -> frozenset[tuple[int, int]]:
@@ -175,6 +179,8 @@ class _Prose:
 
     def __init__(self, text: str, tree: ast.Module) -> None:
         self.text = text
+        self.tree = tree
+        self.excused_spans: list[unfreeze_loops.Span] | None = None
         self.starts, self.ends = _string_spans(tree)
 
     def position(self, offset: int) -> tuple[int, int] | None:
@@ -203,6 +209,17 @@ class _Prose:
     def _in_string(self, position: tuple[int, int]) -> bool:
         index = bisect_right(self.starts, position) - 1
         return index >= 0 and position < self.ends[index]
+
+    def excused(self, offset: int) -> bool:
+        """True when the character at `offset` lies in an unfreeze the dataflow pass checks
+        (`unfreeze_loops`: `p.requires_grad = True` in a `named_parameters()` loop)."""
+        if self.excused_spans is None:
+            self.excused_spans = unfreeze_loops.excused_spans(self.tree)
+        position = self.position(offset)
+        if position is None:
+            return False
+        index = bisect_right(self.excused_spans, (position, _LAST)) - 1
+        return index >= 0 and position < self.excused_spans[index][1]
 
 
 # A place in the text: 1-based line and `ast` column.

@@ -22,7 +22,10 @@ switching it off "to save memory"), or by `__init__` for every other method of t
 (`self.backbone`, stored and frozen there only); and nothing can unfreeze a parameter or add a
 new one afterwards. Any `requires_grad = True`, `requires_grad_()`, `nn.Parameter`,
 a submodule assigned onto the model (a new head), or the model handed to code the analysis
-cannot see keeps the rule silent.
+cannot see keeps the rule silent, but for a loop over `named_parameters()` turning on the
+parameters whose names pass its tests (`if name.startswith("classifier."): p.requires_grad =
+True`) when, in every run of it, no name the module's parameters may have passes them (or
+the loop freezes each parameter again after turning it on).
 
 ## Why is this bad?
 With every parameter frozen and no input requiring grad, nothing the model computes has a

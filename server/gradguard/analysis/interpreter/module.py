@@ -81,6 +81,7 @@ class ModuleInterpreter:
         imports: ProjectImports | None = None,
         syntax: FileSyntax | None = None,
         journal: Journal | None = None,
+        frozen_facts: bool = True,
     ) -> None:
         self.tree = tree
         self.text = text
@@ -121,8 +122,9 @@ class ModuleInterpreter:
         # methods asked for meanwhile reads attributes not collected yet (see `summary_of`).
         self._collecting: set[int] = set()
         self.freezes_parameters = self.syntax.freezes_parameters
-        # Certain freezing facts only where nothing in the file may unfreeze a parameter.
-        self.frozen_facts = self.syntax.frozen_facts
+        # Certain freezing facts only where nothing in the file may unfreeze a parameter
+        # (and, with `frozen_facts` False, not at all: see `unfreeze_loops`).
+        self.frozen_facts = self.syntax.frozen_facts and frozen_facts
         self._class_check: _JournaledClassCheck | None = None
         # Nothing in the file may switch a module out of training mode (`.eval()`,
         # `.train(False)`, `.training = False`): dropout layers certainly run as in training.

@@ -53,6 +53,7 @@ _LISTS = (
     "inplace_on_saved",
     "opaque_calls",
     "resolved_calls",
+    "unfreeze_runs",
 )
 
 

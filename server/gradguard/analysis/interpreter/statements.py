@@ -45,15 +45,18 @@ from gradguard.analysis.node_cache import cached_by_node
 from gradguard.analysis.parameter_names import (
     ParameterName,
     Strings,
+    StringsOf,
     certainly_frozen,
     listed_strings,
     loaded_names,
+    may_unfreeze,
     parameter_names,
     plain_operand,
     strings_of,
 )
 from gradguard.analysis.parameter_names import stored_names as names_stored
 from gradguard.analysis.stacked_lists import stacking_calls
+from gradguard.analysis.unfreeze_loops import is_unfreeze_loop
 from gradguard.analysis.values import (
     NONE,
     UNKNOWN,
@@ -561,6 +564,7 @@ class FunctionInterpreter(CallEvaluator):
         # Which parameters a filtered `named_parameters()` loop freezes, told before the
         # loop runs (its tests read what is bound before it).
         named = self._frozen_by_name(stmt) if self.module.frozen_facts else None
+        harmless = self._unfreezes_nothing(stmt)
         iterated = self.eval(stmt.iter)
         builtin_range = self._is_builtin("range")
         trips = least_trips(stmt.iter, iterated, self.settled, range_is_builtin=builtin_range)
@@ -599,6 +603,11 @@ class FunctionInterpreter(CallEvaluator):
                 self._freeze(owner, stmt, f"a loop over `{ast.unparse(owner)}.{method}()`")
             elif named is not None:
                 self._freeze_named(stmt, *named)
+        if harmless is not None:
+            if self.record:
+                self.module.analysis.unfreeze_runs.append((stmt, harmless))
+            if not harmless:
+                self._unfreeze(None)
 
     _stmt_AsyncFor = _stmt_For
 
@@ -617,6 +626,28 @@ class FunctionInterpreter(CallEvaluator):
         False`: the owner, the names its parameters may have and those the loop certainly
         freezes (see `gradguard.analysis.parameter_names`); None when the structure of the
         owner may have changed or the loop has another shape."""
+        found = self._named_loop(stmt)
+        if found is None:
+            return None
+        owner_expr, names, strings = found
+        return owner_expr, names, certainly_frozen(stmt, names, strings)
+
+    def _unfreezes_nothing(self, stmt: ast.For | ast.AsyncFor) -> bool | None:
+        """For a loop unfreezing parameters by name (`unfreeze_loops`), in a file whose
+        frozen facts rest on it: whether it certainly unfreezes none of the parameters of
+        the module it runs over (the names they may have, tested as the loop does); None
+        for any other loop."""
+        if not self.module.frozen_facts or not is_unfreeze_loop(self.module.tree, stmt):
+            return None
+        found = self._named_loop(stmt)
+        return found is not None and not may_unfreeze(stmt, found[1], found[2])
+
+    def _named_loop(
+        self, stmt: ast.For | ast.AsyncFor
+    ) -> tuple[ast.expr, tuple[ParameterName, ...], StringsOf] | None:
+        """`for name, p in <owner>.named_parameters(): ...`: the owner, the names its
+        parameters may have and what the loop's tests read; None when the structure of the
+        owner may have changed or is not known."""
         iterable = stmt.iter
         if not (
             isinstance(iterable, ast.Call)
@@ -644,8 +675,7 @@ class FunctionInterpreter(CallEvaluator):
             return None
         names = parameter_names(owner, self.submodule_classes())
         stored = names_stored(stmt.body)
-        frozen = certainly_frozen(stmt, names, lambda expr: self._test_strings(expr, stored))
-        return owner_expr, names, frozen
+        return owner_expr, names, lambda expr: self._test_strings(expr, stored)
 
     def _test_strings(self, expr: ast.expr, stored: frozenset[str]) -> Strings:
         """The string (or strings) a test operand of a `named_parameters()` loop certainly
