@@ -206,6 +206,63 @@ def test_typing_in_a_function_grafts_and_replays() -> None:
     assert counters.replayed_steps > 0  # the constants step and the other function at least
 
 
+_KEEPS_COMPUTED = """\
+import torch
+from torch import nn
+
+
+class Scaled(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.base = torch.randn(3, requires_grad=True)
+        self.weight = self.base * 0.5
+
+    def forward(self, x):
+        return x * self.weight
+
+
+class Head(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(3, 3)
+
+    def forward(self, x):
+        h = self.proj(x)
+        return h.relu()
+
+
+def train(model, x):
+    out = model(x)
+    loss = out.sum()
+    loss.backward()
+"""
+
+
+def test_an_edit_beside_a_constructor_kept_tensor_replays_the_rest() -> None:
+    """A class whose `__init__` keeps a computed tensor (`ClassInfo.computed`, found by a
+    scratch run of `__init__` in the module-level step) must not make every edit analyse
+    the whole file again: what that step reads of the whole file (where grad-mode switches
+    are named, which attributes are mentioned) is compared for the new tree instead."""
+    incremental = Incremental()
+    settings = Settings()
+    text = _KEEPS_COMPUTED
+    for _ in range(2):
+        check(incremental, "doc", text, path="kept.py", settings=settings)
+    run = incremental.counters.run_steps
+    lines = text.split("\n")
+    at = lines.index("        h = self.proj(x)")
+    for letter in "abc":
+        lines[at] = lines[at].replace("h =", f"h{letter} = h =", 1)
+        edited = "\n".join(lines)
+        found = check(incremental, "doc", edited, path="kept.py", settings=settings)
+        assert found is not None
+        assert _shown(edited, found) == _shown(edited, check_source(edited, path="kept.py"))
+    assert incremental.counters.grafted == 3
+    # Only the edited `forward` runs again (nothing reads its summary): the module-level
+    # step, with its scratch run of `Scaled.__init__`, and the other functions replay.
+    assert incremental.counters.run_steps - run == 3
+
+
 def test_typing_in_a_comment_keeps_the_tree() -> None:
     path = ROOT / "examples" / "buggy_lstm_cell.py"
     text = path.read_text(encoding="utf-8") + "# a note"

@@ -20,9 +20,10 @@ from functools import cached_property
 
 from gradguard.analysis.events import Event, ForwardCall, ModuleModeCall
 from gradguard.analysis.model import FunctionNode
+from gradguard.analysis.node_cache import cached_by_node
 from gradguard.analysis.threads import thread_target
 from gradguard.analysis.values.vocabulary import ModuleRef
-from gradguard.analysis.walk import module_nodes_of, module_parents, own_nodes
+from gradguard.analysis.walk import module_nodes_of, module_parents, own_nodes, walk
 
 # Context managers and decorators that change the grad mode or inference mode (matched by
 # their last name, so an alias the import table cannot resolve still counts).
@@ -56,16 +57,34 @@ def modes_switched_only_in(tree: ast.Module, function: FunctionNode) -> bool:
     `set_grad_enabled`..., by last name: a `with` block, a decorator, a call) lies in
     `function`'s own code. Then whatever calls it in this file, also `model(x)` running a
     `forward`, calls it with recording on: its run decides its grad mode by itself."""
-    inside: set[int] | None = None
-    for node in module_nodes_of(tree, ast.Name, ast.Attribute):
-        name = node.id if isinstance(node, ast.Name) else node.attr
-        if name not in _MODE_NAMES:
-            continue
-        if inside is None:
-            inside = {id(n) for n in ast.walk(function)}
-        if id(node) not in inside:
-            return False
-    return True
+    mentions = _mode_mentions(tree)
+    if not mentions:
+        return True
+    inside = {(n.lineno, n.col_offset) for n in walk(function) if isinstance(n, _MENTIONS)}
+    return inside.issuperset(mentions)
+
+
+@cached_by_node
+def _mode_mentions(tree: ast.Module) -> frozenset[tuple[int, int]]:
+    """Where (line, column) the tree names a grad-mode switch (`_MODE_NAMES`, as a name or
+    an attribute): positions, not nodes, so an edit of one function that keeps its own
+    mentions where they were keeps the answer (`gradguard.analysis.incremental` compares it
+    on the edited function's part)."""
+    return frozenset(
+        (node.lineno, node.col_offset)
+        for kind in _MENTIONS
+        for node in module_nodes_of(tree, kind)
+        if _mentioned(node) in _MODE_NAMES
+    )
+
+
+def _mentioned(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    return node.attr if isinstance(node, ast.Attribute) else None
+
+
+_MENTIONS = (ast.Name, ast.Attribute)
 
 
 class GradContext:

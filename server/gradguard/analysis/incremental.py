@@ -184,6 +184,10 @@ class _Syntax(FileSyntax):
         with unwatched_module_reads():
             return super().star_count()
 
+    def mentions_attribute(self, name: str) -> bool:
+        with unwatched_module_reads():  # compared on the edited part (`_attribute_part`)
+            return super().mentions_attribute(name)
+
     def unchanged_dicts(self) -> frozenset[str]:
         with unwatched_module_reads():
             return super().unchanged_dicts()
@@ -945,6 +949,7 @@ _BY_PARTS = frozenset(
         "_self_stores",
         "_class_assigned",
         "_registers_by_name",
+        "_mode_mentions",
     }
 )
 
