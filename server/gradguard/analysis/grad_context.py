@@ -9,7 +9,9 @@ that is not a plain call (a callback, `functools.partial`), a caller inside any 
 `with` block or decorator, or a caller that switches modes with `set_grad_enabled` makes the
 answer "unknown", and unknown is never "on". The target of a `threading.Thread` is called
 by the new thread, which starts with recording on whatever the mode of its starter
-(`gradguard.analysis.threads`).
+(`gradguard.analysis.threads`). A function another file of the project may call, by name,
+with recording off (`gradguard.project.grad_off_calls`) is not certainly entered with
+recording on, whatever this file's calls say.
 """
 
 from __future__ import annotations
@@ -90,11 +92,18 @@ _MENTIONS = (ast.Name, ast.Attribute)
 class GradContext:
     """Call sites, callers and grad-mode regions of one module's functions."""
 
-    def __init__(self, tree: ast.Module, events: Iterable[Event] = ()) -> None:
+    def __init__(
+        self,
+        tree: ast.Module,
+        events: Iterable[Event] = (),
+        called_off_elsewhere: frozenset[str] = frozenset(),
+    ) -> None:
         """`events`: what the interpreter recorded; the method calls on a known module
         (`self.model.train()`, `net.forward(x)`) tell which calls cannot run a method of
-        a class of the file (see `call_sites`)."""
+        a class of the file (see `call_sites`). `called_off_elsewhere`: the names other
+        files of the project may call with recording off (`ModuleAnalysis`)."""
         self.tree = tree
+        self.called_off_elsewhere = called_off_elsewhere
         # id(call) -> the module `receiver.method(...)` was called on.
         self.receivers: dict[int, ModuleRef] = {
             id(event.node): event.value.module
@@ -237,6 +246,8 @@ class GradContext:
             return not self._switches_inside(self.tree)
         if depth > _DEPTH or any(_switches_mode(d) for d in function.decorator_list):
             return False
+        if self.called_elsewhere_without_grad(function):
+            return False
         sites = self.call_sites(function)
         if sites == []:
             return self.uncalled_entry_point(function)
@@ -267,6 +278,8 @@ class GradContext:
         """
         if function.decorator_list or self.call_sites(function) != []:
             return False
+        if self.called_elsewhere_without_grad(function):
+            return False
         parent = self.parents.get(id(function))
         if isinstance(parent, ast.Module):
             return True
@@ -275,6 +288,17 @@ class GradContext:
             and not function.name.startswith("__")
             and self._plain_class(parent, depth=0)
         )
+
+    def called_elsewhere_without_grad(self, function: FunctionNode) -> bool:
+        """Whether another file of the project may call `function` with recording off: a
+        module-level function or a method of a module-level class whose name that file calls
+        in a grad-off region (`gradguard.project.grad_off_calls`)."""
+        if function.name not in self.called_off_elsewhere:
+            return False
+        parent = self.parents.get(id(function))
+        if isinstance(parent, ast.ClassDef):
+            parent = self.parents.get(id(parent))
+        return isinstance(parent, ast.Module)
 
     def _plain_class(self, node: ast.ClassDef, depth: int) -> bool:
         """A module-level class whose bases are `object`, `nn.Module` or plain classes of

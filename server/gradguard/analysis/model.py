@@ -93,6 +93,9 @@ class ModuleAnalysis:
 
     tree: ast.Module
     backward_calls: list[BackwardCall] = field(default_factory=list)
+    # Names other files of the project may call with recording off (`ProjectImports`): a
+    # function of the file of such a name may be entered with recording off.
+    called_off_elsewhere: frozenset[str] = frozenset()
     # Backward calls inside a method, as seen from a loop that calls the method on every
     # iteration: the ones run on every call (no carries), and the ones that run through
     # state the previous call left on `self` (their value's carries name that state and the

@@ -33,3 +33,7 @@ class ProjectImports(Protocol):
 
     def summary(self, owner: ModuleInterpreter, node: FunctionNode) -> FunctionSummary:
         """How a function of another file looks from its callers (unknown when not known)."""
+
+    def called_without_grad(self) -> frozenset[str]:
+        """The names other files of the project may call while recording is off (a function
+        of the file of such a name may be entered with recording off); empty when unknown."""

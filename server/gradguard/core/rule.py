@@ -60,7 +60,8 @@ class RuleContext:
         """Call sites, callers and grad-mode regions of the module's functions."""
         from gradguard.analysis.facts import ForwardCall, GradContext, ModuleModeCall
 
-        return GradContext(self.tree, self.analysis.events.of(ModuleModeCall, ForwardCall))
+        events = self.analysis.events.of(ModuleModeCall, ForwardCall)
+        return GradContext(self.tree, events, self.analysis.called_off_elsewhere)
 
     @cached_property
     def torch_alias(self) -> str | None:

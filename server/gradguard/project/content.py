@@ -26,7 +26,26 @@ def read_text(path: Path) -> str | None:
         return None
 
 
+# path -> (its stat stamp, its key): a results cache checks every dependency of every cached
+# file, and the files a result rests on (the files of its part of the import graph, see
+# `grad_off_index`) are shared by many results, so each is read once per process while its
+# size, modification time and inode stay the same.
+_keys: dict[str, tuple[tuple[int, int, int], str | None]] = {}
+
+
 def current_key(path: str) -> str | None:
     """The key of the file at `path` as it is now on disk (None: unreadable or gone)."""
+    import os
+
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    stamp = (info.st_mtime_ns, info.st_size, info.st_ino)
+    known = _keys.get(path)
+    if known is not None and known[0] == stamp:
+        return known[1]
     text = read_text(Path(path))
-    return content_key(text) if text is not None else None
+    key = content_key(text) if text is not None else None
+    _keys[path] = (stamp, key)
+    return key

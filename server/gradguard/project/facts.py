@@ -26,6 +26,7 @@ from dataclasses import replace
 from gradguard.analysis.interpreter.module import ModuleInterpreter
 from gradguard.analysis.interpreter.summary import FunctionSummary
 from gradguard.analysis.values import Value, evolve
+from gradguard.project.grad_off_calls import names_called_off
 
 # Objects digested at most per file: beyond it the fingerprint is "unique" (always changed).
 _BUDGET = 200_000
@@ -113,7 +114,11 @@ def fingerprint(interpreter: ModuleInterpreter) -> Hashable:
             for key, summary in interpreter.summaries.items()
         )
         values = digests.of({name: _unplaced(v) for name, v in interpreter.globals.items()})
-        return digests.hashed("module", [values, *summaries, *skeleton(interpreter.tree)])
+        # The names it calls with recording off: files of its part of the project read them
+        # (`grad_off_calls`), whether or not they import it.
+        off = sorted(f"off:{name}" for name in names_called_off(interpreter.tree))
+        parts = [values, *summaries, *skeleton(interpreter.tree), *off]
+        return digests.hashed("module", parts)
     except (_TooLarge, RecursionError):
         return object()
 

@@ -36,6 +36,7 @@ from gradguard.core.limits import size_problem
 from gradguard.core.text import FOREIGN_LINE_BASE
 from gradguard.project.content import content_key, read_text
 from gradguard.project.facts import fingerprint
+from gradguard.project.grad_off_index import GradOffIndex
 from gradguard.project.graph import Components
 from gradguard.project.resolve import ABSENT, candidate_files, find_module
 from gradguard.project.roots import project_folder, search_roots
@@ -70,7 +71,7 @@ class SourceFile:
         self.path = path
         self.text = text
         self.key = content_key(text)
-        self.links = tuple(dict.fromkeys(_links_in(path, text)))
+        self.links = tuple(dict.fromkeys(links_in(path, text)))
         self._tree: ast.Module | None = None
         self._parsed = False
         self.defined: tuple[ast.AST, ...] = ()  # its classes and functions, nested ones too
@@ -130,6 +131,7 @@ class ProjectIndex:
         self._used: dict[Path, dict[Path, str]] = {}
         self._lines: dict[Path, int] = {}  # lines of each summarised file
         self._components = Components(self._links)
+        self.grad_off = GradOffIndex(self._texts)  # names other files call with grad off
 
     # -- files -------------------------------------------------------------------------------
 
@@ -261,7 +263,7 @@ class ProjectIndex:
     def imports_for(self, path: Path) -> FileImports:
         """The project as seen from the file at `path`, for analysing it now."""
         self.trim()
-        imports = FileImports(self, path)
+        imports = FileImports(self, path, checked=True)
         self._used[path] = imports.depends
         return imports
 
@@ -329,6 +331,7 @@ class ProjectIndex:
         self._lines.clear()
         self._owners.clear()
         self._components = Components(self._links)
+        self.grad_off.forget_all()
         search_roots.cache_clear()
         project_folder.cache_clear()
         return frozenset(self._used)
@@ -341,6 +344,7 @@ class ProjectIndex:
 
     def _set_text(self, path: Path, text: str | None) -> None:
         self._outlines.pop(path, None)  # its key and links are read again
+        self.grad_off.forget(path)
         if text is None:
             self._texts.pop(path, None)
         else:
@@ -384,6 +388,19 @@ class FileImports:
     index: ProjectIndex
     path: Path
     depends: dict[Path, str] = field(default_factory=dict)
+    # The file being checked (not one summarised for its importers, whose summary must not
+    # rest on the files importing it): it learns what other files call with grad off.
+    checked: bool = False
+
+    def called_without_grad(self) -> frozenset[str]:
+        """The names other files of the project may call with recording off (see
+        `grad_off_calls`); empty for a summarised file."""
+        if not self.checked:
+            return frozenset()
+        names, depends = self.index.grad_off.called_off_elsewhere(self.path)
+        for path, key in depends.items():
+            self.depends.setdefault(path, key)
+        return names
 
     def imported(self, stmt: ast.Import | ast.ImportFrom, alias: ast.alias) -> Value | None:
         """The value of `from module import name` when `module` is a project file that
@@ -516,7 +533,7 @@ def _parse(path: Path, text: str) -> ast.Module | None:
 _FROM_IMPORT = re.compile(r"^[ \t]*from[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+import\b", re.MULTILINE)
 
 
-def _links_in(importer: Path, text: str) -> Iterator[Path]:
+def links_in(importer: Path, text: str) -> Iterator[Path]:
     """The project files the `from ... import` statements of a text name."""
     for match in _FROM_IMPORT.finditer(text):
         dots, module = match.group(1), match.group(2)

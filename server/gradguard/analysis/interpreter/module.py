@@ -87,6 +87,10 @@ class ModuleInterpreter:
         self.text = text
         # Names imported from other files of the project (None: every import is unknown).
         self.imports = imports
+        # Names other files of the project may call with recording off: a function of this
+        # file of such a name is not certainly entered with recording on (`grad_off_calls`).
+        self.called_off_elsewhere = imports.called_without_grad() if imports else frozenset()
+        analysis.called_off_elsewhere = self.called_off_elsewhere
         # Calls of the file's functions seen in this pass, and what earlier passes learnt
         # about parameters from them (see `gradguard.analysis.call_sites`).
         self.call_sites = call_sites if call_sites is not None else CallSites()
@@ -329,6 +333,17 @@ class ModuleInterpreter:
             or (_parameter_leaf(value) and retouched is not None and name not in retouched)
             or (name in settings and value.kind is Kind.MAPPING)
         }
+
+    def reachable_from_elsewhere(self, node: FunctionNode) -> bool:
+        """Whether another file of the project may call `node` with recording off: a
+        module-level function or a method of a module-level class, of a name that file calls
+        in a grad-off region (`grad_off_calls`)."""
+        if node.name not in self.called_off_elsewhere:
+            return False
+        owner = self.parent_scope.get(id(node))
+        if isinstance(owner, ast.ClassDef):
+            owner = self.parent_scope.get(id(owner))
+        return owner is None or owner is self.tree
 
     def class_info(self, node: ast.ClassDef) -> ClassInfo:
         """What the file says about a class: is it an nn.Module, which modules it owns."""

@@ -138,6 +138,9 @@ class FunctionInterpreter(CallEvaluator):
                 self.mode = GradMode(False, callers.grad_off)
             elif callers.grad_enabled is not True:
                 self.mode = GRAD_UNKNOWN
+        if self.mode.enabled is True and self.module.reachable_from_elsewhere(node):
+            # Another file of the project may call it with recording off (`grad_off_calls`).
+            self.mode = GRAD_UNKNOWN
         if node.name != "forward":
             # Tag each parameter, so a caller can tell whether what it passes reaches a
             # backward() in here (see `_params_carried_across_calls`).

@@ -1,0 +1,198 @@
+"""The project's grad-off calls, per file, and which files share a program with which.
+
+`GradOffIndex` answers, for a checked file, the names the other files of its part of the
+import graph call where recording may be off (`grad_off_calls`), with the content keys of
+those files: the checked file's result rests on every one of them (an edit may add a
+`with torch.no_grad():` or an import), so they go into its dependencies, which the results
+cache and the language server's `revise` read like those of imported names.
+
+The project's files are those under its folder (`roots.project_folder`, else the folder
+above the file's outermost package), found once per index without hidden or tool
+directories and virtual environments (as `gradguard check` walks). Each file is read once
+per content for its imports (`from ... import` and `import a.b`, resolved as the interpreter
+resolves them); it is parsed only when it belongs to a checked file's part and its text
+mentions a grad-mode switch. `forget(path)` drops what was read of a changed file;
+`forget_all` every file (files created or deleted).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from gradguard.analysis.imports import is_library
+from gradguard.project.content import content_key, read_text
+from gradguard.project.grad_off_calls import SWITCH_TEXT, names_called_off
+from gradguard.project.resolve import find_module
+from gradguard.project.roots import project_folder, search_roots
+
+# `import a.b`, `import a as b, c` at the start of a line (a superset of the statements).
+_IMPORT = re.compile(r"^[ \t]*import[ \t]+([\w. \t,]+)", re.MULTILINE)
+# Projects with more Python files than this are not scanned (the fact stays off).
+MAX_FILES = 20_000
+
+
+@dataclass(frozen=True)
+class _Scanned:
+    """What the fact needs of one file: its content key, the project files it imports, and
+    whether its text mentions a grad-mode switch (only then is it parsed)."""
+
+    key: str
+    links: tuple[Path, ...]
+    switches: bool  # its text mentions a grad-mode switch
+
+
+class GradOffIndex:
+    """Grad-off calls of a project's files, read on demand, once per content."""
+
+    def __init__(self, texts: dict[Path, str]) -> None:
+        self._texts = texts  # the editor's text of open files (shared with the index)
+        self._files: dict[Path, tuple[Path, ...]] = {}  # project folder -> its files
+        self._scanned: dict[Path, _Scanned | None] = {}
+        self._names: dict[Path, tuple[str, frozenset[str]]] = {}  # by content key
+        self._parts: dict[Path, dict[Path, int]] = {}  # project folder -> part numbers
+
+    def forget(self, path: Path) -> None:
+        """The file at `path` changed: read it again when asked."""
+        self._scanned.pop(path, None)
+        self._parts.clear()
+
+    def forget_all(self) -> None:
+        """Files appeared or disappeared: list the project again."""
+        self._files.clear()
+        self._scanned.clear()
+        self._names.clear()
+        self._parts.clear()
+
+    def names(self, path: Path) -> frozenset[str]:
+        """The names the file at `path` calls with recording maybe off (empty: unreadable)."""
+        scanned = self._scan(path)
+        if scanned is None or not scanned.switches:
+            return frozenset()
+        known = self._names.get(path)
+        if known is not None and known[0] == scanned.key:
+            return known[1]
+        text = self._text(path)
+        found: frozenset[str] = frozenset()
+        if text is not None and content_key(text) == scanned.key:
+            found = _names_of(path, text)
+        self._names[path] = (scanned.key, found)
+        return found
+
+    def called_off_elsewhere(self, path: Path) -> tuple[frozenset[str], dict[Path, str]]:
+        """The names the other files of `path`'s part of the import graph call with
+        recording maybe off, and the content keys of those files."""
+        folder = _folder(path)
+        files = self._project_files(folder)
+        if path not in files:
+            return frozenset(), {}
+        parts = self._parts.get(folder)
+        if parts is None:
+            parts = self._parts[folder] = self._connect(files)
+        part = parts.get(path)
+        names: set[str] = set()
+        depends: dict[Path, str] = {}
+        for other, number in parts.items():
+            if number != part or other == path:
+                continue
+            scanned = self._scan(other)
+            if scanned is None:
+                continue
+            depends[other] = scanned.key
+            names |= self.names(other)
+        return frozenset(names), depends
+
+    def _project_files(self, folder: Path) -> tuple[Path, ...]:
+        files = self._files.get(folder)
+        if files is None:
+            listed = sorted(_python_files(folder))
+            files = self._files[folder] = tuple(listed) if len(listed) <= MAX_FILES else ()
+        return files
+
+    def _connect(self, files: tuple[Path, ...]) -> dict[Path, int]:
+        """Each file's part of the import graph, its edges taken both ways."""
+        parent: dict[Path, Path] = {f: f for f in files}
+
+        def root(node: Path) -> Path:
+            while parent[node] != node:
+                parent[node] = parent[parent[node]]
+                node = parent[node]
+            return node
+
+        for file in files:
+            scanned = self._scan(file)
+            for link in scanned.links if scanned is not None else ():
+                if link in parent:
+                    parent[root(link)] = root(file)
+        numbers: dict[Path, int] = {}
+        return {f: numbers.setdefault(root(f), len(numbers)) for f in files}
+
+    def _scan(self, path: Path) -> _Scanned | None:
+        if path not in self._scanned:
+            text = self._text(path)
+            if text is None:
+                self._scanned[path] = None
+            else:
+                links = tuple(_links(path, text))
+                switches = SWITCH_TEXT.search(text) is not None
+                self._scanned[path] = _Scanned(content_key(text), links, switches)
+        return self._scanned[path]
+
+    def _text(self, path: Path) -> str | None:
+        text = self._texts.get(path)
+        return text if text is not None else read_text(path)
+
+
+def _names_of(path: Path, text: str) -> frozenset[str]:
+    import ast
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(text, filename=str(path))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return frozenset()
+    try:
+        return names_called_off(tree)
+    except RecursionError:
+        return frozenset()
+
+
+def _folder(path: Path) -> Path:
+    """The folder whose files may share a program with the file at `path`."""
+    found = project_folder(path.parent)
+    return found if found is not None else search_roots(path.parent)[-1]
+
+
+def _links(importer: Path, text: str) -> Iterator[Path]:
+    """The project files the text's `from ... import` and `import ...` statements name."""
+    from gradguard.project.index import links_in  # the same reading as the import graph
+
+    yield from links_in(importer, text)
+    for match in _IMPORT.finditer(text):
+        for item in match.group(1).split(","):
+            words = item.split()
+            module = words[0] if words else ""
+            if not module or is_library(module.split(".")[0]):
+                continue
+            found = find_module(importer, module, 0)
+            if found is not None and found.file is not None:
+                yield found.file
+
+
+def _python_files(folder: Path) -> Iterator[Path]:
+    """The `.py` files under `folder`, as a check of the folder walks it (without asking
+    git what it ignores: an ignored file only adds names, which only silences)."""
+    from gradguard.files import VENV_MARKER, skipped_dir
+
+    for current, dirnames, filenames in os.walk(folder):
+        if VENV_MARKER in filenames and current != str(folder):
+            dirnames[:] = []
+            continue
+        dirnames[:] = [d for d in dirnames if not skipped_dir(d)]
+        base = Path(current)
+        yield from (base / name for name in filenames if name.endswith(".py"))
