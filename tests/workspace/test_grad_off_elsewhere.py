@@ -287,3 +287,92 @@ def test_the_fixtures_run_as_documented(tmp_path: Path) -> None:
     assert "generate raised: " + ERROR in on.stdout
     assert runs[("grad_off_elsewhere", "unrelated")].returncode == 0
     shutil.rmtree(tmp_path, ignore_errors=True)
+
+
+# -- a caller that certainly runs it with recording on -------------------------------------
+
+ENGINE = """\
+from torch import nn
+
+LAYER = nn.Linear(4, 2)
+
+
+def convert(x, to_numpy=False):
+    out = LAYER(x)
+    if to_numpy:
+        return out.numpy()
+    return out
+"""
+PREPARE = """\
+import torch
+
+from .engine import convert
+
+
+def prepare():
+    with torch.no_grad():
+        return convert(torch.randn(2, 4))
+"""
+UNWRAP = """\
+import torch
+
+from .engine import convert
+
+
+def unwrap():
+    return convert(torch.randn(2, 4), to_numpy=True)
+"""
+
+
+def check_in(project: Path, relative: str) -> list[str]:
+    session.reset()
+    try:
+        path = project / relative
+        with session.checking(path):
+            result = check_source(path.read_text(encoding="utf-8"), path=str(path))
+        return [f.code for f in result.findings]
+    finally:
+        session.reset()
+
+
+def write(project: Path, files: dict[str, str]) -> Path:
+    (project / "tools").mkdir(parents=True)
+    (project / "pyproject.toml").write_text("")
+    (project / "tools" / "__init__.py").write_text("")
+    for name, text in files.items():
+        (project / "tools" / name).write_text(text, encoding="utf-8")
+    return project
+
+
+def test_an_imported_call_with_recording_on_keeps_the_finding(tmp_path: Path) -> None:
+    """accelerate's `convert_model` shape: converted under no_grad one way (prepare.py), with
+    recording on the other way by a plain call of the imported name (unwrap.py, which raises
+    when run): the finding stays."""
+    files = {"engine.py": ENGINE, "prepare.py": PREPARE, "unwrap.py": UNWRAP}
+    project = write(tmp_path / "p", files)
+    assert check_in(project, "tools/engine.py") == ["GG502"]
+    # Without the caller with recording on, only the no_grad caller is left: silent.
+    (project / "tools" / "unwrap.py").unlink()
+    assert check_in(project, "tools/engine.py") == []
+
+
+def test_an_imported_call_in_a_function_called_under_no_grad_does_not_count(
+    tmp_path: Path,
+) -> None:
+    """unwrap() itself runs under no_grad (main.py): its call is not certainly with
+    recording on, so the no_grad caller keeps `convert` silent."""
+    main = "import torch\nfrom tools.unwrap import unwrap\nwith torch.no_grad():\n    unwrap()\n"
+    files = {"engine.py": ENGINE, "prepare.py": PREPARE, "unwrap.py": UNWRAP}
+    project = write(tmp_path / "p", files)
+    (project / "main.py").write_text(main, encoding="utf-8")
+    assert check_in(project, "tools/engine.py") == []
+
+
+def test_a_method_call_with_recording_on_does_not_count(tmp_path: Path) -> None:
+    """`x.convert(...)` may be another class's method: only plain calls of the imported name
+    count as certainly running it."""
+    unwrap = UNWRAP.replace("from .engine import convert", "from . import engine")
+    unwrap = unwrap.replace("return convert(", "return engine.convert(")
+    files = {"engine.py": ENGINE, "prepare.py": PREPARE, "unwrap.py": unwrap}
+    project = write(tmp_path / "p", files)
+    assert check_in(project, "tools/engine.py") == []

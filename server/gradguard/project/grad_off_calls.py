@@ -25,6 +25,16 @@ chain of imports joins to the checked one belongs to another program (a separate
 a folder of examples) and cannot run its functions; such a file does not count. Dynamic
 imports (`importlib`) are not seen.
 
+A call that certainly runs the function with recording on keeps it certain: a plain call
+of the name another file imports from the function's own module (`from .transformer_engine
+import convert_model`, then `convert_model(model, to_transformer_engine=False)`) outside
+every grad-off region, in a function whose own name no file of the part calls with recording
+off. Whatever the other callers do, that caller runs it with recording on, so a finding that
+needs recording on is a bug for that caller (the look-alike of accelerate's `convert_model`,
+converted under `torch.no_grad()` one way by `Accelerator.prepare` and with recording on the
+other way by `extract_model_from_parallel`). Calls of a method (`x.generate(...)`) never
+count as such: the object may be another class's.
+
 The fact only ever makes the analysis less certain (a function whose name is among them is
 no longer certainly entered with recording on), so matching by name is sound for it.
 """
@@ -34,6 +44,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 # A quick test of a file's text before parsing it: no region without one of these words.
 SWITCH_TEXT = re.compile(r"\b(?:no_grad|inference_mode|set_grad_enabled)\b")
@@ -73,19 +84,73 @@ def may_switch_off(expr: ast.expr) -> bool:
 
 def names_called_off(tree: ast.Module) -> frozenset[str]:
     """The names the module calls from a region where recording may be off (see above)."""
+    called, _ = _off_regions(tree)
+    aliases = _aliases(tree)
+    return frozenset(called | {aliases[name] for name in called if name in aliases})
+
+
+@dataclass(frozen=True)
+class ImportedCall:
+    """A call, outside every grad-off region, of a name the file imports from a module
+    (`from .utils import convert_model`, then `convert_model(model)`): it certainly runs
+    that module's function, with recording on unless `caller` (the enclosing function's
+    name, None at module level) is itself entered with recording off."""
+
+    module: str
+    level: int
+    name: str
+    caller: str | None
+
+
+def imported_calls_on(tree: ast.Module) -> frozenset[ImportedCall]:
+    """The calls of imported names outside every grad-off region of the module."""
+    imported: dict[str, tuple[str, int, str]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                if alias.name != "*":
+                    bound = alias.asname or alias.name
+                    imported[bound] = (node.module or "", node.level, alias.name)
+    if not imported:
+        return frozenset()
+    _, regions = _off_regions(tree)
+    inside = {id(n) for region in regions for stmt in region.body for n in ast.walk(stmt)}
+    caller: dict[int, str] = {}
+    for node in ast.walk(tree):  # outer functions first: a nested one overwrites them
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            for inner in (n for stmt in node.body for n in ast.walk(stmt)):
+                caller[id(inner)] = node.name
+    found: set[ImportedCall] = set()
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in imported
+            and id(node) not in inside
+        ):
+            module, level, name = imported[node.func.id]
+            found.add(ImportedCall(module, level, name, caller.get(id(node))))
+    return frozenset(found)
+
+
+_Region = ast.FunctionDef | ast.AsyncFunctionDef | ast.With | ast.AsyncWith
+
+
+def _off_regions(tree: ast.Module) -> tuple[set[str], list[_Region]]:
+    """The names called in grad-off regions, and the regions (functions of the file called
+    from a region are regions too)."""
     functions: dict[str, list[FunctionNode]] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             functions.setdefault(node.name, []).append(node)
-    pending: list[ast.FunctionDef | ast.AsyncFunctionDef | ast.With | ast.AsyncWith]
-    pending = list(_regions(tree))
-    seen: set[int] = set()
+    pending: list[_Region] = list(_regions(tree))
+    seen: dict[int, _Region] = {}
     called: set[str] = set()
     while pending:
         region = pending.pop()
         if id(region) in seen:
             continue
-        seen.add(id(region))
+        seen[id(region)] = region
         for node in (n for stmt in region.body for n in ast.walk(stmt)):
             if not isinstance(node, ast.Call):
                 continue
@@ -94,13 +159,10 @@ def names_called_off(tree: ast.Module) -> frozenset[str]:
                 continue
             called.add(name)
             pending.extend(functions.get(name, []))
-    aliases = _aliases(tree)
-    return frozenset(called | {aliases[name] for name in called if name in aliases})
+    return called, list(seen.values())
 
 
-def _regions(
-    tree: ast.Module,
-) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef | ast.With | ast.AsyncWith]:
+def _regions(tree: ast.Module) -> Iterator[_Region]:
     """Functions decorated with a switch, and `with` blocks entering one."""
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):

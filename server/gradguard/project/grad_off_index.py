@@ -17,20 +17,28 @@ mentions a grad-mode switch. `forget(path)` drops what was read of a changed fil
 
 from __future__ import annotations
 
+import ast
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeVar
 
 from gradguard.analysis.imports import is_library
 from gradguard.project.content import content_key, read_text
-from gradguard.project.grad_off_calls import SWITCH_TEXT, names_called_off
+from gradguard.project.grad_off_calls import (
+    SWITCH_TEXT,
+    ImportedCall,
+    imported_calls_on,
+    names_called_off,
+)
 from gradguard.project.resolve import find_module
 from gradguard.project.roots import project_folder, search_roots
 
 # `import a.b`, `import a as b, c` at the start of a line (a superset of the statements).
 _IMPORT = re.compile(r"^[ \t]*import[ \t]+([\w. \t,]+)", re.MULTILINE)
+_FROM_IMPORT = re.compile(r"^[ \t]*from[ \t]", re.MULTILINE)
 # Projects with more Python files than this are not scanned (the fact stays off).
 MAX_FILES = 20_000
 
@@ -43,6 +51,7 @@ class _Scanned:
     key: str
     links: tuple[Path, ...]
     switches: bool  # its text mentions a grad-mode switch
+    imports: bool  # it has a `from ... import` statement
 
 
 class GradOffIndex:
@@ -52,7 +61,8 @@ class GradOffIndex:
         self._texts = texts  # the editor's text of open files (shared with the index)
         self._files: dict[Path, tuple[Path, ...]] = {}  # project folder -> its files
         self._scanned: dict[Path, _Scanned | None] = {}
-        self._names: dict[Path, tuple[str, frozenset[str]]] = {}  # by content key
+        self._off: dict[Path, tuple[str, frozenset[str]]] = {}  # by content key
+        self._on: dict[Path, tuple[str, frozenset[ImportedCall]]] = {}
         self._parts: dict[Path, dict[Path, int]] = {}  # project folder -> part numbers
 
     def forget(self, path: Path) -> None:
@@ -64,27 +74,45 @@ class GradOffIndex:
         """Files appeared or disappeared: list the project again."""
         self._files.clear()
         self._scanned.clear()
-        self._names.clear()
+        self._off.clear()
+        self._on.clear()
         self._parts.clear()
 
     def names(self, path: Path) -> frozenset[str]:
         """The names the file at `path` calls with recording maybe off (empty: unreadable)."""
+        return self._read(path, self._off, _off_of)
+
+    def calls_on(self, path: Path) -> frozenset[ImportedCall]:
+        """The file's calls of imported names outside every grad-off region."""
+        return self._read(path, self._on, _on_of)
+
+    def _read(
+        self,
+        path: Path,
+        cache: dict[Path, tuple[str, _T]],
+        compute: Callable[[ast.Module | None, _Scanned], _T],
+    ) -> _T:
+        """A fact of the file at `path` computed once per content (from its tree, when the
+        text has what the fact needs, else from None)."""
         scanned = self._scan(path)
-        if scanned is None or not scanned.switches:
-            return frozenset()
-        known = self._names.get(path)
+        if scanned is None:
+            return compute(None, _UNREAD)  # nothing
+        known = cache.get(path)
         if known is not None and known[0] == scanned.key:
             return known[1]
-        text = self._text(path)
-        found: frozenset[str] = frozenset()
-        if text is not None and content_key(text) == scanned.key:
-            found = _names_of(path, text)
-        self._names[path] = (scanned.key, found)
+        found = compute(None, scanned)
+        if found is _NEEDS_TREE:
+            text = self._text(path)
+            fresh = text is not None and content_key(text) == scanned.key
+            tree = _parse(path, text) if text is not None and fresh else None
+            found = compute(tree, scanned) if tree is not None else compute(None, _UNREAD)
+        cache[path] = (scanned.key, found)
         return found
 
     def called_off_elsewhere(self, path: Path) -> tuple[frozenset[str], dict[Path, str]]:
         """The names the other files of `path`'s part of the import graph call with
-        recording maybe off, and the content keys of those files."""
+        recording maybe off, but those one of them certainly calls with recording on (see
+        `grad_off_calls`), and the content keys of those files."""
         folder = _folder(path)
         files = self._project_files(folder)
         if path not in files:
@@ -95,6 +123,7 @@ class GradOffIndex:
         part = parts.get(path)
         names: set[str] = set()
         depends: dict[Path, str] = {}
+        others: list[Path] = []
         for other, number in parts.items():
             if number != part or other == path:
                 continue
@@ -103,6 +132,13 @@ class GradOffIndex:
                 continue
             depends[other] = scanned.key
             names |= self.names(other)
+            others.append(other)
+        off = frozenset(names)
+        for importer, call in ((o, c) for o in others if off for c in self.calls_on(o)):
+            if call.name in off and (call.caller is None or call.caller not in off):
+                found = find_module(importer, call.module, call.level)
+                if found is not None and found.file == path:
+                    names.discard(call.name)  # that caller certainly runs it with grad on
         return frozenset(names), depends
 
     def _project_files(self, folder: Path) -> tuple[Path, ...]:
@@ -138,7 +174,8 @@ class GradOffIndex:
             else:
                 links = tuple(_links(path, text))
                 switches = SWITCH_TEXT.search(text) is not None
-                self._scanned[path] = _Scanned(content_key(text), links, switches)
+                imports = _FROM_IMPORT.search(text) is not None
+                self._scanned[path] = _Scanned(content_key(text), links, switches, imports)
         return self._scanned[path]
 
     def _text(self, path: Path) -> str | None:
@@ -146,20 +183,43 @@ class GradOffIndex:
         return text if text is not None else read_text(path)
 
 
-def _names_of(path: Path, text: str) -> frozenset[str]:
-    import ast
+_T = TypeVar("_T")
+# What a fact's computation returns, given no tree, when it needs the file's tree.
+_NEEDS_TREE: Any = object()
+_UNREAD = _Scanned("", (), switches=False, imports=False)
+
+
+def _off_of(tree: ast.Module | None, scanned: _Scanned) -> frozenset[str]:
+    if not scanned.switches:
+        return frozenset()
+    if tree is None:
+        return _NEEDS_TREE  # type: ignore[no-any-return]
+    try:
+        return names_called_off(tree)
+    except RecursionError:
+        return frozenset()
+
+
+def _on_of(tree: ast.Module | None, scanned: _Scanned) -> frozenset[ImportedCall]:
+    if not scanned.imports:
+        return frozenset()
+    if tree is None:
+        return _NEEDS_TREE  # type: ignore[no-any-return]
+    try:
+        return imported_calls_on(tree)
+    except RecursionError:
+        return frozenset()
+
+
+def _parse(path: Path, text: str) -> ast.Module | None:
     import warnings
 
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            tree = ast.parse(text, filename=str(path))
+            return ast.parse(text, filename=str(path))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return frozenset()
-    try:
-        return names_called_off(tree)
-    except RecursionError:
-        return frozenset()
+        return None
 
 
 def _folder(path: Path) -> Path:
