@@ -255,4 +255,16 @@ def _python_files(folder: Path) -> Iterator[Path]:
             continue
         dirnames[:] = [d for d in dirnames if not skipped_dir(d)]
         base = Path(current)
-        yield from (base / name for name in filenames if name.endswith(".py"))
+        for name in filenames:
+            # Regular files only: reading a FIFO or a device named `*.py` would block.
+            if name.endswith(".py") and _regular(base / name):
+                yield base / name
+
+
+def _regular(path: Path) -> bool:
+    import stat
+
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False

@@ -14,6 +14,10 @@ analysing a file, `dependencies(path)` after, `update(path, text)` when a file c
 summarises the changed file again when others use it and returns the files to re-analyse
 only when what they can see of it changed (`gradguard.project.facts`). The index is not
 thread-safe: a caller with threads holds one lock around every use (`project.live`).
+
+The reverse question, which names other files of the project call with recording off, is
+answered for the checked file only (`FileImports.called_without_grad`, see `grad_off_index`):
+a summary never rests on the files importing it.
 """
 
 from __future__ import annotations
