@@ -48,7 +48,7 @@ class _Scanned:
     """What the fact needs of one file: its content key, the project files it imports, and
     whether its text mentions a grad-mode switch (only then is it parsed)."""
 
-    key: str
+    key: str | None  # the content key, made only for a file another one may depend on
     links: tuple[Path, ...]
     switches: bool  # its text mentions a grad-mode switch
     imports: bool  # it has a `from ... import` statement
@@ -94,19 +94,20 @@ class GradOffIndex:
     ) -> _T:
         """A fact of the file at `path` computed once per content (from its tree, when the
         text has what the fact needs, else from None)."""
-        scanned = self._scan(path)
+        scanned = self._keyed(path)
         if scanned is None:
             return compute(None, _UNREAD)  # nothing
         known = cache.get(path)
-        if known is not None and known[0] == scanned.key:
+        key = scanned.key or ""
+        if known is not None and known[0] == key:
             return known[1]
         found = compute(None, scanned)
         if found is _NEEDS_TREE:
             text = self._text(path)
-            fresh = text is not None and content_key(text) == scanned.key
+            fresh = text is not None and content_key(text) == key
             tree = _parse(path, text) if text is not None and fresh else None
             found = compute(tree, scanned) if tree is not None else compute(None, _UNREAD)
-        cache[path] = (scanned.key, found)
+        cache[path] = (key, found)
         return found
 
     def called_off_elsewhere(self, path: Path) -> tuple[frozenset[str], dict[Path, str]]:
@@ -127,8 +128,8 @@ class GradOffIndex:
         for other, number in parts.items():
             if number != part or other == path:
                 continue
-            scanned = self._scan(other)
-            if scanned is None:
+            scanned = self._keyed(other)
+            if scanned is None or scanned.key is None:
                 continue
             depends[other] = scanned.key
             names |= self.names(other)
@@ -169,14 +170,23 @@ class GradOffIndex:
     def _scan(self, path: Path) -> _Scanned | None:
         if path not in self._scanned:
             text = self._text(path)
-            if text is None:
-                self._scanned[path] = None
-            else:
-                links = tuple(_links(path, text))
-                switches = SWITCH_TEXT.search(text) is not None
-                imports = _FROM_IMPORT.search(text) is not None
-                self._scanned[path] = _Scanned(content_key(text), links, switches, imports)
+            self._scanned[path] = None if text is None else _scanned(path, text, keyed=False)
         return self._scanned[path]
+
+    def _keyed(self, path: Path) -> _Scanned | None:
+        """`_scan`, with the content key: made on demand, for the files of a checked file's
+        part only (a check of a file no other file shares a program with hashes nothing,
+        which the command line's start-up keeps light). The text is read again for it; if
+        what the scan found changed meanwhile, the parts are made again at the next check."""
+        scanned = self._scan(path)
+        if scanned is None or scanned.key is not None:
+            return scanned
+        text = self._text(path)
+        keyed = None if text is None else _scanned(path, text, keyed=True)
+        if keyed is None or (keyed.links, keyed.switches) != (scanned.links, scanned.switches):
+            self._parts.clear()
+        self._scanned[path] = keyed
+        return keyed
 
     def _text(self, path: Path) -> str | None:
         text = self._texts.get(path)
@@ -187,6 +197,16 @@ _T = TypeVar("_T")
 # What a fact's computation returns, given no tree, when it needs the file's tree.
 _NEEDS_TREE: Any = object()
 _UNREAD = _Scanned("", (), switches=False, imports=False)
+
+
+def _scanned(path: Path, text: str, *, keyed: bool) -> _Scanned:
+    """What the fact needs of the file at `path` with `text` (its content key if `keyed`)."""
+    return _Scanned(
+        content_key(text) if keyed else None,
+        tuple(_links(path, text)),
+        SWITCH_TEXT.search(text) is not None,
+        _FROM_IMPORT.search(text) is not None,
+    )
 
 
 def _off_of(tree: ast.Module | None, scanned: _Scanned) -> frozenset[str]:
