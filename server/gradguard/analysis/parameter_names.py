@@ -203,63 +203,48 @@ def _mentions(stmt: ast.stmt, name: str) -> bool:
 
 def _freezes(stmt: ast.stmt, parameter: str) -> bool:
     """`p.requires_grad = False` or `p.requires_grad_(False)`."""
-    if isinstance(stmt, ast.Assign):
-        return (
-            len(stmt.targets) == 1
-            and isinstance(stmt.targets[0], ast.Attribute)
-            and stmt.targets[0].attr == "requires_grad"
-            and isinstance(stmt.targets[0].value, ast.Name)
-            and stmt.targets[0].value.id == parameter
-            and isinstance(stmt.value, ast.Constant)
-            and stmt.value.value is False
-        )
-    if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
-        return False
-    call = stmt.value
-    return (
-        isinstance(call.func, ast.Attribute)
-        and call.func.attr == "requires_grad_"
-        and isinstance(call.func.value, ast.Name)
-        and call.func.value.id == parameter
-        and len(call.args) == 1
-        and not call.keywords
-        and isinstance(call.args[0], ast.Constant)
-        and call.args[0].value is False
-    )
+    return _requires_grad_set(stmt, parameter) is False
 
 
 def unfreezes_parameter(stmt: ast.stmt, parameter: str) -> bool:
     """`<parameter>.requires_grad = True`, `<parameter>.requires_grad_(True)` or
     `<parameter>.requires_grad_()`."""
+    return _requires_grad_set(stmt, parameter) is True
+
+
+def _requires_grad_set(stmt: ast.stmt, parameter: str) -> bool | None:
+    """The literal `stmt` sets `<parameter>.requires_grad` to: `p.requires_grad = <bool>`,
+    `p.requires_grad_(<bool>)`, or `p.requires_grad_()` (True); None for anything else."""
     if isinstance(stmt, ast.Assign):
         target = stmt.targets[0]
-        return (
+        if (
             len(stmt.targets) == 1
             and isinstance(target, ast.Attribute)
             and target.attr == "requires_grad"
             and isinstance(target.value, ast.Name)
             and target.value.id == parameter
             and isinstance(stmt.value, ast.Constant)
-            and stmt.value.value is True
-        )
+            and isinstance(stmt.value.value, bool)
+        ):
+            return stmt.value.value
+        return None
     if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
-        return False
+        return None
     call = stmt.value
-    return (
+    if not (
         isinstance(call.func, ast.Attribute)
         and call.func.attr == "requires_grad_"
         and isinstance(call.func.value, ast.Name)
         and call.func.value.id == parameter
         and not call.keywords
-        and (
-            not call.args
-            or (
-                len(call.args) == 1
-                and isinstance(call.args[0], ast.Constant)
-                and call.args[0].value is True
-            )
-        )
-    )
+    ):
+        return None
+    if not call.args:
+        return True
+    if len(call.args) == 1 and isinstance(call.args[0], ast.Constant):
+        value = call.args[0].value
+        return value if isinstance(value, bool) else None
+    return None
 
 
 def rebinds(body: list[ast.stmt], names: set[str]) -> bool:

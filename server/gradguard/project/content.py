@@ -7,6 +7,10 @@ whether anything needs analysing at all.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import ast
 
 from gradguard import __version__
 
@@ -16,6 +20,21 @@ def content_key(text: str) -> str:
     import hashlib  # here: a check that reads no other project file never needs it (start-up)
 
     return hashlib.sha256(f"{__version__}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def parse_text(path: Path, text: str) -> ast.Module | None:
+    """A project file's tree (None when it does not parse). Warnings of another file (invalid
+    escapes and the like) are not ours to print, and under `-W error` they would turn a valid
+    file into a parse error (see `engine.parse`)."""
+    import ast  # here: the results cache's checks of stored keys never parse
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ast.parse(text, filename=str(path))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
 
 
 def read_text(path: Path) -> str | None:

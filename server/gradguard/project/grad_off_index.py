@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from gradguard.analysis.imports import is_library
-from gradguard.project.content import content_key, read_text
+from gradguard.project.content import content_key, parse_text, read_text
 from gradguard.project.grad_off_calls import (
     SWITCH_TEXT,
     ImportedCall,
@@ -105,7 +105,7 @@ class GradOffIndex:
         if found is _NEEDS_TREE:
             text = self._text(path)
             fresh = text is not None and content_key(text) == key
-            tree = _parse(path, text) if text is not None and fresh else None
+            tree = parse_text(path, text) if text is not None and fresh else None
             found = compute(tree, scanned) if tree is not None else compute(None, _UNREAD)
         cache[path] = (key, found)
         return found
@@ -229,17 +229,6 @@ def _on_of(tree: ast.Module | None, scanned: _Scanned) -> frozenset[ImportedCall
         return imported_calls_on(tree)
     except RecursionError:
         return frozenset()
-
-
-def _parse(path: Path, text: str) -> ast.Module | None:
-    import warnings
-
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return ast.parse(text, filename=str(path))
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
 
 
 def _folder(path: Path) -> Path:

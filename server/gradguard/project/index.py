@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import ast
 import re
-import warnings
 from collections.abc import Hashable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -38,7 +37,7 @@ from gradguard.analysis.node_cache import tree_scope
 from gradguard.analysis.values import UNKNOWN, Kind, Value, evolve
 from gradguard.core.limits import size_problem
 from gradguard.core.text import FOREIGN_LINE_BASE
-from gradguard.project.content import content_key, read_text
+from gradguard.project.content import content_key, parse_text, read_text
 from gradguard.project.facts import fingerprint
 from gradguard.project.grad_off_index import GradOffIndex
 from gradguard.project.graph import Components
@@ -520,16 +519,7 @@ def _read_source(path: Path, text: str | None) -> SourceFile | None:
 
 
 def _parse(path: Path, text: str) -> ast.Module | None:
-    if size_problem(text) is not None:
-        return None
-    try:
-        with warnings.catch_warnings():
-            # Invalid escapes and the like in another file: not ours to print, and under
-            # `-W error` they would turn a valid file into a parse error (see `engine.parse`).
-            warnings.simplefilter("ignore")
-            return ast.parse(text, filename=str(path))
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
+    return None if size_problem(text) is not None else parse_text(path, text)
 
 
 # `from a.b import`, `from .c import`, `from . import` at the start of a line (a superset
