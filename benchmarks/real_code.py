@@ -357,6 +357,8 @@ def main(argv: list[str] | None = None) -> int:
     texts: dict[str, str] = {}
     for repository, pinned in REPOSITORIES.items():
         mirror = args.mirrors / repository.replace("/", "+") / "repo"
+        if (mirror / ".git").is_dir():  # fetched as a clone with a work tree, not bare
+            mirror = mirror / ".git"
         if not mirror.is_dir():
             print(f"missing: {repository} (no mirror at {mirror})", file=sys.stderr)
             continue
