@@ -43,6 +43,30 @@ def test_callees_come_before_their_callers() -> None:
     assert order == ["run_batch", "run_epoch", "fit", "main"]
 
 
+def test_a_header_calls_nothing() -> None:
+    """`def forward(` names `forward` followed by `(`: read as a call, every `forward` of a
+    model file would call every other, and a block's `forward` could come after the model's
+    that runs it through an attribute. Only the body is read: the classes' source order."""
+    source = textwrap.dedent(
+        """
+        class Block(nn.Module):
+            def forward(self, x):
+                return self.fc(x)
+        class Model(nn.Module):
+            def forward(self, x):
+                return self.block(x)
+        """
+    )
+    order = [(f.name, f.lineno) for f in callees_first(_functions(source), source)]
+    assert order == [("forward", 3), ("forward", 6)]
+
+
+def test_a_body_on_the_header_line_still_calls() -> None:
+    source = "def main(): fit()\ndef fit(): pass\n"
+    order = [f.name for f in callees_first(_functions(source), source)]
+    assert order == ["fit", "main"]
+
+
 def test_the_text_gives_the_same_order() -> None:
     source = textwrap.dedent(
         """

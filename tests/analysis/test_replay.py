@@ -95,3 +95,49 @@ def test_a_file_without_helpers_takes_one_pass(monkeypatch: pytest.MonkeyPatch) 
     journals = _replaying(monkeypatch)
     check_source("import torch\nx = torch.ones(2, requires_grad=True)\nx.sum().backward()\n")
     assert len(journals) == 1
+
+
+# `report` learns from its call in the second pass; `fit` runs `train_step` on every
+# iteration of its loop and reads what that step recorded of its training.
+READS_A_CALLEES_TRAINING = textwrap.dedent(
+    """
+    import torch
+    from torch import nn
+
+    model = nn.Linear(3, 1)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    def report(values):
+        print(values)
+
+    def train_step():
+        opt.zero_grad()
+        loss = model(torch.randn(4, 3)).sum()
+        loss.backward()
+        opt.step()
+
+    def fit():
+        for _ in range(3):
+            train_step()
+
+    def main():
+        report([1.0, 2.0])
+        fit()
+    """
+)
+
+
+def test_a_step_reading_a_callees_training_replays_after_a_fresh_step(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`fit`'s step reads the backward calls and optimizer steps `train_step` recorded
+    (`replay.own_events`), not the whole analysis lists: after `report` ran again with its
+    new facts, it still replays, those events being the very same."""
+    journals = _replaying(monkeypatch)
+    with_replay = _findings(READS_A_CALLEES_TRAINING, "fit.py")
+    assert len(journals) == 2
+    # The constants, `train_step`, `fit` and the module body replay; `report` (new facts)
+    # and `main` (which reads `report`'s new summary) run again.
+    assert journals[1].replayed == 4
+    monkeypatch.setattr(model, "REPLAY_STEPS", False)
+    assert _findings(READS_A_CALLEES_TRAINING, "fit.py") == with_replay

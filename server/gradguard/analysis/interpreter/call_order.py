@@ -97,8 +97,11 @@ _TEXT_CALLS_LIMIT = 1024
 
 
 def _called_in_text(node: FunctionNode, lines: list[str]) -> tuple[str, ...]:
-    """The names followed by `(` in the lines of `node` (see `callees_first`)."""
-    own = lines[node.lineno - 1 : node.end_lineno or node.lineno]
+    """The names followed by `(` in the lines of `node`'s body (see `callees_first`): not
+    in its header, where `def forward(` would make every `forward` of the file a callee of
+    every other and their order arbitrary (a model's `forward` calls its layers through
+    attributes, whose classes the file mostly defines first: source order)."""
+    own = lines[node.body[0].lineno - 1 : node.end_lineno or node.lineno]
     kept = _TEXT_CALLS.get(node)
     if kept is not None and kept[0] == own:
         return kept[1]

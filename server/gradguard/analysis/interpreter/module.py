@@ -23,7 +23,7 @@ from gradguard.analysis.interpreter.defaults import default_values
 from gradguard.analysis.interpreter.environment import Env, GradMode, join_envs
 from gradguard.analysis.interpreter.expressions import with_field
 from gradguard.analysis.interpreter.file_syntax import FileSyntax
-from gradguard.analysis.interpreter.replay import Journal
+from gradguard.analysis.interpreter.replay import Journal, OwnEvents, own_events
 from gradguard.analysis.interpreter.statements import FunctionInterpreter
 from gradguard.analysis.interpreter.summary import (
     FunctionSummary,
@@ -946,6 +946,14 @@ class ModuleInterpreter:
             # are, not kept.)
             self.summaries[key] = summary
         return summary
+
+    def own_events(self, function: FunctionNode) -> OwnEvents:
+        """What `function`'s interpretation recorded of its training (`replay.own_events`),
+        noted as this step's read of it."""
+        found = own_events(self.analysis, function)
+        if self.journal is not None:
+            self.journal.read_own_events(function, found)
+        return found
 
     def _method_of_collecting(self, node: FunctionNode) -> bool:
         """Whether `node` is a method of a class whose attributes are being collected."""

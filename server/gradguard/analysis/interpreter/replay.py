@@ -9,14 +9,17 @@ parameter facts of the functions whose bodies it interprets. So each step is jou
 
 * what it read of shared state, at its first read of each entry: the summary of a function
   (or that there was none yet), the class info of a class, the verdict of
-  `ClassCheck.self_contained`, and whether it read the recorded analysis lists at all
+  `ClassCheck.self_contained`, the training a function's own interpretation recorded (its
+  backward calls and optimizer steps: `own_events`, what a caller running it in a loop
+  reads), and whether it read the recorded analysis lists otherwise
   (`ModuleAnalysis.backward_calls`, `inplace_on_saved`, `events.of`);
 * which function bodies it interpreted;
 * what it left: the summaries, class infos and verdicts it added, the entries it appended
   to the analysis, the calls it noted (`CallSites.note`).
 
 In the next pass a step is replayed, its effects appended as they were, when every entry it
-read is the very same object now (or still absent), no function it interpreted has other
+read is the very same object now (or still absent; the own events of a function, the very
+same events), no function it interpreted has other
 parameter facts, and, if it read the analysis lists, every step before it was replayed too
 (the lists are then the same). Otherwise it runs, and is journaled afresh. By induction over
 the steps, the replayed pass ends in the state the full pass would reach: same analysis
@@ -30,7 +33,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from gradguard.analysis.events import Event, Events
+from gradguard.analysis.events import Event, Events, OptimizerCall
 from gradguard.analysis.node_cache import Watcher
 
 if TYPE_CHECKING:
@@ -38,10 +41,13 @@ if TYPE_CHECKING:
     from gradguard.analysis.interpreter.environment import Env
     from gradguard.analysis.interpreter.module import ModuleInterpreter
     from gradguard.analysis.interpreter.summary import FunctionSummary
-    from gradguard.analysis.model import ModuleAnalysis
+    from gradguard.analysis.model import BackwardCall, FunctionNode, ModuleAnalysis
     from gradguard.analysis.values import Carry, ClassInfo
 
 T = TypeVar("T")
+
+# What a function's own interpretation recorded of its training (see `own_events`).
+OwnEvents = tuple[tuple["BackwardCall", ...], tuple[OptimizerCall, ...]]
 
 # The analysis lists a step appends to, by attribute of `ModuleAnalysis`.
 _LISTS = (
@@ -65,6 +71,7 @@ class Step:
     summary_reads: dict[int, FunctionSummary | None] = field(default_factory=dict)
     class_reads: dict[int, ClassInfo | None] = field(default_factory=dict)
     verdict_reads: dict[int, bool | None] = field(default_factory=dict)
+    own_event_reads: dict[int, tuple[FunctionNode, OwnEvents]] = field(default_factory=dict)
     reads_analysis: bool = False
     summaries: list[tuple[int, FunctionSummary]] = field(default_factory=list)
     classes: list[tuple[int, ClassInfo]] = field(default_factory=list)
@@ -134,6 +141,12 @@ class Journal:
         """The first read, in this step, of a `ClassCheck` verdict."""
         if self.current is not None and key not in self.current.verdict_reads:
             self.current.verdict_reads[key] = found
+
+    def read_own_events(self, function: FunctionNode, found: OwnEvents) -> None:
+        """The first read, in this step, of what `function`'s interpretation recorded of its
+        training (`own_events`)."""
+        if self.current is not None and id(function) not in self.current.own_event_reads:
+            self.current.own_event_reads[id(function)] = (function, found)
 
     def read_analysis(self) -> None:
         """The step reads the recorded analysis lists."""
@@ -207,7 +220,12 @@ class Journal:
         if any(classes.get(k) is not v for k, v in old.class_reads.items()):
             return False
         verdicts = _verdicts(interpreter)
-        return all(verdicts.get(k) is v for k, v in old.verdict_reads.items())
+        if any(verdicts.get(k) is not v for k, v in old.verdict_reads.items()):
+            return False
+        return all(
+            _same_events(own_events(interpreter.analysis, function), found)
+            for function, found in old.own_event_reads.values()
+        )
 
     def close(self) -> None:
         """Forget the steps: the analysis kept after the last pass holds this journal
@@ -252,6 +270,29 @@ class _WatchedEvents(Events):
     def __iter__(self) -> Iterator[Event]:
         self._journal.read_analysis()
         return super().__iter__()
+
+
+def own_events(analysis: ModuleAnalysis, function: FunctionNode) -> OwnEvents:
+    """The backward calls recorded in `function` (`ModuleAnalysis.backward_calls`) and its
+    optimizer calls not yet seen from a loop of a caller, in recording order: what a caller
+    calling it on every iteration of a loop reads (`training_effects`). Read without noting
+    a read of the whole lists: a step reading them is replayed when they are the very same
+    events, whatever other steps recorded."""
+    backward = tuple(e for e in list.copy(analysis.backward_calls) if e.function is function)
+    steps = tuple(
+        e
+        for e in Events.of(analysis.events, OptimizerCall)
+        if e.function is function and not e.every_iteration
+    )
+    return backward, steps
+
+
+def _same_events(now: OwnEvents, then: OwnEvents) -> bool:
+    """Whether `now` holds the very same events as `then`."""
+    return all(
+        len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))
+        for a, b in zip(now, then, strict=True)
+    )
 
 
 def _verdicts(interpreter: ModuleInterpreter) -> dict[int, bool]:

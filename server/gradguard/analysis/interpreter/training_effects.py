@@ -14,7 +14,6 @@ from gradguard.analysis.call_sites import keyword_argument, passed_arguments
 from gradguard.analysis.events import (
     Accumulation,
     OptimizedTensor,
-    OptimizerCall,
     StaleOptimizer,
 )
 from gradguard.analysis.graph import SavedNode, Saves
@@ -623,7 +622,7 @@ class TrainingEffects(GraphEffects):
         if not self.record or not loops:
             return
         analysis = self.module.analysis
-        inside = [event for event in analysis.backward_calls if event.function is method]
+        inside = list(self.module.own_events(method)[0])
         self.training_step_seen_from_loops(method)
         self._accumulations_carried(method, summary, call, receiver, receiver_key)
         for attr, (read, tag) in summary.state_reads.items():
@@ -725,11 +724,8 @@ class TrainingEffects(GraphEffects):
         # A function of another project file: its backward calls are in its file's analysis.
         # Only they are seen from here (its steps, clears and the rest stay in its file).
         owner = self.module.owner_of(function)
-        own = [
-            event
-            for event in owner.analysis.backward_calls
-            if event.function is function and not event.loops
-        ]
+        recorded, steps = owner.own_events(function)
+        own = [event for event in recorded if not event.loops]
         every = [e for e in own if _runs_on_every_call(owner.analysis, e.stmt, function)]
         if not every and own and _backpropagates_on_every_path(function.body, own):
             # `if scaler is not None: scaler.scale(loss).backward() else: loss.backward()`:
@@ -742,13 +738,8 @@ class TrainingEffects(GraphEffects):
                 )
         if owner is not self.module:
             return
-        for use in analysis.events.of(OptimizerCall):
-            if (
-                use.method == "step"
-                and use.function is function
-                and not use.every_iteration
-                and _runs_on_every_call(analysis, use.stmt, function)
-            ):
+        for use in steps:
+            if use.method == "step" and _runs_on_every_call(analysis, use.stmt, function):
                 analysis.events.add(dataclasses.replace(use, every_iteration=loops))
 
     def _result_changed_in_place(
@@ -798,8 +789,7 @@ class TrainingEffects(GraphEffects):
             return
         passed = passed_arguments(function, call, args, skip_self=skip_self) or {}
         analysis = self.module.analysis
-        defining = self.module.owner_of(function).analysis
-        inside = [event for event in defining.backward_calls if event.function is function]
+        inside = self.module.owner_of(function).own_events(function)[0]
         for name, value in passed.items():
             tag = summary.param_tags.get(name)
             carried = frozenset(c for c in value.all_carries() if c.loop in loops)
