@@ -6,6 +6,8 @@ import ast
 import unicodedata
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from gradguard.analysis.names import identifier_spelling, may_read_builtin, paired
 
@@ -38,6 +40,21 @@ def test_paired(statement: str, expected: list[tuple[str, str]]) -> None:
     ],
 )
 def test_identifier_spelling_normalises_as_the_whole_text_would(text: str) -> None:
+    assert identifier_spelling(text) == unicodedata.normalize("NFKC", text)
+
+
+@given(
+    st.lists(
+        st.sampled_from(["a", "\n", "\uff54", "e\u0301", "\r", "x" * 900, "\u2028", "\ufb01"]),
+        max_size=60,
+    )
+)
+def test_identifier_spelling_across_blocks_normalises_as_the_whole_text_would(
+    parts: list[str],
+) -> None:
+    """Texts of several blocks (`_BLOCK` characters and up to the end of that line), with
+    the characters that are not ASCII anywhere: at a block's edge, on its last line."""
+    text = "".join(parts)
     assert identifier_spelling(text) == unicodedata.normalize("NFKC", text)
 
 
