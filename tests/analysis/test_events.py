@@ -30,6 +30,7 @@ from gradguard.analysis.events import (
     LoopTrips,
     LossInput,
     ModuleCall,
+    ModuleMethodCall,
     ModuleModeCall,
     OptimizedTensor,
     OptimizerCall,
@@ -202,6 +203,33 @@ CASES: list[tuple[str, str, list[Row]]] = [
             (ModuleCall, "criterion", {"layer_class": "torch.nn.CrossEntropyLoss"}),
             (LossInput, "logits", {"loss_function": "cross_entropy"}),
             (LossInput, "logits", {"loss_function": "binary_cross_entropy_with_logits"}),
+        ],
+    ),
+    (
+        # A method of a module class of the file other than its call: the receiver and the
+        # method's name (after the method's own events: its body is analysed first). A
+        # method of a plain class is no module's.
+        "a method of a module of the file",
+        """
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(3, 3)
+
+            def embed(self, x):
+                return self.fc(x)
+
+        class Helper:
+            def scale(self, x):
+                return 2 * x
+
+        net = Net()
+        h = net.embed(torch.randn(2, 3))
+        g = Helper().scale(h)
+        """,
+        [
+            (ModuleCall, "self.fc", {"layer_class": "torch.nn.Linear"}),
+            (ModuleMethodCall, "net", {"method": "embed"}),
         ],
     ),
     (

@@ -154,6 +154,15 @@ class ModuleCall(Event):
 
 
 @dataclass(frozen=True, eq=False)
+class ModuleMethodCall(Event):
+    """`model.embed(x)`: a method other than `forward` of a module class of the file, run
+    on a known module (`node` is the call, `target` the receiver expression, `value` the
+    module). What such a call saved for backward is `ParameterSaves.saved_by_method`'s."""
+
+    method: str
+
+
+@dataclass(frozen=True, eq=False)
 class ModuleModeCall(Event):
     """`model.eval()` or `model.train()` on a known module (`method` is "eval" or
     "train")."""
@@ -253,6 +262,7 @@ KINDS: tuple[type[Event], ...] = (
     OptimizedTensor,
     Accumulation,
     ModuleCall,
+    ModuleMethodCall,
     ModuleModeCall,
     Append,
     InferenceSaved,

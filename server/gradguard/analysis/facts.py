@@ -49,6 +49,7 @@ from gradguard.analysis.events import (
     LoopTrips,
     LossInput,
     ModuleCall,
+    ModuleMethodCall,
     ModuleModeCall,
     OptimizedTensor,
     OptimizerCall,
@@ -90,6 +91,7 @@ from gradguard.analysis.optimized_modules import optimized as optimized_module
 from gradguard.analysis.optimizer_reach import UnreachedOptimizer, unreached_optimizers
 from gradguard.analysis.parameter_iterators import Consumption, ReusedIterator, reused_iterators
 from gradguard.analysis.parameters import OptimizedParameters, Replacement, holds_no_parameters
+from gradguard.analysis.repeated_backward import RepeatedBackward, repeated_backwards
 from gradguard.analysis.saved_parameters import ParameterSaves, SavedParameter, bindings_of
 from gradguard.analysis.unfilled_grads import UnfilledRead, unfilled_grad_reads
 from gradguard.analysis.values import (
@@ -152,6 +154,7 @@ __all__ = [
     "ModeSwitches",
     "ModuleAnalysis",
     "ModuleCall",
+    "ModuleMethodCall",
     "ModuleModeCall",
     "ModuleRef",
     "NameFlow",
@@ -159,6 +162,7 @@ __all__ = [
     "OptimizedTensor",
     "OptimizerCall",
     "ParameterSaves",
+    "RepeatedBackward",
     "RepeatedDraw",
     "Replacement",
     "RequiresGradCall",
@@ -211,6 +215,7 @@ __all__ = [
     "reads_key",
     "real_cut",
     "reentrant_keyword",
+    "repeated_backwards",
     "rescales_grad",
     "returning_helpers",
     "reused_iterators",

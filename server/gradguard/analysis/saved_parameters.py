@@ -49,6 +49,8 @@ _CHAIN_FUNCTIONS = frozenset(
     for name in "relu leaky_relu gelu silu elu tanh sigmoid softmax log_softmax dropout "
     "flatten squeeze unsqueeze reshape".split()
 )
+# Arithmetic whose backward passes a gradient to each operand with history.
+_DIFFERENTIABLE_OPERATORS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.MatMult)
 _CHAIN_METHODS = frozenset(
     "view reshape flatten squeeze unsqueeze mean sum relu sigmoid tanh contiguous".split()
 )
@@ -90,6 +92,17 @@ class ParameterSaves:
             return self._local(module.local.node, input_requires_grad)
         return None
 
+    def saved_by_method(
+        self, call: ast.Call, module: ModuleRef, method: str, input_requires_grad: bool
+    ) -> SavedParameter | None:
+        """The layer whose weight `call`, a call of the method `method` of `module` (a
+        module class of the file: `model.embed(x)`), certainly saved for backward; read as
+        `forward` is read by `saved_parameter` (a chain of the class's layers, or a layer
+        the method runs first); None when not certain."""
+        if module.local is None or module.qualified is not None:
+            return None
+        return self._local(module.local.node, input_requires_grad, method)
+
     # -- nn.Sequential ------------------------------------------------------------------
 
     def _sequential(self, construction: ast.Call, tracked: bool) -> SavedParameter | None:
@@ -130,10 +143,12 @@ class ParameterSaves:
 
     # -- classes of the file ------------------------------------------------------------
 
-    def _local(self, node: ast.ClassDef, input_requires_grad: bool) -> SavedParameter | None:
-        """The layer a local module's `forward` certainly runs on the way to its result
-        and whose weight it certainly saves."""
-        forward = _method(node, "forward")
+    def _local(
+        self, node: ast.ClassDef, input_requires_grad: bool, method: str = "forward"
+    ) -> SavedParameter | None:
+        """The layer a local module's `forward` (or other `method`) certainly runs on the
+        way to its result and whose weight it certainly saves."""
+        forward = _method(node, method)
         layers = _self_layers(node)
         if forward is None or layers is None:
             return None
@@ -551,6 +566,10 @@ def _last_binding(body: list[ast.stmt], before: int, name: str) -> tuple[int, as
 def _chain_step(expr: ast.expr, steps: list[str], resolve: Resolver) -> ast.expr | None:
     """One link down the chain: record a `self.<attr>(inner)` layer, or pass through a
     differentiable wrapper; the inner expression, or None when the chain breaks."""
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, _DIFFERENTIABLE_OPERATORS):
+        # `self.a(x) + self.b(y)`: backward runs into both operands; the chain follows the
+        # left one (an operand with history gets its gradient whatever the other holds).
+        return expr.left
     if not isinstance(expr, ast.Call):
         return None
     func = expr.func

@@ -26,6 +26,20 @@ layer's output (a VAE that splits its encoder's output, samples, and maybe decod
 file that may switch `requires_grad` off somewhere is left alone (a frozen weight gets no
 gradient, so the step leaves it untouched).
 
+The second backward may be the same call on the loop's next iteration: a graph built once
+before the loop (`h = model.embed(x)`, a method of a module class of the file read like its
+`forward`), a `backward(retain_graph=True)` through it on every iteration of a loop that
+certainly runs at least twice and never leaves an iteration early, and a step after it in
+the loop body (`analysis.repeated_backward`):
+
+```python
+h = model.embed(feats)                 # computed once, before the loop
+for epoch in range(3):
+    loss = criterion(model(h), target)
+    loss.backward(retain_graph=True)   # runs through h's graph again next epoch
+    optimizer.step()                   # changes the weights h's graph saved
+```
+
 ## Why is this bad?
 `optimizer.step()` updates parameters in place, bumping their version counter. A node of
 the retained graph that saved a parameter checks that version when the second backward
@@ -72,6 +86,8 @@ instead of the first loss's alone, which is the usual intent of two losses on on
 optimizer, but not a rewrite that keeps the meaning. With two optimizers (a GAN) no fix is
 offered: moving the discriminator's step after the generator's backward would train the
 discriminator on the generator's loss; the forward pass has to be recomputed after the step.
+Nor is one offered when the second backward is the same call on the loop's next iteration:
+moving the computation into the loop changes what each epoch trains on.
 """
 
 from __future__ import annotations
@@ -83,14 +99,18 @@ from dataclasses import dataclass
 
 from gradguard.analysis.facts import (
     BackwardCall,
+    LoopTrips,
     ModuleCall,
+    ModuleMethodCall,
     OptimizedParameters,
     OptimizerCall,
     ParameterSaves,
+    RepeatedBackward,
     SavedNode,
     SavedParameter,
     dotted,
     periodic_divisor,
+    repeated_backwards,
 )
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
 from gradguard.core.messages import MODIFIED_INPLACE, compose
@@ -121,6 +141,7 @@ class _Crash:
     second: BackwardCall
     node: SavedNode
     saved: SavedParameter
+    module: ast.expr  # the module whose call (or method call) saved the weight
 
 
 class StepBetweenRetainedBackward(Rule):
@@ -207,9 +228,40 @@ opt_d.zero_grad()
 d_loss.backward()
 opt_d.step()
 """,
+        # The features are computed again on every epoch: each backward has its own graph.
+        """
+import torch
+from torch import nn
+encoder = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 8))
+head = nn.Linear(8, 1)
+optimizer = torch.optim.SGD([*encoder.parameters(), *head.parameters()], lr=0.1)
+x = torch.randn(6, 4)
+for epoch in range(3):
+    h = encoder(x)
+    loss = head(h).pow(2).mean()
+    optimizer.zero_grad()
+    loss.backward(retain_graph=True)
+    optimizer.step()
+""",
     )
 
     invalid = (
+        Invalid(
+            """
+import torch
+from torch import nn
+encoder = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 8))
+head = nn.Linear(8, 1)
+optimizer = torch.optim.SGD([*encoder.parameters(), *head.parameters()], lr=0.1)
+h = encoder(torch.randn(6, 4))
+for epoch in range(3):
+    loss = head(h).pow(2).mean()
+    optimizer.zero_grad()
+    loss.backward(retain_graph=True)
+    optimizer.step()
+""",
+            error=_ERROR,
+        ),
         Invalid(
             """
 import torch
@@ -317,23 +369,45 @@ for step in range(2):
         second = expr_text(ctx.source, crash.second.target)
         call_text = expr_text(ctx.source, call) if isinstance(call, ast.expr) else held.key
         # The module of the saving call: one of the several an optimizer may hold.
-        stepped = expr_text(ctx.source, call.func) if isinstance(call, ast.Call) else held.key
+        stepped = expr_text(ctx.source, crash.module)
+        line = getattr(call, "lineno", "?")
+        if crash.first is crash.second:
+            summary = f"`{optimizer}.step()` before the next `{second}.backward()` raises"
+            where = (
+                f"It changes the parameters of `{stepped}` in place after "
+                f"`{first}.backward(retain_graph=True)` (line {crash.first.call.lineno}), "
+                f"which runs again on the loop's next iteration through `{call_text}` (line "
+                f"{line}), computed before the loop: its {crash.saved.description} saved a "
+                "weight"
+            )
+            advice = f"Compute `{call_text}` inside the loop, or step after the loop"
+        else:
+            summary = f"`{optimizer}.step()` before `{second}.backward()` raises"
+            where = (
+                f"It changes the parameters of `{stepped}` in place between "
+                f"`{first}.backward(retain_graph=True)` and `{second}.backward()` (line "
+                f"{crash.second.call.lineno}), which backpropagates through `{call_text}` "
+                f"(line {line}), computed before the step: its {crash.saved.description} "
+                "saved a weight"
+            )
+            advice = f"Recompute `{call_text}` after the step, or step after both backward passes"
         message = compose(
-            f"`{optimizer}.step()` before `{second}.backward()` raises {MODIFIED_INPLACE.quoted}",
-            f"It changes the parameters of `{stepped}` in place between "
-            f"`{first}.backward(retain_graph=True)` and `{second}.backward()` (line "
-            f"{crash.second.call.lineno}), which backpropagates through `{call_text}` "
-            f"(line {getattr(call, 'lineno', '?')}), computed before the step: its "
-            f"{crash.saved.description} saved a weight",
-            f"Recompute `{call_text}` after the step, or step after both backward passes",
+            f"{summary} {MODIFIED_INPLACE.quoted}",
+            where,
+            advice,
             MODIFIED_INPLACE.in_full,
+        )
+        second_note = (
+            "runs again through it on the next iteration"
+            if crash.first is crash.second
+            else "the second backward through it"
         )
         related = [
             Related(ctx.node_range(crash.first.call), "the graph is retained here"),
-            Related(ctx.node_range(crash.second.call), "the second backward through it"),
+            Related(ctx.node_range(crash.second.call), second_note),
             Related(ctx.node_range(call), "computed before the step, saved a weight"),
         ]
-        fixes = _move_step(ctx, crash)
+        fixes = _move_step(ctx, crash) if crash.first is not crash.second else []
         return self.finding(message, ctx.node_range(step.stmt), related, fixes)
 
 
@@ -344,6 +418,7 @@ class _Finder:
         self.ctx = ctx
         events = ctx.analysis.events
         self.module_calls = {id(u.node): u for u in events.of(ModuleCall)}
+        self.method_calls = {id(u.node): u for u in events.of(ModuleMethodCall)}
         qualified = {id(t.call): t.qualified for t in ctx.analysis.torch_calls}
         self.saves = ParameterSaves(ctx.tree, lambda call: qualified.get(id(call)))
         self.steps = [u for u in events.of(OptimizerCall) if _is_step(u)]
@@ -360,6 +435,40 @@ class _Finder:
                 if crash is not None:
                     reported.add(id(step.stmt))
                     yield crash
+        for again in self._repeated():
+            for step in self._steps_after(again.call):
+                if id(step.stmt) in reported:
+                    continue
+                crash = self._crash_again(again, step)
+                if crash is not None:
+                    reported.add(id(step.stmt))
+                    yield crash
+
+    def _repeated(self) -> Iterator[RepeatedBackward]:
+        """Retaining backward calls that run again on a loop's next iteration through nodes
+        built before the loop, which no backward of the loop frees in between."""
+        analysis = self.ctx.analysis
+        calls = [b for b in analysis.backward_calls if _retains(b) and not b.through_freed]
+        for again in repeated_backwards(calls, analysis.events.of(LoopTrips)):
+            inside = {id(n) for n in ast.walk(again.loop)}
+            others = [b for b in analysis.backward_calls if id(b.call) in inside]
+            kept = frozenset(
+                n for n in again.kept if all(_retains(b) for b in others if n in b.value.graph)
+            )
+            if kept:
+                yield RepeatedBackward(again.call, again.loop, kept)
+
+    def _crash_again(self, again: RepeatedBackward, step: OptimizerCall) -> _Crash | None:
+        """The step, later in the body, changes a weight a node built before the loop
+        saved: the call's run on the next iteration needs it."""
+        held = step.value.optimizes
+        assert held is not None
+        first = again.call
+        for node in sorted(again.kept, key=_position):
+            found = self._saved_parameter(node, held, first)
+            if found is not None:
+                return _Crash(first, step, first, node, *found)
+        return None
 
     def _steps_after(self, first: BackwardCall) -> Iterator[OptimizerCall]:
         """Steps later in the block of `first`, with nothing that may clear gradients
@@ -389,9 +498,9 @@ class _Finder:
             if not _second_pass(second) or not self._follows(step.stmt, second.stmt):
                 continue
             for node in sorted(first.value.graph & second.value.graph, key=_position):
-                saved = self._saved_parameter(node, held, second)
-                if saved is not None:
-                    return _Crash(first, step, second, node, saved)
+                found = self._saved_parameter(node, held, second)
+                if found is not None:
+                    return _Crash(first, step, second, node, *found)
         return None
 
     def _follows(self, step: ast.stmt, second: ast.stmt) -> bool:
@@ -414,9 +523,12 @@ class _Finder:
 
     def _saved_parameter(
         self, node: SavedNode, held: OptimizedParameters, second: BackwardCall
-    ) -> SavedParameter | None:
-        """The weight `node` saved, when it is a call of the module `held` holds."""
-        use = self.module_calls.get(id(node.node))
+    ) -> tuple[SavedParameter, ast.expr] | None:
+        """The weight `node` saved, when it is a call (or a method call) of the module
+        `held` holds, with the expression of that module."""
+        use: ModuleCall | ModuleMethodCall | None = self.module_calls.get(id(node.node))
+        if use is None:
+            use = self.method_calls.get(id(node.node))
         module = use.value.module if use is not None else None
         key = dotted(use.target) if use is not None else None
         if use is None or module is None or key is None or not held.holds(key, module):
@@ -424,10 +536,14 @@ class _Finder:
         if not isinstance(node.node, ast.Call):
             return None
         requires_grad = self._input_requires_grad(node.node, use, second.value.graph)
-        return self.saves.saved_parameter(node.node, module, requires_grad)
+        if isinstance(use, ModuleMethodCall):
+            saved = self.saves.saved_by_method(node.node, module, use.method, requires_grad)
+        else:
+            saved = self.saves.saved_parameter(node.node, module, requires_grad)
+        return (saved, use.target) if saved is not None else None
 
     def _input_requires_grad(
-        self, call: ast.Call, use: ModuleCall, graph: frozenset[SavedNode]
+        self, call: ast.Call, use: ModuleCall | ModuleMethodCall, graph: frozenset[SavedNode]
     ) -> bool:
         """Whether the first input of `call` certainly has autograd history: it is (or a
         name bound straight from) a call whose result the graph certainly went through."""

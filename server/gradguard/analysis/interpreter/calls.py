@@ -23,7 +23,13 @@ from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.call_sites import passed_arguments, switches_grad_mode
 from gradguard.analysis.converted_numbers import number_builtin
-from gradguard.analysis.events import Append, ForwardCall, ModuleModeCall, OptimizerCall
+from gradguard.analysis.events import (
+    Append,
+    ForwardCall,
+    ModuleMethodCall,
+    ModuleModeCall,
+    OptimizerCall,
+)
 from gradguard.analysis.graph import SavedNode, Saves
 from gradguard.analysis.imports import is_torch
 from gradguard.analysis.integer_buffers import counter_kept
@@ -599,6 +605,16 @@ class CallEvaluator(TorchCalls):
         the receiver, `self` inside the class), or an instance called (`__call__`)."""
         # A static method gets the call's arguments from its first parameter on.
         bound = not is_staticmethod(method)
+        module = receiver.module
+        if (
+            bound
+            and isinstance(call.func, ast.Attribute)
+            and module is not None
+            and module.local is not None
+            and receiver.kind is Kind.MODULE
+            and (site := self.site(call, call.func.value, receiver)) is not None
+        ):
+            self.emit(ModuleMethodCall(call.func.attr, **site))
         self.note_call(method, call, args, is_method=bound)
         self._mode_after_call(method)
         summary = self.module.summary_of(method)
