@@ -1,6 +1,7 @@
 """Freezes of a model's layers (`model.encoder.requires_grad_(False)`): seen where they are
 made, through the helpers and methods that make them, in a run of the model's `forward`,
-and, made by `__init__`, in every other method of the class. Also which classes of the file
+and, made by `__init__` (also through a method of the class it calls), in every other method
+of the class. Also which classes of the file
 own every parameter they compute with (a layer template handed to `nn.TransformerEncoder`)
 and own parameters at all (a class built only of classes of the file)."""
 
@@ -325,6 +326,67 @@ CASES = [
         """,
         False,
     ),
+    (
+        "init calls a method freezing both layers",
+        """
+        class Tagger(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.body = nn.Linear(4, 8)
+                self.head = nn.Linear(8, 2)
+                self.lock()
+
+            def lock(self):
+                for p in self.body.parameters():
+                    p.requires_grad = False
+                self.head.requires_grad_(False)
+
+            def forward(self, x):
+                return self.head(self.body(x))
+
+        Tagger()(torch.randn(3, 4)).sum().backward()
+        """,
+        True,
+    ),
+    *[
+        (
+            f"init calls a method freezing layers: {title}",
+            f"""
+            class Tagger(nn.Module):
+                def __init__(self, locked=True):
+                    super().__init__()
+                    self.body = nn.Linear(4, 8)
+                    self.head = nn.Linear(8, 2)
+                    {init}
+
+                def lock(self):
+                    for p in self.body.parameters():
+                        p.requires_grad = False
+                    {lock}
+
+                def forward(self, x):
+                    return self.head(self.body(x))
+
+            Tagger()(torch.randn(3, 4)).sum().backward()
+            """,
+            False,
+        )
+        for title, init, lock in [
+            ("only the body", "self.lock()", "pass"),
+            (
+                "then a new head",
+                "self.lock()",
+                "self.head.requires_grad_(False)\n                    self.head = nn.Linear(8, 2)",
+            ),
+            ("under a flag", "if locked: self.lock()", "self.head.requires_grad_(False)"),
+            (
+                "before the head exists",
+                "self.lock()\n                    self.head = nn.Linear(8, 2)",
+                "pass",
+            ),
+            ("not called", "pass", "self.head.requires_grad_(False)"),
+        ]
+    ],
 ]
 
 

@@ -23,6 +23,7 @@ from gradguard.analysis.interpreter.defaults import default_values
 from gradguard.analysis.interpreter.environment import Env, GradMode, join_envs
 from gradguard.analysis.interpreter.expressions import with_field
 from gradguard.analysis.interpreter.file_syntax import FileSyntax
+from gradguard.analysis.interpreter.methods import class_methods
 from gradguard.analysis.interpreter.replay import Journal, OwnEvents, own_events
 from gradguard.analysis.interpreter.statements import FunctionInterpreter
 from gradguard.analysis.interpreter.summary import (
@@ -468,7 +469,7 @@ class ModuleInterpreter:
         changed = _containers_changed(self.tree, init)
         containers: dict[str, Value] = {}
         locals_once = local_binding_counts(init)
-        freezes = _layer_freezes(init) if self.frozen_facts else frozenset()
+        freezes = _layer_freezes(info.node) if self.frozen_facts else frozenset()
         for stmt in init.body:
             if id(stmt) in freezes:
                 # `self.backbone.requires_grad_(False)` (or a loop freezing its parameters)
@@ -1144,13 +1145,33 @@ def _self_pairs(target: ast.expr, value: ast.expr) -> list[tuple[str, ast.expr]]
 
 
 @cached_by_node
-def _layer_freezes(init: FunctionNode) -> frozenset[int]:
-    """Statements of `__init__`'s own block that freeze every parameter of a layer of
-    `self` (`self.backbone.requires_grad_(False)`, `for p in self.backbone.parameters():
-    p.requires_grad = False`) and run on every way through it: no `return` comes first."""
+def _layer_freezes(cls: ast.ClassDef) -> frozenset[int]:
+    """Statements of the own block of the class's `__init__` that freeze every parameter of
+    a layer of `self` (`self.backbone.requires_grad_(False)`, `for p in
+    self.backbone.parameters(): p.requires_grad = False`), or that call a method of the
+    class on `self`, which may (`self._freeze_stages()`: the layers it freezes on every way
+    out, `FunctionSummary.frozen_parameters`), and run on every way through it: no
+    `return` comes first."""
     found: set[int] = set()
+    init = next(
+        (s for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None
+    )
+    if init is None:
+        return frozenset()
+    methods = class_methods(cls)
+    me = init.args.args[0].arg if init.args.args else None
     for stmt in init.body:
         owner: ast.expr | None = None
+        if (
+            isinstance(stmt, ast.Expr)
+            and isinstance(stmt.value, ast.Call)
+            and isinstance(stmt.value.func, ast.Attribute)
+            and isinstance(stmt.value.func.value, ast.Name)
+            and stmt.value.func.value.id == me
+            and stmt.value.func.attr in methods
+            and stmt.value.func.attr != "__init__"
+        ):
+            found.add(id(stmt))
         if isinstance(stmt, ast.For):
             owner = params.freeze_loop_owner(stmt)
         elif (
