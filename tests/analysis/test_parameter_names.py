@@ -9,6 +9,7 @@ import ast
 import pytest
 
 from gradguard.analysis.parameter_names import ParameterName, certainly_frozen
+from gradguard.analysis.submodules import foreign_children
 from tests.analysis.test_value_facets import fact_at
 
 NET = """
@@ -272,3 +273,44 @@ def test_a_loop_that_may_unfreeze_a_name_keeps_no_module_frozen(
     code: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     assert not _frozen_at_end(code, monkeypatch)
+
+
+@pytest.mark.parametrize(
+    ("code", "stored"),
+    [
+        ("model.fc = nn.Linear(2, 2)\nself.head = nn.Linear(2, 2)\n", {"fc"}),
+        ("model.backbone.adapter, model.flag = make(), True\n", {"adapter"}),
+        ("model.weight = w\nmodel.training = False\n", set()),
+        ('model.add_module("fc", nn.Linear(2, 2))\n', None),
+        ('setattr(model, "fc", nn.Linear(2, 2))\n', None),
+        ("del model.fc\n", None),
+    ],
+)
+def test_children_code_may_give_a_module_from_outside(code: str, stored: set[str] | None) -> None:
+    """`model.fc = ...` may replace or add a child `fc` of any module; registration by a
+    computed name or a deletion may change any."""
+    found = foreign_children(ast.parse(code))
+    assert found == (frozenset(stored) if stored is not None else None)
+
+
+@pytest.mark.parametrize(
+    ("code", "frozen"),
+    [
+        # The head replaced from outside is still `head.`: no name starts with `classifier`.
+        ("net.head = nn.Linear(4, 2)\n", True),
+        # A child `classifier` may be added to any module: its names may start so.
+        ("net.classifier = nn.Linear(4, 2)\n", False),
+        # A child may be registered under any name.
+        ('setattr(net, "classifier", nn.Linear(4, 2))\n', False),
+    ],
+)
+def test_children_given_from_outside_may_have_their_own_names(
+    code: str, frozen: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    loop = (
+        "net.requires_grad_(False)\n"
+        "for name, p in net.named_parameters():\n"
+        '    if name.startswith("classifier"):\n'
+        "        p.requires_grad = True\n"
+    )
+    assert _frozen_at_end(code + loop, monkeypatch) is frozen

@@ -70,33 +70,42 @@ class ParameterName:
 
 
 def parameter_names(
-    module: Value, classes: submodules.Classes, prefix: str = "", depth: int = _DEPTH
+    module: Value,
+    classes: submodules.Classes,
+    prefix: str = "",
+    depth: int = _DEPTH,
+    stored: frozenset[str] = frozenset(),
 ) -> tuple[ParameterName, ...]:
     """The names `module.named_parameters()` may give, each after `prefix` (see the module
-    docstring)."""
+    docstring). `stored`: attribute names code outside the classes' own methods may give any
+    module a child under (`submodules.foreign_children`): at every module, a child of such a
+    name may be there, holding anything (`fc` followed by an unknown rest)."""
     unknown = (ParameterName(prefix, False),)
     ref = module.module
     if depth <= 0 or module.kind is not Kind.MODULE or ref is None:
         return unknown
+    added = tuple(ParameterName(prefix + attr, False) for attr in sorted(stored))
     if ref.local is not None:
         if not ref.local.is_module:
             return unknown
         children = submodules.local_named_children(ref.local, classes, once=True)
         if children is None:
             return unknown
-        return tuple(
+        return added + tuple(
             name
             for attr, child in children
-            for name in parameter_names(child, classes, f"{prefix}{attr}.", depth - 1)
+            if attr not in stored
+            for name in parameter_names(child, classes, f"{prefix}{attr}.", depth - 1, stored)
         )
     if ref.qualified is None or not ref.qualified.startswith("torch.nn."):
         return unknown
     layer = ref.qualified.removeprefix("torch.nn.")
     if layer in LEAF_PARAMETERS:
-        return tuple(ParameterName(prefix + own, True) for own in LEAF_PARAMETERS[layer])
+        own = tuple(ParameterName(prefix + own, True) for own in LEAF_PARAMETERS[layer])
+        return added + own
     kind = ref.kind or api.nn_module_kind(ref.qualified)
     if layer in submodules.LEAF_LAYERS and kind is not None and not kind.has_parameters:
-        return ()
+        return added
     return unknown
 
 
@@ -476,6 +485,23 @@ def _listed_names(scope: ast.AST) -> dict[str, tuple[str, ...]]:
         ):
             found[name] = strings
     return found
+
+
+def only_read_in(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
+    """Every read of `name` in the function (nested code included) iterates it, tests
+    membership in it or hands it to `startswith`/`endswith`: nothing the function does
+    through that name can change a list it holds."""
+    parents = _parents(function)
+    return all(
+        _only_read(node, parents)
+        for node in walk(function)
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)
+    )
+
+
+@cached_by_node
+def _parents(scope: ast.AST) -> dict[int, ast.AST]:
+    return {id(child): node for node in walk(scope) for child in ast.iter_child_nodes(node)}
 
 
 def _only_read(read: ast.Name, parents: dict[int, ast.AST]) -> bool:

@@ -270,33 +270,55 @@ _PLAIN_ATTRIBUTES = frozenset(
 
 @cached_by_node
 def _changes_structure(tree: ast.Module) -> bool:
+    stored = foreign_children(tree)
+    return stored is None or bool(stored)
+
+
+@cached_by_node
+def foreign_children(tree: ast.Module) -> frozenset[str] | None:
+    """The attribute names code of the file may give a module a submodule (or parameter)
+    under from outside a class's own methods: `model.fc = nn.Linear(...)` may replace the
+    child `fc` of any module, or add one named so (`structure_may_change`). None when a
+    module may get one under any name: registration by a computed name, or a deletion."""
     if _registers_by_name(tree):
-        return True
+        return None
+    found: set[str] = set()
     for node in module_nodes_of(tree, ast.Delete, ast.Assign, ast.AnnAssign):
         if isinstance(node, ast.Delete) and any(isinstance(t, ast.Attribute) for t in node.targets):
-            return True
+            return None
         if not isinstance(node, ast.Assign | ast.AnnAssign):
             continue
-        value = node.value
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         for target in targets:
-            for part in _flat(target):
+            for part, value in _stored_parts(target, node.value):
                 if (
                     isinstance(part, ast.Attribute)
                     and dotted(part.value) != "self"
                     and part.attr not in _PLAIN_ATTRIBUTES
                     and not (_literal(value) or isinstance(value, ast.BoolOp))
                 ):
-                    return True
-    return False
+                    found.add(part.attr)
+    return frozenset(found)
 
 
-def _flat(target: ast.expr) -> Iterator[ast.expr]:
-    if isinstance(target, ast.Tuple | ast.List):
-        for element in target.elts:
-            yield from _flat(element)
-    else:
-        yield target
+def _stored_parts(
+    target: ast.expr, value: ast.expr | None
+) -> Iterator[tuple[ast.expr, ast.expr | None]]:
+    """Each plain target of an assignment with the value it gets: `a.fc, n = make(), 3`
+    gives `make()` to `a.fc`; a part of an unpacking whose value is not a display of as
+    many items gets None (not known)."""
+    if not isinstance(target, ast.Tuple | ast.List):
+        yield target, value
+        return
+    items: list[ast.expr | None] = [None] * len(target.elts)
+    if (
+        isinstance(value, ast.Tuple | ast.List)
+        and len(value.elts) == len(target.elts)
+        and not any(isinstance(e, ast.Starred) for e in (*value.elts, *target.elts))
+    ):
+        items = list(value.elts)
+    for element, item in zip(target.elts, items, strict=True):
+        yield from _stored_parts(element, item)
 
 
 def _qualified_test(classes: Classes, expr: ast.expr) -> list[str | ast.ClassDef] | None:

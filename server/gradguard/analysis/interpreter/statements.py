@@ -55,6 +55,7 @@ from gradguard.analysis.parameter_names import (
     strings_of,
 )
 from gradguard.analysis.parameter_names import stored_names as names_stored
+from gradguard.analysis.passed_strings import strings_passed
 from gradguard.analysis.stacked_lists import stacking_calls
 from gradguard.analysis.unfreeze_loops import is_unfreeze_loop
 from gradguard.analysis.values import (
@@ -668,15 +669,16 @@ class FunctionInterpreter(CallEvaluator):
         if owner is None and "." in key:
             owner = self.kept_attribute(key, self.env)
         root = callee_name(owner_expr)
+        stored = submodules.foreign_children(self.module.tree)
         if (
             owner is None
             or owner.kind is not Kind.MODULE
-            or submodules.structure_may_change(self.module.tree)
+            or stored is None
             or not counter_kept(self.function or self.module.tree, owner_expr)
             or (root is not None and root in self.module.changed_containers())
         ):
             return None
-        names = parameter_names(owner, self.submodule_classes())
+        names = parameter_names(owner, self.submodule_classes(), stored=stored)
         stored = names_stored(stmt.body)
         return owner_expr, names, lambda expr: self._test_strings(expr, stored)
 
@@ -689,6 +691,7 @@ class FunctionInterpreter(CallEvaluator):
         if not plain_operand(expr) or any(name in stored for name in loaded_names(expr)):
             return None
         scope: ast.AST = self.function or self.module.tree
+        passed = False
         if isinstance(expr, ast.Name):
             if expr.id in self.module.declared_global:
                 return None
@@ -696,6 +699,10 @@ class FunctionInterpreter(CallEvaluator):
             listed = listed_strings(expr.id, scope if local else self.module.tree)
             if listed is not None:
                 return listed
+            # A parameter every call fills with strings nothing can change.
+            passed = self.function is not None and strings_passed(
+                self.module.tree, self.function, expr.id, self.module.syntax.unchanged_dicts()
+            )
         elif not (
             isinstance(expr, ast.Subscript)
             and isinstance(expr.value, ast.Name)
@@ -712,8 +719,10 @@ class FunctionInterpreter(CallEvaluator):
             self.env = env
         found = strings_of(value)
         # A sequence read from a name may be a list some alias changed: only a settings
-        # dict's (which nothing changes) counts.
-        return found if isinstance(found, str) or isinstance(expr, ast.Subscript) else None
+        # dict's (which nothing changes), or a parameter's so passed, counts.
+        if isinstance(found, str) or isinstance(expr, ast.Subscript) or passed:
+            return found
+        return None
 
     def _freeze_named(
         self,
