@@ -19,13 +19,15 @@ each layer its forward runs (`model.backbone.requires_grad_(False)` and
 `model.head.requires_grad_(False)`), done where the model is, by a function or method of the
 file that freezes the model (or a layer of it) it is given on every way out (`evaluate(model)`
 switching it off "to save memory"), or by `__init__` for every other method of the class
-(`self.backbone`, stored and frozen there only); and nothing can unfreeze a parameter or add a
+(`self.backbone`, stored and frozen there only, also by a method of the class `__init__`
+calls); and nothing can unfreeze a parameter or add a
 new one afterwards. Any `requires_grad = True`, `requires_grad_()`, `nn.Parameter`,
 a submodule assigned onto the model (a new head), or the model handed to code the analysis
 cannot see keeps the rule silent, but for a loop over `named_parameters()` turning on the
 parameters whose names pass its tests (`if name.startswith("classifier."): p.requires_grad =
 True`) when, in every run of it, no name the module's parameters may have passes them (or
-the loop freezes each parameter again after turning it on).
+the loop freezes each parameter again after turning it on); its tests may read the prefixes
+every caller of its function passes (`thaw(model, SETTINGS["thaw"])`).
 
 ## Why is this bad?
 With every parameter frozen and no input requiring grad, nothing the model computes has a
