@@ -45,6 +45,7 @@ from dataclasses import dataclass
 
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.events import ModuleCall, OptimizerCall
+from gradguard.analysis.gradless_modules import gradless_steps
 from gradguard.analysis.historyless_names import historyless_names
 from gradguard.analysis.model import BackwardCall, ModuleAnalysis
 from gradguard.analysis.name_flow import UNKNOWN_KEY, Key, NameBinding, NameFlow
@@ -101,6 +102,22 @@ def unreached_optimizers(
         fact = _Check(analysis, flow, key, uses, historyless).run()
         if fact is not None:
             found.append(fact)
+    # Steps of an optimizer on a module no gradient can reach (`gradless_modules`): no
+    # backward before them, whatever its loss, reaches what they hold.
+    for gradless in gradless_steps(analysis, flow):
+        found.append(
+            UnreachedOptimizer(
+                gradless.construction,
+                gradless.stmt,
+                gradless.optimizer,
+                gradless.module,
+                gradless.copied,
+                (gradless.step,),
+                (gradless.backward,),
+                (),
+                every_step=False,
+            )
+        )
     return found
 
 
