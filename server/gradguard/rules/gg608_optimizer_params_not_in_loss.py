@@ -35,7 +35,15 @@ neither does a call of `model` itself made under no_grad; such a cut counts only
 loss still trains another model (a loss cut from every model is a cut history, GG102 or
 GG108's finding). An optimizer
 over `model.encoder.parameters()`, over `itertools.chain(...)` or param groups, a model
-passed to a helper called more than once or held in `self`: silent. A loss that has no
+passed to a helper called more than once or held in `self`: silent.
+
+One case held in `self` is certain: `self.opt = torch.optim.X(self.m.parameters())` in the
+`__init__` of a plain class (no base), where `self.m` is a deep copy or a module owning all
+its parameters, every call of it runs with grad certainly off (`torch.no_grad()` in the
+method or around every call of it), and the attribute is otherwise only asked for its
+parameters by an optimizer, for its state, or moved or put in a mode as a statement (a DQN
+optimizer built on the target network). No backward anywhere gives `m` a gradient: each
+`self.opt.step()` after a backward of a loss with history is flagged. A loss that has no
 history at all but had `requires_grad` forced on after the cut is GG109's finding, not this
 rule's.
 
