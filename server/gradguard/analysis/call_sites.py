@@ -515,7 +515,8 @@ def may_learn(node: FunctionNode, *, skip_self: bool = False) -> bool:
 
 def _may_learn(node: FunctionNode, *, skip_self: bool) -> bool:
     """True when the function calls a parameter (`model(x)`) or a telling method of one
-    (`optimizer.step()`, `loss.backward()`), adds one to a total, iterates one or hands one
+    (`optimizer.step()`, `loss.backward()`) or any method of a submodule of one
+    (`model.norm.recalibrate(x)`), adds one to a total, iterates one or hands one
     on to a function (`helper(x)`, `self.criterion(out, y)`, an imported module's
     `torch.autograd.grad(loss, params)`, a thread's target) or reads one's `.grad`: only
     then can facts from its callers matter to a rule (learning them costs an extra pass)."""
@@ -559,6 +560,15 @@ def _may_learn(node: FunctionNode, *, skip_self: bool) -> bool:
                 )
             ):
                 return True  # `logits.max(1)`, `model.backbone.parameters()`, `arrays[0].cpu()`
+            if (
+                isinstance(func, ast.Attribute)
+                and isinstance(func.value, ast.Attribute)
+                and attribute_root(func.value) in parameters
+                and not func.attr.startswith("__")
+            ):
+                # `model.norm.recalibrate(x)`: a method of a submodule of a parameter, which
+                # may give that submodule new parameters (what `model` is decides which).
+                return True
         elif (
             (
                 isinstance(child, ast.AugAssign)

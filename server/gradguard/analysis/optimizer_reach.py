@@ -179,7 +179,7 @@ class _Check:
             return None
         # `Adam(netg.parameters())` in `train(netg, ...)`: the model the caller built.
         module_key = _origin(self.flow, module_key)
-        copied = self._fresh(module_key, call if self.built_in is None else self.built_in[0])
+        copied = self._fresh(module_key, call)
         self.module_keys = _aliases(self.flow, module_key)
         self.module_key = module_key
         if copied is None or not self._confined():
@@ -266,13 +266,17 @@ class _Check:
         if not isinstance(value, ast.Call):
             return None
         optimized = [u.value.optimizes for u in self.steps if u.value.optimizes is not None]
-        if any(o.call is call and o.stale is not None for o in optimized):
+        # Of `opt = make_opt(m)`, the construction in the builder, as the builder's summary
+        # sees it, or the call itself (`interpreter.calls._built_by_builder`).
+        calls = {id(call)} | ({id(self.built_in[0])} if self.built_in is not None else set())
+        optimized = [o for o in optimized if id(o.call) in calls]
+        if any(o.stale is not None for o in optimized):
             return None  # a replaced model: GG604's case
-        if any(o.call is call and o.others for o in optimized):
+        if any(o.others for o in optimized):
             return None  # built on several modules: which ones a loss must reach is open
         if self.flow.is_deepcopy(value.func) and len(value.args) == 1:
             return True
-        built = [o.module for o in optimized if o.call is call and o.module.self_contained]
+        built = [o.module for o in optimized if o.module.self_contained]
         if built:
             local = built[0].local
             self.module_class = local.node if local is not None else None

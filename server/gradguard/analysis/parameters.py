@@ -75,6 +75,9 @@ class ReplacedAttribute:
     stmt: ast.stmt
     target: ast.Attribute | ast.Subscript
     module: ModuleRef  # the new module
+    # The submodules between the parameter and the object whose attribute was set, when a
+    # method of a submodule set it (`model.q1.reset_scale()` in `def init(model)`: `("q1",)`).
+    via: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, eq=False)

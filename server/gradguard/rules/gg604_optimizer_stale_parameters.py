@@ -21,7 +21,13 @@ itself to a new model (`self.model = build_model()` in `resume()`, when `__init_
 `self.model` once and every other store of it is built by a call), stales it for the rest
 of that method, and for a method that steps it and calls `self.model` when the file calls that
 method (or one reaching it through `self.<method>()`) on the same instance after the
-replacing one (`trainer.new_head(5)`, then `trainer.fit(loader)`).
+replacing one (`trainer.new_head(5)`, then `trainer.fit(loader)`). A layer set by
+`setattr(model, "fc", new)`, or by `setattr(model, name, new)` in a loop over a literal
+tuple of names, counts as assigned; so does a new parameter a method of a submodule the
+forward runs gives it (`model.norm.recalibrate(x)`); a new model of a subclass of the file
+that adds nothing to its base (`class Wider(Net):` with only a docstring) is built as its
+base is; and an optimizer returned by a one-line builder of the file (`return
+torch.optim.SGD(model.parameters(), lr=lr)`) holds what the model it is given has then.
 
 It fires only when the analysis is certain: the model is built in the file, the new module is
 built right there and has parameters, the model's forward runs it (any child of an
@@ -448,7 +454,7 @@ assert not torch.equal(before, model[-1].weight), "the new head never trained"
         *extra: Related,
     ) -> Finding:
         optimizer = expr_text(ctx.source, step.target)
-        target = expr_text(ctx.source, new.target)
+        target = _spelt(ctx, new.target)
         built_at = built.stmt.lineno
         if new.rebound:
             message = compose(
@@ -482,6 +488,15 @@ assert not torch.equal(before, model[-1].weight), "the new head never trained"
         fix = _move_construction(ctx, built, new)
         shown = new.through if new.through is not None else new.stmt
         return self.finding(message, ctx.node_range(shown), related, [fix] if fix else [])
+
+
+def _spelt(ctx: RuleContext, target: ast.expr) -> str:
+    """The replaced target as written; `model.fc1` for the attribute a `setattr(model, name,
+    new)` sets (the analysis names it, located at the call, see `set_attributes`)."""
+    text = expr_text(ctx.source, target)
+    if isinstance(target, ast.Attribute) and not text.endswith(target.attr):
+        return ast.unparse(target)
+    return text
 
 
 def _called_after(ctx: RuleContext, step: OptimizerCall, key: str, new: Replacement) -> bool:

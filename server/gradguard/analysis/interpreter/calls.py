@@ -12,8 +12,10 @@ from typing import TYPE_CHECKING
 from gradguard.analysis import (
     activations,
     dtypes,
+    empty_subclasses,
     graph_inputs,
     libraries,
+    optimizer_builders,
     shapes,
     submodules,
     threads,
@@ -61,6 +63,7 @@ from gradguard.analysis.values import (
     NONE,
     UNKNOWN,
     Carry,
+    ClassInfo,
     Grad,
     Kind,
     Loss,
@@ -442,6 +445,8 @@ class CallEvaluator(TorchCalls):
                 return Value(kind=Kind.SEQUENCE, items=args[0].items)
         if name == "dict" and (built := _built_dict(call, args)) is not None:
             return built
+        if name == "setattr" and len(args) == 3:
+            self.note_setattr(call, args[2])
         plain = not call.keywords and not any(isinstance(a, ast.Starred) for a in call.args)
         number = number_builtin(name, args, len(args) == 1) if plain else None
         if number is not None:
@@ -968,10 +973,15 @@ class CallEvaluator(TorchCalls):
                 # whether the class may learn from it).
                 self.note_call(init, call, args, is_method=True)
             if info.is_module:
+                # An empty subclass (`class Net2(Net): """wider"""`) runs its base's code:
+                # its instances are what the base's are (see `empty_subclasses`).
+                code = self._code_class(info)
+                if code is not info:
+                    init = class_methods(code.node).get("__init__")
                 plain = self._built_from_own_parts(call, args, init)
-                checker = self.module.owner_of(info.node).class_check
-                own = plain and checker.self_contained(info)
-                ref = ModuleRef(local=info, self_contained=own)
+                checker = self.module.owner_of(code.node).class_check
+                own = plain and checker.self_contained(code)
+                ref = ModuleRef(local=code, self_contained=own)
                 return Value(kind=Kind.MODULE, module=ref, instance_of=info)
             instance = Value(kind=Kind.INSTANCE, instance_of=info)
             decorated = bool(info.node.decorator_list)
@@ -1002,6 +1012,9 @@ class CallEvaluator(TorchCalls):
             given = self._returned_argument(callee.function, call, args)
             if given is not None:
                 return given
+            built = self._built_by_builder(callee.function, call, result)
+            if built is not None:
+                return built
             return self._called_under_mode(callee.function, call, result, args, skip_self=False)
         self.taint_arguments(call)
         if (
@@ -1037,6 +1050,39 @@ class CallEvaluator(TorchCalls):
             return UNKNOWN
         carries = frozenset().union(*(a.all_carries() for a in args))
         return Value(carries=carries) if carries else UNKNOWN
+
+    def _built_by_builder(
+        self, function: FunctionNode, call: ast.Call, result: Value
+    ) -> Value | None:
+        """`build_optimizer(model, lr)` of a function that only returns
+        `torch.optim.X(model.parameters(), ...)` (`optimizer_builders`): an optimizer built
+        here on the module the call passes (see `OptimizedParameters`); `result` is what
+        the function's summary says it returns (kept, with that fact)."""
+        owner = self.module.owner_of(function)
+        scope = owner.scope_of(function)
+        builder = optimizer_builders.optimizer_builder(function, scope.resolve)
+        if builder is None or self.stmt is None:
+            return None
+        expr = _argument_expr(function, call, builder.parameter)
+        key = dotted(expr) if expr is not None else None
+        held = self._bound_or_kept(key) if key is not None else None
+        if key is None or held is None or held.kind is not Kind.MODULE or held.module is None:
+            return None
+        optimizes = params.OptimizedParameters(call, self.stmt, key, held.module)
+        if is_optimizer(result):
+            return evolve(result, optimizes=optimizes)
+        return Value(
+            kind=Kind.OTHER, module=ModuleRef(qualified=builder.qualified), optimizes=optimizes
+        )
+
+    def _code_class(self, info: ClassInfo) -> ClassInfo:
+        """The class whose code instances of `info`'s class run (`empty_subclasses`)."""
+        owner = self.module.owner_of(info.node)
+        counts = owner.scope_of(owner.tree).counts or {}
+        code = empty_subclasses.code_class(
+            info.node, owner.class_named, lambda name: counts.get(name) == 1
+        )
+        return info if code is info.node else owner.class_info(code)
 
     def _built_from_own_parts(
         self, call: ast.Call, args: list[Value], init: FunctionNode | None

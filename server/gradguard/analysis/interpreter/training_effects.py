@@ -8,6 +8,7 @@ import dataclasses
 from collections.abc import Callable, Iterator
 
 from gradguard.analysis import parameters as params
+from gradguard.analysis import set_attributes
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.bindings import sole_assignment
 from gradguard.analysis.call_sites import keyword_argument, passed_arguments
@@ -242,6 +243,24 @@ class TrainingEffects(GraphEffects):
             return
         self._replaced_here(target, ref)
 
+    def note_setattr(self, call: ast.Call, value: Value) -> None:
+        """`setattr(obj, name, value)` as a statement: for every attribute name it certainly
+        sets (`set_attributes.set_names`), `obj.<name> = value` (a fresh module with
+        parameters replaces the layer, see `_note_replacement`)."""
+        stmt = self.stmt
+        if (
+            value.kind is not Kind.MODULE
+            or not isinstance(stmt, ast.Expr)
+            or stmt.value is not call
+        ):
+            return
+        home = self.module.owner_of(self.function) if self.function is not None else self.module
+        owner, block = home.analysis.block_of(stmt)
+        for attr in set_attributes.set_names(call, owner, block):
+            target = ast.Attribute(value=call.args[0], attr=attr, ctx=ast.Store())
+            ast.copy_location(target, call)
+            self._note_replacement(target, value)
+
     def _replaced_here(self, target: ast.expr, ref: ModuleRef) -> None:
         """`target` got the new module `ref` (or `NEW_PARAMETER`) at this statement:
         optimizers built before on its owner are stale, and when the owner is a parameter
@@ -283,12 +302,35 @@ class TrainingEffects(GraphEffects):
         `argument` do not hold its parameters."""
         if self.env is None or self.stmt is None:
             return
+        owner = argument
+        for attr in replaced.via:
+            owner = ast.Attribute(value=owner, attr=attr, ctx=ast.Load())
         target: ast.expr
         if isinstance(replaced.target, ast.Attribute):
-            target = ast.Attribute(value=argument, attr=replaced.target.attr, ctx=ast.Store())
+            target = ast.Attribute(value=owner, attr=replaced.target.attr, ctx=ast.Store())
         else:
-            target = ast.Subscript(value=argument, slice=replaced.target.slice, ctx=ast.Store())
+            target = ast.Subscript(value=owner, slice=replaced.target.slice, ctx=ast.Store())
+        self._handed_on(argument, replaced)
         self._replace(target, replaced.target, replaced.module, through=replaced.stmt)
+
+    def _handed_on(self, argument: ast.expr, replaced: params.ReplacedAttribute) -> None:
+        """A call here set an attribute of `argument` or of a submodule of it; when
+        `argument` is a parameter of this function, or a chain of attributes of one
+        (`model.q1` in `def init(model)`), the caller's argument gets the new module too."""
+        via: list[str] = []
+        root = argument
+        while isinstance(root, ast.Attribute):
+            via.insert(0, root.attr)
+            root = root.value
+        if (
+            isinstance(root, ast.Name)
+            and self.function is not None
+            and root.id in kept_parameters(self.function)
+            and not self.module.syntax.mentions_attribute("add_param_group")
+            and not self.module.syntax.mentions_attribute("param_groups")
+        ):
+            found = dataclasses.replace(replaced, via=(*via, *replaced.via))
+            self.replaced_attributes.setdefault(root.id, found)
 
     def _replace(
         self,
@@ -320,13 +362,13 @@ class TrainingEffects(GraphEffects):
                 if ref is built.module:
                     continue
                 replacement = params.Replacement(self.stmt, shown, ref, rebound=True)
-            elif base == built.key and same:
+            elif same and (held := _run_submodule(built, base)) is not None:
                 attr = target.attr if isinstance(target, ast.Attribute) else ""
-                runs = params.runs_attribute(built.module, attr)
+                runs = params.runs_attribute(held, attr)
                 if ref is NEW_PARAMETER:
-                    runs = runs or _registers_parameter(built.module, attr)
+                    runs = runs or _registers_parameter(held, attr)
                 if isinstance(target, ast.Subscript):
-                    runs = built.module.qualified in api.SEQUENTIAL
+                    runs = held.qualified in api.SEQUENTIAL
                 if not runs:
                     continue
                 replacement = params.Replacement(
@@ -994,6 +1036,28 @@ class TrainingEffects(GraphEffects):
 # What `ReplacedAttribute.module` holds when the attribute got a fresh `nn.Parameter(...)`
 # rather than a module: the replacement is of the parameter itself.
 NEW_PARAMETER = ModuleRef(qualified="torch.nn.Parameter")
+
+
+def _run_submodule(built: params.OptimizedParameters, base: str | None) -> ModuleRef | None:
+    """The module at `base` when it is the optimized module itself (`built.key`), or a
+    submodule of it its forward runs, hop by hop (`model.q1`: `QuantMLP.forward` reads
+    `self.q1`, an attribute only `__init__` binds, to a module: `ClassInfo.attributes`);
+    None otherwise."""
+    if base is None:
+        return None
+    if base == built.key:
+        return built.module
+    if not base.startswith(built.key + "."):
+        return None
+    held = built.module
+    for attr in base[len(built.key) + 1 :].split("."):
+        if not params.runs_attribute(held, attr) or held.local is None:
+            return None
+        kept = held.local.attributes.get(attr)
+        if kept is None or kept.kind is not Kind.MODULE or kept.module is None:
+            return None
+        held = kept.module
+    return held
 
 
 def _builds_parameter(stmt: ast.stmt, resolve: Callable[[ast.expr], str | None]) -> bool:
