@@ -222,3 +222,18 @@ def _bound_value(expr: ast.expr, lookup: Callable[[str], Value]) -> Value | None
     ):
         return base.elements[position]
     return None
+
+
+def known_range(args: list[ast.expr], lookup: Callable[[str], Value]) -> range | None:
+    """The numbers `range(*args)` yields, when its one to three bounds are known ints (see
+    `least_trips`); None otherwise, and for a zero step (which raises)."""
+    bounds = _range_bounds(args, lookup)
+    if bounds is None or bounds[2] == 0:
+        return None
+    return range(*bounds)
+
+
+def known_int(expr: ast.expr, lookup: Callable[[str], Value]) -> int | None:
+    """The int `expr` certainly is here: a literal, its negation, or a name, attribute or
+    known entry bound to one on every path (see `least_trips`)."""
+    return _int_constant(expr, lookup)

@@ -204,6 +204,10 @@ class GraphEffects(InterpreterState):
     def backpropagate(self, call: ast.Call, target: ast.expr, value: Value, via: str) -> None:
         """A backward()/autograd.grad() call: record it, then free the graph it ran through."""
         freed, modified = self._graph_state()
+        # What a branch taken on some pass changed earlier in this pass, when the backward
+        # runs on every pass (see `loop_passes`).
+        for loop in self.every_iteration():
+            modified |= self.changed_on_some_pass.get(loop, frozenset())
         # A backward that returns ran from a root that required grad, so whatever is known
         # of its grad here, it freed the graph nodes certainly on the root's history (each
         # made only where its result required grad, or a stand-in for a history that, if

@@ -10,6 +10,7 @@ from gradguard.analysis.events import Event, InferenceSaved, Site
 from gradguard.analysis.graph import GRAPH_STATE_KEY, SavedNode, Saves
 from gradguard.analysis.imports import Scope
 from gradguard.analysis.interpreter.environment import GRAD_ON, Env, Frame, LoopFrame, join_envs
+from gradguard.analysis.loop_passes import Passes
 from gradguard.analysis.model import BackwardCall, FunctionNode, LoopNode
 from gradguard.analysis.names import kept_parameters, passed_keyword
 from gradguard.analysis.parameters import Freeze, ReplacedAttribute
@@ -73,6 +74,11 @@ class InterpreterState:
         self.loops: list[LoopFrame] = []
         # `for` loops whose body certainly runs at least once (see `loop_entry`).
         self.entered_loops: set[ast.AST] = set()
+        # `for` loops over known numbers whose every pass runs the whole body, and the
+        # graph nodes whose saved tensors a branch taken on some pass of one certainly
+        # changed earlier in the current pass (see `loop_passes`).
+        self.loop_passes: dict[ast.AST, Passes] = {}
+        self.changed_on_some_pass: dict[ast.AST, frozenset[SavedNode]] = {}
         self.stmt: ast.stmt | None = None
         # The statement run just before `stmt` in the same block (None at a block's start).
         self.stmt_before: ast.stmt | None = None

@@ -35,6 +35,7 @@ from gradguard.analysis.interpreter.environment import (
 )
 from gradguard.analysis.item_graphs import items_list
 from gradguard.analysis.loop_entry import certainly_empty, certainly_entered, least_trips
+from gradguard.analysis.loop_passes import branches_taken, loop_passes
 from gradguard.analysis.model import (
     LIGHTNING_BACKWARD,
     FunctionNode,
@@ -376,6 +377,7 @@ class FunctionInterpreter(CallEvaluator):
             self.mode = else_start = start_mode.on_branch(when_false)
             self.run_block(stmt.orelse)
         after_else = self.env
+        self._changed_on_some_pass(stmt, after_body, after_else)
         self._state_left_as_found(start, after_body, after_else)
         self.env = join_env(
             after_body,
@@ -389,6 +391,27 @@ class FunctionInterpreter(CallEvaluator):
             self.mode = start_mode  # neither branch switched modes itself
         elif self.mode != body_mode:
             self.mode = GRAD_UNKNOWN
+
+    def _changed_on_some_pass(
+        self, stmt: ast.If, after_body: Env | None, after_else: Env | None
+    ) -> None:
+        """An `if` run on every pass of a loop over known numbers, whose test certainly
+        holds (or fails) on some pass (see `loop_passes`): what the branch taken then
+        certainly changed in place is changed before the rest of that pass runs."""
+        if not self.frames or self.frames[-1][0] != "loop":
+            return
+        loop = self.frames[-1][1]
+        passes = self.loop_passes.get(loop)
+        if passes is None:
+            return
+        taken = branches_taken(stmt.test, passes, self.settled)
+        changed = self.changed_on_some_pass.get(loop, frozenset())
+        for runs, env in ((taken.body, after_body), (taken.orelse, after_else)):
+            state = env.get(GRAPH_STATE_KEY) if runs and env is not None else None
+            if state is not None:
+                changed |= state.saved_in
+        if changed:
+            self.changed_on_some_pass[loop] = changed
 
     def _state_left_as_found(self, start: Env | None, *branches: Env | None) -> None:
         """`if self.hidden is None: self.hidden = init()` in a method: on the branch that does
@@ -581,6 +604,9 @@ class FunctionInterpreter(CallEvaluator):
         empty = certainly_empty(stmt.iter, iterated, self.settled, range_is_builtin=builtin_range)
         if runs:
             self.entered_loops.add(stmt)
+        passes = loop_passes(stmt, self.settled, range_is_builtin=builtin_range)
+        if passes is not None:
+            self.loop_passes[stmt] = passes
         element = element_of(iterated)
         if element is UNKNOWN or (held_element is not None and self._enumerated(stmt.iter)):
             element = held_element or element
@@ -941,6 +967,7 @@ class FunctionInterpreter(CallEvaluator):
             head = self._probed_head(stmt, before, head_action, empty=empty)
         mode = self.mode
         end, breaks = self._iteration(stmt, head, head_action)
+        self.changed_on_some_pass.pop(stmt, None)  # known within a pass only
         if self.mode != mode:
             self.mode = GRAD_UNKNOWN
         exits: list[Env | None] = [end, *breaks]
@@ -1020,6 +1047,7 @@ class FunctionInterpreter(CallEvaluator):
         self, stmt: LoopNode, head: Env, head_action: object
     ) -> tuple[Env | None, list[Env | None]]:
         self.env = head
+        self.changed_on_some_pass.pop(stmt, None)  # a new pass changed nothing yet
         frame = LoopFrame(stmt)
         self.loops.append(frame)
         try:
