@@ -32,6 +32,12 @@ file the caller hands the kept tensor to, which writes into its parameter on eve
 (`out = x; out[:, :, :h] = ...` in a submodule's `forward`, `return imgs.clamp_(-1, 1)` in
 a helper): the finding is at the call, which should pass a copy.
 
+A change inside a loop counts where it certainly runs: in a branch that a loop over a
+known range takes on some pass (`if step % 2 == 0:` in `for step in range(4)`), before a
+backward the loop reaches on every pass; or on the first pass of a loop that certainly runs,
+where a name the loop rebinds still holds the kept tensor it held before the loop
+(`h = torch.tanh(x)`, then `for layer in layers: h += layer(h); h = torch.tanh(h)`).
+
 It may also sit between two layers of an `nn.Sequential` (written as its arguments, or in a
 list literal only unpacked into it, `nn.Sequential(*layers)`): a layer built with `inplace=True`
 (`nn.ReLU`, `nn.LeakyReLU`, `nn.ELU`, ... and `nn.Dropout` when no code of the file can

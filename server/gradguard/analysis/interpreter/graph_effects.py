@@ -173,6 +173,7 @@ class GraphEffects(InterpreterState):
     ) -> None:
         """An in-place change of `value`: the graph nodes that saved it can no longer use it.
         `inside`: the change is made by the function `node` calls, at that node there."""
+        value = self._as_on_first_pass(target, value)
         if not value.saved_in:
             return
         freed, modified = self._graph_state()
@@ -183,6 +184,35 @@ class GraphEffects(InterpreterState):
                     node, self.stmt, target, value, value.saved_in, self.function, inside
                 )
             )
+
+    def _as_on_first_pass(self, target: ast.expr, value: Value) -> Value:
+        """`value`, bound to `target` at the top of a loop that carries it, with the tensors
+        it held before the loop: a `for` loop that certainly runs (see `loop_entry`) reaches
+        a statement run on every pass on its first pass too, where the name still holds
+        what it held before the loop (`total = torch.sigmoid(w)`, then `for k in range(2):
+        total.add_(k)` changes the kept output on the first pass). Only while the name is
+        still bound to the loop's head value (nothing in the pass rebound it first)."""
+        key = dotted(target)
+        bound = self.env.get(key) if key is not None and self.env is not None else None
+        if bound is None or not bound.carries:
+            return value
+        passes = self.every_iteration()
+        before: frozenset[SavedNode] = frozenset()
+        for carry in bound.carries:
+            loop, initial = carry.loop, carry.initial
+            if (
+                loop is None
+                or loop not in passes
+                or loop not in self.entered_loops
+                or self.heads.get(id(carry)) is not bound
+                or initial is None
+                or initial.kind is not Kind.TENSOR
+            ):
+                continue
+            before |= initial.saved_in
+        if before <= value.saved_in:
+            return value
+        return evolve(value, saved_in=value.saved_in | before)
 
     def arguments_changed_in_place(
         self, function: FunctionNode, call: ast.Call, *, skip_self: bool
