@@ -573,3 +573,51 @@ def test_an_edit_widening_a_freeze_reaches_other_functions() -> None:
     assert found is not None
     assert _shown(text, found) == _shown(text, fresh)
     assert "GG112" not in str(_shown(text, fresh))
+
+
+_SETS_BY_NAME = """\
+import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(3, 3)
+
+    def set_layer(self, value: nn.Module):
+        name = "fc"
+        setattr(self, name, value)
+
+    def forward(self, x):
+        h = self.fc(x)
+        return h.relu()
+
+
+def train(model, x):
+    out = model(x)
+    loss = out.sum()
+    loss.backward()
+"""
+
+
+def test_an_edit_beside_a_setattr_replays_it() -> None:
+    """The step interpreting `setattr(self, name, value)` finds the statement's block in its
+    own function (`walk.statement_block`), not in the module's walk, which the edit of
+    `forward` changes: it replays, and only the edited `forward` runs again."""
+    incremental = Incremental()
+    settings = Settings()
+    text = _SETS_BY_NAME
+    for _ in range(2):
+        check(incremental, "doc", text, path="sets.py", settings=settings)
+    run = incremental.counters.run_steps
+    lines = text.split("\n")
+    at = lines.index("        h = self.fc(x)")
+    for letter in "abc":
+        lines[at] = lines[at].replace("h =", f"h{letter} = h =", 1)
+        edited = "\n".join(lines)
+        found = check(incremental, "doc", edited, path="sets.py", settings=settings)
+        assert found is not None
+        assert _shown(edited, found) == _shown(edited, check_source(edited, path="sets.py"))
+    assert incremental.counters.grafted == 3
+    assert incremental.counters.run_steps - run == 3

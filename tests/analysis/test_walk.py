@@ -102,3 +102,35 @@ def test_module_nodes_of_is_the_filtered_module_walk(
     expected = tuple(node for node in module_nodes(tree) if isinstance(node, kinds))
     assert module_nodes_of(tree, *kinds) == expected
     assert module_nodes_of(tree, *kinds) == expected  # asked again: the kept answer
+
+
+def test_statement_block_is_the_module_index_block() -> None:
+    """`statement_block(tree, stmt)`, searching statements only, finds the owner and list
+    `ModuleAnalysis.block_of` indexes from the whole module's walk, for every statement of
+    every corpus file (try/except, match cases, nested functions and classes included)."""
+    from gradguard.analysis.model import ModuleAnalysis
+    from gradguard.analysis.walk import statement_block
+    from tests.test_corpus import corpus_files
+
+    compared = 0
+    for path in corpus_files():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        analysis = ModuleAnalysis(tree)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.stmt) and node is not tree:
+                owner, block = analysis.block_of(node)
+                found = statement_block(tree, node)
+                assert found is not None, (path, node.lineno)
+                assert found[0] is owner and found[1] is block, (path, node.lineno)
+                compared += 1
+    assert compared > 10_000
+
+
+def test_statement_block_of_a_statement_elsewhere_is_none() -> None:
+    from gradguard.analysis.walk import statement_block
+
+    tree = ast.parse("def f():\n    x = 1\ndef g():\n    y = 2\n")
+    f, g = tree.body
+    assert isinstance(f, ast.FunctionDef) and isinstance(g, ast.FunctionDef)
+    assert statement_block(f, g.body[0]) is None
+    assert statement_block(g, g.body[0]) == (g, g.body)

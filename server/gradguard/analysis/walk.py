@@ -206,3 +206,24 @@ def assignment_targets(body: list[ast.stmt]) -> Iterator[ast.expr]:
                 stack.extend(reversed(block))
         for handler in getattr(stmt, "handlers", ()):
             stack.extend(reversed(handler.body))
+
+
+def statement_block(root: ast.AST, stmt: ast.stmt) -> tuple[ast.AST, list[ast.stmt]] | None:
+    """The node under `root` (or `root` itself) owning the statement list that holds
+    `stmt`, and that list, as `ModuleAnalysis.block_of` gives them; None when `stmt` is not
+    under `root`. Only statements (and `except` clauses, `match` cases) are visited, never
+    expressions: a step of the analysis asks this of the function it interprets without
+    reading the walk of the whole module, which every edit changes."""
+    stack: list[ast.AST] = [root]
+    while stack:
+        node = stack.pop()
+        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            block = getattr(node, name, None)
+            if not isinstance(block, list):
+                continue
+            for item in block:
+                if item is stmt:
+                    return node, block
+                if isinstance(item, ast.stmt | ast.excepthandler | ast.match_case):
+                    stack.append(item)
+    return None

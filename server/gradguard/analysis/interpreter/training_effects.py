@@ -34,7 +34,6 @@ from gradguard.analysis.model import (
     BackwardCall,
     FunctionNode,
     LoopNode,
-    ModuleAnalysis,
 )
 from gradguard.analysis.names import (
     callee_name,
@@ -56,7 +55,7 @@ from gradguard.analysis.values import (
     evolve,
     forced_after_cut,
 )
-from gradguard.analysis.walk import walk
+from gradguard.analysis.walk import statement_block, walk
 
 
 def is_optimizer(value: Value) -> bool:
@@ -78,11 +77,10 @@ def _seen_from_loops(
     )
 
 
-def _runs_on_every_call(analysis: ModuleAnalysis, stmt: ast.stmt, function: FunctionNode) -> bool:
+def _runs_on_every_call(stmt: ast.stmt, function: FunctionNode) -> bool:
     """True when `stmt` sits directly in the body of `function` (no branch, loop or `try`
     around it), so every call that returns normally runs it."""
-    owner, _ = analysis.block_of(stmt)
-    return owner is function
+    return any(s is stmt for s in function.body)
 
 
 def _backpropagates_on_every_path(body: list[ast.stmt], events: list[BackwardCall]) -> bool:
@@ -254,8 +252,12 @@ class TrainingEffects(GraphEffects):
             or stmt.value is not call
         ):
             return
-        home = self.module.owner_of(self.function) if self.function is not None else self.module
-        owner, block = home.analysis.block_of(stmt)
+        # The function's own statements hold it: searched there, not in the module's walk,
+        # which a step must not read (any edit changes it; see `walk.statement_block`).
+        found = statement_block(self.function or self.module.tree, stmt)
+        if found is None:
+            return
+        owner, block = found
         for attr in set_attributes.set_names(call, owner, block):
             target = ast.Attribute(value=call.args[0], attr=attr, ctx=ast.Store())
             ast.copy_location(target, call)
@@ -720,7 +722,7 @@ class TrainingEffects(GraphEffects):
             written = summary.state_writes.get(attr)
             if written is not None and read[1] not in written.all_carries():
                 continue  # rebound afresh before the method returns
-            if not use.every_iteration and not _runs_on_every_call(analysis, use.stmt, method):
+            if not use.every_iteration and not _runs_on_every_call(use.stmt, method):
                 continue
             class_of = self._held_class(receiver, receiver_key)
             for loop in self.every_iteration():
@@ -768,7 +770,7 @@ class TrainingEffects(GraphEffects):
         owner = self.module.owner_of(function)
         recorded, steps = owner.own_events(function)
         own = [event for event in recorded if not event.loops]
-        every = [e for e in own if _runs_on_every_call(owner.analysis, e.stmt, function)]
+        every = [e for e in own if _runs_on_every_call(e.stmt, function)]
         if not every and own and _backpropagates_on_every_path(function.body, own):
             # `if scaler is not None: scaler.scale(loss).backward() else: loss.backward()`:
             # one backward or another runs on every call; the first stands for them.
@@ -781,7 +783,7 @@ class TrainingEffects(GraphEffects):
         if owner is not self.module:
             return
         for use in steps:
-            if use.method == "step" and _runs_on_every_call(analysis, use.stmt, function):
+            if use.method == "step" and _runs_on_every_call(use.stmt, function):
                 analysis.events.add(dataclasses.replace(use, every_iteration=loops))
 
     def _result_changed_in_place(
@@ -959,8 +961,7 @@ class TrainingEffects(GraphEffects):
         state (`graph`, known here) and one node standing for what the method builds itself
         (built afresh on every call), in the loops around this call, on every iteration of
         them when it runs on every call of the method."""
-        analysis = self.module.owner_of(method).analysis
-        every = _runs_on_every_call(analysis, event.stmt, method) and not event.loops
+        every = _runs_on_every_call(event.stmt, method) and not event.loops
         return dataclasses.replace(
             event,
             value=evolve(event.value, graph=graph | {SavedNode(call, Saves.OTHER)}),
