@@ -243,24 +243,31 @@ def test_an_edit_beside_a_constructor_kept_tensor_replays_the_rest() -> None:
     scratch run of `__init__` in the module-level step) must not make every edit analyse
     the whole file again: what that step reads of the whole file (where grad-mode switches
     are named, which attributes are mentioned) is compared for the new tree instead."""
-    incremental = Incremental()
-    settings = Settings()
-    text = _KEEPS_COMPUTED
-    for _ in range(2):
-        check(incremental, "doc", text, path="kept.py", settings=settings)
-    run = incremental.counters.run_steps
-    lines = text.split("\n")
-    at = lines.index("        h = self.proj(x)")
-    for letter in "abc":
-        lines[at] = lines[at].replace("h =", f"h{letter} = h =", 1)
-        edited = "\n".join(lines)
-        found = check(incremental, "doc", edited, path="kept.py", settings=settings)
-        assert found is not None
-        assert _shown(edited, found) == _shown(edited, check_source(edited, path="kept.py"))
+    incremental, run = _typed_in_turn(_KEEPS_COMPUTED, "        h = self.proj(x)", "kept.py")
     assert incremental.counters.grafted == 3
     # Only the edited `forward` runs again (nothing reads its summary): the module-level
     # step, with its scratch run of `Scaled.__init__`, and the other functions replay.
     assert incremental.counters.run_steps - run == 3
+
+
+def _typed_in_turn(text: str, line: str, path: str) -> tuple[Incremental, int]:
+    """Three edits in turn of `line` (`h = ...` becomes `ha = h = ...`, then more), each
+    checked incrementally and compared with a fresh check: the checker, and how many steps
+    it had run before the edits."""
+    incremental = Incremental()
+    settings = Settings()
+    for _ in range(2):
+        check(incremental, "doc", text, path=path, settings=settings)
+    run = incremental.counters.run_steps
+    lines = text.split("\n")
+    at = lines.index(line)
+    for letter in "abc":
+        lines[at] = lines[at].replace("h =", f"h{letter} = h =", 1)
+        edited = "\n".join(lines)
+        found = check(incremental, "doc", edited, path=path, settings=settings)
+        assert found is not None
+        assert _shown(edited, found) == _shown(edited, check_source(edited, path=path))
+    return incremental, run
 
 
 def test_typing_in_a_comment_keeps_the_tree() -> None:
@@ -605,19 +612,6 @@ def test_an_edit_beside_a_setattr_replays_it() -> None:
     """The step interpreting `setattr(self, name, value)` finds the statement's block in its
     own function (`walk.statement_block`), not in the module's walk, which the edit of
     `forward` changes: it replays, and only the edited `forward` runs again."""
-    incremental = Incremental()
-    settings = Settings()
-    text = _SETS_BY_NAME
-    for _ in range(2):
-        check(incremental, "doc", text, path="sets.py", settings=settings)
-    run = incremental.counters.run_steps
-    lines = text.split("\n")
-    at = lines.index("        h = self.fc(x)")
-    for letter in "abc":
-        lines[at] = lines[at].replace("h =", f"h{letter} = h =", 1)
-        edited = "\n".join(lines)
-        found = check(incremental, "doc", edited, path="sets.py", settings=settings)
-        assert found is not None
-        assert _shown(edited, found) == _shown(edited, check_source(edited, path="sets.py"))
+    incremental, run = _typed_in_turn(_SETS_BY_NAME, "        h = self.fc(x)", "sets.py")
     assert incremental.counters.grafted == 3
     assert incremental.counters.run_steps - run == 3
