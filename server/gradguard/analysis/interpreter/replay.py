@@ -18,10 +18,9 @@ parameter facts of the functions whose bodies it interprets. So each step is jou
   to the analysis, the calls it noted (`CallSites.note`).
 
 In the next pass a step is replayed, its effects appended as they were, when every entry it
-read is the very same object now (or still absent; the own events of a function, the very
-same events), no function it interpreted has other
-parameter facts, and, if it read the analysis lists, every step before it was replayed too
-(the lists are then the same). Otherwise it runs, and is journaled afresh. By induction over
+read is the very same object now (or still absent; a function's own events, the very same
+events), no function it interpreted has other parameter facts, and, if it read the analysis
+lists otherwise, every step before it was replayed too (the lists are then the same). Otherwise it runs, and is journaled afresh. By induction over
 the steps, the replayed pass ends in the state the full pass would reach: same analysis
 entries in the same order, same summaries, same call-site facts.
 """
