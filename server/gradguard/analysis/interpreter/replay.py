@@ -20,9 +20,10 @@ parameter facts of the functions whose bodies it interprets. So each step is jou
 In the next pass a step is replayed, its effects appended as they were, when every entry it
 read is the very same object now (or still absent; a function's own events, the very same
 events), no function it interpreted has other parameter facts, and, if it read the analysis
-lists otherwise, every step before it was replayed too (the lists are then the same). Otherwise it runs, and is journaled afresh. By induction over
-the steps, the replayed pass ends in the state the full pass would reach: same analysis
-entries in the same order, same summaries, same call-site facts.
+lists otherwise, every step before it was replayed too (the lists are then the same).
+Otherwise it runs, and is journaled afresh. By induction over the steps, the replayed pass
+ends in the state the full pass would reach: same analysis entries in the same order, same
+summaries, same call-site facts.
 """
 
 from __future__ import annotations
