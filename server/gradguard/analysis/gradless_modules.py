@@ -42,6 +42,7 @@ from gradguard.analysis.events import ModuleCall, OptimizerCall
 from gradguard.analysis.model import BackwardCall, ModuleAnalysis
 from gradguard.analysis.name_flow import NameFlow
 from gradguard.analysis.values import Grad
+from gradguard.analysis.walk import module_nodes_of
 
 # Methods of the module that neither alias it, nor hand out its parameters, nor run it.
 _STATE_METHODS = frozenset(["load_state_dict", "state_dict"])
@@ -72,6 +73,8 @@ class GradlessStep:
 def gradless_steps(analysis: ModuleAnalysis, flow: NameFlow) -> list[GradlessStep]:
     """Every optimizer step of the file that certainly applies no gradient, because the
     module whose parameters it holds never runs with grad on and nothing else reaches them."""
+    if not any(use.method == "step" for use in analysis.events.of(OptimizerCall)):
+        return []  # no step to judge: no scan of the module
     if _reaches_by_name(analysis.tree):
         return []
     return _Finder(analysis, flow).run()
@@ -81,7 +84,7 @@ def _reaches_by_name(tree: ast.Module) -> bool:
     return any(
         (isinstance(n, ast.Name) and n.id in _BY_NAME)
         or (isinstance(n, ast.Attribute) and n.attr in _BY_NAME)
-        for n in ast.walk(tree)
+        for n in module_nodes_of(tree, ast.Name, ast.Attribute)
     )
 
 
@@ -97,9 +100,8 @@ class _Finder:
         self.analysis = analysis
         self.flow = flow
         self.attributes: dict[str, list[ast.Attribute]] = {}
-        for node in ast.walk(analysis.tree):
-            if isinstance(node, ast.Attribute):
-                self.attributes.setdefault(node.attr, []).append(node)
+        for node in module_nodes_of(analysis.tree, ast.Attribute):
+            self.attributes.setdefault(node.attr, []).append(node)
         self.runs: dict[int, list[ModuleCall]] = {}
         for event in analysis.events.of(ModuleCall):
             self.runs.setdefault(id(event.node), []).append(event)

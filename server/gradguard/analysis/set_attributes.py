@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ast
 
+from gradguard.analysis.names import attribute_root
 from gradguard.analysis.walk import walk
 
 # Statements after which the rest of a loop's body may not run on that iteration.
@@ -74,7 +75,7 @@ def set_names(call: ast.Call, owner: ast.AST, block: list[ast.stmt]) -> tuple[st
     )
     if index is None:
         return ()
-    kept = {name.id, _root(receiver)}
+    kept = {name.id, attribute_root(receiver)}
     for position, stmt in enumerate(block):
         for node in walk(stmt):
             if isinstance(node, _OPAQUE):
@@ -88,10 +89,3 @@ def set_names(call: ast.Call, owner: ast.AST, block: list[ast.stmt]) -> tuple[st
             ):
                 return ()
     return tuple(dict.fromkeys(names))
-
-
-def _root(expr: ast.expr) -> str:
-    """The name an attribute chain starts from (`model` of `model.encoder`)."""
-    while isinstance(expr, ast.Attribute):
-        expr = expr.value
-    return expr.id if isinstance(expr, ast.Name) else ""
