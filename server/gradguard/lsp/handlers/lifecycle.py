@@ -10,6 +10,7 @@ import gradguard
 from gradguard.lsp.folders import drop_unusable_folders
 from gradguard.lsp.handlers.settings import pull_configuration
 from gradguard.lsp.state import GradGuardServer
+from gradguard.lsp.synced_text import adopt
 
 log = logging.getLogger(__name__)
 
@@ -18,6 +19,7 @@ def initialize(ls: GradGuardServer, params: types.InitializeParams) -> None:
     """Adopt the client's `initializationOptions` (without analysing anything yet)."""
     client = params.client_info.name if params.client_info else "an unnamed client"
     log.info("GradGuard %s serving %s", gradguard.__version__, client)
+    adopt(ls.workspace)  # changes land where the editor made them (see `synced_text`)
     drop_unusable_folders(ls.workspace)
     ls.options_from_initialization = params.initialization_options is not None
     if params.initialization_options is not None:
