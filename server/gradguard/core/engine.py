@@ -124,7 +124,7 @@ def check_source(
     if not mentions_torch(text):
         return CheckResult(findings=(), skipped=True)
     source = source or SourceText(text)
-    with _collector_paused(), tree_scope():
+    with collector_paused(), tree_scope():
         tree = parse(source, path or "<unknown>")
         if isinstance(tree, ParseError):
             return CheckResult(findings=(), parse_error=tree)
@@ -132,7 +132,7 @@ def check_source(
 
 
 @contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
+def collector_paused() -> Iterator[None]:
     """Pause Python's cyclic garbage collector while a module is parsed and analysed.
 
     Both allocate many small objects while a large tree is alive, and every full collection

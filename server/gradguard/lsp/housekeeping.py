@@ -13,13 +13,16 @@ analysis running, it collects garbage (`gc.collect`) and asks glibc to return fr
 event loop, never during typing. `benchmarks/bench_memory.py` measures the effect.
 
 While the user types, the collections Python starts by itself are kept off the kept
-analyses: after each check, what is alive is what the next edit reuses (the document's
-tree and analysis), so it is frozen (`gc.freeze`) and the collections of the next checks
-walk only what they allocated. A full collection walking a 5,000-line file's tree costs
-tens of milliseconds, once in every few dozen keystrokes. Only a check that reused the
-last analysis freezes: it leaves almost no cyclic garbage (about one object per edit),
-and whatever was frozen with it is collected at the next pause, after `FREEZE_LIMIT` such
-checks, or after any other check (which unfreezes: a whole analysis leaves garbage).
+analyses: after each check, what is alive is what the next edit reuses (the document's tree
+and analysis), so it is frozen (`gc.freeze`) and the collections of the next checks walk
+only what they allocated. A full collection walking a 5,000-line file's tree costs tens of
+milliseconds, once in every few dozen keystrokes. The check runs with the collector paused
+until then, so the collection its allocations start finds them frozen too (a young
+collection walking a large analysis's survivors cost about a millisecond per keystroke).
+Only a check that reused the last analysis freezes: it leaves almost no cyclic garbage
+(about one object per edit), and whatever was frozen with it is collected at the next
+pause, after `FREEZE_LIMIT` such checks, or after any other check (which unfreezes: a whole
+analysis leaves garbage).
 """
 
 from __future__ import annotations

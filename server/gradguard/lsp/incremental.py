@@ -53,7 +53,7 @@ def check(
 
     state = incremental.take(key)
     stores = state.stores if state is not None else {}
-    with engine._collector_paused(), tree_scope(stores):
+    with engine.collector_paused(), tree_scope(stores):
         try:
             engine._allow_deep_expressions()
             imports = project_imports()

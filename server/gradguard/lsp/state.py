@@ -23,6 +23,7 @@ from pygls.uris import from_fs_path, to_fs_path
 
 import gradguard
 from gradguard.analysis.incremental import Incremental
+from gradguard.core.engine import collector_paused
 from gradguard.core.findings import Finding
 from gradguard.core.recovery import RecoveredCheck, check_with_recovery
 from gradguard.core.settings import Settings, SettingsError
@@ -320,8 +321,11 @@ class GradGuardServer(LanguageServer):
             if snap.version is not None and self.current_version(snap.key) != snap.version:
                 return None
             reused = self.incremental.counters.reused
-            checked = self.check(snap, settings, last_good)
-            self.housekeeping.checked(reused=self.incremental.counters.reused > reused)
+            # Paused until housekeeping froze what the next edit reuses: the collection the
+            # check's allocations start then skips it (see `gradguard.lsp.housekeeping`).
+            with collector_paused():
+                checked = self.check(snap, settings, last_good)
+                self.housekeeping.checked(reused=self.incremental.counters.reused > reused)
             if not checked.recovered:
                 return checked
             # Converting builds the fixes' edits (possibly with libcst): keep it off the loop.
