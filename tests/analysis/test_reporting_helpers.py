@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import ast
 import textwrap
+from pathlib import Path
 
 import pytest
 
 from gradguard.analysis.interpreter.module import ModuleInterpreter
 from gradguard.analysis.interpreter.reporting_helpers import (
+    _bound_names,
     calls_reporting_helper,
     short_reporting_helper,
 )
@@ -82,6 +84,32 @@ class Net:
         return run(self.block, h)
 """
 
+# Bound again inside a function (`global`) or imported there: not bound once.
+REBOUND_IN_A_FUNCTION = """
+def run(block, h):
+    return checkpoint(block, h)
+
+def use_other():
+    global run
+    run = make_runner()
+
+class Net:
+    def forward(self, h):
+        return run(self.block, h)
+"""
+
+IMPORTED_IN_A_FUNCTION = """
+def run(block, h):
+    return checkpoint(block, h)
+
+def setup():
+    from runners import run
+
+class Net:
+    def forward(self, h):
+        return run(self.block, h)
+"""
+
 STATIC_CALLER = """
 class Net:
     def _run(self, block, h):
@@ -117,6 +145,8 @@ class Net:
         (FUNCTION, True),
         (PLAIN_HELPER, False),
         (REBOUND, False),
+        (REBOUND_IN_A_FUNCTION, False),
+        (IMPORTED_IN_A_FUNCTION, False),
         (STATIC_CALLER, False),
         (LONG_HELPER, False),
         (OTHER_OBJECT, False),
@@ -134,3 +164,15 @@ def test_a_helper_is_short_and_reports() -> None:
     )
     assert short_reporting_helper(helper)
     assert not short_reporting_helper(forward)
+
+
+CORPUS = sorted((Path(__file__).resolve().parents[1] / "corpus").rglob("*.py"))
+
+
+@pytest.mark.parametrize("path", CORPUS[::7], ids=lambda p: p.name)
+def test_bound_names_are_the_union_of_each_statements(path: Path) -> None:
+    """An edit inside one function is checked on that function's names alone
+    (`incremental._BY_PARTS`): the whole module's answer is the union of its parts'."""
+    tree = ast.parse(path.read_text())
+    parts = [_bound_names(ast.Module([stmt], [])) for stmt in tree.body]
+    assert _bound_names(tree) == frozenset().union(*parts)

@@ -950,6 +950,7 @@ _BY_PARTS = frozenset(
         "_class_assigned",
         "_registers_by_name",
         "_mode_mentions",
+        "_bound_names",
     }
 )
 

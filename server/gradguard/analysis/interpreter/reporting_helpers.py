@@ -47,7 +47,10 @@ def calls_reporting_helper(module: ModuleInterpreter, function: FunctionNode) ->
             helper = class_methods(owner).get(name) or inherited_method(module, owner, name)
         else:
             helper = _top_level_functions(module.tree).get(name)
-        if helper is not None and helper is not function and short_reporting_helper(helper):
+        if helper is None or helper is function or not short_reporting_helper(helper):
+            continue
+        # Bound once: asked last, the whole module is read only for a qualifying helper.
+        if on_self or name not in _bound_names(module.tree):
             return True
     return False
 
@@ -102,27 +105,27 @@ def _classes_of_methods(tree: ast.Module) -> dict[int, ast.ClassDef]:
 
 @cached_by_node
 def _top_level_functions(tree: ast.Module) -> dict[str, FunctionNode]:
-    """Functions the module binds once, by one top-level `def` and no other binding of the
-    name anywhere in the module's own statements."""
+    """Functions the module's top level defines by one `def` (whether another binding of
+    the name exists elsewhere is `_bound_names`)."""
     defined: dict[str, list[FunctionNode]] = {}
     for stmt in tree.body:
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
             defined.setdefault(stmt.name, []).append(stmt)
-    rebound = {
-        node.id
-        for node in module_nodes_of(tree, ast.Name)
-        if node.id in defined and type(node.ctx) is not ast.Load
-    }
+    return {name: functions[0] for name, functions in defined.items() if len(functions) == 1}
+
+
+@cached_by_node
+def _bound_names(tree: ast.Module) -> frozenset[str]:
+    """Every name a statement of the module (at any depth) binds as a plain name or by an
+    import. The union of each part's names: an edit inside one function is checked on
+    that function alone (`gradguard.analysis.incremental`)."""
+    stored = {node.id for node in module_nodes_of(tree, ast.Name) if type(node.ctx) is not ast.Load}
     imported = {
         (alias.asname or alias.name).split(".")[0]
         for node in module_nodes_of(tree, ast.Import, ast.ImportFrom)
         for alias in node.names
     }
-    return {
-        name: functions[0]
-        for name, functions in defined.items()
-        if len(functions) == 1 and name not in rebound and name not in imported
-    }
+    return frozenset(stored | imported)
 
 
 def _names(expr: ast.expr, names: tuple[str, ...]) -> bool:
