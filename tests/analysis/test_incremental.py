@@ -17,7 +17,13 @@ from typing import Any
 
 import pytest
 
-from gradguard.analysis.incremental import _MODULE_WALK, _TYPE_INDEX, Incremental, State
+from gradguard.analysis.incremental import (
+    _MODULE_WALK,
+    _TYPE_INDEX,
+    Incremental,
+    State,
+    _changed_span,
+)
 from gradguard.analysis.model import ModuleAnalysis
 from gradguard.analysis.node_cache import answer_in
 from gradguard.core.engine import check_source
@@ -615,3 +621,27 @@ def test_an_edit_beside_a_setattr_replays_it() -> None:
     incremental, run = _typed_in_turn(_SETS_BY_NAME, "        h = self.fc(x)", "sets.py")
     assert incremental.counters.grafted == 3
     assert incremental.counters.run_steps - run == 3
+
+
+def _naive_span(old: list[str], new: list[str]) -> tuple[int, int] | None:
+    differing = [i for i, (a, b) in enumerate(zip(old, new, strict=True)) if a != b]
+    return (differing[0], differing[-1]) if differing else None
+
+
+@pytest.mark.parametrize("count", [1, 2, 63, 64, 65, 128, 129, 200])
+def test_the_changed_span_is_the_first_and_last_differing_line(count: int) -> None:
+    """Lines are compared run by run: the span is still the first and last line that
+    differ, as a comparison of every line finds them, for changes at and around the ends
+    of the runs (every pair of them)."""
+    lines = [f"line {i}" for i in range(count)]
+    near = {0, 1, 62, 63, 64, 65, 127, 128, count - 66, count - 65, count - 64, count - 2}
+    places = sorted(i for i in near | {count - 1} if 0 <= i < count)
+    old = "\n".join(lines)
+    assert _changed_span(old, old) is None
+    assert _changed_span(old, old + "\nmore") is None  # another line count
+    for a in places:
+        for b in places:
+            new = list(lines)
+            new[a], new[b] = "changed", "changed too"
+            span = _changed_span(old, "\n".join(new))
+            assert span is not None and span[2:] == _naive_span(lines, new)
