@@ -34,6 +34,7 @@ parameters' values only when its body may use them (`may_learn`).
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -126,6 +127,14 @@ class Note:
     grad_off: GradOff | None
     mapped: dict[str, Value] | None
 
+    @functools.cached_property
+    def facts(self) -> CallerFacts | None:
+        """What this call alone says (None: its arguments cannot be mapped): made once, so
+        a replayed note gives the very same object again."""
+        if self.mapped is None:
+            return None
+        return CallerFacts(self.mapped, self.grad_enabled, self.grad_off)
+
 
 @dataclass
 class CallSites:
@@ -173,8 +182,7 @@ class CallSites:
         header, call and argument values, so the mapping it computed still holds)."""
         self.log.append(note)
         by_call = self.seen.setdefault(id(note.function), {})
-        mapped = note.mapped
-        facts = None if mapped is None else CallerFacts(mapped, note.grad_enabled, note.grad_off)
+        facts = note.facts
         if id(note.call) in by_call:
             before = by_call[id(note.call)]
             facts = None if before is None or facts is None else before.join(facts)

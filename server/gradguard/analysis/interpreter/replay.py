@@ -210,22 +210,28 @@ class Journal:
             return False
         if changed is None:
             changed, veto = self.changed, self.veto
-        if old.entered & changed:
+        # Plain loops, no sets or generators made: every step of every pass asks this.
+        if not old.entered.isdisjoint(changed):
             return False
         if veto is not None and veto(old):
             return False
-        summaries, classes = interpreter.summaries, interpreter.classes
-        if any(summaries.get(k) is not v for k, v in old.summary_reads.items()):
-            return False
-        if any(classes.get(k) is not v for k, v in old.class_reads.items()):
-            return False
-        verdicts = _verdicts(interpreter)
-        if any(verdicts.get(k) is not v for k, v in old.verdict_reads.items()):
-            return False
-        return all(
-            _same_events(own_events(interpreter.analysis, function), found)
-            for function, found in old.own_event_reads.values()
-        )
+        summaries = interpreter.summaries
+        for key, summary in old.summary_reads.items():
+            if summaries.get(key) is not summary:
+                return False
+        classes = interpreter.classes
+        for key, info in old.class_reads.items():
+            if classes.get(key) is not info:
+                return False
+        if old.verdict_reads:
+            verdicts = _verdicts(interpreter)
+            for key, verdict in old.verdict_reads.items():
+                if verdicts.get(key) is not verdict:
+                    return False
+        for function, found in old.own_event_reads.values():
+            if not _same_events(own_events(interpreter.analysis, function), found):
+                return False
+        return True
 
     def close(self) -> None:
         """Forget the steps: the analysis kept after the last pass holds this journal
@@ -318,7 +324,9 @@ def _effects(step: Step, mark: _Mark, interpreter: ModuleInterpreter, *, first: 
     """Record what the step just run added (everything past `mark`)."""
     analysis: ModuleAnalysis = interpreter.analysis
     for name in _LISTS:
-        step.appended[name] = getattr(analysis, name)[mark.lists[name] :]
+        added = getattr(analysis, name)[mark.lists[name] :]
+        if added:  # most steps append to none of the lists: replays skip them
+            step.appended[name] = added
     if len(analysis.events) > mark.events:
         step.events = list(analysis.events)[mark.events :]
     if len(analysis.opaque_with_training_state) > len(mark.opaque):
@@ -340,8 +348,8 @@ def _effects(step: Step, mark: _Mark, interpreter: ModuleInterpreter, *, first: 
 def _replay(step: Step, interpreter: ModuleInterpreter) -> None:
     """Append the effects of `step` as the step itself would."""
     analysis = interpreter.analysis
-    for name in _LISTS:
-        getattr(analysis, name).extend(step.appended[name])
+    for name, added in step.appended.items():
+        getattr(analysis, name).extend(added)
     for event in step.events:
         analysis.events.add(event)
     analysis.opaque_with_training_state.update(step.opaque_with_training_state)
