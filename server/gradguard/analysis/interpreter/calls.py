@@ -779,7 +779,7 @@ class CallEvaluator(TorchCalls):
             ):
                 return _integer_buffers(name)
             if name in api.MODULE_INFO_METHODS:
-                element = self.parameters_element(call)
+                element = self.parameters_element(call, receiver)
                 if element is not None and not args:
                     # A generator of the module's parameters, handed on whole
                     # (`sgd_update(model.parameters(), lr)`): each item is what a loop

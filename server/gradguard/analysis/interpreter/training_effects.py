@@ -413,11 +413,13 @@ class TrainingEffects(GraphEffects):
             and f"self.{attr}" not in self.env
         ]
 
-    def parameters_element(self, expr: ast.expr) -> Value | None:
+    def parameters_element(self, expr: ast.expr, receiver: Value | None = None) -> Value | None:
         """What `for p in model.parameters()` binds over a known module: a leaf that
         requires grad; `for name, p in model.named_parameters()`: a (name, leaf) pair; None
-        when `expr` is neither, or the parameters may be frozen (see `may_be_frozen`)."""
-        if not self._iterates_parameters(expr):
+        when `expr` is neither, or the parameters may be frozen (see `may_be_frozen`).
+        `receiver` is the value the call's receiver evaluated to, when the caller has it: the
+        module of `model.encoder.parameters()`, a submodule no name holds."""
+        if not self._iterates_parameters(expr, receiver):
             return None
         leaf = Value(grad=Grad.TRACKED, kind=Kind.TENSOR, leaf=True)
         assert isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute)
@@ -425,10 +427,10 @@ class TrainingEffects(GraphEffects):
             return leaf
         return Value(kind=Kind.SEQUENCE, elements=(Value(kind=Kind.OTHER), leaf))
 
-    def _iterates_parameters(self, expr: ast.expr) -> bool:
-        """`for p in model.parameters()` (or `named_parameters()`) over a known module:
-        leaves that require grad (unless something may have frozen them, see
-        `may_be_frozen`)."""
+    def _iterates_parameters(self, expr: ast.expr, receiver: Value | None = None) -> bool:
+        """`for p in model.parameters()` (or `named_parameters()`) over a known module (the
+        value bound at the receiver's key, else the `receiver` evaluated): leaves that
+        require grad (unless something may have frozen them, see `may_be_frozen`)."""
         if not isinstance(expr, ast.Call) or expr.args:
             return False
         func = expr.func
@@ -439,6 +441,8 @@ class TrainingEffects(GraphEffects):
             return False
         key = dotted(func.value)
         owner = self._bound_or_kept(key) if key is not None else UNKNOWN
+        if owner.kind is not Kind.MODULE and receiver is not None:
+            owner = receiver
         if owner.kind is not Kind.MODULE or owner.module is None:
             return False
         return not self.may_be_frozen(key, owner)
