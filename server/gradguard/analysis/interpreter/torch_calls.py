@@ -722,6 +722,22 @@ class TorchCalls(ModuleCalls):
                 direct = self.module_call(called, callee.module, values, callee.frozen)
             finally:
                 self.record = record
+        elif first == 1 and callee.kind is Kind.MODULE and callee.alternatives:
+            # One of several modules (`for seg in [self.stem, self.layer1]`): what holds
+            # of a direct call of each.
+            record, self.record = self.record, False
+            try:
+                direct = reduce(
+                    join,
+                    [
+                        self.module_call(called, each.module, values, each.frozen)
+                        if each.module is not None
+                        else UNKNOWN
+                        for each in callee.alternatives
+                    ],
+                )
+            finally:
+                self.record = record
         elif first == 1 and (
             callee.kind is Kind.FUNCTION or isinstance(call.args[0], ast.Attribute)
         ):

@@ -647,7 +647,9 @@ def element_of(iterable: Value) -> Value:
     dimension, or an item of a list whose items are known (built by appends, a
     comprehension, `zip` or `enumerate` of such lists), or what every element of a list or
     tuple written out (`[loss_a, loss_b]`) has in common: each iteration binds one of them.
-    Anything else (a mapping, whose iteration yields its keys) is unknown."""
+    Modules of different kinds written out (`[self.stem, self.layer1]`) are also kept apart
+    (`Value.alternatives`): each iteration binds one of them, whatever it does is what one
+    of them does. Anything else (a mapping, whose iteration yields its keys) is unknown."""
     if iterable.kind is Kind.TENSOR:
         return evolve(iterable, leaf=False, elements=None, shape=UNKNOWN_SHAPE)
     if iterable.kind is not Kind.SEQUENCE:
@@ -655,7 +657,13 @@ def element_of(iterable: Value) -> Value:
     if iterable.items is not None:
         return iterable.items
     if iterable.elements and iterable.fields is None:
-        return reduce(join, iterable.elements).with_origin(None)
+        joined = reduce(join, iterable.elements).with_origin(None)
+        if joined.kind is Kind.MODULE and all(
+            e.kind is Kind.MODULE and e.module is not None for e in iterable.elements
+        ):
+            each = tuple(dict.fromkeys(e.with_origin(None) for e in iterable.elements))
+            return evolve(joined, alternatives=each) if len(each) > 1 else joined
+        return joined
     return UNKNOWN
 
 
