@@ -957,6 +957,9 @@ _TYPE_INDEX = getattr(walk_module._type_index, "__wrapped__", walk_module._type_
 _BY_PARTS = frozenset(
     {
         "_container_changes",
+        "_changed_attribute_containers",
+        "_shared_changes",
+        "_aliases_changed",
         "_rebound_attributes",
         "_load_counts",
         "_self_stores",

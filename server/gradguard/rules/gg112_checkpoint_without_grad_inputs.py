@@ -13,7 +13,10 @@ each call of the model whose input is known (`model(xb)` in the training loop), 
 in a short method or function of the file that `forward` hands its blocks and input to
 (`h = self._run_block(block, h)` over `self.blocks`). A loop in `forward` reaches the
 checkpoint once per pass: one pass whose inputs all lack grad is enough (the first block fed
-a frozen embedding's output). A layer frozen by the code that hands the model to a helper
+a frozen embedding's output); the blocks it runs may be those of an `nn.ModuleList` built
+from a local list filled block by block (`stages.append(Block(...))`), or the modules of
+different kinds a method lists (`for stage in self.segments()`, each of them trainable). A
+layer frozen by the code that hands the model to a helper
 (`model.frontend.requires_grad_(False)`, then `train_epoch(model, ...)` runs `model(x)`) is
 frozen in the helper's run of `forward` too. A file that freezes some layers still tells
 which modules train when each freeze names a fresh torch.nn layer of its own

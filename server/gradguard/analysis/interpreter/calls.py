@@ -404,7 +404,7 @@ class CallEvaluator(TorchCalls):
         if (
             submodules.structure_may_change(self.module.tree)
             or not counter_kept(scope, receiver_expr)
-            or (root is not None and root in self.module.changed_containers())
+            or (root is not None and self.module.container_may_change(receiver_expr))
         ):
             return None
         return submodules.listed(receiver, name, self.submodule_classes())

@@ -705,7 +705,7 @@ class ExpressionEvaluator(TrainingEffects):
         held = callee_name(expr.value)  # the name, or the attribute's name
         if base.kind is not Kind.SEQUENCE or position is None or held is None:
             return None
-        if held in self.module.changed_containers():
+        if self.module.container_may_change(expr.value):
             return None
         found = item_at(base, position)
         if found is None:
@@ -761,8 +761,8 @@ class ExpressionEvaluator(TrainingEffects):
             base.kind is Kind.MODULE
             and base.items is not None
             and not isinstance(expr.slice, ast.Slice)
-            and (held := callee_name(expr.value)) is not None
-            and held not in self.module.changed_containers()
+            and callee_name(expr.value) is not None
+            and not self.module.container_may_change(expr.value)
         ):
             # `self.layers[i]` of an nn.ModuleList of like modules no code changes.
             return evolve(base.items, carries=base.all_carries())

@@ -46,6 +46,7 @@ from gradguard.analysis.names import (
     parameter_names,
 )
 from gradguard.analysis.node_cache import cached_by_node, last_calls
+from gradguard.analysis.private_lists import list_building, private_names
 from gradguard.analysis.project_imports import ProjectImports
 from gradguard.analysis.values import (
     NONE,
@@ -64,6 +65,7 @@ from gradguard.analysis.walk import (
     assignment_targets,
     children,
     module_nodes_of,
+    module_parents,
     walk,
 )
 
@@ -245,6 +247,17 @@ class ModuleInterpreter:
         """Names and attribute names of containers some code of the file may change (an
         item stored or deleted, `append`, `extend`, `+=`...), whatever the receiver."""
         return frozenset(name for name, _, _ in _container_changes(self.tree))
+
+    def container_may_change(self, held: ast.expr) -> bool:
+        """Whether some code of the file may change the container `held` reads (a name, or
+        an attribute on any receiver; anything else may change). A name's container may be
+        changed under that name; an attribute's through the attribute or through a name
+        that may hold it, never through a function's private list (`private_lists`)."""
+        if isinstance(held, ast.Attribute):
+            return held.attr in _changed_attribute_containers(self.tree)
+        if isinstance(held, ast.Name):
+            return held.id in self.changed_containers()
+        return True
 
     def owner_of(self, node: ast.AST) -> ModuleInterpreter:
         """The analysis of the file defining `node`: this one, or another file's."""
@@ -470,11 +483,17 @@ class ModuleInterpreter:
         containers: dict[str, Value] = {}
         locals_once = local_binding_counts(init)
         freezes = _layer_freezes(info.node) if self.frozen_facts else frozenset()
+        building = list_building(init)
         for stmt in init.body:
             if id(stmt) in freezes:
                 # `self.backbone.requires_grad_(False)` (or a loop freezing its parameters)
                 # on every way through `__init__`: the layer it kept so far is frozen.
                 scratch.stmt = stmt
+                scratch.run_stmt(stmt)
+                continue
+            if id(stmt) in building:
+                # `stages = []`, a loop appending blocks to it, for `self.stages =
+                # nn.ModuleList(stages)` below (`private_lists.list_building`).
                 scratch.run_stmt(stmt)
                 continue
             if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
@@ -1324,11 +1343,13 @@ def _containers_changed(tree: ast.Module, init: FunctionNode) -> frozenset[str]:
         for stmt in init.body
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
     }
-    return frozenset(
+    changed = {
         attr
         for attr, node, attribute in _container_changes(tree)
         if attribute and id(node) not in filling
-    )
+    }
+    # `self.blocks = blocks`, then `blocks[0] = ...`: the attribute holds the list changed.
+    return frozenset(changed | _aliases_changed(tree))
 
 
 @cached_by_node
@@ -1337,28 +1358,98 @@ def _container_changes(tree: ast.Module) -> tuple[tuple[str, ast.AST, bool], ...
     name and whether it is an attribute's (a keyed store by a string constant on an
     attribute is listed with its Subscript node)."""
     changes: list[tuple[str, ast.AST, bool]] = []
-    # A node's kind is its exact type in a parsed tree; a context not Load is Store or Del.
     for node in module_nodes_of(tree, ast.Subscript, ast.AugAssign, ast.Call):
+        held = _changed_holder(node)
         where: ast.AST = tree
-        if type(node) is ast.Subscript:
-            if type(node.ctx) is ast.Load:
-                continue
-            held = node.value
-            if type(node.ctx) is ast.Store and type(held) is ast.Attribute and _constant_key(node):
-                where = node
-        elif type(node) is ast.AugAssign:
-            held = node.target
-        else:
-            assert isinstance(node, ast.Call)
-            func = node.func
-            if type(func) is not ast.Attribute or func.attr not in _CONTAINER_MUTATORS:
-                continue
-            held = func.value
+        if (
+            type(node) is ast.Subscript
+            and type(node.ctx) is ast.Store
+            and type(held) is ast.Attribute
+            and _constant_key(node)
+        ):
+            where = node
         if type(held) is ast.Attribute:
             changes.append((held.attr, where, True))
         elif type(held) is ast.Name:
             changes.append((held.id, where, False))
     return tuple(changes)
+
+
+def _changed_holder(node: ast.AST) -> ast.expr | None:
+    """The expression holding the container `node` may change: the base of an item stored
+    or deleted, the target of `+=`, the receiver of a mutating method; None when `node`
+    changes no container."""
+    # A node's kind is its exact type in a parsed tree; a context not Load is Store or Del.
+    if type(node) is ast.Subscript:
+        return None if type(node.ctx) is ast.Load else node.value
+    if type(node) is ast.AugAssign:
+        return node.target
+    if type(node) is ast.Call:
+        func = node.func
+        if type(func) is ast.Attribute and func.attr in _CONTAINER_MUTATORS:
+            return func.value
+    return None
+
+
+@cached_by_node
+def _changed_attribute_containers(tree: ast.Module) -> frozenset[str]:
+    """Attribute names whose container some code of the file may change: through the
+    attribute (`x.layers.append(...)`, on any receiver), through a plain name that may hold
+    the same container, or through a name stored at the attribute (`_aliases_changed`); a
+    function's private list (`private_lists`), which never holds an attribute's container,
+    is left out."""
+    found = {name for name, _ in _shared_changes(tree)} | _aliases_changed(tree)
+    for node in module_nodes_of(tree, ast.Subscript, ast.AugAssign, ast.Call):
+        held = _changed_holder(node)
+        if type(held) is ast.Attribute:
+            found.add(held.attr)
+    return frozenset(found)
+
+
+@cached_by_node
+def _shared_changes(tree: ast.Module) -> frozenset[tuple[str, int]]:
+    """The plain names some code changes a container through, other than a function's
+    private lists, each with id() of the function doing it (0 outside functions)."""
+    parents = module_parents(tree)
+    found: set[tuple[str, int]] = set()
+    for node in module_nodes_of(tree, ast.Subscript, ast.AugAssign, ast.Call):
+        held = _changed_holder(node)
+        if type(held) is ast.Name:
+            function = _enclosing_function(node, parents)
+            if function is None or held.id not in private_names(function):
+                found.add((held.id, id(function) if function is not None else 0))
+    return frozenset(found)
+
+
+@cached_by_node
+def _aliases_changed(tree: ast.Module) -> frozenset[str]:
+    """Attribute names a function stores a plain name at (`self.blocks = blocks`) when the
+    same function changes a container through that name (`blocks[0] = ...`): the
+    attribute holds the very container changed."""
+    shared = _shared_changes(tree)
+    if not shared:
+        return frozenset()
+    parents = module_parents(tree)
+    found: set[str] = set()
+    for stmt in module_nodes_of(tree, ast.Assign):
+        if not isinstance(stmt.value, ast.Name):
+            continue
+        function = _enclosing_function(stmt, parents)
+        if (stmt.value.id, id(function) if function is not None else 0) in shared:
+            found.update(t.attr for t in stmt.targets if isinstance(t, ast.Attribute))
+    return frozenset(found)
+
+
+def _enclosing_function(node: ast.AST, parents: dict[int, ast.AST]) -> FunctionNode | None:
+    """The innermost function whose body holds `node` (None at module or class level)."""
+    current = parents.get(id(node))
+    while current is not None:
+        if isinstance(current, ast.FunctionDef | ast.AsyncFunctionDef):
+            return current
+        if isinstance(current, ast.ClassDef | ast.Lambda):
+            return None
+        current = parents.get(id(current))
+    return None
 
 
 def _constant_key(node: ast.Subscript) -> bool:

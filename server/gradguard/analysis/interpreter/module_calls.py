@@ -477,7 +477,7 @@ class ModuleCalls(ExpressionEvaluator):
         return (
             module.saves_output
             and held is not None
-            and held not in self.module.changed_containers()
+            and not self.module.container_may_change(call.func)
         )
 
     def in_context(

@@ -537,8 +537,7 @@ class FunctionInterpreter(CallEvaluator):
         `self.layers[i]` gives (None for anything else)."""
         if iterated.kind is not Kind.MODULE or iterated.items is None:
             return None
-        held = callee_name(iter_expr)
-        if held is None or held in self.module.changed_containers():
+        if callee_name(iter_expr) is None or self.module.container_may_change(iter_expr):
             return None
         return evolve(iterated.items, carries=iterated.all_carries())
 
@@ -565,8 +564,7 @@ class FunctionInterpreter(CallEvaluator):
         module = iterated.module
         if iterated.kind is not Kind.MODULE or module is None or not module.held_count:
             return 0
-        held = callee_name(iter_expr)
-        if held is None or held in self.module.changed_containers():
+        if callee_name(iter_expr) is None or self.module.container_may_change(iter_expr):
             return 0
         return module.held_count
 
@@ -701,7 +699,7 @@ class FunctionInterpreter(CallEvaluator):
             or owner.kind is not Kind.MODULE
             or stored is None
             or not counter_kept(self.function or self.module.tree, owner_expr)
-            or (root is not None and root in self.module.changed_containers())
+            or (root is not None and self.module.container_may_change(owner_expr))
         ):
             return None
         names = parameter_names(owner, self.submodule_classes(), stored=stored)
