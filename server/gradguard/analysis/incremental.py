@@ -65,6 +65,7 @@ from gradguard.analysis.call_sites import (
     candidates,
     may_learn,
 )
+from gradguard.analysis.historyless_state import changed_in_place_part
 from gradguard.analysis.interpreter.call_order import names_called
 from gradguard.analysis.interpreter.file_syntax import FileSyntax, ScopeIndex, text_may_freeze
 from gradguard.analysis.interpreter.module import (
@@ -541,6 +542,7 @@ def _carry_tree_facts(old: FileSyntax, new: FileSyntax) -> None:
     new._star_count, new._class_binds = old._star_count, old._class_binds
     new._attribute_stores, new._foreign_stores = old._attribute_stores, old._foreign_stores
     new._settings = old._settings
+    new._changed_in_place = old._changed_in_place
     for name in ("_attribute_names", "_namespaces", "_configs"):  # facts newer FileSyntax has
         if getattr(old, name, None) is not None:
             setattr(new, name, getattr(old, name))
@@ -808,6 +810,7 @@ _KNOWN_SYNTAX = frozenset(
         "_configs",
         "_settings_classes",
         "_freeze_reach",
+        "_changed_in_place",
     }
 )
 
@@ -848,6 +851,12 @@ def _counts_differ(old: FileSyntax, new: FileSyntax, graft: Graft) -> str | None
         if _attribute_part(graft.old) != _attribute_part(graft.new):
             return "attribute names"
         setattr(new, "_attribute_names", names)  # noqa: B010 (an attribute newer FileSyntax has)
+    changed = old._changed_in_place
+    if changed is not None:
+        resolve = new.scope_of(new.tree).resolve
+        if changed_in_place_part(graft.old, resolve) != changed_in_place_part(graft.new, resolve):
+            return "attributes changed in place"
+        new._changed_in_place = changed
     # Whole-file facts keyed by the calls that build them: the same calls (unchanged nodes
     # keep their identity) with equal facts, or the edit may change what code reads of them.
     namespaces = getattr(old, "_namespaces", None)

@@ -18,6 +18,7 @@ import re
 from bisect import bisect_left
 from dataclasses import dataclass, field
 
+from gradguard.analysis import historyless_state
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.buffer_copies import may_copy_buffers
@@ -89,6 +90,7 @@ class FileSyntax:
         self._settings_classes: frozenset[str] | None = None
         self._freeze_reach: FreezeReach | None = None
         self._buffer_copies: bool | None = None
+        self._changed_in_place: frozenset[str] | None = None
 
     def _tree_freezes(self, tree: ast.Module) -> bool:
         """Whether code of the tree may freeze a parameter (`mentions_freezing`)."""
@@ -226,6 +228,14 @@ class FileSyntax:
         if self._freeze_reach is None:
             self._freeze_reach = FreezeReach(self.tree, self.scope_of(self.tree).resolve)
         return self._freeze_reach.outside(attribute)
+
+    def changed_in_place(self) -> frozenset[str]:
+        """The attribute names whose tensors code of the file may change in place (see
+        `gradguard.analysis.historyless_state.changed_in_place`)."""
+        if self._changed_in_place is None:
+            resolve = self.scope_of(self.tree).resolve
+            self._changed_in_place = historyless_state.changed_in_place(self.tree, resolve)
+        return self._changed_in_place
 
     def may_copy_buffers(self) -> bool:
         """Whether code of the file may replace a module's buffers by copies (a module

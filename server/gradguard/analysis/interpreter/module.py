@@ -16,6 +16,7 @@ from gradguard.analysis.call_sites import CallerFacts, CallSites, kept_on_self, 
 from gradguard.analysis.constant_dicts import kept_setting
 from gradguard.analysis.grad_context import modes_switched_only_in
 from gradguard.analysis.graph import GRAPH_STATE_KEY
+from gradguard.analysis.historyless_state import stores_by_methods
 from gradguard.analysis.imports import Scope, ScopeNode
 from gradguard.analysis.interpreter.context_runs import run_in_context
 from gradguard.analysis.interpreter.contextual import ContextRun
@@ -66,6 +67,7 @@ from gradguard.analysis.walk import (
     children,
     module_nodes_of,
     module_parents,
+    own_nodes,
     walk,
 )
 
@@ -446,6 +448,7 @@ class ModuleInterpreter:
         try:
             self._collect_attributes_of(info)
             self._collect_computed_in_methods(info)
+            self._collect_historyless_state(info)
         finally:
             self._collecting.discard(id(info.node))
 
@@ -811,6 +814,94 @@ class ModuleInterpreter:
                     and value.leaf is False
                 ):
                     info.computed[attr] = evolve(value, carries=frozenset(), graph=frozenset())
+
+    def _collect_historyless_state(self, info: ClassInfo) -> None:
+        """Tensors without history that `self.<attr>` holds in every method of a plain class:
+        every store of the attribute name in the file is a store of a method of the class
+        (`self.<attr> = ...` or `self.register_buffer("<attr>", ...)`: `stores_by_methods`),
+        a run of each such method with its callers' facts gives each stored value that
+        reaches its store a tensor without history or None, and nothing of the file may
+        change it in place or switch its grad state (`_kept_in_place`, `_grad_state_kept`).
+        Whichever store ran last, a reader finds one of those values (or raises
+        AttributeError); see `gradguard.analysis.historyless_state`."""
+        if not self._plain_class(info.node) or self.at_depth_limit:
+            return
+        stores = self.syntax.attribute_stores()
+        wanted: dict[str, list[tuple[FunctionNode, ast.expr]]] = {}
+        for attr in _stored_attributes(info.node):
+            if (
+                attr in info.attributes
+                or attr in info.computed
+                or _class_level(info.node, attr)
+                or not self._grad_state_kept(attr)
+                or not self._kept_in_place(attr)
+            ):
+                continue
+            found = stores_by_methods(self.tree, info.node, attr, stores.get(attr, 0))
+            if found is not None:
+                wanted[attr] = found
+        for attr, found in wanted.items():
+            kept = self._stored_values(found)
+            if kept is None or kept.grad is not Grad.UNTRACKED:
+                continue
+            # An inference tensor stays one only where nothing may replace it by a copy (a
+            # module cast, see `_inference_buffer_kept`); its lack of history holds anyway.
+            inference = kept.inference and self._inference_buffer_kept(attr)
+            info.attributes[attr] = evolve(
+                kept, carries=frozenset(), graph=frozenset(), inference=inference
+            )
+
+    def _stored_values(self, found: list[tuple[FunctionNode, ast.expr]]) -> Value | None:
+        """The join of what each stored expression of `found` evaluates to in a run of its
+        method with its callers' facts, when each is a tensor without history or None
+        (a `None` literal counts as None also where the run never reaches it); None when
+        one is anything else, or never reached."""
+        by_method: dict[int, tuple[FunctionNode, list[ast.expr]]] = {}
+        for method, expr in found:
+            by_method.setdefault(id(method), (method, []))[1].append(expr)
+        kept: Value | None = None
+        for method, exprs in by_method.values():
+            if id(method) in self.in_progress:
+                return None
+            seen = self._values_in_run(method, exprs)
+            for expr in exprs:
+                values = seen.get(id(expr), [])
+                if not values and isinstance(expr, ast.Constant) and expr.value is None:
+                    values = [literal(expr)]
+                if not values:
+                    return None
+                for value in values:
+                    if value.kind is not Kind.NONE and not (
+                        value.kind is Kind.TENSOR and value.grad is Grad.UNTRACKED
+                    ):
+                        return None
+                    kept = value if kept is None else join(kept, value)
+        return kept
+
+    def _values_in_run(self, method: FunctionNode, exprs: list[ast.expr]) -> dict[int, list[Value]]:
+        """The values `exprs` (expressions of `method`'s own code) take, by id, in a run of
+        `method` with its callers' facts, nothing recorded and no call noted."""
+        scratch = _ExpressionRecorder(self, self.scope_of(method), method, record=False)
+        scratch.watched = frozenset(id(expr) for expr in exprs)
+        scratch.seen = {}
+        if self.journal is not None:
+            self.journal.entered(id(method))  # what follows reads the method's caller facts
+        self.in_progress.add(id(method))
+        self.depth += 1
+        try:
+            with self.calls_unnoted():
+                scratch.enter_function(method)
+                scratch.run_block(method.body)
+        finally:
+            self.in_progress.discard(id(method))
+            self.depth -= 1
+        return scratch.seen
+
+    def _kept_in_place(self, attr: str) -> bool:
+        """Whether no code of the file may change what `.<attr>` holds in place (an in-place
+        op with an operand that has history would give a tensor without history one; see
+        `historyless_state.changed_in_place`)."""
+        return attr not in self.syntax.changed_in_place()
 
     def _plain_class(self, node: ast.ClassDef) -> bool:
         """A class of the module's body that only the file's own code calls into
@@ -1268,6 +1359,41 @@ def _self_stores(node: ast.ClassDef) -> dict[str, int]:
                 if name is not None:
                     stores[name[0]] = stores.get(name[0], 0) + 1
     return stores
+
+
+class _ExpressionRecorder(FunctionInterpreter):
+    """A scratch run of a function that notes the values of chosen expressions of its own
+    code each time it evaluates them (`watched`, by id)."""
+
+    watched: frozenset[int] = frozenset()
+    seen: dict[int, list[Value]]
+
+    def eval(self, expr: ast.expr) -> Value:
+        """The value of `expr`, noted in `seen` (by the expression's id) when watched."""
+        value = super().eval(expr)
+        if id(expr) in self.watched:
+            self.seen.setdefault(id(expr), []).append(value)
+        return value
+
+
+def _stored_attributes(cls: ast.ClassDef) -> list[str]:
+    """The attributes the methods of `cls` store into their first parameter by name, or
+    register as buffers, in order of first store."""
+    found: dict[str, None] = {}
+    for method in cls.body:
+        if not isinstance(method, ast.FunctionDef) or not method.args.args:
+            continue
+        me = method.args.args[0].arg
+        for node in own_nodes(method.body):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1:
+                target = node.targets[0]
+                if isinstance(target, ast.Attribute) and dotted(target.value) == me:
+                    found[target.attr] = None
+            elif isinstance(node, ast.Call):
+                buffer = _registered_buffer(node)
+                if buffer is not None and dotted(node.func) == f"{me}.register_buffer":
+                    found[buffer[0]] = None
+    return list(found)
 
 
 def _registered_buffer(node: ast.AST) -> tuple[str, ast.expr] | None:
