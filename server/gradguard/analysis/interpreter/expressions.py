@@ -24,6 +24,7 @@ from gradguard.analysis.interpreter.training_effects import TrainingEffects, thr
 from gradguard.analysis.item_graphs import item_at, items_list, own_items
 from gradguard.analysis.mappings import mapping_of, merged
 from gradguard.analysis.names import callee_name, dotted
+from gradguard.analysis.number_arithmetic import folded
 from gradguard.analysis.values import (
     UNKNOWN,
     ConditionalLoss,
@@ -831,7 +832,8 @@ class ExpressionEvaluator(TrainingEffects):
                 result = evolve(result, shape=shape)
             return result
         if (data := plain_data(operands)) is not None:
-            return data  # numbers, or data out of a tensor with history, and numbers
+            # numbers, or data out of a tensor with history, and numbers
+            return _with_folded_number(node, operands, data)
         if all(v.kind is Kind.SCALAR for v in operands):
             losses = [v.loss for v in operands if v.loss is not None]
             reasons = [loss for loss in losses if loss.kind is not LossKind.LITERAL] or losses
@@ -892,6 +894,15 @@ class ExpressionEvaluator(TrainingEffects):
                 unless = ConditionalLoss(self.mode.condition, loss)
             return evolve(result, grad=Grad.UNKNOWN, loss=None, graph=frozenset(), unless=unless)
         return result
+
+
+def _with_folded_number(node: ast.AST, operands: list[Value], result: Value) -> Value:
+    """`result`, the number `node` computes, with its value when both operands are known
+    numbers (`max_value // n_bins`: see `number_arithmetic`)."""
+    if result.kind is not Kind.SCALAR or not isinstance(node, ast.BinOp) or len(operands) != 2:
+        return result
+    number = folded(node.op, operands[0].const, operands[1].const)
+    return result if number is None else evolve(result, const=number)
 
 
 def converted_terms(operands: list[Value]) -> frozenset[Loss]:
