@@ -317,7 +317,10 @@ def _constructor_candidate(
 ) -> Candidate | None:
     """The `__init__` of a class whose every mention in the file is a call (`Trainer(model,
     opt)`), not subclassed, with plain bases and one definition, that keeps one of its
-    parameters on `self` (`self.model = model`): its parameters learn from the calls."""
+    parameters on `self` (`self.model = model`) or may use them as a function does
+    (`may_learn`: hands one to a torch factory, a layer or a class of the file,
+    `nn.Parameter(torch.arange(0, span, span // levels))`): its parameters learn from the
+    calls, as a function's do."""
     name = cls.name
     calls = frozenset(survey.names.calls.get(name, set()))
     if not calls or name in survey.names.other or name in subclassed:
@@ -331,9 +334,12 @@ def _constructor_candidate(
         for s in cls.body
         if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef) and s.name == "__init__"
     ]
-    if len(inits) != 1 or inits[0].decorator_list or not _keeps_parameter_on_self(inits[0]):
+    if len(inits) != 1 or inits[0].decorator_list:
         return None
-    return Candidate(inits[0], True, calls)
+    init = inits[0]
+    if not (_keeps_parameter_on_self(init) or may_learn(init, skip_self=True)):
+        return None
+    return Candidate(init, True, calls)
 
 
 def _keeps_parameter_on_self(init: FunctionNode) -> bool:
