@@ -3,7 +3,10 @@
 `.item()`, `float()`, `.tolist()` and `.numpy()` of a tensor with history (a loss, a model's
 output) give plain data: the conversion is why it has no history (a `CONVERSION` loss with
 `converted_history`). That reason stays with what is computed from it and plain numbers
-only: an item of the list or array (`scores.tolist()[i]`), arithmetic with numbers
+only: an item or a slice of the list or array (`scores.tolist()[i]`), the same numbers
+copied or put in another order (`sorted(losses.tolist(), reverse=True)`, `list(a)`,
+`tuple(a)`: Python's builtins make a new list or tuple of the very items they are given,
+whatever `key=` orders them by), arithmetic with numbers
 (`margin - (s[i] - s[j])`, handled by `combine`), `max`/`min`/`abs`/`round` of numbers, a
 `sum` of the list. A tensor wrapped from such a number (`torch.tensor(total,
 requires_grad=True)`) then knows that a real history was cut there (GG102, GG109).
@@ -18,7 +21,13 @@ from collections.abc import Sequence
 
 from gradguard.analysis.values import Grad, Kind, Loss, LossKind, Value
 
-__all__ = ["converted_from_history", "number_builtin", "part_of_converted", "plain_data"]
+__all__ = [
+    "converted_from_history",
+    "number_builtin",
+    "part_of_converted",
+    "plain_data",
+    "rearranged",
+]
 
 # Builtins that give one of their number arguments, or a number computed from them only.
 NUMBER_BUILTINS = frozenset({"max", "min", "abs", "round", "sum"})
@@ -43,6 +52,20 @@ def part_of_converted(base: Value) -> Value | None:
     if loss is None or base.kind is not Kind.OTHER:
         return None
     return Value(grad=Grad.UNTRACKED, kind=Kind.OTHER, loss=loss)
+
+
+# Builtins that give a new list or tuple of the items of the one iterable they are given.
+REARRANGING_BUILTINS = frozenset({"sorted", "list", "tuple"})
+
+
+def rearranged(name: str, given: Value, positional: int) -> Value | None:
+    """`sorted(s)`, `list(s)` or `tuple(s)` (`positional` is how many positional arguments
+    the call passes; `sorted` may be given `key=` and `reverse=` besides) of data a
+    conversion of a tensor with history made (`s = losses.tolist()`): the same numbers,
+    data without history for that conversion. None when `given` is not such data."""
+    if name not in REARRANGING_BUILTINS or positional != 1:
+        return None
+    return part_of_converted(given)
 
 
 def number_builtin(name: str, args: Sequence[Value], single: bool) -> Value | None:

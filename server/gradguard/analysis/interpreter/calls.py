@@ -24,7 +24,7 @@ from gradguard.analysis import backpropagated as backprop
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.call_sites import passed_arguments, switches_grad_mode
-from gradguard.analysis.converted_numbers import number_builtin
+from gradguard.analysis.converted_numbers import number_builtin, rearranged
 from gradguard.analysis.events import (
     Append,
     ForwardCall,
@@ -435,6 +435,14 @@ class CallEvaluator(TorchCalls):
         if name == "len" and len(call.args) == 1 and not call.keywords:
             # Python makes `len()` an int whatever `__len__` returns (a tensor's is its size).
             return Value(grad=Grad.UNTRACKED, kind=Kind.SCALAR)
+        unpacked = any(isinstance(a, ast.Starred) for a in call.args)
+        if (
+            not unpacked
+            and args
+            and (name == "sorted" or not call.keywords)
+            and (copied := rearranged(name, args[0], len(call.args))) is not None
+        ):
+            return copied  # `sorted(losses.tolist())`: the numbers out of the loss
         if name in ("tuple", "list") and len(args) == 1 and not call.keywords:
             if args[0].kind is Kind.MAPPING:
                 return Value(kind=Kind.OTHER)  # the keys of a dict of string keys
