@@ -56,3 +56,28 @@ def test_a_construction_in_another_constructor_passes_its_parameter() -> None:
     head = Head(4)
     """
     assert _levels(constructions) == (4, 12)
+
+
+def test_a_constructor_handing_parameters_on_learns_no_flags() -> None:
+    """A flag decides which of `__init__`'s code runs: the file's own construction leaving
+    it at its default is not every construction an importer makes, so it stays unknown
+    (the flag-guarded in-place init below is still checked); numbers are learnt."""
+    source = HEADER + textwrap.dedent(
+        """
+        class Bias(nn.Module):
+            def __init__(self, size, uniform=False):
+                super().__init__()
+                self.bias = nn.Parameter(torch.zeros(size))
+                if uniform:
+                    self.bias.uniform_(-1.0, 0.0)
+
+        layer = Bias(4)
+        """
+    )
+    tree = ast.parse(source)
+    init = next(
+        n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "__init__"
+    )
+    facts = learn_caller_facts(tree, source)[id(init)]
+    assert facts.parameters["size"].const == 4
+    assert facts.parameters["uniform"].const is None

@@ -84,6 +84,11 @@ class Candidate:
     # only the grad mode its calls run it under (a `def main():` called after a top-level
     # `torch.set_grad_enabled(False)`).
     learns_parameters: bool = True
+    # Whether a flag (a bool) its calls pass is learnt. A constructor that only hands its
+    # parameters on (`may_learn`, keeping none on `self`) learns none: a flag decides which
+    # of its code runs, and a file's own demo construction (`Model()` under `__main__`)
+    # is not every construction an importer makes; numbers and data only add facts.
+    learns_flags: bool = True
 
 
 @dataclass(frozen=True)
@@ -207,9 +212,20 @@ class CallSites:
             merged = _joined(by_call)
             if merged is not None and not candidate.learns_parameters:
                 merged = CallerFacts({}, merged.grad_enabled, merged.grad_off)
+            elif merged is not None and not candidate.learns_flags:
+                merged = _without_flags(merged)
             if merged is not None and merged.informative:
                 found[key] = merged
         return found
+
+
+def _without_flags(facts: CallerFacts) -> CallerFacts:
+    """`facts` with every parameter that holds a known bool left unknown."""
+    parameters = {
+        name: UNKNOWN if type(value.const) is bool else value
+        for name, value in facts.parameters.items()
+    }
+    return CallerFacts(parameters, facts.grad_enabled, facts.grad_off)
 
 
 def _joined(by_call: dict[int, CallerFacts | None]) -> CallerFacts | None:
@@ -320,7 +336,7 @@ def _constructor_candidate(
     parameters on `self` (`self.model = model`) or may use them as a function does
     (`may_learn`: hands one to a torch factory, a layer or a class of the file,
     `nn.Parameter(torch.arange(0, span, span // levels))`): its parameters learn from the
-    calls, as a function's do."""
+    calls, as a function's do (in the latter case, all but flags: `learns_flags`)."""
     name = cls.name
     calls = frozenset(survey.names.calls.get(name, set()))
     if not calls or name in survey.names.other or name in subclassed:
@@ -337,9 +353,11 @@ def _constructor_candidate(
     if len(inits) != 1 or inits[0].decorator_list:
         return None
     init = inits[0]
-    if not (_keeps_parameter_on_self(init) or may_learn(init, skip_self=True)):
-        return None
-    return Candidate(init, True, calls)
+    if _keeps_parameter_on_self(init):
+        return Candidate(init, True, calls)
+    if may_learn(init, skip_self=True):
+        return Candidate(init, True, calls, learns_flags=False)
+    return None
 
 
 def _keeps_parameter_on_self(init: FunctionNode) -> bool:
