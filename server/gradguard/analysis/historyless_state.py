@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterable, Mapping
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.model import FunctionNode
 from gradguard.analysis.names import dotted
-from gradguard.analysis.walk import module_nodes_of, module_parents, own_nodes
+from gradguard.analysis.walk import children, module_nodes_of, module_parents, own_nodes, walk
 
 Resolve = Callable[[ast.expr], "str | None"]
 
@@ -141,10 +141,9 @@ def changed_in_place(tree: ast.Module, resolve: Resolve) -> frozenset[str]:
 def changed_in_place_part(function: FunctionNode, resolve: Resolve) -> frozenset[str]:
     """`changed_in_place` of the reads inside `function` alone (the file's answer is the
     union of its parts: an edit of one function changes only its part)."""
-    parents = {
-        id(child): node for node in ast.walk(function) for child in ast.iter_child_nodes(node)
-    }
-    return _changed_among(ast.walk(function), parents, resolve)
+    nodes = walk(function)  # asked of the edited function on every edit: one walk, lists
+    parents = {id(child): node for node in nodes for child in children(node)}
+    return _changed_among(nodes, parents, resolve)
 
 
 def _changed_among(
