@@ -15,7 +15,10 @@ MAX_SOURCE_BYTES = 32 * 1024 * 1024
 
 def line_count(text: str) -> int:
     """Lines as Python counts them (`\\n`, `\\r\\n` and a lone `\\r` each end one)."""
-    return text.count("\n") + text.count("\r") - text.count("\r\n") + 1
+    breaks = text.count("\n")
+    if "\r" in text:  # rare: `\n` alone is one scan (checked on every keystroke)
+        breaks += text.count("\r") - text.count("\r\n")
+    return breaks + 1
 
 
 def size_problem(text: str) -> str | None:

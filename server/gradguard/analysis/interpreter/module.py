@@ -1437,7 +1437,13 @@ def _grad_state_changed(text: str | None) -> frozenset[str] | None:
 def _names_detach_(text: str | None) -> bool:
     """Whether the text names `detach_` anywhere (comments too): an in-place detach may
     change the grad state of whatever it is called on."""
-    return text is not None and "detach_" in text
+    return text is not None and _mentions_detach_(text)
+
+
+@last_calls(2)
+def _mentions_detach_(text: str) -> bool:
+    """Kept for the last two texts, as `_grad_state_names` is (a scan of a whole file)."""
+    return "detach_" in text
 
 
 @last_calls(2)
