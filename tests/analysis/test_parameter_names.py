@@ -5,6 +5,7 @@ whether a loop's name tests certainly freeze every one of them."""
 from __future__ import annotations
 
 import ast
+from pathlib import Path
 
 import pytest
 
@@ -314,3 +315,18 @@ def test_children_given_from_outside_may_have_their_own_names(
         "        p.requires_grad = True\n"
     )
     assert _frozen_at_end(code + loop, monkeypatch) is frozen
+
+
+CORPUS = sorted((Path(__file__).resolve().parents[1] / "corpus").rglob("*.py"))
+
+
+@pytest.mark.parametrize("path", CORPUS[::7], ids=lambda p: p.name)
+def test_foreign_children_are_the_union_of_each_statements(path: Path) -> None:
+    """An edit inside one function is checked on that function's answer alone
+    (`incremental._BY_PARTS`): the file's answer is the union of its statements' answers,
+    or None when one of them is None."""
+    tree = ast.parse(path.read_text())
+    parts = [foreign_children(ast.Module([stmt], [])) for stmt in tree.body]
+    whole = foreign_children(tree)
+    known = [part for part in parts if part is not None]
+    assert whole == (None if len(known) < len(parts) else frozenset().union(*known))

@@ -379,7 +379,7 @@ class Incremental:
                 index = patched_index(indexed[1], nodes, runs)
                 seed(stores, _TYPE_INDEX, state.tree, (nodes, index, {}))
             self.counters.patched_walks += 1
-        edit, why, syntax = _validate(state, grafted, text)
+        edit, why, syntax = _validate(state, grafted, text, stores)
         if edit is None:
             self.counters.fallbacks[why] += 1
         else:
@@ -699,9 +699,11 @@ def _dump(value: object) -> str:
 # -- what the replay must see as changed ------------------------------------------------
 
 
-def _validate(state: State, graft: Graft, text: str) -> tuple[Edit | None, str, FileSyntax]:
+def _validate(
+    state: State, graft: Graft, text: str, stores: Stores
+) -> tuple[Edit | None, str, FileSyntax]:
     """The edit's changed nodes, or None (and why) when syntax the steps read without a
-    journal entry differs for the new tree."""
+    journal entry differs for the new tree (`stores`: the answers of the tree's scope)."""
     old_defs = [n for n in walk(graft.old) if isinstance(n, _DEFS)][1:]  # nested ones
     new_defs = [n for n in walk(graft.new) if isinstance(n, _DEFS)][1:]
     if [d.name for d in old_defs] != [d.name for d in new_defs]:
@@ -717,7 +719,7 @@ def _validate(state: State, graft: Graft, text: str) -> tuple[Edit | None, str, 
         why = _counts_differ(state.syntax, syntax, graft)
     if why is not None:
         return None, why, syntax
-    answers = _containers_same(state, graft, syntax, keys)
+    answers = _containers_same(state, graft, syntax, keys, stores)
     if answers is None:
         return None, "module or class answers", syntax
     state.containers = answers
@@ -914,14 +916,15 @@ Answers = list[tuple[Callable[[Any], Any], ast.AST, Any]]
 
 
 def _containers_same(
-    state: State, graft: Graft, syntax: FileSyntax, keys: dict[int, int]
+    state: State, graft: Graft, syntax: FileSyntax, keys: dict[int, int], stores: Stores
 ) -> Answers | None:
     """Every cached answer the last analysis computed about the module or a class holding
     the edited function is the same for the new tree (old nodes of the edited function in
     an answer count as different, but for its definitions, which stand for the new ones).
     An answer that is a union or a walk-ordered list of parts, one per subtree
     (`_BY_PARTS`), is compared on the edited function's part alone. Returns the answers
-    for the new tree (None: one differs)."""
+    for the new tree (None: one differs), each put into `stores` as soon as it is known to
+    hold for the new tree: an answer made again below may read one made before it."""
     holders = {id(state.tree)} | {id(c) for c in graft.classes}
     old_nodes = _old_body(graft)
     same = {old: new for new, old in keys.items()}
@@ -936,11 +939,13 @@ def _containers_same(
             pair = {**same, id(old_part): id(new_part), id(graft.old): id(graft.new)}
             if not _equal(compute(old_part), compute(new_part), set(old_nodes), pair):
                 return None
+            seed(stores, compute, node, answer)
         elif id(node) in holders:
             fresh = compute(node)
             if not _equal(answer, fresh, old_nodes, same):
                 return None
             answer = fresh
+            seed(stores, compute, node, answer)
         answers.append((compute, node, answer))
     return answers if _appended_lists_same(state, syntax, graft, old_nodes, same) else None
 
@@ -976,6 +981,7 @@ _BY_PARTS = frozenset(
         "_registers_by_name",
         "_mode_mentions",
         "_bound_names",
+        "foreign_children",
     }
 )
 
