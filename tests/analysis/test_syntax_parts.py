@@ -26,6 +26,7 @@ def _facts(syntax: FileSyntax) -> tuple[Any, ...]:
         syntax.freezes_parameters,
         syntax.frozen_facts,
         [id(f) for f in syntax.order()],
+        syntax.walrus,
     )
 
 
@@ -37,8 +38,8 @@ class _Compared:
         self.compared = 0
         validate = incremental_module._validate
 
-        def compared(state: Any, graft: Any, text: str) -> Any:
-            edit, why, syntax = validate(state, graft, text)
+        def compared(state: Any, graft: Any, text: str, stores: Any) -> Any:
+            edit, why, syntax = validate(state, graft, text, stores)
             assert _facts(syntax) == _facts(FileSyntax(state.tree, text))
             self.compared += 1
             return edit, why, syntax
@@ -97,6 +98,7 @@ def train(model, data):
 
 def report(model):
     return model
+(after_report := 1)
 """
 
 
@@ -111,6 +113,13 @@ def report(model):
         # Still a freeze by its text, but of a tensor the function makes: no parameter's.
         ("p.requires_grad = False", "q = torch.zeros(1); q.requires_grad = False"),
         ("loss = model(data).sum()", "model.requires_grad_(True); loss = model(data).sum()"),
+        # A walrus in the function binds a name; one just after it names what precedes it.
+        ("loss = model(data).sum()", "loss = (total := model(data)).sum()"),
+        (
+            "    return model\n(after",
+            "    return model  # a longer last line before the walrus\n(after",
+        ),
+        ("    return model\n(after", "    return modelz\n(after"),
     ],
 )
 def test_edits_changing_a_part_give_fresh_facts(

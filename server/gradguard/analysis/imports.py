@@ -218,12 +218,16 @@ class Scope:
 _NAME_BEFORE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*$")
 
 
+# How far before its `:=` a walrus's name is looked for, in characters.
+WALRUS_REACH = 80
+
+
 def walrus_names(text: str) -> frozenset[str]:
     """Names that some `name := value` in the text may bind (a cheap over-approximation)."""
     names: set[str] = set()
     at = text.find(":=")
     while at >= 0:
-        match = _NAME_BEFORE.search(text, max(0, at - 80), at)
+        match = _NAME_BEFORE.search(text, max(0, at - WALRUS_REACH), at)
         if match:
             names.add(match.group(1))
         at = text.find(":=", at + 2)

@@ -145,6 +145,13 @@ class _Syntax(FileSyntax):
                 return
         super()._index_scopes(tree)
 
+    def _walrus_names(self, tree: ast.Module, text: str | None) -> frozenset[str]:
+        if self._previous is not None and self._edit is not None:
+            kept = syntax_parts.walrus_names(self._previous.walrus, self._edit)
+            if kept is not None:
+                return kept
+        return super()._walrus_names(tree, text)
+
     def _tree_freezes(self, tree: ast.Module) -> bool:
         same = self._same_tree
         if same is not None and text_may_freeze(same.text):

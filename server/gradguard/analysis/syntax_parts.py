@@ -17,6 +17,7 @@ import ast
 from dataclasses import dataclass
 
 from gradguard.analysis import parameters as params
+from gradguard.analysis.imports import WALRUS_REACH
 from gradguard.analysis.interpreter.call_order import names_called
 from gradguard.analysis.interpreter.file_syntax import ScopeIndex, index_scopes, mentions_freezing
 from gradguard.analysis.model import FunctionNode
@@ -59,6 +60,30 @@ class EditedPart:
         start, end = spans[0]
         lines = lines_of(self.text if new else self.old_text)
         return "\n" * (start - 1) + "\n".join(lines[start - 1 : end])
+
+
+def walrus_names(old: frozenset[str], edit: EditedPart) -> frozenset[str] | None:
+    """`imports.walrus_names` of the new text from the old text's, when no `:=` is in the
+    function's lines, old or new, nor starts in the 80 characters after them; else None.
+
+    Each `:=` gives the name in the 80 characters before it. The function's lines start
+    and end at a line break, so no `:=` straddles them; one before them reads only text
+    before them, one 80 characters or more after them only text after them: the same in
+    both texts, which then have the same `:=`, each with the same name."""
+    spans = [(_first_line(d), d.end_lineno or d.lineno) for d in (edit.old, edit.new)]
+    if spans[0] != spans[1]:
+        return None
+    start, end = spans[0]
+    new_lines = lines_of(edit.text)
+    for lines in (lines_of(edit.old_text), new_lines):
+        if any(":=" in line for line in lines[start - 1 : end]):
+            return None
+    following = ""
+    for line in new_lines[end:]:
+        following += line + "\n"
+        if len(following) > WALRUS_REACH + 1:
+            break
+    return None if ":=" in following[: WALRUS_REACH + 1] else old
 
 
 def _first_line(function: FunctionNode) -> int:

@@ -31,6 +31,7 @@ from gradguard.analysis.interpreter.call_order import callees_first
 from gradguard.analysis.interpreter.statements import is_true
 from gradguard.analysis.model import FunctionNode
 from gradguard.analysis.names import dotted
+from gradguard.analysis.node_cache import last_calls
 from gradguard.analysis.settings_classes import settings_classes
 from gradguard.analysis.values import Value
 from gradguard.analysis.walk import (
@@ -47,7 +48,7 @@ class FileSyntax:
     def __init__(self, tree: ast.Module, text: str | None) -> None:
         self.tree = tree
         self.text = text
-        self.walrus = walrus_names(text) if text is not None else _walrus_targets(tree)
+        self.walrus = self._walrus_names(tree, text)
         # `from m import *` binds names the environment never sees.
         if text is not None:
             self.star_imports = _STAR_IMPORT.search(text) is not None
@@ -91,6 +92,10 @@ class FileSyntax:
         self._freeze_reach: FreezeReach | None = None
         self._buffer_copies: bool | None = None
         self._changed_in_place: frozenset[str] | None = None
+
+    def _walrus_names(self, tree: ast.Module, text: str | None) -> frozenset[str]:
+        """Names some `name := value` of the file may bind (`walrus_names`)."""
+        return walrus_names(text) if text is not None else _walrus_targets(tree)
 
     def _tree_freezes(self, tree: ast.Module) -> bool:
         """Whether code of the tree may freeze a parameter (`mentions_freezing`)."""
@@ -336,7 +341,13 @@ _FREEZING = re.compile(
 def text_may_freeze(text: str | None) -> bool:
     """Whether the text may freeze a parameter (True without the text): the cheap test that
     rules most files out before the tree is asked (`mentions_freezing`)."""
-    return text is None or _FREEZING.search(text) is not None or "detach_(" in text
+    return text is None or _text_may_freeze(text)
+
+
+@last_calls(2)
+def _text_may_freeze(text: str) -> bool:
+    """Kept for the last two texts: an edit asks of the old text and of the new one."""
+    return _FREEZING.search(text) is not None or "detach_(" in text
 
 
 def mentions_freezing(tree: ast.Module) -> bool:
