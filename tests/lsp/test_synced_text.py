@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from lsprotocol import types
 from pygls.workspace import TextDocument
 
-from gradguard.lsp.synced_text import SyncedDocument, apply_change
+from gradguard.lsp.synced_text import SyncedDocument, apply_change, line_start
 
 from .wire import server_process
 
@@ -105,6 +105,45 @@ def test_plain_text_changes_as_pygls_changes_it(text: str, data: st.DataObject) 
         document.apply_change(change(start, end, new))
     assert ours.source == theirs.source
     assert ours.lines == tuple(ours.source.splitlines(keepends=True))
+
+
+@settings(max_examples=300, deadline=None, database=None)
+@given(st.lists(st.sampled_from(["a", "\n", "é", "😋"]), max_size=60).map("".join), st.data())
+def test_a_line_start_walked_from_a_known_line_is_the_same(text: str, data: st.DataObject) -> None:
+    """Walking from the line of the last change (forward or back) finds what walking from
+    the start finds."""
+    count = text.count("\n") + 1
+    known_line = data.draw(st.integers(0, count - 1))
+    known_start = line_start(text, known_line)
+    assert known_start is not None
+    for line in range(count + 2):
+        assert line_start(text, line, (known_line, known_start)) == line_start(text, line)
+
+
+@settings(max_examples=200, deadline=None, database=None)
+@given(
+    TEXTS,
+    st.lists(
+        st.tuples(
+            st.tuples(st.integers(0, 8), st.integers(0, 6)),
+            st.tuples(st.integers(0, 8), st.integers(0, 6)),
+            st.sampled_from(["", "X", "\n", "😋\r\n", "ab\ncd"]),
+        ),
+        max_size=8,
+    ),
+)
+def test_a_document_applies_change_after_change_as_the_model_does(
+    text: str, changes: list[tuple[tuple[int, int], tuple[int, int], str]]
+) -> None:
+    """A document keeps the line of its last change to walk from: every change of a
+    sequence still lands where the protocol's rules put it."""
+    document = SyncedDocument("file:///x.py", text)
+    for start, end, new in changes:
+        first = model_offset(text, *start, "utf-16")
+        last = max(first, model_offset(text, *end, "utf-16"))
+        text = text[:first] + new + text[last:]
+        document.apply_change(change(start, end, new))
+        assert document.source == text
 
 
 def test_lines_break_where_lsp_breaks_them() -> None:

@@ -27,20 +27,30 @@ _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 _BREAK = re.compile(r"\r\n|\r|\n")
 
 
-def line_start(text: str, line: int) -> int | None:
+def line_start(text: str, line: int, known: tuple[int, int] = (0, 0)) -> int | None:
     """The offset where 0-based `line` of `text` starts, by LSP's line breaks; None when
-    the text has fewer lines."""
+    the text has fewer lines. `known` is a line and the offset it starts at, walked from
+    when nearer than the text's start (the line of the last change: typing stays near)."""
     if line <= 0:
         return 0
-    if "\r" not in text:  # the usual case: `\n` only, found by `str.find` in C
-        start = 0
-        for _ in range(line):
-            start = text.find("\n", start) + 1
-            if start == 0:
-                return None
+    if "\r" in text:  # rare: every break kind, counted from the start
+        match = next(islice(_BREAK.finditer(text), line - 1, None), None)
+        return None if match is None else match.end()
+    # `\n` only: lines are walked by `str.find` (in C), from the start or from `known`.
+    at, start = known if known[0] > 0 else (0, 0)
+    if line < at and at - line < line:
+        while at > line:  # back to the line before: its break is just before `start`
+            start = text.rfind("\n", 0, start - 1) + 1
+            at -= 1
         return start
-    match = next(islice(_BREAK.finditer(text), line - 1, None), None)
-    return None if match is None else match.end()
+    if line < at:
+        at, start = 0, 0
+    while at < line:
+        start = text.find("\n", start) + 1
+        if start == 0:
+            return None
+        at += 1
+    return start
 
 
 def code_points(line: str, units: int, encoding: str) -> int:
@@ -63,10 +73,13 @@ def code_points(line: str, units: int, encoding: str) -> int:
     return len(line)
 
 
-def offset_at(text: str, position: types.Position, encoding: str) -> int:
+def offset_at(
+    text: str, position: types.Position, encoding: str, known: tuple[int, int] = (0, 0)
+) -> int:
     """The offset in `text` of LSP `position`: a character past the end of its line is the
-    line's end, a line past the end of the text is the text's end."""
-    start = line_start(text, position.line)
+    line's end, a line past the end of the text is the text's end (`known`: as for
+    `line_start`)."""
+    start = line_start(text, position.line, known)
     if start is None:
         return len(text)
     found = _BREAK.search(text, start)
@@ -74,19 +87,36 @@ def offset_at(text: str, position: types.Position, encoding: str) -> int:
     return start + code_points(text[start:end], position.character, encoding)
 
 
-def apply_change(text: str, change: types.TextDocumentContentChangePartial, encoding: str) -> str:
-    """`text` after an incremental change (a reversed range counts from its start)."""
-    start = offset_at(text, change.range.start, encoding)
-    end = max(start, offset_at(text, change.range.end, encoding))
+def apply_change(
+    text: str,
+    change: types.TextDocumentContentChangePartial,
+    encoding: str,
+    known: tuple[int, int] = (0, 0),
+) -> str:
+    """`text` after an incremental change (a reversed range counts from its start;
+    `known`: as for `line_start`)."""
+    start = offset_at(text, change.range.start, encoding, known)
+    end = max(start, offset_at(text, change.range.end, encoding, known))
     return text[:start] + change.text + text[end:]
 
 
 class SyncedDocument(TextDocument):
     """A pygls text document whose incremental changes and lines follow LSP's line breaks."""
 
+    # The text a line start was last found in, that line and its offset (see `line_start`).
+    _known: tuple[str, int, int] | None = None
+
     def _apply_incremental_change(self, change: types.TextDocumentContentChangePartial) -> None:
         encoding = str(self.position_codec.encoding or types.PositionEncodingKind.Utf16)
-        self._source = apply_change(self.source, change, encoding)
+        text = self.source
+        hint = self._known
+        known = hint[1:] if hint is not None and hint[0] is text else (0, 0)
+        line = change.range.start.line
+        start = line_start(text, line, known)
+        new = apply_change(text, change, encoding, (line, start) if start is not None else known)
+        self._source = new
+        # The change begins on `line`, at or after its start: the line starts there still.
+        self._known = (new, line, start) if start is not None and "\r" not in new else None
 
     @property
     def lines(self) -> Sequence[str]:
