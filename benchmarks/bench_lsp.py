@@ -59,6 +59,11 @@ LATENCY_FILES: tuple[CorpusFile, ...] = (
 )
 # Targets from the issue.
 CHANGE_P95_TARGET_MS = 50.0
+# Issue 13's targets for one character typed inside a function, by file size: p95 of
+# didChange -> publishDiagnostics (debounce excluded); and its aim, a p95 within this many
+# times ruff server's on the same edits in the same run.
+IN_FUNCTION_P95_TARGET_MS = {"medium": 15.0, "large": 30.0}
+RUFF_P95_RATIO_AIM = 1.5
 # A comment line the edits type into, so every edit keeps the file valid Python.
 EDIT_LINE = "# gradguard benchmark edit: "
 TIMEOUT_S = 60.0
@@ -674,7 +679,43 @@ def render(results: Sequence[ServerResult], args: argparse.Namespace) -> str:
                     f"{r.file.label} ({r.lines:,} lines): {p95:,.1f} ms "
                     f"(target < {CHANGE_P95_TARGET_MS:.0f})"
                 )
+    out += _in_function_targets(results)
     return "\n".join(out) + "\n"
+
+
+def _in_function_targets(results: Sequence[ServerResult]) -> list[str]:
+    """Issue 13's verdicts on edits inside a function: the p95 targets by file size, and
+    the aim as a multiple of ruff server's p95 on the same file in the same run."""
+    ruff = {
+        r.file.label: percentile(r.in_function.samples, 95)
+        for s in results
+        if s.name == "ruff server"
+        for r in s.files
+        if not r.note and r.in_function.samples
+    }
+    lines = []
+    for s in results:
+        if s.name != "gradguard":
+            continue
+        for r in s.files:
+            target = IN_FUNCTION_P95_TARGET_MS.get(r.file.size)
+            if target is None or r.note or not r.in_function.samples:
+                continue
+            p95 = percentile(r.in_function.samples, 95)
+            verdict = "PASS" if p95 <= target else "FAIL"
+            line = (
+                f"* {verdict} (issue 13): 1 char in a function -> publishDiagnostics p95 on "
+                f"{r.file.label} ({r.lines:,} lines): {p95:,.1f} ms (target <= {target:.0f})"
+            )
+            peer = ruff.get(r.file.label)
+            if peer:
+                aim = "met" if p95 <= RUFF_P95_RATIO_AIM * peer else "not met"
+                line += (
+                    f"; {p95 / peer:.1f}x ruff server's {peer:,.1f} ms "
+                    f"(aim <= {RUFF_P95_RATIO_AIM}x: {aim})"
+                )
+            lines.append(line)
+    return lines
 
 
 def main(argv: Sequence[str] | None = None) -> int:
