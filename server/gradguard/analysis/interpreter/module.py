@@ -884,18 +884,8 @@ class ModuleInterpreter:
         scratch = _ExpressionRecorder(self, self.scope_of(method), method, record=False)
         scratch.watched = frozenset(id(expr) for expr in exprs)
         scratch.seen = {}
-        if self.journal is not None:
-            self.journal.entered(id(method))  # what follows reads the method's caller facts
-        self.in_progress.add(id(method))
-        self.depth += 1
-        try:
-            with self.calls_unnoted():
-                scratch.enter_function(method)
-                scratch.run_block(method.body)
-        finally:
-            self.in_progress.discard(id(method))
-            self.depth -= 1
-        return scratch.seen
+        with self._scratch_run(scratch, method):
+            return scratch.seen
 
     def _kept_in_place(self, attr: str) -> bool:
         """Whether no code of the file may change what `.<attr>` holds in place (an in-place
@@ -916,6 +906,14 @@ class ModuleInterpreter:
         fresh object's attributes in `__init__`): a path binding one keeps its value."""
         scratch = FunctionInterpreter(self, self.scope_of(method), method, record=False)
         scratch.unset_attributes = unset
+        with self._scratch_run(scratch, method):
+            return scratch.state_writes()
+
+    @contextmanager
+    def _scratch_run(self, scratch: FunctionInterpreter, method: FunctionNode) -> Iterator[None]:
+        """Run `method` in `scratch` (a run recording nothing) with its callers' facts, no
+        call noted; the block reads what the run left while the method still counts as in
+        progress."""
         if self.journal is not None:
             self.journal.entered(id(method))  # what follows reads the method's caller facts
         self.in_progress.add(id(method))
@@ -924,7 +922,7 @@ class ModuleInterpreter:
             with self.calls_unnoted():
                 scratch.enter_function(method)
                 scratch.run_block(method.body)
-                return scratch.state_writes()
+                yield
         finally:
             self.in_progress.discard(id(method))
             self.depth -= 1
