@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from gradguard.analysis import libraries
 from gradguard.analysis.names import dotted, paired
 from gradguard.analysis.node_cache import cached_by_node
-from gradguard.analysis.walk import module_nodes_of, module_parents, walk
+from gradguard.analysis.walk import enclosing_function, module_nodes_of, module_parents, walk
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -128,23 +128,12 @@ def _appenders(
             return None
         use = _use(node, parent, parents, resolve)
         if use == "append" and method is None:
-            method = _enclosing_function(node, parents)  # `self.memory.logprobs.append(x)`
+            method = enclosing_function(node, parents)  # `self.memory.logprobs.append(x)`
         if use == "append" and method is not None:
             appenders[id(method)] = method
         elif use != "read":
             return None
     return tuple(appenders.values())
-
-
-def _enclosing_function(node: ast.AST, parents: dict[int, ast.AST]) -> FunctionNode | None:
-    """The innermost function whose body holds `node`; None at module or class level (no
-    summary holds what is appended there)."""
-    current = parents.get(id(node))
-    while current is not None and not isinstance(current, ast.ClassDef | ast.Lambda):
-        if isinstance(current, ast.FunctionDef | ast.AsyncFunctionDef):
-            return current
-        current = parents.get(id(current))
-    return None
 
 
 def _mentions(tree: ast.Module, attr: str) -> Iterator[ast.Attribute | ast.Constant]:

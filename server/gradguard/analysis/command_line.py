@@ -67,7 +67,12 @@ from gradguard.analysis.name_flow import NameFlow
 from gradguard.analysis.names import binding_counts, may_read_builtin, parameter_names
 from gradguard.analysis.threads import as_call_of
 from gradguard.analysis.values import UNKNOWN, Grad, Kind, Loss, LossKind, Value, evolve
-from gradguard.analysis.walk import module_nodes, module_nodes_of, module_parents
+from gradguard.analysis.walk import (
+    enclosing_function,
+    module_nodes,
+    module_nodes_of,
+    module_parents,
+)
 
 _NUMBER_TYPES = frozenset({"int", "float", "bool"})
 _TYPES = _NUMBER_TYPES | {"str"}
@@ -205,7 +210,7 @@ def _always_empty(
         return not expr.elts
     if depth == 0 or not isinstance(expr, ast.Name):
         return False
-    function = _enclosing_function(expr, parents)
+    function = enclosing_function(expr, parents)
     candidate = found.get(id(function)) if function is not None else None
     if function is None or candidate is None or candidate.is_method:
         return False
@@ -216,19 +221,6 @@ def _always_empty(
         if passed is None or not _always_empty(passed, parents, found, calls, depth - 1):
             return False
     return True
-
-
-def _enclosing_function(node: ast.AST, parents: dict[int, ast.AST]) -> FunctionNode | None:
-    """The innermost function whose body holds `node` (None at module level or in a lambda
-    or class body first)."""
-    parent = parents.get(id(node))
-    while parent is not None:
-        if isinstance(parent, ast.FunctionDef | ast.AsyncFunctionDef):
-            return parent
-        if isinstance(parent, ast.Lambda | ast.ClassDef):
-            return None
-        parent = parents.get(id(parent))
-    return None
 
 
 def _rebinds(function: FunctionNode, name: str) -> bool:

@@ -160,6 +160,21 @@ def own_nodes(body: list[ast.stmt]) -> Iterator[ast.AST]:
         push(found)
 
 
+def enclosing_function(
+    node: ast.AST, parents: dict[int, ast.AST]
+) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The innermost function whose body holds `node`, by `parents` (`module_parents`);
+    None at module level, or when a class body or a lambda comes first."""
+    current = parents.get(id(node))
+    while current is not None:
+        if isinstance(current, ast.FunctionDef | ast.AsyncFunctionDef):
+            return current
+        if isinstance(current, ast.ClassDef | ast.Lambda):
+            return None
+        current = parents.get(id(current))
+    return None
+
+
 def within(node: ast.AST, outer: ast.AST) -> bool:
     """Whether `node` starts within the source span of `outer` (a loop, a function)."""
     start = (getattr(outer, "lineno", 0), getattr(outer, "col_offset", 0))

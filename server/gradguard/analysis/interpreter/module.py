@@ -65,6 +65,7 @@ from gradguard.analysis.values import (
 from gradguard.analysis.walk import (
     assignment_targets,
     children,
+    enclosing_function,
     module_nodes_of,
     module_parents,
     own_nodes,
@@ -1545,7 +1546,7 @@ def _shared_changes(tree: ast.Module) -> frozenset[tuple[str, int]]:
     for node in module_nodes_of(tree, ast.Subscript, ast.AugAssign, ast.Call):
         held = _changed_holder(node)
         if type(held) is ast.Name:
-            function = _enclosing_function(node, parents)
+            function = enclosing_function(node, parents)
             if function is None or held.id not in private_names(function):
                 found.add((held.id, id(function) if function is not None else 0))
     return frozenset(found)
@@ -1564,22 +1565,10 @@ def _aliases_changed(tree: ast.Module) -> frozenset[str]:
     for stmt in module_nodes_of(tree, ast.Assign):
         if not isinstance(stmt.value, ast.Name):
             continue
-        function = _enclosing_function(stmt, parents)
+        function = enclosing_function(stmt, parents)
         if (stmt.value.id, id(function) if function is not None else 0) in shared:
             found.update(t.attr for t in stmt.targets if isinstance(t, ast.Attribute))
     return frozenset(found)
-
-
-def _enclosing_function(node: ast.AST, parents: dict[int, ast.AST]) -> FunctionNode | None:
-    """The innermost function whose body holds `node` (None at module or class level)."""
-    current = parents.get(id(node))
-    while current is not None:
-        if isinstance(current, ast.FunctionDef | ast.AsyncFunctionDef):
-            return current
-        if isinstance(current, ast.ClassDef | ast.Lambda):
-            return None
-        current = parents.get(id(current))
-    return None
 
 
 def _constant_key(node: ast.Subscript) -> bool:
