@@ -51,13 +51,19 @@ class EditedPart:
         """A module holding the edited function alone, new or old."""
         return ast.Module([self.new if new else self.old], [])
 
+    def span(self) -> tuple[int, int] | None:
+        """The first and last line of the function (decorators included), when the old
+        and the new definition span the same lines; else None."""
+        old, new = ((_first_line(d), d.end_lineno or d.lineno) for d in (self.old, self.new))
+        return old if old == new else None
+
     def lines(self, new: bool) -> str | None:
         """The text of the function's lines, after as many newlines as precede them (its
         tree's line numbers are right in it); None when old and new spans differ."""
-        spans = [(_first_line(d), d.end_lineno or d.lineno) for d in (self.old, self.new)]
-        if spans[0] != spans[1]:
+        span = self.span()
+        if span is None:
             return None
-        start, end = spans[0]
+        start, end = span
         lines = lines_of(self.text if new else self.old_text)
         return "\n" * (start - 1) + "\n".join(lines[start - 1 : end])
 
@@ -70,10 +76,10 @@ def walrus_names(old: frozenset[str], edit: EditedPart) -> frozenset[str] | None
     and end at a line break, so no `:=` straddles them; one before them reads only text
     before them, one 80 characters or more after them only text after them: the same in
     both texts, which then have the same `:=`, each with the same name."""
-    spans = [(_first_line(d), d.end_lineno or d.lineno) for d in (edit.old, edit.new)]
-    if spans[0] != spans[1]:
+    span = edit.span()
+    if span is None:
         return None
-    start, end = spans[0]
+    start, end = span
     new_lines = lines_of(edit.text)
     for lines in (lines_of(edit.old_text), new_lines):
         if any(":=" in line for line in lines[start - 1 : end]):
