@@ -60,6 +60,28 @@ TEACHING = textwrap.dedent(
     """
 )
 
+# `load` hands a dict holding its own parameters to `fetch`: what `fetch` learns holds the
+# parameters' stand-ins (`graph_inputs.stand_in_of`). They are the same objects in every
+# pass, so the second pass learns what the first did and is the last.
+HANDED_ON = textwrap.dedent(
+    """
+    import torch
+
+    def fetch(options):
+        return torch.load(options["path"])
+
+    def load(path, device):
+        options = {"path": path, "device": device}
+        return fetch(options)
+
+    def main():
+        model = torch.nn.Linear(2, 2)
+        model.load_state_dict(load("weights.pt", "cpu"))
+
+    main()
+    """
+)
+
 
 def _count(source: str, monkeypatch: pytest.MonkeyPatch) -> tuple[Counter[str], Counter[int]]:
     """How many times each function body was interpreted (by name), and how many times
@@ -101,6 +123,13 @@ def test_a_pass_that_learns_reinterprets_only_what_depends_on_it(
     # Scopes (module, train, helper, main) are built once for both passes.
     assert len(scopes) == 4
     assert set(scopes.values()) == {1}
+
+
+def test_facts_holding_a_callers_parameters_settle_in_the_second_pass(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    bodies, _ = _count(HANDED_ON, monkeypatch)
+    assert bodies == Counter({"fetch": 2, "load": 2, "main": 2})
 
 
 def test_without_replay_every_pass_interprets_every_body(

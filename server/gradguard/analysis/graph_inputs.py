@@ -49,6 +49,19 @@ def own_nodes(graph: frozenset[SavedNode]) -> frozenset[SavedNode]:
     return frozenset(n for n in graph if not is_stand_in(n))
 
 
+def stand_in_of(param: ast.arg) -> SavedNode:
+    """The one stand-in of `param`, kept on the parameter's own node: every run of the
+    function (each pass, each call's context) binds the same object, so facts that hold it
+    (what a call passes, a summary) are equal when nothing else changed, and the passes
+    settle (see `gradguard.analysis.model.settled`). Runs cannot mix through it: a stand-in
+    is never a graph of its own, and a call replaces it by its argument's graph."""
+    found = getattr(param, "_gradguard_stand_in", None)
+    if not isinstance(found, SavedNode):
+        found = SavedNode(param, Saves.OTHER)
+        param._gradguard_stand_in = found  # type: ignore[attr-defined]
+    return found
+
+
 def bind_stand_ins(
     env: MutableMapping[str, Value], function: FunctionNode, skip: int
 ) -> dict[str, SavedNode]:
@@ -60,7 +73,7 @@ def bind_stand_ins(
         bound = env.get(param.arg)
         if bound is None or bound.kind not in _TENSOR_LIKE or bound.elements is not None:
             continue
-        stand_in = SavedNode(param, Saves.OTHER)
+        stand_in = stand_in_of(param)
         found[param.arg] = stand_in
         env[param.arg] = evolve(bound, graph=bound.graph | {stand_in})
     return found

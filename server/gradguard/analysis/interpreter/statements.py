@@ -20,8 +20,8 @@ from gradguard.analysis.events import (
     LoopTrips,
     RepeatedDraw,
 )
-from gradguard.analysis.graph import GRAPH_STATE_KEY, SavedNode, Saves
-from gradguard.analysis.graph_inputs import bind_stand_ins
+from gradguard.analysis.graph import GRAPH_STATE_KEY
+from gradguard.analysis.graph_inputs import bind_stand_ins, stand_in_of
 from gradguard.analysis.integer_buffers import counter_kept
 from gradguard.analysis.interpreter.calls import CallEvaluator
 from gradguard.analysis.interpreter.environment import (
@@ -78,6 +78,18 @@ from gradguard.analysis.values import (
 from gradguard.analysis.walk import own_nodes
 
 
+def param_tag(param: ast.arg) -> Carry:
+    """The one tag of `param` (see `FunctionInterpreter.param_tags`), kept on the parameter's
+    own node like its stand-in (`stand_in_of`): every run of the function tags the parameter
+    with the same object, so summaries of a function that did not change are equal across
+    passes and edits."""
+    found = getattr(param, "_gradguard_param_tag", None)
+    if not isinstance(found, Carry):
+        found = Carry(f"%param:{param.arg}", None, None, UNKNOWN, None)
+        param._gradguard_param_tag = found  # type: ignore[attr-defined]
+    return found
+
+
 def is_true(expr: ast.expr) -> bool:
     return isinstance(expr, ast.Constant) and bool(expr.value) is True
 
@@ -124,7 +136,7 @@ class FunctionInterpreter(CallEvaluator):
                 and param is not args.vararg
                 and param is not args.kwarg
             ):
-                stand_in = SavedNode(param, Saves.OTHER)
+                stand_in = stand_in_of(param)
                 self.input_nodes[param.arg] = stand_in
                 value = Value(graph=frozenset({stand_in}))
             self.env[param.arg] = value
@@ -148,7 +160,7 @@ class FunctionInterpreter(CallEvaluator):
             # backward() in here (see `_params_carried_across_calls`).
             first = 1 if is_method else 0
             for param in [*args.posonlyargs, *args.args, *args.kwonlyargs][first:]:
-                tag = Carry(f"%param:{param.arg}", None, None, UNKNOWN, None)
+                tag = param_tag(param)
                 self.param_tags[param.arg] = tag
                 bound = self.env.get(param.arg, UNKNOWN)
                 self.env[param.arg] = evolve(bound, carries=bound.carries | {tag})
