@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from gradguard.analysis.call_sites import passed_arguments
 from gradguard.analysis.graph import SavedNode, Saves
 from gradguard.analysis.model import InPlaceOnSaved
+from gradguard.analysis.node_cache import cached_by_node
 from gradguard.analysis.values import Carry, Grad, Kind, Value, evolve
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
@@ -49,17 +50,17 @@ def own_nodes(graph: frozenset[SavedNode]) -> frozenset[SavedNode]:
     return frozenset(n for n in graph if not is_stand_in(n))
 
 
+@cached_by_node
 def stand_in_of(param: ast.arg) -> SavedNode:
-    """The one stand-in of `param`, kept on the parameter's own node: every run of the
-    function (each pass, each call's context) binds the same object, so facts that hold it
-    (what a call passes, a summary) are equal when nothing else changed, and the passes
-    settle (see `gradguard.analysis.model.settled`). Runs cannot mix through it: a stand-in
-    is never a graph of its own, and a call replaces it by its argument's graph."""
-    found = getattr(param, "_gradguard_stand_in", None)
-    if not isinstance(found, SavedNode):
-        found = SavedNode(param, Saves.OTHER)
-        param._gradguard_stand_in = found  # type: ignore[attr-defined]
-    return found
+    """The one stand-in of `param` for a check and the incremental checks after it
+    (`node_cache.tree_scope`): every run of the function (each pass, each call's context)
+    binds the same object, so facts that hold it (what a call passes, a summary) are equal
+    when nothing else changed, and the passes settle (see `model.settled`). Runs cannot mix
+    through it: a stand-in is never a graph of its own, and a call replaces it by its
+    argument's graph. (Kept in the node cache, not on the node: a node holding its stand-in,
+    which holds the node, would make every tree cyclic garbage, freed only by a full
+    collection.)"""
+    return SavedNode(param, Saves.OTHER)
 
 
 def bind_stand_ins(

@@ -78,16 +78,12 @@ from gradguard.analysis.values import (
 from gradguard.analysis.walk import own_nodes
 
 
+@cached_by_node
 def param_tag(param: ast.arg) -> Carry:
-    """The one tag of `param` (see `FunctionInterpreter.param_tags`), kept on the parameter's
-    own node like its stand-in (`stand_in_of`): every run of the function tags the parameter
-    with the same object, so summaries of a function that did not change are equal across
-    passes and edits."""
-    found = getattr(param, "_gradguard_param_tag", None)
-    if not isinstance(found, Carry):
-        found = Carry(f"%param:{param.arg}", None, None, UNKNOWN, None)
-        param._gradguard_param_tag = found  # type: ignore[attr-defined]
-    return found
+    """The one tag of `param` (see `FunctionInterpreter.param_tags`), kept like its stand-in
+    (`graph_inputs.stand_in_of`): every run of the function tags the parameter with the same
+    object, so summaries of a function that did not change are equal across passes."""
+    return Carry(f"%param:{param.arg}", None, None, UNKNOWN, None)
 
 
 def is_true(expr: ast.expr) -> bool:
