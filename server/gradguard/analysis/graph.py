@@ -20,6 +20,8 @@ import ast
 import enum
 from dataclasses import dataclass
 
+from gradguard.analysis.node_cache import cached_by_node
+
 
 class Saves(enum.Enum):
     """What an operation keeps for its backward."""
@@ -50,15 +52,14 @@ class SavedNode:
     brought: bool = False
 
 
+@cached_by_node
 def brought_history(param: ast.arg) -> SavedNode:
     """The one node standing, inside a function, for the graph every call's argument for
-    `param` certainly went through before the call. One object per parameter, kept on the
-    parameter's own node, so the callers' facts stay equal across edits of the callers."""
-    found = getattr(param, "_gradguard_brought", None)
-    if not isinstance(found, SavedNode):
-        found = SavedNode(param, Saves.OTHER, brought=True)
-        param._gradguard_brought = found  # type: ignore[attr-defined]
-    return found
+    `param` certainly went through before the call. One object per parameter for a check and
+    the incremental checks after it (`node_cache.tree_scope`), so the callers' facts stay
+    equal across passes and edits of the callers. (Not kept on the node itself: a node
+    holding it, which holds the node, would make the tree cyclic garbage.)"""
+    return SavedNode(param, Saves.OTHER, brought=True)
 
 
 # Key of the environment entry holding the graph state of a program point (see
