@@ -143,16 +143,104 @@ def test_a_loop_leaving_some_name_untested_or_unfrozen_freezes_nothing(
     assert not _frozen_after(loop, monkeypatch)
 
 
-def test_a_module_built_elsewhere_has_names_not_known(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A container's children may be named by an OrderedDict's keys, not by their index:
-    a test of `0.` on an `nn.Sequential` is not decided."""
+def test_a_container_of_modules_written_out_names_them_by_position(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`nn.Sequential(a, b, c)` holds its modules under `0`, `1`, `2`: the ReLU holds no
+    parameter, so `0.` and `2.` start every name."""
     loop = (
         "seq = nn.Sequential(nn.Linear(2, 2), nn.ReLU(), nn.Linear(2, 2))\n"
         "for name, p in seq.named_parameters():  # <- seq\n"
         '    if name.startswith(("0.", "2.")):\n'
         "        p.requires_grad = False\n"
     )
+    assert fact_at(loop, monkeypatch).frozen is not None
+
+
+@pytest.mark.parametrize(
+    "built",
+    [
+        # An OrderedDict's keys name the modules, not their positions.
+        "seq = nn.Sequential(OrderedDict([('0', nn.Linear(2, 2)), ('head', nn.Linear(2, 2))]))",
+        # A list of modules handed in: what it holds is not known.
+        "seq = nn.Sequential(*make_layers())",
+        # Another layer appended after it was built.
+        "seq = nn.Sequential(nn.Linear(2, 2))\nseq.append(nn.Linear(2, 2))",
+    ],
+)
+def test_a_container_whose_names_are_not_known_decides_nothing(
+    built: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    loop = (
+        "from collections import OrderedDict\n"
+        "from layers import make_layers\n"
+        f"{built}\n"
+        "for name, p in seq.named_parameters():  # <- seq\n"
+        '    if name.startswith("0."):\n'
+        "        p.requires_grad = False\n"
+    )
     assert fact_at(loop, monkeypatch).frozen is None
+
+
+def test_a_list_built_by_a_comprehension_names_its_modules_by_some_index(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`self.layers = nn.ModuleList([nn.Linear(2, 2) for _ in range(n)])`:
+    `layers.<digits>.weight`, `layers.<digits>.bias` for every index; a key without digits
+    found in none of the known pieces is in no name, one with digits may be."""
+    built = (
+        "class Stack(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.layers = nn.ModuleList([nn.Linear(2, 2) for _ in range(3)])\n"
+        "    def forward(self, h):\n"
+        "        for layer in self.layers:\n"
+        "            h = layer(h)\n"
+        "        return h\n"
+        "net = Stack()\n"
+    )
+    frozen = (
+        "for name, p in net.named_parameters():  # <- net\n"
+        '    if "adapter" not in name:\n'
+        "        p.requires_grad = False\n"
+    )
+    assert fact_at(built + frozen, monkeypatch).frozen is not None
+    for test in (
+        '"1" not in name',
+        'not name.startswith("layers.2.")',
+        'name != "layers.0.weight"',
+    ):
+        loop = frozen.replace('"adapter" not in name', test)
+        assert fact_at(built + loop, monkeypatch).frozen is None, test
+
+
+@pytest.mark.parametrize(
+    ("test", "frozen"),
+    [
+        # `lateral.<digits>.weight`: what the known pieces decide for every index.
+        ('"ATS" not in n', True),
+        ('n.startswith("lateral.")', True),
+        ('n.endswith(".weight")', True),
+        ('not n.startswith("lateral.x")', True),
+        ('not n.endswith("x.weight")', True),
+        ('n != "lateral.weight"', True),
+        ('n.split(".")[0] == "lateral"', True),
+        # What depends on the index.
+        ('"lateral.1" not in n', False),
+        ('not n.startswith("lateral.1")', False),
+        ('not n.endswith("0.weight")', False),
+        ('n != "lateral.0.weight"', False),
+        ('"weight" not in n', False),
+    ],
+)
+def test_a_name_with_an_index_not_known_decides_what_every_index_decides(
+    test: str, frozen: bool
+) -> None:
+    names = (ParameterName(".weight", True, ("lateral.",)),)
+    loop = _loop(
+        f"for n, p in m.named_parameters():\n    if {test}:\n        p.requires_grad = False\n"
+    )
+    assert certainly_frozen(loop, names, lambda _: None) == (names if frozen else ())
 
 
 def _loop(text: str) -> ast.For:
@@ -249,9 +337,10 @@ def test_a_loop_unfreezing_no_name_leaves_the_module_frozen(
         "net.requires_grad_(False)\n"
         "hooks = [unfreeze]\n"
         'hooks[0](net, "head")\n',
-        # A module whose names are not known (a container's children may have any name).
+        # A module whose names are not known (an OrderedDict's keys name the children).
+        "from collections import OrderedDict\n"
         "net.requires_grad_(False)\n"
-        "seq = nn.Sequential(nn.Linear(2, 2))\n"
+        "seq = nn.Sequential(OrderedDict(make_layers()))\n"
         "for name, p in seq.named_parameters():\n"
         '    if name.startswith("classifier"):\n'
         "        p.requires_grad = True\n",

@@ -1890,3 +1890,13 @@ def test_a_comprehension_of_leaves_kept_on_self(monkeypatch: pytest.MonkeyPatch)
     assert kept.items.leaf is True and kept.items.grad is Grad.TRACKED
     computed = fact_at(_LEARNER.format(item="p * 2"), monkeypatch)
     assert computed.kind is Kind.UNKNOWN
+
+
+def test_a_negated_literal_index_reads_a_known_element_from_the_end(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`outs[-1]` of a list known element by element is its last element, as `outs[1]` is."""
+    snippet = "outs = [model(x), torch.randn(2)]\nlast = outs[-1]  # <- last\n"
+    assert fact_at(snippet, monkeypatch).grad is Grad.UNTRACKED
+    snippet = "outs = [torch.randn(2), model(x)]\nlast = outs[-1]  # <- last\n"
+    assert fact_at(snippet, monkeypatch).grad is Grad.TRACKED

@@ -12,13 +12,21 @@ names are known from the module's structure:
 * a torch.nn layer of `LEAF_PARAMETERS` (checked with torch 2.13.0): `weight` and `bias`
   (or `weight` alone), of which the layer has some; a torch.nn layer without parameters:
   none;
-* anything else (a container, whose children may be named by the keys of an `OrderedDict`;
-  a layer holding modules; a module built elsewhere): an unknown rest.
+* an `nn.Sequential` or `nn.ModuleList` whose modules are known (`ModuleRef.children`) and
+  so are the names it holds them under (`ModuleRef.indexing`): each module's names after
+  `<i>.`, its position (`nn.Sequential(a, b)`: `0.weight`, `1.weight`), or after a decimal
+  index not known (`nn.ModuleList([Block() for _ in range(n)])`: `<digits>.proj.weight`,
+  kept as the pieces around the index, `ParameterName.indexed`);
+* anything else (a container whose children may be named by the keys of an `OrderedDict`
+  or are not known; a layer holding modules; a module built elsewhere): an unknown rest.
 
 The names are a superset of those the loop sees (a `bias=False` layer has no `bias`), so a
 conclusion true of every name listed is true of every parameter. A test is decided on a name
 only when every name with that start decides it alike (`startswith("backbone")` of
-`backbone.` and an unknown rest is True; `"ATS" in name` of it is not known). The loop
+`backbone.` and an unknown rest is True; `"ATS" in name` of it is not known), and, for a name
+holding an index not known, every index alike (`"ATS" in name` of `lateral.<digits>.weight`
+is False: a string without a digit found nowhere else cannot be found across the index;
+`"lateral.1" in name` is not known). The loop
 freezes a parameter certainly when, for its name, the body reaches `p.requires_grad = False`
 (or `p.requires_grad_(False)`) through `if` tests decided on the name, before any `continue`
 or `break`, and no `p.requires_grad = True` (or `p.requires_grad_(True)`, `p.requires_grad_()`)
@@ -30,13 +38,14 @@ such a loop may leave a parameter unfrozen (`may_unfreeze`: `unfreeze_loops`).
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from gradguard.analysis import submodules
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.node_cache import cached_by_node
-from gradguard.analysis.values import Kind, Value
+from gradguard.analysis.values import Indexing, Kind, Value
 from gradguard.analysis.walk import module_nodes, module_parents, walk
 
 # The parameters each torch.nn layer may hold, by name (listed by `named_parameters()` of
@@ -54,6 +63,8 @@ LEAF_PARAMETERS: dict[str, tuple[str, ...]] = {
 }
 # How deep a module's structure is followed.
 _DEPTH = 6
+# torch.nn containers naming the modules they hold by decimal indices (`ModuleRef.indexing`).
+_INDEXED_CONTAINERS = frozenset({"Sequential", "ModuleList"})
 
 # What an operand of a test stands for: a string, strings (a list or tuple of them), or
 # not known (None).
@@ -67,6 +78,14 @@ class ParameterName:
 
     text: str
     exact: bool
+    # The pieces before `text`, each followed by a decimal index not known (one digit or
+    # more): `("lateral.",)` with text `.weight` stands for `lateral.<digits>.weight`.
+    indexed: tuple[str, ...] = ()
+
+    @property
+    def start(self) -> str:
+        """The known text the name starts with (up to its first index not known)."""
+        return self.indexed[0] if self.indexed else self.text
 
 
 def parameter_names(
@@ -80,11 +99,24 @@ def parameter_names(
     docstring). `stored`: attribute names code outside the classes' own methods may give any
     module a child under (`submodules.foreign_children`): at every module, a child of such a
     name may be there, holding anything (`fc` followed by an unknown rest)."""
-    unknown = (ParameterName(prefix, False),)
+    return _names(module, classes, (), prefix, depth, stored)
+
+
+def _names(
+    module: Value,
+    classes: submodules.Classes,
+    indexed: tuple[str, ...],
+    prefix: str,
+    depth: int,
+    stored: frozenset[str],
+) -> tuple[ParameterName, ...]:
+    """`parameter_names` after the pieces `indexed` (each followed by an index not known)
+    and then `prefix`."""
+    unknown = (ParameterName(prefix, False, indexed),)
     ref = module.module
     if depth <= 0 or module.kind is not Kind.MODULE or ref is None:
         return unknown
-    added = tuple(ParameterName(prefix + attr, False) for attr in sorted(stored))
+    added = tuple(ParameterName(prefix + attr, False, indexed) for attr in sorted(stored))
     if ref.local is not None:
         if not ref.local.is_module:
             return unknown
@@ -95,13 +127,29 @@ def parameter_names(
             name
             for attr, child in children
             if attr not in stored
-            for name in parameter_names(child, classes, f"{prefix}{attr}.", depth - 1, stored)
+            for name in _names(child, classes, indexed, f"{prefix}{attr}.", depth - 1, stored)
         )
     if ref.qualified is None or not ref.qualified.startswith("torch.nn."):
         return unknown
+    layer = ref.qualified.rsplit(".", 1)[-1]
+    if layer in _INDEXED_CONTAINERS and ref.children is not None:
+        if ref.indexing is Indexing.BY_POSITION:
+            return added + tuple(
+                name
+                for i, child in enumerate(ref.children)
+                for name in _names(child, classes, indexed, f"{prefix}{i}.", depth - 1, stored)
+            )
+        if ref.indexing is Indexing.SOME_INDEX:
+            inner = (*indexed, prefix)
+            return added + tuple(
+                name
+                for child in dict.fromkeys(ref.children)
+                for name in _names(child, classes, inner, ".", depth - 1, stored)
+            )
+        return unknown
     layer = ref.qualified.removeprefix("torch.nn.")
     if layer in LEAF_PARAMETERS:
-        own = tuple(ParameterName(prefix + own, True) for own in LEAF_PARAMETERS[layer])
+        own = tuple(ParameterName(prefix + own, True, indexed) for own in LEAF_PARAMETERS[layer])
         return added + own
     kind = ref.kind or api.nn_module_kind(ref.qualified)
     if layer in submodules.LEAF_LAYERS and kind is not None and not kind.has_parameters:
@@ -311,8 +359,9 @@ class _Tests:
             and expr.value.args[0].value == "."
         ):
             return None
-        head, dot, _ = self.name.text.partition(".")
-        return ParameterName(head, True) if dot or self.name.exact else None
+        head, dot, _ = self.name.start.partition(".")
+        whole = self.name.exact and not self.name.indexed
+        return ParameterName(head, True) if dot or whole else None
 
     def _operand(self, expr: ast.expr) -> Strings:
         if isinstance(expr, ast.Name) and expr.id in self.bound:
@@ -411,23 +460,50 @@ def _combine(outcomes: list[bool | None], every: bool) -> bool | None:
     return False if all(o is False for o in outcomes) else None
 
 
+_DIGITS = frozenset("0123456789")
+
+
 def _starts(name: ParameterName, part: str) -> bool | None:
+    if name.indexed:
+        start = name.indexed[0]
+        if start.startswith(part):
+            return True
+        if not part.startswith(start):
+            return False
+        # An index (digits) follows the known start.
+        return None if part[len(start)] in _DIGITS else False
     if name.exact or name.text.startswith(part):
         return name.text.startswith(part)
     return None if part.startswith(name.text) else False
 
 
 def _ends(name: ParameterName, part: str) -> bool | None:
-    return name.text.endswith(part) if name.exact else None
+    if not name.exact:
+        return None
+    if not name.indexed or name.text.endswith(part):
+        return name.text.endswith(part)
+    if not part.endswith(name.text):
+        return False
+    # An index (digits) comes right before the known end.
+    return None if part[len(part) - len(name.text) - 1] in _DIGITS else False
 
 
 def _contains(name: ParameterName, part: str) -> bool | None:
-    if name.exact or part in name.text:
-        return part in name.text
-    return None
+    pieces = (*name.indexed, name.text)
+    if any(part in piece for piece in pieces):
+        return True
+    # Found across an index, `part` would hold one of its digits; in an unknown rest,
+    # anything.
+    if not name.exact or (name.indexed and _DIGITS & set(part)):
+        return None
+    return False
 
 
 def _equals(name: ParameterName, other: str) -> bool | None:
+    if name.indexed:
+        pattern = "[0-9]+".join(re.escape(piece) for piece in (*name.indexed, name.text))
+        matched = re.fullmatch(pattern + ("" if name.exact else ".+"), other, re.DOTALL)
+        return None if matched else False
     if name.exact:
         return name.text == other
     return None if other.startswith(name.text) and len(other) > len(name.text) else False

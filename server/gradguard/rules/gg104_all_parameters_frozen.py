@@ -14,7 +14,9 @@ its constructor whole, or a layer template built in `__init__` and handed to
 `nn.TransformerEncoder`); the freeze covers every parameter the value is computed with
 unconditionally (a `named_parameters()` loop filtered by an `if` only when its tests on the
 name pass every name the model's parameters may have, such as `if "Adapter" not in name` on
-a model whose attributes are `embed`, `adapter`, `classifier`): the whole model's, or those of
+a model whose attributes are `embed`, `adapter`, `classifier`, or `"ATS" not in name` on
+layers an `nn.Sequential` or `nn.ModuleList` names by index, `fc.0.weight`, `lateral.3.bias`):
+the whole model's, or those of
 each layer its forward runs (`model.backbone.requires_grad_(False)` and
 `model.head.requires_grad_(False)`), done where the model is, by a function or method of the
 file that freezes the model (or a layer of it) it is given on every way out (`evaluate(model)`

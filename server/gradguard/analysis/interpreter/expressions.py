@@ -724,6 +724,15 @@ class ExpressionEvaluator(TrainingEffects):
                 return evolve(UNKNOWN, carries=base.all_carries())
             if isinstance(position, int) and -len(base.elements) <= position < len(base.elements):
                 return _part(base, base.elements[position])
+        if (
+            base.elements is not None
+            and base.kind is not Kind.MAPPING
+            and isinstance(expr.slice, ast.UnaryOp)
+            and (position := shapes.known_int(expr.slice, shapes.NO_CONSTANTS)) is not None
+            and -len(base.elements) <= position < 0
+        ):
+            # `feats[-1]`: a negated literal counts from the end as a literal index does.
+            return _part(base, base.elements[position])
         if base.kind is Kind.MAPPING and base.elements and not isinstance(expr.slice, ast.Slice):
             # `losses[key]` with a key not known here: one of the values (or a KeyError).
             joined = reduce(join, base.elements)

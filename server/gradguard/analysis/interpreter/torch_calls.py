@@ -40,6 +40,7 @@ from gradguard.analysis.values import (
     NONE,
     UNKNOWN,
     Grad,
+    Indexing,
     Kind,
     LayerClash,
     Loss,
@@ -453,6 +454,7 @@ class TorchCalls(ModuleCalls):
                     changes_input=first.changes_input if first is not None else None,
                     clashes=_layer_clashes(exprs, layers_given) if exprs else (),
                     children=_held_modules(layers_given),
+                    indexing=_unpacked_indexing(call, args),
                     saves_output=_last_keeps_output(call, args),
                 )
                 return Value(kind=Kind.MODULE, module=module)
@@ -480,6 +482,7 @@ class TorchCalls(ModuleCalls):
                 steps=_local_steps(call, args),
                 integer_buffer=_holds_integer_buffer(call, args),
                 children=None if call.keywords else _held_modules(args),
+                indexing=_written_out_indexing(call, args),
                 saves_output=_last_keeps_output(call, args),
             )
             return Value(kind=Kind.MODULE, module=module)
@@ -532,6 +535,7 @@ class TorchCalls(ModuleCalls):
                     ref,
                     children=_module_list_children(call, args),
                     held_count=_written_out_count(call, args),
+                    indexing=_module_list_indexing(call, args),
                 )
                 return Value(kind=Kind.MODULE, module=ref, items=_listed_modules(call, args))
             return Value(kind=Kind.MODULE, module=ref)
@@ -1118,6 +1122,47 @@ def _module_list_children(call: ast.Call, args: list[Value]) -> tuple[Value, ...
     if listed.items is not None:
         return _held_modules([listed.items])
     return None if listed.elements is None else _held_modules(list(listed.elements))
+
+
+def _written_out_indexing(call: ast.Call, args: list[Value]) -> Indexing | None:
+    """`nn.Sequential(a, b)` of modules written out: each held under its position. (One
+    argument not a module, such as an `OrderedDict` whose keys are not known, names its
+    modules otherwise.)"""
+    if call.keywords or len(args) != len(call.args):
+        return None
+    if all(value.kind is Kind.MODULE for value in args):
+        return Indexing.BY_POSITION
+    return None
+
+
+def _unpacked_indexing(call: ast.Call, args: list[Value]) -> Indexing | None:
+    """`nn.Sequential(*layers, head)`: its modules by position when every unpacked list is
+    known element by element; under some index when one is known only by what each of its
+    items is (a comprehension); not known for `nn.Sequential(OrderedDict(...))` (its keys
+    name the modules)."""
+    if call.keywords or len(args) != len(call.args):
+        return None
+    if not any(isinstance(expr, ast.Starred) for expr in call.args):
+        return None
+    indexing = Indexing.BY_POSITION
+    for expr, value in zip(call.args, args, strict=True):
+        if not isinstance(expr, ast.Starred):
+            continue
+        if value.items is not None and value.elements is None:
+            indexing = Indexing.SOME_INDEX
+        elif value.elements is None:
+            return None
+    return indexing
+
+
+def _module_list_indexing(call: ast.Call, args: list[Value]) -> Indexing | None:
+    """`nn.ModuleList([a, b])` (or `nn.ModuleList()`): by position; `nn.ModuleList([Block()
+    for _ in range(n)])`: each item under some index."""
+    if _written_out_count(call, args) is not None:
+        return Indexing.BY_POSITION
+    if _module_list_children(call, args) is not None:
+        return Indexing.SOME_INDEX
+    return None
 
 
 def _written_out_count(call: ast.Call, args: list[Value]) -> int | None:

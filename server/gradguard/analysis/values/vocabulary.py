@@ -198,6 +198,18 @@ class ClassInfo:
     computed: dict[str, Value] = field(default_factory=dict, compare=False, hash=False)
 
 
+class Indexing(enum.Enum):
+    """The names a container (`nn.Sequential`, `nn.ModuleList`) holds its modules under,
+    as `named_children()` and `named_parameters()` give them."""
+
+    # `ModuleRef.children[i]` is held under the name `str(i)` (built from modules written
+    # out: `nn.Sequential(a, b)`, `nn.ModuleList([a, b])`).
+    BY_POSITION = "by position"
+    # Every module held is one of `ModuleRef.children`, under a decimal index not known
+    # (`nn.ModuleList([Block() for _ in range(n)])`).
+    SOME_INDEX = "some index"
+
+
 @dataclass(frozen=True)
 class LayerClash:
     """Two consecutive layers of an `nn.Sequential` where the second, built with
@@ -258,6 +270,9 @@ class ModuleRef:
     # (`nn.ModuleList([a, b])`: 2; `nn.ModuleList()`: 0); None when not known (a list built
     # by a comprehension or handed in may be empty).
     held_count: int | None = None
+    # The names a container holds `children` under; None when not known (an
+    # `nn.Sequential(OrderedDict(...))` holds them under its keys).
+    indexing: Indexing | None = None
 
 
 def evolve_module(module: ModuleRef, layer: Layer | None) -> ModuleRef:
