@@ -182,6 +182,31 @@ def test_a_container_whose_names_are_not_known_decides_nothing(
     assert fact_at(loop, monkeypatch).frozen is None
 
 
+@pytest.mark.parametrize(
+    ("change", "known"),
+    [
+        ("pass", True),
+        # Through an attribute: a change of that attribute's container only.
+        ("class Box:\n    pass\nbox = Box()\nbox.items = []\nbox.items.append(1)", True),
+        # Through an item of the outer container: the inner one changes.
+        ("outer[1][0] = nn.Linear(2, 2)", False),
+        # Through a plain name shared beyond one function: it may be a module container.
+        ("other = [1]\nother.append(2)", False),
+    ],
+)
+def test_containers_are_followed_only_when_changed_through_attributes(
+    change: str, known: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code = (
+        "outer = nn.Sequential(nn.Linear(2, 2), nn.Sequential(nn.Linear(2, 2), nn.ReLU()))\n"
+        f"{change}\n"
+        "for name, p in outer.named_parameters():  # <- outer\n"
+        '    if "adapter" not in name:\n'
+        "        p.requires_grad = False\n"
+    )
+    assert (fact_at(code, monkeypatch).frozen is not None) is known
+
+
 def test_a_list_built_by_a_comprehension_names_its_modules_by_some_index(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

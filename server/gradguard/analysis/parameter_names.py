@@ -94,12 +94,18 @@ def parameter_names(
     prefix: str = "",
     depth: int = _DEPTH,
     stored: frozenset[str] = frozenset(),
+    *,
+    containers: bool = False,
 ) -> tuple[ParameterName, ...]:
     """The names `module.named_parameters()` may give, each after `prefix` (see the module
     docstring). `stored`: attribute names code outside the classes' own methods may give any
     module a child under (`submodules.foreign_children`): at every module, a child of such a
-    name may be there, holding anything (`fc` followed by an unknown rest)."""
-    return _names(module, classes, (), prefix, depth, stored)
+    name may be there, holding anything (`fc` followed by an unknown rest). `containers`:
+    the children of `nn.Sequential` and `nn.ModuleList` are followed (when no code of the
+    file may change such a container but through an attribute, which `classes` lists:
+    `ModuleInterpreter.containers_change_by_attribute_only`); else their names are not
+    known."""
+    return _names(module, classes, (), prefix, depth, stored, containers)
 
 
 def _names(
@@ -109,6 +115,7 @@ def _names(
     prefix: str,
     depth: int,
     stored: frozenset[str],
+    containers: bool,
 ) -> tuple[ParameterName, ...]:
     """`parameter_names` after the pieces `indexed` (each followed by an index not known)
     and then `prefix`."""
@@ -127,24 +134,28 @@ def _names(
             name
             for attr, child in children
             if attr not in stored
-            for name in _names(child, classes, indexed, f"{prefix}{attr}.", depth - 1, stored)
+            for name in _names(
+                child, classes, indexed, f"{prefix}{attr}.", depth - 1, stored, containers
+            )
         )
     if ref.qualified is None or not ref.qualified.startswith("torch.nn."):
         return unknown
     layer = ref.qualified.rsplit(".", 1)[-1]
-    if layer in _INDEXED_CONTAINERS and ref.children is not None:
+    if containers and layer in _INDEXED_CONTAINERS and ref.children is not None:
         if ref.indexing is Indexing.BY_POSITION:
             return added + tuple(
                 name
                 for i, child in enumerate(ref.children)
-                for name in _names(child, classes, indexed, f"{prefix}{i}.", depth - 1, stored)
+                for name in _names(
+                    child, classes, indexed, f"{prefix}{i}.", depth - 1, stored, True
+                )
             )
         if ref.indexing is Indexing.SOME_INDEX:
             inner = (*indexed, prefix)
             return added + tuple(
                 name
                 for child in dict.fromkeys(ref.children)
-                for name in _names(child, classes, inner, ".", depth - 1, stored)
+                for name in _names(child, classes, inner, ".", depth - 1, stored, True)
             )
         return unknown
     layer = ref.qualified.removeprefix("torch.nn.")

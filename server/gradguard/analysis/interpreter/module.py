@@ -251,6 +251,15 @@ class ModuleInterpreter:
         item stored or deleted, `append`, `extend`, `+=`...), whatever the receiver."""
         return frozenset(name for name, _, _ in _container_changes(self.tree))
 
+    def containers_change_by_attribute_only(self) -> bool:
+        """Whether every container the file may change is changed through an attribute
+        (`self.layers.append(...)`, listed by `changed_containers` by the attribute's name):
+        none through a plain name other than a function's private lists (which may alias a
+        module container stored elsewhere, `seq.append(...)` of an `nn.Sequential` handed to
+        a class) or through an item or a call's result (`seq[1][0] = ...`, which changes the
+        container held inside another)."""
+        return _attribute_changes_only(self.tree)
+
     def container_may_change(self, held: ast.expr) -> bool:
         """Whether some code of the file may change the container `held` reads (a name, or
         an attribute on any receiver; anything else may change). A name's container may be
@@ -1520,6 +1529,18 @@ def _changed_holder(node: ast.AST) -> ast.expr | None:
         if type(func) is ast.Attribute and func.attr in _CONTAINER_MUTATORS:
             return func.value
     return None
+
+
+@cached_by_node
+def _attribute_changes_only(tree: ast.Module) -> bool:
+    """`ModuleInterpreter.containers_change_by_attribute_only`, computed once per tree."""
+    if _shared_changes(tree):
+        return False
+    for node in module_nodes_of(tree, ast.Subscript, ast.AugAssign, ast.Call):
+        held = _changed_holder(node)
+        if held is not None and type(held) not in (ast.Name, ast.Attribute):
+            return False
+    return True
 
 
 @cached_by_node

@@ -710,7 +710,12 @@ class FunctionInterpreter(CallEvaluator):
             or (root is not None and self.module.container_may_change(owner_expr))
         ):
             return None
-        names = parameter_names(owner, self.submodule_classes(), stored=stored)
+        names = parameter_names(
+            owner,
+            self.submodule_classes(),
+            stored=stored,
+            containers=self.module.containers_change_by_attribute_only(),
+        )
         stored = names_stored(stmt.body)
         return owner_expr, names, lambda expr: self._test_strings(expr, stored)
 
