@@ -205,6 +205,10 @@ OBJECT_JOINS = [
     ("the same alternatives", ObjectFacts(alternatives=(TRACKED,)),
      ObjectFacts(alternatives=(TRACKED,)), ObjectFacts(alternatives=(TRACKED,))),
     ("other alternatives", ObjectFacts(alternatives=(TRACKED,)), ObjectFacts(), NO_OBJECT),
+    # None or a tensor one method keeps: only while both paths agree.
+    ("the same unless None", ObjectFacts(unless_none=TRACKED), ObjectFacts(unless_none=TRACKED),
+     ObjectFacts(unless_none=TRACKED)),
+    ("None on one path only", ObjectFacts(unless_none=TRACKED), ObjectFacts(), NO_OBJECT),
     ("two numbers", ObjectFacts(const=1), ObjectFacts(const=2), NO_OBJECT),
 ]  # fmt: skip
 
@@ -445,6 +449,7 @@ FLAT_FACTS: list[tuple[str, str, object]] = [
     ("instance_of", "object_facts", NET),
     ("const", "object_facts", 0),
     ("alternatives", "object_facts", (TRACKED,)),
+    ("unless_none", "object_facts", TRACKED),
     ("frozen", "parameter_facts", FREEZE),
     ("optimizes", "parameter_facts", OPTIMIZES),
     ("elements", "structure", ()),

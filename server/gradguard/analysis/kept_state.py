@@ -11,21 +11,26 @@ from gradguard.analysis.names import dotted
 from gradguard.analysis.walk import NESTED_CODE, own_nodes
 
 
-def candidates_of(method: FunctionNode, stores: dict[str, int]) -> list[str]:
+def candidates_of(
+    method: FunctionNode, stores: dict[str, int], placeholders: dict[str, int] | None = None
+) -> list[str]:
     """Attributes of `self` (the method's first parameter) that `method` alone stores in the
     file, given `stores`, the file's count of stores of each attribute name on any receiver
     (`FileSyntax.attribute_stores`): for a method other than `__init__`, the attribute of a
-    statement `self.<attr> = ...` of its own body, that store being the file's only one;
+    statement `self.<attr> = ...` of its own body, that store being the file's only one
+    besides the `placeholders` (stores of None by its class's methods, counted per name:
+    `placeholders.none_placeholders`);
     for `__init__`, each attribute it stores (`self.<attr> = ...`, in branches too) whose
     every store in the file is one of those, when `__init__` hands `self` to no call
     (`self.setup()`, `helper(self)`, `self.net(x)`) and defines no function (a closure):
     code it called could read an attribute before its last store."""
     me = method.args.args[0].arg
     if method.name != "__init__":
+        unset = placeholders or {}
         return [
             attr
             for attr in (_stored_on(stmt, me) for stmt in method.body)
-            if attr is not None and stores.get(attr) == 1
+            if attr is not None and stores.get(attr) == 1 + unset.get(attr, 0)
         ]
     own: dict[str, int] = {}
     for node in own_nodes(method.body):

@@ -365,6 +365,10 @@ class ExpressionEvaluator(TrainingEffects):
         if constant is not None:
             return constant
         base = self.eval(expr.value)
+        if base.unless_none is not None and not hasattr(None, expr.attr):
+            # None or a kept tensor: reading what None lacks (`.grad`) raises on None, so
+            # the read that goes on reads the tensor.
+            base = evolve(base.unless_none, carries=base.carries, graph=base.graph)
         if (
             base.kind in (Kind.SEQUENCE, Kind.MAPPING, Kind.INSTANCE)
             and base.fields is not None

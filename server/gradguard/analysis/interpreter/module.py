@@ -34,6 +34,7 @@ from gradguard.analysis.interpreter.summary import (
 )
 from gradguard.analysis.interpreter.training_effects import is_optimizer
 from gradguard.analysis.kept_state import candidates_of
+from gradguard.analysis.placeholders import none_placeholders
 from gradguard.analysis.model import (
     FunctionNode,
     InPlaceOnSaved,
@@ -791,10 +792,15 @@ class ModuleInterpreter:
         left a tensor computed there: a non-leaf, as a run of the method with its callers'
         facts finds it, when nothing of the file may change its grad state in place, no
         class-level default exists, and no grad-mode switch of the file lies outside the
-        method (a `model(x)` under no_grad would keep a tensor without history)."""
+        method (a `model(x)` under no_grad would keep a tensor without history).
+
+        Stores of None by the class's methods (`self.last_z = None` in `__init__`) do not
+        count against the one store of a method other than `__init__`: a reader then finds
+        None or that tensor, a value whose `unless_none` is the tensor."""
         if not self._plain_class(info.node):
             return
         stores = self.syntax.attribute_stores()
+        unset = none_placeholders(info.node)
         for method in info.node.body:
             if not isinstance(method, ast.FunctionDef) or not method.args.args:
                 continue
@@ -803,7 +809,7 @@ class ModuleInterpreter:
             me = method.args.args[0].arg
             wanted = [
                 attr
-                for attr in candidates_of(method, stores)
+                for attr in candidates_of(method, stores, unset)
                 if attr not in info.attributes
                 and attr not in info.computed
                 and not _class_level(info.node, attr)
@@ -823,7 +829,10 @@ class ModuleInterpreter:
                     and value.grad is Grad.TRACKED
                     and value.leaf is False
                 ):
-                    info.computed[attr] = evolve(value, carries=frozenset(), graph=frozenset())
+                    kept = evolve(value, carries=frozenset(), graph=frozenset())
+                    if method.name != "__init__" and attr in unset:
+                        kept = Value(unless_none=kept)  # None until the method has run
+                    info.computed[attr] = kept
 
     def _collect_historyless_state(self, info: ClassInfo) -> None:
         """Tensors without history that `self.<attr>` holds in every method of a plain class:

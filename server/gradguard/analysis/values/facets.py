@@ -185,6 +185,10 @@ class ObjectFacts:
     # binds: see `gradguard.analysis.submodules`); an `isinstance` test keeps those of the
     # class tested. None: not known apart (an unknown possibility is `UNKNOWN`).
     alternatives: tuple[Value, ...] | None = None
+    # What it is unless it is None: an attribute one method stores and `__init__` sets to
+    # None before it runs (`self.last_z = None`; see `gradguard.analysis.placeholders`).
+    # Reading an attribute None lacks (`.grad`) succeeds only on this value.
+    unless_none: Value | None = None
 
     def join(self, other: ObjectFacts) -> ObjectFacts:
         """What holds on both paths.
@@ -193,7 +197,8 @@ class ObjectFacts:
         sizes (the shape mapping is dropped), and two torch.nn layers join into what holds
         for both (a list of layers built by a helper). A function or class survives when it
         is the very same definition on both paths; a literal when equal and of the same type
-        (`1` and `True` are not one flag). The alternatives survive when the same."""
+        (`1` and `True` are not one flag). The alternatives, and what it is unless None,
+        survive when the same."""
         if self is other:
             return self
         same_const = self.const == other.const and type(self.const) is type(other.const)
@@ -203,6 +208,7 @@ class ObjectFacts:
             instance_of=self.instance_of if self.instance_of is other.instance_of else None,
             const=self.const if same_const else None,
             alternatives=self.alternatives if self.alternatives == other.alternatives else None,
+            unless_none=self.unless_none if self.unless_none == other.unless_none else None,
         )
 
 

@@ -99,6 +99,7 @@ class ValueChanges(TypedDict, total=False):
     instance_of: ClassInfo | None
     const: object
     alternatives: tuple[Value, ...] | None
+    unless_none: Value | None
     # ParameterFacts
     frozen: Freeze | None
     optimizes: OptimizedParameters | None
@@ -156,6 +157,7 @@ class Value:
         instance_of: ClassInfo | None = None,
         const: object = None,
         alternatives: tuple[Value, ...] | None = None,
+        unless_none: Value | None = None,
         # ParameterFacts
         frozen: Freeze | None = None,
         optimizes: OptimizedParameters | None = None,
@@ -206,8 +208,11 @@ class Value:
             or function is not None
             or instance_of is not None
             or alternatives is not None
+            or unless_none is not None
         ):
-            object_facts = ObjectFacts(module, function, instance_of, const, alternatives)
+            object_facts = ObjectFacts(
+                module, function, instance_of, const, alternatives, unless_none
+            )
         elif const is not None:
             object_facts = ObjectFacts(const=const)
         parameter_facts = NO_PARAMETERS
@@ -361,6 +366,11 @@ class Value:
     def alternatives(self) -> tuple[Value, ...] | None:
         """The modules it is one of, each apart (`object_facts.alternatives`)."""
         return self.object_facts.alternatives
+
+    @property
+    def unless_none(self) -> Value | None:
+        """What it is unless it is None (`object_facts.unless_none`)."""
+        return self.object_facts.unless_none
 
     # --- parameter_facts (flat, read-only) ---
     @property
