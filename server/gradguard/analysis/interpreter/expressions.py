@@ -22,6 +22,7 @@ from gradguard.analysis.integer_buffers import counter_kept
 from gradguard.analysis.interpreter.environment import GRAD_ON, GRAD_UNKNOWN, GradMode
 from gradguard.analysis.interpreter.training_effects import TrainingEffects, through_instance
 from gradguard.analysis.item_graphs import item_at, items_list, own_items
+from gradguard.analysis.list_members import concatenated
 from gradguard.analysis.mappings import mapping_of, merged
 from gradguard.analysis.names import callee_name, dotted
 from gradguard.analysis.number_arithmetic import folded
@@ -825,6 +826,10 @@ class ExpressionEvaluator(TrainingEffects):
             return Value(
                 kind=Kind.SEQUENCE, elements=first.elements + second.elements, carries=carries
             )
+        if isinstance(getattr(node, "op", None), ast.Add) and len(operands) == 2:
+            joined = concatenated(*operands)
+            if joined is not None:
+                return joined  # `list(model.parameters()) + [w]` holds `w`
         if isinstance(getattr(node, "op", None), _TENSOR_ONLY_OPERATORS):
             # A value with history of unknown structure (a module's output) that `-`, `/`,
             # `**` or `@` applies to is a tensor: tuples, lists and dicts have none of them.

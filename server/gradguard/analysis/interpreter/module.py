@@ -34,7 +34,6 @@ from gradguard.analysis.interpreter.summary import (
 )
 from gradguard.analysis.interpreter.training_effects import is_optimizer
 from gradguard.analysis.kept_state import candidates_of
-from gradguard.analysis.placeholders import none_placeholders
 from gradguard.analysis.model import (
     FunctionNode,
     InPlaceOnSaved,
@@ -48,6 +47,7 @@ from gradguard.analysis.names import (
     parameter_names,
 )
 from gradguard.analysis.node_cache import cached_by_node, last_calls
+from gradguard.analysis.placeholders import none_placeholders
 from gradguard.analysis.private_lists import list_building, private_names
 from gradguard.analysis.project_imports import ProjectImports
 from gradguard.analysis.values import (

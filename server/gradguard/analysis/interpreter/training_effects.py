@@ -55,6 +55,7 @@ from gradguard.analysis.values import (
     evolve,
     forced_after_cut,
 )
+from gradguard.analysis.walk import own_nodes as walk_own
 from gradguard.analysis.walk import statement_block, walk
 
 
@@ -646,6 +647,33 @@ class TrainingEffects(GraphEffects):
         for target, value in _optimized_tensors(expr, given, groups=True):
             if (site := self.site(call, target, value)) is not None:
                 self.emit(OptimizedTensor(qualified, **site))
+        if given.kind is Kind.SEQUENCE and given.members and not self._may_change(expr, call):
+            # `list(model.parameters()) + [w]`: `w` is among them, whatever else is.
+            for member in given.members:
+                named = _bound_name(member)
+                if member.kind is not Kind.TENSOR or named is None:
+                    continue
+                if (site := self.site(call, named, member)) is not None:
+                    self.emit(OptimizedTensor(qualified, **site))
+
+    def _may_change(self, held: ast.expr, call: ast.Call) -> bool:
+        """Whether the list `held` names may lose an element before `call` reads it: a
+        fresh `a + b` cannot; a name can unless it is a plain name whose every read in the
+        function (or module body) is `call`'s, and no code of the file changes a container
+        under that name (no alias `rest = params`, no `params.remove(w)`)."""
+        if isinstance(held, ast.BinOp):
+            return False
+        if not isinstance(held, ast.Name) or self.module.container_may_change(held):
+            return True
+        given = {id(a) for a in (*call.args, *(kw.value for kw in call.keywords))}
+        body = self.function.body if self.function is not None else self.module.tree.body
+        return any(
+            isinstance(node, ast.Name)
+            and node.id == held.id
+            and isinstance(node.ctx, ast.Load)
+            and id(node) not in given
+            for node in walk_own(body)
+        )
 
     def _state_carried_across_calls(
         self,

@@ -306,11 +306,15 @@ class Structure:
     or of a MAPPING's values in key order. `fields`: the field names of a named tuple of
     known structure (`torch.max(x, 1)` returns `(values, indices)`, so `result.indices` is
     `elements[1]`), or the keys of a MAPPING. `items`: a list of unknown length whose every
-    element is (at most) this value, built by `xs.append(v)` or a comprehension."""
+    element is (at most) this value, built by `xs.append(v)` or a comprehension.
+    `members`: values a list of unknown length certainly holds among others, each as one
+    of its elements (`list(model.parameters()) + [w]` holds `w`: see
+    `gradguard.analysis.list_members`)."""
 
     elements: tuple[Value, ...] | None = None
     fields: tuple[str, ...] | None = None
     items: Value | None = None
+    members: tuple[Value, ...] | None = None
 
     def join(
         self, other: Structure, join_value: Callable[[Value, Value], Value], *, mapping: bool
@@ -334,6 +338,7 @@ class Structure:
             elements=elements,
             fields=self.fields if self.fields == other.fields and elements is not None else None,
             items=items,
+            members=self.members if self.members == other.members else None,
         )
 
     def absorbs(self, other: Structure) -> bool:

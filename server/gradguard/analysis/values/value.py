@@ -107,6 +107,7 @@ class ValueChanges(TypedDict, total=False):
     elements: tuple[Value, ...] | None
     fields: tuple[str, ...] | None
     items: Value | None
+    members: tuple[Value, ...] | None
     # GraphFacts
     graph: frozenset[SavedNode]
     saved_in: frozenset[SavedNode]
@@ -165,6 +166,7 @@ class Value:
         elements: tuple[Value, ...] | None = None,
         fields: tuple[str, ...] | None = None,
         items: Value | None = None,
+        members: tuple[Value, ...] | None = None,
         # GraphFacts
         graph: frozenset[SavedNode] = frozenset(),
         saved_in: frozenset[SavedNode] = frozenset(),
@@ -219,8 +221,8 @@ class Value:
         if frozen is not None or optimizes is not None:
             parameter_facts = ParameterFacts(frozen, optimizes)
         structure = NO_STRUCTURE
-        if elements is not None or fields is not None or items is not None:
-            structure = Structure(elements, fields, items)
+        if elements is not None or fields is not None or items is not None or members:
+            structure = Structure(elements, fields, items, members)
         graph_facts = NO_GRAPH
         if graph or saved_in or items_saved:
             graph_facts = GraphFacts(graph, saved_in, items_saved)
@@ -398,6 +400,11 @@ class Value:
     def items(self) -> Value | None:
         """What every element of a list of unknown length is (`structure.items`)."""
         return self.structure.items
+
+    @property
+    def members(self) -> tuple[Value, ...] | None:
+        """Values a list of unknown length certainly holds (`structure.members`)."""
+        return self.structure.members
 
     # --- graph_facts (flat, read-only) ---
     @property

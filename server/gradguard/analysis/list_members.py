@@ -1,0 +1,36 @@
+"""Values a list certainly holds, when its length is not known: `list(model.parameters()) +
+[w]` holds `w`, whatever the parameters are.
+
+`a + b` of two lists is a new list holding every element of `a`, then every element of `b`
+(Python's list concatenation; a tuple and a list raise TypeError instead, so the result,
+if any, holds them all too). Of operands whose elements are known only on one side, the
+result's length is unknown but the known elements, and the members of the other, are
+certainly among its elements (`Structure.members`). A later change of the list (`remove`,
+`pop`, an item stored or deleted) may take one out: a reader asks whether code may change
+the container (`ModuleInterpreter.container_may_change`) before relying on them.
+"""
+
+from __future__ import annotations
+
+from gradguard.analysis.values import Kind, Value
+
+
+def concatenated(first: Value, second: Value) -> Value | None:
+    """The list `first + second`, when both are lists (or tuples) and at least one side
+    knows some of what it holds: of unknown length, with every element known on either
+    side, and every member, as a member. None for anything else (two lists of known
+    elements give a list of known elements, built by the caller)."""
+    if first.kind is not Kind.SEQUENCE or second.kind is not Kind.SEQUENCE:
+        return None
+    held = (*_held(first), *_held(second))
+    if not held:
+        return None
+    return Value(kind=Kind.SEQUENCE, members=held, carries=first.carries | second.carries)
+
+
+def _held(value: Value) -> tuple[Value, ...]:
+    """What a list certainly holds: its elements when known (not a mapping's values), else
+    its members."""
+    if value.elements is not None and value.fields is None:
+        return value.elements
+    return value.members or ()

@@ -1,0 +1,82 @@
+"""Values a list certainly holds: `a + b` of lists holds every element known on either side
+(`Structure.members`), even when the other side's length is unknown; an optimizer handed
+such a list is handed each of them, unless code may take one out first.
+"""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from gradguard.analysis.events import OptimizedTensor
+from gradguard.analysis.list_members import concatenated
+from gradguard.analysis.model import analyse_module
+from gradguard.analysis.values import UNKNOWN, Grad, Kind, Value
+from tests.analysis.test_value_facets import PRELUDE, fact_at
+
+W = Value(Grad.TRACKED, Kind.TENSOR, leaf=False)
+B = Value(Grad.TRACKED, Kind.TENSOR, leaf=True)
+PARAMETERS = Value(kind=Kind.SEQUENCE, items=B)
+
+
+def test_known_elements_of_either_side_are_members() -> None:
+    joined = concatenated(PARAMETERS, Value(kind=Kind.SEQUENCE, elements=(W,)))
+    assert joined is not None
+    assert joined.kind is Kind.SEQUENCE
+    assert joined.elements is None
+    assert joined.members == (W,)
+    again = concatenated(Value(kind=Kind.SEQUENCE, elements=(B,)), joined)
+    assert again is not None
+    assert again.members == (B, W)
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        (PARAMETERS, PARAMETERS),  # nothing known on either side
+        (UNKNOWN, Value(kind=Kind.SEQUENCE, elements=(W,))),  # may be a tensor: broadcasting
+        (Value(kind=Kind.MAPPING, fields=("w",), elements=(W,)), PARAMETERS),
+    ],
+)
+def test_nothing_known_or_not_two_lists(first: Value, second: Value) -> None:
+    assert concatenated(first, second) is None
+
+
+def test_a_list_of_parameters_and_a_written_out_tensor(monkeypatch: pytest.MonkeyPatch) -> None:
+    value = fact_at(
+        """
+        w = torch.randn(3, requires_grad=True) * 2
+        params = list(model.parameters()) + [w]  # <- params
+        """,
+        monkeypatch,
+    )
+    assert value.members is not None
+    assert [m.grad for m in value.members] == [Grad.TRACKED]
+
+
+def _optimized(body: str) -> list[str]:
+    source = PRELUDE + body
+    events = analyse_module(ast.parse(source), source).events.of(OptimizedTensor)
+    return [ast.unparse(e.target) for e in events]
+
+
+def test_optimizer_is_handed_each_member() -> None:
+    assert _optimized(
+        "w = torch.randn(3, requires_grad=True) * 2\n"
+        "params = list(model.parameters()) + [w]\n"
+        "opt = torch.optim.SGD(params, lr=0.1)\n"
+    ) == ["w"]
+
+
+@pytest.mark.parametrize(
+    "change",
+    ["params.pop()", "del params[-1]", "rest = params\nrest.pop()", "keep(params)"],
+)
+def test_a_list_that_may_lose_an_element_hands_nothing(change: str) -> None:
+    assert not _optimized(
+        "w = torch.randn(3, requires_grad=True) * 2\n"
+        "params = list(model.parameters()) + [w]\n"
+        f"{change}\n"
+        "opt = torch.optim.SGD(params, lr=0.1)\n"
+    )
