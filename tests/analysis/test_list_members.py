@@ -80,3 +80,24 @@ def test_a_list_that_may_lose_an_element_hands_nothing(change: str) -> None:
         f"{change}\n"
         "opt = torch.optim.SGD(params, lr=0.1)\n"
     )
+
+
+@pytest.mark.parametrize(
+    "params",
+    ["[w] + model.parameters()", "tuple(model.parameters()) + [w]", "ps + [w]"],
+)
+def test_an_operand_that_may_not_be_a_list_hands_nothing(params: str) -> None:
+    # A generator or a tuple added to a list raises TypeError before any optimizer runs; a
+    # name may hold either.
+    assert not _optimized(
+        "w = torch.randn(3, requires_grad=True) * 2\n"
+        "ps = tuple(model.parameters())\n"
+        f"opt = torch.optim.SGD({params}, lr=0.1)\n"
+    )
+
+
+def test_a_comprehension_is_a_list() -> None:
+    assert _optimized(
+        "w = torch.randn(3, requires_grad=True) * 2\n"
+        "opt = torch.optim.SGD([p for p in model.parameters()] + [w], lr=0.1)\n"
+    ) == ["w"]

@@ -2,10 +2,11 @@
 [w]` holds `w`, whatever the parameters are.
 
 `a + b` of two lists is a new list holding every element of `a`, then every element of `b`
-(Python's list concatenation; a tuple and a list raise TypeError instead, so the result,
-if any, holds them all too). Of operands whose elements are known only on one side, the
-result's length is unknown but the known elements, and the members of the other, are
-certainly among its elements (`Structure.members`). A later change of the list (`remove`,
+(Python's list concatenation; a list and a tuple or a generator raise TypeError instead, so
+the interpreter asks it only of operands that are certainly lists: a list display or
+comprehension, `list(...)`, another such concatenation). Of operands whose elements are
+known only on one side, the result's length is unknown but the known elements, and the
+members of the other, are certainly among its elements (`Structure.members`). A later change of the list (`remove`,
 `pop`, an item stored or deleted) may take one out: a reader asks whether code may change
 the container (`ModuleInterpreter.container_may_change`) before relying on them.
 """
@@ -16,7 +17,7 @@ from gradguard.analysis.values import Kind, Value
 
 
 def concatenated(first: Value, second: Value) -> Value | None:
-    """The list `first + second`, when both are lists (or tuples) and at least one side
+    """The list `first + second` of two lists, when at least one side
     knows some of what it holds: of unknown length, with every element known on either
     side, and every member, as a member. None for anything else (two lists of known
     elements give a list of known elements, built by the caller)."""

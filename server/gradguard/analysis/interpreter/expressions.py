@@ -826,7 +826,15 @@ class ExpressionEvaluator(TrainingEffects):
             return Value(
                 kind=Kind.SEQUENCE, elements=first.elements + second.elements, carries=carries
             )
-        if isinstance(getattr(node, "op", None), ast.Add) and len(operands) == 2:
+        if (
+            isinstance(node, ast.BinOp)
+            and isinstance(node.op, ast.Add)
+            and len(operands) == 2
+            and all(
+                self._certainly_list(e, v)
+                for e, v in zip((node.left, node.right), operands, strict=True)
+            )
+        ):
             joined = concatenated(*operands)
             if joined is not None:
                 return joined  # `list(model.parameters()) + [w]` holds `w`
@@ -872,6 +880,19 @@ class ExpressionEvaluator(TrainingEffects):
         # An operand with graph nodes is a tensor with that history: so is the result.
         return evolve(
             UNKNOWN, carries=carries, graph=frozenset().union(*(v.graph for v in operands))
+        )
+
+    def _certainly_list(self, expr: ast.expr, value: Value) -> bool:
+        """`expr` certainly evaluates to a list (not a tuple or a generator, which `+` of a
+        list rejects): a list display or comprehension, a call of the builtin `list`, or
+        a list concatenation (a value with members, see `list_members`)."""
+        if isinstance(expr, ast.List | ast.ListComp) or value.members:
+            return True
+        return (
+            isinstance(expr, ast.Call)
+            and isinstance(expr.func, ast.Name)
+            and expr.func.id == "list"
+            and self.unshadowed("list")
         )
 
     def view_op(
