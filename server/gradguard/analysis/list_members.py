@@ -6,9 +6,9 @@
 the interpreter asks it only of operands that are certainly lists: a list display or
 comprehension, `list(...)`, another such concatenation). Of operands whose elements are
 known only on one side, the result's length is unknown but the known elements, and the
-members of the other, are certainly among its elements (`Structure.members`). A later change of the list (`remove`,
-`pop`, an item stored or deleted) may take one out: a reader asks whether code may change
-the container (`ModuleInterpreter.container_may_change`) before relying on them.
+members of the other, are certainly among its elements (`Structure.members`). A later
+change of the list (`remove`, `pop`, an item stored or deleted) may take one out: a reader
+asks whether code may change the container (`ModuleInterpreter.container_may_change`) before relying on them.
 """
 
 from __future__ import annotations
