@@ -8,7 +8,8 @@ comprehension, `list(...)`, another such concatenation). Of operands whose eleme
 known only on one side, the result's length is unknown but the known elements, and the
 members of the other, are certainly among its elements (`Structure.members`). A later
 change of the list (`remove`, `pop`, an item stored or deleted) may take one out: a reader
-asks whether code may change the container (`ModuleInterpreter.container_may_change`) before relying on them.
+asks whether code may change the container (`ModuleInterpreter.container_may_change`)
+before relying on them.
 """
 
 from __future__ import annotations
