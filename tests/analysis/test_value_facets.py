@@ -261,6 +261,11 @@ STRUCTURE_JOINS = [
     ("items on both paths", Structure(items=TRACKED), Structure(items=DETACHED), False,
      Structure(items=JOINED)),
     ("items on one path", Structure(items=TRACKED), NO_STRUCTURE, False, NO_STRUCTURE),
+    # What a list certainly holds (`list(ps) + [w]`): only when both paths hold the same.
+    ("the same members", Structure(members=(TRACKED,)), Structure(members=(TRACKED,)), False,
+     Structure(members=(TRACKED,))),
+    ("other members", Structure(members=(TRACKED,)), Structure(members=(DETACHED,)), False,
+     NO_STRUCTURE),
     ("fields without elements", Structure(fields=("a",)), Structure(fields=("a",)), False,
      NO_STRUCTURE),
 ]  # fmt: skip
@@ -455,6 +460,7 @@ FLAT_FACTS: list[tuple[str, str, object]] = [
     ("elements", "structure", ()),
     ("fields", "structure", ("loss",)),
     ("items", "structure", TRACKED),
+    ("members", "structure", (TRACKED,)),
     ("graph", "graph_facts", frozenset({NODE_A})),
     ("saved_in", "graph_facts", frozenset({NODE_B})),
     ("items_saved", "graph_facts", frozenset({NODE_C})),
