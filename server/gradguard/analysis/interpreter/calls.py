@@ -51,6 +51,7 @@ from gradguard.analysis.mappings import exact_keys, mapping_of, merged
 from gradguard.analysis.model import (
     FunctionNode,
 )
+from gradguard.analysis.tensor_tests import TENSOR_CLASSES, tensor_test
 from gradguard.analysis.names import (
     arguments_by_parameter,
     callee_name,
@@ -451,6 +452,11 @@ class CallEvaluator(TorchCalls):
             if args[0].kind is Kind.SEQUENCE and args[0].items is not None:
                 # `list(model.parameters())`: the same items, now in a list.
                 return Value(kind=Kind.SEQUENCE, items=args[0].items)
+        if name == "isinstance" and len(args) == 2 and not call.keywords:
+            classes = call.args[1]
+            known = tensor_test(args[0])
+            if known is not None and self.scope.resolve(classes) in TENSOR_CLASSES:
+                return known  # `isinstance(x, torch.Tensor)` of a known kind
         if name == "dict" and (built := _built_dict(call, args)) is not None:
             return built
         if name == "setattr" and len(args) == 3:

@@ -35,6 +35,7 @@ from gradguard.analysis.interpreter.environment import (
 )
 from gradguard.analysis.item_graphs import items_list
 from gradguard.analysis.loop_entry import certainly_empty, certainly_entered, least_trips
+from gradguard.analysis.element_passes import UNSURE_STATEMENTS, element_passes
 from gradguard.analysis.loop_passes import branches_taken, loop_passes
 from gradguard.analysis.model import (
     LIGHTNING_BACKWARD,
@@ -193,6 +194,9 @@ class FunctionInterpreter(CallEvaluator):
 
     def run_stmt(self, stmt: ast.stmt) -> None:
         """Interpret one statement."""
+        if self.in_element_pass and isinstance(stmt, UNSURE_STATEMENTS):
+            self.env = None  # the pass run for one element goes no further (`element_passes`)
+            return
         previous, self.stmt = self.stmt, stmt
         try:
             handler = self.stmt_handlers.get(type(stmt))
@@ -373,6 +377,9 @@ class FunctionInterpreter(CallEvaluator):
             # A test whose value is certain (`if USE_AMP:` with `USE_AMP = False` bound
             # once, `if cfg["phase"] == "train":`): only the branch it takes ever runs.
             self.run_block(stmt.body if test.const else stmt.orelse)
+            return
+        if self.in_element_pass:
+            self.env = None  # a test not known on this pass ends it (`element_passes`)
             return
         start, start_mode = self.env, self.mode
         when_true, when_false = narrowing.of_test(stmt.test)
@@ -614,8 +621,10 @@ class FunctionInterpreter(CallEvaluator):
         if passes is not None:
             self.loop_passes[stmt] = passes
         element = element_of(iterated)
+        each = element_passes(stmt, iterated)
         if element is UNKNOWN or (held_element is not None and self._enumerated(stmt.iter)):
             element = held_element or element
+            each = None
         if element is UNKNOWN:
             element = self.parameters_element(stmt.iter) or element
         drawn = self._batch_names(stmt)
@@ -629,7 +638,7 @@ class FunctionInterpreter(CallEvaluator):
                     if bound is not None and _knows_nothing(bound):
                         self.env[name] = evolve(bound, batch=True)
 
-        self._loop(stmt, at_head, runs=runs, empty=empty)
+        self._loop(stmt, at_head, runs=runs, empty=empty, each=each)
         self._elements_changed_in_place(stmt)
         self._listed_tensors_changed(stmt, runs=runs)
         if self.module.frozen_facts:
@@ -961,10 +970,17 @@ class FunctionInterpreter(CallEvaluator):
         self._loop(stmt, lambda: self.eval(stmt.test))
 
     def _loop(
-        self, stmt: LoopNode, at_head: object, *, runs: bool = False, empty: bool = False
+        self,
+        stmt: LoopNode,
+        at_head: object,
+        *,
+        runs: bool = False,
+        empty: bool = False,
+        each: tuple[Value, ...] | None = None,
     ) -> None:
         """Probe one iteration, then run it again with loop-carried names tagged. `runs`:
-        the body certainly runs at least once (see `loop_entry`)."""
+        the body certainly runs at least once (see `loop_entry`). `each`: the elements a
+        `for` loop binds one per pass, each also run on its own (`element_passes`)."""
         head_action = at_head if callable(at_head) else (lambda: None)
         before = self.env
         if before is None:
@@ -978,6 +994,8 @@ class FunctionInterpreter(CallEvaluator):
             head = self._probed_head(stmt, before, head_action, empty=empty)
         mode = self.mode
         end, breaks = self._iteration(stmt, head, head_action)
+        if each is not None and isinstance(stmt, ast.For):
+            self._element_passes(stmt, head, mode, each)
         self.changed_on_some_pass.pop(stmt, None)  # known within a pass only
         if self.mode != mode:
             self.mode = GRAD_UNKNOWN
@@ -989,6 +1007,32 @@ class FunctionInterpreter(CallEvaluator):
         )
         if stmt.orelse and not infinite:
             self.run_block(stmt.orelse)
+
+    def _element_passes(
+        self, stmt: ast.For, head: Env, mode: GradMode, each: tuple[Value, ...]
+    ) -> None:
+        """Run the body once per element of `each`, from the loop's `head` under `mode`,
+        with `stmt`'s target bound to that element alone, for the events of what each such
+        pass certainly reaches (see `element_passes`); nothing else of those runs is kept."""
+        records = self.record or bool(self.events_in_context)
+        if not records or self.in_element_pass:
+            return
+        saved_env, saved_mode, returned = self.env, self.mode, self.returned
+        exits, changed = len(self.exits), self.changed_on_some_pass.get(stmt)
+        record, self.record = self.record, False
+        self.pass_events, self.in_element_pass = record, True
+        try:
+            for element in each:
+                self.mode = mode
+                self._iteration(stmt, dict(head), lambda e=element: self.bind(stmt.target, e))
+        finally:
+            self.record, self.pass_events, self.in_element_pass = record, False, False
+            self.env, self.mode, self.returned = saved_env, saved_mode, returned
+            del self.exits[exits:]
+            if changed is None:
+                self.changed_on_some_pass.pop(stmt, None)
+            else:
+                self.changed_on_some_pass[stmt] = changed
 
     def _probed_head(
         self, stmt: LoopNode, before: Env, head_action: object, *, empty: bool = False

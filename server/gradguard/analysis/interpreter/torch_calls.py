@@ -36,6 +36,7 @@ from gradguard.analysis.model import (
     TorchCall,
 )
 from gradguard.analysis.names import dotted, passed_keyword
+from gradguard.analysis.tensor_tests import TENSOR_TESTS, tensor_test
 from gradguard.analysis.values import (
     NONE,
     UNKNOWN,
@@ -300,6 +301,11 @@ class TorchCalls(ModuleCalls):
             self.module.analysis.torch_calls.append(
                 TorchCall(call, qualified, self.stmt, self.function)
             )
+        if qualified in TENSOR_TESTS and len(call.args) == 1 and not call.keywords:
+            tested = self.eval(call.args[0])
+            known = None if isinstance(call.args[0], ast.Starred) else tensor_test(tested)
+            if known is not None:
+                return known
         if qualified in api.BACKWARD_FUNCTIONS or qualified in api.GRAD_FUNCTIONS:
             keyword = "tensors" if qualified in api.BACKWARD_FUNCTIONS else "outputs"
             target = call.args[0] if call.args else None
