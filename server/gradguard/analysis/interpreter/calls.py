@@ -51,7 +51,6 @@ from gradguard.analysis.mappings import exact_keys, mapping_of, merged
 from gradguard.analysis.model import (
     FunctionNode,
 )
-from gradguard.analysis.tensor_tests import TENSOR_CLASSES, tensor_test
 from gradguard.analysis.names import (
     arguments_by_parameter,
     callee_name,
@@ -60,6 +59,7 @@ from gradguard.analysis.names import (
     names_an_optimizer,
 )
 from gradguard.analysis.node_cache import cached_by_node
+from gradguard.analysis.tensor_tests import TENSOR_CLASSES, tensor_test
 from gradguard.analysis.values import (
     NONE,
     UNKNOWN,

@@ -12,6 +12,7 @@ from gradguard.analysis import batches, dtypes, libraries, listed_tensors, narro
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.call_sites import known_argument
+from gradguard.analysis.element_passes import UNSURE_STATEMENTS, element_passes
 from gradguard.analysis.events import (
     Accumulation,
     AttributeSet,
@@ -35,7 +36,6 @@ from gradguard.analysis.interpreter.environment import (
 )
 from gradguard.analysis.item_graphs import items_list
 from gradguard.analysis.loop_entry import certainly_empty, certainly_entered, least_trips
-from gradguard.analysis.element_passes import UNSURE_STATEMENTS, element_passes
 from gradguard.analysis.loop_passes import branches_taken, loop_passes
 from gradguard.analysis.model import (
     LIGHTNING_BACKWARD,

@@ -301,11 +301,6 @@ class TorchCalls(ModuleCalls):
             self.module.analysis.torch_calls.append(
                 TorchCall(call, qualified, self.stmt, self.function)
             )
-        if qualified in TENSOR_TESTS and len(call.args) == 1 and not call.keywords:
-            tested = self.eval(call.args[0])
-            known = None if isinstance(call.args[0], ast.Starred) else tensor_test(tested)
-            if known is not None:
-                return known
         if qualified in api.BACKWARD_FUNCTIONS or qualified in api.GRAD_FUNCTIONS:
             keyword = "tensors" if qualified in api.BACKWARD_FUNCTIONS else "outputs"
             target = call.args[0] if call.args else None
@@ -321,6 +316,11 @@ class TorchCalls(ModuleCalls):
                 return self._gradients(call, values)
             return NONE
         args = self.arguments(call)
+        if qualified in TENSOR_TESTS and len(call.args) == 1 and not call.keywords:
+            starred = isinstance(call.args[0], ast.Starred)
+            answer = None if starred or len(args) != 1 else tensor_test(args[0])
+            if answer is not None:
+                return answer  # `torch.is_tensor(x)` of a known kind
         if api.distribution_class(qualified) is not None or qualified in api.KL_DIVERGENCE:
             return self.distribution(call, qualified, args)
         if qualified == api.DEVICE_CLASS:
