@@ -16,6 +16,13 @@ also run for each distinct element, from the state every pass starts from (the l
 which holds for every pass), with the loop variable bound to that element alone: what a
 statement of that pass does with it is what the statement does when that pass reaches it.
 
+Such a pass records the events rules judge one run at a time, each on its own and once per
+place (`PASS_EVENTS`: what a loss, a checkpoint or a numpy conversion is given, the events a
+run in context records too, see `context_runs`); nothing else of it is kept. Other events
+stay those of the pass run for what the elements share, so a rule that counts events per
+place (or has its own per-element check, as GG402's `_integer_elements_asked`) sees each
+once.
+
 A pass is only followed as far as the analysis knows it goes: the events of such a pass
 (`events`) are those of statements the pass certainly reaches once it starts (Python runs
 a block's statements in order). An `if` whose test is not known on that pass, a nested loop
@@ -33,7 +40,11 @@ from __future__ import annotations
 
 import ast
 
+from gradguard.analysis.events import CheckpointInput, Conversion, Event, LossInput
 from gradguard.analysis.values import Kind, Value
+
+# The events a pass for one element records (see the module docs).
+PASS_EVENTS: frozenset[type[Event]] = frozenset({LossInput, CheckpointInput, Conversion})
 
 # The most elements a loop is run element by element for (more: only what they share).
 MOST_ELEMENTS = 8

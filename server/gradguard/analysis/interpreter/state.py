@@ -62,10 +62,8 @@ class InterpreterState:
         # The call this run is in the context of (None: the recorded pass); see `Event`.
         self.context: ast.Call | None = None
         # Inside a pass run for one known element of a loop (`element_passes`): statements
-        # whose outcome on that pass is not known end it. `pass_events`: that pass records
-        # its events (and nothing else) as the recorded pass would.
+        # whose outcome on that pass is not known end it.
         self.in_element_pass = False
-        self.pass_events = False
         # Which run of a helper inside a run in context this is (0: any other pass; see
         # `CheckpointInput.run`).
         self.run_number = 0
@@ -296,7 +294,7 @@ class InterpreterState:
         """The shared fields of an event at `node` on `value` (the expression `target`), or
         None when this pass records nothing: `if (site := self.site(...)) is not None:
         self.emit(Conversion("item", **site))`."""
-        if not (self.record or self.events_in_context or self.pass_events) or self.stmt is None:
+        if not (self.record or self.events_in_context) or self.stmt is None:
             return None
         return Site(
             node=node,
@@ -311,7 +309,7 @@ class InterpreterState:
 
     def emit(self, event: Event) -> None:
         """Remember an operation on a known value for the rules (see `ModuleAnalysis.events`)."""
-        if self.record or self.pass_events or type(event) in self.events_in_context:
+        if self.record or type(event) in self.events_in_context:
             self.module.analysis.events.add(event)
         elif self.context is not None and isinstance(event, InferenceSaved):
             self.inference_saved.append(event)

@@ -12,7 +12,7 @@ from gradguard.analysis import batches, dtypes, libraries, listed_tensors, narro
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.call_sites import known_argument
-from gradguard.analysis.element_passes import UNSURE_STATEMENTS, element_passes
+from gradguard.analysis.element_passes import PASS_EVENTS, UNSURE_STATEMENTS, element_passes
 from gradguard.analysis.events import (
     Accumulation,
     AttributeSet,
@@ -1012,21 +1012,22 @@ class FunctionInterpreter(CallEvaluator):
         self, stmt: ast.For, head: Env, mode: GradMode, each: tuple[Value, ...]
     ) -> None:
         """Run the body once per element of `each`, from the loop's `head` under `mode`,
-        with `stmt`'s target bound to that element alone, for the events of what each such
-        pass certainly reaches (see `element_passes`); nothing else of those runs is kept."""
+        with `stmt`'s target bound to that element alone, for the events (`PASS_EVENTS`) of
+        what each such pass certainly reaches (see `element_passes`); nothing else is kept."""
         records = self.record or bool(self.events_in_context)
         if not records or self.in_element_pass:
             return
         saved_env, saved_mode, returned = self.env, self.mode, self.returned
         exits, changed = len(self.exits), self.changed_on_some_pass.get(stmt)
-        record, self.record = self.record, False
-        self.pass_events, self.in_element_pass = record, True
+        record, events = self.record, self.events_in_context
+        self.record, self.in_element_pass = False, True
+        self.events_in_context = events | PASS_EVENTS if record else events
         try:
             for element in each:
                 self.mode = mode
                 self._iteration(stmt, dict(head), lambda e=element: self.bind(stmt.target, e))
         finally:
-            self.record, self.pass_events, self.in_element_pass = record, False, False
+            self.record, self.events_in_context, self.in_element_pass = record, events, False
             self.env, self.mode, self.returned = saved_env, saved_mode, returned
             del self.exits[exits:]
             if changed is None:
