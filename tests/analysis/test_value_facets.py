@@ -540,7 +540,8 @@ _MARK = re.compile(r"#\s*<-\s*(\w+)")
 def fact_at(snippet: str, monkeypatch: pytest.MonkeyPatch) -> Value:
     """The value bound to the name marked `# <- name` on one line of `snippet` (after a
     prelude defining `model = nn.Linear(2, 2)` and `x`), once the interpreter has run the
-    statement starting on that line, the last time it ran it (loops run more than once)."""
+    statement starting on that line, the last time it ran it (loops run more than once), a
+    pass run for one element of a loop aside (`element_passes`)."""
     source = PRELUDE + textwrap.dedent(snippet)
     marks = [
         (number, found.group(1))
@@ -554,6 +555,8 @@ def fact_at(snippet: str, monkeypatch: pytest.MonkeyPatch) -> Value:
 
     def recording(self: FunctionInterpreter, stmt: ast.stmt) -> None:
         run_stmt(self, stmt)
+        if self.in_element_pass:
+            return
         if stmt.lineno == line and self.env is not None and name in self.env:
             seen.append(self.env[name])
 
