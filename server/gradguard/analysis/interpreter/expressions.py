@@ -23,6 +23,7 @@ from gradguard.analysis.interpreter.environment import GRAD_ON, GRAD_UNKNOWN, Gr
 from gradguard.analysis.interpreter.training_effects import TrainingEffects, through_instance
 from gradguard.analysis.item_graphs import item_at, items_list, own_items
 from gradguard.analysis.list_members import concatenated
+from gradguard.analysis.list_parts import sliced_elements, with_element
 from gradguard.analysis.mappings import mapping_of, merged
 from gradguard.analysis.names import callee_name, dotted
 from gradguard.analysis.number_arithmetic import folded
@@ -193,6 +194,9 @@ class ExpressionEvaluator(TrainingEffects):
                 elif base.kind is Kind.OTHER and base.integer_dtype:
                     # An item stored into an integer numpy array is cast to its dtype.
                     mutated = evolve(base, carries=carries)
+                elif (placed := with_element(base, target.slice, value)) is not None:
+                    # `outs[0] = out` into a list of known elements (`list_parts`).
+                    mutated = placed
                 elif (keyed := with_field(base, target.slice, value)) is not None:
                     # `losses["total"] = loss` into a dict whose keys are known.
                     mutated = keyed
@@ -738,6 +742,17 @@ class ExpressionEvaluator(TrainingEffects):
         ):
             # `feats[-1]`: a negated literal counts from the end as a literal index does.
             return _part(base, base.elements[position])
+        if (
+            base.kind is Kind.SEQUENCE
+            and base.elements is not None
+            and base.fields is None
+            and isinstance(expr.slice, ast.Slice)
+            and (sliced := sliced_elements(base.elements, expr.slice)) is not None
+        ):
+            # `outs[1:]` of a list written out: exactly those elements (`list_parts`).
+            return Value(
+                grad=Grad.UNKNOWN, kind=Kind.SEQUENCE, elements=sliced, carries=base.carries
+            )
         if base.kind is Kind.MAPPING and base.elements and not isinstance(expr.slice, ast.Slice):
             # `losses[key]` with a key not known here: one of the values (or a KeyError).
             joined = reduce(join, base.elements)

@@ -35,6 +35,7 @@ from gradguard.analysis.interpreter.environment import (
     merge_branch_graphs,
 )
 from gradguard.analysis.item_graphs import items_list
+from gradguard.analysis.list_parts import changed_item
 from gradguard.analysis.loop_entry import certainly_empty, certainly_entered, least_trips
 from gradguard.analysis.loop_passes import branches_taken, loop_passes
 from gradguard.analysis.model import (
@@ -276,6 +277,11 @@ class FunctionInterpreter(CallEvaluator):
 
     def _stmt_AugAssign(self, stmt: ast.AugAssign) -> None:
         current = self.eval(stmt.target) if not isinstance(stmt.target, ast.Subscript) else UNKNOWN
+        if isinstance(stmt.target, ast.Subscript) and dotted(stmt.target.value) is not None:
+            container = self.eval(stmt.target.value)
+            if changed_item(container, stmt.target):
+                # `outs[0] += v` of a list: the item's own `__iadd__` (`list_parts`).
+                current = self.eval(stmt.target)
         value = self.eval(stmt.value)
         current = self.saved_meanwhile(stmt.target, current)
         result = self.arithmetic(stmt, [current, value])
