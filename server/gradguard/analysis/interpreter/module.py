@@ -8,6 +8,7 @@ import dataclasses
 import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import reduce
 
 from gradguard.analysis import appended_state, libraries
 from gradguard.analysis import parameters as params
@@ -47,6 +48,7 @@ from gradguard.analysis.names import (
     parameter_names,
 )
 from gradguard.analysis.node_cache import cached_by_node, last_calls
+from gradguard.analysis.one_sided_layers import one_sided_layers
 from gradguard.analysis.placeholders import none_placeholders
 from gradguard.analysis.private_lists import list_building, private_names
 from gradguard.analysis.project_imports import ProjectImports
@@ -514,6 +516,16 @@ class ModuleInterpreter:
                 # A helper building layers (`def block(...): ... return layers`), for
                 # `self.model = nn.Sequential(*block(...))` below.
                 scratch.run_stmt(stmt)
+                continue
+            if isinstance(stmt, ast.If):
+                # `if downsample: self.shortcut = nn.Conv2d(...)`: a layer kept on one
+                # branch only (`one_sided_layers`).
+                for attr, exprs in one_sided_layers(info.node, stmt, stores).items():
+                    if self.syntax.foreign_attribute_stores().get(attr):
+                        continue
+                    value = reduce(join, [scratch.eval(expr) for expr in exprs])
+                    if value.kind is Kind.MODULE:
+                        info.attributes[attr] = value
                 continue
             buffer = _registered_buffer(stmt.value) if isinstance(stmt, ast.Expr) else None
             if buffer is not None and stores.get(buffer[0]) == 1:
