@@ -188,3 +188,69 @@ def test_a_store_by_a_method_of_the_dataclass_itself_may_change_it(
     snippet = CONFIG.replace("    rows: int = -3\n", widen)
     snippet += "def main():\n    cfg = Config()\n    cfg.widen()\n    h = cfg.hidden  # <- h\n"
     assert fact_at(snippet, monkeypatch).const is None
+
+
+# --- `types.SimpleNamespace`: a dataclass whose fields are the keywords of each call -------
+
+NAMESPACES = (
+    "import types\nfrom types import SimpleNamespace\nfrom types import SimpleNamespace as NS\n"
+)
+
+
+@pytest.mark.parametrize("build", ["SimpleNamespace", "types.SimpleNamespace", "NS"])
+def test_a_namespace_attribute_is_the_keyword_it_was_given(
+    build: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    snippet = NAMESPACES + f"cfg = {build}(steps=3, lr=0.5, name=str(1))\n"
+    steps = fact_at(snippet + "s = cfg.steps  # <- s\n", monkeypatch)
+    assert steps.kind is Kind.SCALAR and steps.const == 3
+    assert fact_at(snippet + "r = cfg.lr  # <- r\n", monkeypatch).const == 0.5
+    assert fact_at(snippet + "n = cfg.name  # <- n\n", monkeypatch).const is None
+
+
+def test_a_namespace_followed_into_a_function_of_the_file(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    snippet = NAMESPACES + (
+        "cfg = SimpleNamespace(steps=3)\n"
+        "def train(settings):\n    h = torch.randn(settings.steps, 2)  # <- h\n"
+        "train(cfg)\n"
+    )
+    value = fact_at(snippet, monkeypatch)
+    assert value.shape.dims == (3, 2) and value.shape.exact
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        "def reset():\n    cfg.steps = 4",  # stored again, by a function
+        "setattr(cfg, 'lr', 1.0)",  # any attribute may be set
+        "print(vars(cfg))",  # vars() hands out its __dict__
+        "import json\njson.dumps(cfg)",  # handed to code outside the file
+        "keep = [cfg]",  # put in a container
+    ],
+)
+def test_a_namespace_that_may_change_is_unknown(
+    change: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    snippet = NAMESPACES + f"cfg = SimpleNamespace(steps=3)\n{change}\ns = cfg.steps  # <- s\n"
+    assert fact_at(snippet, monkeypatch).const is None
+
+
+def test_a_namespace_name_bound_again_is_not_the_builtin(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    snippet = (
+        "from types import SimpleNamespace\n"
+        "def SimpleNamespace(**kw):\n    return kw\n"
+        "cfg = SimpleNamespace(steps=3)\ns = cfg.steps  # <- s\n"
+    )
+    assert fact_at(snippet, monkeypatch).const is None
+
+
+def test_a_dataclass_without_fields_is_not_a_namespace(monkeypatch: pytest.MonkeyPatch) -> None:
+    snippet = (
+        "from dataclasses import dataclass\n@dataclass\nclass Empty:\n    pass\n"
+        "cfg = Empty(steps=3)\ns = cfg.steps  # <- s\n"
+    )
+    assert fact_at(snippet, monkeypatch).const is None

@@ -1,4 +1,5 @@
-"""Settings kept in a dataclass instance nothing in the file may change.
+"""Settings kept in a dataclass instance, or a `types.SimpleNamespace`, nothing in the file
+may change.
 
 Training scripts keep their settings in a dataclass: `@dataclass class Config: hidden: int =
 32; beta: float = 1.0`, then `cfg = Config()` (or `Config(epochs=5)`) and `nn.Linear(4,
@@ -28,6 +29,11 @@ Known only when all of this holds (anything else: the instance is as unknown as 
   the file's functions and constructors and `self` attribute it reaches, exactly as a
   settings dict is (`gradguard.analysis.constant_dicts`): handed to code outside the file,
   put in a container, returned or stored on another object, it stays unknown.
+
+`SimpleNamespace(hidden=32, beta=1.0)` (`from types import SimpleNamespace`, or
+`types.SimpleNamespace`, the import the file's only binding of that name) is read the same
+way: its attributes are exactly its keywords (it takes no positional argument), so it is an
+instance of a dataclass without defaults, never frozen, whose fields are the keywords given.
 """
 
 from __future__ import annotations
@@ -43,7 +49,7 @@ from gradguard.analysis.constant_dicts import (
 from gradguard.analysis.instance_stores import outside_instances, own_instance_stores
 from gradguard.analysis.name_flow import Key, NameFlow
 from gradguard.analysis.names import binding_counts, dotted, may_read_builtin
-from gradguard.analysis.values import UNKNOWN, Value, evolve, literal
+from gradguard.analysis.values import UNKNOWN, Kind, Value, evolve, literal
 from gradguard.analysis.walk import module_nodes, module_nodes_of
 
 # `@dataclass(...)` keywords that leave `__init__` and the attributes as described above.
@@ -60,11 +66,15 @@ _DYNAMIC = frozenset({"setattr", "delattr", "vars", "__dict__", "__setattr__"})
 
 class _Dataclass:
     """One candidate class: its fields in order, each with its literal default (None: a
-    field whose default is not known), and whether its instances are frozen."""
+    field whose default is not known), and whether its instances are frozen. A
+    `SimpleNamespace` (`namespace`) has the fields each call gives it."""
 
-    def __init__(self, fields: dict[str, Value | None], frozen: bool) -> None:
+    def __init__(
+        self, fields: dict[str, Value | None], frozen: bool, *, namespace: bool = False
+    ) -> None:
         self.fields = fields
         self.frozen = frozen
+        self.namespace = namespace
 
 
 def config_instances(tree: ast.Module, stored: dict[str, int]) -> dict[int, Value]:
@@ -74,7 +84,8 @@ def config_instances(tree: ast.Module, stored: dict[str, int]) -> dict[int, Valu
     not certain). `stored` counts the attribute stores of the file
     (`FileSyntax.attribute_stores`)."""
     classes = _dataclasses(tree)
-    if not classes or sets_attributes_dynamically(tree):
+    namespaces = _namespace_names(tree)
+    if not (classes or namespaces) or sets_attributes_dynamically(tree):
         return {}
     # A method's store into its own instance (`self.lr = cfg.lr` in a trainer's
     # `__init__`) changes an instance of its class: a dataclass's own methods' stores count.
@@ -86,12 +97,9 @@ def config_instances(tree: ast.Module, stored: dict[str, int]) -> dict[int, Valu
     flow: _Flow | None = None  # built only for an instance that may need following
     found: dict[int, Value] = {}
     for call in module_nodes_of(tree, ast.Call):
-        func = call.func
-        if not isinstance(func, ast.Name) or func.id not in classes:
+        described = _described(call.func, classes, namespaces, bound)
+        if described is None:
             continue
-        if bound.get(func.id) != 1:  # the class statement is the file's only binding
-            continue
-        described = classes[func.id]
         value = _instance(call, described, stored)
         if value is None:
             continue
@@ -101,6 +109,38 @@ def config_instances(tree: ast.Module, stored: dict[str, int]) -> dict[int, Valu
                 continue
         found[id(call)] = value
     return found
+
+
+def _described(
+    func: ast.expr,
+    classes: dict[str, _Dataclass],
+    namespaces: set[str],
+    bound: dict[str, int],
+) -> _Dataclass | None:
+    """The fields a call of `func` gives its instance: a dataclass of the file's, or a
+    `SimpleNamespace` taken as a dataclass whose fields are the call's keywords (filled in
+    by `_instance`); None for any other callee, and when the class statement or the import
+    is not the file's only binding of the name."""
+    name = dotted(func)
+    if name is None or bound.get(name.split(".", 1)[0]) != 1:
+        return None
+    if isinstance(func, ast.Name) and name in classes:
+        return classes[name]
+    return _Dataclass({}, frozen=False, namespace=True) if name in namespaces else None
+
+
+def _namespace_names(tree: ast.Module) -> set[str]:
+    """How the file's module-level imports name `types.SimpleNamespace`: `SimpleNamespace`
+    (or its alias), `types.SimpleNamespace`."""
+    names: set[str] = set()
+    for stmt in tree.body:
+        if isinstance(stmt, ast.ImportFrom) and stmt.module == "types" and not stmt.level:
+            names.update(a.asname or a.name for a in stmt.names if a.name == "SimpleNamespace")
+        elif isinstance(stmt, ast.Import):
+            names.update(
+                f"{a.asname or a.name}.SimpleNamespace" for a in stmt.names if a.name == "types"
+            )
+    return names
 
 
 def _dataclasses(tree: ast.Module) -> dict[str, _Dataclass]:
@@ -278,7 +318,10 @@ def _instance(call: ast.Call, described: _Dataclass, stored: dict[str, int]) -> 
     passes anything by position or unpacking."""
     if call.args or any(k.arg is None for k in call.keywords):
         return None
-    given = {k.arg: k.value for k in call.keywords}
+    given = {k.arg: k.value for k in call.keywords if k.arg is not None}
+    namespace = described.namespace
+    if namespace:
+        described = _Dataclass(dict.fromkeys(given), frozen=False)
     if not set(given) <= set(described.fields):
         return None  # a TypeError at run time
     names = tuple(described.fields)
@@ -288,4 +331,7 @@ def _instance(call: ast.Call, described: _Dataclass, stored: dict[str, int]) -> 
         elements.append(UNKNOWN if value is None or stored.get(name) else value)
     if all(element is UNKNOWN for element in elements):
         return None
+    if namespace:
+        # The object itself: no class of the file stands behind it.
+        return Value(kind=Kind.INSTANCE, elements=tuple(elements), fields=names)
     return Value(elements=tuple(elements), fields=names)

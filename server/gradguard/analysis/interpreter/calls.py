@@ -275,6 +275,12 @@ class CallEvaluator(TorchCalls):
             return self._ordered_dict(call)
         if qualified == threads.THREAD:
             return self._thread(call)
+        settings = self.module.syntax.config_instance(call)
+        if settings is not None and settings.kind is Kind.INSTANCE:
+            # A `SimpleNamespace` of settings nothing may change (see `config_objects`):
+            # `cfg.steps` is the literal it was given.
+            self.arguments(call)
+            return settings
         if qualified is not None and (built := libraries.library_model(qualified, call)):
             self.arguments(call)
             return Value(kind=Kind.MODULE, module=ModuleRef(built.builder, kind=built.kind))

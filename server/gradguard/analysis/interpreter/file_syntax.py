@@ -167,8 +167,9 @@ class FileSyntax:
         return self._namespaces
 
     def config_instance(self, call: ast.Call) -> Value | None:
-        """What the fields of the dataclass instance `call` builds certainly hold (`fields`
-        and `elements`), when nothing may change it (see `gradguard.analysis.config_objects`)."""
+        """What the fields of the dataclass instance (or `SimpleNamespace`) `call` builds
+        certainly hold (`fields` and `elements`), when nothing may change it (see
+        `gradguard.analysis.config_objects`)."""
         return self.config_instances().get(id(call))
 
     def config_instances(self) -> dict[int, Value]:
@@ -176,7 +177,7 @@ class FileSyntax:
         that builds it (see `config_instance`)."""
         if self._configs is None:
             self._configs = {}
-            if self.text is None or "dataclass" in self.text:
+            if self.text is None or "dataclass" in self.text or "SimpleNamespace" in self.text:
                 self._configs = config_instances(self.tree, self.attribute_stores())
         return self._configs
 
