@@ -37,6 +37,7 @@ from gradguard.analysis.events import (
     RepeatedDraw,
     RequiresGradCall,
     StaleOptimizer,
+    StateAppend,
 )
 from gradguard.analysis.model import ModuleAnalysis, analyse_module
 from gradguard.analysis.values import Value
@@ -393,6 +394,27 @@ CASES: list[tuple[str, str, list[Row]]] = [
         [
             (StaleOptimizer, "self.net[1]", {"optimizer": "self.opt", "stale": "UNKNOWN"}),
             (StaleOptimizer, "model[1]", {"optimizer": "opt", "stale": "UNKNOWN"}),
+        ],
+    ),
+    (
+        # A list on `self` the method does not follow (its only appender is in progress);
+        # a local list's append is an `Append`.
+        "appends to state of the instance",
+        """
+        class Logger:
+            def __init__(self):
+                self.history = []
+
+            def log(self, x):
+                self.history.append(x * 2)
+                kept = []
+                kept.append(x)
+
+        Logger().log(torch.ones(2, requires_grad=True))
+        """,
+        [
+            (StateAppend, "self.history", {"item": "TRACKED"}),
+            (Append, "kept", {"item": "TRACKED"}),
         ],
     ),
 ]

@@ -579,6 +579,8 @@ def _may_learn(node: FunctionNode, *, skip_self: bool) -> bool:
                 return True  # handed on to another function, which may need it
             if _handed_to_thread(child, parameters):
                 return True  # `Thread(target=work, args=(model,))`: a call of `work`
+            if skip_self and appended_on_self(child, names[0], parameters):
+                return True  # `self.history.append(loss)`: what the instance keeps
             if _sizes_batches(child, parameters):
                 return True  # `DataLoader(data, batch_size=args.batch_size)`
             if hands_on and isinstance(func, ast.Attribute) and func.attr in _CONVERTING:
@@ -750,6 +752,21 @@ def kept_on_self(node: ast.AST, me: str, parameters: set[str]) -> bool:
         and target.value.id == me
         and isinstance(node.value, ast.Name)
         and node.value.id in parameters
+    )
+
+
+def appended_on_self(node: ast.AST, me: str, parameters: set[str]) -> bool:
+    """`self.history.append(losses["loss"])` (`me` is the method's first parameter): what a
+    list the instance keeps holds depends on what the callers pass (see `kept_histories`)."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(func := node.func, ast.Attribute)
+        and func.attr == "append"
+        and isinstance(func.value, ast.Attribute)
+        and isinstance(func.value.value, ast.Name)
+        and func.value.value.id == me
+        and len(node.args) == 1
+        and _mentions_parameter(node.args[0], parameters)
     )
 
 

@@ -178,6 +178,15 @@ class Append(Event):
 
 
 @dataclass(frozen=True, eq=False)
+class StateAppend(Event):
+    """`self.<attr>.append(item)` in a method, on an attribute whose value the analysis does
+    not follow there (`value` unknown): a list the instance may keep from call to call (see
+    `gradguard.analysis.kept_histories`); `item` is the appended value."""
+
+    item: Value
+
+
+@dataclass(frozen=True, eq=False)
 class InferenceSaved(Event):
     """An inference tensor (`target`, `value`) handed to an operation that saves it for
     backward while `grad_operand`, the other operand or the module's parameters, requires
@@ -265,6 +274,7 @@ KINDS: tuple[type[Event], ...] = (
     ModuleMethodCall,
     ModuleModeCall,
     Append,
+    StateAppend,
     InferenceSaved,
     LossInput,
     CheckpointInput,

@@ -8,7 +8,11 @@ tensor itself (`losses.append(loss)`, the list bound before the loop) keeps the 
 same way, when the appended name is what `backward()` runs on every iteration and no other
 `backward()` of the function may run through the list; so does appending the dict or tuple
 the loss is read from (`output["loss"].backward()`, then `outputs.append(output)`; no fix is
-offered then: what to keep of it is the author's call).
+offered then: what to keep of it is the author's call). A list the instance keeps for life
+does too (`self.history = []` in `__init__`, never emptied or handed on), when a method
+appends a tensor with history to it on every call (`self.history.append(losses["loss"])`)
+and a training loop of the class calls that method on every iteration, and no code reading
+the list runs a backward or returns a value.
 
 A total the function returns is the caller's: when a caller backpropagates what the
 function returns (`loss_q = self.meta_loss(...); loss_q.backward()`, the query losses of
@@ -51,11 +55,14 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from gradguard.analysis.events import StateAppend
 from gradguard.analysis.facts import (
     Accumulation,
     Append,
     Carry,
+    FunctionNode,
     Grad,
+    Kind,
     LoopNode,
     callee_name,
     dotted,
@@ -64,6 +71,9 @@ from gradguard.analysis.facts import (
     reads_key,
     within,
 )
+from gradguard.analysis.imports import build_scope
+from gradguard.analysis.kept_histories import kept_lists, looped_calls, runs_on_every_call
+from gradguard.analysis.walk import module_nodes_of, module_parents
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
 from gradguard.core.messages import compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
@@ -221,6 +231,7 @@ assert not any(torch.is_tensor(v) for v in losses), "losses keep every iteration
             fix = Fix(f"Accumulate {number}", Safety.UNSAFE, (edit,))
             yield self.finding(message, ctx.node_range(use.stmt), related, [fix])
         yield from self._appended(ctx, backpropagated)
+        yield from self._kept(ctx, training_loops)
 
     def _appended(self, ctx: RuleContext, backpropagated: set[Carry]) -> Iterator[Finding]:
         """`losses.append(loss)` of the very loss each iteration backpropagates, on a list
@@ -270,6 +281,85 @@ assert not any(torch.is_tensor(v) for v in losses), "losses keep every iteration
             edit = replace_expr(ctx.source, argument, number)
             fix = Fix(f"Append {number}", Safety.UNSAFE, (edit,))
             yield self.finding(message, ctx.node_range(use.stmt), related, [fix])
+
+    def _kept(self, ctx: RuleContext, training_loops: set[LoopNode]) -> Iterator[Finding]:
+        """`self.history.append(loss)` of a tensor with history, on every call of a method
+        that a training loop of its class calls on every iteration, onto a list the instance
+        keeps for life (`kept_histories`), which no backward may run through."""
+        parents = module_parents(ctx.tree)
+        seen: set[int] = set()
+        for use in ctx.analysis.events.of(StateAppend):
+            method, target = use.function, use.target
+            if (
+                id(use.node) in seen
+                or method is None
+                or not isinstance(target, ast.Attribute)
+                or use.item.kind is not Kind.TENSOR
+                or not use.item.has_history
+                or not runs_on_every_call(method, use.stmt)
+            ):
+                continue
+            cls = parents.get(id(method))
+            if not isinstance(cls, ast.ClassDef):
+                continue
+            if target.attr not in kept_lists(ctx.tree, cls, build_scope(ctx.tree, None).resolve):
+                continue
+            loops = [loop for loop in looped_calls(cls, method) if loop in training_loops]
+            if not loops or _may_backpropagate(ctx, target.attr, parents):
+                continue
+            seen.add(id(use.node))
+            call = use.node
+            assert isinstance(call, ast.Call)  # what the interpreter records
+            argument = call.args[0]
+            key = expr_text(ctx.source, target)
+            item = expr_text(ctx.source, argument)
+            number = with_method(ctx.source, argument, "item()")
+            loop = min(loops, key=lambda node: (node.lineno, node.col_offset))
+            message = compose(
+                f"`{key}` keeps every iteration's graph alive: memory grows each iteration",
+                f"`{key}.append({item})` stores a tensor that still holds its autograd graph "
+                f"on every call of `{method.name}`, which the loop at line {loop.lineno} "
+                "calls on every iteration; the list lives as long as the instance",
+                f"Append `{number}` instead",
+            )
+            related = [Related(ctx.header_range(loop), "the training loop")]
+            edit = replace_expr(ctx.source, argument, number)
+            fix = Fix(f"Append {number}", Safety.UNSAFE, (edit,))
+            yield self.finding(message, ctx.node_range(use.stmt), related, [fix])
+
+
+def _may_backpropagate(ctx: RuleContext, attr: str, parents: dict[int, ast.AST]) -> bool:
+    """Whether a backward may run through the list `attr`: some code reading the name
+    (`<anything>.<attr>`, other than to append to it) also runs a backward or returns a
+    value (which a backward elsewhere may run on: `return torch.stack(self.history).sum()`)."""
+    backward_scopes = {
+        id(event.function) if event.function is not None else id(ctx.tree)
+        for event in ctx.analysis.backward_calls
+    }
+    for node in module_nodes_of(ctx.tree, ast.Attribute):
+        outer = parents.get(id(node))
+        if node.attr != attr or (isinstance(outer, ast.Attribute) and outer.attr == "append"):
+            continue  # appending to the list runs no backward through it
+        scope: ast.AST = _enclosing_code(node, parents) or ctx.tree
+        if id(scope) in backward_scopes:
+            return True
+        body = (
+            scope.body
+            if isinstance(scope, ast.Module | ast.FunctionDef | ast.AsyncFunctionDef)
+            else []
+        )
+        if any(isinstance(n, ast.Return) and n.value is not None for n in own_nodes(body)):
+            return True
+    return False
+
+
+def _enclosing_code(node: ast.AST, parents: dict[int, ast.AST]) -> FunctionNode | None:
+    """The innermost function around `node` (a lambda or class body counts as the
+    function around it: None stops nothing)."""
+    current = parents.get(id(node))
+    while current is not None and not isinstance(current, ast.FunctionDef | ast.AsyncFunctionDef):
+        current = parents.get(id(current))
+    return current
 
 
 def _returned_to_a_backward(ctx: RuleContext, use: Accumulation, key: str) -> bool:

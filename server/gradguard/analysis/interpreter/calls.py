@@ -31,6 +31,7 @@ from gradguard.analysis.events import (
     ModuleMethodCall,
     ModuleModeCall,
     OptimizerCall,
+    StateAppend,
 )
 from gradguard.analysis.graph import SavedNode, Saves
 from gradguard.analysis.imports import is_torch
@@ -562,6 +563,18 @@ class CallEvaluator(TorchCalls):
         depends = returned.retagged(mapping).all_carries()
         return evolve(result, carries=result.carries | depends) if depends else result
 
+    def _on_own_attribute(self, target: ast.expr) -> bool:
+        """`target` is `self.<attr>`: an attribute of the first parameter of the function
+        being run."""
+        function = self.function
+        return (
+            function is not None
+            and bool(function.args.args)
+            and isinstance(target, ast.Attribute)
+            and isinstance(target.value, ast.Name)
+            and target.value.id == function.args.args[0].arg
+        )
+
     def _append_to_field(self, target: ast.expr, receiver: Value, item: Value) -> None:
         """`results["train_loss"].append(loss)`: the list held under a string key of a dict
         with known keys grows like a list bound to a name."""
@@ -882,6 +895,17 @@ class CallEvaluator(TorchCalls):
                 elif not call.keywords:
                     self._append_to_field(func.value, receiver, args[0])
             return UNKNOWN
+        if (
+            receiver.kind is Kind.UNKNOWN
+            and name == "append"
+            and len(args) == len(call.args) == 1
+            and not isinstance(call.args[0], ast.Starred)
+            and not call.keywords
+            and self._on_own_attribute(func.value)
+            and (site := self.site(call, func.value, receiver)) is not None
+        ):
+            # `self.history.append(loss)` on state the method does not follow.
+            self.emit(StateAppend(args[0], **site))
         method = _local_method(receiver, name, self.module.owner_of)
         if method is not None and receiver.kind is not Kind.CLASS:
             return self.bound_method_call(call, receiver, receiver_key, method, args)

@@ -1,0 +1,115 @@
+"""Lists an instance keeps for its whole life and that grow on every call of a method:
+`self.history = []` in `__init__`, `self.history.append(loss)` in `record()`, and
+`self.record(...)` called on every iteration of a loop of another method of the class.
+
+Such a list is one object from construction on: nothing in the file rebinds it, clears it or
+takes items out of it, so everything appended to it stays referenced for as long as the
+instance lives. An append that runs on every call of a method, called on every iteration of
+a loop, adds one more item per iteration. This is what keeps an appended tensor (and,
+when it has history, its whole graph) alive across iterations, the same way a list bound
+before a loop does, only held on `self` and filled one call at a time.
+
+An attribute qualifies when it is an appended list of its class
+(`appended_state.appended_lists`: the file shows every change of it, the only changes are
+appends, every read keeps no other reference) and, further:
+
+* its only store in the file is the `self.<attr> = []` of `__init__` (a store in another
+  method may empty it each epoch or each batch);
+* no mention of the name calls a method that takes items out (`pop`, `clear`).
+
+A call `self.<method>(...)` runs on every iteration of a loop when it is the whole of an
+expression statement, or the value of one (`self.record(self.step(x))`), straight in the
+loop's body (not in a branch), in a loop with no `continue`, in a method of the same class.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+
+from gradguard.analysis.appended_state import appended_lists
+from gradguard.analysis.model import FunctionNode, LoopNode
+from gradguard.analysis.node_cache import cached_by_node
+from gradguard.analysis.walk import module_nodes_of, module_parents, walk
+
+# List methods that take items out: a list they are called on does not keep everything.
+_SHRINKING = frozenset({"pop", "clear", "remove"})
+
+
+def kept_lists(
+    tree: ast.Module, cls: ast.ClassDef, resolve: Callable[[ast.expr], str | None]
+) -> frozenset[str]:
+    """The attributes of `cls` that hold one list for the instance's whole life and only
+    grow (see the module docstring). `resolve` gives an expression's qualified name through
+    the file's imports."""
+    appended = appended_lists(tree, cls, resolve)
+    return frozenset(attr for attr in appended if _only_grows(tree, attr))
+
+
+def _only_grows(tree: ast.Module, attr: str) -> bool:
+    """Whether the file stores `attr` once (the `__init__` store `appended_lists` requires)
+    and calls no shrinking method on it."""
+    stores = 0
+    for node in _attribute_mentions(tree).get(attr, ()):
+        if not isinstance(node.ctx, ast.Load):
+            stores += 1
+        elif _receiver_of_shrinking(tree, node):
+            return False
+    return stores == 1
+
+
+@cached_by_node
+def _attribute_mentions(tree: ast.Module) -> dict[str, list[ast.Attribute]]:
+    found: dict[str, list[ast.Attribute]] = {}
+    for node in module_nodes_of(tree, ast.Attribute):
+        found.setdefault(node.attr, []).append(node)
+    return found
+
+
+def _receiver_of_shrinking(tree: ast.Module, node: ast.Attribute) -> bool:
+    """`node` is the receiver of `.pop()`, `.clear()` or `.remove()`."""
+    outer = module_parents(tree).get(id(node))
+    return isinstance(outer, ast.Attribute) and outer.attr in _SHRINKING
+
+
+def runs_on_every_call(method: FunctionNode, stmt: ast.stmt) -> bool:
+    """Whether `stmt` is a statement straight in `method`'s body, before which no statement
+    may return: it runs on every call that does not raise."""
+    for own in method.body:
+        if own is stmt:
+            return True
+        if any(isinstance(node, ast.Return | ast.Raise) for node in walk(own)):
+            return False
+    return False
+
+
+def looped_calls(cls: ast.ClassDef, method: FunctionNode) -> list[LoopNode]:
+    """The loops, in methods of `cls`, on whose every iteration `self.<method>(...)` is called
+    (see the module docstring)."""
+    loops: list[LoopNode] = []
+    for caller in cls.body:
+        if not isinstance(caller, ast.FunctionDef | ast.AsyncFunctionDef) or not caller.args.args:
+            continue
+        me = caller.args.args[0].arg
+        for loop in walk(caller):
+            if not isinstance(loop, ast.For | ast.AsyncFor | ast.While):
+                continue
+            if any(isinstance(node, ast.Continue) for node in walk(loop)):
+                continue
+            if any(_calls(stmt, me, method.name) for stmt in loop.body):
+                loops.append(loop)
+    return loops
+
+
+def _calls(stmt: ast.stmt, me: str, name: str) -> bool:
+    """`stmt` is `me.<name>(...)`, or an expression statement whose value calls
+    `me.<name>(...)` outermost (`self.record(self.step(x))`)."""
+    if not isinstance(stmt, ast.Expr) or not isinstance(stmt.value, ast.Call):
+        return False
+    func = stmt.value.func
+    return (
+        isinstance(func, ast.Attribute)
+        and func.attr == name
+        and isinstance(func.value, ast.Name)
+        and func.value.id == me
+    )

@@ -1,0 +1,125 @@
+"""Lists an instance keeps for life and grows on every call of a method
+(`gradguard.analysis.kept_histories`), and what lets such a method learn its arguments
+from its callers (`call_sites.appended_on_self`)."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import pytest
+
+from gradguard.analysis.call_sites import may_learn
+from gradguard.analysis.imports import build_scope
+from gradguard.analysis.kept_histories import kept_lists, looped_calls, runs_on_every_call
+
+CLASS = """
+import torch
+
+class Trainer:
+    def __init__(self):
+        self.history = []
+
+    def log(self, losses):
+        self.history.append(losses["loss"])
+
+    def fit(self, batches):
+{fit}
+
+{other}
+"""
+
+
+def _parse(fit: str, other: str = "") -> tuple[ast.Module, ast.ClassDef]:
+    source = CLASS.format(
+        fit=textwrap.indent(textwrap.dedent(fit), " " * 8), other=textwrap.dedent(other)
+    )
+    tree = ast.parse(source)
+    cls = next(node for node in tree.body if isinstance(node, ast.ClassDef))
+    return tree, cls
+
+
+def _kept(fit: str, other: str = "") -> frozenset[str]:
+    tree, cls = _parse(fit, other)
+    return kept_lists(tree, cls, build_scope(tree, None).resolve)
+
+
+def _method(cls: ast.ClassDef, name: str) -> ast.FunctionDef:
+    return next(m for m in cls.body if isinstance(m, ast.FunctionDef) and m.name == name)
+
+
+@pytest.mark.parametrize(
+    "fit",
+    [
+        "for x in batches:\n    self.log(x)\nprint(len(self.history))",
+        "for x in batches:\n    self.log(x)\ntorch.tensor(self.history[-1])",
+    ],
+)
+def test_a_list_only_appended_to_and_read_is_kept(fit: str) -> None:
+    assert _kept(fit) == {"history"}
+
+
+@pytest.mark.parametrize(
+    "fit",
+    [
+        # Emptied on every epoch.
+        "for x in batches:\n    self.history = []\n    self.log(x)",
+        "for x in batches:\n    self.log(x)\n    self.history.clear()",
+        # A bounded window.
+        "for x in batches:\n    self.log(x)\n    self.history.pop(0)",
+        # Handed on: the caller may empty it.
+        "for x in batches:\n    self.log(x)\nreturn self.history",
+    ],
+)
+def test_a_list_emptied_rebound_or_handed_on_is_not_kept(fit: str) -> None:
+    assert _kept(fit) == frozenset()
+
+
+def test_a_store_of_the_name_elsewhere_in_the_file_counts() -> None:
+    other = "class Other:\n    def reset(self):\n        self.history = []\n"
+    assert _kept("for x in batches:\n    self.log(x)", other) == frozenset()
+
+
+@pytest.mark.parametrize(
+    ("fit", "looped"),
+    [
+        ("for x in batches:\n    self.log(x)", True),
+        ("for x in batches:\n    self.log(self.step(x))", True),
+        ("while True:\n    self.log(batches)", True),
+        ("self.log(batches)", False),
+        ("for x in batches:\n    if x:\n        self.log(x)", False),
+        ("for x in batches:\n    if x is None:\n        continue\n    self.log(x)", False),
+        ("for x in batches:\n    y = self.log(x)", False),
+    ],
+)
+def test_a_call_straight_in_a_loop_body_runs_on_every_iteration(fit: str, looped: bool) -> None:
+    _, cls = _parse(fit)
+    loops = looped_calls(cls, _method(cls, "log"))
+    assert bool(loops) is looped
+
+
+def test_a_statement_after_a_return_does_not_run_on_every_call() -> None:
+    method = ast.parse(
+        "def log(self, loss):\n    if loss is None:\n        return\n    self.h.append(loss)\n"
+    ).body[0]
+    assert isinstance(method, ast.FunctionDef)
+    first, append = method.body
+    assert runs_on_every_call(method, first)
+    assert not runs_on_every_call(method, append)
+
+
+@pytest.mark.parametrize(
+    ("body", "learns"),
+    [
+        ('self.history.append(losses["loss"])', True),
+        ("self.history.append(losses)", True),
+        ("self.history.append(1.0)", False),
+        ("self.history.append(self.last)", False),
+    ],
+)
+def test_a_method_appending_an_argument_to_its_state_learns_from_callers(
+    body: str, learns: bool
+) -> None:
+    method = ast.parse(f"def log(self, losses):\n    {body}\n").body[0]
+    assert isinstance(method, ast.FunctionDef)
+    assert may_learn(method, skip_self=True) is learns
