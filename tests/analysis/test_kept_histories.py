@@ -11,7 +11,13 @@ import pytest
 
 from gradguard.analysis.call_sites import may_learn
 from gradguard.analysis.imports import build_scope
-from gradguard.analysis.kept_histories import kept_lists, looped_calls, runs_on_every_call
+from gradguard.analysis.kept_histories import (
+    kept_list_class,
+    kept_lists,
+    looped_calls,
+    may_feed_a_backward,
+    runs_on_every_call,
+)
 
 CLASS = """
 import torch
@@ -123,3 +129,26 @@ def test_a_method_appending_an_argument_to_its_state_learns_from_callers(
     method = ast.parse(f"def log(self, losses):\n    {body}\n").body[0]
     assert isinstance(method, ast.FunctionDef)
     assert may_learn(method, skip_self=True) is learns
+
+
+def test_the_class_of_a_kept_list_is_found_from_its_method() -> None:
+    tree, cls = _parse("for x in batches:\n    self.log(x)")
+    assert kept_list_class(tree, _method(cls, "log"), "history") is cls
+    assert kept_list_class(tree, _method(cls, "log"), "model") is None
+
+
+@pytest.mark.parametrize(
+    ("fit", "feeds"),
+    [
+        ("for x in batches:\n    self.log(x)\nprint(len(self.history))", False),
+        # The kept losses summed and backpropagated on purpose.
+        ("for x in batches:\n    self.log(x)\ntorch.stack(self.history).sum().backward()", True),
+        # Handed to a caller, whose backward may run through it.
+        ("for x in batches:\n    self.log(x)\nreturn sum(self.history)", True),
+    ],
+)
+def test_code_reading_the_list_may_feed_a_backward(fit: str, feeds: bool) -> None:
+    tree, cls = _parse(fit)
+    fit_method = _method(cls, "fit")
+    backward_scopes = {id(fit_method)} if "backward" in fit else set()
+    assert may_feed_a_backward(tree, "history", backward_scopes) is feeds

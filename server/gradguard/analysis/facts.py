@@ -56,6 +56,7 @@ from gradguard.analysis.events import (
     RepeatedDraw,
     RequiresGradCall,
     StaleOptimizer,
+    StateAppend,
 )
 from gradguard.analysis.forced_grad import ForcedGrad, forced_grad_backprops, real_cut
 from gradguard.analysis.grad_context import GradContext
@@ -63,6 +64,12 @@ from gradguard.analysis.graph import SavedNode
 from gradguard.analysis.hooks import may_have_hooks, may_keep_hooks
 from gradguard.analysis.imports import torch_alias
 from gradguard.analysis.interpreter.summary import REBOUND_PREFIX
+from gradguard.analysis.kept_histories import (
+    kept_list_class,
+    looped_calls,
+    may_feed_a_backward,
+    runs_on_every_call,
+)
 from gradguard.analysis.loop_entry import fewest_trips
 from gradguard.analysis.method_order import called_after, method_class
 from gradguard.analysis.mode_switches import ModeSwitch, ModeSwitches, calls_in
@@ -170,6 +177,7 @@ __all__ = [
     "SavedNode",
     "SavedParameter",
     "StaleOptimizer",
+    "StateAppend",
     "TorchCall",
     "UnfilledRead",
     "UnreachedOptimizer",
@@ -193,10 +201,13 @@ __all__ = [
     "holds_no_parameters",
     "identifier_spelling",
     "innermost_first",
+    "kept_list_class",
     "kept_parameters",
     "local_binding_counts",
     "local_callables",
     "loop_window",
+    "looped_calls",
+    "may_feed_a_backward",
     "may_have_hooks",
     "may_keep_hooks",
     "may_name_an_optimizer",
@@ -219,6 +230,7 @@ __all__ = [
     "rescales_grad",
     "returning_helpers",
     "reused_iterators",
+    "runs_on_every_call",
     "scales_by",
     "sole_assignment",
     "sums_by_reduction",

@@ -28,9 +28,10 @@ import ast
 from collections.abc import Callable
 
 from gradguard.analysis.appended_state import appended_lists
+from gradguard.analysis.imports import build_scope
 from gradguard.analysis.model import FunctionNode, LoopNode
 from gradguard.analysis.node_cache import cached_by_node
-from gradguard.analysis.walk import module_nodes_of, module_parents, walk
+from gradguard.analysis.walk import module_nodes_of, module_parents, own_nodes, walk
 
 # List methods that take items out: a list they are called on does not keep everything.
 _SHRINKING = frozenset({"pop", "clear", "remove"})
@@ -44,6 +45,41 @@ def kept_lists(
     the file's imports."""
     appended = appended_lists(tree, cls, resolve)
     return frozenset(attr for attr in appended if _only_grows(tree, attr))
+
+
+def kept_list_class(tree: ast.Module, method: FunctionNode, attr: str) -> ast.ClassDef | None:
+    """The class `method` is defined in, when `attr` is one of its kept lists (names
+    resolved through the module's imports); else None."""
+    cls = module_parents(tree).get(id(method))
+    if not isinstance(cls, ast.ClassDef):
+        return None
+    return cls if attr in kept_lists(tree, cls, build_scope(tree, None).resolve) else None
+
+
+def may_feed_a_backward(tree: ast.Module, attr: str, backward_scopes: set[int]) -> bool:
+    """Whether a backward may run through the list `attr`: some code reading the name
+    (`<anything>.<attr>`, other than to append to it) is a function (or the module body)
+    whose id is in `backward_scopes` (those running a backward), or returns a value, which
+    a backward elsewhere may run on (`return torch.stack(self.history).sum()`)."""
+    parents = module_parents(tree)
+    for node in _attribute_mentions(tree).get(attr, ()):
+        outer = parents.get(id(node))
+        if isinstance(outer, ast.Attribute) and outer.attr == "append":
+            continue  # appending to the list runs no backward through it
+        scope: ast.Module | FunctionNode = _enclosing_function(node, parents) or tree
+        if id(scope) in backward_scopes:
+            return True
+        if any(isinstance(n, ast.Return) and n.value is not None for n in own_nodes(scope.body)):
+            return True
+    return False
+
+
+def _enclosing_function(node: ast.AST, parents: dict[int, ast.AST]) -> FunctionNode | None:
+    """The innermost function around `node`, through classes and lambdas."""
+    current = parents.get(id(node))
+    while current is not None and not isinstance(current, ast.FunctionDef | ast.AsyncFunctionDef):
+        current = parents.get(id(current))
+    return current
 
 
 def _only_grows(tree: ast.Module, attr: str) -> bool:

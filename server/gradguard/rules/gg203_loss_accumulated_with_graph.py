@@ -55,25 +55,25 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from gradguard.analysis.events import StateAppend
 from gradguard.analysis.facts import (
     Accumulation,
     Append,
     Carry,
-    FunctionNode,
     Grad,
     Kind,
     LoopNode,
+    StateAppend,
     callee_name,
     dotted,
     innermost_first,
+    kept_list_class,
+    looped_calls,
+    may_feed_a_backward,
     own_nodes,
     reads_key,
+    runs_on_every_call,
     within,
 )
-from gradguard.analysis.imports import build_scope
-from gradguard.analysis.kept_histories import kept_lists, looped_calls, runs_on_every_call
-from gradguard.analysis.walk import module_nodes_of, module_parents
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
 from gradguard.core.messages import compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
@@ -286,7 +286,10 @@ assert not any(torch.is_tensor(v) for v in losses), "losses keep every iteration
         """`self.history.append(loss)` of a tensor with history, on every call of a method
         that a training loop of its class calls on every iteration, onto a list the instance
         keeps for life (`kept_histories`), which no backward may run through."""
-        parents = module_parents(ctx.tree)
+        backward_scopes = {
+            id(event.function) if event.function is not None else id(ctx.tree)
+            for event in ctx.analysis.backward_calls
+        }
         seen: set[int] = set()
         for use in ctx.analysis.events.of(StateAppend):
             method, target = use.function, use.target
@@ -299,13 +302,11 @@ assert not any(torch.is_tensor(v) for v in losses), "losses keep every iteration
                 or not runs_on_every_call(method, use.stmt)
             ):
                 continue
-            cls = parents.get(id(method))
-            if not isinstance(cls, ast.ClassDef):
-                continue
-            if target.attr not in kept_lists(ctx.tree, cls, build_scope(ctx.tree, None).resolve):
+            cls = kept_list_class(ctx.tree, method, target.attr)
+            if cls is None:
                 continue
             loops = [loop for loop in looped_calls(cls, method) if loop in training_loops]
-            if not loops or _may_backpropagate(ctx, target.attr, parents):
+            if not loops or may_feed_a_backward(ctx.tree, target.attr, backward_scopes):
                 continue
             seen.add(id(use.node))
             call = use.node
@@ -326,40 +327,6 @@ assert not any(torch.is_tensor(v) for v in losses), "losses keep every iteration
             edit = replace_expr(ctx.source, argument, number)
             fix = Fix(f"Append {number}", Safety.UNSAFE, (edit,))
             yield self.finding(message, ctx.node_range(use.stmt), related, [fix])
-
-
-def _may_backpropagate(ctx: RuleContext, attr: str, parents: dict[int, ast.AST]) -> bool:
-    """Whether a backward may run through the list `attr`: some code reading the name
-    (`<anything>.<attr>`, other than to append to it) also runs a backward or returns a
-    value (which a backward elsewhere may run on: `return torch.stack(self.history).sum()`)."""
-    backward_scopes = {
-        id(event.function) if event.function is not None else id(ctx.tree)
-        for event in ctx.analysis.backward_calls
-    }
-    for node in module_nodes_of(ctx.tree, ast.Attribute):
-        outer = parents.get(id(node))
-        if node.attr != attr or (isinstance(outer, ast.Attribute) and outer.attr == "append"):
-            continue  # appending to the list runs no backward through it
-        scope: ast.AST = _enclosing_code(node, parents) or ctx.tree
-        if id(scope) in backward_scopes:
-            return True
-        body = (
-            scope.body
-            if isinstance(scope, ast.Module | ast.FunctionDef | ast.AsyncFunctionDef)
-            else []
-        )
-        if any(isinstance(n, ast.Return) and n.value is not None for n in own_nodes(body)):
-            return True
-    return False
-
-
-def _enclosing_code(node: ast.AST, parents: dict[int, ast.AST]) -> FunctionNode | None:
-    """The innermost function around `node` (a lambda or class body counts as the
-    function around it: None stops nothing)."""
-    current = parents.get(id(node))
-    while current is not None and not isinstance(current, ast.FunctionDef | ast.AsyncFunctionDef):
-        current = parents.get(id(current))
-    return current
 
 
 def _returned_to_a_backward(ctx: RuleContext, use: Accumulation, key: str) -> bool:
