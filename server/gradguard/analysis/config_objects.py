@@ -132,15 +132,7 @@ def _described(
 def _namespace_names(tree: ast.Module) -> set[str]:
     """How the file's module-level imports name `types.SimpleNamespace`: `SimpleNamespace`
     (or its alias), `types.SimpleNamespace`."""
-    names: set[str] = set()
-    for stmt in tree.body:
-        if isinstance(stmt, ast.ImportFrom) and stmt.module == "types" and not stmt.level:
-            names.update(a.asname or a.name for a in stmt.names if a.name == "SimpleNamespace")
-        elif isinstance(stmt, ast.Import):
-            names.update(
-                f"{a.asname or a.name}.SimpleNamespace" for a in stmt.names if a.name == "types"
-            )
-    return names
+    return _imported_names(tree, "types", "SimpleNamespace")
 
 
 def _dataclasses(tree: ast.Module) -> dict[str, _Dataclass]:
@@ -166,14 +158,18 @@ def _dataclasses(tree: ast.Module) -> dict[str, _Dataclass]:
 def _dataclass_names(tree: ast.Module) -> set[str]:
     """How the file's module-level imports name the decorator: `dataclass` (or its alias),
     `dataclasses.dataclass`."""
+    return _imported_names(tree, "dataclasses", "dataclass")
+
+
+def _imported_names(tree: ast.Module, module: str, name: str) -> set[str]:
+    """How the file's module-level imports name `module.name`: `from module import name`
+    (or its alias), `import module` (or its alias) then `module.name`."""
     names: set[str] = set()
     for stmt in tree.body:
-        if isinstance(stmt, ast.ImportFrom) and stmt.module == "dataclasses" and not stmt.level:
-            names.update(a.asname or a.name for a in stmt.names if a.name == "dataclass")
+        if isinstance(stmt, ast.ImportFrom) and stmt.module == module and not stmt.level:
+            names.update(a.asname or a.name for a in stmt.names if a.name == name)
         elif isinstance(stmt, ast.Import):
-            names.update(
-                f"{a.asname or a.name}.dataclass" for a in stmt.names if a.name == "dataclasses"
-            )
+            names.update(f"{a.asname or a.name}.{name}" for a in stmt.names if a.name == module)
     return names
 
 
