@@ -140,6 +140,14 @@ def _mentions(tree: ast.Module, attr: str) -> Iterator[ast.Attribute | ast.Const
     yield from _index(tree).mentions.get(attr, ())
 
 
+def attribute_mentions(tree: ast.Module, attr: str) -> Iterator[ast.Attribute]:
+    """Every access `<anything>.<attr>` of the file (loads, stores, deletions), in the order
+    of the shared module walk."""
+    for node in _mentions(tree, attr):
+        if isinstance(node, ast.Attribute):
+            yield node
+
+
 @dataclass(frozen=True)
 class _Index:
     """Every attribute access and string constant of a file by name, and every node's

@@ -27,11 +27,10 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
-from gradguard.analysis.appended_state import appended_lists
+from gradguard.analysis.appended_state import appended_lists, attribute_mentions
 from gradguard.analysis.imports import build_scope
 from gradguard.analysis.model import FunctionNode, LoopNode
-from gradguard.analysis.node_cache import cached_by_node
-from gradguard.analysis.walk import module_nodes_of, module_parents, own_nodes, walk
+from gradguard.analysis.walk import module_parents, own_nodes, walk
 
 # List methods that take items out: a list they are called on does not keep everything.
 _SHRINKING = frozenset({"pop", "clear", "remove"})
@@ -62,7 +61,7 @@ def may_feed_a_backward(tree: ast.Module, attr: str, backward_scopes: set[int]) 
     whose id is in `backward_scopes` (those running a backward), or returns a value, which
     a backward elsewhere may run on (`return torch.stack(self.history).sum()`)."""
     parents = module_parents(tree)
-    for node in _attribute_mentions(tree).get(attr, ()):
+    for node in attribute_mentions(tree, attr):
         outer = parents.get(id(node))
         if isinstance(outer, ast.Attribute) and outer.attr == "append":
             continue  # appending to the list runs no backward through it
@@ -86,20 +85,12 @@ def _only_grows(tree: ast.Module, attr: str) -> bool:
     """Whether the file stores `attr` once (the `__init__` store `appended_lists` requires)
     and calls no shrinking method on it."""
     stores = 0
-    for node in _attribute_mentions(tree).get(attr, ()):
+    for node in attribute_mentions(tree, attr):
         if not isinstance(node.ctx, ast.Load):
             stores += 1
         elif _receiver_of_shrinking(tree, node):
             return False
     return stores == 1
-
-
-@cached_by_node
-def _attribute_mentions(tree: ast.Module) -> dict[str, list[ast.Attribute]]:
-    found: dict[str, list[ast.Attribute]] = {}
-    for node in module_nodes_of(tree, ast.Attribute):
-        found.setdefault(node.attr, []).append(node)
-    return found
 
 
 def _receiver_of_shrinking(tree: ast.Module, node: ast.Attribute) -> bool:

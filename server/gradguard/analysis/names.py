@@ -282,6 +282,20 @@ def names_bound_by(node: ast.AST) -> list[str]:
     return []
 
 
+def class_body_names(node: ast.ClassDef) -> frozenset[str]:
+    """The names a class body binds in its own statements (the defaults an instance reads
+    when it has none of its own): methods, nested classes, and the names in the targets of
+    its assignments, annotated and augmented ones included."""
+    found: set[str] = set()
+    for stmt in node.body:
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            found.add(stmt.name)
+        elif isinstance(stmt, ast.Assign | ast.AugAssign | ast.AnnAssign):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            found.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
+    return frozenset(found)
+
+
 def binding_counts(nodes: Iterable[ast.AST]) -> dict[str, int]:
     """How often `nodes` bind each plain name (`names_bound_by`). A `global` or `nonlocal`
     declaration counts twice: its name is bound elsewhere too, so never "bound once"."""

@@ -27,7 +27,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from gradguard.analysis.names import dotted
+from gradguard.analysis.names import class_body_names, dotted
 
 # Bases under which no class of the file may set an attribute before `__init__`'s store.
 _PLAIN_BASES = frozenset({"object", "Module", "nn.Module", "torch.nn.Module"})
@@ -47,7 +47,7 @@ def one_sided_layers(
         return found
     if not all(dotted(base) in _PLAIN_BASES for base in cls.bases):
         return found
-    defaults = _class_level_names(cls)
+    defaults = class_body_names(cls)
     if defaults & {"__getattr__", "__getattribute__"}:
         return found  # a read of an unset attribute may not raise
     for stmt in _branch_statements(branch):
@@ -70,19 +70,3 @@ def _branch_statements(branch: ast.If) -> Iterator[ast.stmt]:
             yield from _branch_statements(stmt)
         else:
             yield stmt
-
-
-def _class_level_names(cls: ast.ClassDef) -> frozenset[str]:
-    """Names the class body binds (defaults an instance reads when it has none of its own)."""
-    found: set[str] = set()
-    for stmt in cls.body:
-        targets: list[ast.expr] = []
-        if isinstance(stmt, ast.Assign):
-            targets = stmt.targets
-        elif isinstance(stmt, ast.AnnAssign | ast.AugAssign):
-            targets = [stmt.target]
-        elif isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            found.add(stmt.name)
-        for target in targets:
-            found.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
-    return frozenset(found)

@@ -64,6 +64,7 @@ from gradguard.analysis.events import ModuleCall, OptimizerCall
 from gradguard.analysis.held_iterators import held_iterators
 from gradguard.analysis.model import LoopNode, ModuleAnalysis
 from gradguard.analysis.name_flow import Key, NameFlow
+from gradguard.analysis.names import class_body_names
 from gradguard.analysis.walk import module_nodes_of, own_nodes
 
 # Builtins returning a one-shot iterator whatever they are given.
@@ -213,7 +214,7 @@ class _Finder:
     @staticmethod
     def class_binds(node: ast.ClassDef, name: str) -> bool:
         """The class body binds `name` (a method, a class attribute)."""
-        return name in _class_names(node)
+        return name in class_body_names(node)
 
     # -- the binding -----------------------------------------------------------------------
 
@@ -509,7 +510,7 @@ class _Finder:
         if self._dynamic_attributes() or not self._plain_class(owner, set()):
             return False
         classes = module_nodes_of(self.analysis.tree, ast.ClassDef)
-        if any(attribute in _class_names(c) for c in classes):
+        if any(attribute in class_body_names(c) for c in classes):
             return False
         stores = [
             node
@@ -560,7 +561,7 @@ class _Finder:
         if id(node) in seen or node.keywords or node.decorator_list:
             return False
         seen.add(id(node))
-        if _class_names(node) & _ATTRIBUTE_ACCESS:
+        if class_body_names(node) & _ATTRIBUTE_ACCESS:
             return False
         for base in node.bases:
             if self._base_object(base) or self.flow.qualified(base) in api.MODULE_BASES:
@@ -917,18 +918,6 @@ def _calls_generator_method(node: ast.AST) -> bool:
         and n.func.attr in api.MODULE_GENERATOR_METHODS
         for n in ast.walk(node)
     )
-
-
-def _class_names(node: ast.ClassDef) -> set[str]:
-    """The names a class body binds: methods, classes, assignments, annotated names."""
-    found: set[str] = set()
-    for stmt in node.body:
-        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            found.add(stmt.name)
-        elif isinstance(stmt, ast.Assign | ast.AugAssign | ast.AnnAssign):
-            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-            found.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
-    return found
 
 
 def _assigned(stmt: ast.Assign) -> list[str]:

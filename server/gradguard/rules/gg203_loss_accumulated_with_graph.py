@@ -270,16 +270,13 @@ assert not any(torch.is_tensor(v) for v in losses), "losses keep every iteration
                 )
                 yield self.finding(message, ctx.node_range(use.stmt), related, [])
                 continue
-            argument = call.args[0]
-            number = with_method(ctx.source, argument, "item()")
+            number, fix = _append_number(ctx, call.args[0])
             message = compose(
                 f"`{key}` keeps every iteration's graph alive: memory grows each iteration",
                 f"`{key}.append({item})` stores the loss tensor, which still holds its "
                 f"autograd graph, on every iteration of the loop at line {loop.lineno}",
                 f"Append `{number}` instead",
             )
-            edit = replace_expr(ctx.source, argument, number)
-            fix = Fix(f"Append {number}", Safety.UNSAFE, (edit,))
             yield self.finding(message, ctx.node_range(use.stmt), related, [fix])
 
     def _kept(self, ctx: RuleContext, training_loops: set[LoopNode]) -> Iterator[Finding]:
@@ -314,7 +311,7 @@ assert not any(torch.is_tensor(v) for v in losses), "losses keep every iteration
             argument = call.args[0]
             key = expr_text(ctx.source, target)
             item = expr_text(ctx.source, argument)
-            number = with_method(ctx.source, argument, "item()")
+            number, fix = _append_number(ctx, argument)
             loop = min(loops, key=lambda node: (node.lineno, node.col_offset))
             message = compose(
                 f"`{key}` keeps every iteration's graph alive: memory grows each iteration",
@@ -324,9 +321,14 @@ assert not any(torch.is_tensor(v) for v in losses), "losses keep every iteration
                 f"Append `{number}` instead",
             )
             related = [Related(ctx.header_range(loop), "the training loop")]
-            edit = replace_expr(ctx.source, argument, number)
-            fix = Fix(f"Append {number}", Safety.UNSAFE, (edit,))
             yield self.finding(message, ctx.node_range(use.stmt), related, [fix])
+
+
+def _append_number(ctx: RuleContext, argument: ast.expr) -> tuple[str, Fix]:
+    """`loss.item()` for the appended `argument`, and the fix appending it instead."""
+    number = with_method(ctx.source, argument, "item()")
+    edit = replace_expr(ctx.source, argument, number)
+    return number, Fix(f"Append {number}", Safety.UNSAFE, (edit,))
 
 
 def _returned_to_a_backward(ctx: RuleContext, use: Accumulation, key: str) -> bool:
