@@ -10,7 +10,7 @@ import ast
 import pytest
 
 from gradguard.analysis.events import OptimizedTensor
-from gradguard.analysis.list_members import concatenated
+from gradguard.analysis.list_members import concatenated, taken_from
 from gradguard.analysis.model import analyse_module
 from gradguard.analysis.values import UNKNOWN, Grad, Kind, Value
 from tests.analysis.test_value_facets import PRELUDE, fact_at
@@ -101,3 +101,78 @@ def test_a_comprehension_is_a_list() -> None:
         "w = torch.randn(3, requires_grad=True) * 2\n"
         "opt = torch.optim.SGD([p for p in model.parameters()] + [w], lr=0.1)\n"
     ) == ["w"]
+
+
+def test_taking_out_forgets_elements_and_members_but_keeps_what_each_may_be() -> None:
+    listed = taken_from(Value(kind=Kind.SEQUENCE, elements=(W, B)))
+    assert listed.kind is Kind.SEQUENCE
+    assert listed.elements is None and listed.members is None
+    assert listed.items is not None and listed.items.grad is Grad.TRACKED
+    held = taken_from(Value(kind=Kind.SEQUENCE, items=B, members=(W,)))
+    assert held.members is None and held.items == B
+    # Members say nothing of the other elements: nothing is known of each element.
+    assert taken_from(Value(kind=Kind.SEQUENCE, members=(W,))).items is None
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        "params.remove(w)",
+        "params.pop()",
+        "params.pop(1)",
+        "del params[1]",
+        "del params[:]",
+        "params.clear()",
+        "params.sort(key=id)",
+        "params.reverse()",
+        "params.extend(extra)",
+    ],
+)
+def test_known_elements_are_forgotten_after_a_change(change: str) -> None:
+    assert not _optimized(
+        "b = torch.zeros(3, requires_grad=True)\n"
+        "w = torch.randn(3, requires_grad=True) * 2\n"
+        "params = [b, w]\n"
+        f"{change}\n"
+        "opt = torch.optim.SGD(params, lr=0.1)\n"
+    )
+
+
+@pytest.mark.parametrize("change", ["other.pop()", "del other[0]", "params.count(w)", "params[0]"])
+def test_known_elements_are_kept_when_another_list_changes(change: str) -> None:
+    assert _optimized(
+        "b = torch.zeros(3, requires_grad=True)\n"
+        "w = torch.randn(3, requires_grad=True) * 2\n"
+        "params = [b, w]\n"
+        "other = [b, w]\n"
+        f"{change}\n"
+        "opt = torch.optim.SGD(params, lr=0.1)\n"
+    ) == ["b", "w"]
+
+
+def test_an_inserted_tensor_joins_what_each_element_may_be(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    value = fact_at(
+        """
+        w = torch.randn(3, requires_grad=True) * 2
+        params = [torch.zeros(3)]
+        params.insert(0, w)
+        params  # <- params
+        """,
+        monkeypatch,
+    )
+    assert value.elements is None
+    assert value.items is not None and value.items.grad is not Grad.UNTRACKED
+
+
+def test_a_deleted_key_forgets_the_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    value = fact_at(
+        """
+        losses = {"mse": torch.zeros(()), "kl": torch.zeros(())}
+        del losses["kl"]
+        losses  # <- losses
+        """,
+        monkeypatch,
+    )
+    assert value.kind is Kind.MAPPING and value.fields is None

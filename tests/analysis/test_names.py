@@ -9,7 +9,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gradguard.analysis.names import identifier_spelling, may_read_builtin, paired
+from gradguard.analysis.names import (
+    first_parameter,
+    identifier_spelling,
+    is_own_attribute,
+    may_read_builtin,
+    paired,
+)
 
 
 @pytest.mark.parametrize(
@@ -88,3 +94,29 @@ def test_mentions_reads_identifiers_as_the_parser_does() -> None:
 def test_a_read_of_a_builtin_name(source: str, builtin: bool) -> None:
     """Whether a read of `vars` may be the builtin: not where a function binds the name."""
     assert may_read_builtin(ast.parse(source), frozenset({"vars"})) is builtin
+
+
+@pytest.mark.parametrize(
+    ("source", "first"),
+    [
+        ("def f(self, x): pass", "self"),
+        ("def f(me, /, x): pass", "me"),
+        ("async def f(cls): pass", "cls"),
+        ("def f(*args): pass", None),
+        ("def f(*, key): pass", None),
+    ],
+)
+def test_first_parameter(source: str, first: str | None) -> None:
+    function = ast.parse(source).body[0]
+    assert isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef)
+    assert first_parameter(function) == first
+
+
+@pytest.mark.parametrize(
+    ("expr", "own"),
+    [("me.history", True), ("self.history", False), ("me", False), ("me.a.b", False)],
+)
+def test_is_own_attribute(expr: str, own: bool) -> None:
+    function = ast.parse("def step(me, /, x): pass").body[0]
+    assert isinstance(function, ast.FunctionDef)
+    assert is_own_attribute(function, ast.parse(expr, mode="eval").body) is own

@@ -14,7 +14,10 @@ before relying on them.
 
 from __future__ import annotations
 
-from gradguard.analysis.values import Kind, Value
+from gradguard.analysis.values import Kind, Value, join
+
+# Methods of a list that may take elements out of it or move them to other indices.
+TAKING_OUT = frozenset({"remove", "pop", "clear", "sort", "reverse"})
 
 
 def concatenated(first: Value, second: Value) -> Value | None:
@@ -36,3 +39,18 @@ def _held(value: Value) -> tuple[Value, ...]:
     if value.elements is not None and value.fields is None:
         return value.elements
     return value.members or ()
+
+
+def taken_from(sequence: Value) -> Value:
+    """A list after `remove`, `pop`, `clear`, `sort`, `reverse` or `del seq[i]`: which
+    elements it still holds, and where, is no longer known (its known elements and members
+    are dropped), but each element is still at most what any element was (`items`)."""
+    held = sequence.items
+    for element in sequence.elements or ():
+        held = join(held, element) if held is not None else element
+    return Value(
+        kind=Kind.SEQUENCE,
+        items=held.with_origin(None) if held is not None else None,
+        carries=sequence.carries,
+        origin=sequence.origin,
+    )

@@ -203,6 +203,22 @@ def arguments_by_parameter(
     return passed
 
 
+def first_parameter(function: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
+    """The name of a function's first positional parameter: what a method calls its
+    instance (`self`), positional-only or not; None when it has none."""
+    positional = [*function.args.posonlyargs, *function.args.args]
+    return positional[0].arg if positional else None
+
+
+def is_own_attribute(function: ast.FunctionDef | ast.AsyncFunctionDef, node: ast.expr) -> bool:
+    """`node` is `self.<attr>`: an attribute of `function`'s first parameter."""
+    return (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == first_parameter(function)
+    )
+
+
 def is_staticmethod(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """Decorated `@staticmethod`: called on an object, it gets no `self`."""
     return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in function.decorator_list)

@@ -15,6 +15,7 @@ from gradguard.analysis import (
     empty_subclasses,
     graph_inputs,
     libraries,
+    list_members,
     optimizer_builders,
     shapes,
     submodules,
@@ -56,6 +57,7 @@ from gradguard.analysis.names import (
     arguments_by_parameter,
     callee_name,
     dotted,
+    is_own_attribute,
     is_staticmethod,
     names_an_optimizer,
 )
@@ -563,30 +565,24 @@ class CallEvaluator(TorchCalls):
         depends = returned.retagged(mapping).all_carries()
         return evolve(result, carries=result.carries | depends) if depends else result
 
-    def _on_own_attribute(self, target: ast.expr) -> bool:
-        """`target` is `self.<attr>`: an attribute of the first parameter of the function
-        being run."""
-        function = self.function
-        return (
-            function is not None
-            and bool(function.args.args)
-            and isinstance(target, ast.Attribute)
-            and isinstance(target.value, ast.Name)
-            and target.value.id == function.args.args[0].arg
-        )
-
-    def _append_to_field(self, target: ast.expr, receiver: Value, item: Value) -> None:
-        """`results["train_loss"].append(loss)`: the list held under a string key of a dict
-        with known keys grows like a list bound to a name."""
-        if not isinstance(target, ast.Subscript) or self.env is None:
+    def _change_list(self, target: ast.expr, target_key: str | None, changed: Value) -> None:
+        """A list changed by one of its methods (`losses.append(loss)`) is `changed` now, by
+        its name or attribute, or under a string key of a dict with known keys
+        (`results["train_loss"].append(loss)`)."""
+        if self.env is None:
+            return
+        if target_key is not None:
+            self.env[target_key] = changed
+            return
+        if not isinstance(target, ast.Subscript):
             return
         key = dotted(target.value)
         mapping = self.env.get(key) if key is not None else None
         if key is None or mapping is None:
             return
-        changed = with_field(mapping, target.slice, _with_item(receiver, item))
-        if changed is not None:
-            self.env[key] = evolve(changed, carries=mapping.carries, origin=mapping.origin)
+        stored = with_field(mapping, target.slice, changed)
+        if stored is not None:
+            self.env[key] = evolve(stored, carries=mapping.carries, origin=mapping.origin)
 
     def _note_self_append(self, receiver_key: str, call: ast.Call, args: list[Value]) -> None:
         """`self.history.append(x)`, or through an instance (`self.memory.logprobs.append(x)`,
@@ -890,10 +886,16 @@ class CallEvaluator(TorchCalls):
             elif receiver.kind is Kind.SEQUENCE and name == "append" and len(args) == 1:
                 if (site := self.site(call, func.value, receiver)) is not None:
                     self.emit(Append(args[0], **site))
-                if receiver_key is not None and self.env is not None and not call.keywords:
-                    self.env[receiver_key] = _with_item(receiver, args[0])
-                elif not call.keywords:
-                    self._append_to_field(func.value, receiver, args[0])
+                if not call.keywords:
+                    self._change_list(func.value, receiver_key, _with_item(receiver, args[0]))
+            elif receiver.kind is Kind.SEQUENCE and name == "insert" and len(args) == 2:
+                self._change_list(func.value, receiver_key, _with_item(receiver, args[1]))
+            elif receiver.kind is Kind.SEQUENCE and name == "extend":
+                # What it adds is not followed: what the list holds is no longer known.
+                grown = Value(kind=Kind.SEQUENCE, carries=receiver.carries)
+                self._change_list(func.value, receiver_key, grown.with_origin(receiver.origin))
+            elif receiver.kind is Kind.SEQUENCE and name in list_members.TAKING_OUT:
+                self._change_list(func.value, receiver_key, list_members.taken_from(receiver))
             return UNKNOWN
         if (
             receiver.kind is Kind.UNKNOWN
@@ -901,7 +903,8 @@ class CallEvaluator(TorchCalls):
             and len(args) == len(call.args) == 1
             and not isinstance(call.args[0], ast.Starred)
             and not call.keywords
-            and self._on_own_attribute(func.value)
+            and self.function is not None
+            and is_own_attribute(self.function, func.value)
             and (site := self.site(call, func.value, receiver)) is not None
         ):
             # `self.history.append(loss)` on state the method does not follow.

@@ -8,7 +8,15 @@ import dataclasses
 from collections.abc import Iterator
 
 from gradguard.analysis import backpropagated as backprop
-from gradguard.analysis import batches, dtypes, libraries, listed_tensors, narrowing, submodules
+from gradguard.analysis import (
+    batches,
+    dtypes,
+    libraries,
+    list_members,
+    listed_tensors,
+    narrowing,
+    submodules,
+)
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.call_sites import known_argument
@@ -346,6 +354,21 @@ class FunctionInterpreter(CallEvaluator):
             key = dotted(target)
             if key is not None and self.env is not None:
                 self.env.pop(key, None)
+            elif isinstance(target, ast.Subscript):
+                self._delete_item(target)
+
+    def _delete_item(self, target: ast.Subscript) -> None:
+        """`del params[0]` / `del losses["kl"]`: the list no longer holds what it held at
+        known places, the dict's keys are no longer known."""
+        self.eval(target.slice)
+        key = dotted(target.value)
+        if key is None or self.env is None or key not in self.env:
+            return
+        held = self.env[key]
+        if held.kind is Kind.SEQUENCE:
+            self.env[key] = list_members.taken_from(held)
+        elif held.kind is Kind.MAPPING:
+            self.env[key] = Value(kind=Kind.MAPPING, carries=held.carries, origin=held.origin)
 
     def _stmt_Global(self, stmt: ast.Global) -> None:
         if self.env is not None:
