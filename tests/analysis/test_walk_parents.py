@@ -7,7 +7,13 @@ from __future__ import annotations
 import ast
 
 from gradguard.analysis.node_cache import tree_scope
-from gradguard.analysis.walk import children, module_nodes, module_parents
+from gradguard.analysis.walk import (
+    children,
+    enclosing_function,
+    innermost_function,
+    module_nodes,
+    module_parents,
+)
 from tests.test_corpus import corpus_files
 
 
@@ -38,3 +44,30 @@ def test_a_shared_load_context_has_the_last_parent_in_walk_order() -> None:
     loads = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
     with tree_scope():
         assert module_parents(tree)[id(loads[0].ctx)] is loads[-1]
+
+
+def test_enclosing_stops_at_a_class_or_lambda_innermost_goes_through() -> None:
+    tree = ast.parse(
+        "def outer(self):\n"
+        "    class Inner:\n"
+        "        size = self.width\n"
+        "    key = lambda x: self.depth\n"
+        "    return self.height\n"
+        "top = 1\n"
+    )
+    with tree_scope():
+        parents = module_parents(tree)
+        outer = tree.body[0]
+        found = {
+            n.attr: (enclosing_function(n, parents), innermost_function(n, parents))
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Attribute)
+        }
+        assert found == {
+            "width": (None, outer),
+            "depth": (None, outer),
+            "height": (outer, outer),
+        }
+        top = tree.body[1]
+        assert enclosing_function(top, parents) is None
+        assert innermost_function(top, parents) is None

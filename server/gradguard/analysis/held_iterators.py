@@ -33,7 +33,8 @@ import ast
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from gradguard.analysis.walk import module_nodes_of, own_nodes
+from gradguard.analysis.names import is_own_attribute
+from gradguard.analysis.walk import innermost_function, module_nodes_of, own_nodes
 
 if TYPE_CHECKING:
     from gradguard.analysis.parameter_iterators import Consumption, ReusedIterator, _Finder
@@ -94,14 +95,9 @@ def _self_store(init: ast.FunctionDef, stmt: ast.stmt) -> str | None:
     if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
         return None
     target = stmt.targets[0]
-    if isinstance(target, ast.Attribute) and _is_self(init, target.value):
+    if isinstance(target, ast.Attribute) and is_own_attribute(init, target):
         return target.attr
     return None
-
-
-def _is_self(method: ast.FunctionDef | ast.AsyncFunctionDef, node: ast.expr) -> bool:
-    positional = [*method.args.posonlyargs, *method.args.args]
-    return isinstance(node, ast.Name) and bool(positional) and node.id == positional[0].arg
 
 
 def _only_store(finder: _Finder, owner: ast.ClassDef, attribute: str, stmt: ast.Assign) -> bool:
@@ -125,10 +121,8 @@ def _only_store(finder: _Finder, owner: ast.ClassDef, attribute: str, stmt: ast.
 
 def _storing_class(finder: _Finder, target: ast.Attribute) -> ast.ClassDef | None:
     """The class whose plain method stores `target` as `self.<a>`, else None."""
-    method: ast.AST | None = finder.flow.parents.get(id(target))
-    while method is not None and not isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef):
-        method = finder.flow.parents.get(id(method))
-    if method is None or not _is_self(method, target.value):
+    method = innermost_function(target, finder.flow.parents)
+    if method is None or not is_own_attribute(method, target):
         return None
     return finder.self_class_of(method)
 
@@ -202,7 +196,7 @@ def _reads_attribute(
         isinstance(node, ast.Attribute)
         and node.attr == attribute
         and isinstance(node.ctx, ast.Load)
-        and _is_self(method, node.value)
+        and is_own_attribute(method, node)
     )
 
 

@@ -75,6 +75,7 @@ from gradguard.analysis.interpreter.module import (
 )
 from gradguard.analysis.interpreter.replay import Journal, Step
 from gradguard.analysis.model import FunctionNode, ModuleAnalysis
+from gradguard.analysis.names import first_parameter
 from gradguard.analysis.node_cache import (
     Stores,
     Watcher,
@@ -1067,7 +1068,7 @@ def _class_view(function: FunctionNode) -> object:
     attribute store and registered buffer. `__init__` is read whole."""
     if function.name == "__init__":
         return ast.dump(function, include_attributes=True)
-    first = function.args.args[0].arg if function.args.args else None
+    first = first_parameter(function)
     assigns = [
         ast.dump(s, include_attributes=True)
         for s in function.body

@@ -30,7 +30,7 @@ from collections.abc import Callable
 from gradguard.analysis.appended_state import appended_lists, attribute_mentions
 from gradguard.analysis.imports import build_scope
 from gradguard.analysis.model import FunctionNode, LoopNode
-from gradguard.analysis.walk import module_parents, own_nodes, walk
+from gradguard.analysis.walk import innermost_function, module_parents, own_nodes, walk
 
 # List methods that take items out: a list they are called on does not keep everything.
 _SHRINKING = frozenset({"pop", "clear", "remove"})
@@ -65,20 +65,12 @@ def may_feed_a_backward(tree: ast.Module, attr: str, backward_scopes: set[int]) 
         outer = parents.get(id(node))
         if isinstance(outer, ast.Attribute) and outer.attr == "append":
             continue  # appending to the list runs no backward through it
-        scope: ast.Module | FunctionNode = _enclosing_function(node, parents) or tree
+        scope: ast.Module | FunctionNode = innermost_function(node, parents) or tree
         if id(scope) in backward_scopes:
             return True
         if any(isinstance(n, ast.Return) and n.value is not None for n in own_nodes(scope.body)):
             return True
     return False
-
-
-def _enclosing_function(node: ast.AST, parents: dict[int, ast.AST]) -> FunctionNode | None:
-    """The innermost function around `node`, through classes and lambdas."""
-    current = parents.get(id(node))
-    while current is not None and not isinstance(current, ast.FunctionDef | ast.AsyncFunctionDef):
-        current = parents.get(id(current))
-    return current
 
 
 def _only_grows(tree: ast.Module, attr: str) -> bool:

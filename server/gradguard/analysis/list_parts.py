@@ -20,17 +20,8 @@ from __future__ import annotations
 
 import ast
 
+from gradguard.analysis.shapes import known_int
 from gradguard.analysis.values import Kind, Value, evolve
-
-
-def _literal_int(node: ast.expr | None) -> int | None:
-    """An int literal or its negation (not a bool); None otherwise."""
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        inner = _literal_int(node.operand)
-        return -inner if inner is not None else None
-    if isinstance(node, ast.Constant) and type(node.value) is int:
-        return node.value
-    return None
 
 
 def sliced_elements(elements: tuple[Value, ...], part: ast.Slice) -> tuple[Value, ...] | None:
@@ -42,7 +33,7 @@ def sliced_elements(elements: tuple[Value, ...], part: ast.Slice) -> tuple[Value
         if node is None:
             bounds.append(None)
             continue
-        known = _literal_int(node)
+        known = known_int(node)
         if known is None:
             return None
         bounds.append(known)
@@ -56,7 +47,7 @@ def changed_item(container: Value, target: ast.Subscript) -> bool:
     """Whether `target += v` (`outs[0] += v`) changes in place the item `target` reads: a
     list or tuple value read by an int literal index (what the item is, and whether it is
     a tensor, the value read at `target` tells)."""
-    return container.kind is Kind.SEQUENCE and _literal_int(target.slice) is not None
+    return container.kind is Kind.SEQUENCE and known_int(target.slice) is not None
 
 
 def with_element(container: Value, index: ast.expr, stored: Value) -> Value | None:
@@ -68,7 +59,7 @@ def with_element(container: Value, index: ast.expr, stored: Value) -> Value | No
     elements = container.elements
     if container.kind is not Kind.SEQUENCE or elements is None or container.fields is not None:
         return None
-    position = _literal_int(index)
+    position = known_int(index)
     if position is None or not -len(elements) <= position < len(elements):
         return None
     replaced = list(elements)

@@ -147,7 +147,7 @@ def _int(node: ast.expr | None, constants: Constants = NO_CONSTANTS) -> int | No
     return value if value is not None and value >= 0 else None
 
 
-def known_int(node: ast.expr | None, constants: Constants) -> int | None:
+def known_int(node: ast.expr | None, constants: Constants = NO_CONSTANTS) -> int | None:
     """An int, `-1` included (not a bool): a literal, its negation, or an expression
     `constants` knows."""
     if node is None:

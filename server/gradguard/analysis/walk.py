@@ -175,6 +175,18 @@ def enclosing_function(
     return None
 
 
+def innermost_function(
+    node: ast.AST, parents: dict[int, ast.AST]
+) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The innermost function around `node`, through class bodies and lambdas (unlike
+    `enclosing_function`): the method that runs a nested class's or lambda's code, or
+    defines it; None at module level."""
+    current = parents.get(id(node))
+    while current is not None and not isinstance(current, ast.FunctionDef | ast.AsyncFunctionDef):
+        current = parents.get(id(current))
+    return current
+
+
 def within(node: ast.AST, outer: ast.AST) -> bool:
     """Whether `node` starts within the source span of `outer` (a loop, a function)."""
     start = (getattr(outer, "lineno", 0), getattr(outer, "col_offset", 0))

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from gradguard.analysis.interpreter.contextual import reports_in_context
 from gradguard.analysis.interpreter.methods import class_methods, inherited_method
 from gradguard.analysis.model import FunctionNode
+from gradguard.analysis.names import first_parameter
 from gradguard.analysis.node_cache import cached_by_node
 from gradguard.analysis.walk import module_nodes_of, own_nodes
 
@@ -69,7 +70,7 @@ def short_reporting_helper(function: FunctionNode) -> bool:
 def _called_names(function: FunctionNode) -> tuple[tuple[str, bool], ...]:
     """The names `function`'s own code calls as `self.name(...)` (True) or `name(...)`."""
     found: dict[tuple[str, bool], None] = {}
-    self_name = _self_parameter(function)
+    self_name = first_parameter(function)
     for node in own_nodes(function.body):
         if not isinstance(node, ast.Call):
             continue
@@ -84,11 +85,6 @@ def _called_names(function: FunctionNode) -> tuple[tuple[str, bool], ...]:
         ):
             found[(func.attr, True)] = None
     return tuple(found)
-
-
-def _self_parameter(function: FunctionNode) -> str | None:
-    positional = [*function.args.posonlyargs, *function.args.args]
-    return positional[0].arg if positional else None
 
 
 @cached_by_node

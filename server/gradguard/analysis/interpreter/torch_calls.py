@@ -36,7 +36,7 @@ from gradguard.analysis.model import (
     TorchCall,
 )
 from gradguard.analysis.names import dotted, passed_keyword
-from gradguard.analysis.tensor_tests import TENSOR_TESTS, tensor_test
+from gradguard.analysis.tensor_tests import TENSOR_TESTS, is_tensor, tensor_test
 from gradguard.analysis.values import (
     NONE,
     UNKNOWN,
@@ -364,7 +364,7 @@ class TorchCalls(ModuleCalls):
             return self.inference_result(evolve(made, shape=shape))
         if qualified in api.REWRAP:
             inner = args[0] if args else UNKNOWN
-            if qualified in api.KEEPS_TENSOR_DATA and inner.kind not in _NOT_TENSORS:
+            if qualified in api.KEEPS_TENSOR_DATA and is_tensor(inner) is not False:
                 # `torch.as_tensor(t)` of a tensor is `t` itself, or `t.to(dtype)`: history
                 # kept (a new leaf only from lists, tuples and numbers).
                 if inner.kind is Kind.TENSOR and not call.keywords and len(call.args) == 1:
@@ -1212,10 +1212,6 @@ def _tracked_item(sequence: Value, depth: int = 3) -> Value | None:
             if found is not None:
                 return found
     return None
-
-
-# Data `torch.as_tensor` copies into a new tensor: never a tensor argument of its own.
-_NOT_TENSORS = (Kind.SEQUENCE, Kind.SCALAR, Kind.OTHER, Kind.NONE)
 
 
 def _inner_reason(wrapped: Value) -> Loss | None:
