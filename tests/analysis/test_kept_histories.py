@@ -99,9 +99,46 @@ def test_a_store_of_the_name_elsewhere_in_the_file_counts() -> None:
     ],
 )
 def test_a_call_straight_in_a_loop_body_runs_on_every_iteration(fit: str, looped: bool) -> None:
-    _, cls = _parse(fit)
-    loops = looped_calls(cls, _method(cls, "log"))
+    tree, cls = _parse(fit)
+    loops = looped_calls(tree, cls, _method(cls, "log"))
     assert bool(loops) is looped
+
+
+@pytest.mark.parametrize(
+    ("other", "looped"),
+    [
+        ("t = Trainer()\nfor x in data:\n    t.log(x)", True),
+        ("def main(data):\n    t = Trainer()\n    for x in data:\n        t.log(x)", True),
+        ("def main(data):\n    t = Trainer()\n    while True:\n        t.log(data)", True),
+        # `t` may hold something else: bound twice, a parameter, a factory's result.
+        ("t = Trainer()\nt = object()\nfor x in data:\n    t.log(x)", False),
+        ("def main(t, data):\n    for x in data:\n        t.log(x)", False),
+        ("def main(data):\n    t = make()\n    for x in data:\n        t.log(x)", False),
+        (
+            "t = Trainer()\ndef reset():\n    global t\n    t = 0\nfor x in data:\n    t.log(x)",
+            False,
+        ),
+        # `Trainer` may not be the class: rebound in the function, or in the module.
+        (
+            "def main(data, Trainer=dict):\n    t = Trainer()\n"
+            "    for x in data:\n        t.log(x)",
+            False,
+        ),
+        ("Trainer = wrap(Trainer)\nt = Trainer()\nfor x in data:\n    t.log(x)", False),
+        # Not on every iteration, or another method.
+        ("t = Trainer()\nfor x in data:\n    if x:\n        t.log(x)", False),
+        ("t = Trainer()\nfor x in data:\n    t.fit(x)", False),
+        # A closure's name, bound in the enclosing function: not followed.
+        (
+            "def main(data):\n    t = Trainer()\n    def run():\n"
+            "        for x in data:\n            t.log(x)",
+            False,
+        ),
+    ],
+)
+def test_an_instance_of_the_class_stepped_by_an_outside_loop(other: str, looped: bool) -> None:
+    tree, cls = _parse("pass", other)
+    assert bool(looped_calls(tree, cls, _method(cls, "log"))) is looped
 
 
 def test_a_statement_after_a_return_does_not_run_on_every_call() -> None:

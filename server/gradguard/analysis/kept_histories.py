@@ -20,17 +20,28 @@ appends, every read keeps no other reference) and, further:
 A call `self.<method>(...)` runs on every iteration of a loop when it is the whole of an
 expression statement, or the value of one (`self.record(self.step(x))`), straight in the
 loop's body (not in a branch), in a loop with no `continue`, in a method of the same class.
+The loop may also be outside the class (in `main()`, at module level), calling
+`trainer.<method>(...)` on a name that certainly holds an instance: bound once in that
+scope, by `trainer = Trainer(...)` of the module-level class, whose name nothing rebinds.
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from gradguard.analysis.appended_state import appended_lists, attribute_mentions
 from gradguard.analysis.imports import build_scope
 from gradguard.analysis.model import FunctionNode, LoopNode
-from gradguard.analysis.walk import innermost_function, module_parents, own_nodes, walk
+from gradguard.analysis.names import binding_counts, first_parameter, local_binding_counts
+from gradguard.analysis.walk import (
+    innermost_function,
+    module_nodes_of,
+    module_parents,
+    own_nodes,
+    walk,
+    within,
+)
 
 # List methods that take items out: a list they are called on does not keep everything.
 _SHRINKING = frozenset({"pop", "clear", "remove"})
@@ -102,22 +113,74 @@ def runs_on_every_call(method: FunctionNode, stmt: ast.stmt) -> bool:
     return False
 
 
-def looped_calls(cls: ast.ClassDef, method: FunctionNode) -> list[LoopNode]:
-    """The loops, in methods of `cls`, on whose every iteration `self.<method>(...)` is called
-    (see the module docstring)."""
+def looped_calls(tree: ast.Module, cls: ast.ClassDef, method: FunctionNode) -> list[LoopNode]:
+    """The loops on whose every iteration `<instance>.<method>(...)` is called on an
+    instance of `cls`: `self.<method>(...)` in loops of methods of `cls`, and
+    `trainer.<method>(...)` in any loop of the file where `trainer` certainly holds an
+    instance of `cls` (`_instance_names`); see the module docstring."""
     loops: list[LoopNode] = []
     for caller in cls.body:
-        if not isinstance(caller, ast.FunctionDef | ast.AsyncFunctionDef) or not caller.args.args:
+        if not isinstance(caller, ast.FunctionDef | ast.AsyncFunctionDef):
             continue
-        me = caller.args.args[0].arg
-        for loop in walk(caller):
-            if not isinstance(loop, ast.For | ast.AsyncFor | ast.While):
-                continue
-            if any(isinstance(node, ast.Continue) for node in walk(loop)):
-                continue
-            if any(_calls(stmt, me, method.name) for stmt in loop.body):
-                loops.append(loop)
+        me = first_parameter(caller)
+        if me is not None:
+            loops.extend(_loops_calling(walk(caller), {me}, method.name))
+    parents = module_parents(tree)
+    if parents.get(id(cls)) is not tree:
+        return loops
+    scopes: dict[int, tuple[ast.Module | FunctionNode, list[LoopNode]]] = {}
+    for loop in module_nodes_of(tree, ast.For, ast.AsyncFor, ast.While):
+        assert isinstance(loop, ast.For | ast.AsyncFor | ast.While)
+        scope: ast.Module | FunctionNode = innermost_function(loop, parents) or tree
+        if scope is tree or not within(scope, cls):
+            scopes.setdefault(id(scope), (scope, []))[1].append(loop)
+    for scope, scoped in scopes.values():
+        names = _instance_names(tree, scope, cls)
+        if names:
+            loops.extend(_loops_calling(scoped, names, method.name))
     return loops
+
+
+def _loops_calling(nodes: Iterable[ast.AST], names: set[str], method: str) -> list[LoopNode]:
+    """The loops among `nodes`, without a `continue`, a statement straight in whose body
+    calls `<name>.<method>(...)` for one of `names`."""
+    return [
+        loop
+        for loop in nodes
+        if isinstance(loop, ast.For | ast.AsyncFor | ast.While)
+        and not any(isinstance(node, ast.Continue) for node in walk(loop))
+        and any(_calls(stmt, name, method) for stmt in loop.body for name in names)
+    ]
+
+
+def _instance_names(
+    tree: ast.Module, scope: ast.Module | FunctionNode, cls: ast.ClassDef
+) -> set[str]:
+    """The names that certainly hold an instance of the module-level class `cls` throughout
+    `scope` (a function, or the module body): bound once there, by `name = Cls(...)`,
+    declared `global` nowhere, while the module binds `Cls` once (its class statement)
+    and `scope` does not bind it."""
+    module_counts = binding_counts(own_nodes(tree.body))
+    if module_counts.get(cls.name) != 1:
+        return set()
+    counts = module_counts
+    if not isinstance(scope, ast.Module):
+        counts = local_binding_counts(scope)
+        if cls.name in counts:
+            return set()
+    declared = {name for node in module_nodes_of(tree, ast.Global) for name in node.names}
+    return {
+        stmt.targets[0].id
+        for stmt in own_nodes(scope.body)
+        if isinstance(stmt, ast.Assign)
+        and len(stmt.targets) == 1
+        and isinstance(stmt.targets[0], ast.Name)
+        and isinstance(stmt.value, ast.Call)
+        and isinstance(stmt.value.func, ast.Name)
+        and stmt.value.func.id == cls.name
+        and counts.get(stmt.targets[0].id) == 1
+        and stmt.targets[0].id not in declared
+    }
 
 
 def _calls(stmt: ast.stmt, me: str, name: str) -> bool:

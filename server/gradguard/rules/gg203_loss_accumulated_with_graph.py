@@ -302,7 +302,7 @@ assert not any(torch.is_tensor(v) for v in losses), "losses keep every iteration
             cls = kept_list_class(ctx.tree, method, target.attr)
             if cls is None:
                 continue
-            loops = [loop for loop in looped_calls(cls, method) if loop in training_loops]
+            loops = [loop for loop in looped_calls(ctx.tree, cls, method) if loop in training_loops]
             if not loops or may_feed_a_backward(ctx.tree, target.attr, backward_scopes):
                 continue
             seen.add(id(use.node))

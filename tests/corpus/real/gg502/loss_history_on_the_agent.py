@@ -1,7 +1,9 @@
 """A reinforcement-learning agent that keeps its loss history on `self` and plots it later:
 `learn()` appends each step's loss tensor to `self.cost_his`, and `plot_cost()` hands the list
 to `plt.plot`, which converts every element with `Tensor.numpy()` and raises "Can't call
-numpy() on Tensor that requires grad" (checked with torch 2.13.0 and matplotlib).
+numpy() on Tensor that requires grad" (checked with torch 2.13.0 and matplotlib). The
+module-level loop that calls `learn()` grows the same list by one loss tensor per step, each
+with its graph, for as long as the agent lives (GG203).
 
 Source (rewritten in our own words, structure kept):
 https://github.com/ClownW/Reinforcement-learning-with-PyTorch/issues/3 - the Deep Q-Network
@@ -43,7 +45,7 @@ class DeepQNetwork:
         self.optimizer.zero_grad()
         loss.backward()
         self.optimizer.step()
-        self.cost_his.append(loss)
+        self.cost_his.append(loss)  # expect: GG203
 
     def plot_cost(self):
         plt.plot(np.arange(len(self.cost_his)), self.cost_his)  # expect: GG502
