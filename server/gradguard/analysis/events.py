@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, TypedDict, TypeVar, overload
 from gradguard.analysis.values import Value
 
 if TYPE_CHECKING:
+    from gradguard.analysis.graph import SavedNode
     from gradguard.analysis.model import FunctionNode, LoopNode
 
 
@@ -258,6 +259,17 @@ class RepeatedDraw(Event):
     trips: int
 
 
+@dataclass(frozen=True, eq=False)
+class FreedByCall(Event):
+    """A call of a function of the file (`node`; `value` is its result) whose own backward
+    calls `backwards` freed, on every way out, graph nodes the result certainly runs through
+    (`FunctionSummary.frees_result`). `freed` is the call's graph node standing for them:
+    freed here from then on, so a backward through the result runs through a freed graph."""
+
+    freed: SavedNode
+    backwards: tuple[ast.Call, ...]
+
+
 # Every kind of event, in the order of the classes above.
 KINDS: tuple[type[Event], ...] = (
     Conversion,
@@ -281,6 +293,7 @@ KINDS: tuple[type[Event], ...] = (
     StaleOptimizer,
     LoopTrips,
     RepeatedDraw,
+    FreedByCall,
 )
 
 E = TypeVar("E", bound=Event)

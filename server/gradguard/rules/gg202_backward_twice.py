@@ -10,6 +10,10 @@ Finds a second backward pass through a graph that an earlier `backward()` alread
   sit in two methods of one object that a third calls in turn (`self.backward_D()` then
   `self.backward_G()`, both through the `self.fake_B` that `self.forward()` left), the
   finding then offering no fix;
+* the same across helper functions of the file: one whose own backward freed the graph of
+  what it returns (`fake = discriminator_step(...)` scoring `fake` undetached), then a
+  backward through that result, in the caller or in a helper it is handed to
+  (`generator_step(netD, fake)`); no fix is offered either;
 * a `backward()` that runs on every iteration of a loop on a loss (or model output)
   computed once, before the loop.
 
@@ -63,7 +67,14 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from gradguard.analysis.facts import BackwardCall, LoopNode, OptimizerCall, SavedNode, within
+from gradguard.analysis.facts import (
+    BackwardCall,
+    FreedByCall,
+    LoopNode,
+    OptimizerCall,
+    SavedNode,
+    within,
+)
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
 from gradguard.core.messages import compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
@@ -212,16 +223,21 @@ opt_g.step()
         # (`self.backward_D()` then `self.backward_G()` through the same `self.fake_B`).
         across = [c for c in ctx.analysis.backward_across_methods if c.via != "torch.autograd.grad"]
         reported: set[int] = set()
+        freed_by_calls = ctx.analysis.events.of(FreedByCall)
         for second in [*calls, *across]:
             if not second.through_freed:
                 continue
             first = _freeing_call([*calls, *across], second)
+            fixable = first not in across and second not in across
+            if first is None:
+                # A function of the file freed the graph of what it returned
+                # (`fake = d_step(...)`, then `loss_g.backward()` through `fake`).
+                first = _freeing_callee(calls, freed_by_calls, second)
+                fixable = False
             if first is None or id(first.call) in reported:
                 continue
             reported.add(id(first.call))
-            yield self._second_pass(
-                ctx, first, second, fixable=first not in across and second not in across
-            )
+            yield self._second_pass(ctx, first, second, fixable=fixable)
         for event in [*calls, *across]:
             loop = _repeating_loop(event)
             if loop is None or id(event.call) in reported:
@@ -288,6 +304,19 @@ def _freeing_call(calls: list[BackwardCall], second: BackwardCall) -> BackwardCa
     for first in calls:
         if first is not second and first.frees_graph and first.value.graph & second.through_freed:
             return first
+    return None
+
+
+def _freeing_callee(
+    calls: list[BackwardCall], freed_by_calls: list[FreedByCall], second: BackwardCall
+) -> BackwardCall | None:
+    """The backward call of a function of the file that freed the graph of a result
+    `second` runs through (`FreedByCall`), when it is recorded."""
+    for event in freed_by_calls:
+        if event.freed in second.through_freed:
+            for first in calls:
+                if first.call in event.backwards and first.frees_graph:
+                    return first
     return None
 
 

@@ -29,6 +29,7 @@ from gradguard.analysis.converted_numbers import number_builtin, rearranged
 from gradguard.analysis.events import (
     Append,
     ForwardCall,
+    FreedByCall,
     ModuleMethodCall,
     ModuleModeCall,
     OptimizerCall,
@@ -1253,6 +1254,7 @@ class CallEvaluator(TorchCalls):
             grad_on=self.mode.enabled is True,
         )
         fresh = SavedNode(call, Saves.OTHER)
+        self._backwards_through_arguments(function, summary, call, inputs)
         result = graph_inputs.instantiate(summary.returned.without_carries(), call, inputs, fresh)
         if self.mode.enabled is True:
             result = graph_inputs.with_saved_output(result, summary.returned, call, inputs)
@@ -1260,6 +1262,12 @@ class CallEvaluator(TorchCalls):
         if summary.rebound and self.mode.enabled is True:
             passed = passed_arguments(function, call, args, skip_self=skip_self) or {}
             result = with_rebound(result, summary, set(passed))
+        if summary.frees_result and _runs_through(result, fresh):
+            # The function's backward freed what its result runs through: so is this node.
+            freed, modified = self._graph_state()
+            self._set_graph_state(freed | {fresh}, modified)
+            if (site := self.site(call, call.func, result)) is not None:
+                self.emit(FreedByCall(fresh, summary.frees_result, **site))
         if fresh in result.graph and result.grad is Grad.TRACKED:
             # Recorded as this function's own change too: what it returns runs through it.
             changes = tuple(
@@ -1270,6 +1278,31 @@ class CallEvaluator(TorchCalls):
                 fresh, dataclasses.replace(summary, changed_in_result=changes), realised=True
             )
         return result
+
+    def _backwards_through_arguments(
+        self,
+        function: FunctionNode,
+        summary: FunctionSummary,
+        call: ast.Call,
+        inputs: graph_inputs.CallInputs,
+    ) -> None:
+        """The function's backward calls through what its parameters bring, as this call
+        runs them: when an argument's graph here holds nodes an earlier backward freed,
+        recorded with them (`ModuleAnalysis.backward_across_methods`), so the second pass
+        through them is seen (`generator_step(netD, fake)` after the discriminator's
+        backward ran through `fake`)."""
+        if not summary.param_backwards or not self.record:
+            return
+        freed, _ = self._graph_state()
+        if not freed:
+            return
+        for event, names in summary.param_backwards:
+            nodes = [summary.input_nodes.get(name) for name in names]
+            graph = frozenset().union(*(inputs.graphs.get(n, frozenset()) for n in nodes if n))
+            if graph & freed and event.value.grad is not Grad.UNTRACKED:
+                self.module.analysis.backward_across_methods.append(
+                    self._seen_from_caller(function, call, event, graph, freed)
+                )
 
     def _with_argument_carries(
         self,
@@ -1294,6 +1327,13 @@ class CallEvaluator(TorchCalls):
         }
         returned = summary.returned.retagged(mapping)
         return _carrying(result, returned)
+
+
+def _runs_through(value: Value, node: SavedNode) -> bool:
+    """Whether `value`, or an element of it, certainly runs through graph node `node`."""
+    if value.elements is not None:
+        return any(_runs_through(element, node) for element in value.elements)
+    return node in value.graph
 
 
 def _carrying(result: Value, returned: Value) -> Value:

@@ -257,6 +257,8 @@ class GraphEffects(InterpreterState):
         self.record_backward(
             call, target, recorded, via, frees, through & freed, through & modified
         )
+        if frees and self.record:
+            self.freeing_backwards.append((call, value.graph))
         if frees and not value.graph <= freed:
             self._set_graph_state(freed | value.graph, modified)
 

@@ -1074,6 +1074,8 @@ class ModuleInterpreter:
                 interpreter.freed_state(),
                 interpreter.frozen_parameters(),
                 dict(interpreter.replaced_attributes),
+                interpreter.frees_result(returned),
+                tuple(interpreter.param_backwards),
             )
         finally:
             self.in_progress.discard(key)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from gradguard.analysis.events import Event, InferenceSaved, Site
 from gradguard.analysis.graph import GRAPH_STATE_KEY, SavedNode, Saves
+from gradguard.analysis.graph_inputs import own_nodes
 from gradguard.analysis.imports import Scope
 from gradguard.analysis.interpreter.environment import GRAD_ON, Env, Frame, LoopFrame, join_envs
 from gradguard.analysis.loop_passes import Passes
@@ -99,6 +100,12 @@ class InterpreterState:
         # This function's backward calls whose graph runs through such state, with the
         # attributes (see `FunctionSummary.state_backwards`).
         self.state_backwards: list[tuple[BackwardCall, frozenset[str]]] = []
+        # This function's backward calls that free their graph, with that graph (see
+        # `frees_result`).
+        self.freeing_backwards: list[tuple[ast.Call, frozenset[SavedNode]]] = []
+        # This function's backward calls whose graph runs through what parameters bring,
+        # with those parameters (see `FunctionSummary.param_backwards`).
+        self.param_backwards: list[tuple[BackwardCall, frozenset[str]]] = []
         # Attributes of parameters given a new module with parameters (`model.fc = Linear()`
         # in `def load(model)`), by parameter (see `FunctionSummary.replaced_attributes`).
         self.replaced_attributes: dict[str, ReplacedAttribute] = {}
@@ -176,6 +183,24 @@ class InterpreterState:
         if marker is None:
             return frozenset()
         return frozenset(a for a, n in self.state_stand_ins.items() if n in marker.graph)
+
+    def frees_result(self, returned: Value) -> tuple[ast.Call, ...]:
+        """This function's backward calls that freed, on every way out of it, a graph node
+        of its own that what it returns certainly runs through (`fake = netG(z)`, then
+        `loss_d.backward()` through `netD(fake)`, then `return fake`): a backward through
+        the result at the caller raises, as if the body were written there."""
+        exits = join_envs([*self.exits, self.env])
+        marker = exits.get(GRAPH_STATE_KEY) if exits is not None else None
+        if marker is None or not marker.graph:
+            return ()
+        parts = returned.elements if returned.elements is not None else (returned,)
+        # A call's one node stands for the function's own nodes in every part of a tuple it
+        # returns: each part running through some of them must run through a freed one.
+        owned = [_certainly_saved(part.graph) for part in parts]
+        freed = frozenset().union(*owned) & marker.graph
+        if not freed or any(own and not own & freed for own in owned):
+            return ()
+        return tuple(call for call, graph in self.freeing_backwards if graph & freed)
 
     def frozen_parameters(self) -> dict[str, Freeze]:
         """Parameters whose module this function froze whole on every way out of it, by name,
@@ -324,3 +349,10 @@ def _handlers(cls: type, prefix: str) -> dict[type, Any]:
             if isinstance(node_type, type):
                 table[node_type] = getattr(cls, name)
     return table
+
+
+def _certainly_saved(graph: frozenset[SavedNode]) -> frozenset[SavedNode]:
+    """The function's own operations in `graph` that certainly saved tensors: not a
+    parameter's stand-in or the history an argument brought, nor an operation that saved
+    only if an argument required grad."""
+    return frozenset(n for n in own_nodes(graph) if not n.given and not n.brought)

@@ -75,6 +75,13 @@ class FunctionSummary:
     # module with parameters of its own (`def load(model): model.fc = nn.Linear(...)`): an
     # optimizer the caller built before the call does not hold them.
     replaced_attributes: dict[str, ReplacedAttribute] = field(default_factory=dict)
+    # The function's backward calls that freed, on every way out, graph nodes its result
+    # certainly runs through (see `InterpreterState.frees_result`).
+    frees_result: tuple[ast.Call, ...] = ()
+    # The backward calls of the function whose graph runs through what parameters bring
+    # (their stand-ins), with those parameters: a caller passing an argument whose graph
+    # an earlier backward freed sees them run through it again.
+    param_backwards: tuple[tuple[BackwardCall, frozenset[str]], ...] = ()
 
 
 def rebound_parameters(returned: Value, input_nodes: dict[str, SavedNode]) -> dict[str, Carry]:

@@ -917,9 +917,12 @@ class TrainingEffects(GraphEffects):
         state whose graph, as the method found it, it runs through (`state_graph`)."""
         super().backpropagate(call, target, value, via)
         attrs = frozenset(a for a, n in self.state_stand_ins.items() if n in value.graph)
+        names = frozenset(p for p, n in self.input_nodes.items() if n in value.graph)
         recorded = self.module.analysis.backward_calls
         if attrs and self.record and recorded and recorded[-1].call is call:
             self.state_backwards.append((recorded[-1], attrs))
+        if names and self.record and recorded and recorded[-1].call is call:
+            self.param_backwards.append((recorded[-1], names))
 
     def state_graphs(self, summary: FunctionSummary) -> dict[str, frozenset[SavedNode]]:
         """The graphs of the `self` state a method about to be called backpropagates
