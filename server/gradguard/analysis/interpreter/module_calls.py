@@ -573,7 +573,11 @@ class ModuleCalls(ExpressionEvaluator):
         reported here, where the tensor enters, with the operation inside (`through`). The
         run is kept per argument facts, so its tensor is told by equal facts; two arguments
         with the same facts leave it unknown which one was saved. Not when every caller
-        passes an inference tensor there: the function's own analysis reports it inside."""
+        passes an inference tensor there and every call runs with recording on: the
+        function's own analysis reports it inside. When the callers' modes differ
+        (`logps(ref, ids)` under no_grad, `logps(model, ids)` in the training step) the
+        function's own analysis runs under an unknown mode and reports nothing, and this
+        call's run, in this call's mode, is what knows the tensor is saved."""
         by_parameter = arguments_by_parameter(function, call, skip_self=skip_self) or {}
         callers = self.module.parameter_facts.get(id(function))
         for inner in found.inference_saved:
@@ -582,7 +586,7 @@ class ModuleCalls(ExpressionEvaluator):
             if expr is None:
                 continue
             known = callers.parameters.get(matching[0]) if callers is not None else None
-            if known is not None and known.inference:
+            if known is not None and known.inference and not self._mode_unknown_to(function):
                 continue
             value = passed[matching[0]]
             if (site := self.site(call, expr, value)) is not None:
