@@ -10,7 +10,11 @@ the container still starts with that leaf when the loop runs:
 * `X` is bound to a list, tuple or dict written with its elements (`first_item`: the first
   one, not a `*rest` or a `**more`), and nothing in the scope may change which element comes
   first (`changed_in`: no item stored or deleted, no `insert`, `pop`, `remove`, `clear`,
-  `update`, `sort`, `reverse`...; `append` and `extend` only add after it).
+  `update`, `sort`, `reverse`...; `append` and `extend` only add after it);
+* or `X` is bound to a concatenation of such containers (`G_params + D_params`, see
+  `concatenated_parts`): a new list holding every element of each part in turn, so its
+  first element is the first element of some part (of the first that is not empty); when
+  every element of every part is a fresh leaf, so is the first.
 
 Which tensor that first element is, and whether it is a fresh leaf, is the business of
 `unfilled_grads` (the element itself, or what a helper returns) and `handed_leaves` (a
@@ -37,6 +41,25 @@ def first_item(expr: ast.expr | None) -> ast.expr | None:
     if isinstance(expr, ast.Dict) and expr.keys and expr.keys[0] is not None:
         return expr.values[0]
     return None
+
+
+def concatenated_parts(expr: ast.expr) -> list[ast.expr] | None:
+    """The parts of a concatenation written with `+` (`a + b + c`: `[a, b, c]`), when there
+    are at least two and each is a name or a call (`list(m.parameters())`); None for
+    anything else. Whether the parts are containers (and `+` concatenates rather than adds
+    tensors) is for the caller to establish part by part."""
+    if not (isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add)):
+        return None
+    parts: list[ast.expr] = []
+    for side in (expr.left, expr.right):
+        inner = concatenated_parts(side)
+        if inner is not None:
+            parts.extend(inner)
+        elif isinstance(side, ast.Name | ast.Call):
+            parts.append(side)
+        else:
+            return None
+    return parts
 
 
 def loop_container(loop: ast.For | ast.AsyncFor, name: str) -> ast.expr | None:
@@ -81,6 +104,20 @@ def changed_in(nodes: Iterable[ast.AST], name: str) -> bool:
         ):
             return True
     return False
+
+
+def grown_or_changed_in(nodes: Iterable[ast.AST], name: str) -> bool:
+    """`changed_in`, or an element added (`X.append(v)`, `X.extend(vs)`): whether any of
+    `nodes` may make the container bound to `name` hold anything it was not built with."""
+    if changed_in(nodes := list(nodes), name):
+        return True
+    return any(
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in ("append", "extend")
+        and _is_name(node.func.value, name)
+        for node in nodes
+    )
 
 
 def _method_of(expr: ast.expr, method: str) -> bool:

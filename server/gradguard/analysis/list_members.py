@@ -10,6 +10,11 @@ members of the other, are certainly among its elements (`Structure.members`). A 
 change of the list (`remove`, `pop`, an item stored or deleted) may take one out: a reader
 asks whether code may change the container (`ModuleInterpreter.container_may_change`)
 before relying on them.
+
+`a + b` of two sequences whose every item is known at most (`list(G.parameters()) +
+list(D.parameters())`, also through names bound to them) is a sequence whose every item is
+at most the join of both sides' (`joined_items`): whatever types the two are, `+` either
+raises (a list and a tuple) or gives each element of one, then each of the other.
 """
 
 from __future__ import annotations
@@ -53,4 +58,28 @@ def taken_from(sequence: Value) -> Value:
         items=held.with_origin(None) if held is not None else None,
         carries=sequence.carries,
         origin=sequence.origin,
+    )
+
+
+def joined_items(first: Value, second: Value) -> Value | None:
+    """The sequence `first + second` of two sequences, when at least one side is of unknown
+    length with known items (`Structure.items`) and the other's items or elements are known:
+    of unknown length, every item at most the join of them all (iterating it binds one of
+    them). None for anything else, and for a named tuple or a mapping on either side."""
+    sides = (first, second)
+    if any(v.kind is not Kind.SEQUENCE or v.fields is not None for v in sides):
+        return None
+    if all(v.items is None for v in sides):
+        return None
+    held: Value | None = None
+    for side in sides:
+        parts = (side.items,) if side.items is not None else side.elements
+        if parts is None:
+            return None
+        for part in parts:
+            held = part if held is None else join(held, part)
+    if held is None:
+        return None
+    return Value(
+        kind=Kind.SEQUENCE, items=held.with_origin(None), carries=first.carries | second.carries
     )

@@ -34,7 +34,12 @@ from dataclasses import dataclass
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.events import GradRead, ModuleCall, OptimizerCall
 from gradguard.analysis.instance_leaves import PlainInstances
-from gradguard.analysis.leaf_containers import changed_in, first_item, loop_container
+from gradguard.analysis.leaf_containers import (
+    changed_in,
+    concatenated_parts,
+    first_item,
+    loop_container,
+)
 from gradguard.analysis.model import LoopNode, ModuleAnalysis
 from gradguard.analysis.names import dotted, parameters_receiver
 from gradguard.analysis.values import Grad, Kind, Value
@@ -118,11 +123,13 @@ def unfilled_grad_reads(analysis: ModuleAnalysis) -> Iterator[UnfilledRead]:
     uses = analysis.events.of(GradRead)
     if not uses:
         return
+    from gradguard.analysis.global_leaves import GlobalLeaves
     from gradguard.analysis.grad_resets import reset_read
     from gradguard.analysis.handed_leaves import HandedLeaves
 
     paths = Paths(analysis)
     handed = HandedLeaves(paths)
+    global_leaves = GlobalLeaves(paths)
     seen: set[tuple[int, int]] = set()
     for use in uses:
         if not isinstance(use.node, ast.Attribute) or (id(use.stmt), id(use.node)) in seen:
@@ -132,7 +139,7 @@ def unfilled_grad_reads(analysis: ModuleAnalysis) -> Iterator[UnfilledRead]:
         error = _failure(use.stmt, use.node)
         if error is None or not paths.only_failing_reads(use.stmt, use.node):
             continue
-        found = _in_scope(paths, use) or handed.creation(use)
+        found = _in_scope(paths, use) or handed.creation(use) or global_leaves.creation(use)
         if found is not None:
             seen.add((id(use.stmt), id(use.node)))
             yield UnfilledRead(use, *found[:2], error, found[2])
@@ -304,8 +311,10 @@ class Paths:
             current = stack.pop()
             if isinstance(current, ast.Lambda):
                 continue
-            if isinstance(current, ast.FunctionDef | ast.AsyncFunctionDef) and current is not node:
-                # Defining a function runs its decorators and defaults, not its body.
+            if isinstance(current, ast.FunctionDef | ast.AsyncFunctionDef):
+                # Defining a function runs its decorators and defaults, not its body (also
+                # for a `def` statement on the way: `def run(): ... backward()` between a
+                # module-level creation and the call of `run()`; calls are checked as calls).
                 stack.extend([*current.decorator_list, *current.args.defaults])
                 stack.extend(d for d in current.args.kw_defaults if d is not None)
                 continue
@@ -508,10 +517,40 @@ class Paths:
             return self.fresh_binding(first.id, node)
         if first is not None:
             return (node, name) if self._fresh_tensor(first) else None
+        parts = concatenated_parts(value)
+        if parts is not None:
+            return self._fresh_concatenation(parts, node, name)
+        return self._fresh_part(value, node, name)
+
+    def _fresh_part(
+        self, value: ast.expr, node: ast.stmt, name: str
+    ) -> tuple[ast.stmt, str] | None:
+        """A container made anew whose every element is a fresh leaf: what a helper of the
+        file returns, or `list(model.parameters())` of a module built in scope."""
         if isinstance(value, ast.Call) and self._returns_fresh_container(value):
             return node, name
         listed = _listed_parameters(value) if "list" not in self.bound else None
         return self.built_in_scope(listed, node) if listed is not None else None
+
+    def _fresh_concatenation(
+        self, parts: list[ast.expr], node: ast.stmt, name: str
+    ) -> tuple[ast.stmt, str] | None:
+        """`G_params + D_params`: the earliest creation among the parts, when every part is
+        a container of fresh leaves (a name bound once to one, `fresh_container`, or one
+        made right there, `_fresh_part`). The concatenation's first element is the first
+        element of some part, so it is a fresh leaf whichever part it comes from; the
+        earliest creation is the one the way to the read must be free of backward from."""
+        found: list[tuple[ast.stmt, str]] = []
+        for part in parts:
+            made = (
+                self.fresh_container(part.id, node)
+                if isinstance(part, ast.Name)
+                else self._fresh_part(part, node, name)
+            )
+            if made is None:
+                return None
+            found.append(made)
+        return min(found, key=lambda item: (item[0].lineno, item[0].col_offset))
 
     def _sole_assignment(
         self, name: str, stmt: ast.stmt, *, unchanged: bool = False
@@ -659,12 +698,16 @@ class Paths:
         return True
 
     def clean_until(
-        self, creation: ast.stmt, read: ast.stmt, node: ast.AST
+        self, creation: ast.stmt, read: ast.stmt, node: ast.AST, *, calling: bool = False
     ) -> tuple[bool, LoopNode | None]:
         """Whether no backward can run between `creation` and the first execution of `read`,
-        and the loop whose first iteration that relies on (see the module docstring)."""
+        and the loop whose first iteration that relies on (see the module docstring).
+
+        With `calling`, `read` is a call that reaches the read in another function (see
+        `global_leaves`): a `try` whose body holds the call does not stop the way (the read
+        runs, and fails, inside the call; the handler only decides what follows)."""
         _, home = self.analysis.block_of(creation)
-        return self._clean_path(home, _index(home, creation), read, node)
+        return self._clean_path(home, _index(home, creation), read, node, calling=calling)
 
     def clean_from_entry(
         self, function: ast.FunctionDef | ast.AsyncFunctionDef, read: ast.stmt, node: ast.AST
@@ -673,7 +716,13 @@ class Paths:
         return self._clean_path(function.body, -1, read, node)
 
     def _clean_path(
-        self, home: list[ast.stmt], start: int, read: ast.stmt, node: ast.AST
+        self,
+        home: list[ast.stmt],
+        start: int,
+        read: ast.stmt,
+        node: ast.AST,
+        *,
+        calling: bool = False,
     ) -> tuple[bool, LoopNode | None]:
         """`clean_until` from the statement at `start` in `home` (-1: its beginning)."""
         if not all(self.clean(part, exempt=node) for part in _header(read)):
@@ -696,7 +745,9 @@ class Paths:
         first_iteration: LoopNode | None = None
         since: list[tuple[ast.stmt, list[ast.stmt], ast.stmt]] = []
         for owner, block, child in reversed(chain):
-            if isinstance(owner, ast.Try | ast.Match) or type(owner).__name__ == "TryStar":
+            if calling and isinstance(owner, ast.Try) and block is owner.body:
+                pass  # the call runs the read whatever the handlers do afterwards
+            elif isinstance(owner, ast.Try | ast.Match) or type(owner).__name__ == "TryStar":
                 return False, None  # an exception may skip the read, or be the point of it
             if isinstance(owner, ast.For | ast.AsyncFor | ast.While) and owner.orelse is block:
                 return False, None

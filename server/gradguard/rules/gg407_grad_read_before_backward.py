@@ -10,7 +10,11 @@ the file makes, `net.w1` of `net = TwoLayerNet()`), or such a leaf handed down t
 function reading it, and nothing on the way from its
 creation to the read calls `backward()`, `torch.autograd.backward` or code the analysis
 cannot see into. A read at the top of a training loop, before the loop's own backward, fails
-on the first iteration.
+on the first iteration. A helper walking a module-level list of such leaves (`params =
+G_params + D_params`, the parameters of networks built at module level, bound once and never
+changed; `def reset_grad(): for p in params: p.grad.data.zero_()`) fails when some call of it
+runs before any backward: at module level, or at the top of a function so called (a `try`
+around that call does not change that the read fails).
 
 It also finds a use of `p.grad` for `p` in `model.parameters()` (or `named_parameters()`,
 or a submodule's) right after `optimizer.zero_grad()` or `model.zero_grad()`, with nothing

@@ -22,7 +22,7 @@ from gradguard.analysis.integer_buffers import counter_kept
 from gradguard.analysis.interpreter.environment import GRAD_ON, GRAD_UNKNOWN, GradMode
 from gradguard.analysis.interpreter.training_effects import TrainingEffects, through_instance
 from gradguard.analysis.item_graphs import item_at, items_list, own_items
-from gradguard.analysis.list_members import concatenated
+from gradguard.analysis.list_members import concatenated, joined_items
 from gradguard.analysis.list_parts import sliced_elements, with_element
 from gradguard.analysis.mappings import mapping_of, merged
 from gradguard.analysis.names import callee_name, dotted
@@ -853,6 +853,13 @@ class ExpressionEvaluator(TrainingEffects):
             joined = concatenated(*operands)
             if joined is not None:
                 return joined  # `list(model.parameters()) + [w]` holds `w`
+        if (
+            isinstance(node, ast.BinOp)
+            and isinstance(node.op, ast.Add)
+            and len(operands) == 2
+            and (items := joined_items(*operands)) is not None
+        ):
+            return items  # `G_params + D_params`: every item a parameter of one of them
         if isinstance(getattr(node, "op", None), _TENSOR_ONLY_OPERATORS):
             # A value with history of unknown structure (a module's output) that `-`, `/`,
             # `**` or `@` applies to is a tensor: tuples, lists and dicts have none of them.

@@ -35,6 +35,7 @@ from gradguard.analysis.interpreter.summary import (
 )
 from gradguard.analysis.interpreter.training_effects import is_optimizer
 from gradguard.analysis.kept_state import candidates_of
+from gradguard.analysis.leaf_containers import concatenated_parts, grown_or_changed_in
 from gradguard.analysis.model import (
     FunctionNode,
     InPlaceOnSaved,
@@ -348,6 +349,7 @@ class ModuleInterpreter:
                 and (
                     isinstance(stmt.value, ast.Call | ast.Constant)
                     or stmt.targets[0].id in settings
+                    or concatenated_parts(stmt.value) is not None
                 )
             ) or _constants_unpacked(stmt, counts):
                 scratch.run_block([stmt])
@@ -361,6 +363,13 @@ class ModuleInterpreter:
             or is_optimizer(value)
             or (_parameter_leaf(value) and retouched is not None and name not in retouched)
             or (name in settings and value.kind is Kind.MAPPING)
+            or (
+                value.items is not None
+                and _parameter_leaf(value.items)
+                and retouched is not None
+                and not retouched
+                and not grown_or_changed_in(ast.walk(self.tree), name)
+            )
         }
 
     def reachable_from_elsewhere(self, node: FunctionNode) -> bool:
