@@ -311,10 +311,13 @@ class Paths:
             current = stack.pop()
             if isinstance(current, ast.Lambda):
                 continue
-            if isinstance(current, ast.FunctionDef | ast.AsyncFunctionDef):
-                # Defining a function runs its decorators and defaults, not its body (also
-                # for a `def` statement on the way: `def run(): ... backward()` between a
-                # module-level creation and the call of `run()`; calls are checked as calls).
+            if isinstance(current, ast.FunctionDef | ast.AsyncFunctionDef) and (
+                current is not node or self.local.get(current.name) is current
+            ):
+                # Defining a function runs its decorators and defaults, not its body. So
+                # does a `def` statement of the module body on the way (`def run(): ...
+                # backward()` between a module-level creation and the call of `run()`):
+                # a call of it by name is checked as a call (`_harmless_call`).
                 stack.extend([*current.decorator_list, *current.args.defaults])
                 stack.extend(d for d in current.args.kw_defaults if d is not None)
                 continue
