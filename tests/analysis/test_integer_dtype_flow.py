@@ -115,3 +115,39 @@ def test_requires_grad_in_place_on_an_integer_tensor_is_a_request(
     body: str, expected: list[str]
 ) -> None:
     assert _in_place_requests(body) == expected
+
+
+@pytest.mark.parametrize(
+    ("made", "integer"),
+    [
+        ("np.array([1, 2, 3])", True),
+        ("np.asarray([[0, 1], [2, 3]])", True),
+        ("np.array([True, False])", True),
+        ("np.array((n, 4))", True),
+        ("np.arange(10)", True),
+        ("np.arange(2, n)", True),
+        ("np.full((3,), 7)", True),
+        # Floats anywhere, no data, data not known, or a float-making factory.
+        ("np.array([1, 2.5])", False),
+        ("np.array([])", False),
+        ("np.array(data)", False),
+        ("np.arange(0.5)", False),
+        ("np.arange(n, step=0.5)", False),
+        ("np.full((3,), 0.5)", False),
+        ("np.zeros(3)", False),
+        ("np.array([1, 2], dtype=np.float32)", False),
+        ("np.array(*rows)", False),
+    ],
+)
+def test_numpy_arrays_of_integer_data_have_an_integer_dtype(
+    made: str, integer: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    value = fact_at(
+        f"""
+        import numpy as np
+        n = 3
+        a = {made}  # <- a
+        """,
+        monkeypatch,
+    )
+    assert value.integer_dtype is integer

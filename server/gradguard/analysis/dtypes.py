@@ -118,19 +118,44 @@ def _index_data(value: Value, depth: int = 4) -> bool:
 
 
 def integer_array(
-    qualified: str, call: ast.Call, resolve: Callable[[ast.expr], str | None]
+    qualified: str,
+    call: ast.Call,
+    resolve: Callable[[ast.expr], str | None],
+    args: list[Value] | None = None,
 ) -> bool:
     """True when the numpy call `qualified(...)` certainly makes an array of an integer or
-    bool dtype: a factory given `dtype=` a numpy integer type (`np.int64`) or its name."""
-    if qualified.removeprefix("numpy.") not in _NUMPY_FACTORIES:
+    bool dtype: a factory given `dtype=` a numpy integer type (`np.int64`) or its name; or,
+    without `dtype=`, one whose dtype follows its data (`args`, the evaluated positional
+    arguments): `np.array` / `np.asarray` of ints or bools only (`np.array([1, 2, 3])`
+    is int64, int32 on Windows with numpy 1: an integer either way), `np.arange` of ints,
+    `np.full` with an int fill."""
+    name = qualified.removeprefix("numpy.")
+    if name not in _NUMPY_FACTORIES:
         return False
     dtype = keyword_value(call, "dtype")
     if dtype is None:
-        return False
+        return _integer_by_data(name, call, args or [])
     if isinstance(dtype, ast.Constant) and isinstance(dtype.value, str):
         return dtype.value in _INTEGRAL_NAMES
-    name = resolve(dtype)
-    return name is not None and name.startswith("numpy.") and name[6:] in _INTEGRAL_NAMES
+    resolved = resolve(dtype)
+    return (
+        resolved is not None and resolved.startswith("numpy.") and resolved[6:] in _INTEGRAL_NAMES
+    )
+
+
+def _integer_by_data(name: str, call: ast.Call, args: list[Value]) -> bool:
+    """Whether numpy's `name(...)` without `dtype=` makes an integer array from its data:
+    every positional argument evaluated (no `*` unpacking), no keyword but a known one."""
+    if any(isinstance(a, ast.Starred) for a in call.args) or len(args) < len(call.args):
+        return False
+    given = args[: len(call.args)]
+    if name in ("array", "asarray") and len(given) == 1 and not call.keywords:
+        return _integer_data(given[0])
+    if name == "arange" and 1 <= len(given) <= 3 and not call.keywords:
+        return all(v.kind is Kind.SCALAR and type(v.const) is int for v in given)
+    if name == "full" and len(given) == 2 and not call.keywords:
+        return _int(given[1])
+    return False
 
 
 def _int(value: Value) -> bool:

@@ -10,9 +10,10 @@ the still-scaled gradients:
   `scaler.unscale_(optimizer)`, followed by `scaler.step(optimizer)`; also a clip that is
   the first thing a helper of the file does (`self._clip_gradients()`, defined once),
   reported in the helper; also a clip that is the first thing the body of an `if` does
-  when the test is a configuration flag (`if cfg["grad_max_norm"] > 0:`), not one that may
-  tell whether the scaler is on (a negation, a read of the scaler or of an `enabled=`
-  expression given to a GradScaler of the file, a call).
+  when the test is a configuration flag (`if cfg["grad_max_norm"] > 0:`) or a periodic
+  accumulation test (`if (i + 1) % accum == 0:`, the scaler's step then following in the
+  same body), not one that may tell whether the scaler is on (a negation, a read of the
+  scaler or of an `enabled=` expression given to a GradScaler of the file, a call).
 
 It fires only when the scaler is certain: every binding of its name in the file is a
 `torch.amp.GradScaler(...)` (also `torch.GradScaler`, `torch.cuda.amp.GradScaler`, however
@@ -256,6 +257,14 @@ scaler.update()
         `if`, the statement of its body that clips (where the fix unscales)."""
         at = _index(block, anchor)
         later = [s for s in block[at + 1 :] if _scaler_call(s, scaler, "step", None)]
+        if isinstance(anchor, ast.If) and inner is not None:
+            # `if (i + 1) % accum == 0:` clipping, then stepping through the scaler, in its
+            # own body: the step that unscales is there.
+            body = anchor.body
+            stepped = body[_index(body, inner) + 1 :]
+            within = [s for s in stepped if _scaler_call(s, scaler, "step", None)]
+            if within:
+                later, block = within, body
         if not later:
             return  # the scaler is not used to step here: GG609's first case or unknown
         function = clip.qualified.rsplit(".", 1)[-1]

@@ -255,7 +255,7 @@ class TorchCalls(ModuleCalls):
         if data is not None and data.kind is not Kind.TENSOR and data.loss is not None:
             # `np.abs(out.detach().numpy() - y)`: still the data that conversion made.
             loss = data.loss if _converted(data.loss) else loss
-        integer = dtypes.integer_array(qualified, call, self.scope.resolve)
+        integer = dtypes.integer_array(qualified, call, self.scope.resolve, args)
         return Value(grad=Grad.UNTRACKED, kind=Kind.OTHER, loss=loss, integer_dtype=integer)
 
     def plot_call(self, call: ast.Call, evaluated: list[Value] | None = None) -> Value:
