@@ -132,3 +132,29 @@ def test_a_helper_handed_a_fresh_argument_runs_through_nothing_freed() -> None:
     ) + HELPER.format(update="    D(fake).mean().backward()")
     analysis = analyse_module(ast.parse(source), source)
     assert not [c for c in analysis.backward_across_methods if c.through_freed]
+
+
+def test_the_trainers_backward_of_a_training_step_frees_nothing_for_a_direct_caller() -> None:
+    source = textwrap.dedent(
+        """
+        import torch
+        from lightning.pytorch import LightningModule
+        from torch import nn
+
+        class Tiny(LightningModule):
+            def __init__(self):
+                super().__init__()
+                self.linear = nn.Linear(1, 4)
+
+            def training_step(self, batch, batch_idx):
+                return self.linear(batch).pow(2).sum()
+
+        def loop(batches):
+            model = Tiny()
+            for i, batch in enumerate(batches):
+                model.training_step(batch, i).backward()
+        """
+    )
+    analysis = analyse_module(ast.parse(source), source)
+    assert not analysis.events.of(FreedByCall)
+    assert not [c for c in analysis.backward_calls if c.through_freed]

@@ -12,6 +12,7 @@ from gradguard.analysis.graph import GRAPH_STATE_KEY, SavedNode, Saves
 from gradguard.analysis.graph_inputs import is_stand_in, is_state_stand_in, own_nodes
 from gradguard.analysis.interpreter.state import InterpreterState
 from gradguard.analysis.model import (
+    LIGHTNING_BACKWARD,
     BackwardCall,
     FunctionNode,
     InPlaceOnSaved,
@@ -257,7 +258,9 @@ class GraphEffects(InterpreterState):
         self.record_backward(
             call, target, recorded, via, frees, through & freed, through & modified
         )
-        if frees and self.record:
+        if frees and self.record and via != LIGHTNING_BACKWARD:
+            # (The Trainer's backward of what `training_step` returns runs only under the
+            # Trainer: a caller of the method itself gets the graph whole.)
             self.freeing_backwards.append((call, value.graph))
         if frees and not value.graph <= freed:
             self._set_graph_state(freed | value.graph, modified)

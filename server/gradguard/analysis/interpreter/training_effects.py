@@ -31,6 +31,7 @@ from gradguard.analysis.interpreter.summary import (
     rebound_write,
 )
 from gradguard.analysis.model import (
+    LIGHTNING_BACKWARD,
     BackwardCall,
     FunctionNode,
     LoopNode,
@@ -921,7 +922,9 @@ class TrainingEffects(GraphEffects):
         recorded = self.module.analysis.backward_calls
         if attrs and self.record and recorded and recorded[-1].call is call:
             self.state_backwards.append((recorded[-1], attrs))
-        if names and self.record and recorded and recorded[-1].call is call:
+        ran_here = bool(recorded) and recorded[-1].call is call
+        if names and self.record and ran_here and via != LIGHTNING_BACKWARD:
+            # (Not the Trainer's backward of what `training_step` returns, see `frees_result`.)
             self.param_backwards.append((recorded[-1], names))
 
     def state_graphs(self, summary: FunctionSummary) -> dict[str, frozenset[SavedNode]]:
