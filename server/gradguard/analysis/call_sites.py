@@ -34,11 +34,13 @@ parameters' values only when its body may use them (`may_learn`).
 from __future__ import annotations
 
 import ast
+import dataclasses
 import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from gradguard.analysis.graph import brought_history
+from gradguard.analysis.instance_state import instance_sites
 from gradguard.analysis.libraries import PLOTTING_METHODS
 from gradguard.analysis.mappings import exact_keys, mapping_of, pairs_of
 from gradguard.analysis.names import (
@@ -101,6 +103,13 @@ class CallerFacts:
     parameters: dict[str, Value]
     grad_enabled: bool | None
     grad_off: GradOff | None = None
+    # For a class's `__init__`: the constructions whose known flags set their instance apart
+    # (id of the call, that call's own facts; see `instance_state`).
+    sites: tuple[tuple[int, CallerFacts], ...] = ()
+
+    def at(self, call: ast.Call) -> CallerFacts | None:
+        """The facts of construction `call` alone, when it sets its instance apart."""
+        return next((facts for key, facts in self.sites if key == id(call)), None)
 
     def join(self, other: CallerFacts) -> CallerFacts:
         """The facts that hold at both calls (a frozen layer one call passes and the other
@@ -214,7 +223,11 @@ class CallSites:
                 merged = CallerFacts({}, merged.grad_enabled, merged.grad_off)
             elif merged is not None and not candidate.learns_flags:
                 merged = _without_flags(merged)
-            if merged is not None and merged.informative:
+            if merged is not None and candidate.is_method and candidate.node.name == "__init__":
+                sites = instance_sites(by_call, merged)
+                if sites:
+                    merged = dataclasses.replace(merged, sites=sites)
+            if merged is not None and (merged.informative or merged.sites):
                 found[key] = merged
         return found
 

@@ -1029,6 +1029,9 @@ class CallEvaluator(TorchCalls):
                 plain = self._built_from_own_parts(call, args, init)
                 checker = self.module.owner_of(code.node).class_check
                 own = plain and checker.self_contained(code)
+                if code is info and self.module.owner_of(info.node) is self.module:
+                    # Built with known flags: its own view of the class (`instance_state`).
+                    code = self.module.instance_info(info, call)
                 ref = ModuleRef(local=code, self_contained=own)
                 return Value(kind=Kind.MODULE, module=ref, instance_of=info)
             instance = Value(kind=Kind.INSTANCE, instance_of=info)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from functools import reduce
 
@@ -16,9 +16,10 @@ from gradguard.analysis import torch_api as api
 from gradguard.analysis.call_sites import CallerFacts, CallSites, kept_on_self, plain_classes
 from gradguard.analysis.constant_dicts import kept_setting
 from gradguard.analysis.grad_context import modes_switched_only_in
-from gradguard.analysis.graph import GRAPH_STATE_KEY
+from gradguard.analysis.graph import GRAPH_STATE_KEY, SavedNode
 from gradguard.analysis.historyless_state import stores_by_methods
 from gradguard.analysis.imports import Scope, ScopeNode
+from gradguard.analysis.instance_state import Flags, distinct_flags
 from gradguard.analysis.interpreter.context_runs import run_in_context
 from gradguard.analysis.interpreter.contextual import ContextRun
 from gradguard.analysis.interpreter.defaults import default_values
@@ -120,6 +121,10 @@ class ModuleInterpreter:
         self.parent_scope = self.syntax.parent_scope
         self.classes: dict[int, ClassInfo] = {}
         self.summaries: dict[int, FunctionSummary] = {}
+        # Views of classes for instances set apart by their flags, and summaries of their
+        # methods run on such a view (see `gradguard.analysis.instance_state`).
+        self.instance_views: dict[tuple[int, Flags], ClassInfo] = {}
+        self.instance_summaries: dict[tuple[int, int, Flags], FunctionSummary] = {}
         self.depth = 0  # how many summaries are being computed inside one another
         self.in_progress: set[int] = set()
         # Results of functions run with one call's arguments (see `result_in_context`).
@@ -474,7 +479,85 @@ class ModuleInterpreter:
         finally:
             self._collecting.discard(id(info.node))
 
-    def _collect_attributes_of(self, info: ClassInfo) -> None:
+    def instance_info(self, info: ClassInfo, call: ast.Call) -> ClassInfo:
+        """The class `info` as the instance construction `call` builds sees it: its own
+        flags' view when they set it apart (`instance_state`), else `info` itself."""
+        init = class_methods(info.node).get("__init__")
+        callers = self.parameter_facts.get(id(init)) if init is not None else None
+        site = callers.at(call) if callers is not None else None
+        if site is None or info.flags or id(info.node) in self._collecting:
+            return info
+        flags = distinct_flags(site, callers) if callers is not None else ()
+        key = (id(info.node), flags)
+        known = self.instance_views.get(key)
+        if known is not None:
+            return known
+        view = dataclasses.replace(
+            info,
+            attributes=dict(info.attributes),
+            constants=dict(info.constants),
+            computed=dict(info.computed),
+            flags=flags,
+        )
+        self.instance_views[key] = view
+        self._collecting.add(id(info.node))
+        try:
+            with self.calls_unnoted():
+                self._collect_attributes_of(view, callers=site)
+        finally:
+            self._collecting.discard(id(info.node))
+        return view
+
+    def instance_summary(self, node: FunctionNode, info: ClassInfo) -> FunctionSummary:
+        """`summary_of(node)` for a method of `info` run on an instance set apart by its
+        flags (`instance_state`): `self` is that view, nothing is recorded or noted, and
+        the in-place changes of what its result saved are its own run's."""
+        if not info.flags or not any(stmt is node for stmt in info.node.body):
+            return self.summary_of(node)
+        key = (id(node), id(info.node), info.flags)
+        known = self.instance_summaries.get(key)
+        if known is not None:
+            return known
+        if id(node) in self.in_progress or self.collecting_globals or self.at_depth_limit:
+            return self.summary_of(node)
+        self.in_progress.add(id(node))
+        self.depth += 1
+        context, self.in_context = self.in_context, False
+        try:
+            with self.calls_unnoted():
+                interpreter = FunctionInterpreter(self, self.scope_of(node), node, record=False)
+                interpreter.self_view = info
+                interpreter.kept_changes = []
+                if self.journal is not None:
+                    self.journal.entered(id(node))
+                interpreter.enter_function(node)
+                interpreter.run_block(node.body)
+            returned = join(interpreter.returned, NONE if interpreter.env is not None else None)
+            if interpreter.returned is None and interpreter.env is None:
+                returned = UNKNOWN
+            summary = FunctionSummary(
+                returned,
+                interpreter.state_reads,
+                interpreter.state_writes(),
+                interpreter.input_nodes,
+                interpreter.param_tags,
+                changed_in_graph(returned, interpreter, interpreter.kept_changes),
+                dict(interpreter.self_appends),
+                rebound_parameters(returned, interpreter.input_nodes),
+                rebound_state(node, interpreter.state_reads, interpreter.heads.values()),
+                tuple(interpreter.state_backwards),
+                interpreter.freed_state(),
+                interpreter.frozen_parameters(),
+                dict(interpreter.replaced_attributes),
+            )
+        finally:
+            self.in_progress.discard(id(node))
+            self.depth -= 1
+            self.in_context = context
+        self.instance_summaries[key] = summary
+        return summary
+
+    def _collect_attributes_of(self, info: ClassInfo, callers: CallerFacts | None = None) -> None:
         stores = _self_stores(info.node)
         self._collect_set_attributes(info)
         self._collect_built_in_methods(info)
@@ -491,7 +574,8 @@ class ModuleInterpreter:
             # `self` as the methods see it: what `__init__` kept so far is readable
             # (`self.target = copy.deepcopy(self.online)`).
             scratch.env[init.args.args[0].arg] = instance_value(info)
-        callers = self.parameter_facts.get(id(init))
+        if callers is None:
+            callers = self.parameter_facts.get(id(init))
         if callers is not None and scratch.env is not None:
             # What every construction of the class passes (`Trainer(model, ...)`).
             for name, known in callers.parameters.items():
@@ -1016,22 +1100,10 @@ class ModuleInterpreter:
         """In-place changes, inside the function, of tensors saved by graph nodes that what it
         returns certainly runs through, still changed on every way out: any backward through
         the result trips over them."""
-        graph = returned.graph.union(
-            *(element.graph for element in returned.elements or ())
-        )  # a returned tuple: the changes reaching any of its tensors (see `module_call`)
-        if not graph:
+        if not _returned_graph(returned):
             return ()
-        state = join_envs([*interpreter.exits, interpreter.env])
-        marker = state.get(GRAPH_STATE_KEY) if state is not None else None
-        modified = marker.saved_in if marker is not None else frozenset()
-        reaching = modified & graph
-        if not reaching:
-            return ()
-        return tuple(
-            change
-            for change in self.analysis.inplace_on_saved
-            if change.function is node and change.saved_by & reaching
-        )
+        recorded = (c for c in self.analysis.inplace_on_saved if c.function is node)
+        return changed_in_graph(returned, interpreter, recorded)
 
     def summary(self, node: FunctionNode) -> Value:
         """Analyse a function once (recording its facts) and return what it returns."""
@@ -1143,6 +1215,29 @@ class ModuleInterpreter:
         """What a run of `node` with its callers' facts under grad `mode` finds: one run per
         function and mode, whichever of its calls asks (see `contextual`)."""
         return run_in_context(self, node, call, {}, mode, shared=True)
+
+
+def _returned_graph(returned: Value) -> frozenset[SavedNode]:
+    """The graph nodes of what a function returns (of any tensor of a returned tuple: the
+    changes reaching any of them, see `module_call`)."""
+    return returned.graph.union(*(element.graph for element in returned.elements or ()))
+
+
+def changed_in_graph(
+    returned: Value, interpreter: FunctionInterpreter, changes: Iterable[InPlaceOnSaved]
+) -> tuple[InPlaceOnSaved, ...]:
+    """Those of `changes` (made by the function `interpreter` ran) whose tensors were saved by
+    graph nodes `returned` certainly runs through, still changed on every way out."""
+    graph = _returned_graph(returned)
+    if not graph:
+        return ()
+    state = join_envs([*interpreter.exits, interpreter.env])
+    marker = state.get(GRAPH_STATE_KEY) if state is not None else None
+    modified = marker.saved_in if marker is not None else frozenset()
+    reaching = modified & graph
+    if not reaching:
+        return ()
+    return tuple(change for change in changes if change.saved_by & reaching)
 
 
 class _JournaledClassCheck(params.ClassCheck):

@@ -419,7 +419,7 @@ class ModuleCalls(ExpressionEvaluator):
             if forward is None:
                 self.taint_arguments(call)
                 return UNKNOWN
-            summary = self.module.summary_of(forward)
+            summary = self.module.instance_summary(forward, module.local)
             used = _used_arguments(forward, call, args)
             base = self.tensor_op(call, used)
             state = self._module_state_in(call, summary)

@@ -12,12 +12,13 @@ from gradguard.analysis.graph_inputs import own_nodes
 from gradguard.analysis.imports import Scope
 from gradguard.analysis.interpreter.environment import GRAD_ON, Env, Frame, LoopFrame, join_envs
 from gradguard.analysis.loop_passes import Passes
-from gradguard.analysis.model import BackwardCall, FunctionNode, LoopNode
+from gradguard.analysis.model import BackwardCall, FunctionNode, InPlaceOnSaved, LoopNode
 from gradguard.analysis.names import kept_parameters, passed_keyword
 from gradguard.analysis.parameters import Freeze, ReplacedAttribute
 from gradguard.analysis.values import (
     UNKNOWN,
     Carry,
+    ClassInfo,
     Kind,
     Value,
 )
@@ -71,6 +72,11 @@ class InterpreterState:
         # What this run in context found saved for backward while an inference tensor: the
         # caller reports those of its own arguments (see `context_runs.ContextRun`).
         self.inference_saved: list[InferenceSaved] = []
+        # A method run on one instance's view of its class (see `instance_state`), and the
+        # in-place changes of saved tensors such a run keeps for its summary (it records
+        # nothing in the analysis).
+        self.self_view: ClassInfo | None = None
+        self.kept_changes: list[InPlaceOnSaved] | None = None
         self.env: Env | None = {}
         self.mode = GRAD_ON
         self.returned: Value | None = None

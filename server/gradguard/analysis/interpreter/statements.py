@@ -129,6 +129,8 @@ class FunctionInterpreter(CallEvaluator):
             value = self._annotated(param.annotation)
             if index == 0 and is_method and isinstance(owner, ast.ClassDef):
                 info = self.module.class_info(owner)
+                if self.self_view is not None and self.self_view.node is owner:
+                    info = self.self_view  # one instance's view (`instance_summary`)
                 is_classmethod = any(
                     isinstance(d, ast.Name) and d.id == "classmethod" for d in node.decorator_list
                 )

@@ -836,14 +836,15 @@ class TrainingEffects(GraphEffects):
             return
         freed, modified = self._graph_state()
         self._set_graph_state(freed, modified | {fresh})
-        if self.record:
-            for change in changes:
-                self.module.analysis.inplace_on_saved.append(
-                    # Recorded in this function too, so its own result can pass it on.
-                    dataclasses.replace(
-                        change, saved_by=change.saved_by | {fresh}, function=self.function
-                    )
-                )
+        for change in changes:
+            # Recorded in this function too, so its own result can pass it on.
+            passed = dataclasses.replace(
+                change, saved_by=change.saved_by | {fresh}, function=self.function
+            )
+            if self.kept_changes is not None:
+                self.kept_changes.append(passed)
+            if self.record:
+                self.module.analysis.inplace_on_saved.append(passed)
 
     def _params_carried_across_calls(
         self,

@@ -196,6 +196,10 @@ class ClassInfo:
     # stored tensor; read through `self` in a method, state an earlier call left, with the
     # stored tensor's facts.
     computed: dict[str, Value] = field(default_factory=dict, compare=False, hash=False)
+    # Empty for the class as every instance sees it; for the instances built with the same
+    # known flags (`Block(64, 128, first=False)`), those flags, by parameter of `__init__`:
+    # its `attributes` then hold what `__init__` keeps for them (see `instance_state`).
+    flags: tuple[tuple[str, bool], ...] = ()
 
 
 class Indexing(enum.Enum):
