@@ -1100,10 +1100,14 @@ class ModuleInterpreter:
         """In-place changes, inside the function, of tensors saved by graph nodes that what it
         returns certainly runs through, still changed on every way out: any backward through
         the result trips over them."""
-        if not _returned_graph(returned):
+        reaching = changed_saving_nodes(returned, interpreter)
+        if not reaching:
             return ()
-        recorded = (c for c in self.analysis.inplace_on_saved if c.function is node)
-        return changed_in_graph(returned, interpreter, recorded)
+        return tuple(
+            change
+            for change in self.analysis.inplace_on_saved
+            if change.function is node and change.saved_by & reaching
+        )
 
     def summary(self, node: FunctionNode) -> Value:
         """Analyse a function once (recording its facts) and return what it returns."""
@@ -1223,18 +1227,24 @@ def _returned_graph(returned: Value) -> frozenset[SavedNode]:
     return returned.graph.union(*(element.graph for element in returned.elements or ()))
 
 
+def changed_saving_nodes(returned: Value, interpreter: FunctionInterpreter) -> frozenset[SavedNode]:
+    """The graph nodes `returned` certainly runs through whose saved tensors the function
+    `interpreter` ran changed in place, still changed on every way out."""
+    graph = _returned_graph(returned)
+    if not graph:
+        return frozenset()
+    state = join_envs([*interpreter.exits, interpreter.env])
+    marker = state.get(GRAPH_STATE_KEY) if state is not None else None
+    modified = marker.saved_in if marker is not None else frozenset()
+    return modified & graph
+
+
 def changed_in_graph(
     returned: Value, interpreter: FunctionInterpreter, changes: Iterable[InPlaceOnSaved]
 ) -> tuple[InPlaceOnSaved, ...]:
     """Those of `changes` (made by the function `interpreter` ran) whose tensors were saved by
     graph nodes `returned` certainly runs through, still changed on every way out."""
-    graph = _returned_graph(returned)
-    if not graph:
-        return ()
-    state = join_envs([*interpreter.exits, interpreter.env])
-    marker = state.get(GRAPH_STATE_KEY) if state is not None else None
-    modified = marker.saved_in if marker is not None else frozenset()
-    reaching = modified & graph
+    reaching = changed_saving_nodes(returned, interpreter)
     if not reaching:
         return ()
     return tuple(change for change in changes if change.saved_by & reaching)
