@@ -31,11 +31,13 @@ default.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from gradguard.analysis import torch_api as api
+from gradguard.analysis.imports import Scope, build_scope
 from gradguard.analysis.names import dotted
+from gradguard.analysis.sequential_subclasses import added_layers
 from gradguard.analysis.values import ModuleRef
 
 # Resolves a call to the torch API it names (`nn.Linear(...)` -> "torch.nn.Linear").
@@ -72,6 +74,7 @@ class ParameterSaves:
         self._tree = tree
         self._resolve = resolve
         self._bindings: dict[str, list[ast.AST]] | None = None
+        self._scope: Scope | None = None
 
     def saved_parameter(
         self, call: ast.Call, module: ModuleRef, input_requires_grad: bool
@@ -108,9 +111,15 @@ class ParameterSaves:
     def _sequential(self, construction: ast.Call, tracked: bool) -> SavedParameter | None:
         """The first layer of a literal `nn.Sequential(...)` that saves its weight, given
         whether the tensor flowing into it requires grad."""
-        if construction.keywords:
+        added = self._constructed_subclass(construction)
+        return self._in_order(added if added is not None else _listed(construction), tracked)
+
+    def _in_order(self, listed: Sequence[ast.expr] | None, tracked: bool) -> SavedParameter | None:
+        """The first of `listed`, layers run one after the other, that saves its weight,
+        given whether the tensor flowing into the first requires grad."""
+        if listed is None:
             return None
-        for layer in construction.args:
+        for layer in listed:
             if not isinstance(layer, ast.Call):
                 return None
             qualified = self._resolve(layer)
@@ -136,6 +145,34 @@ class ParameterSaves:
             return None
         return _constructor(found[0].value)
 
+    def _added_layers(self, node: ast.ClassDef) -> tuple[ast.Call, ...] | None:
+        """The layers of an `nn.Sequential` subclass of the file, registered by
+        `add_module` in `__init__` (`sequential_subclasses.added_layers`); only a class of
+        the module's body is resolved, in the module's scope."""
+        if not any(stmt is node for stmt in self._tree.body):
+            return None
+        return added_layers(node, self._module_scope().resolve)
+
+    def _constructed_subclass(self, construction: ast.Call) -> tuple[ast.Call, ...] | None:
+        """The layers `construction` builds, when it calls by a plain name an `nn.Sequential`
+        subclass of the file (see `_added_layers`) bound by nothing else in the module."""
+        func = construction.func
+        if not isinstance(func, ast.Name):
+            return None
+        counts = self._module_scope().counts or {}
+        if counts.get(func.id) != 1:
+            return None
+        node = next(
+            (s for s in self._tree.body if isinstance(s, ast.ClassDef) and s.name == func.id),
+            None,
+        )
+        return self._added_layers(node) if node is not None else None
+
+    def _module_scope(self) -> Scope:
+        if self._scope is None:
+            self._scope = build_scope(self._tree, None)
+        return self._scope
+
     def _all_bindings(self) -> dict[str, list[ast.AST]]:
         if self._bindings is None:
             self._bindings = bindings_of(self._tree)
@@ -148,6 +185,8 @@ class ParameterSaves:
     ) -> SavedParameter | None:
         """The layer a local module's `forward` (or other `method`) certainly runs on the
         way to its result and whose weight it certainly saves."""
+        if method == "forward" and (added := self._added_layers(node)) is not None:
+            return self._in_order(added, input_requires_grad)
         forward = _method(node, method)
         layers = _self_layers(node)
         if forward is None or layers is None:
@@ -163,16 +202,19 @@ class ParameterSaves:
             if layer is None:
                 return None
             qualified = self._resolve(layer)
-            if qualified is None:
+            added = self._constructed_subclass(layer) if qualified is None else None
+            if qualified is None and added is None:
                 return None
-            if qualified in api.SEQUENTIAL:
-                saved = self._sequential(layer, tracked)
+            if added is not None or qualified in api.SEQUENTIAL:
+                listed = added if added is not None else _listed(layer)
+                saved = self._in_order(listed, tracked)
                 if saved is not None:
                     return saved
-                if not _has_parameters_somewhere(layer, self._resolve):
+                if listed is None or not _has_parameters_somewhere(listed, self._resolve):
                     return None
                 tracked = True
                 continue
+            assert qualified is not None
             description = _layer_saves(qualified, tracked)
             if description is not None:
                 return SavedParameter(layer, description)
@@ -219,7 +261,8 @@ class ParameterSaves:
         """The weight a call of the `torch.nn` layer built by `layer` certainly saves."""
         qualified = self._resolve(layer)
         if qualified is None:
-            return None
+            added = self._constructed_subclass(layer)
+            return self._in_order(added, tracked) if added is not None else None
         if qualified in api.SEQUENTIAL:
             return self._sequential(layer, tracked)
         description = _layer_saves(qualified, tracked)
@@ -437,12 +480,17 @@ def _layer_saves(qualified: str, input_requires_grad: bool) -> str | None:
     return None
 
 
-def _has_parameters_somewhere(construction: ast.Call, resolve: Resolver) -> bool:
-    """Whether an `nn.Sequential(...)` of literal layers holds one with parameters, whose
-    output then requires grad (and so does the Sequential's, through history-keeping
-    layers only)."""
+def _listed(construction: ast.Call) -> Sequence[ast.expr] | None:
+    """The layers a literal `nn.Sequential(...)` is given, in order (no keywords)."""
+    return None if construction.keywords else construction.args
+
+
+def _has_parameters_somewhere(listed: Sequence[ast.expr], resolve: Resolver) -> bool:
+    """Whether layers run in order (`nn.Sequential(...)` of literal layers) hold one with
+    parameters, whose output then requires grad (and so does the Sequential's, through
+    history-keeping layers only)."""
     seen = False
-    for layer in construction.args:
+    for layer in listed:
         qualified = resolve(layer) if isinstance(layer, ast.Call) else None
         if qualified is None:
             return False

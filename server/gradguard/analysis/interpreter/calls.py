@@ -1020,6 +1020,10 @@ class CallEvaluator(TorchCalls):
                 # What `__init__`'s parameters receive (`call_sites.candidates` decides
                 # whether the class may learn from it).
                 self.note_call(init, call, args, is_method=True)
+            owner = self.module.owner_of(info.node)
+            if (sequential := owner.sequential_subclass(info.node)) is not None:
+                # `class Block(nn.Sequential)` adding its layers by name: an nn.Sequential.
+                return Value(kind=Kind.MODULE, module=sequential, instance_of=info)
             if info.is_module:
                 # An empty subclass (`class Net2(Net): """wider"""`) runs its base's code:
                 # its instances are what the base's are (see `empty_subclasses`).

@@ -54,6 +54,7 @@ from gradguard.analysis.one_sided_layers import one_sided_layers
 from gradguard.analysis.placeholders import none_placeholders
 from gradguard.analysis.private_lists import list_building, private_names
 from gradguard.analysis.project_imports import ProjectImports
+from gradguard.analysis.sequential_subclasses import added_layers
 from gradguard.analysis.values import (
     NONE,
     UNKNOWN,
@@ -446,6 +447,36 @@ class ModuleInterpreter:
                 continue
             found[name] = literal(stmt.value)
         return found
+
+    def sequential_subclass(self, node: ast.ClassDef) -> ModuleRef | None:
+        """What an instance of `node` is when it is a class of the module's body built on
+        `nn.Sequential` whose `__init__` only adds torch.nn layers by name
+        (`sequential_subclasses.added_layers`): an `nn.Sequential` of those fresh layers,
+        whose kind is theirs run in order; None otherwise."""
+        if self.parent_scope.get(id(node), self.tree) is not self.tree:
+            return None
+        module_scope = self.scope_of(self.tree)
+        layers = added_layers(node, module_scope.resolve)
+        init = class_methods(node).get("__init__")
+        if layers is None or not isinstance(init, ast.FunctionDef):
+            return None
+        scope = self.scope_of(init)
+        kinds = []
+        for layer in layers:
+            qualified = scope.resolve(layer.func)
+            kind = api.nn_module_kind(qualified) if qualified is not None else None
+            if qualified is None or not qualified.startswith("torch.nn.") or kind is None:
+                return None
+            if kind.output != "tensor":
+                return None
+            kinds.append(kind)
+        kind = api.ModuleKind(
+            any(k.has_parameters for k in kinds),
+            "tensor",
+            parameters_known=all(k.parameters_known for k in kinds)
+            or any(k.has_parameters and k.parameters_known for k in kinds),
+        )
+        return ModuleRef("torch.nn.Sequential", kind=kind, self_contained=True)
 
     def _imported_class(self, name: str) -> ClassInfo | None:
         """The class of another project file a module-level `from m import name` binds,
