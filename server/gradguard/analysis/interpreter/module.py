@@ -451,8 +451,8 @@ class ModuleInterpreter:
     def sequential_subclass(self, node: ast.ClassDef) -> ModuleRef | None:
         """What an instance of `node` is when it is a class of the module's body built on
         `nn.Sequential` whose `__init__` only adds torch.nn layers by name
-        (`sequential_subclasses.added_layers`): an `nn.Sequential` of those fresh layers,
-        whose kind is theirs run in order; None otherwise."""
+        (`sequential_subclasses.added_layers`): an `nn.Sequential` of those fresh layers
+        (`children`, in order), whose kind is theirs run in order; None otherwise."""
         if self.parent_scope.get(id(node), self.tree) is not self.tree:
             return None
         module_scope = self.scope_of(self.tree)
@@ -462,6 +462,7 @@ class ModuleInterpreter:
             return None
         scope = self.scope_of(init)
         kinds = []
+        held: list[Value] = []
         for layer in layers:
             qualified = scope.resolve(layer.func)
             kind = api.nn_module_kind(qualified) if qualified is not None else None
@@ -470,13 +471,16 @@ class ModuleInterpreter:
             if kind.output != "tensor":
                 return None
             kinds.append(kind)
+            held.append(Value(kind=Kind.MODULE, module=ModuleRef(qualified)))
         kind = api.ModuleKind(
             any(k.has_parameters for k in kinds),
             "tensor",
             parameters_known=all(k.parameters_known for k in kinds)
             or any(k.has_parameters and k.parameters_known for k in kinds),
         )
-        return ModuleRef("torch.nn.Sequential", kind=kind, self_contained=True)
+        return ModuleRef(
+            "torch.nn.Sequential", kind=kind, self_contained=True, children=tuple(held)
+        )
 
     def _imported_class(self, name: str) -> ClassInfo | None:
         """The class of another project file a module-level `from m import name` binds,
