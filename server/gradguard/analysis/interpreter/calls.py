@@ -711,7 +711,12 @@ class CallEvaluator(TorchCalls):
         """`receiver.name(...)` where the callee is not a known attribute value."""
         name = func.attr
         receiver_key = dotted(func.value)
-        if name == "backward":
+        own_backward = None
+        if name == "backward" and receiver.kind is not Kind.CLASS:
+            # `self.backward(d_loss, g_loss)` of a trainer class of the file defining its own
+            # `backward` runs that method, not autograd.
+            own_backward = _local_method(receiver, name, self.module.owner_of)
+        if name == "backward" and own_backward is None:
             args = self.arguments(call)
             owner = receiver.module.qualified if receiver.module is not None else None
             if receiver.kind is Kind.OTHER and owner in libraries.BACKWARD_OWNERS:
