@@ -132,3 +132,67 @@ def test_an_optimizer_of_the_objects_own_parameters_is_the_instances() -> None:
         "self.critic.optimizer.step()": "self.critic",
         "net.optimizer.step()": "net",
     }
+
+
+@pytest.mark.parametrize(
+    ("init", "extra", "key"),
+    [
+        # A layer of the module `__init__` is handed: held as that layer of `self.<m>`.
+        (
+            "self.model = model\nself.optimizer = torch.optim.SGD(model.body.parameters(), lr=0.1)",
+            "",
+            "self.model.body",
+        ),
+        (
+            "self.model = model\nself.optimizer = torch.optim.SGD(\n"
+            "    list(model.body.parameters()) + list(model.head.parameters()), lr=0.1)",
+            "",
+            "self.model.body",
+        ),
+        # Look-alikes: the layer is set from outside the class's methods; two levels deep.
+        (
+            "self.model = model\nself.optimizer = torch.optim.SGD(model.body.parameters(), lr=0.1)",
+            "\nnet = Net()\nnet.body = nn.Linear(3, 3)\n",
+            None,
+        ),
+        (
+            "self.model = model\n"
+            "self.optimizer = torch.optim.SGD(model.body.inner.parameters(), lr=0.1)",
+            "",
+            None,
+        ),
+    ],
+)
+def test_an_optimizer_of_a_layer_kept_by_init(init: str, extra: str, key: str | None) -> None:
+    source = textwrap.dedent(LAYERED).format(
+        init=textwrap.indent(textwrap.dedent(init), " " * 8).strip(), extra=extra
+    )
+    analysis = analyse_module(ast.parse(source), source)
+    steps = [e for e in analysis.events.of(OptimizerCall) if e.method == "step"]
+    held = {e.value.optimizes.key if e.value.optimizes else None for e in steps}
+    assert held == {key}
+
+
+LAYERED = """
+import torch
+from torch import nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(3, 3), nn.ReLU())
+        self.head = nn.Linear(3, 1)
+
+    def forward(self, x):
+        return self.head(self.body(x))
+
+class Trainer:
+    def __init__(self, model):
+        {init}
+
+    def step(self):
+        self.optimizer.step()
+{extra}
+trainer = Trainer(Net())
+trainer.step()
+"""

@@ -201,3 +201,62 @@ UNKNOWN_METHOD = """\
 )
 def test_saved_by_a_leading_layer(encoder: str, body: str, expected: str | None) -> None:
     assert _saved(VAE.format(encoder=encoder, body=body), False) == expected
+
+
+ACTOR_CRITIC = """
+from torch.distributions import Categorical
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 8))
+        self.pi = nn.Linear(8, 2)
+        self.v = nn.Linear(8, 1)
+
+    def forward(self, x):
+{body}
+
+net = Net()
+net(torch.randn(5, 4))
+"""
+# `Categorical(logits=...)` of the body's output: what is computed from it runs through it.
+DISTRIBUTION = """\
+        h = self.body(x)
+        return Categorical(logits=self.pi(h)), self.v(h)
+"""
+# Look-alikes: a distribution of a tensor not computed from the body; of two tensors.
+DISTRIBUTION_ELSEWHERE = """\
+        h = self.body(x)
+        return Categorical(logits=x[:, :2]), self.v(h)
+"""
+DISTRIBUTION_UNPACKED = """\
+        h = self.body(x)
+        return Categorical(**{"logits": self.pi(h)}), self.v(h)
+"""
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [(DISTRIBUTION, ("nn.Linear", "body")), (DISTRIBUTION_ELSEWHERE, None)],
+)
+def test_saved_through_a_distribution_and_by_which_layer(
+    body: str, expected: tuple[str, str] | None
+) -> None:
+    """The layer `forward` runs first is named (`SavedParameter.attribute`): the weight
+    belongs to the module at that attribute of the called one."""
+    source = PRELUDE + textwrap.dedent(ACTOR_CRITIC.format(body=body))
+    tree = ast.parse(source)
+    analysis = analyse_module(tree, source)
+    qualified = {id(t.call): t.qualified for t in analysis.torch_calls}
+    saves = ParameterSaves(tree, lambda call: qualified.get(id(call)))
+    use = [u for u in analysis.events.of(ModuleCall) if ast.unparse(u.target) == "net"][-1]
+    assert isinstance(use.node, ast.Call) and use.value.module is not None
+    found = saves.saved_parameter(use.node, use.value.module, False)
+    got = (found.description, found.attribute) if found is not None else None
+    assert got == expected
+
+
+def test_a_distribution_of_unpacked_keywords_carries_nothing_known() -> None:
+    source = PRELUDE + textwrap.dedent(ACTOR_CRITIC.format(body=DISTRIBUTION_UNPACKED))
+    assert _saved(source[len(PRELUDE) :], False) is None

@@ -99,6 +99,19 @@ class OptimizedParameters:
         """Whether the optimizer was built on the parameters of `module` held at `key`."""
         return (key == self.key and module == self.module) or (key, module) in self.others
 
+    def holds_layer(self, key: str, layer: ModuleRef) -> bool:
+        """Whether the optimizer was built on the parameters of the module held at `key`
+        (`self.model.trunk`), a module of the same class as `layer`: the layer a module
+        class of the file keeps, as two reads of the class may know it (one with the sizes
+        its constructor learnt, one without)."""
+        return any(
+            held_key == key
+            and held.qualified == layer.qualified
+            and (held.local.node if held.local else None)
+            is (layer.local.node if layer.local else None)
+            for held_key, held in ((self.key, self.module), *self.others)
+        )
+
 
 # Text that may make a parameter require grad again, or add one, anywhere in the file:
 # `x.requires_grad = <not False>`, `requires_grad=<not False>` keywords, `requires_grad_()`

@@ -31,6 +31,7 @@ default.
 from __future__ import annotations
 
 import ast
+import dataclasses
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -65,6 +66,10 @@ class SavedParameter:
 
     layer: ast.AST
     description: str  # "nn.Conv2d"
+    # The attribute of the called module's class (a class of the file) whose layer saved
+    # the weight (`trunk` of `h = self.trunk(x)` in its `forward`): the weight belongs to
+    # the submodule at that attribute. None for a call of the saving layer itself.
+    attribute: str | None = None
 
 
 class ParameterSaves:
@@ -209,7 +214,7 @@ class ParameterSaves:
                 listed = added if added is not None else _listed(layer)
                 saved = self._in_order(listed, tracked)
                 if saved is not None:
-                    return saved
+                    return dataclasses.replace(saved, attribute=attr)
                 if listed is None or not _has_parameters_somewhere(listed, self._resolve):
                     return None
                 tracked = True
@@ -217,7 +222,7 @@ class ParameterSaves:
             assert qualified is not None
             description = _layer_saves(qualified, tracked)
             if description is not None:
-                return SavedParameter(layer, description)
+                return SavedParameter(layer, description, attr)
             kind = api.nn_module_kind(qualified)
             if kind is None:
                 return None
@@ -254,7 +259,7 @@ class ParameterSaves:
             if saved is not None and Flow(node, forward, layers, self._resolve).returns_from(
                 target.id
             ):
-                return saved
+                return dataclasses.replace(saved, attribute=attr)
         return None
 
     def _layer_of(self, layer: ast.Call, tracked: bool) -> SavedParameter | None:
@@ -361,8 +366,19 @@ class Flow:
         func = call.func
         if isinstance(func, ast.Attribute) and func.attr in _FLOW_METHODS:
             return self.carries(func.value, carried, depth)
-        if self._resolve(call) in _FLOW_FUNCTIONS:
+        qualified = self._resolve(call)
+        if qualified in _FLOW_FUNCTIONS:
             return bool(call.args) and self.carries(call.args[0], carried, depth)
+        if (
+            api.distribution_class(qualified) is not None
+            and len(call.args) + len(call.keywords) == 1
+        ):
+            # `Categorical(logits=h)`: a distribution of one parameter tensor; what is
+            # computed from it with history (`log_prob`, `entropy`) runs through that tensor.
+            if call.keywords and call.keywords[0].arg is None:
+                return False  # `**params`
+            given = call.args[0] if call.args else call.keywords[0].value
+            return self.carries(given, carried, depth)
         attr = _self_call(call, any_arguments=True)
         if attr is None:
             return False

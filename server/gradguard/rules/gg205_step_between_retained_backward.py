@@ -99,9 +99,11 @@ from dataclasses import dataclass
 
 from gradguard.analysis.facts import (
     BackwardCall,
+    Kind,
     LoopTrips,
     ModuleCall,
     ModuleMethodCall,
+    ModuleRef,
     OptimizedParameters,
     OptimizerCall,
     ParameterSaves,
@@ -142,6 +144,7 @@ class _Crash:
     node: SavedNode
     saved: SavedParameter
     module: ast.expr  # the module whose call (or method call) saved the weight
+    layer: str | None = None  # its layer (an attribute) holding the stepped parameters
 
 
 class StepBetweenRetainedBackward(Rule):
@@ -370,6 +373,8 @@ for step in range(2):
         call_text = expr_text(ctx.source, call) if isinstance(call, ast.expr) else held.key
         # The module of the saving call: one of the several an optimizer may hold.
         stepped = expr_text(ctx.source, crash.module)
+        if crash.layer is not None:
+            stepped = f"{stepped}.{crash.layer}"
         line = getattr(call, "lineno", "?")
         if crash.first is crash.second:
             summary = f"`{optimizer}.step()` before the next `{second}.backward()` raises"
@@ -523,24 +528,35 @@ class _Finder:
 
     def _saved_parameter(
         self, node: SavedNode, held: OptimizedParameters, second: BackwardCall
-    ) -> tuple[SavedParameter, ast.expr] | None:
+    ) -> tuple[SavedParameter, ast.expr, str | None] | None:
         """The weight `node` saved, when it is a call (or a method call) of the module
-        `held` holds, with the expression of that module."""
+        `held` holds, or of a module class of the file whose layer holding that weight
+        `held` holds (`self.model.trunk` of a call of `self.model`), with the expression of
+        that module and the layer's attribute."""
         use: ModuleCall | ModuleMethodCall | None = self.module_calls.get(id(node.node))
         if use is None:
             use = self.method_calls.get(id(node.node))
         module = use.value.module if use is not None else None
         key = dotted(use.target) if use is not None else None
-        if use is None or module is None or key is None or not held.holds(key, module):
+        if use is None or module is None or key is None:
             return None
         if not isinstance(node.node, ast.Call):
+            return None
+        whole = held.holds(key, module)
+        if not whole and module.local is None:
             return None
         requires_grad = self._input_requires_grad(node.node, use, second.value.graph)
         if isinstance(use, ModuleMethodCall):
             saved = self.saves.saved_by_method(node.node, module, use.method, requires_grad)
         else:
             saved = self.saves.saved_parameter(node.node, module, requires_grad)
-        return (saved, use.target) if saved is not None else None
+        if saved is None:
+            return None
+        if whole:
+            return saved, use.target, None
+        return (
+            (saved, use.target, saved.attribute) if _holds_layer(held, key, module, saved) else None
+        )
 
     def _input_requires_grad(
         self, call: ast.Call, use: ModuleCall | ModuleMethodCall, graph: frozenset[SavedNode]
@@ -557,6 +573,18 @@ class _Finder:
             return False
         bound = _binding_before(self.ctx, use.stmt, argument.id)
         return isinstance(bound, ast.Call) and id(bound) in nodes
+
+
+def _holds_layer(
+    held: OptimizedParameters, key: str, module: ModuleRef, saved: SavedParameter
+) -> bool:
+    """Whether `held` holds the layer of `module` (a module class of the file, held at
+    `key`) whose weight `saved` is: the layer `__init__` of the class keeps at that
+    attribute."""
+    info = module.local
+    layer = info.attributes.get(saved.attribute) if info and saved.attribute else None
+    ref = layer.module if layer is not None and layer.kind is Kind.MODULE else None
+    return ref is not None and held.holds_layer(f"{key}.{saved.attribute}", ref)
 
 
 def _binding_before(ctx: RuleContext, stmt: ast.stmt, name: str) -> ast.expr | None:

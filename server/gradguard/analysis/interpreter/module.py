@@ -825,14 +825,14 @@ class ModuleInterpreter:
         key = self._kept_module_key(init, built.key)
         if key is None:
             return None
-        module_attr = key[5:]
+        module_attr = key[5:].split(".")[0]
         if stores.get(module_attr) != 1 and not _rebuilt_elsewhere(cls, module_attr):
             return None
         # Its further modules must stay what `__init__` made them: each stored once.
         others: list[tuple[str, ModuleRef]] = []
         for other, module in built.others:
             kept = self._kept_module_key(init, other)
-            if kept is None or stores.get(kept[5:]) != 1:
+            if kept is None or stores.get(kept[5:].split(".")[0]) != 1:
                 return None
             others.append((kept, module))
         return evolve(value, optimizes=dataclasses.replace(built, key=key, others=tuple(others)))
@@ -842,23 +842,31 @@ class ModuleInterpreter:
         optimizer of `__init__` was built on at `key` (`self.model`, or the parameter
         `model` that `__init__` stores as `self.model`), when nothing outside the class sets
         it; None otherwise."""
-        if not key.startswith("self."):
-            if key not in kept_parameters(init):
+        # `model.trunk`: a layer of the module a parameter holds, as `self.model.trunk`
+        # (one level; `_bound_or_kept` gave the layer `__init__` of its class stored once).
+        base, _, layer = key.partition(".")
+        if "." in layer:
+            return None
+        if base != "self":
+            if base not in kept_parameters(init):
                 return None
-            key = next(
+            base = next(
                 (
                     f"self.{kept}"
                     for stmt in init.body
                     if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
                     for kept, expr in _self_pairs(stmt.targets[0], stmt.value)
-                    if isinstance(expr, ast.Name) and expr.id == key
+                    if isinstance(expr, ast.Name) and expr.id == base
                 ),
                 "",
             )
-        module_attr = key[5:]
-        if not module_attr or "." in module_attr:
+            key = f"{base}.{layer}" if layer else base
+        elif not layer:
             return None
-        if self.syntax.foreign_attribute_stores().get(module_attr):
+        attrs = key[5:].split(".")
+        if not attrs[0] or len(attrs) > 2:
+            return None
+        if any(self.syntax.foreign_attribute_stores().get(a) for a in attrs):
             return None
         return key
 

@@ -456,6 +456,9 @@ class TrainingEffects(GraphEffects):
         if self.env is not None and key in self.env:
             return self.lookup(key)
         base, _, attr = key.partition(".")
+        if base != "self" and attr and "." not in attr and self.env is not None:
+            layer = self._layer_of_held(base, attr)
+            return layer if layer is not None else self.lookup(key)
         if base != "self" or not attr or "." in attr or self.env is None:
             return self.lookup(key)
         owner = self.env.get("self")
@@ -464,6 +467,22 @@ class TrainingEffects(GraphEffects):
             info = owner.local_class
         kept = info.attributes.get(attr) if info is not None else None
         return kept if kept is not None else self.lookup(key)
+
+    def _layer_of_held(self, name: str, attr: str) -> Value | None:
+        """`model.trunk` of a name bound here to a module of a class of the file: the layer
+        its `__init__` stored once at `self.trunk` (`ClassInfo.attributes`), when no code
+        outside the class's methods sets `.trunk` on anything; None otherwise."""
+        assert self.env is not None
+        holder = self.env.get(name)
+        if holder is None or holder.kind is not Kind.MODULE or holder.module is None:
+            return None
+        info = holder.module.local
+        kept = info.attributes.get(attr) if info is not None else None
+        if kept is None or kept.kind is not Kind.MODULE or kept.module is None:
+            return None
+        if self.module.syntax.foreign_attribute_stores().get(attr):
+            return None
+        return kept
 
     def may_be_frozen(self, key: str | None, value: Value, read: ast.expr | None = None) -> bool:
         """Whether some code may have turned off `requires_grad` on parameters of the module
