@@ -22,8 +22,11 @@ business, checked against torch 2.13.0: convolutions and recurrent layers always
 weight, and the second backward works). Modules are followed into an `nn.Sequential` of
 literal layers and into a class of the file whose `forward` is a straight chain of its own
 layers, or first runs one of its layers and computes everything it may return from that
-layer's output (a VAE that splits its encoder's output, samples, and maybe decodes). A
-file that may switch `requires_grad` off somewhere is left alone (a frozen weight gets no
+layer's output (a VAE that splits its encoder's output, samples, and maybe decodes; an
+actor-critic network returning `Categorical(logits=self.pi(h))` and a value of its shared
+body's output `h`), also an `nn.Sequential` subclass of the file adding its layers by name.
+The stepped optimizer may hold only the layer that saved the weight (`self.model.body`,
+kept by a trainer's `__init__` from `list(model.body.parameters()) + ...`). A file that may switch `requires_grad` off somewhere is left alone (a frozen weight gets no
 gradient, so the step leaves it untouched).
 
 The second backward may be the same call on the loop's next iteration: a graph built once
