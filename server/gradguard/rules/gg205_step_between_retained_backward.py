@@ -26,8 +26,9 @@ layer's output (a VAE that splits its encoder's output, samples, and maybe decod
 actor-critic network returning `Categorical(logits=self.pi(h))` and a value of its shared
 body's output `h`), also an `nn.Sequential` subclass of the file adding its layers by name.
 The stepped optimizer may hold only the layer that saved the weight (`self.model.body`,
-kept by a trainer's `__init__` from `list(model.body.parameters()) + ...`). A file that may switch `requires_grad` off somewhere is left alone (a frozen weight gets no
-gradient, so the step leaves it untouched).
+kept by a trainer's `__init__` from `list(model.body.parameters()) + ...`). A file that may
+switch `requires_grad` off somewhere is left alone (a frozen weight gets no gradient, so the
+step leaves it untouched).
 
 The second backward may be the same call on the loop's next iteration: a graph built once
 before the loop (`h = model.embed(x)`, a method of a module class of the file read like its
