@@ -23,6 +23,7 @@ from gradguard.analysis.events import (
     Event,
     Events,
     ForwardCall,
+    FreedByCall,
     GradRead,
     InferenceSaved,
     InPlaceChange,
@@ -39,6 +40,7 @@ from gradguard.analysis.events import (
     StaleOptimizer,
     StateAppend,
 )
+from gradguard.analysis.graph import SavedNode
 from gradguard.analysis.model import ModuleAnalysis, analyse_module
 from gradguard.analysis.values import Value
 
@@ -63,6 +65,10 @@ def _own(event: Event) -> dict[str, object]:
             value = getattr(event, field.name)
             if isinstance(value, ast.AST):
                 value = ast.unparse(value)
+            elif isinstance(value, SavedNode):
+                value = ast.unparse(value.node)  # a graph node, by its call
+            elif isinstance(value, tuple) and all(isinstance(v, ast.AST) for v in value):
+                value = tuple(ast.unparse(v) for v in value)
             own[field.name] = value.grad.name if isinstance(value, Value) else value
     return own
 
@@ -415,6 +421,31 @@ CASES: list[tuple[str, str, list[Row]]] = [
         [
             (StateAppend, "self.history", {"item": "TRACKED"}),
             (Append, "kept", {"item": "TRACKED"}),
+        ],
+    ),
+    (
+        # A helper whose own backward freed the graph of what it returns: the call's node
+        # stands for it, freed at the caller.
+        "a helper freeing the graph of its result",
+        """
+        G = nn.Linear(4, 4)
+        D = nn.Linear(4, 1)
+
+        def step(x):
+            fake = G(x)
+            D(fake).mean().backward()
+            return fake
+
+        out = step(torch.randn(2, 4))
+        """,
+        [
+            (ModuleCall, "G", {"layer_class": "torch.nn.Linear"}),
+            (ModuleCall, "D", {"layer_class": "torch.nn.Linear"}),
+            (
+                FreedByCall,
+                "step",
+                {"freed": "step(torch.randn(2, 4))", "backwards": ("D(fake).mean().backward()",)},
+            ),
         ],
     ),
 ]
