@@ -12,10 +12,17 @@ g_loss = criterion(out, real_label)  # `out` still comes from the old weights
 g_loss.backward()                    # needs them: RuntimeError
 ```
 
+The first backward need not retain anything: when both losses are computed first and
+then backpropagated and stepped in turn (`g_loss = -D(fake).mean()` before `opt_d.step()`),
+the second backward runs through a call of `D` made before the step, whose saved weights
+the step changed, while the first backward gave `D` its gradients through another call of
+it (`D(real)`, `D(fake.detach())`).
+
 It fires only when the analysis is certain: the three calls run one after the other in one
 block; the second backward certainly runs through a call of a module whose parameters the
-stepped optimizer holds (built from `<module>.parameters()`), made before the step and also
-backpropagated by the first backward (so the step has gradients to apply); and that call
+stepped optimizer holds (built from `<module>.parameters()`), made before the step; the
+first backward ran through that call (retaining its graph) or, without retaining, through
+another call of the same module (so the step has gradients to apply); and that call
 certainly saved one of those parameters. Whether a layer saves its weight is torch's
 business, checked against torch 2.13.0: convolutions and recurrent layers always do,
 `nn.Linear` only when its input requires grad (a Linear on a plain data batch keeps no
@@ -117,6 +124,7 @@ from gradguard.analysis.facts import (
     dotted,
     periodic_divisor,
     repeated_backwards,
+    within,
 )
 from gradguard.core.findings import Finding, Fix, Related, Safety, Severity
 from gradguard.core.messages import MODIFIED_INPLACE, compose
@@ -149,6 +157,9 @@ class _Crash:
     saved: SavedParameter
     module: ast.expr  # the module whose call (or method call) saved the weight
     layer: str | None = None  # its layer (an attribute) holding the stepped parameters
+    # Whether `first` retained the graph `second` runs through again; else `first` only
+    # gave the stepped module its gradients, through another call of it.
+    retained: bool = True
 
 
 class StepBetweenRetainedBackward(Rule):
@@ -392,9 +403,10 @@ for step in range(2):
             advice = f"Compute `{call_text}` inside the loop, or step after the loop"
         else:
             summary = f"`{optimizer}.step()` before `{second}.backward()` raises"
+            kept = "(retain_graph=True)" if crash.retained else "()"
             where = (
                 f"It changes the parameters of `{stepped}` in place between "
-                f"`{first}.backward(retain_graph=True)` and `{second}.backward()` (line "
+                f"`{first}.backward{kept}` and `{second}.backward()` (line "
                 f"{crash.second.call.lineno}), which backpropagates through `{call_text}` "
                 f"(line {line}), computed before the step: its {crash.saved.description} "
                 "saved a weight"
@@ -411,8 +423,13 @@ for step in range(2):
             if crash.first is crash.second
             else "the second backward through it"
         )
+        first_note = (
+            "the graph is retained here"
+            if crash.retained
+            else "the stepped parameters get their gradients here"
+        )
         related = [
-            Related(ctx.node_range(crash.first.call), "the graph is retained here"),
+            Related(ctx.node_range(crash.first.call), first_note),
             Related(ctx.node_range(crash.second.call), second_note),
             Related(ctx.node_range(call), "computed before the step, saved a weight"),
         ]
@@ -435,7 +452,7 @@ class _Finder:
     def crashes(self) -> Iterator[_Crash]:
         reported: set[int] = set()
         for first in self.ctx.analysis.backward_calls:
-            if not _retains(first):
+            if not _fills_gradients(first):
                 continue
             for step in self._steps_after(first):
                 if id(step.stmt) in reported:
@@ -501,16 +518,55 @@ class _Finder:
         return False
 
     def _crash(self, first: BackwardCall, step: OptimizerCall) -> _Crash | None:
+        """A second backward after `step` through a node that saved a weight `step` changes:
+        a node `first` retained, or any node computed before the step, in the step's block,
+        by a call of a module whose forward `first` ran through (so the step has that
+        module's gradients to apply)."""
         held = step.value.optimizes
         assert held is not None
+        retained = _retains(first)
         for second in self.ctx.analysis.backward_calls:
-            if not _second_pass(second) or not self._follows(step.stmt, second.stmt):
+            if second is first or not _second_pass(second):
                 continue
-            for node in sorted(first.value.graph & second.value.graph, key=_position):
+            if not self._follows(step.stmt, second.stmt):
+                continue
+            if retained:
+                nodes = first.value.graph & second.value.graph
+            else:
+                nodes = frozenset(
+                    n
+                    for n in second.value.graph
+                    if self._made_before(n, step.stmt) and self._reached(first, n)
+                )
+            for node in sorted(nodes, key=_position):
                 found = self._saved_parameter(node, held, second)
                 if found is not None:
-                    return _Crash(first, step, second, node, *found)
+                    return _Crash(first, step, second, node, *found, retained=retained)
         return None
+
+    def _made_before(self, node: SavedNode, step: ast.stmt) -> bool:
+        """`node` is a call evaluated by a statement of the step's block before the step."""
+        _, block = self.ctx.analysis.block_of(step)
+        at = _index(block, step)
+        return at is not None and any(within(node.node, s) for s in block[:at])
+
+    def _reached(self, first: BackwardCall, node: SavedNode) -> bool:
+        """`first` ran through a call (not a method call) of the module `node` calls: its
+        weights got gradients from it."""
+        use = self.module_calls.get(id(node.node))
+        if use is None or use.value.module is None:
+            return False
+        key = dotted(use.target)
+        for other in first.value.graph:
+            seen = self.module_calls.get(id(other.node))
+            if (
+                seen is not None
+                and seen.value.module == use.value.module
+                and key is not None
+                and dotted(seen.target) == key
+            ):
+                return True
+        return False
 
     def _follows(self, step: ast.stmt, second: ast.stmt) -> bool:
         """`second` runs after `step` whenever `step` runs: later in its block, or later in
@@ -650,6 +706,12 @@ def _retains(event: BackwardCall) -> bool:
         and keyword.value.value is True
         and not any(k.arg == "inputs" for k in event.call.keywords)
     )
+
+
+def _fills_gradients(event: BackwardCall) -> bool:
+    """`x.backward(...)` into every leaf (no `inputs=`): it fills the gradients of the
+    parameters its graph ran through."""
+    return event.via == "backward" and not any(k.arg == "inputs" for k in event.call.keywords)
 
 
 def _second_pass(event: BackwardCall) -> bool:
