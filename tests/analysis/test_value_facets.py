@@ -1648,7 +1648,10 @@ TENSOR_FACTS = [
      Kind.OTHER, {"integer_dtype": True}),
     ("numpy float array", "import numpy as np\na = np.zeros(3, dtype=np.float32)\n"
      "k = torch.from_numpy(a)  # <- k", Kind.TENSOR, {"integer_dtype": False}),
-    ("numpy array without a dtype", "import numpy as np\nk = np.array([1, 2])  # <- k",
+    # Without a dtype numpy follows the data: ints give an integer array, a float a float one.
+    ("numpy array of ints without a dtype", "import numpy as np\nk = np.array([1, 2])  # <- k",
+     Kind.OTHER, {"integer_dtype": True}),
+    ("numpy array without a dtype", "import numpy as np\nk = np.array([1, 2.0])  # <- k",
      Kind.OTHER, {"integer_dtype": False}),
     ("integer on one path only", "if input():\n    a = torch.arange(3)\nelse:\n"
      "    a = torch.randn(3)\nk = a  # <- k", Kind.TENSOR, {"integer_dtype": False}),

@@ -108,6 +108,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from gradguard.analysis import torch_api as api
 from gradguard.analysis.facts import (
     BackwardCall,
     Kind,
@@ -709,9 +710,12 @@ def _retains(event: BackwardCall) -> bool:
 
 
 def _fills_gradients(event: BackwardCall) -> bool:
-    """`x.backward(...)` into every leaf (no `inputs=`): it fills the gradients of the
-    parameters its graph ran through."""
-    return event.via == "backward" and not any(k.arg == "inputs" for k in event.call.keywords)
+    """`x.backward(...)` into every leaf (no `inputs=`), with keywords torch knows only (an
+    old one, `retain_variables=True`, raises TypeError first on current torch): it fills
+    the gradients of the parameters its graph ran through."""
+    return event.via == "backward" and all(
+        k.arg in api.BACKWARD_KEYWORDS and k.arg != "inputs" for k in event.call.keywords
+    )
 
 
 def _second_pass(event: BackwardCall) -> bool:

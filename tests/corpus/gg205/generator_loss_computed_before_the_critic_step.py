@@ -13,7 +13,8 @@ stepped between the adversarial loss's forward and its backward.
 Look-alikes that stay silent: the generator's loss computed after the critic's step (the
 usual order); an optimizer stepped in between that holds only the generator, which the
 second loss does not run through; a first backward that does not run through the critic,
-so its optimizer has no gradient to apply.
+so its optimizer has no gradient to apply; a first backward given a keyword current torch
+does not know (it raises TypeError before any step).
 """
 
 import torch
@@ -92,6 +93,23 @@ def first_backward_skips_the_critic(batches):
         g_loss = -critic(generator(real)).mean()
         opt_c.zero_grad()
         recon.backward()
+        opt_c.step()
+        opt_g.zero_grad()
+        g_loss.backward()
+        opt_g.step()
+
+
+def old_keyword_first(batches):
+    # The shape of a 2017 tutorial: `retain_variables=True` (torch before 0.4) raises
+    # TypeError on current torch before any step runs, so the crash reported above is not
+    # this script's (and in the torch that took the keyword it kept the graph).
+    generator, critic, opt_g, opt_c = models()
+    for real in batches:
+        fake = generator(torch.randn(real.size(0), 4))
+        c_loss = critic(fake).mean() - critic(real).mean()
+        g_loss = -critic(fake).mean()
+        opt_c.zero_grad()
+        c_loss.backward(retain_variables=True)
         opt_c.step()
         opt_g.zero_grad()
         g_loss.backward()
