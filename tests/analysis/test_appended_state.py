@@ -8,12 +8,13 @@ import textwrap
 
 import pytest
 
-from gradguard.analysis.appended_state import appended_lists
+from gradguard.analysis.appended_state import appended_lists, appends_precede
 from gradguard.analysis.events import Conversion
 from gradguard.analysis.imports import build_scope
 from gradguard.analysis.interpreter.statements import FunctionInterpreter
 from gradguard.analysis.model import analyse_module
 from gradguard.analysis.values import Grad, Kind
+from gradguard.core.engine import check_source
 
 CLASS = """
 import numpy as np
@@ -169,3 +170,92 @@ def test_a_list_read_through_an_instance_holds_what_is_appended(
     monkeypatch.setattr(FunctionInterpreter, "run_stmt", recording)
     analyse_module(ast.parse(source), source)
     assert seen and seen[-1] is grad
+
+
+def _method_and_read(body: str) -> tuple[ast.FunctionDef, ast.expr]:
+    """The method `step` of `body` and its read of `self.log[...]`."""
+    tree = ast.parse(textwrap.dedent(body))
+    method = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef))
+    read = next(
+        n
+        for n in ast.walk(method)
+        if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Attribute)
+    )
+    return method, read
+
+
+@pytest.mark.parametrize(
+    ("body", "precede"),
+    [
+        ("def step(self, v):\n    self.log.append(v)\n    return self.log[-1]\n", True),
+        ("def step(self, v):\n    return self.log[-1]\n", True),
+        (
+            "def step(self, vs):\n    for v in vs:\n        self.log.append(v)\n"
+            "        w = self.log[-1]\n",
+            True,
+        ),
+        ("def step(self, v):\n    w = self.log[-1]\n    self.log.append(v)\n", False),
+        (
+            "def step(self, vs):\n    for v in vs:\n        w = self.log[-1]\n"
+            "        self.log.append(v)\n",
+            False,
+        ),
+        ("def step(self, v):\n    self.log.append(self.log[-1])\n", False),
+        (
+            "def step(self, v):\n    keep = lambda u: self.log.append(u)\n    w = self.log[-1]\n",
+            False,
+        ),
+        (
+            "def step(self, v):\n    self.log.append(v)\n    other.log.append(v)\n"
+            "    return self.log[0]\n",
+            True,
+        ),
+    ],
+)
+def test_appends_precede_the_read_only_when_all_end_before_it(body: str, precede: bool) -> None:
+    method, read = _method_and_read(body)
+    assert appends_precede(method, "log", read) is precede
+
+
+SELF_READ = """
+import torch
+from torch import nn
+
+class Runner:
+    def __init__(self):
+        self.net = nn.Linear(3, 1)
+        self.log = []
+        self.seen = []
+
+    def other(self, x):
+        self.{target}.append(self.net(x).sum())
+
+    def step(self, x):
+        loss = self.net(x).sum()
+        {first}
+        return self.log[-1]
+
+def run(x):
+    runner = Runner()
+    runner.other(x)
+    runner.step(x).backward()
+"""
+
+
+@pytest.mark.parametrize(
+    ("target", "first", "cut"),
+    [
+        ("seen", "self.log.append(loss.detach())", True),
+        ("log", "self.log.append(loss.detach())", False),  # `other` appends a live loss
+        ("seen", "self.log.append(loss)", False),
+        ("seen", "self.log.append(loss.detach()); self.log.append(loss)", False),
+    ],
+)
+def test_a_read_in_an_appending_method_joins_its_earlier_appends(
+    target: str, first: str, cut: bool
+) -> None:
+    """`step` reads the list it appends to: the list holds what the class's other methods
+    append and what `step` appended before the read."""
+    source = SELF_READ.format(target=target, first=first)
+    codes = [f.code for f in check_source(source).findings]
+    assert ("GG103" in codes) is cut

@@ -23,6 +23,14 @@ known everywhere) is one of:
 Anything else (an alias `h = self.<attr>`, a return, an argument of any other call, a store
 of an item, `extend`, `+=`, `getattr` by name) disqualifies the attribute. The class's bases
 must be none, `object` or `torch.nn.Module`, whose code never touches such names.
+
+A read inside a method that itself appends to the list (`self.losses.append(loss.detach())`
+then `return self.losses[-1]`) cannot wait for that method's summary. There the list holds
+at most what the other methods append joined with what this method's appends added so far,
+when every append of this method ends before the read in the source (`appends_precede`):
+statements run in source order but for loops, whose later passes run the same appends
+again, so every earlier call of the method and this one up to the read appended only
+through appends already evaluated.
 """
 
 from __future__ import annotations
@@ -30,6 +38,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import TypeGuard
 
 from gradguard.analysis import libraries
 from gradguard.analysis.names import dotted, paired
@@ -70,6 +79,35 @@ def appended_lists(
         if appenders is not None:
             found[attr] = appenders
     return found
+
+
+def appends_precede(method: FunctionNode, attr: str, read: ast.expr) -> bool:
+    """Whether every `<x>.<attr>.append(...)` of `method` ends before `read` starts in the
+    source, none of them in a function, lambda or class nested in `method` (whose code may
+    run later, at a call)."""
+    start = (read.lineno, read.col_offset)
+    for node in walk(method):
+        if node is not method and isinstance(
+            node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef
+        ):
+            if any(_appends_to(inner, attr) for inner in walk(node)):
+                return False
+        elif _appends_to(node, attr):
+            end = (node.end_lineno or node.lineno, node.end_col_offset or node.col_offset)
+            if end > start:
+                return False
+    return True
+
+
+def _appends_to(node: ast.AST, attr: str) -> TypeGuard[ast.Call]:
+    """`<x>.<attr>.append(...)`."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "append"
+        and isinstance(node.func.value, ast.Attribute)
+        and node.func.value.attr == attr
+    )
 
 
 def _empty_list_stores(init: FunctionNode) -> frozenset[str]:

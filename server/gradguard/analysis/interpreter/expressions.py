@@ -408,7 +408,10 @@ class ExpressionEvaluator(TrainingEffects):
             # State left by an earlier call: tag it, so a caller can tell whether it reaches
             # what this method returns or stores (a `.detach()` drops the tag).
             tag = self.state_read(expr.attr, expr)
-            items = self.module.appended_items(info, expr.attr) if info is not None else None
+            running = (self.function, self.self_appends, expr)
+            items = (
+                self.module.appended_items(info, expr.attr, running) if info is not None else None
+            )
             if items is not None:
                 # A list only ever grown by appends: it holds at most what they append.
                 return Value(kind=Kind.SEQUENCE, items=items, carries=frozenset({tag}))

@@ -1103,9 +1103,17 @@ class ModuleInterpreter:
         with self.calls_unnoted():
             return scratch.eval(expr)
 
-    def appended_items(self, info: ClassInfo, attr: str) -> Value | None:
+    def appended_items(
+        self,
+        info: ClassInfo,
+        attr: str,
+        running: tuple[FunctionNode | None, dict[str, Value], ast.expr] | None = None,
+    ) -> Value | None:
         """At most what the list `self.<attr>` of an instance of `info` holds, when the file
-        shows every change of it (see `gradguard.analysis.appended_state`); else None."""
+        shows every change of it (see `gradguard.analysis.appended_state`); else None.
+        `running` is the function being interpreted, what it appended so far and the read:
+        an appending method read from itself contributes those appends when all of them
+        precede the read (`appended_state.appends_precede`)."""
         if id(info.node) not in self.syntax.appended_lists:
             self.syntax.appended_lists[id(info.node)] = self._find_appended_lists(info.node)
         appenders = self.syntax.appended_lists[id(info.node)].get(attr)
@@ -1114,8 +1122,15 @@ class ModuleInterpreter:
         items: Value | None = None
         for method in appenders:
             if id(method) in self.in_progress:
-                return None
-            appended = self.summary_of(method).appended.get(attr)
+                if (
+                    running is None
+                    or running[0] is not method
+                    or not appended_state.appends_precede(method, attr, running[2])
+                ):
+                    return None
+                appended = running[1].get(attr)
+            else:
+                appended = self.summary_of(method).appended.get(attr)
             if appended is None:
                 return None  # not analysed (too deep), or the append was never reached
             fresh = evolve(
