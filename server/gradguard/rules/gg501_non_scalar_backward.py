@@ -11,8 +11,11 @@ and settings bound to one int): factory sizes (`torch.randn(4, 10)`, `torch.tens
 2.0])`), elementwise ops (which broadcast), reductions without `dim` (`.sum()`, `.mean()`,
 default loss reductions), `torch.nn` layers built with known sizes (`nn.Linear(10, 2)`
 always outputs a last dimension of 2, whatever its input), rows picked by a tensor of
-int64 ids (`table[ids]`: one row per id), and the batches of a `DataLoader` over a
-`TensorDataset` of known tensors when every batch has the same size. A
+int64 ids (`table[ids]`: one row per id), the batches of a `DataLoader` over a
+`TensorDataset` of known tensors when every batch has the same size, and the
+`log_prob`/`entropy` of a univariate `torch.distributions` object built from such a batch
+(`Categorical(logits=policy(states))` is one distribution per state, so is
+`Normal(mean, std)`). A
 tensor whose shape it cannot prove (function parameters of unknown callers, batches of other
 loaders, `nn.Linear(..., 1)` on an unknown batch) is never reported.
 

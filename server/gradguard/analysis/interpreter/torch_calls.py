@@ -7,7 +7,15 @@ import ast
 import dataclasses
 from functools import reduce
 
-from gradguard.analysis import activations, data_sources, dtypes, layer_lists, libraries, shapes
+from gradguard.analysis import (
+    activations,
+    data_sources,
+    distribution_shapes,
+    dtypes,
+    layer_lists,
+    libraries,
+    shapes,
+)
 from gradguard.analysis import graph as graphs
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
@@ -48,6 +56,7 @@ from gradguard.analysis.values import (
     LossKind,
     ModuleRef,
     ObjectFacts,
+    TensorFacts,
     Value,
     combine,
     evolve,
@@ -683,12 +692,17 @@ class TorchCalls(ModuleCalls):
         if api.distribution_class(qualified) in api.NORMALISED_WHEN_BUILT:
             exprs = [*call.args, *(k.value for k in call.keywords)]
             computed = self.saving_op(call, computed, Saves.OTHER, args, exprs)
+        name = api.distribution_class(qualified)
+        assert name is not None
+        # Its batch shape, kept as the object's shape (see `distribution_shapes`).
+        batch = distribution_shapes.batch_shape(name, call, [a.shape for a in args])
         return Value.composed(
             kind=Kind.OTHER,
             carries=computed.carries,
             autograd=computed.autograd,
             graph_facts=computed.graph_facts,
             object_facts=ObjectFacts(module=ModuleRef(qualified)),
+            tensor_facts=TensorFacts(shape=batch),
         )
 
     def distribution_method(
@@ -699,8 +713,11 @@ class TorchCalls(ModuleCalls):
         without history. None for any other method (not known)."""
         module = distribution.module
         assert module is not None and module.qualified is not None
+        shape = distribution_shapes.method_shape(
+            name, call, distribution.shape, [a.shape for a in args]
+        )
         if name in api.DISTRIBUTION_DRAWS:
-            return self.non_differentiable(call, f".{name}()")
+            return evolve(self.non_differentiable(call, f".{name}()"), shape=shape)
         if not api.distribution_method_keeps_history(module.qualified, name):
             return None
         parameters = Value.composed(
@@ -709,7 +726,8 @@ class TorchCalls(ModuleCalls):
             autograd=distribution.autograd,
             graph_facts=distribution.graph_facts,
         )
-        return self.tensor_op(call, [parameters, *args])
+        result = self.tensor_op(call, [parameters, *args])
+        return evolve(result, shape=shape) if shape.known else result
 
     def _checkpoint(self, call: ast.Call, qualified: str, args: list[Value]) -> Value:
         """`checkpoint(fn, x, y)`, `checkpoint_sequential(seq, n, x)`: one `CheckpointInput`
