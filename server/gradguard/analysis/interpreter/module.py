@@ -567,24 +567,9 @@ class ModuleInterpreter:
                     self.journal.entered(id(node))
                 interpreter.enter_function(node)
                 interpreter.run_block(node.body)
-            returned = join(interpreter.returned, NONE if interpreter.env is not None else None)
-            if interpreter.returned is None and interpreter.env is None:
-                returned = UNKNOWN
-            summary = FunctionSummary(
-                returned,
-                interpreter.state_reads,
-                interpreter.state_writes(),
-                interpreter.input_nodes,
-                interpreter.param_tags,
-                changed_in_graph(returned, interpreter, interpreter.kept_changes),
-                dict(interpreter.self_appends),
-                rebound_parameters(returned, interpreter.input_nodes),
-                rebound_state(node, interpreter.state_reads, interpreter.heads.values()),
-                tuple(interpreter.state_backwards),
-                interpreter.freed_state(),
-                interpreter.frozen_parameters(),
-                dict(interpreter.replaced_attributes),
-            )
+            returned = _returned(interpreter)
+            changed = changed_in_graph(returned, interpreter, interpreter.kept_changes)
+            summary = _summary(node, interpreter, returned, changed)
         finally:
             self.in_progress.discard(id(node))
             self.depth -= 1
@@ -1200,26 +1185,9 @@ class ModuleInterpreter:
                 self.journal.entered(key)
             interpreter.enter_function(node)
             interpreter.run_block(node.body)
-            returned = join(interpreter.returned, NONE if interpreter.env is not None else None)
-            if interpreter.returned is None and interpreter.env is None:
-                returned = UNKNOWN
-            summary = FunctionSummary(
-                returned,
-                interpreter.state_reads,
-                interpreter.state_writes(),
-                interpreter.input_nodes,
-                interpreter.param_tags,
-                self._changed_in_returned_graph(node, interpreter, returned),
-                dict(interpreter.self_appends),
-                rebound_parameters(returned, interpreter.input_nodes),
-                rebound_state(node, interpreter.state_reads, interpreter.heads.values()),
-                tuple(interpreter.state_backwards),
-                interpreter.freed_state(),
-                interpreter.frozen_parameters(),
-                dict(interpreter.replaced_attributes),
-                interpreter.frees_result(returned),
-                tuple(interpreter.param_backwards),
-            )
+            returned = _returned(interpreter)
+            changed = self._changed_in_returned_graph(node, interpreter, returned)
+            summary = _summary(node, interpreter, returned, changed)
         finally:
             self.in_progress.discard(key)
             self.depth -= 1
@@ -1858,4 +1826,40 @@ def _constants_unpacked(stmt: ast.stmt, counts: dict[str, int]) -> bool:
         and len(target.elts) == len(value.elts)
         and all(isinstance(t, ast.Name) and counts.get(t.id) == 1 for t in target.elts)
         and all(isinstance(v, ast.Constant) for v in value.elts)
+    )
+
+
+def _returned(interpreter: FunctionInterpreter) -> Value:
+    """What a function run returns: the join of its `return`s, and None when the end of
+    its body is reachable; unknown when no way out returns (it always raises)."""
+    returned = join(interpreter.returned, NONE if interpreter.env is not None else None)
+    if interpreter.returned is None and interpreter.env is None:
+        return UNKNOWN
+    return returned
+
+
+def _summary(
+    node: FunctionNode,
+    interpreter: FunctionInterpreter,
+    returned: Value,
+    changed: tuple[InPlaceOnSaved, ...],
+) -> FunctionSummary:
+    """The summary of one run of `node` (`changed`: the in-place changes of what the
+    result saved, as the kind of run reads them)."""
+    return FunctionSummary(
+        returned,
+        interpreter.state_reads,
+        interpreter.state_writes(),
+        interpreter.input_nodes,
+        interpreter.param_tags,
+        changed,
+        dict(interpreter.self_appends),
+        rebound_parameters(returned, interpreter.input_nodes),
+        rebound_state(node, interpreter.state_reads, interpreter.heads.values()),
+        tuple(interpreter.state_backwards),
+        interpreter.freed_state(),
+        interpreter.frozen_parameters(),
+        dict(interpreter.replaced_attributes),
+        interpreter.frees_result(returned),
+        tuple(interpreter.param_backwards),
     )
