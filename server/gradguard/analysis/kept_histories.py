@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterable
 
 from gradguard.analysis.appended_state import appended_lists, attribute_mentions
 from gradguard.analysis.imports import build_scope
+from gradguard.analysis.list_members import SHRINKING
 from gradguard.analysis.model import FunctionNode, LoopNode
 from gradguard.analysis.names import binding_counts, first_parameter, local_binding_counts
 from gradguard.analysis.walk import (
@@ -42,9 +43,6 @@ from gradguard.analysis.walk import (
     walk,
     within,
 )
-
-# List methods that take items out: a list they are called on does not keep everything.
-_SHRINKING = frozenset({"pop", "clear", "remove"})
 
 
 def kept_lists(
@@ -97,9 +95,10 @@ def _only_grows(tree: ast.Module, attr: str) -> bool:
 
 
 def _receiver_of_shrinking(tree: ast.Module, node: ast.Attribute) -> bool:
-    """`node` is the receiver of `.pop()`, `.clear()` or `.remove()`."""
+    """`node` is the receiver of `.pop()`, `.clear()` or `.remove()`: a list it is called on
+    does not keep everything."""
     outer = module_parents(tree).get(id(node))
-    return isinstance(outer, ast.Attribute) and outer.attr in _SHRINKING
+    return isinstance(outer, ast.Attribute) and outer.attr in SHRINKING
 
 
 def runs_on_every_call(method: FunctionNode, stmt: ast.stmt) -> bool:
@@ -134,8 +133,13 @@ def looped_calls(tree: ast.Module, cls: ast.ClassDef, method: FunctionNode) -> l
         scope: ast.Module | FunctionNode = innermost_function(loop, parents) or tree
         if scope is tree or not within(scope, cls):
             scopes.setdefault(id(scope), (scope, []))[1].append(loop)
+    module_counts = binding_counts(own_nodes(tree.body))
+    if module_counts.get(cls.name) != 1:
+        return loops  # the class's name may hold something else
+    declared = {name for node in module_nodes_of(tree, ast.Global) for name in node.names}
     for scope, scoped in scopes.values():
-        names = _instance_names(tree, scope, cls)
+        counts = module_counts if isinstance(scope, ast.Module) else local_binding_counts(scope)
+        names = _instance_names(scope, cls.name, counts, declared)
         if names:
             loops.extend(_loops_calling(scoped, names, method.name))
     return loops
@@ -154,21 +158,15 @@ def _loops_calling(nodes: Iterable[ast.AST], names: set[str], method: str) -> li
 
 
 def _instance_names(
-    tree: ast.Module, scope: ast.Module | FunctionNode, cls: ast.ClassDef
+    scope: ast.Module | FunctionNode, cls: str, counts: dict[str, int], declared: set[str]
 ) -> set[str]:
-    """The names that certainly hold an instance of the module-level class `cls` throughout
-    `scope` (a function, or the module body): bound once there, by `name = Cls(...)`,
-    declared `global` nowhere, while the module binds `Cls` once (its class statement)
-    and `scope` does not bind it."""
-    module_counts = binding_counts(own_nodes(tree.body))
-    if module_counts.get(cls.name) != 1:
+    """The names that certainly hold an instance of the module-level class named `cls`
+    (which the module binds once, its class statement) throughout `scope` (a function, or
+    the module body, whose binding `counts` are given): bound once there, by `name =
+    Cls(...)`, declared `global` nowhere (`declared`), while a function `scope` does not
+    bind `cls`."""
+    if not isinstance(scope, ast.Module) and cls in counts:
         return set()
-    counts = module_counts
-    if not isinstance(scope, ast.Module):
-        counts = local_binding_counts(scope)
-        if cls.name in counts:
-            return set()
-    declared = {name for node in module_nodes_of(tree, ast.Global) for name in node.names}
     return {
         stmt.targets[0].id
         for stmt in own_nodes(scope.body)
@@ -177,7 +175,7 @@ def _instance_names(
         and isinstance(stmt.targets[0], ast.Name)
         and isinstance(stmt.value, ast.Call)
         and isinstance(stmt.value.func, ast.Name)
-        and stmt.value.func.id == cls.name
+        and stmt.value.func.id == cls
         and counts.get(stmt.targets[0].id) == 1
         and stmt.targets[0].id not in declared
     }

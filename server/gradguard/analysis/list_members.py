@@ -21,8 +21,10 @@ from __future__ import annotations
 
 from gradguard.analysis.values import Kind, Value, join
 
-# Methods of a list that may take elements out of it or move them to other indices.
-TAKING_OUT = frozenset({"remove", "pop", "clear", "sort", "reverse"})
+# Methods of a list that take elements out of it.
+SHRINKING = frozenset({"remove", "pop", "clear"})
+# ... and those that may take elements out or move them to other indices.
+TAKING_OUT = SHRINKING | {"sort", "reverse"}
 
 
 def concatenated(first: Value, second: Value) -> Value | None:

@@ -180,13 +180,11 @@ class GraphEffects(InterpreterState):
         freed, modified = self._graph_state()
         self._set_graph_state(freed, modified | value.saved_in)
         if (self.record or self.kept_changes is not None) and self.stmt is not None:
-            change = InPlaceOnSaved(
-                node, self.stmt, target, value, value.saved_in, self.function, inside
+            self.note_in_place_change(
+                InPlaceOnSaved(
+                    node, self.stmt, target, value, value.saved_in, self.function, inside
+                )
             )
-            if self.kept_changes is not None:
-                self.kept_changes.append(change)
-            if self.record:
-                self.module.analysis.inplace_on_saved.append(change)
 
     def _as_on_first_pass(self, target: ast.expr, value: Value) -> Value:
         """`value`, bound to `target` at the top of a loop that carries it, with the tensors

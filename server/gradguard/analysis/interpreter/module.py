@@ -16,14 +16,14 @@ from gradguard.analysis import torch_api as api
 from gradguard.analysis.call_sites import CallerFacts, CallSites, kept_on_self, plain_classes
 from gradguard.analysis.constant_dicts import kept_setting
 from gradguard.analysis.grad_context import modes_switched_only_in
-from gradguard.analysis.graph import GRAPH_STATE_KEY, SavedNode
+from gradguard.analysis.graph import SavedNode
 from gradguard.analysis.historyless_state import stores_by_methods
 from gradguard.analysis.imports import Scope, ScopeNode
 from gradguard.analysis.instance_state import Flags, distinct_flags
 from gradguard.analysis.interpreter.context_runs import run_in_context
 from gradguard.analysis.interpreter.contextual import ContextRun
 from gradguard.analysis.interpreter.defaults import default_values
-from gradguard.analysis.interpreter.environment import Env, GradMode, join_envs
+from gradguard.analysis.interpreter.environment import Env, GradMode
 from gradguard.analysis.interpreter.expressions import with_field
 from gradguard.analysis.interpreter.file_syntax import FileSyntax
 from gradguard.analysis.interpreter.methods import class_methods
@@ -1259,10 +1259,7 @@ def changed_saving_nodes(returned: Value, interpreter: FunctionInterpreter) -> f
     graph = _returned_graph(returned)
     if not graph:
         return frozenset()
-    state = join_envs([*interpreter.exits, interpreter.env])
-    marker = state.get(GRAPH_STATE_KEY) if state is not None else None
-    modified = marker.saved_in if marker is not None else frozenset()
-    return modified & graph
+    return interpreter.modified_at_exit() & graph
 
 
 def changed_in_graph(

@@ -116,6 +116,7 @@ class InterpreterState:
         # in `def load(model)`), by parameter (see `FunctionSummary.replaced_attributes`).
         self.replaced_attributes: dict[str, ReplacedAttribute] = {}
         self.exits: list[Env | None] = []
+        self._exit_env: tuple[Env | None] | None = None  # see `exit_env`
         self._backpropagated: frozenset[str] | None = None
         self.input_nodes: dict[str, SavedNode] = {}
         self.param_tags: dict[str, Carry] = {}
@@ -170,9 +171,29 @@ class InterpreterState:
                     self.module.analysis.carry_reads.setdefault(carry, []).append(node)
         return value
 
+    def note_in_place_change(self, change: InPlaceOnSaved) -> None:
+        """Remember an in-place change of saved tensors: for the rules when this run records,
+        and for its summary when it keeps its changes (`kept_changes`)."""
+        if self.kept_changes is not None:
+            self.kept_changes.append(change)
+        if self.record:
+            self.module.analysis.inplace_on_saved.append(change)
+
+    def exit_env(self) -> Env | None:
+        """The environment on every way out of the run (its `return`s and the end of its
+        body), joined once: asked only once the run is over, by each fact of the summary."""
+        if self._exit_env is None:
+            self._exit_env = (join_envs([*self.exits, self.env]),)
+        return self._exit_env[0]
+
+    def _exit_graph_state(self) -> Value | None:
+        """The graph state (`GRAPH_STATE_KEY`) on every way out of the run."""
+        exits = self.exit_env()
+        return exits.get(GRAPH_STATE_KEY) if exits is not None else None
+
     def state_writes(self) -> dict[str, Value]:
         """`self.<attr>` values this function leaves behind, on every way out of it."""
-        exits = join_envs([*self.exits, self.env])
+        exits = self.exit_env()
         if exits is None or self.function is None:
             return {}
         return {
@@ -181,11 +202,16 @@ class InterpreterState:
             if key.startswith("self.") and key.count(".") == 1 and value.origin is not None
         }
 
+    def modified_at_exit(self) -> frozenset[SavedNode]:
+        """Graph nodes whose saved tensors the run changed in place, still changed on every
+        way out of it."""
+        marker = self._exit_graph_state()
+        return marker.saved_in if marker is not None else frozenset()
+
     def freed_state(self) -> frozenset[str]:
         """`self` attributes whose graph, as this method found it, a backward certainly
         freed on every way out of it (see `state_graph`)."""
-        exits = join_envs([*self.exits, self.env])
-        marker = exits.get(GRAPH_STATE_KEY) if exits is not None else None
+        marker = self._exit_graph_state()
         if marker is None:
             return frozenset()
         return frozenset(a for a, n in self.state_stand_ins.items() if n in marker.graph)
@@ -195,8 +221,7 @@ class InterpreterState:
         of its own that what it returns certainly runs through (`fake = netG(z)`, then
         `loss_d.backward()` through `netD(fake)`, then `return fake`): a backward through
         the result at the caller raises, as if the body were written there."""
-        exits = join_envs([*self.exits, self.env])
-        marker = exits.get(GRAPH_STATE_KEY) if exits is not None else None
+        marker = self._exit_graph_state()
         if marker is None or not marker.graph:
             return ()
         parts = returned.elements if returned.elements is not None else (returned,)

@@ -857,13 +857,11 @@ class TrainingEffects(GraphEffects):
         self._set_graph_state(freed, modified | {fresh})
         for change in changes:
             # Recorded in this function too, so its own result can pass it on.
-            passed = dataclasses.replace(
-                change, saved_by=change.saved_by | {fresh}, function=self.function
+            self.note_in_place_change(
+                dataclasses.replace(
+                    change, saved_by=change.saved_by | {fresh}, function=self.function
+                )
             )
-            if self.kept_changes is not None:
-                self.kept_changes.append(passed)
-            if self.record:
-                self.module.analysis.inplace_on_saved.append(passed)
 
     def _params_carried_across_calls(
         self,
@@ -940,10 +938,11 @@ class TrainingEffects(GraphEffects):
         attrs = frozenset(a for a, n in self.state_stand_ins.items() if n in value.graph)
         names = frozenset(p for p, n in self.input_nodes.items() if n in value.graph)
         recorded = self.module.analysis.backward_calls
-        if attrs and self.record and recorded and recorded[-1].call is call:
+        if not (self.record and recorded and recorded[-1].call is call):
+            return
+        if attrs:
             self.state_backwards.append((recorded[-1], attrs))
-        ran_here = bool(recorded) and recorded[-1].call is call
-        if names and self.record and ran_here and via != LIGHTNING_BACKWARD:
+        if names and via != LIGHTNING_BACKWARD:
             # (Not the Trainer's backward of what `training_step` returns, see `frees_result`.)
             self.param_backwards.append((recorded[-1], names))
 
