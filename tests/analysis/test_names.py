@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from gradguard.analysis.names import (
     first_parameter,
     identifier_spelling,
+    is_access_path,
     is_own_attribute,
     may_read_builtin,
     paired,
@@ -120,3 +121,20 @@ def test_is_own_attribute(expr: str, own: bool) -> None:
     function = ast.parse("def step(me, /, x): pass").body[0]
     assert isinstance(function, ast.FunctionDef)
     assert is_own_attribute(function, ast.parse(expr, mode="eval").body) is own
+
+
+@pytest.mark.parametrize(
+    ("expr", "path"),
+    [
+        ("model.blocks[i].fc.weight", True),
+        ("net[-1].bias[0, ::2]", True),
+        ("rows[0][1]", True),
+        ("grid[i, j:k]", True),
+        ("model.blocks[pick(i)].weight", False),  # reading it calls a function
+        ("model.get().weight", False),
+        ("(a + b)[0]", False),
+        ("x[y[0]]", False),
+    ],
+)
+def test_is_access_path(expr: str, path: bool) -> None:
+    assert is_access_path(ast.parse(expr, mode="eval").body) is path

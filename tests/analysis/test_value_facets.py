@@ -694,6 +694,26 @@ AUTOGRAD_FACTS = [
      Kind.TENSOR, {"grad": T, "leaf": True}),
     ("list of a dict", "d = {'w': model.weight}\nq = list(d)  # <- q", Kind.OTHER,
      {"grad": N}),
+    # A layer an nn.Sequential holds at a known position, and the bias a layer was built
+    # with, are known like the layer and its weight (`_held_at`, `ModuleRef.has_bias`).
+    ("weight of a Sequential's first layer",
+     "net = nn.Sequential(nn.Linear(2, 2), nn.Tanh())\nq = net[0].weight  # <- q",
+     Kind.TENSOR, {"grad": T, "leaf": True}),
+    ("bias of a Sequential's last layer",
+     "net = nn.Sequential(nn.Tanh(), nn.Conv2d(2, 2, 3))\nq = net[-1].bias  # <- q",
+     Kind.TENSOR, {"grad": T, "leaf": True}),
+    # Look-alikes: a position past the end, a container the file changes, a layer built
+    # without a bias (or with a flag not known).
+    ("past a Sequential's end",
+     "net = nn.Sequential(nn.Linear(2, 2))\nq = net[1]  # <- q", Kind.UNKNOWN, {"grad": N}),
+    ("a Sequential changed by the file",
+     "net = nn.Sequential(nn.Linear(2, 2))\nnet[0] = nn.Identity()\nq = net[0]  # <- q",
+     Kind.UNKNOWN, {"grad": N}),
+    ("bias of a layer built without one",
+     "lin = nn.Linear(2, 2, bias=False)\nq = lin.bias  # <- q", Kind.UNKNOWN, {"grad": N}),
+    ("bias of a layer built with a flag",
+     "def f(flag):\n    lin = nn.Linear(2, 2, flag)\n    q = lin.bias  # <- q",
+     Kind.UNKNOWN, {"grad": N}),
     # In a file that freezes parameters, a module built in the function by a constructor
     # (through casts) is not the frozen one; one a helper returned may be (the helper may
     # freeze it before returning it).

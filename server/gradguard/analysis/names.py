@@ -30,6 +30,35 @@ def dotted(expr: ast.expr) -> str | None:
     return None
 
 
+def is_access_path(expr: ast.expr) -> bool:
+    """True for a chain of attributes and subscripts rooted in a name whose indices are
+    names, constants, slices or tuples of them (`model.encoder.layer[i].out.weight`):
+    reading it calls nothing the file defines and changes nothing, so the analysis may
+    evaluate it again where it has no dotted key for it."""
+    while True:
+        if isinstance(expr, ast.Name):
+            return True
+        if not isinstance(expr, ast.Attribute | ast.Subscript):
+            return False
+        if isinstance(expr, ast.Subscript) and not _plain_index(expr.slice):
+            return False
+        expr = expr.value
+
+
+def _plain_index(index: ast.expr) -> bool:
+    if isinstance(index, ast.Name | ast.Constant):
+        return True
+    if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub):
+        return isinstance(index.operand, ast.Constant)
+    if isinstance(index, ast.Slice):
+        return all(
+            part is None or _plain_index(part) for part in (index.lower, index.upper, index.step)
+        )
+    if isinstance(index, ast.Tuple):
+        return all(_plain_index(element) for element in index.elts)
+    return False
+
+
 def paired(target: ast.expr, value: ast.expr) -> list[tuple[ast.expr, ast.expr]]:
     """What each target of an assignment gets: `a, (b, c) = x, (y, z)` gives `(a, x)`,
     `(b, y)`, `(c, z)`; a single target gets the whole value. Nothing when the sides of an

@@ -479,6 +479,21 @@ WEIGHTED_LAYERS = frozenset(
     "Embedding EmbeddingBag BatchNorm1d BatchNorm2d BatchNorm3d SyncBatchNorm LayerNorm "
     "GroupNorm RMSNorm PReLU".split()
 )
+# torch.nn layers that hold a `bias` parameter unless built without one: the position of
+# the first positional parameter that may remove it (`bias`, `affine`, `elementwise_affine`;
+# checked with torch 2.13.0's signatures). LayerNorm's `bias` comes after
+# `elementwise_affine`, so its first such parameter stands for both.
+BIASED_LAYERS = {
+    "Linear": 2,
+    "Bilinear": 3,
+    **{f"Conv{d}d": 7 for d in (1, 2, 3)},
+    **{f"ConvTranspose{d}d": 7 for d in (1, 2, 3)},
+    **{f"BatchNorm{d}d": 3 for d in (1, 2, 3)},
+    "LayerNorm": 2,
+    "GroupNorm": 3,
+}
+# The keywords that may build such a layer without its bias.
+BIAS_KEYWORDS = frozenset({"bias", "affine", "elementwise_affine"})
 # Keywords that, given a literal False, leave a layer without parameters.
 AFFINE_KEYWORDS = frozenset({"affine", "elementwise_affine"})
 # Normalisation layers that own parameters only when built with `affine=True` (default

@@ -25,13 +25,14 @@ from gradguard.analysis.item_graphs import item_at, items_list, own_items
 from gradguard.analysis.list_members import concatenated, joined_items
 from gradguard.analysis.list_parts import sliced_elements, with_element
 from gradguard.analysis.mappings import mapping_of, merged
-from gradguard.analysis.names import callee_name, dotted
+from gradguard.analysis.names import callee_name, dotted, is_access_path
 from gradguard.analysis.number_arithmetic import folded
 from gradguard.analysis.values import (
     UNKNOWN,
     ConditionalLoss,
     Grad,
     GradOff,
+    Indexing,
     Kind,
     Loss,
     LossKind,
@@ -215,19 +216,24 @@ class ExpressionEvaluator(TrainingEffects):
         """`x[i] = v` / `x[i] += v` writes into `x` in place."""
         self.eval(target.slice)
         base_key = dotted(target.value)
-        if base_key is None or self.env is None:
+        if self.env is None:
             return
-        if base_key in self.env:
+        if base_key is not None and base_key in self.env:
             base = self.env[base_key]
-        elif isinstance(target.value, ast.Attribute):
-            base = self.eval(target.value)  # `conv.weight[...] = w`: the layer's weight
+        elif isinstance(target.value, ast.Attribute | ast.Subscript) and is_access_path(
+            target.value
+        ):
+            # `conv.weight[...] = w`: the layer's weight; `model.blocks[i].fc.weight[:, j]
+            # += v`: the weight of a layer reached through a module list.
+            base = self.eval(target.value)
         else:
             return
         if base.kind is Kind.TENSOR and stmt is not None:
             if (site := self.site(stmt, target.value, base)) is not None:
                 self.emit(InPlaceChange("setitem", **site))
             self.modified_in_place(stmt, target.value, base)
-        self.env[base_key] = activations.module_cleared(activations.cleared(base))
+        if base_key is not None:
+            self.env[base_key] = activations.module_cleared(activations.cleared(base))
 
     def _setattr_forcing(self, target: ast.Attribute) -> tuple[ast.AST, ast.stmt, ast.expr] | None:
         """`x.requires_grad = True` written as a statement of its own (one target, the
@@ -400,9 +406,13 @@ class ExpressionEvaluator(TrainingEffects):
         ):
             # The int64 counter of a BatchNorm layer (see `ModuleRef.integer_buffer`).
             return Value(Grad.UNTRACKED, Kind.TENSOR, leaf=True, integer_dtype=True)
-        if expr.attr == "weight" and self._owns_weight(dotted(expr.value), base, expr):
-            # `layer.weight` of a torch.nn layer built here: a leaf parameter that requires
-            # grad (unless the file may change requires_grad somewhere).
+        if (
+            expr.attr == "weight"
+            or (expr.attr == "bias" and base.module is not None and base.module.has_bias)
+        ) and self._owns_weight(dotted(expr.value), base, expr):
+            # `layer.weight` (or the `bias` it was built with) of a torch.nn layer built
+            # here: a leaf parameter that requires grad (unless the file may change
+            # requires_grad somewhere).
             return Value(Grad.TRACKED, Kind.TENSOR, leaf=True)
         if key is not None and key.startswith("self.") and key.count(".") == 1:
             # State left by an earlier call: tag it, so a caller can tell whether it reaches
@@ -799,12 +809,33 @@ class ExpressionEvaluator(TrainingEffects):
         ):
             # `self.layers[i]` of an nn.ModuleList of like modules no code changes.
             return evolve(base.items, carries=base.all_carries())
+        if (child := self._held_at(expr, base)) is not None:
+            return child
         if base.kind is Kind.AXES:
             return base  # `axs[0, 1]` of a grid of Axes
         if (part := part_of_converted(base)) is not None:
             return part  # `scores.tolist()[i]`: a number without history, for that reason
         # (A part of a batch, `batch[0]` or `batch["label"]`, is batch data.)
         return evolve(UNKNOWN, carries=base.all_carries(), batch=base.batch)
+
+    def _held_at(self, expr: ast.Subscript, base: Value) -> Value | None:
+        """`net[0]` of an nn.Sequential or nn.ModuleList built from modules written out,
+        that no code of the file changes: the module it holds at that position (`net[-1]`
+        counts from the end)."""
+        held = base.module.children if base.module is not None else None
+        if (
+            base.kind is not Kind.MODULE
+            or held is None
+            or base.module is None
+            or base.module.indexing is not Indexing.BY_POSITION
+            or callee_name(expr.value) is None
+            or self.module.container_may_change(expr.value)
+        ):
+            return None
+        position = shapes.known_int(expr.slice, shapes.NO_CONSTANTS)
+        if position is None or not -len(held) <= position < len(held):
+            return None
+        return evolve(held[position], carries=base.all_carries() | held[position].all_carries())
 
     def _expr_Starred(self, expr: ast.Starred) -> Value:
         """`*layers` in a call: the unpacked value itself (callers check for Starred)."""

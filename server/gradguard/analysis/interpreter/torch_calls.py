@@ -168,6 +168,19 @@ def _counts_batches(call: ast.Call, last: str) -> bool:
     return len(call.args) < 5 or params.is_true(call.args[4])
 
 
+def _keeps_bias(call: ast.Call, last: str) -> bool:
+    """`nn.Linear(4, 2)` (see `ModuleRef.has_bias`): a layer of `BIASED_LAYERS` given no
+    argument that may remove its bias, or only a literal True for it."""
+    position = api.BIASED_LAYERS.get(last)
+    if position is None or any(k.arg is None for k in call.keywords):
+        return False
+    if any(isinstance(a, ast.Starred) for a in call.args):
+        return False
+    given = [k.value for k in call.keywords if k.arg in api.BIAS_KEYWORDS]
+    given += call.args[position : position + 2]
+    return all(params.is_true(value) for value in given)
+
+
 def _holds_integer_buffer(call: ast.Call, layers: list[Value]) -> bool:
     """An nn.Sequential given, as plain arguments, a layer holding an integer buffer."""
     if call.keywords or any(isinstance(a, ast.Starred) for a in call.args):
@@ -533,6 +546,7 @@ class TorchCalls(ModuleCalls):
                 self_contained=own,
                 applies=activations.of_layer(call, qualified),
                 integer_buffer=_counts_batches(call, last),
+                has_bias=_keeps_bias(call, last),
             )
             if last in api.INSTANCE_NORMS:
                 ref = dataclasses.replace(ref, kind=module_kind)

@@ -267,6 +267,9 @@ class ModuleRef:
     # `num_batches_tracked` (casts such as `.half()` or `.to(dtype)` leave it int64), and an
     # nn.Sequential given such a layer holds it among its buffers and its state_dict.
     integer_buffer: bool = False
+    # A torch.nn layer certainly built with its `bias` parameter (`torch_api.BIASED_LAYERS`:
+    # no argument that may remove it, or a literal True).
+    has_bias: bool = False
     # The modules an nn.Sequential or nn.ModuleList holds, as built (`UNKNOWN` for one not
     # known); None when not known (see `gradguard.analysis.submodules`).
     children: tuple[Value, ...] | None = None
