@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from gradguard.analysis.hooks import may_have_hooks, may_keep_hooks
+from gradguard.analysis.hooks import hook_receivers, may_be_hooked, may_have_hooks, may_keep_hooks
 from gradguard.core.engine import check_source
 
 
@@ -74,3 +74,33 @@ def test_a_summary_s_hooks_do_not_make_a_later_forward_call_a_finding() -> None:
     )
     assert [f.code for f in check_source(summary_only).findings] == []
     assert [f.code for f in check_source(hooked).findings] == ["GG603"]
+
+
+@pytest.mark.parametrize(
+    ("source", "called", "hooked"),
+    [
+        # Hooks on a child or on a parent of the module called: not its own.
+        ("net[0].register_forward_hook(f)", "net", False),
+        ("model.layer4.register_forward_hook(f)", "model", False),
+        ("model.register_forward_pre_hook(f)", "model.encoder", False),
+        ("model.layer4[1].register_full_backward_hook(f)", "model.layer4", False),
+        # The module itself, a sibling (it may be the same module), another root.
+        ("net[0].register_forward_hook(f)", "net[0]", True),
+        ("model.a.register_forward_hook(f)", "model.b", True),
+        ("self.fc.register_forward_hook(f)", "model", True),
+        # A receiver that may be any module: a loop variable, a call's result.
+        ("for m in net.modules():\n    m.register_forward_hook(f)", "net", True),
+        ("pick(net).register_forward_hook(f)", "net", True),
+        # Hooks not registered by a method call on a path: the global registration, a
+        # registration method kept for later, modules handed to other code.
+        ("register_module_forward_hook(f)", "net", True),
+        ("add = net[0].register_forward_hook\nadd(f)", "net", True),
+        ("net[0].register_forward_hook(f)\ncollect(net.named_modules())", "net", True),
+        # No hook that stays.
+        ("summary(net, (1, 4))", "net", False),
+    ],
+)
+def test_which_modules_may_hold_a_lasting_hook(source: str, called: str, hooked: bool) -> None:
+    tree = ast.parse(source)
+    module = ast.parse(called, mode="eval").body
+    assert may_be_hooked(module, hook_receivers(tree, source)) is hooked

@@ -62,7 +62,7 @@ from gradguard.analysis.events import (
 from gradguard.analysis.forced_grad import ForcedGrad, forced_grad_backprops, real_cut
 from gradguard.analysis.grad_context import GradContext
 from gradguard.analysis.graph import SavedNode
-from gradguard.analysis.hooks import may_have_hooks, may_keep_hooks
+from gradguard.analysis.hooks import hook_receivers, may_be_hooked, may_have_hooks, may_keep_hooks
 from gradguard.analysis.imports import torch_alias
 from gradguard.analysis.interpreter.summary import REBOUND_PREFIX
 from gradguard.analysis.kept_histories import (
@@ -201,6 +201,7 @@ __all__ = [
     "forced_grad_backprops",
     "handed_window",
     "holds_no_parameters",
+    "hook_receivers",
     "identifier_spelling",
     "innermost_first",
     "kept_list_class",
@@ -209,6 +210,7 @@ __all__ = [
     "local_callables",
     "loop_window",
     "looped_calls",
+    "may_be_hooked",
     "may_feed_a_backward",
     "may_have_hooks",
     "may_keep_hooks",

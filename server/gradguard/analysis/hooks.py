@@ -16,6 +16,13 @@ A summary's hooks last only while the summary runs the model once: they see what
 forward computes (a dropped result included), then they are removed. `may_keep_hooks`
 leaves them out: it answers whether a hook may still be there when the file's own code
 calls a module (what `model.forward(x)` would skip).
+
+Which module a hook is on is known when every hook that may stay is registered by a
+method call on an access path (`model.layer4.register_forward_hook(fn)`; see
+`hook_receivers`). A module reached by a strictly longer or strictly shorter path
+(`model.forward(x)` with the hook on `model.layer4`, `model.layer4.forward(x)` with the
+hook on `model`) is another module: a module never holds itself. `model.forward(x)` then
+skips no hook of its own, and its children's run when it calls them.
 """
 
 from __future__ import annotations
@@ -23,7 +30,7 @@ from __future__ import annotations
 import ast
 import re
 
-from gradguard.analysis.names import identifier_spelling, mentions
+from gradguard.analysis.names import identifier_spelling, is_access_path, mentions
 
 # `register_forward_hook`, `register_forward_pre_hook`, `register_full_backward_hook`,
 # `register_backward_hook`, `register_module_forward_hook`, ... (`register_hook` is a
@@ -78,3 +85,75 @@ def _hands_over_submodules(node: ast.AST) -> bool:
         ):
             return True
     return False
+
+
+def hook_receivers(tree: ast.Module, text: str) -> tuple[ast.expr, ...] | None:
+    """The modules the file's lasting hooks are registered on, as the access paths of
+    their `register_*_hook` calls; None when some hook may be on a module not named so (a
+    global registration, a registration method read without being called on an access
+    path, modules handed to other code). Empty when no hook may stay."""
+    if not may_keep_hooks(tree, text):
+        return ()
+    text = identifier_spelling(text)
+    if any(f".{name}(" in text for name in _SUBMODULE_ACCESSORS) and any(
+        _hands_over_submodules(node) for node in ast.walk(tree)
+    ):
+        return None
+    called: set[int] = set()
+    receivers: list[ast.expr] = []
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and _REGISTERS_A_HOOK.fullmatch(node.func.attr)
+        ):
+            if not is_access_path(node.func.value):
+                return None
+            called.add(id(node.func))
+            receivers.append(node.func.value)
+    for node in ast.walk(tree):
+        spelled = (
+            node.attr
+            if isinstance(node, ast.Attribute)
+            else node.id
+            if isinstance(node, ast.Name)
+            else None
+        )
+        if spelled is not None and id(node) not in called and _REGISTERS_A_HOOK.search(spelled):
+            return None  # `register_module_forward_hook(fn)`, `hook = m.register_forward_hook`
+    if not receivers:
+        return None  # mentioned where the syntax tree does not show it (a non-ASCII name)
+    return tuple(receivers)
+
+
+def may_be_hooked(module: ast.expr, receivers: tuple[ast.expr, ...] | None) -> bool:
+    """Whether the module `module` names may hold a lasting hook, given `hook_receivers`:
+    unless every receiver is known to be another module (its path strictly extends
+    `module`'s, or `module`'s strictly extends it)."""
+    if receivers is None:
+        return True
+    if not receivers:
+        return False
+    if not is_access_path(module):
+        return True
+    path = _steps(module)
+    for receiver in receivers:
+        other = _steps(receiver)
+        shorter, longer = sorted((path, other), key=len)
+        if len(shorter) == len(longer) or longer[: len(shorter)] != shorter:
+            return True
+    return False
+
+
+def _steps(path: ast.expr) -> list[str]:
+    """The steps of an access path from its root name: `["model", ".layer4", "[0]"]`."""
+    steps: list[str] = []
+    while not isinstance(path, ast.Name):
+        assert isinstance(path, ast.Attribute | ast.Subscript)
+        if isinstance(path, ast.Attribute):
+            steps.append(f".{path.attr}")
+        else:
+            steps.append(f"[{ast.dump(path.slice)}]")
+        path = path.value
+    steps.append(path.id)
+    return steps[::-1]

@@ -86,6 +86,14 @@ class RuleContext:
         return may_keep_hooks(self.tree, self.source.text)
 
     @cached_property
+    def hook_receivers(self) -> tuple[ast.expr, ...] | None:
+        """The access paths of the modules the file's lasting hooks are registered on;
+        None when a hook may be on a module not named so (see `hooks.hook_receivers`)."""
+        from gradguard.analysis.facts import hook_receivers
+
+        return hook_receivers(self.tree, self.source.text)
+
+    @cached_property
     def unfilled_grad_reads(self) -> list[UnfilledRead]:
         """Reads of `.grad` before any backward can have filled it."""
         from gradguard.analysis.facts import unfilled_grad_reads

@@ -7,7 +7,10 @@ registered (a `register_*hook` call, or modules handed to other code with
 `named_modules()`). A model summary's hooks
 (`summary(model, ...)` of torchinfo, torchsummary or torchkeras, Lightning's
 `ModelSummary`) are removed once the summary has run: they do not count.
-`super().forward(...)` and `self.forward(...)` inside the class are left alone.
+`super().forward(...)` and `self.forward(...)` inside the class are left alone, and so is
+`model.forward(x)` when every hook is registered on another module named by a longer or
+shorter path (`model.layer4.register_forward_hook(fn)`): `model.forward` calls its
+children, so their hooks run, and it has none of its own.
 
 Where no hook can exist, `model.forward(x)` computes exactly what `model(x)` computes:
 GradGuard stays silent there, as it does on any style question (the team measured 14 such
@@ -39,7 +42,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from gradguard.analysis.facts import ForwardCall
+from gradguard.analysis.facts import ForwardCall, may_be_hooked
 from gradguard.core.findings import Finding, Fix, Safety, Severity
 from gradguard.core.messages import compose
 from gradguard.core.rule import Invalid, Rule, RuleContext
@@ -76,6 +79,16 @@ def load_predictor():
     return torch.jit.script(nn.Linear(2, 2))
 out = run(nn.Linear(2, 2), torch.randn(1, 2))
 out = run(load_predictor(), torch.randn(1, 2))
+""",
+        # The only hook is on a layer the model holds: it still runs.
+        """
+import torch
+from torch import nn
+net = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+seen = []
+net[0].register_forward_hook(lambda module, inputs, output: seen.append(output))
+out = net.forward(torch.randn(3, 4))
+assert seen, "the child's hook did not run"
 """,
         # No hook anywhere in the file: forward() computes what the call computes.
         """
@@ -120,6 +133,8 @@ assert seen, "the forward hook did not run"
                 continue
             if isinstance(use.target, ast.Name) and use.target.id == "self":
                 continue
+            if not may_be_hooked(use.target, ctx.hook_receivers):
+                continue  # every hook is on another module: its children's still run
             name = expr_text(ctx.source, use.target)
             message = compose(
                 f"`{name}.forward(...)` skips the module's hooks",
