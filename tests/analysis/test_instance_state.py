@@ -1,6 +1,7 @@
-"""Per-instance state (`instance_state`): a construction passing a flag its class's other
-constructions do not agree on gives its instance a view of the class of its own, whose
-`self.<flag>` is that bool; a construction whose flag is not one known bool does not."""
+"""Per-instance state (`instance_state`): a construction passing a setting (a bool, a number,
+a string) its class's other constructions do not agree on gives its instance a view of the
+class of its own, whose `self.<flag>` is that value; a construction whose setting is not
+one known value does not."""
 
 from __future__ import annotations
 
@@ -58,7 +59,8 @@ def _sites(constructions: str) -> dict[int, bool | None]:
 
 def test_a_flag_the_joined_facts_do_not_know_sets_an_instance_apart() -> None:
     joined = _facts(cin=UNKNOWN, first=UNKNOWN)
-    assert distinct_flags(_facts(cin=_flag(3), first=_flag(True)), joined) == (("first", True),)
+    expected = (("cin", 3), ("first", True))
+    assert distinct_flags(_facts(cin=_flag(3), first=_flag(True)), joined) == expected
 
 
 def test_a_flag_every_construction_agrees_on_sets_nothing_apart() -> None:
@@ -66,9 +68,19 @@ def test_a_flag_every_construction_agrees_on_sets_nothing_apart() -> None:
     assert distinct_flags(_facts(first=_flag(True)), joined) == ()
 
 
-def test_numbers_set_nothing_apart() -> None:
-    joined = _facts(cin=UNKNOWN)
-    assert distinct_flags(_facts(cin=_flag(3)), joined) == ()
+def test_numbers_and_strings_set_an_instance_apart() -> None:
+    # `if stride != 1:` / `if mode == "conv":` in `__init__` decide which layers it keeps.
+    joined = _facts(cin=UNKNOWN, mode=UNKNOWN)
+    site = _facts(cin=_flag(3), mode=_flag("conv"))
+    assert distinct_flags(site, joined) == (("cin", 3), ("mode", "conv"))
+
+
+def test_a_number_every_construction_agrees_on_sets_nothing_apart() -> None:
+    assert distinct_flags(_facts(cin=_flag(3)), _facts(cin=_flag(3))) == ()
+
+
+def test_a_value_that_is_no_setting_sets_nothing_apart() -> None:
+    assert distinct_flags(_facts(scale=_flag(0.5)), _facts(scale=UNKNOWN)) == ()
 
 
 def test_views_are_bounded_by_distinct_flag_sets() -> None:
@@ -89,8 +101,12 @@ def test_constructions_passing_both_flags_each_get_their_own() -> None:
     assert sorted(found.values(), key=str) == [False, True]
 
 
-def test_constructions_agreeing_on_the_flag_need_no_view() -> None:
-    assert _sites("a = Block(3, True)\nb = Block(4, True)\n") == {}
+def test_constructions_agreeing_on_every_setting_need_no_view() -> None:
+    assert _sites("a = Block(3, True)\nb = Block(3, first=True)\n") == {}
+
+
+def test_constructions_passing_different_numbers_each_get_their_own() -> None:
+    assert list(_sites("a = Block(3, True)\nb = Block(4, True)\n").values()) == [True, True]
 
 
 def test_a_flag_computed_in_a_loop_is_not_one_bool() -> None:

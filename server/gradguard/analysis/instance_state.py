@@ -1,4 +1,4 @@
-"""What `self.<x>` holds for one instance, from the flags its construction passes.
+"""What `self.<x>` holds for one instance, from the settings its construction passes.
 
 `Block(64, 128, first=False)` and `Block(128, 128, first=True)` build two instances of one
 class; `__init__` keeps `self.first = first`. Joined over the class's constructions the
@@ -10,10 +10,16 @@ The facts of one construction are those `call_sites` records for that call (ever
 interpretation of it joined, so a construction in a loop passing `i == 0` is unknown).
 A class qualifies when its `__init__` is a constructor candidate whose every construction
 was seen and mapped (`CallSites.facts`); an instance is told apart from the class only by
-the known bools (flags) its construction passes where the class-level facts hold no such
-bool (`distinct_flags`): numbers and data add facts the class level already joins, while a
-flag decides which code runs. Instances whose constructions pass the same flags share one
-view (`ClassInfo.flags`), so the extra work is bounded by the distinct flag sets.
+the known settings its construction passes where the class-level facts hold none: bools,
+ints and strings (`distinct_flags`), the values that decide which code runs (`if
+self.first:`, `if stride != 1 or cin != cout:`, `if mode == "conv":`, see
+`construction_paths` for the `if` statements of `__init__`); tensors and other data add
+facts the class level already joins. Instances whose constructions pass the same settings
+share one view (`ClassInfo.flags`), so the extra work is bounded by the distinct setting
+sets. A construction whose setting is not one known value (a parameter its callers pass
+both ways, a number read from the environment) gets no view: its instance is the class.
+Two instances built with other settings, joined (a helper given both), are the class
+(`ClassInfo.general`).
 
 What reads it: a construction of a module class builds its `ModuleRef` on that view
 (`ModuleInterpreter.instance_info`), and a call of such an instance runs `forward` with
@@ -31,34 +37,39 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from gradguard.analysis.call_sites import CallerFacts
 
-# Flags by parameter name, sorted: the key of one instance view (`ClassInfo.flags`).
-Flags = tuple[tuple[str, bool], ...]
+# A known setting a construction passes: a bool, a number or a string (`Value.const`).
+Setting = bool | int | str
 
-# How many distinct flag sets of one class get views of their own (the rest share the
+# Settings by parameter name, sorted: the key of one instance view (`ClassInfo.flags`).
+Flags = tuple[tuple[str, Setting], ...]
+
+# How many distinct setting sets of one class get views of their own (the rest share the
 # class's): each costs a run of `__init__` and of the `forward` its instances call.
 MAX_VIEWS = 4
 
 
 def distinct_flags(site: CallerFacts, joined: CallerFacts) -> Flags:
-    """The bools `site` passes for parameters where `joined` (every construction's facts,
-    as the class learns them) holds no bool: what sets this instance apart."""
-    found = []
+    """The known settings (bools, numbers, strings) `site` passes for parameters where
+    `joined` (every construction's facts, as the class learns them) holds none: what sets
+    this instance apart."""
+    found: list[tuple[str, Setting]] = []
     for name, value in site.parameters.items():
-        if "." in name or type(value.const) is not bool:
+        const = value.const
+        if "." in name or not isinstance(const, bool | int | str):
             continue
         known = joined.parameters.get(name)
-        if known is not None and type(known.const) is bool:
+        if known is not None and isinstance(known.const, bool | int | str):
             continue
-        found.append((name, value.const))
+        found.append((name, const))
     return tuple(sorted(found))
 
 
 def instance_sites(
     by_call: Mapping[int, CallerFacts | None], joined: CallerFacts
 ) -> tuple[tuple[int, CallerFacts], ...]:
-    """The constructions (by id of the call) whose flags set their instance apart from the
+    """The constructions (by id of the call) whose settings set their instance apart from the
     class (`distinct_flags`), with that construction's own facts; at most `MAX_VIEWS`
-    distinct flag sets, in the file's order of first interpretation."""
+    distinct setting sets, in the file's order of first interpretation."""
     kept: list[tuple[int, CallerFacts]] = []
     views: set[Flags] = set()
     for call, facts in by_call.items():

@@ -15,6 +15,7 @@ from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.call_sites import CallerFacts, CallSites, kept_on_self, plain_classes
 from gradguard.analysis.constant_dicts import kept_setting
+from gradguard.analysis.construction_paths import holds, settled_test, taken_statements
 from gradguard.analysis.grad_context import modes_switched_only_in
 from gradguard.analysis.graph import SavedNode
 from gradguard.analysis.historyless_state import stores_by_methods
@@ -533,6 +534,7 @@ class ModuleInterpreter:
             constants=dict(info.constants),
             computed=dict(info.computed),
             flags=flags,
+            general=info,
         )
         self.instance_views[key] = view
         self._collecting.add(id(info.node))
@@ -603,6 +605,7 @@ class ModuleInterpreter:
                     _kept_whole(known)
                     or _instance(known)
                     or (known.kind is Kind.SCALAR and known.grad is Grad.UNTRACKED)
+                    or type(known.const) is str  # a setting (`shortcut="conv"`)
                     or _literal_mapping(known)
                     or _settings_object(known)
                     or _file_function(known)
@@ -613,7 +616,21 @@ class ModuleInterpreter:
         locals_once = local_binding_counts(init)
         freezes = _layer_freezes(info.node) if self.frozen_facts else frozenset()
         building = list_building(init)
-        for stmt in init.body:
+
+        def decide(test: ast.expr) -> bool | None:
+            # `if stride != 1:` settled by the constructions' arguments (`construction_paths`).
+            if scratch.env is None or not settled_test(test, locals_once, scratch.env.__contains__):
+                return None
+            return holds(test, lambda expr: scratch.eval(expr).const)
+
+        def dropped(block: list[ast.stmt]) -> None:
+            for attr, count in _block_stores(block).items():
+                stores[attr] = stores.get(attr, 0) - count
+
+        def whole(stmt: ast.stmt) -> bool:
+            return id(stmt) in freezes or id(stmt) in building
+
+        for stmt in taken_statements(init.body, decide, whole, dropped):
             if id(stmt) in freezes:
                 # `self.backbone.requires_grad_(False)` (or a loop freezing its parameters)
                 # on every way through `__init__`: the layer it kept so far is frozen.
@@ -1519,13 +1536,23 @@ def _self_stores(node: ast.ClassDef) -> dict[str, int]:
     stores: dict[str, int] = {}
     for method in node.body:
         if isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef):
-            for target in assignment_targets(method.body):
-                if isinstance(target, ast.Attribute) and dotted(target.value) == "self":
-                    stores[target.attr] = stores.get(target.attr, 0) + 1
-            for inner in walk(method):
-                name = _registered_buffer(inner)
-                if name is not None:
-                    stores[name[0]] = stores.get(name[0], 0) + 1
+            for attr, count in _block_stores(method.body).items():
+                stores[attr] = stores.get(attr, 0) + count
+    return stores
+
+
+def _block_stores(body: list[ast.stmt]) -> dict[str, int]:
+    """How many assignments to each `self.<attr>` (and `self.register_buffer` calls) a
+    block holds, nested blocks included."""
+    stores: dict[str, int] = {}
+    for target in assignment_targets(body):
+        if isinstance(target, ast.Attribute) and dotted(target.value) == "self":
+            stores[target.attr] = stores.get(target.attr, 0) + 1
+    for stmt in body:
+        for inner in walk(stmt):
+            name = _registered_buffer(inner)
+            if name is not None:
+                stores[name[0]] = stores.get(name[0], 0) + 1
     return stores
 
 

@@ -219,11 +219,13 @@ def _sequential_kind(layers: list[Value]) -> api.ModuleKind | None:
 def _local_steps(call: ast.Call, layers: list[Value]) -> tuple[Value, ...] | None:
     """The layers of `nn.Sequential(Block(8), nn.Linear(8, 1))` when one is a module class of
     this file and every other is a torch.nn layer returning a tensor, not working in place
-    (calling the container runs them in order); None otherwise."""
+    unless it is the first (calling the container runs them in order, the first on what the
+    container is given, as a call of that layer: `ModuleCalls._steps_output` sees the change
+    of its input); None otherwise."""
     if call.keywords or len(layers) != len(call.args) or not layers:
         return None
     local = False
-    for expr, layer in zip(call.args, layers, strict=True):
+    for index, (expr, layer) in enumerate(zip(call.args, layers, strict=True)):
         ref = layer.module
         if isinstance(expr, ast.Starred) or layer.kind is not Kind.MODULE or ref is None:
             return None
@@ -231,7 +233,9 @@ def _local_steps(call: ast.Call, layers: list[Value]) -> tuple[Value, ...] | Non
             local = True
             continue
         kind = ref.kind or (api.nn_module_kind(ref.qualified) if ref.qualified else None)
-        if kind is None or kind.output != "tensor" or ref.inplace or ref.steps is not None:
+        if kind is None or kind.output != "tensor" or ref.steps is not None:
+            return None
+        if ref.inplace and index > 0:
             return None
     return tuple(layers) if local else None
 

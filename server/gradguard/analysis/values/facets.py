@@ -216,6 +216,12 @@ def _join_module(a: ModuleRef | None, b: ModuleRef | None) -> ModuleRef | None:
     """The same module class on both paths stays known even if built with other sizes."""
     if a == b:
         return a
+    if a is not None and b is not None and a.local is not None and b.local is not None:
+        # Two instances of one class built with other settings (`Block(8, stride=2)`,
+        # `Block(8)`): the class as every instance sees it (`instance_state`).
+        a, b = _as_class(a), _as_class(b)
+        if a == b:
+            return a
     if a is not None and b is not None and evolve_module(a, None) == evolve_module(b, None):
         # Built with other sizes: an integer buffer both hold is still held.
         joined = evolve_module(a, None)
@@ -240,6 +246,15 @@ def _join_module(a: ModuleRef | None, b: ModuleRef | None) -> ModuleRef | None:
         owns = kind_a.has_parameters or kind_b.has_parameters
         return ModuleRef(kind=ModuleKind(owns, output, parameters_known=known))
     return None
+
+
+def _as_class(module: ModuleRef) -> ModuleRef:
+    """`module`, an instance of a class of the file, as any instance of its class: the
+    class's own `ClassInfo` in place of one instance's view (`ClassInfo.general`)."""
+    local = module.local
+    if local is None or local.general is None:
+        return module
+    return dataclasses.replace(module, local=local.general)
 
 
 # A torch optimizer of a class not known (`torch.optim.Optimizer` is their base class).

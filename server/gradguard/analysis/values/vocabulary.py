@@ -197,9 +197,13 @@ class ClassInfo:
     # stored tensor's facts.
     computed: dict[str, Value] = field(default_factory=dict, compare=False, hash=False)
     # Empty for the class as every instance sees it; for the instances built with the same
-    # known flags (`Block(64, 128, first=False)`), those flags, by parameter of `__init__`:
-    # its `attributes` then hold what `__init__` keeps for them (see `instance_state`).
-    flags: tuple[tuple[str, bool], ...] = ()
+    # known settings (`Block(64, 128, first=False)`: bools, numbers, strings the other
+    # constructions do not agree on), those, by parameter of `__init__`: its `attributes`
+    # then hold what `__init__` keeps for them (see `instance_state`).
+    flags: tuple[tuple[str, bool | int | str], ...] = ()
+    # For such a view, the class as every instance sees it (what a join of two instances
+    # built with different settings holds, see `facets._join_module`); None otherwise.
+    general: ClassInfo | None = field(default=None, compare=False, hash=False, repr=False)
 
 
 class Indexing(enum.Enum):
