@@ -48,6 +48,7 @@ from gradguard.analysis.events import ModuleCall, OptimizerCall
 from gradguard.analysis.gradless_modules import gradless_steps
 from gradguard.analysis.historyless_names import historyless_names
 from gradguard.analysis.model import BackwardCall, ModuleAnalysis
+from gradguard.analysis.module_builders import builds_module
 from gradguard.analysis.name_flow import UNKNOWN_KEY, Key, NameBinding, NameFlow
 from gradguard.analysis.names import arguments_by_parameter, binding_counts, parameter_names
 from gradguard.analysis.values import Grad
@@ -276,6 +277,9 @@ class _Check:
             return None  # built on several modules: which ones a loss must reach is open
         if self.flow.is_deepcopy(value.func) and len(value.args) == 1:
             return True
+        builder = self._file_function(value.func)
+        if builder is not None and not builds_module(builder, self._constructs_module):
+            return None  # `pick()` may return a module other names hold as well
         built = [o.module for o in optimized if o.module.self_contained]
         if built:
             local = built[0].local
@@ -416,14 +420,35 @@ class _Check:
                 return False
             if self.flow.is_deepcopy(value.func):
                 continue
-            last = value.func.attr if isinstance(value.func, ast.Attribute) else None
-            if isinstance(value.func, ast.Name):
-                last = value.func.id
-            if last is None or not last[:1].isupper() or last.endswith("Loss"):
-                return False
-            if _not_a_module(self.flow.qualified(value.func)) or self._plain_class(value.func):
+            builder = self._file_function(value.func)
+            if builder is not None:
+                # `student = mlp(16)`: a function of the file returning a module it builds.
+                if not builds_module(builder, self._constructs_module):
+                    return False
+                continue
+            if not self._constructs_module(value):
                 return False
         return True
+
+    def _constructs_module(self, value: ast.Call) -> bool:
+        """`Net(...)`, `nn.Linear(...)`: a capitalized callee that is no loss, no class of a
+        library making no module and no plain class of the file."""
+        last = value.func.attr if isinstance(value.func, ast.Attribute) else None
+        if isinstance(value.func, ast.Name):
+            last = value.func.id
+        if last is None or not last[:1].isupper() or last.endswith("Loss"):
+            return False
+        return not (_not_a_module(self.flow.qualified(value.func)) or self._plain_class(value.func))
+
+    def _file_function(self, func: ast.expr) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+        """The function of the file a plain-name callee names, when that name is bound
+        exactly once, by that `def`."""
+        key = self.flow.key_of(func) if isinstance(func, ast.Name) else None
+        bindings = self.flow.bindings.get(key, []) if key is not None else []
+        if len(bindings) != 1:
+            return None
+        node = bindings[0].node
+        return node if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) else None
 
     def _plain_class(self, func: ast.expr) -> bool:
         """A class of the file without a base (`class Hyper: lr = 0.1`): never a module."""
