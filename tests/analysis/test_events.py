@@ -14,6 +14,7 @@ import textwrap
 import pytest
 
 from gradguard.analysis.events import (
+    ArgumentFreedByCall,
     KINDS,
     Accumulation,
     Append,
@@ -67,6 +68,8 @@ def _own(event: Event) -> dict[str, object]:
                 value = ast.unparse(value)
             elif isinstance(value, SavedNode):
                 value = ast.unparse(value.node)  # a graph node, by its call
+            elif isinstance(value, frozenset) and all(isinstance(v, SavedNode) for v in value):
+                value = tuple(sorted(ast.unparse(v.node) for v in value))  # graph nodes
             elif isinstance(value, tuple) and all(isinstance(v, ast.AST) for v in value):
                 value = tuple(ast.unparse(v) for v in value)
             own[field.name] = value.grad.name if isinstance(value, Value) else value
@@ -445,6 +448,34 @@ CASES: list[tuple[str, str, list[Row]]] = [
                 FreedByCall,
                 "step",
                 {"freed": "step(torch.randn(2, 4))", "backwards": ("D(fake).mean().backward()",)},
+            ),
+        ],
+    ),
+    (
+        # A helper whose own backward freed the graph of what it was given: that argument's
+        # operations are freed at the caller.
+        "a helper freeing the graph of its argument",
+        """
+        G = nn.Linear(4, 4)
+        D = nn.Linear(4, 1)
+
+        def critic(fake):
+            D(fake).mean().backward()
+
+        sample = G(torch.randn(2, 4))
+        critic(sample)
+        """,
+        [
+            (ModuleCall, "D", {"layer_class": "torch.nn.Linear"}),
+            (ModuleCall, "G", {"layer_class": "torch.nn.Linear"}),
+            (
+                ArgumentFreedByCall,
+                "critic",
+                {
+                    "freed": ("G(torch.randn(2, 4))",),
+                    "parameter": "fake",
+                    "backwards": ("D(fake).mean().backward()",),
+                },
             ),
         ],
     ),

@@ -9,10 +9,10 @@ import textwrap
 
 import pytest
 
-from gradguard.analysis.module_builders import builds_module
-from gradguard.analysis.optimizer_reach import unreached_optimizers
 from gradguard.analysis.model import analyse_module
+from gradguard.analysis.module_builders import builds_module
 from gradguard.analysis.name_flow import NameFlow
+from gradguard.analysis.optimizer_reach import unreached_optimizers
 
 
 def _capitalized(call: ast.Call) -> bool:

@@ -270,6 +270,20 @@ class FreedByCall(Event):
     backwards: tuple[ast.Call, ...]
 
 
+@dataclass(frozen=True, eq=False)
+class ArgumentFreedByCall(Event):
+    """A call of a function of the file (`node`; `value` is its result) whose own backward
+    calls `backwards` freed, on every way out, the graph of what it was given for
+    `parameter` (`FunctionSummary.frees_parameters`): `d_step(netD, real, fake)` whose
+    `loss.backward()` runs through `netD(fake)`. `freed` is that argument's graph at the
+    call, freed here from then on, so a later backward through `fake` runs through a freed
+    graph."""
+
+    freed: frozenset[SavedNode]
+    parameter: str
+    backwards: tuple[ast.Call, ...]
+
+
 # Every kind of event, in the order of the classes above.
 KINDS: tuple[type[Event], ...] = (
     Conversion,
@@ -294,6 +308,7 @@ KINDS: tuple[type[Event], ...] = (
     LoopTrips,
     RepeatedDraw,
     FreedByCall,
+    ArgumentFreedByCall,
 )
 
 E = TypeVar("E", bound=Event)

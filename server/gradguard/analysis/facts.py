@@ -36,6 +36,7 @@ from gradguard.analysis.dependencies import assigned_names, names_feeding, read_
 from gradguard.analysis.events import (
     Accumulation,
     Append,
+    ArgumentFreedByCall,
     AttributeSet,
     CheckpointInput,
     Conversion,
@@ -129,6 +130,7 @@ __all__ = [
     "Activation",
     "ActivationKind",
     "Append",
+    "ArgumentFreedByCall",
     "AttributeSet",
     "BackwardCall",
     "Carry",

@@ -13,7 +13,9 @@ Finds a second backward pass through a graph that an earlier `backward()` alread
 * the same across helper functions of the file: one whose own backward freed the graph of
   what it returns (`fake = discriminator_step(...)` scoring `fake` undetached), then a
   backward through that result, in the caller or in a helper it is handed to
-  (`generator_step(netD, fake)`); no fix is offered either;
+  (`generator_step(netD, fake)`); or one whose own backward freed the graph of what it
+  was handed (`discriminator_step(netD, real, fake)` scoring `fake` undetached), then a
+  backward through that argument again; no fix is offered either;
 * a `backward()` that runs on every iteration of a loop on a loss (or model output)
   computed once, before the loop.
 
@@ -68,6 +70,7 @@ import ast
 from collections.abc import Iterator
 
 from gradguard.analysis.facts import (
+    ArgumentFreedByCall,
     BackwardCall,
     FreedByCall,
     LoopNode,
@@ -223,7 +226,7 @@ opt_g.step()
         # (`self.backward_D()` then `self.backward_G()` through the same `self.fake_B`).
         across = [c for c in ctx.analysis.backward_across_methods if c.via != "torch.autograd.grad"]
         reported: set[int] = set()
-        freed_by_calls = ctx.analysis.events.of(FreedByCall)
+        freed_by_calls = ctx.analysis.events.of(FreedByCall, ArgumentFreedByCall)
         for second in [*calls, *across]:
             if not second.through_freed:
                 continue
@@ -231,7 +234,8 @@ opt_g.step()
             fixable = first not in across and second not in across
             if first is None:
                 # A function of the file freed the graph of what it returned
-                # (`fake = d_step(...)`, then `loss_g.backward()` through `fake`).
+                # (`fake = d_step(...)`, then `loss_g.backward()` through `fake`), or of
+                # what it was given (`d_step(netD, fake)`, then the same).
                 first = _freeing_callee(calls, freed_by_calls, second)
                 fixable = False
             if first is None or id(first.call) in reported:
@@ -308,12 +312,16 @@ def _freeing_call(calls: list[BackwardCall], second: BackwardCall) -> BackwardCa
 
 
 def _freeing_callee(
-    calls: list[BackwardCall], freed_by_calls: list[FreedByCall], second: BackwardCall
+    calls: list[BackwardCall],
+    freed_by_calls: list[FreedByCall | ArgumentFreedByCall],
+    second: BackwardCall,
 ) -> BackwardCall | None:
     """The backward call of a function of the file that freed the graph of a result
-    `second` runs through (`FreedByCall`), when it is recorded."""
+    `second` runs through (`FreedByCall`), or of an argument (`ArgumentFreedByCall`), when
+    it is recorded."""
     for event in freed_by_calls:
-        if event.freed in second.through_freed:
+        freed = event.freed if isinstance(event, ArgumentFreedByCall) else {event.freed}
+        if freed & second.through_freed:
             for first in calls:
                 if first.call in event.backwards and first.frees_graph:
                     return first

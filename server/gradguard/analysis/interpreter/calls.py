@@ -28,6 +28,7 @@ from gradguard.analysis.call_sites import passed_arguments, switches_grad_mode
 from gradguard.analysis.converted_numbers import number_builtin, rearranged
 from gradguard.analysis.events import (
     Append,
+    ArgumentFreedByCall,
     ForwardCall,
     FreedByCall,
     ModuleMethodCall,
@@ -1267,6 +1268,7 @@ class CallEvaluator(TorchCalls):
         )
         fresh = SavedNode(call, Saves.OTHER)
         self._backwards_through_arguments(function, summary, call, inputs)
+        self._free_arguments(summary, call, inputs)
         result = graph_inputs.instantiate(summary.returned.without_carries(), call, inputs, fresh)
         if self.mode.enabled is True:
             result = graph_inputs.with_saved_output(result, summary.returned, call, inputs)
@@ -1315,6 +1317,30 @@ class CallEvaluator(TorchCalls):
                 self.module.analysis.backward_across_methods.append(
                     self._seen_from_caller(function, call, event, graph, freed)
                 )
+
+    def _free_arguments(
+        self, summary: FunctionSummary, call: ast.Call, inputs: graph_inputs.CallInputs
+    ) -> None:
+        """The graphs of the arguments the function's backward calls freed
+        (`FunctionSummary.frees_parameters`): freed here from then on, as if the body were
+        written at the call (`d_step(netD, fake)`, then `loss_g.backward()` through
+        `netD(fake)` again). Only with recording certainly on: the function's backward then
+        certainly ran."""
+        if not summary.frees_parameters or self.mode.enabled is not True:
+            return
+        freed, modified = self._graph_state()
+        for name, backwards in summary.frees_parameters.items():
+            stand_in = summary.input_nodes.get(name)
+            passed = inputs.graphs.get(stand_in, frozenset()) if stand_in is not None else None
+            # Only the argument's operations: the caller's own stand-ins stand for a history
+            # its callers may not have given it (no caller's backward is told it ran twice).
+            graph = graph_inputs.own_nodes(passed) if passed else frozenset()
+            if not graph or graph <= freed:
+                continue
+            freed = freed | graph
+            self._set_graph_state(freed, modified)
+            if (site := self.site(call, call.func, UNKNOWN)) is not None:
+                self.emit(ArgumentFreedByCall(graph, name, backwards, **site))
 
     def _with_argument_carries(
         self,

@@ -1886,4 +1886,5 @@ def _summary(
         dict(interpreter.replaced_attributes),
         interpreter.frees_result(returned),
         tuple(interpreter.param_backwards),
+        interpreter.frees_parameters(),
     )

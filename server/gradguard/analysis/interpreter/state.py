@@ -233,6 +233,26 @@ class InterpreterState:
             return ()
         return tuple(call for call, graph in self.freeing_backwards if graph & freed)
 
+    def frees_parameters(self) -> dict[str, tuple[ast.Call, ...]]:
+        """Parameters whose stand-in a backward of this run freed on every way out of it,
+        with the backward calls that ran through it (`def d_step(netD, fake): loss =
+        bce(netD(fake), zeros); loss.backward()`). Graph nodes are must-facts: the stand-in
+        in a freed graph means every way through computed the loss from the parameter with
+        differentiable ops and backpropagated it without keeping the graph, so the graph
+        the caller's argument had is freed after the call, as if the body were written
+        there."""
+        marker = self._exit_graph_state()
+        if marker is None or not marker.graph:
+            return {}
+        found: dict[str, tuple[ast.Call, ...]] = {}
+        for name, stand_in in self.input_nodes.items():
+            if stand_in not in marker.graph:
+                continue
+            calls = tuple(call for call, graph in self.freeing_backwards if stand_in in graph)
+            if calls:
+                found[name] = calls
+        return found
+
     def frozen_parameters(self) -> dict[str, Freeze]:
         """Parameters whose module this function froze whole on every way out of it, by name,
         with the freeze (`model.requires_grad_(False)` in `def freeze(model)`): the caller's

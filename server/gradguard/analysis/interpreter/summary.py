@@ -82,6 +82,9 @@ class FunctionSummary:
     # (their stand-ins), with those parameters: a caller passing an argument whose graph
     # an earlier backward freed sees them run through it again.
     param_backwards: tuple[tuple[BackwardCall, frozenset[str]], ...] = ()
+    # Parameters whose graph, as a caller passes it, the function's backward calls freed on
+    # every way out of it, with those calls (see `InterpreterState.frees_parameters`).
+    frees_parameters: dict[str, tuple[ast.Call, ...]] = field(default_factory=dict)
 
 
 def rebound_parameters(returned: Value, input_nodes: dict[str, SavedNode]) -> dict[str, Carry]:
