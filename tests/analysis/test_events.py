@@ -14,10 +14,10 @@ import textwrap
 import pytest
 
 from gradguard.analysis.events import (
-    ArgumentFreedByCall,
     KINDS,
     Accumulation,
     Append,
+    ArgumentFreedByCall,
     AttributeSet,
     CheckpointInput,
     Conversion,

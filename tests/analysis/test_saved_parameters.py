@@ -141,7 +141,25 @@ SPLIT_HELPER = """\
         z = self.sample(mu, logvar)
         return self.dec(z), z
 """
+# The layer's output wrapped in differentiable functions first (`torch.tanh(self.enc(x))`).
+WRAPPED = """\
+        h = torch.tanh(self.enc(x)).flatten(1)
+        mu, logvar = h[:, :2], h[:, 2:]
+        return self.dec(mu), logvar
+"""
+WRAPPED_FUNCTIONAL = """\
+        h = F.leaky_relu(self.enc(x))
+        return self.dec(h[:, :2])
+"""
 # Look-alikes: some value a call may return does not come from the layer's output.
+WRAPPED_DETACHED = """\
+        h = torch.tanh(self.enc(x).detach())
+        return self.dec(h[:, :2])
+"""
+WRAPPED_UNKNOWN = """\
+        h = torch.round(self.enc(x))
+        return self.dec(h[:, :2])
+"""
 EARLY_OTHER = """\
         h = self.enc(x)
         if latent_only:
@@ -197,6 +215,10 @@ UNKNOWN_METHOD = """\
         (TWO_LAYERS, COMPARED, None),
         (TWO_LAYERS, BOUND_IN_BRANCH, None),
         (TWO_LAYERS, UNKNOWN_METHOD, None),
+        (TWO_LAYERS, WRAPPED, "nn.Linear"),
+        (TWO_LAYERS, WRAPPED_FUNCTIONAL, "nn.Linear"),
+        (TWO_LAYERS, WRAPPED_DETACHED, None),
+        (TWO_LAYERS, WRAPPED_UNKNOWN, None),
     ],
 )
 def test_saved_by_a_leading_layer(encoder: str, body: str, expected: str | None) -> None:

@@ -17,7 +17,8 @@ A module call is followed into what it runs when that is plain to see:
   (`return self.main(x)`, `x = F.relu(self.fc1(x))` then `return self.fc2(x)`): every
   layer on the chain certainly runs and its output reaches the returned value;
 * a module class of the file whose `forward` runs one of its layers first thing
-  (`stats = self.encode(x)`) and computes every value it may return from that layer's
+  (`stats = self.encode(x)`, also inside differentiable wrappers such as
+  `h = torch.tanh(self.trunk(x))`) and computes every value it may return from that layer's
   output through differentiable operations (`Flow`: slices, `chunk`, arithmetic, its
   `torch.nn` layers, one-line methods of the class), whatever the branches between: a VAE
   that splits, samples and maybe decodes. A backward from any part of the call's result
@@ -237,7 +238,9 @@ class ParameterSaves:
         input_requires_grad: bool,
     ) -> SavedParameter | None:
         """A layer `forward` runs first thing (`h = self.encode(x)`, a statement of its body
-        before any other kind of statement) that certainly saves its weight, when every value
+        before any other kind of statement; also inside differentiable wrappers, `h =
+        torch.tanh(self.trunk(x))`: `h` then carries the layer's output, see `_unwrapped`)
+        that certainly saves its weight, when every value
         `forward` can return is computed from that layer's output through differentiable
         operations only: whatever a caller backpropagates from the call then runs through
         the layer (`saved_parameters.Flow`)."""
@@ -248,7 +251,7 @@ class ParameterSaves:
                 continue
             if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
                 return None
-            target, value = stmt.targets[0], stmt.value
+            target, value = stmt.targets[0], _unwrapped(stmt.value, self._resolve)
             attr = _self_call(value)
             layer = layers.get(attr) if attr is not None else None
             if layer is None or not isinstance(target, ast.Name):
@@ -440,6 +443,26 @@ def _self_call(expr: ast.expr, any_arguments: bool = False) -> str | None:
     if not any_arguments and (len(expr.args) != 1 or expr.keywords):
         return None
     return expr.func.attr
+
+
+def _unwrapped(value: ast.expr, resolve: Resolver) -> ast.expr:
+    """The expression inside the differentiable wrappers around `value` (`self.trunk(x)`
+    of `torch.tanh(self.trunk(x))`, `F.relu(...)`, `(...).flatten(1)`: `_CHAIN_FUNCTIONS`,
+    `_CHAIN_METHODS`), whose output's history the whole value certainly carries; `value`
+    itself when it is no such wrapper. A call of `self` is never peeled (it is the layer
+    call looked for)."""
+    while isinstance(value, ast.Call) and _self_call(value, any_arguments=True) is None:
+        func = value.func
+        if resolve(value) in _CHAIN_FUNCTIONS and value.args:
+            inner = value.args[0]
+        elif isinstance(func, ast.Attribute) and func.attr in _CHAIN_METHODS:
+            inner = func.value
+        else:
+            break
+        if isinstance(inner, ast.Starred):
+            break
+        value = inner
+    return value
 
 
 def _pieces_of(value: ast.expr) -> ast.expr | None:
