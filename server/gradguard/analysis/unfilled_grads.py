@@ -565,21 +565,40 @@ class Paths:
         """`init_params()`, a helper of the file that runs no backward and returns, on
         every `return`, a container it writes out whose first element is a tensor it makes
         anew (`return {"w1": w1, "w2": w2}`, or a name bound once to such a container)."""
+        found = self._returned_first_items(call)
+        if found is None:
+            return False
+        helper, firsts = found
+        self._depth += 1
+        try:
+            return all(self._fresh_local(helper, first) for first in firsts)
+        finally:
+            self._depth -= 1
+
+    def _returned_first_items(
+        self, call: ast.Call
+    ) -> tuple[ast.FunctionDef, list[ast.expr | None]] | None:
+        """The helper `call` runs (a function of the file that runs no backward) and the
+        first element of the container each of its `return`s writes out (`return [w1, b1]`,
+        or a name bound once there to such a container; None where it is not written out)."""
         func = call.func
         helper = self.local.get(func.id) if isinstance(func, ast.Name) else None
         if not isinstance(helper, ast.FunctionDef) or helper.name in self.rebound:
-            return False
+            return None
         if self._depth >= _DEPTH or not self._function_clean(helper):
-            return False
+            return None
         nodes = list(scope_nodes(helper))
         returned = [node.value for node in nodes if isinstance(node, ast.Return)]
         if not returned:
-            return False
-        self._depth += 1
-        try:
-            return all(self._fresh_local(helper, _written_first(nodes, expr)) for expr in returned)
-        finally:
-            self._depth -= 1
+            return None
+        return helper, [_written_first(nodes, expr) for expr in returned]
+
+    def returns_filled_container(self, call: ast.Call) -> bool:
+        """`init_params()` whose every `return` writes out a container with a first
+        element (`return [w1, b1, w2, b2]`): each call makes a new container that surely
+        holds an element, whatever that element is."""
+        found = self._returned_first_items(call)
+        return found is not None and all(first is not None for first in found[1])
 
     def _layer_parameter(
         self, target: ast.Attribute, read: ast.stmt
@@ -791,7 +810,16 @@ class Paths:
             iterable = iterable.func.value
         if isinstance(iterable, ast.Name):
             nodes = list(scope_nodes(self.scope_of(owner)))
-            return _written_first(nodes, iterable) is not None
+            if _written_first(nodes, iterable) is not None:
+                return True
+            # `params = init_params()`, bound once and never changed: the one container a
+            # helper of the file built with its elements written out.
+            found = _sole_assignment(nodes, iterable.id, unchanged=True)
+            return (
+                found is not None
+                and isinstance(found[1], ast.Call)
+                and self.returns_filled_container(found[1])
+            )
         return isinstance(iterable, ast.List | ast.Tuple) and first_item(iterable) is not None
 
     def _side_clean(self, owner: ast.stmt, block: list[ast.stmt], child: ast.stmt) -> bool:
