@@ -13,6 +13,7 @@ from functools import reduce
 from gradguard.analysis import appended_state, libraries
 from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
+from gradguard.analysis.attribute_freezes import parameter_flag_set
 from gradguard.analysis.call_sites import CallerFacts, CallSites, kept_on_self, plain_classes
 from gradguard.analysis.constant_dicts import kept_setting
 from gradguard.analysis.construction_paths import holds, settled_test, taken_statements
@@ -1443,7 +1444,9 @@ def _self_pairs(target: ast.expr, value: ast.expr) -> list[tuple[str, ast.expr]]
 def _layer_freezes(cls: ast.ClassDef) -> frozenset[int]:
     """Statements of the own block of the class's `__init__` that freeze every parameter of
     a layer of `self` (`self.backbone.requires_grad_(False)`, `for p in
-    self.backbone.parameters(): p.requires_grad = False`), or that call a method of the
+    self.backbone.parameters(): p.requires_grad = False`) or one parameter of it
+    (`self.tok.weight.requires_grad = False`, which may freeze all it has: see
+    `attribute_freezes`), or that call a method of the
     class on `self`, which may (`self._freeze_stages()`: the layers it freezes on every way
     out, `FunctionSummary.frozen_parameters`), and run on every way through it: no
     `return` comes first."""
@@ -1477,6 +1480,12 @@ def _layer_freezes(cls: ast.ClassDef) -> frozenset[int]:
             and params.freezes_argument(stmt.value)
         ):
             owner = stmt.value.func.value
+        flag = parameter_flag_set(stmt)
+        layer = dotted(flag[0]) if flag is not None and flag[2] else None
+        if flag is not None and layer is not None and layer.count(".") == 1:
+            # `self.tok.weight.requires_grad = False`: one parameter of the layer, which
+            # with the others frozen before may be all it has (`attribute_freezes`).
+            owner = flag[0]
         key = dotted(owner) if owner is not None else None
         if key is not None and key.startswith("self.") and key.count(".") == 1:
             found.add(id(stmt))

@@ -230,6 +230,7 @@ class FunctionInterpreter(CallEvaluator):
                     self.mode = mode
                 return
         self.eval(value)
+        self.freeze_by_attribute(stmt)
 
     def _stmt_Assign(self, stmt: ast.Assign) -> None:
         value = self.eval(stmt.value)
@@ -244,6 +245,7 @@ class FunctionInterpreter(CallEvaluator):
             value = _backpropagated(value)
         for target in stmt.targets:
             self.bind(target, value)
+        self.freeze_by_attribute(stmt)
         if len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             if self.record and self.env is not None:
                 self.module.analysis.bound_values.append((stmt, value.historyless))

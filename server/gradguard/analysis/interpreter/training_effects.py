@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from gradguard.analysis import parameters as params
 from gradguard.analysis import set_attributes
 from gradguard.analysis import torch_api as api
+from gradguard.analysis.attribute_freezes import frozen_by_attribute, parameter_flag_set
 from gradguard.analysis.bindings import sole_assignment
 from gradguard.analysis.call_sites import keyword_argument, passed_arguments
 from gradguard.analysis.events import (
@@ -43,6 +44,7 @@ from gradguard.analysis.names import (
     parameter_names,
     passed_keyword,
 )
+from gradguard.analysis.parameter_names import LEAF_PARAMETERS
 from gradguard.analysis.private_modules import private_names
 from gradguard.analysis.values import (
     UNKNOWN,
@@ -214,6 +216,33 @@ class TrainingEffects(GraphEffects):
         frozen = evolve(value, frozen=params.Freeze(node, self.stmt, key, description))
         self.env[key] = frozen
         return frozen
+
+    def freeze_by_attribute(self, stmt: ast.stmt) -> None:
+        """`self.tok.weight.requires_grad = False` (or `.requires_grad_(False)`): when, with
+        the freezes of the layer's other parameters earlier in the same block, every
+        parameter a torch.nn layer of `LEAF_PARAMETERS` may hold is frozen, the layer is
+        (see `attribute_freezes`)."""
+        if self.env is None or not self.module.frozen_facts:
+            return
+        flag = parameter_flag_set(stmt)
+        key = dotted(flag[0]) if flag is not None and flag[2] else None
+        if key is None:
+            return
+        value = self.env.get(key)
+        if value is None and "." in key:
+            value = self.kept_attribute(key, self.env)
+        ref = value.module if value is not None and value.kind is Kind.MODULE else None
+        qualified = ref.qualified if ref is not None else None
+        if qualified is None or not qualified.startswith("torch.nn."):
+            return
+        names = LEAF_PARAMETERS.get(qualified.removeprefix("torch.nn."))
+        located = statement_block(self.function or self.module.tree, stmt)
+        if names is None or located is None:
+            return
+        layer, frozen = frozen_by_attribute(located[1], stmt)
+        if set(names) <= frozen:
+            listed = " and ".join(f"`{key}.{name}`" for name in names)
+            self._freeze(layer, stmt, f"`requires_grad = False` on {listed}")
 
     def _unfreeze(self, ref: ModuleRef | None) -> None:
         """Forget frozen facts: of every module sharing `ref`, or of all modules (None)."""
