@@ -13,6 +13,10 @@ gradients"), which is what GG402 reports when one is asked to (`requires_grad=Tr
 Only what is certain counts: the data's values must be known (literals, or names and
 settings the interpreter knows the ints of), a `dtype=` must resolve to a torch dtype (a
 numpy dtype or its name for numpy).
+The dtype then travels: copies and reshapes keep it (`kept_integer`), indexing keeps it
+(`kept_by_indexing`: `ids[None]`, `ids[mask]`), and `+ - * // %`, the bitwise operators and
+unary `-`/`+`/`~` of integer tensors and Python ints give an integer tensor again
+(`integral_arithmetic`: `torch.arange(n)[None] - torch.arange(n)[:, None]`).
 This module is pure: it reads the evaluated arguments and resolved names it is given.
 
 It also knows when a tensor's floating dtype is certain (`float_dtype`): a factory of
@@ -280,6 +284,43 @@ def certainly_integer(value: Value, expr: ast.expr) -> bool:
         return True
     loss = value.loss
     return loss is not None and loss.kind is LossKind.NON_DIFFERENTIABLE and loss.node is expr
+
+
+# Python operators whose result is integral when every operand is (checked with torch
+# 2.13.0: an int64 tensor `+ - * // % & | ^ << >>` an int64 or bool tensor or a Python int,
+# and `-t`, `+t`, `~t` of one, are int64, of bool tensors bool). True division `/` and `**`
+# are not here: `/` makes floats, and `**` of a negative int raises.
+_INTEGRAL_OPERATORS = (
+    ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod, ast.BitAnd, ast.BitOr, ast.BitXor,
+    ast.LShift, ast.RShift, ast.USub, ast.UAdd, ast.Invert,
+)  # fmt: skip
+
+
+def integral_arithmetic(op: ast.operator | ast.unaryop | None, operands: list[Value]) -> bool:
+    """True when the Python operator `op` applied to `operands` certainly gives a tensor of
+    an integer or bool dtype: at least one operand is a tensor, every tensor operand is
+    certainly of an integer or bool dtype (`integer_dtype`), and every other one is a
+    Python int or bool literal (`torch.arange(n)[None] - torch.arange(n)[:, None]`,
+    `ids + 1`). A float anywhere (`ids * 0.5`), an operand not known, or `/` gives no
+    such certainty."""
+    if not isinstance(op, _INTEGRAL_OPERATORS) or not operands:
+        return False
+    tensors = [v for v in operands if v.kind is Kind.TENSOR]
+    if not tensors or not all(v.integer_dtype for v in tensors):
+        return False
+    return all(
+        v.kind is Kind.TENSOR or (v.kind is Kind.SCALAR and isinstance(v.const, int))
+        for v in operands
+    )
+
+
+def kept_by_indexing(base: Value, selected: Value) -> Value:
+    """`selected`, what indexing the tensor `base` gives (`ids[None]`, `ids[mask]`,
+    `ids[idx]`), with `base`'s integer (and index) dtype: indexing only picks values, it
+    never changes their dtype."""
+    if not base.integer_dtype or selected.kind is not Kind.TENSOR or selected.integer_dtype:
+        return selected
+    return evolve(selected, integer_dtype=True, index_dtype=base.index_dtype)
 
 
 def kept_integer(name: str, call: ast.Call, receiver: Value, result: Value) -> Value:

@@ -17,6 +17,7 @@ from gradguard.analysis.converted_numbers import (
     part_of_converted,
     plain_data,
 )
+from gradguard.analysis.dtypes import integral_arithmetic, kept_by_indexing
 from gradguard.analysis.events import Accumulation, AttributeSet, GradRead, InPlaceChange
 from gradguard.analysis.integer_buffers import counter_kept
 from gradguard.analysis.interpreter.environment import GRAD_ON, GRAD_UNKNOWN, GradMode
@@ -779,8 +780,9 @@ class ExpressionEvaluator(TrainingEffects):
             )
             if picked.known and selected.kind is Kind.TENSOR:
                 selected = evolve(selected, shape=picked)
-            # Indexing only picks values: what an activation made them stays (`probs[mask]`).
-            return activations.kept(selected, base)
+            # Indexing only picks values: what an activation made them stays (`probs[mask]`),
+            # and so does their dtype.
+            return activations.kept(kept_by_indexing(base, selected), base)
         if (
             base.kind is Kind.SEQUENCE
             and base.items is not None
@@ -912,6 +914,9 @@ class ExpressionEvaluator(TrainingEffects):
             if isinstance(op, ast.operator | ast.unaryop):
                 shape = shapes.operator_shape(op, [shape_of(v) for v in operands])
                 result = evolve(result, shape=shape)
+            if integral_arithmetic(op, operands) and not result.integer_dtype:
+                # `torch.arange(n)[None] - torch.arange(n)[:, None]` is int64 too.
+                result = evolve(result, integer_dtype=True)
             return result
         if (data := plain_data(operands)) is not None:
             # numbers, or data out of a tensor with history, and numbers
