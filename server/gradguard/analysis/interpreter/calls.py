@@ -14,6 +14,7 @@ from gradguard.analysis import (
     dtypes,
     empty_subclasses,
     graph_inputs,
+    handed_freezes,
     libraries,
     list_members,
     optimizer_builders,
@@ -1066,6 +1067,7 @@ class CallEvaluator(TorchCalls):
             stepped = self._stepped_arguments(callee.function, call, skip_self=False)
             self.taint_arguments(call, stepped)
             self._frozen_by(callee.function, summary, call, skip_self=False)
+            self._frozen_in_run(callee.function, summary, call, args)
             self._replaced_by(callee.function, summary, call, skip_self=False)
             self.arguments_changed_in_place(callee.function, call, skip_self=False)
             result = self._instantiate(callee.function, summary, call, args, skip_self=False)
@@ -1222,7 +1224,46 @@ class CallEvaluator(TorchCalls):
         freeze (where the fix belongs)."""
         if not summary.frozen_parameters or self.module.owner_of(function) is not self.module:
             return
-        for key, inner in summary.frozen_parameters.items():
+        self._apply_freezes(function, summary.frozen_parameters, call, skip_self=skip_self)
+
+    def _frozen_in_run(
+        self, function: FunctionNode, summary: FunctionSummary, call: ast.Call, args: list[Value]
+    ) -> None:
+        """A function of this file freezing the module a parameter holds whatever it is
+        (`def freeze(m): m.requires_grad_(False)`, see `handed_freezes`), whose summary does
+        not know it frozen (its callers hand it different modules): the module this call
+        passes is frozen after it when a run of the function with this call's arguments
+        freezes it on every way out."""
+        if not self.module.frozen_facts or self.module.owner_of(function) is not self.module:
+            return
+        if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+            return
+        names = handed_freezes.freezing_parameters(function) - summary.frozen_parameters.keys()
+        if not names:
+            return
+        passed = passed_arguments(function, call, args, skip_self=False)
+        if passed is None or not any(
+            name in passed and passed[name].kind is Kind.MODULE for name in names
+        ):
+            return
+        found = self.module.result_in_context(function, call, passed, self.mode)
+        if found is None:
+            return
+        frozen = {key: inner for key, inner in found.frozen if key.split(".", 1)[0] in names}
+        self._apply_freezes(function, frozen, call, skip_self=False)
+
+    def _apply_freezes(
+        self,
+        function: FunctionNode,
+        frozen: Mapping[str, params.Freeze],
+        call: ast.Call,
+        *,
+        skip_self: bool,
+    ) -> None:
+        """The modules (or layers of them) `call` hands `function` under the keys of
+        `frozen` (parameter names, or dotted keys from them) are frozen after the call, by
+        the function's own freeze."""
+        for key, inner in frozen.items():
             name, *attrs = key.split(".")
             expr = _argument_expr(function, call, name, skip_self=skip_self)
             if expr is None:

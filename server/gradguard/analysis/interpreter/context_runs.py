@@ -187,8 +187,9 @@ def _run(
                 env[name] = default
     interpreter.run_block(node.body)
     saved = tuple(interpreter.inference_saved)
+    frozen = tuple(interpreter.frozen_parameters().items())
     if interpreter.returned is None and interpreter.env is None:
-        return ContextRun(UNKNOWN, saved)
+        return ContextRun(UNKNOWN, saved, frozen)
     return ContextRun(
-        join(interpreter.returned, NONE if interpreter.env is not None else None), saved
+        join(interpreter.returned, NONE if interpreter.env is not None else None), saved, frozen
     )

@@ -31,6 +31,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from gradguard.analysis.converted_numbers import converted_from_history
 from gradguard.analysis.events import InferenceSaved
@@ -42,17 +43,23 @@ from gradguard.analysis.shapes import Shape
 from gradguard.analysis.values import Grad, Kind, Loss, LossKind, Value, evolve, forced_after_cut
 from gradguard.analysis.walk import own_nodes
 
+if TYPE_CHECKING:
+    from gradguard.analysis.parameters import Freeze
+
 # How deep a result's tuples and dicts are looked into.
 _DEPTH = 3
 
 
 @dataclass(frozen=True)
 class ContextRun:
-    """What one run in context found: what the function returns, and the places it would
-    save an inference tensor for backward (events the run did not report)."""
+    """What one run in context found: what the function returns, the places it would
+    save an inference tensor for backward (events the run did not report), and the
+    parameters whose module (or a layer of it, by dotted key) it froze whole on every way
+    out, with the freeze (`InterpreterState.frozen_parameters` of the run)."""
 
     returned: Value
     inference_saved: tuple[InferenceSaved, ...] = ()
+    frozen: tuple[tuple[str, Freeze], ...] = ()
 
 
 def wants_context(
