@@ -161,3 +161,55 @@ def test_string_methods_never_give_a_tensor(
 ) -> None:
     s = fact_at(f"s = {expression}  # <- s\n", monkeypatch)
     assert (s.kind, s.grad) == (kind, Grad.UNTRACKED)
+
+
+_NAMESPACE = """
+import argparse
+
+def settings():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--width", type=int, default=12)
+    return parser.parse_args({argv})
+
+class Runner:
+    def __init__(self, opts):
+        self.opts = opts
+
+    def step(self):
+        width = self.opts.width  # <- width
+    {extra}
+
+def main():
+    r = Runner(settings())
+    r.step()
+"""
+
+
+def test_a_namespace_of_fixed_settings_kept_in_init_is_known_in_methods(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    width = fact_at(_NAMESPACE.format(argv="[]", extra=""), monkeypatch)
+    assert (width.kind, width.const, width.grad) == (Kind.SCALAR, 12, Grad.UNTRACKED)
+
+
+@pytest.mark.parametrize(
+    ("argv", "extra"),
+    [
+        ("", ""),  # the command line may override the default
+        ("[]", "def resize(self, opts):\n        self.opts = opts"),  # stored again
+        ("[]", "def shrink(self):\n        self.opts.width = 1"),  # an attribute store
+    ],
+)
+def test_a_namespace_that_may_differ_stays_unknown_in_methods(
+    argv: str, extra: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    width = fact_at(_NAMESPACE.format(argv=argv, extra=extra), monkeypatch)
+    assert width.const is None
+
+
+def test_a_namespace_stored_from_outside_the_class_stays_unknown(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    snippet = _NAMESPACE.format(argv="[]", extra="") + "    r.opts = object()\n"
+    width = fact_at(snippet, monkeypatch)
+    assert width.const is None

@@ -790,12 +790,18 @@ class ModuleInterpreter:
     def _kept_plain(self, init: FunctionNode, attr: str, expr: ast.expr, value: Value) -> bool:
         """`self.<attr> = expr` in `__init__` (its only store, none from outside a method)
         keeps `value` for every method: a dict of literals that no code of the file may
-        change (see `constant_dicts.kept_setting`), or a function of the file (a call of
-        `self.get_reward(...)` runs it)."""
+        change (see `constant_dicts.kept_setting`), a settings object (`self.args = args`
+        of the namespace every construction passes, see `_settings_object`), or a function
+        of the file (a call of `self.get_reward(...)` runs it)."""
         if self.syntax.foreign_attribute_stores().get(attr):
             return False
         if _file_function(value):
             return any(stmt is value.function for stmt in self.tree.body)
+        if _settings_object(value):
+            # A namespace `parse_args` built, or a settings instance nothing changes: only
+            # an attribute store could change it, and those already leave the attribute
+            # they name unknown file-wide (`command_line`, `config_objects`).
+            return True
         return _literal_mapping(value) and kept_setting(
             self.tree, self.syntax.unchanged_dicts(), init, attr, expr
         )
