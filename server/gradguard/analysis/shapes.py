@@ -16,6 +16,10 @@ it is a literal or an expression the interpreter knows the int of (`n` bound to 
   `(64, 1)` tensor is `(64,)`);
 * indexing by one tensor of int64 or int32 ids (`table[ids]`, see `taken`): the ids'
   dimensions followed by those of a row;
+* pairwise distances (`torch.cdist`, see `cdist_shape`) and the values and indices of an
+  index reduction along one literal dim (`x.min(dim=2).values`, see `index_reduced`);
+* and back the other way: `x.shape` / `x.size()` of a tensor of known rank holds its sizes
+  (`sizes_of`, `size_along`), so `b, n, _ = pts.shape` then `.view(b, n, 3)` stays known;
 * a few `torch.nn` layers with literal sizes: `nn.Linear(10, 2)` always outputs a last
   dimension of 2, `nn.Conv2d(3, 8, 3)` 8 channels, `nn.Embedding(100, 16)` a last dimension
   of 16, whatever their input; shape-preserving layers (activations, dropout, norms) keep
@@ -82,6 +86,25 @@ class Shape:
 
 UNKNOWN_SHAPE = Shape()
 SCALAR_SHAPE = Shape((), exact=True)
+
+
+def sizes_of(shape: Shape) -> tuple[Dim, ...] | None:
+    """What `x.shape` / `x.size()` holds for a tensor of `shape`: one int per dimension
+    (None where that size is not known), when the rank is known (`exact`); None when it is
+    not (then not even the length of the torch.Size is known)."""
+    return shape.dims if shape.exact else None
+
+
+def size_along(shape: Shape, axis: int | None) -> Dim:
+    """What `x.size(axis)` / `x.shape[axis]` holds: the size of that dimension, when the rank
+    is known and the size is (a negative axis counts from the end); None otherwise, also for
+    an axis out of range (torch raises)."""
+    if axis is None or not shape.exact:
+        return None
+    rank = len(shape.dims)
+    if not -rank <= axis < rank:
+        return None
+    return shape.dims[axis]
 
 
 def numel_preserving(shape: Shape) -> Shape:
@@ -542,6 +565,8 @@ def op_shape(
         return broadcast([*inputs, *keywords])
     if name in ("matmul", "mm") and len(inputs) == 2:
         return matmul(inputs[0], inputs[1])
+    if name == "cdist" and len(inputs) >= 2:
+        return cdist_shape(inputs[0], inputs[1])
     return UNKNOWN_SHAPE
 
 
@@ -594,6 +619,32 @@ _DIM_REDUCTIONS = frozenset("sum mean prod amax amin logsumexp nansum nanmean".s
 _MULTI_DIM_REDUCTIONS = _DIM_REDUCTIONS - {"prod"}
 
 
+# Index reductions along one dim (`x.max(dim=1)`, `torch.min(x, 1, keepdim=True)`): both
+# their values and their indices have the shape of a reduction over that dim (torch 2.13.0;
+# they take one int dim only).
+_INDEX_REDUCTIONS_ALONG = frozenset("max min median nanmedian".split())
+
+
+def index_reduced(
+    name: str, call: ast.Call, shape: Shape, constants: Constants = NO_CONSTANTS, *, method: bool
+) -> Shape:
+    """The shape of the values (and of the indices) of an index reduction over one literal
+    dim of a tensor of `shape` (see `_reduced_along`); unknown for the others (`sort`,
+    `topk`...) and for any form it cannot read."""
+    if name not in _INDEX_REDUCTIONS_ALONG:
+        return UNKNOWN_SHAPE
+    return _reduced_along(name, call, shape, constants, method=method)
+
+
+def cdist_shape(a: Shape, b: Shape) -> Shape:
+    """`torch.cdist(x1, x2)` of exactly known `(*B, P, M)` and `(*B', R, M)`: `(*B'', P,
+    R)`, the batch dimensions broadcast (torch 2.13.0; it raises for a rank below 2)."""
+    if not (a.exact and b.exact) or len(a.dims) < 2 or len(b.dims) < 2:
+        return UNKNOWN_SHAPE
+    batch = broadcast([Shape(a.dims[:-2], exact=True), Shape(b.dims[:-2], exact=True)])
+    return Shape((*batch.dims, a.dims[-2], b.dims[-2]), exact=True)
+
+
 def _reduced_along(
     name: str, call: ast.Call, shape: Shape, constants: Constants, *, method: bool
 ) -> Shape:
@@ -601,7 +652,8 @@ def _reduced_along(
     `torch.mean(x, -1, keepdim=True)`, `x.mean(dim=(1, 2))`): the axes are dropped, or kept
     as 1 with a literal `keepdim=True`. Unknown unless every axis is among the known
     dimensions (counted from the left only in an exact shape) and no axis repeats."""
-    if name not in _DIM_REDUCTIONS or any(isinstance(a, ast.Starred) for a in call.args):
+    known = name in _DIM_REDUCTIONS or name in _INDEX_REDUCTIONS_ALONG
+    if not known or any(isinstance(a, ast.Starred) for a in call.args):
         return UNKNOWN_SHAPE
     allowed = {"dim", "keepdim", "dtype"}
     if any(kw.arg not in allowed for kw in call.keywords) or len(call.args) > 2 - method:

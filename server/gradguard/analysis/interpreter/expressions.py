@@ -449,7 +449,7 @@ class ExpressionEvaluator(TrainingEffects):
             if expr.attr in api.TENSOR_VIEWS:
                 return self.view_op(expr, base, view=True)
             if expr.attr == "shape":
-                return SIZES  # a torch.Size: a tuple of ints
+                return sizes_value(base.shape)  # a torch.Size: a tuple of ints
             return Value(kind=Kind.OTHER if expr.attr in ("dtype", "device") else Kind.UNKNOWN)
         return UNKNOWN
 
@@ -1025,6 +1025,21 @@ _ELEMENTS_BY_ELEMENT = 8
 
 # A tensor's sizes (`x.shape`, `x.size()`): a tuple of Python ints.
 SIZES = Value(kind=Kind.SEQUENCE, items=Value(grad=Grad.UNTRACKED, kind=Kind.SCALAR))
+
+
+def size_value(size: int | None) -> Value:
+    """One size of a tensor: a Python int, the number itself when known."""
+    return Value(grad=Grad.UNTRACKED, kind=Kind.SCALAR, const=size)
+
+
+def sizes_value(shape: shapes.Shape) -> Value:
+    """`x.shape` / `x.size()` of a tensor of `shape`: a tuple of its sizes when its rank is
+    known (`b, n, _ = pts.shape` binds each; see `shapes.sizes_of`), else `SIZES`."""
+    known = shapes.sizes_of(shape)
+    if known is None:
+        return SIZES
+    return Value(kind=Kind.SEQUENCE, elements=tuple(size_value(size) for size in known))
+
 
 # Operators no container of tensors supports (`+` and `*` concatenate and repeat lists).
 _TENSOR_ONLY_OPERATORS = (ast.Sub, ast.Div, ast.FloorDiv, ast.Pow, ast.MatMult, ast.USub)

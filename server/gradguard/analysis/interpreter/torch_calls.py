@@ -33,10 +33,11 @@ from gradguard.analysis.events import (
 )
 from gradguard.analysis.graph import Saves
 from gradguard.analysis.interpreter.expressions import (
-    SIZES,
     argument_constants,
     dtype_value,
     shape_of,
+    size_value,
+    sizes_value,
 )
 from gradguard.analysis.interpreter.module_calls import ModuleCalls, target_held_constant
 from gradguard.analysis.mappings import exact_keys
@@ -839,8 +840,14 @@ class TorchCalls(ModuleCalls):
                 has_dim = positional[0].kind is Kind.SCALAR
             if not has_dim:
                 return None
-        values = evolve(self.tensor_op(call, [source]), shape=shapes.UNKNOWN_SHAPE)
+        # `x.max(dim=1)` gives `positional` all of the call's arguments, `torch.max(x, 1)`
+        # all but the input.
+        method = len(positional) == len(call.args)
+        constants = argument_constants(call, positional if method else [source, *positional])
+        shape = shapes.index_reduced(name, call, shape_of(source), constants, method=method)
+        values = evolve(self.tensor_op(call, [source]), shape=shape)
         indices = self.non_differentiable(call, f"the index output of {name}()")
+        indices = evolve(indices, shape=shape)
         # Both are new tensors: inference tensors when made under inference mode.
         values, indices = self.inference_result(values), self.inference_result(indices)
         return Value(
@@ -1044,7 +1051,11 @@ class TorchCalls(ModuleCalls):
             return self.inference_result(result)
         if name in api.SHAPE_METHODS:
             if name == "size" and not call.args and not call.keywords:
-                return SIZES
+                return sizes_value(shape_of(receiver))
+            if name == "size" and len(call.args) == 1 and not call.keywords:
+                # `x.size(0)`: one int, the size itself where the shape tells it.
+                axis = shapes.known_int(call.args[0], argument_constants(call, args))
+                return size_value(shapes.size_along(shape_of(receiver), axis))
             return Value(grad=Grad.UNTRACKED, kind=Kind.SCALAR)  # an int (or a bool)
         if name.endswith("_") and not name.startswith("_"):
             assert isinstance(call.func, ast.Attribute)
