@@ -18,6 +18,8 @@ it is a literal or an expression the interpreter knows the int of (`n` bound to 
   dimensions followed by those of a row;
 * pairwise distances (`torch.cdist`, see `cdist_shape`) and the values and indices of an
   index reduction along one literal dim (`x.min(dim=2).values`, see `index_reduced`);
+* basic indexing of a tensor of known rank (`x[None, :]`, `x[..., 0]`, `x[i : i + n]`, see
+  `indexed`): a slice keeps its dimension;
 * and back the other way: `x.shape` / `x.size()` of a tensor of known rank holds its sizes
   (`sizes_of`, `size_along`), so `b, n, _ = pts.shape` then `.view(b, n, 3)` stays known;
 * a few `torch.nn` layers with literal sizes: `nn.Linear(10, 2)` always outputs a last
@@ -393,11 +395,26 @@ def loss_shape(
     if name in _ELEMENTWISE_LOSSES:
         return broadcast([input_shape, target])
     if name in _CLASS_LOSSES and input_shape.exact and len(input_shape.dims) >= 2:
-        return Shape((input_shape.dims[0], *input_shape.dims[2:]), exact=True)
+        per_target = Shape((input_shape.dims[0], *input_shape.dims[2:]), exact=True)
+        if target.exact and len(target.dims) == len(per_target.dims):
+            # A target one rank below an `(N, C, ...)` input holds class indices, one per
+            # loss value: its shape is the loss's too (torch raises unless they agree).
+            return _agreeing(per_target, target)
+        return per_target
     indices = integer_target or name in ("NLLLoss", "nll_loss")
     if name in _CLASS_LOSSES and indices and target.exact:
         return target
     return UNKNOWN_SHAPE
+
+
+def _agreeing(a: Shape, b: Shape) -> Shape:
+    """One exact shape known two ways, of the same rank (torch raises unless they agree):
+    each size from whichever knows it; more than one element when either says so."""
+    dims = tuple(x if x is not None else y for x, y in zip(a.dims, b.dims, strict=True))
+    shape = Shape(dims, exact=True)
+    if (a.not_single or b.not_single) and not shape.not_single:
+        return Shape(dims, exact=True, many=True)
+    return shape
 
 
 @dataclass(frozen=True)
@@ -765,10 +782,12 @@ def operator_shape(op: ast.operator | ast.unaryop, operands: Sequence[Shape]) ->
 
 
 def _index_item(item: ast.expr) -> str | int | None:
-    """One item of a basic index: "new" (`None`), "all" (`:`), "rest" (`...`), a literal int,
-    or None for anything else (a tensor, a list, a bounded slice, a name)."""
+    """One item of a basic index: "new" (`None`), "all" (`:`), "part" (any other slice,
+    `i : i + n`, `::2`: the dimension stays, its size not known), "rest" (`...`), a literal
+    int, or None for anything else (a tensor, a list, a name)."""
     if isinstance(item, ast.Slice):
-        return "all" if item.lower is None and item.upper is None and item.step is None else None
+        whole = item.lower is None and item.upper is None and item.step is None
+        return "all" if whole else "part"
     if isinstance(item, ast.Constant):
         if item.value is None:
             return "new"
@@ -793,6 +812,8 @@ def _apply_index(items: Sequence[str | int], dims: Sequence[Dim]) -> list[Dim] |
             return None  # out of range: torch raises
         if item == "all":
             result.append(size)
+        elif item == "part":
+            result.append(None)  # a slice keeps the dimension, of a size up to `size`
         position += 1
     return result + list(dims[position:])
 
@@ -819,9 +840,11 @@ def taken(shape: Shape, index: Shape) -> Shape:
 
 def indexed(shape: Shape, index: ast.expr) -> Shape:
     """The shape of `x[index]` for an exact `shape` when every item of the index is `None`,
-    `...`, `:` or a literal int (`x[None, :]`, `x[:, None]`, `x[..., 0]`): `None` inserts a
-    1, an int drops its dimension, `:` keeps it, `...` stands for the dimensions no other item
-    names. Unknown otherwise (advanced indexing, bounded slices, a rank torch rejects)."""
+    `...`, a slice or a literal int (`x[None, :]`, `x[:, None]`, `x[..., 0]`, `x[i : i +
+    n]`): `None` inserts a 1, an int drops its dimension, `:` keeps it, another slice keeps
+    it with its size unknown (a slice's bounds are clamped: it never raises), `...` stands
+    for the dimensions no other item names. Unknown otherwise (advanced indexing, a rank
+    torch rejects)."""
     raw = index.elts if isinstance(index, ast.Tuple) else [index]
     items = [_index_item(item) for item in raw]
     if not shape.exact or any(item is None for item in items):

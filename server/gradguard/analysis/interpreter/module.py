@@ -57,6 +57,7 @@ from gradguard.analysis.placeholders import none_placeholders
 from gradguard.analysis.private_lists import list_building, private_names
 from gradguard.analysis.project_imports import ProjectImports
 from gradguard.analysis.sequential_subclasses import added_layers
+from gradguard.analysis.shaped_state import may_reshape_in_place
 from gradguard.analysis.values import (
     NONE,
     UNKNOWN,
@@ -513,6 +514,7 @@ class ModuleInterpreter:
             self._collect_attributes_of(info)
             self._collect_computed_in_methods(info)
             self._collect_historyless_state(info)
+            self._collect_shaped_state(info)
         finally:
             self._collecting.discard(id(info.node))
 
@@ -1026,6 +1028,49 @@ class ModuleInterpreter:
             info.attributes[attr] = evolve(
                 kept, carries=frozenset(), graph=frozenset(), inference=inference
             )
+
+    def _collect_shaped_state(self, info: ClassInfo) -> None:
+        """Tensors of a known shape that `self.<attr>` holds in every method of a plain
+        class, whatever their autograd facts: every store of the attribute name in the file
+        is a store of a method of the class (`stores_by_methods`), a run of each such method
+        with its callers' facts gives each stored value a tensor of a known shape (the join
+        of them all), and no code of the file may change a tensor's shape in place
+        (`shaped_state.may_reshape_in_place`). What a reader finds is a tensor of that shape,
+        its history unknown (or the read raises AttributeError)."""
+        if (
+            not self._plain_class(info.node)
+            or self.at_depth_limit
+            or may_reshape_in_place(self.tree)
+        ):
+            return
+        stores = self.syntax.attribute_stores()
+        for attr in _stored_attributes(info.node):
+            if attr in info.attributes or attr in info.computed or _class_level(info.node, attr):
+                continue
+            found = stores_by_methods(self.tree, info.node, attr, stores.get(attr, 0))
+            kept = self._stored_tensors(found) if found is not None else None
+            if kept is not None and kept.shape.known:
+                info.attributes[attr] = Value(kind=Kind.TENSOR, shape=kept.shape)
+
+    def _stored_tensors(self, found: list[tuple[FunctionNode, ast.expr]]) -> Value | None:
+        """The join of what each stored expression of `found` evaluates to in a run of its
+        method with its callers' facts, when each is a tensor; None when one is anything
+        else, or never reached."""
+        by_method: dict[int, tuple[FunctionNode, list[ast.expr]]] = {}
+        for method, expr in found:
+            by_method.setdefault(id(method), (method, []))[1].append(expr)
+        kept: Value | None = None
+        for method, exprs in by_method.values():
+            if id(method) in self.in_progress:
+                return None
+            seen = self._values_in_run(method, exprs)
+            for expr in exprs:
+                values = seen.get(id(expr), [])
+                if not values or any(value.kind is not Kind.TENSOR for value in values):
+                    return None
+                for value in values:
+                    kept = value if kept is None else join(kept, value)
+        return kept
 
     def _stored_values(self, found: list[tuple[FunctionNode, ast.expr]]) -> Value | None:
         """The join of what each stored expression of `found` evaluates to in a run of its
