@@ -1036,7 +1036,8 @@ class ModuleInterpreter:
         with its callers' facts gives each stored value a tensor of a known shape (the join
         of them all), and no code of the file may change a tensor's shape in place
         (`shaped_state.may_reshape_in_place`). What a reader finds is a tensor of that shape,
-        its history unknown (or the read raises AttributeError)."""
+        its history unknown (or the read raises AttributeError). Each storing method runs
+        once for all the attributes it stores."""
         if (
             not self._plain_class(info.node)
             or self.at_depth_limit
@@ -1044,33 +1045,31 @@ class ModuleInterpreter:
         ):
             return
         stores = self.syntax.attribute_stores()
+        wanted: dict[str, list[tuple[FunctionNode, ast.expr]]] = {}
         for attr in _stored_attributes(info.node):
             if attr in info.attributes or attr in info.computed or _class_level(info.node, attr):
                 continue
             found = stores_by_methods(self.tree, info.node, attr, stores.get(attr, 0))
-            kept = self._stored_tensors(found) if found is not None else None
-            if kept is not None and kept.shape.known:
-                info.attributes[attr] = Value(kind=Kind.TENSOR, shape=kept.shape)
-
-    def _stored_tensors(self, found: list[tuple[FunctionNode, ast.expr]]) -> Value | None:
-        """The join of what each stored expression of `found` evaluates to in a run of its
-        method with its callers' facts, when each is a tensor; None when one is anything
-        else, or never reached."""
+            if found is not None:
+                wanted[attr] = found
         by_method: dict[int, tuple[FunctionNode, list[ast.expr]]] = {}
-        for method, expr in found:
-            by_method.setdefault(id(method), (method, []))[1].append(expr)
-        kept: Value | None = None
+        for found in wanted.values():
+            for method, expr in found:
+                by_method.setdefault(id(method), (method, []))[1].append(expr)
+        if any(key in self.in_progress for key in by_method):
+            return
+        seen: dict[int, list[Value]] = {}
         for method, exprs in by_method.values():
-            if id(method) in self.in_progress:
-                return None
-            seen = self._values_in_run(method, exprs)
-            for expr in exprs:
-                values = seen.get(id(expr), [])
-                if not values or any(value.kind is not Kind.TENSOR for value in values):
-                    return None
-                for value in values:
-                    kept = value if kept is None else join(kept, value)
-        return kept
+            seen.update(self._values_in_run(method, exprs))
+        for attr, found in wanted.items():
+            if any(not seen.get(id(expr)) for _, expr in found):
+                continue  # a store never reached
+            values = [value for _, expr in found for value in seen[id(expr)]]
+            if any(value.kind is not Kind.TENSOR for value in values):
+                continue
+            kept = reduce(join, values)
+            if kept.shape.known:
+                info.attributes[attr] = Value(kind=Kind.TENSOR, shape=kept.shape)
 
     def _stored_values(self, found: list[tuple[FunctionNode, ast.expr]]) -> Value | None:
         """The join of what each stored expression of `found` evaluates to in a run of its
