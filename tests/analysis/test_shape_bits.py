@@ -34,8 +34,10 @@ def test_an_integer_cast_keeps_the_shape(cast: str, monkeypatch: pytest.MonkeyPa
         ("4", UNKNOWN_SHAPE),
         ("0, 0, 0, 0", UNKNOWN_SHAPE),
         ("..., 0, ...", UNKNOWN_SHAPE),
-        # Bounded slices, lists, tensors, names, bools: not followed.
-        ("1:", UNKNOWN_SHAPE),
+        # A bounded slice keeps its dimension, of a size not known.
+        ("1:", Shape((None, 5, 6), exact=True)),
+        (":, ::2, 1", Shape((4, None), exact=True)),
+        # Lists, tensors, names, bools: not followed.
         ("[0, 1]", UNKNOWN_SHAPE),
         ("i", UNKNOWN_SHAPE),
         ("True", UNKNOWN_SHAPE),
