@@ -645,31 +645,32 @@ AUTOGRAD_FACTS = [
      .replace("        self.w = self.w", "            self.w = self.w").format(store="", more=""),
      Kind.TENSOR, {"grad": T, "leaf": False}),
     # Look-alikes: `__init__` calls a method (which could read `self.w` half-made), another
-    # method stores `self.w` too, a leaf made again.
+    # method stores `self.w` too, a leaf made again. (Every store is a tensor of a known
+    # shape, so a tensor it is, history unknown: `shaped_state`.)
     ("rescaled by an __init__ calling a method",
      _SCALED.format(store="        self.check()\n", more="    def check(self):\n        pass\n"),
-     Kind.UNKNOWN, {"grad": N}),
+     Kind.TENSOR, {"grad": N}),
     ("rescaled by __init__, reset by a method",
      _SCALED.format(store="", more="    def reset(self):\n        self.w = torch.zeros(3)\n"),
-     Kind.UNKNOWN, {"grad": N}),
+     Kind.TENSOR, {"grad": N}),
     ("rescaled by __init__ into a leaf",
      _SCALED.replace("self.w * 2", "(self.w * 2).detach().clone()").format(store="", more=""),
-     Kind.UNKNOWN, {"grad": N}),
+     Kind.TENSOR, {"grad": N}),
     # Look-alikes: detached when kept, stored elsewhere too, computed under no_grad only,
-    # a leaf kept.
+    # a leaf kept (a tensor of a known shape where every store is one: `shaped_state`).
     ("kept detached", _KEPT.replace("self.fc(a)\n", "self.fc(a).detach()\n") + _KEEP_RUN + _READ,
-     Kind.UNKNOWN, {"grad": N}),
+     Kind.TENSOR, {"grad": N}),
     ("stored by another method too",
      _KEPT + "    def reset(self):\n        self.hidden = None\n" + _KEEP_RUN + _READ,
      Kind.UNKNOWN, {"grad": N}),
     ("kept by a forward run only under no_grad",
      _KEPT + "def main():\n    net = Net()\n    with torch.no_grad():\n        net(x)\n"
-     "    read(net)\n" + _READ, Kind.UNKNOWN,
+     "    read(net)\n" + _READ, Kind.TENSOR,
      {"grad": N}),
     ("a leaf kept by a setup method",
      "class Tuner:\n    def setup(self):\n        self.part = torch.ones(3, requires_grad=True)\n"
      "    def opt(self):\n        k = self.part  # <- k\nt = Tuner()\nt.setup()\nt.opt()",
-     Kind.UNKNOWN, {"grad": N}),
+     Kind.TENSOR, {"grad": N}),
     ("module output", "h = model(x)  # <- h", Kind.TENSOR,
      {"grad": T, "leaf": False, "loss": None}),
     # Decompositions and paired statistics return tensors that each keep their input's
@@ -1100,7 +1101,7 @@ AUTOGRAD_FACTS = [
     ("computed attribute detached in place elsewhere", "class M:\n"
      "    def __init__(self):\n        self.w = torch.ones(2, requires_grad=True) * 2\n"
      "    def cut(self):\n        self.w.detach_()\n    def read(self):\n"
-     "        v = self.w  # <- v\nM().read()\n", Kind.UNKNOWN, {"grad": N}),
+     "        v = self.w  # <- v\nM().read()\n", Kind.TENSOR, {"grad": N}),
     ("gradient penalty scaled by an unknown factor", "def f(scale):\n"
      "    w = torch.ones(3, requires_grad=True)\n    g = torch.autograd.grad(w.sum(), w)[0]\n"
      "    loss = scale * g.sum()  # <- loss", Kind.TENSOR,
