@@ -31,17 +31,7 @@ def freezing_parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> fro
     names = kept_parameters(function)
     found: set[str] = set()
     for stmt in function.body:
-        owner: ast.expr | None = None
-        if isinstance(stmt, ast.For | ast.AsyncFor):
-            owner = params.freeze_loop_owner(stmt)
-        elif (
-            isinstance(stmt, ast.Expr)
-            and isinstance(stmt.value, ast.Call)
-            and isinstance(stmt.value.func, ast.Attribute)
-            and stmt.value.func.attr == "requires_grad_"
-            and params.freezes_argument(stmt.value)
-        ):
-            owner = stmt.value.func.value
+        owner = params.frozen_whole(stmt)
         if isinstance(owner, ast.Name) and owner.id in names:
             found.add(owner.id)
     return frozenset(found)

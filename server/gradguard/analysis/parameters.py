@@ -277,6 +277,23 @@ def freezes_argument(call: ast.Call) -> bool:
     return False
 
 
+def frozen_whole(stmt: ast.stmt) -> ast.expr | None:
+    """The module a statement freezes whole: the owner of a freeze loop
+    (`freeze_loop_owner`) or the receiver of `m.requires_grad_(False)` written as a
+    statement; None for any other statement."""
+    if isinstance(stmt, ast.For | ast.AsyncFor):
+        return freeze_loop_owner(stmt)
+    if (
+        isinstance(stmt, ast.Expr)
+        and isinstance(stmt.value, ast.Call)
+        and isinstance(stmt.value.func, ast.Attribute)
+        and stmt.value.func.attr == "requires_grad_"
+        and freezes_argument(stmt.value)
+    ):
+        return stmt.value.func.value
+    return None
+
+
 def freeze_loop_owner(loop: ast.For | ast.AsyncFor) -> ast.expr | None:
     """The module expression of `for p in <module>.parameters(): p.requires_grad = False`
     (also `p.requires_grad_(False)`, `p.detach_()`, `for name, p in

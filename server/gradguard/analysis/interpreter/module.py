@@ -1509,7 +1509,6 @@ def _layer_freezes(cls: ast.ClassDef) -> frozenset[int]:
     methods = class_methods(cls)
     me = init.args.args[0].arg if init.args.args else None
     for stmt in init.body:
-        owner: ast.expr | None = None
         if (
             isinstance(stmt, ast.Expr)
             and isinstance(stmt.value, ast.Call)
@@ -1520,16 +1519,7 @@ def _layer_freezes(cls: ast.ClassDef) -> frozenset[int]:
             and stmt.value.func.attr != "__init__"
         ):
             found.add(id(stmt))
-        if isinstance(stmt, ast.For):
-            owner = params.freeze_loop_owner(stmt)
-        elif (
-            isinstance(stmt, ast.Expr)
-            and isinstance(stmt.value, ast.Call)
-            and isinstance(stmt.value.func, ast.Attribute)
-            and stmt.value.func.attr == "requires_grad_"
-            and params.freezes_argument(stmt.value)
-        ):
-            owner = stmt.value.func.value
+        owner = params.frozen_whole(stmt)
         flag = parameter_flag_set(stmt)
         layer = dotted(flag[0]) if flag is not None and flag[2] else None
         if flag is not None and layer is not None and layer.count(".") == 1:
