@@ -33,8 +33,8 @@ def dotted(expr: ast.expr) -> str | None:
 def is_access_path(expr: ast.expr) -> bool:
     """True for a chain of attributes and subscripts rooted in a name whose indices are
     names, constants, slices or tuples of them (`model.encoder.layer[i].out.weight`):
-    reading it calls nothing the file defines and changes nothing, so the analysis may
-    evaluate it again where it has no dotted key for it."""
+    reading it calls no function (a property or `__getitem__` aside, which only read), so
+    the analysis may evaluate it again where it has no dotted key for it."""
     while True:
         if isinstance(expr, ast.Name):
             return True
