@@ -237,3 +237,13 @@ def known_int(expr: ast.expr, lookup: Callable[[str], Value]) -> int | None:
     """The int `expr` certainly is here: a literal, its negation, or a name, attribute or
     known entry bound to one on every path (see `least_trips`)."""
     return _int_constant(expr, lookup)
+
+
+def range_length(args: list[ast.expr], lookup: Callable[[str], Value]) -> int | None:
+    """How many numbers `range(*args)` yields when its one to three bounds are known ints
+    (see `least_trips`); None otherwise, and for a zero step (which raises). Computed without
+    building the range (huge bounds overflow len())."""
+    bounds = _range_bounds(args, lookup)
+    if bounds is None or bounds[2] == 0:
+        return None
+    return _length(*bounds)

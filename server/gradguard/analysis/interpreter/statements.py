@@ -605,10 +605,11 @@ class FunctionInterpreter(CallEvaluator):
         return iter_expr.args[0]
 
     def _held_modules(self, iter_expr: ast.expr, iterated: Value) -> int:
-        """How many modules iterating an `nn.ModuleList` yields, when it was built from a
-        list written out (`nn.ModuleList([GraphConv(a, b), GraphConv(b, c)])`,
-        `ModuleRef.held_count`) and no code of the file changes a container of that name
-        (an `append`, `extend`, `insert`, item stored or deleted); 0 otherwise."""
+        """How many modules iterating an `nn.ModuleList` or `nn.Sequential` yields, when it
+        was built from a list written out (`nn.ModuleList([GraphConv(a, b), GraphConv(b,
+        c)])`) or a comprehension over a known range (`ModuleRef.held_count`) and no code of
+        the file changes a container of that name (an `append`, `extend`, `insert`, item
+        stored or deleted); 0 otherwise."""
         module = iterated.module
         if iterated.kind is not Kind.MODULE or module is None or not module.held_count:
             return 0

@@ -21,6 +21,7 @@ from gradguard.analysis import parameters as params
 from gradguard.analysis import torch_api as api
 from gradguard.analysis.call_sites import keyword_argument
 from gradguard.analysis.checkpoints import reentrant_keyword
+from gradguard.analysis.comprehension_counts import comprehension_count, unpacked_count
 from gradguard.analysis.events import (
     Accumulation,
     CheckpointInput,
@@ -487,6 +488,7 @@ class TorchCalls(ModuleCalls):
                     changes_input=first.changes_input if first is not None else None,
                     clashes=_layer_clashes(exprs, layers_given) if exprs else (),
                     children=_held_modules(layers_given),
+                    held_count=self._unpacked_count(call),
                     indexing=_unpacked_indexing(call, args),
                     saves_output=_last_keeps_output(call, args),
                 )
@@ -568,7 +570,7 @@ class TorchCalls(ModuleCalls):
                 ref = dataclasses.replace(
                     ref,
                     children=_module_list_children(call, args),
-                    held_count=_written_out_count(call, args),
+                    held_count=self._module_list_count(call, args),
                     indexing=_module_list_indexing(call, args),
                 )
                 return Value(kind=Kind.MODULE, module=ref, items=_listed_modules(call, args))
@@ -581,6 +583,25 @@ class TorchCalls(ModuleCalls):
                 optimizes=self._optimized_module(call),
             )
         return UNKNOWN
+
+    def _module_list_count(self, call: ast.Call, args: list[Value]) -> int | None:
+        """How many modules `nn.ModuleList(...)` holds as built: a list written out (see
+        `_written_out_count`), or a comprehension over a known range
+        (`[Block(d) for _ in range(3)]`, see `comprehension_counts`); None otherwise."""
+        written = _written_out_count(call, args)
+        if written is not None or len(call.args) != 1 or call.keywords:
+            return written
+        return comprehension_count(
+            call.args[0], self.settled, range_is_builtin=self.unshadowed("range")
+        )
+
+    def _unpacked_count(self, call: ast.Call) -> int | None:
+        """How many modules `nn.Sequential(*[Block(d) for _ in range(3)], head)` holds as
+        built (see `comprehension_counts.unpacked_count`); None when not known, and for
+        `nn.Sequential(OrderedDict(...))` or a call with keywords."""
+        if call.keywords or not any(isinstance(arg, ast.Starred) for arg in call.args):
+            return None
+        return unpacked_count(call.args, self.settled, range_is_builtin=self.unshadowed("range"))
 
     def _pretrained_layer(self, call: ast.Call, layer: str, args: list[Value]) -> Value:
         """`nn.Embedding.from_pretrained(vectors, freeze=False)`: a new layer of class

@@ -277,9 +277,10 @@ class ModuleRef:
     # The modules an nn.Sequential or nn.ModuleList holds, as built (`UNKNOWN` for one not
     # known); None when not known (see `gradguard.analysis.submodules`).
     children: tuple[Value, ...] | None = None
-    # How many modules an nn.ModuleList holds as built from a list written out
-    # (`nn.ModuleList([a, b])`: 2; `nn.ModuleList()`: 0); None when not known (a list built
-    # by a comprehension or handed in may be empty).
+    # How many modules an nn.ModuleList or nn.Sequential holds as built: from a list written
+    # out (`nn.ModuleList([a, b])`: 2; `nn.ModuleList()`: 0) or a comprehension over a known
+    # range (`[Block() for _ in range(3)]`: 3, see `gradguard.analysis.comprehension_counts`);
+    # None when not known (a list handed in, a range of unknown length may be empty).
     held_count: int | None = None
     # The names a container holds `children` under; None when not known (an
     # `nn.Sequential(OrderedDict(...))` holds them under its keys).
