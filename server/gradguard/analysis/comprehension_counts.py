@@ -28,7 +28,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
-from gradguard.analysis.loop_entry import range_length
+from gradguard.analysis.loop_entry import range_call, range_length
 from gradguard.analysis.values import Value
 
 
@@ -43,16 +43,10 @@ def comprehension_count(
     if not isinstance(expr, ast.ListComp | ast.GeneratorExp) or len(expr.generators) != 1:
         return None
     loop = expr.generators[0]
-    iterated = loop.iter
     if loop.ifs or loop.is_async or not range_is_builtin:
         return None
-    if not (
-        isinstance(iterated, ast.Call)
-        and isinstance(iterated.func, ast.Name)
-        and iterated.func.id == "range"
-        and not iterated.keywords
-        and not any(isinstance(arg, ast.Starred) for arg in iterated.args)
-    ):
+    iterated = range_call(loop.iter)
+    if iterated is None or any(isinstance(arg, ast.Starred) for arg in iterated.args):
         return None
     return range_length(iterated.args, lookup)
 

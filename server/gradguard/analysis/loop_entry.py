@@ -117,15 +117,10 @@ def certainly_empty(
         )
     if isinstance(iterable, ast.Dict):
         return not iterable.keys
-    if not (
-        range_is_builtin
-        and isinstance(iterable, ast.Call)
-        and isinstance(iterable.func, ast.Name)
-        and iterable.func.id == "range"
-        and not iterable.keywords
-    ):
+    call = range_call(iterable)
+    if not range_is_builtin or call is None:
         return False
-    bounds = _range_bounds(iterable.args, lookup)
+    bounds = _range_bounds(call.args, lookup)
     return bounds is not None and not _yields(*bounds)
 
 
@@ -247,3 +242,16 @@ def range_length(args: list[ast.expr], lookup: Callable[[str], Value]) -> int | 
     if bounds is None or bounds[2] == 0:
         return None
     return _length(*bounds)
+
+
+def range_call(iterable: ast.expr) -> ast.Call | None:
+    """`range(...)` called with positional arguments only (whether `range` is the builtin
+    there is the caller's question); None for anything else."""
+    if (
+        isinstance(iterable, ast.Call)
+        and isinstance(iterable.func, ast.Name)
+        and iterable.func.id == "range"
+        and not iterable.keywords
+    ):
+        return iterable
+    return None

@@ -44,7 +44,12 @@ from gradguard.analysis.interpreter.environment import (
 )
 from gradguard.analysis.item_graphs import items_list
 from gradguard.analysis.list_parts import changed_item
-from gradguard.analysis.loop_entry import certainly_empty, certainly_entered, least_trips
+from gradguard.analysis.loop_entry import (
+    certainly_empty,
+    certainly_entered,
+    least_trips,
+    range_call,
+)
 from gradguard.analysis.loop_passes import branches_taken, loop_passes
 from gradguard.analysis.model import (
     LIGHTNING_BACKWARD,
@@ -895,7 +900,7 @@ class FunctionInterpreter(CallEvaluator):
             and not _reads_any(expr.elt, generator.target)
             and (site := self.site(expr, expr.elt, result.items or UNKNOWN)) is not None
         ):
-            iterated = _range_only(generator.iter)
+            iterated = range_call(generator.iter)  # its count needs no value
             trips = 0
             if iterated is not None:
                 builtin = self._is_builtin("range")
@@ -1187,18 +1192,6 @@ def _reads_any(expr: ast.expr, target: ast.expr) -> bool:
     """True when `expr` reads a name `target` binds."""
     bound = {node.id for node in ast.walk(target) if isinstance(node, ast.Name)}
     return any(isinstance(node, ast.Name) and node.id in bound for node in ast.walk(expr))
-
-
-def _range_only(iterable: ast.expr) -> ast.Call | None:
-    """`range(...)` called with positional arguments only: its count needs no value."""
-    if (
-        isinstance(iterable, ast.Call)
-        and isinstance(iterable.func, ast.Name)
-        and iterable.func.id == "range"
-        and not iterable.keywords
-    ):
-        return iterable
-    return None
 
 
 # Loops nested deeper than this (in one function) are not probed: each probed level runs its
